@@ -1,0 +1,50 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'coverage/', '.data/', 'bench-results/', 'jest.config.js', 'eslint.config.mjs', 'test/support/summary-reporter.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      'no-console': ['error', { allow: ['error'] }],
+    },
+  },
+  {
+    // Workflows run in Temporal's deterministic sandbox: the SDK's workflow package, pure domain code,
+    // their own folder, and only the types of activities.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/workflow$|\\.\\./domain/|\\./|\\.\\./activities/)',
+              message: 'workflows/ may import only @temporalio/workflow, domain/ and the types of activities',
+            },
+            { group: ['../activities/*'], allowTypeImports: true, message: 'workflows/ may import activities only with `import type`' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // domain/ is pure: no I/O, no Node built-ins, nothing outside itself.
+    files: ['domain/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./)', message: 'domain/ imports nothing outside domain/' }] }],
+      'no-restricted-globals': ['error', { name: 'Date', message: 'domain/ has no clock: take the time as an input' }, 'process', 'setTimeout', 'fetch'],
+      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'domain/ has no randomness' }],
+    },
+  },
+  {
+    // Scripts are command-line programs: printing is their job.
+    files: ['scripts/**/*.ts', 'test/workflows/record-histories.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);
