@@ -1,0 +1,66 @@
+import type { JWK } from 'jose';
+import type { Knex } from 'knex';
+
+export interface SigningKeyRow {
+  kid: string;
+  public_jwk: JWK;
+  private_jwk: JWK;
+  created_at: Date;
+  retired_at: Date | null;
+  publish_until: Date | null;
+}
+
+/** The active key (newest unretired) and every retired key still inside its publication window. */
+export async function findPublishedSigningKeys(db: Knex, now: Date): Promise<SigningKeyRow[]> {
+  return db<SigningKeyRow>('signing_keys')
+    .whereNull('retired_at')
+    .orWhere('publish_until', '>', now)
+    .orderBy('created_at', 'desc');
+}
+
+export async function insertSigningKey(db: Knex, key: Pick<SigningKeyRow, 'kid' | 'public_jwk' | 'private_jwk'>): Promise<void> {
+  await db('signing_keys')
+    .insert({ ...key, public_jwk: JSON.stringify(key.public_jwk), private_jwk: JSON.stringify(key.private_jwk) })
+    .onConflict('kid')
+    .ignore();
+}
+
+/** Retires every active key but `keepKid`; each stays published until tokens it signed have expired. */
+export async function retireSigningKeysExcept(db: Knex, keepKid: string, now: Date, publishUntil: Date): Promise<number> {
+  return db('signing_keys').whereNull('retired_at').whereNot({ kid: keepKid }).update({ retired_at: now, publish_until: publishUntil });
+}
+
+export interface ApiTokenRow {
+  token_id: string;
+  name: string;
+  token_hash: string;
+  scopes: string[];
+  created_by: string | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export async function insertApiToken(db: Knex, token: Omit<ApiTokenRow, 'revoked_at'>): Promise<void> {
+  await db('api_tokens').insert(token);
+}
+
+export async function findApiTokenByHash(db: Knex, tokenHash: string): Promise<ApiTokenRow | undefined> {
+  return db<ApiTokenRow>('api_tokens').where({ token_hash: tokenHash }).first();
+}
+
+export interface ServiceAccountRow {
+  client_id: string;
+  name: string;
+  secret_hash: string;
+  scopes: string[];
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export async function insertServiceAccount(db: Knex, account: Omit<ServiceAccountRow, 'created_at' | 'revoked_at'>): Promise<void> {
+  await db('service_accounts').insert(account);
+}
+
+export async function findServiceAccount(db: Knex, clientId: string): Promise<ServiceAccountRow | undefined> {
+  return db<ServiceAccountRow>('service_accounts').where({ client_id: clientId }).first();
+}

@@ -1,0 +1,55 @@
+import type { Knex } from 'knex';
+import type { RoutingTask } from '../domain/routing-decision';
+import type { RoutingState } from '../workflows/route-task';
+
+export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at'> {
+  request_id: string | null;
+  requested_by: string;
+  task: RoutingTask;
+  created_at: Date;
+  updated_at: Date;
+  assigned_at: Date | null;
+}
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
+/** Applies a projection only when it is newer than what is stored, so retries and reordering are harmless. */
+export async function upsertRoutingProjection(
+  db: Knex,
+  projection: { state: RoutingState; request_id?: string | undefined; task: RoutingTask; requested_by: string },
+): Promise<void> {
+  const { state } = projection;
+  const row = {
+    routing_id: state.routing_id,
+    version: state.version,
+    status: state.status,
+    request_id: projection.request_id ?? null,
+    requested_by: projection.requested_by,
+    task_type: state.task_type,
+    ai_agent_id: state.ai_agent_id,
+    ai_confidence: state.ai_confidence,
+    decision: state.decision ?? null,
+    reason: state.reason ?? null,
+    escalation_level: state.escalation_level,
+    risk_level: state.risk_level ?? null,
+    assigned_to: json(state.assigned_to),
+    assigned_at: state.assigned_at ?? null,
+    estimated_response_time: state.estimated_response_time ?? null,
+    escalation_chain: json(state.escalation_chain),
+    resolution: json(state.resolution),
+    decision_result: json(state.decision_result),
+    task: json(projection.task),
+    created_at: state.created_at,
+    updated_at: state.updated_at,
+  };
+  const { routing_id: _key, request_id: _request, requested_by: _by, task: _task, created_at: _created, ...changes } = row;
+  await db('routings')
+    .insert(row)
+    .onConflict('routing_id')
+    .merge(changes)
+    .where('routings.version', '<', state.version);
+}
+
+export async function findRoutingById(db: Knex, routingId: string): Promise<RoutingRow | undefined> {
+  return db<RoutingRow>('routings').where({ routing_id: routingId }).first();
+}
