@@ -1,0 +1,56 @@
+import path from 'node:path';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Knex } from 'knex';
+import { createActivities } from '../activities';
+import type { Config } from '../runtime/config';
+import type { Logger } from '../runtime/logger';
+import { temporalConnectionOptions } from '../runtime/temporal';
+
+export const WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows', 'index');
+
+/** Bundling takes seconds; build it once per process and share it between workers. */
+export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: require.resolve(WORKFLOWS_PATH), logger: quietBundlerLogger });
+}
+
+const quietBundlerLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+export interface WorkerDeps {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  db: Knex;
+  workflowBundle: WorkflowBundleWithSourceMap;
+}
+
+export async function createWorker(deps: WorkerDeps): Promise<Worker> {
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.namespace,
+    taskQueue: deps.taskQueue,
+    workflowBundle: deps.workflowBundle,
+    activities: createActivities({ db: deps.db }),
+  });
+}
+
+export async function connectWorkerConnection(config: Config): Promise<NativeConnection> {
+  return NativeConnection.connect(temporalConnectionOptions(config));
+}
+
+/** Routes the SDK's own logs (worker, workflow and activity) into our JSON logger, once per process. */
+export function installWorkerRuntime(logger: Logger, options: { handleSignals?: boolean } = {}): void {
+  const forward = (level: 'error' | 'warn' | 'info' | 'debug') => (message: string, meta?: Record<string, unknown>) =>
+    logger.log(level, message, { component: 'temporal', ...meta });
+  Runtime.install({
+    // A supervisor that stops the worker itself asks the SDK to leave SIGINT and SIGTERM alone.
+    ...(options.handleSignals === false ? { shutdownSignals: [] } : {}),
+    logger: {
+      log: (level, message, meta) => forward(level === 'TRACE' ? 'debug' : (level.toLowerCase() as 'error' | 'warn' | 'info' | 'debug'))(message, meta),
+      trace: forward('debug'),
+      debug: forward('debug'),
+      info: forward('info'),
+      warn: forward('warn'),
+      error: forward('error'),
+    },
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * Production entry of a worker alone: runs every workflow and activity of the task queue against an
+ * existing Postgres (DATABASE_URL) and Temporal (TEMPORAL_ADDRESS). Stops gracefully on SIGINT/SIGTERM.
+ */
+import { createDb } from '../db/connection';
+import { migrateToLatest } from '../db/migrate';
+import { loadConfig } from '../runtime/config';
+import { createLogger } from '../runtime/logger';
+import { bundleWorkflows, connectWorkerConnection, createWorker, installWorkerRuntime } from './create-worker';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger({ level: config.LOG_LEVEL });
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the worker entry; `npm start` runs an embedded Postgres for development');
+  installWorkerRuntime(logger);
+  const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-worker' });
+  await migrateToLatest(db);
+  const connection = await connectWorkerConnection(config);
+  const worker = await createWorker({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    db,
+    workflowBundle: await bundleWorkflows(),
+  });
+  logger.info('worker running', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
+  // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
+  await worker.run();
+  await connection.close();
+  await db.destroy();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,3 @@
+// Every workflow the worker runs; the worker bundles this file as its workflowsPath.
+export { routeTaskWorkflow } from './route-task';
+export { benchFloorWorkflow } from './bench-floor';

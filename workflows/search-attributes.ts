@@ -1,0 +1,14 @@
+/**
+ * Custom search attributes set on every routing so an SRE can filter routings in the Temporal UI,
+ * e.g. `HandoffDecision = "escalate_to_human" AND HandoffEscalationLevel = "urgent"`. The dev supervisor
+ * and the tests register them with the server; production registers them once with
+ * `temporal operator search-attribute create`.
+ */
+export const TaskTypeKey = { name: 'HandoffTaskType', type: 'KEYWORD' } as const;
+export const AgentIdKey = { name: 'HandoffAgentId', type: 'KEYWORD' } as const;
+export const DecisionKey = { name: 'HandoffDecision', type: 'KEYWORD' } as const;
+export const EscalationLevelKey = { name: 'HandoffEscalationLevel', type: 'KEYWORD' } as const;
+export const ConfidenceKey = { name: 'HandoffConfidence', type: 'DOUBLE' } as const;
+export const RoutingStatusKey = { name: 'HandoffRoutingStatus', type: 'KEYWORD' } as const;
+
+export const ALL_SEARCH_ATTRIBUTES = [TaskTypeKey, AgentIdKey, DecisionKey, EscalationLevelKey, ConfidenceKey, RoutingStatusKey];
