@@ -1,0 +1,97 @@
+import type { Client } from '@temporalio/client';
+import cors from 'cors';
+import express, { type Express, type RequestHandler } from 'express';
+import type { Knex } from 'knex';
+import type { Logger } from '../runtime/logger';
+import type { KeyRing } from '../services/auth/key-ring';
+import type { TokenSettings } from '../services/auth/tokens';
+import type { HumanEscalationLevel } from '../workflows/route-task';
+import { registerTokenRoutes } from './auth/token';
+import { mountDocs } from './docs';
+import { registerHealthRoutes } from './health';
+import { accessLog } from './middleware/access-log';
+import { authenticate } from './middleware/auth';
+import { idempotency } from './middleware/idempotency';
+import { sendProblem, problemRenderer } from './middleware/problem';
+import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
+import { requestId } from './middleware/request-id';
+import { registerProvenanceRoutes } from './orch/provenance';
+import { registerReviewerRoutes } from './orch/reviewers';
+import { registerRoutingRoutes } from './orch/routing';
+import { Problem } from './problem';
+import { ApiBuilder } from './route';
+
+export interface AppDeps {
+  db: Knex;
+  temporal: Client;
+  keyRing: KeyRing;
+  logger: Logger;
+  settings: {
+    publicBaseUrl: string;
+    taskQueue: string;
+    token: TokenSettings;
+    accessTokenTtlSeconds: number;
+    rateLimits: RateLimitSettings;
+    corsAllowedOrigins: string[];
+    bodyLimit: string;
+    escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
+  };
+}
+
+/** Bodies must be JSON, except the OAuth token endpoint, which also takes the standard form encoding. */
+function requireJsonBody(): RequestHandler {
+  return (req, _res, next) => {
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    if (!hasBody || req.is('application/json') || (req.path === '/oauth/token' && req.is('application/x-www-form-urlencoded'))) return next();
+    throw new Problem('unsupported_media_type', `Send the body as application/json, not ${req.get('content-type') ?? 'an unnamed type'}`);
+  };
+}
+
+export function buildApp(deps: AppDeps): Express {
+  const { settings } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'simple');
+
+  app.use(requestId());
+  app.use(accessLog(deps.logger));
+  app.use(
+    cors({
+      origin: settings.corsAllowedOrigins,
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-ID', 'X-Agent-ID', 'X-Confidence-Score'],
+      exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Resource', 'X-Request-ID', 'Retry-After', 'Idempotent-Replayed', 'Location'],
+      maxAge: 600,
+    }),
+  );
+  app.use(requireJsonBody());
+  app.use(express.json({ limit: settings.bodyLimit, strict: false }));
+  app.use('/oauth/token', express.urlencoded({ extended: false, limit: '16kb' }));
+
+  const api = new ApiBuilder({
+    authenticate: authenticate({ db: deps.db, keyRing: deps.keyRing, settings: settings.token }),
+    rateLimit: (category) => rateLimit({ db: deps.db, settings: settings.rateLimits, logger: deps.logger }, category),
+    idempotency: idempotency({ db: deps.db, logger: deps.logger }),
+  });
+  registerHealthRoutes(api, deps);
+  registerTokenRoutes(api, { db: deps.db, keyRing: deps.keyRing, settings: settings.token, accessTokenTtlSeconds: settings.accessTokenTtlSeconds });
+  registerRoutingRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds });
+  registerProvenanceRoutes(api, deps);
+  registerReviewerRoutes(api, deps);
+  app.use(api.router);
+  mountDocs(app, api, settings.publicBaseUrl);
+
+  app.use((req, res) => {
+    const allowed = api.allowedMethods(req.path);
+    const instance = req.originalUrl.split('?')[0] ?? req.path;
+    if (allowed.length > 0) {
+      res.set('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
+      sendProblem(res, new Problem('method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${allowed.join(', ')}`), instance);
+      return;
+    }
+    sendProblem(res, new Problem('not_found', `Nothing at ${req.method} ${req.path}`), instance);
+  });
+  app.use(problemRenderer(deps.logger));
+  return app;
+}

@@ -1,0 +1,22 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from '../../runtime/logger';
+import { principalOf } from './auth';
+
+/** One line per request once it is answered: what an SRE greps for, keyed by request id. */
+export function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const level = res.statusCode >= 500 ? 'error' : 'http';
+      logger.log(level, 'request', {
+        request_id: res.locals.requestId,
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+        principal: principalOf(res)?.id,
+      });
+    });
+    next();
+  };
+}

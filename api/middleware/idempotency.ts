@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Knex } from 'knex';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../db/idempotency';
+import { canonicalJson } from '../../domain/canonical-json';
+import type { Logger } from '../../runtime/logger';
+import { Problem } from '../problem';
+import { principalOf } from './auth';
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+const TTL_SECONDS = 24 * 60 * 60;
+/** How long a claim holds before a duplicate may take over, should the process holding it die. */
+const LOCK_SECONDS = 120;
+const REPLAYED_HEADERS = ['content-type', 'location'];
+
+/**
+ * Idempotency-Key on POST/PUT/PATCH/DELETE: 24 h, per principal; the fingerprint is method + path + the
+ * canonical JSON body. The response is stored before it is sent, so a client that saw it can always
+ * replay it. Server errors release the key so that a retry runs again.
+ */
+export function idempotency(deps: { db: Knex; logger: Logger }): RequestHandler {
+  return async (req, res, next) => {
+    const key = req.get('idempotency-key');
+    if (key === undefined) return next();
+    if (!KEY_PATTERN.test(key)) {
+      throw new Problem('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
+        errors: [{ field: 'Idempotency-Key', code: 'invalid_format', message: 'must be 1 to 255 visible ASCII characters' }],
+      });
+    }
+    const principal = principalOf(res)?.id ?? `ip:${req.ip ?? 'unknown'}`;
+    const fingerprint = createHash('sha256')
+      .update(`${req.method} ${req.baseUrl}${req.path}\n${canonicalJson(req.body ?? null)}`)
+      .digest('hex');
+    const scope = { principal, key };
+    const claim = await claimIdempotencyKey(deps.db, { ...scope, fingerprint, lockSeconds: LOCK_SECONDS, ttlSeconds: TTL_SECONDS });
+
+    switch (claim.state) {
+      case 'mismatch':
+        throw new Problem('idempotency_key_reused', 'This Idempotency-Key was first used with a different request; use a new key for a new request');
+      case 'in_flight':
+        throw new Problem('idempotency_request_in_flight', 'The first request with this Idempotency-Key has not finished; retry after a moment', {
+          headers: { 'Retry-After': String(claim.retryAfterSeconds) },
+        });
+      case 'completed':
+        res.set(claim.response.headers).set('Idempotent-Replayed', 'true').status(claim.response.status).send(claim.response.body);
+        return;
+      case 'claimed':
+        break;
+    }
+
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) => {
+      const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : body === undefined ? '' : JSON.stringify(body);
+      const finish =
+        res.statusCode >= 500
+          ? releaseIdempotencyKey(deps.db, scope)
+          : completeIdempotencyKey(deps.db, scope, {
+              status: res.statusCode,
+              headers: Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (res.get(name) ? [[name, res.get(name) as string]] : []))),
+              body: text,
+            });
+      finish
+        .catch((error: unknown) => deps.logger.error('idempotency record failed', { request_id: res.locals.requestId, error }))
+        .finally(() => send(text));
+      return res;
+    };
+    // A client that hangs up before the answer leaves the key claimed until LOCK_SECONDS pass.
+    next();
+  };
+}

@@ -1,0 +1,60 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import type { Logger } from '../../runtime/logger';
+import { Problem, problemTypeUri } from '../problem';
+
+export function sendProblem(res: Response, problem: Problem, instance: string): void {
+  for (const [name, value] of Object.entries(problem.options.headers ?? {})) res.set(name, value);
+  res
+    .status(problem.status)
+    .type('application/problem+json')
+    .json({
+      ...problem.options.extensions,
+      type: problemTypeUri(problem.code),
+      title: problem.title,
+      status: problem.status,
+      ...(problem.detail ? { detail: problem.detail } : {}),
+      instance,
+      request_id: res.locals.requestId,
+      ...(problem.options.errors ? { errors: problem.options.errors } : {}),
+    });
+}
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+}
+
+/** Turns body-parser's errors into the problems a client can act on. */
+function fromBodyParser(error: BodyParserError): Problem | undefined {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new Problem('malformed_json', 'The request body could not be parsed as JSON');
+    case 'entity.too.large':
+      return new Problem('payload_too_large', error.message);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new Problem('unsupported_media_type', error.message);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The one renderer of errors. A Problem is shown as it is; anything else is a 500 that shows the request id
+ * and nothing of the internals, while the log keeps the stack.
+ */
+export function problemRenderer(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const problem = error instanceof Problem ? error : fromBodyParser(error as BodyParserError);
+    if (problem) {
+      sendProblem(res, problem, req.originalUrl.split('?')[0] ?? req.path);
+      return;
+    }
+    logger.error('unhandled error', { request_id: res.locals.requestId, path: req.path, error });
+    sendProblem(res, new Problem('internal_error', `Something went wrong on our side; quote request id ${res.locals.requestId as string}`), req.path);
+  };
+}

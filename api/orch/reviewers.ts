@@ -1,0 +1,76 @@
+import type { Knex } from 'knex';
+import { listReviewers, upsertReviewer } from '../../db/reviewers';
+import { parseSort, withCursorProblems } from '../middleware/pagination';
+import type { ApiBuilder } from '../route';
+import { DidSchema, listQuerySchema, pageSchema } from '../schemas/common';
+import { z } from '../schemas/zod';
+
+const ReviewerSchema = z
+  .object({
+    did: z.string(),
+    display_name: z.string(),
+    capabilities: z.record(z.string(), z.number()).openapi({ example: { medical_diagnosis: 0.9 } }),
+    chain_level: z.number().int(),
+    available: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Reviewer');
+
+const PutReviewerSchema = z
+  .object({
+    display_name: z.string().min(1).max(200),
+    capabilities: z.record(z.string().min(1).max(200), z.number().min(0).max(1)).default({}),
+    chain_level: z.number().int().min(1).max(20).default(1),
+    available: z.boolean().default(true),
+  })
+  .strict()
+  .openapi('PutReviewerRequest');
+
+const ListReviewersQuerySchema = listQuerySchema.extend({
+  available: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  capability: z.string().min(1).optional(),
+});
+
+const SORTABLE = { did: 'did', chain_level: 'chain_level', created_at: 'created_at' };
+
+const render = (row: { did: string; display_name: string; capabilities: Record<string, number>; chain_level: number; available: boolean; created_at: Date; updated_at: Date }) => ({
+  ...row,
+  created_at: row.created_at.toISOString(),
+  updated_at: row.updated_at.toISOString(),
+});
+
+export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex }): void {
+  api.route({
+    method: 'get',
+    path: '/v1/orch/reviewers',
+    operationId: 'listReviewers',
+    summary: 'List the human reviewers routings are assigned to',
+    tags: ['Reviewers'],
+    auth: 'orch:read',
+    rateLimit: 'default',
+    request: { query: ListReviewersQuerySchema },
+    responses: { 200: { description: 'A page of reviewers', schema: pageSchema(ReviewerSchema, 'ReviewerPage') } },
+    handler: async ({ query }) => {
+      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'chain_level', uniqueKey: 'did' });
+      const page = await withCursorProblems(listReviewers(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      return { status: 200, body: { ...page, data: page.data.map(render) } };
+    },
+  });
+
+  api.route({
+    method: 'put',
+    path: '/v1/orch/reviewers/{did}',
+    operationId: 'putReviewer',
+    summary: 'Create or replace a reviewer (admin)',
+    tags: ['Reviewers'],
+    auth: 'orch:admin',
+    rateLimit: 'default',
+    request: { params: z.object({ did: DidSchema }), body: PutReviewerSchema },
+    responses: { 204: { description: 'Stored' } },
+    handler: async ({ params, body }) => {
+      await upsertReviewer(deps.db, { did: params.did, ...body });
+      return { status: 204 };
+    },
+  });
+}

@@ -1,0 +1,206 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
+import type { Knex } from 'knex';
+import { findRoutingById, type RoutingRow } from '../../db/routings';
+import { routingProgress } from '../../domain/routing-progress';
+import {
+  decideUpdate,
+  resolveUpdate,
+  ROUTING_FAILURES,
+  routeTaskWorkflow,
+  type DecideOutcome,
+  type HumanEscalationLevel,
+  type RouteTaskInput,
+} from '../../workflows/route-task';
+import type { RoutingTask } from '../../domain/routing-decision';
+import { AgentIdKey, ConfidenceKey, TaskTypeKey } from '../../workflows/search-attributes';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import {
+  ResolveRoutingRequestSchema,
+  RoutingDecisionSchema,
+  RoutingIdParamsSchema,
+  RoutingRequestSchema,
+  RoutingResolutionSchema,
+  RoutingStatusSchema,
+} from '../schemas/routing';
+
+export interface RoutingDeps {
+  db: Knex;
+  temporal: Client;
+  taskQueue: string;
+  escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
+}
+
+const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
+
+function toRoutingStatus(row: RoutingRow) {
+  const estimated =
+    row.assigned_at && row.estimated_response_time !== null && row.status === 'in_progress'
+      ? new Date(new Date(row.assigned_at).getTime() + (row.estimated_response_time ?? 0) * 1000).toISOString()
+      : null;
+  return {
+    routing_id: row.routing_id,
+    status: row.status,
+    decision: row.decision ?? null,
+    reason: row.reason ?? null,
+    escalation_level: row.escalation_level,
+    assigned_to: row.assigned_to ? { type: row.assigned_to.type, did: row.assigned_to.did } : null,
+    created_at: iso(row.created_at)!,
+    assigned_at: iso(row.assigned_at),
+    progress: routingProgress(row.status, row.decision),
+    estimated_completion: estimated,
+    escalation_chain: row.escalation_chain,
+    resolution: row.resolution
+      ? { reviewer_did: row.resolution.reviewer_did, outcome: row.resolution.outcome, comment: row.resolution.comment, resolved_at: row.resolution.resolved_at }
+      : null,
+  };
+}
+
+/** The failure type an update was rejected with, when the workflow rejected it on purpose. */
+function rejectionType(error: unknown): string | undefined {
+  if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) return error.cause.type ?? undefined;
+  return undefined;
+}
+
+/**
+ * With an Idempotency-Key the routing id derives from the caller and the key, so a retry after a crash
+ * anywhere between the workflow's start and the reply reaches the same routing instead of a second one.
+ */
+function routingIdFor(principalId: string, idempotencyKey: string | undefined): string {
+  if (!idempotencyKey) return `rt_${randomUUID()}`;
+  const hex = createHash('sha256').update(`${principalId}\n${idempotencyKey}`).digest('hex');
+  return `rt_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+function isClosedOrMissing(error: unknown): boolean {
+  return error instanceof WorkflowNotFoundError || (error instanceof Error && /workflow execution already completed/i.test(error.message));
+}
+
+async function recordedOutcome(db: Knex, routingId: string, required: RoutingTask['required_capabilities']): Promise<DecideOutcome> {
+  const row = await findRoutingById(db, routingId);
+  if (row?.decision_result) return { ok: true, decision: row.decision_result };
+  if (row?.status === 'failed') return { ok: false, code: 'no_qualified_reviewer', routing_id: routingId, required_capabilities: required };
+  throw new Error(`Routing ${routingId} has closed but its record has no decision`);
+}
+
+export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void {
+  api.route({
+    method: 'post',
+    path: '/v1/orch/routing',
+    operationId: 'createRouting',
+    summary: 'Route a task to an AI agent, a human, or both',
+    description:
+      'Decides synchronously (Fourth Law: below 0.70 confidence a human takes over) and returns the decision; ' +
+      'a routing that needs a human then waits for their resolution, moving up the escalation chain on timeouts.',
+    tags: ['Routing'],
+    auth: 'orch:write',
+    rateLimit: 'routing-requests',
+    request: { body: RoutingRequestSchema },
+    responses: {
+      200: { description: 'The routing decision', schema: RoutingDecisionSchema },
+      409: { description: 'Idempotency-Key reused with a different body, or still in flight' },
+      422: { description: 'A human is needed but no reviewer holds the required capabilities' },
+    },
+    handler: async ({ req, body, principal }) => {
+      const routing_id = routingIdFor(principal.id, req.get('idempotency-key'));
+      const ai_agent_id = body.ai_agent_id ?? principal.subject;
+      const input: RouteTaskInput = {
+        routing_id,
+        request_id: body.request_id ?? body.task_id,
+        requested_by: principal.id,
+        escalation_timeouts_seconds: deps.escalationTimeoutsSeconds,
+        task: {
+          task_type: body.task_type,
+          context: body.urgency ? { ...body.context, urgency: body.urgency } : body.context,
+          ai_agent_id,
+          ai_confidence: body.ai_confidence,
+          ai_recommendation: body.ai_recommendation,
+          required_capabilities: body.required_capabilities,
+          safety_requirements: body.safety_requirements,
+          escalation_conditions: body.escalation_conditions,
+        },
+      };
+      const start = new WithStartWorkflowOperation(routeTaskWorkflow, {
+        workflowId: routing_id,
+        taskQueue: deps.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        // A routing that already finished is answered from its record, never decided twice.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: TaskTypeKey, value: body.task_type },
+          { key: AgentIdKey, value: ai_agent_id },
+          { key: ConfidenceKey, value: body.ai_confidence },
+        ],
+      });
+      const outcome = await deps.temporal.workflow
+        .executeUpdateWithStart(decideUpdate, { startWorkflowOperation: start })
+        .catch(async (error: unknown) => {
+          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+          return recordedOutcome(deps.db, routing_id, body.required_capabilities);
+        });
+      if (!outcome.ok) {
+        throw new Problem(
+          'no_qualified_reviewer',
+          `A human must handle this task, but no available reviewer holds ${outcome.required_capabilities.map((c) => `${c.capability_id} ≥ ${c.min_weight}`).join(', ')}`,
+          { extensions: { routing_id, required_capabilities: outcome.required_capabilities } },
+        );
+      }
+      return { status: 200, body: outcome.decision, headers: { Location: `/v1/orch/routing/${routing_id}` } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/orch/routing/{routing_id}',
+    operationId: 'getRouting',
+    summary: 'Read the status and progress of a routing',
+    tags: ['Routing'],
+    auth: 'orch:read',
+    rateLimit: 'routing-requests',
+    request: { params: RoutingIdParamsSchema },
+    responses: { 200: { description: 'The routing status', schema: RoutingStatusSchema }, 404: { description: 'No such routing' } },
+    handler: async ({ params }) => {
+      const row = await findRoutingById(deps.db, params.routing_id);
+      if (!row) throw new Problem('routing_not_found', `No routing ${params.routing_id}`);
+      return { status: 200, body: toRoutingStatus(row) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/orch/routing/{routing_id}/resolve',
+    operationId: 'resolveRouting',
+    summary: 'A reviewer on the escalation chain resolves an escalated routing',
+    description: 'Delivered to the routing workflow as an Update: exactly one resolution wins; any later one gets 409.',
+    tags: ['Routing'],
+    auth: 'orch:write',
+    rateLimit: 'routing-requests',
+    request: { params: RoutingIdParamsSchema, body: ResolveRoutingRequestSchema },
+    responses: {
+      200: { description: 'The recorded resolution', schema: RoutingResolutionSchema },
+      403: { description: 'The reviewer is not on the routing’s escalation chain' },
+      404: { description: 'No such routing' },
+      409: { description: 'The routing is not awaiting review (already resolved, expired, or decided autonomously)' },
+    },
+    handler: async ({ params, body }) => {
+      const handle = deps.temporal.workflow.getHandle(params.routing_id);
+      try {
+        const resolution = await handle.executeUpdate(resolveUpdate, { args: [body] });
+        return { status: 200, body: { routing_id: params.routing_id, status: 'completed', ...resolution } };
+      } catch (error) {
+        const type = rejectionType(error);
+        if (type === ROUTING_FAILURES.notAwaitingReview) throw new Problem('routing_not_awaiting_review', (error as WorkflowUpdateFailedError).cause?.message);
+        if (type === ROUTING_FAILURES.reviewerNotAssigned) throw new Problem('reviewer_not_assigned', (error as WorkflowUpdateFailedError).cause?.message);
+        if (isClosedOrMissing(error)) {
+          const row = await findRoutingById(deps.db, params.routing_id);
+          if (!row) throw new Problem('routing_not_found', `No routing ${params.routing_id}`);
+          throw new Problem('routing_not_awaiting_review', `Routing ${params.routing_id} is ${row.status}, not awaiting review`);
+        }
+        throw error;
+      }
+    },
+  });
+}

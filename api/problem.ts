@@ -1,0 +1,62 @@
+/**
+ * The one error type of the API: thrown from any route or middleware, rendered by the problem middleware
+ * as RFC 9457 application/problem+json. Each code has one status and title, listed here and served at
+ * /problems/{code}.
+ */
+export const PROBLEM_TYPES = {
+  validation_failed: { status: 400, title: 'The request is not valid' },
+  malformed_json: { status: 400, title: 'The request body is not valid JSON' },
+  invalid_cursor: { status: 400, title: 'The pagination cursor is not valid' },
+  invalid_request: { status: 400, title: 'The request cannot be processed' },
+  unsupported_grant_type: { status: 400, title: 'The grant type is not supported' },
+  invalid_scope: { status: 400, title: 'A requested scope is not allowed' },
+  unauthorized: { status: 401, title: 'Authentication is required' },
+  invalid_client: { status: 401, title: 'Client authentication failed' },
+  insufficient_scope: { status: 403, title: 'The token lacks a required scope' },
+  reviewer_not_assigned: { status: 403, title: 'The reviewer is not on this routing’s escalation chain' },
+  not_found: { status: 404, title: 'No such resource' },
+  routing_not_found: { status: 404, title: 'No such routing' },
+  method_not_allowed: { status: 405, title: 'The method is not allowed on this resource' },
+  idempotency_key_reused: { status: 409, title: 'The Idempotency-Key was used with a different request' },
+  idempotency_request_in_flight: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
+  routing_not_awaiting_review: { status: 409, title: 'The routing is not awaiting review' },
+  payload_too_large: { status: 413, title: 'The request body is too large' },
+  unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
+  no_qualified_reviewer: { status: 422, title: 'No reviewer holds the required capabilities' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded' },
+  internal_error: { status: 500, title: 'Internal server error' },
+  service_unavailable: { status: 503, title: 'A dependency of the service is unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemCode = keyof typeof PROBLEM_TYPES;
+
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+export function problemTypeUri(code: ProblemCode): string {
+  return `/problems/${code}`;
+}
+
+export class Problem extends Error {
+  override name = 'Problem';
+  readonly status: number;
+  readonly title: string;
+
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail?: string,
+    readonly options: {
+      errors?: FieldError[];
+      /** Extension members added to the body (e.g. escalation, retry_after_seconds). */
+      extensions?: Record<string, unknown>;
+      headers?: Record<string, string>;
+    } = {},
+  ) {
+    super(detail ?? PROBLEM_TYPES[code].title);
+    this.status = PROBLEM_TYPES[code].status;
+    this.title = PROBLEM_TYPES[code].title;
+  }
+}

@@ -1,0 +1,124 @@
+import { RISK_LEVELS } from '../../domain/risk';
+import { ESCALATION_LEVELS, ROUTING_DECISIONS } from '../../domain/routing-decision';
+import { ROUTING_STATUSES } from '../../domain/routing-progress';
+import { RESOLUTION_OUTCOMES } from '../../workflows/route-task';
+import { DidSchema, LedgerAnchorSchema } from './common';
+import { z } from './zod';
+
+const unit = z.number().min(0).max(1);
+
+const RequiredCapabilitySchema = z
+  .union([
+    z.object({ capability_id: z.string().min(1).max(200), min_weight: unit.default(0) }),
+    // The spec's alternative body lists capabilities by id alone.
+    z.string().min(1).max(200).transform((capability_id) => ({ capability_id, min_weight: 0 })),
+  ])
+  .openapi({ description: '{capability_id, min_weight} or a capability id (min_weight 0)' });
+
+export const RoutingRequestSchema = z
+  .object({
+    request_id: z.string().min(1).max(200).optional().openapi({ description: "The caller's own id for the request" }),
+    task_id: z.string().min(1).max(200).optional().openapi({ description: 'Alias of request_id (the spec’s alternative body)' }),
+    task_type: z.string().min(1).max(200).default('unspecified'),
+    context: z.record(z.string(), z.unknown()).default({}).openapi({
+      description: 'Free-form. Read for risk: risk_level, amount, irreversible, contains_personal_data.',
+    }),
+    ai_agent_id: z.string().min(1).max(300).optional().openapi({ description: 'Defaults to the calling principal' }),
+    ai_confidence: unit,
+    ai_recommendation: z.string().max(10_000).optional(),
+    required_capabilities: z.array(RequiredCapabilitySchema).max(50).default([]),
+    safety_requirements: z
+      .object({ max_risk_level: z.enum(RISK_LEVELS).optional(), human_oversight_required: z.boolean().optional() })
+      .default({}),
+    escalation_conditions: z
+      .object({
+        uncertainty_threshold: unit.optional().openapi({ description: 'Escalate when 1 − ai_confidence exceeds it' }),
+        life_safety_flag: z.boolean().optional(),
+      })
+      .default({}),
+    urgency: z.enum(['low', 'medium', 'high', 'urgent', 'critical']).optional().openapi({ description: 'Recorded with the task' }),
+  })
+  .strict()
+  .openapi('RoutingRequest');
+
+const CapabilityMatchSchema = z.object({ capability_id: z.string(), weight: z.number() });
+
+export const RoutingDecisionSchema = z
+  .object({
+    routing_id: z.string(),
+    decision: z.enum(ROUTING_DECISIONS),
+    reason: z.string().openapi({ example: 'ai_confidence_below_threshold' }),
+    assigned_to: z.object({
+      type: z.enum(['human', 'ai_agent']),
+      did: z.string(),
+      agent_id: z.string().optional(),
+      capabilities_matched: z.array(CapabilityMatchSchema),
+    }),
+    escalation_level: z.enum(ESCALATION_LEVELS),
+    estimated_response_time: z.number().int().openapi({ description: 'Seconds until the assignee is expected to answer' }),
+    safety_analysis: z.object({
+      risk_level: z.enum(RISK_LEVELS),
+      safety_boundaries_checked: z.number().int(),
+      ethical_constraints_checked: z.number().int(),
+      all_constraints_met: z.boolean(),
+    }),
+    provenance: z.object({
+      decision_made_by: z.string(),
+      timestamp: z.string(),
+      rule_triggered: z.string(),
+      ledger_anchor: LedgerAnchorSchema,
+    }),
+  })
+  .openapi('RoutingDecision');
+
+export const RoutingIdParamsSchema = z.object({
+  routing_id: z.string().regex(/^rt_[A-Za-z0-9-]{1,64}$/, 'must be a routing id (rt_…)').openapi({ example: 'rt_3f0c…' }),
+});
+
+export const RoutingStatusSchema = z
+  .object({
+    routing_id: z.string(),
+    status: z.enum(ROUTING_STATUSES),
+    decision: z.enum(ROUTING_DECISIONS).nullable(),
+    reason: z.string().nullable(),
+    escalation_level: z.enum(ESCALATION_LEVELS),
+    assigned_to: z.object({ type: z.enum(['human', 'ai_agent']), did: z.string() }).nullable(),
+    created_at: z.string(),
+    assigned_at: z.string().nullable(),
+    progress: z.object({ steps_completed: z.number().int(), steps_total: z.number().int(), current_step: z.string() }),
+    estimated_completion: z.string().nullable(),
+    escalation_chain: z.array(z.object({ level: z.number().int(), escalation_level: z.enum(ESCALATION_LEVELS), did: z.string(), timestamp: z.string() })),
+    resolution: z
+      .object({ reviewer_did: z.string(), outcome: z.enum(RESOLUTION_OUTCOMES), comment: z.string().optional(), resolved_at: z.string() })
+      .nullable(),
+  })
+  .openapi('RoutingStatus');
+
+export const ResolveRoutingRequestSchema = z
+  .object({
+    reviewer_did: DidSchema,
+    outcome: z.enum(RESOLUTION_OUTCOMES).openapi({
+      description: 'approved: the AI recommendation stands; rejected: it does not; modified: it stands as changed',
+    }),
+    comment: z.string().max(10_000).optional(),
+    modified_recommendation: z.string().min(1).max(10_000).optional(),
+  })
+  .strict()
+  .refine((body) => body.outcome !== 'modified' || body.modified_recommendation !== undefined, {
+    path: ['modified_recommendation'],
+    message: 'is required when outcome is modified',
+  })
+  .openapi('ResolveRoutingRequest');
+
+export const RoutingResolutionSchema = z
+  .object({
+    routing_id: z.string(),
+    status: z.literal('completed'),
+    reviewer_did: z.string(),
+    outcome: z.enum(RESOLUTION_OUTCOMES),
+    comment: z.string().optional(),
+    modified_recommendation: z.string().optional(),
+    resolved_at: z.string(),
+    ledger_anchor: LedgerAnchorSchema,
+  })
+  .openapi('RoutingResolution');

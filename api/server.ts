@@ -1,0 +1,33 @@
+/**
+ * Production entry of the API alone: configured by the environment, against an existing Postgres
+ * (DATABASE_URL) and Temporal (TEMPORAL_ADDRESS). `npm start` runs everything on one machine instead.
+ */
+import { createDb } from '../db/connection';
+import { migrateToLatest } from '../db/migrate';
+import { loadConfig } from '../runtime/config';
+import { createAppDeps } from '../runtime/deps';
+import { createLogger } from '../runtime/logger';
+import { listenUntilSignalled } from '../runtime/http';
+import { connectTemporalClient } from '../runtime/temporal';
+import { ensureSigningKey } from '../services/auth/key-ring';
+import { buildApp } from './app';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger({ level: config.LOG_LEVEL });
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the API entry; `npm start` runs an embedded Postgres for development');
+  const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-api' });
+  await migrateToLatest(db);
+  await ensureSigningKey(db);
+  const temporal = await connectTemporalClient(config);
+  const app = buildApp(createAppDeps(config, { db, temporal, logger }));
+  await listenUntilSignalled(app, { host: config.HOST, port: config.PORT, logger }, async () => {
+    await temporal.connection.close();
+    await db.destroy();
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Logger } from './logger';
+
+export function listen(app: Express, options: { host: string; port: number }): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(options.port, options.host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    server.once('error', reject);
+  });
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
+    server.closeIdleConnections();
+  });
+}
+
+/** Serves until SIGINT or SIGTERM, then stops taking requests, lets in-flight ones finish, and cleans up. */
+export async function listenUntilSignalled(app: Express, options: { host: string; port: number; logger: Logger }, cleanup: () => Promise<void>): Promise<void> {
+  const server = await listen(app, options);
+  options.logger.info('api listening', { host: options.host, port: options.port });
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      options.logger.info('shutting down', { signal });
+      closeServer(server)
+        .then(cleanup)
+        .then(resolve, (error: unknown) => {
+          options.logger.error('shutdown failed', { error });
+          resolve();
+        });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

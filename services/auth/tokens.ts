@@ -1,0 +1,138 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Knex } from 'knex';
+import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount } from '../../db/credentials';
+import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
+
+export const SCOPES = ['orch:read', 'orch:write', 'orch:admin', 'audit:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** orch:admin configures the service, so it may also read and write; audit:read stays separate. */
+const IMPLIED: Record<Scope, Scope[]> = {
+  'orch:read': [],
+  'orch:write': [],
+  'orch:admin': ['orch:read', 'orch:write'],
+  'audit:read': [],
+};
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+export function grants(scopes: readonly string[], needed: Scope): boolean {
+  return scopes.some((scope) => isScope(scope) && (scope === needed || IMPLIED[scope].includes(needed)));
+}
+
+export interface Principal {
+  /** Stable id used for rate limits and idempotency: `pat:<id>`, `sa:<client_id>`, or `sub:<subject>`. */
+  id: string;
+  kind: 'personal_access_token' | 'service_account' | 'jwt';
+  subject: string;
+  scopes: string[];
+}
+
+export const PAT_PREFIX = 'hnd_pat_';
+export const CLIENT_SECRET_PREFIX = 'hnd_sk_';
+const ACCESS_TOKEN_TYPE = 'at+jwt';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+const secret = (prefix: string) => `${prefix}${randomBytes(32).toString('base64url')}`;
+
+export interface TokenSettings {
+  issuer: string;
+  audience: string;
+}
+
+/** An RFC 9068 access token signed with the deployment's current key. */
+export async function issueAccessToken(
+  keyRing: KeyRing,
+  settings: TokenSettings,
+  claims: { subject: string; scopes: readonly string[]; clientId?: string; ttlSeconds: number },
+): Promise<string> {
+  const { kid, privateKey } = await keyRing.signingKey();
+  return new SignJWT({ scope: claims.scopes.join(' '), ...(claims.clientId ? { client_id: claims.clientId } : {}) })
+    .setProtectedHeader({ alg: SIGNING_ALGORITHM, typ: ACCESS_TOKEN_TYPE, kid })
+    .setIssuer(settings.issuer)
+    .setAudience(settings.audience)
+    .setSubject(claims.subject)
+    .setIssuedAt()
+    .setExpirationTime(`${claims.ttlSeconds}s`)
+    .setJti(randomUUID())
+    .sign(privateKey);
+}
+
+/** Random, shown once, stored only as its SHA-256 (the token's entropy makes a slow hash unnecessary). */
+export async function mintPersonalAccessToken(
+  db: Knex,
+  options: { name: string; scopes: Scope[]; expiresAt?: Date | null; createdBy?: string | null },
+): Promise<{ token: string; token_id: string }> {
+  const token = secret(PAT_PREFIX);
+  const token_id = `pat_${randomUUID()}`;
+  await insertApiToken(db, {
+    token_id,
+    name: options.name,
+    token_hash: sha256(token).toString('hex'),
+    scopes: options.scopes,
+    created_by: options.createdBy ?? null,
+    expires_at: options.expiresAt ?? null,
+  });
+  return { token, token_id };
+}
+
+export async function createServiceAccount(db: Knex, options: { name: string; scopes: Scope[] }): Promise<{ client_id: string; client_secret: string }> {
+  const client_id = `sa_${randomBytes(12).toString('base64url')}`;
+  const client_secret = secret(CLIENT_SECRET_PREFIX);
+  await insertServiceAccount(db, { client_id, name: options.name, secret_hash: sha256(client_secret).toString('hex'), scopes: options.scopes });
+  return { client_id, client_secret };
+}
+
+/** The service account when the secret matches (compared in constant time) and the account is live. */
+export async function authenticateClient(db: Knex, clientId: string, clientSecret: string) {
+  const account = await findServiceAccount(db, clientId);
+  const presented = sha256(clientSecret);
+  const stored = Buffer.from(account?.secret_hash ?? '0'.repeat(64), 'hex');
+  const matches = stored.length === presented.length && timingSafeEqual(stored, presented);
+  return account && matches && account.revoked_at === null ? account : undefined;
+}
+
+export type BearerResult = { ok: true; principal: Principal } | { ok: false; reason: string };
+
+export async function authenticateBearer(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings }, token: string): Promise<BearerResult> {
+  if (token.startsWith(PAT_PREFIX)) {
+    const row = await findApiTokenByHash(deps.db, sha256(token).toString('hex'));
+    if (!row) return { ok: false, reason: 'The token is not recognized' };
+    if (row.revoked_at) return { ok: false, reason: 'The token has been revoked' };
+    if (row.expires_at && row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'The token has expired' };
+    return { ok: true, principal: { id: `pat:${row.token_id}`, kind: 'personal_access_token', subject: row.token_id, scopes: row.scopes } };
+  }
+
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    return { ok: false, reason: 'The token is malformed' };
+  }
+  const key = kid ? await deps.keyRing.verificationKey(kid) : undefined;
+  if (!key) return { ok: false, reason: 'The token was not signed by a key of this deployment' };
+  try {
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: [SIGNING_ALGORITHM],
+      issuer: deps.settings.issuer,
+      audience: deps.settings.audience,
+      typ: ACCESS_TOKEN_TYPE,
+      requiredClaims: ['exp', 'sub'],
+    });
+    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
+    const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+    return {
+      ok: true,
+      principal: clientId
+        ? { id: `sa:${clientId}`, kind: 'service_account', subject: payload.sub!, scopes }
+        : { id: `sub:${payload.sub!}`, kind: 'jwt', subject: payload.sub!, scopes },
+    };
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The token has expired' };
+    if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The token is not valid (${error.code})` };
+    throw error;
+  }
+}
