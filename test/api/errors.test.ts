@@ -1,0 +1,127 @@
+import { Client, Connection } from '@temporalio/client';
+import { createDb } from '../../db/connection';
+import { PROBLEM_TYPES } from '../../api/problem';
+import { startExtraApp } from '../support/app';
+import { call, expectProblem } from '../support/http';
+import { devServerAddress, startStack, type Stack } from '../support/stack';
+
+let stack: Stack;
+let token: string;
+
+beforeAll(async () => {
+  stack = await startStack({ BODY_LIMIT: '1kb' });
+  token = await stack.token();
+});
+afterAll(() => stack?.stop());
+
+const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(stack.baseUrl, method, path, { token, ...options });
+
+describe('RFC 9457 problems', () => {
+  it('answers 400 malformed_json for a body that is not JSON', async () => {
+    const reply = await api('POST', '/v1/orch/routing', { raw: '{"ai_confidence": 0.9,', headers: { 'content-type': 'application/json' } });
+    expectProblem(reply, 400, 'malformed_json');
+    expect(reply.body).toMatchObject({ title: PROBLEM_TYPES.malformed_json.title, detail: expect.any(String), instance: '/v1/orch/routing' });
+  });
+
+  it('answers 413 payload_too_large for a body over BODY_LIMIT and accepts one under it', async () => {
+    const over = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 0.9, context: { note: 'x'.repeat(2048) } } });
+    expectProblem(over, 413, 'payload_too_large');
+
+    const under = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 0.9, context: { note: 'x'.repeat(800) } } });
+    expect(under.status).toBe(200);
+  });
+
+  it('answers 404 not_found for an unknown route, with the path (no query) as instance', async () => {
+    const reply = await api('GET', '/v1/orch/nothing-here?x=1');
+    expectProblem(reply, 404, 'not_found');
+    expect(reply.body.instance).toBe('/v1/orch/nothing-here');
+  });
+
+  it.each([
+    ['DELETE', '/v1/orch/routing', 'POST'],
+    ['GET', '/v1/orch/routing', 'POST'],
+    ['POST', '/v1/orch/reviewers', 'GET, HEAD'],
+    ['PATCH', '/v1/orch/reviewers/did:web:example.com:x', 'PUT'],
+    ['DELETE', '/v1/orch/routing/rt_123', 'GET, HEAD'],
+  ])('answers 405 with Allow for %s %s', async (method, path, allow) => {
+    const reply = await api(method, path);
+    expectProblem(reply, 405, 'method_not_allowed');
+    expect(reply.headers.get('allow')).toBe(allow);
+  });
+
+  it('answers 400 validation_failed with field, code and message for each invalid body field', async () => {
+    const reply = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 'high', task_type: '' } });
+    expectProblem(reply, 400, 'validation_failed');
+    expect(reply.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'ai_confidence', code: 'invalid_type', message: expect.any(String) },
+        { field: 'task_type', code: 'too_small', message: expect.any(String) },
+      ]),
+    );
+  });
+
+  it('names query and path fields by where they came from', async () => {
+    const query = await api('GET', '/v1/orch/reviewers?limit=many');
+    expectProblem(query, 400, 'validation_failed');
+    expect(query.body.errors).toEqual([expect.objectContaining({ field: 'query.limit' })]);
+
+    const path = await api('PUT', '/v1/orch/reviewers/not-a-did', { json: { display_name: 'Nobody' } });
+    expectProblem(path, 400, 'validation_failed');
+    expect(path.body.errors).toEqual([expect.objectContaining({ field: 'path.did', code: 'invalid_format' })]);
+  });
+
+  it.each([
+    ['text/plain', 'ai_confidence=0.9'],
+    ['application/x-www-form-urlencoded', 'ai_confidence=0.9'],
+    ['application/json; charset=iso-8859-1', '{"ai_confidence":0.9}'],
+  ])('answers 415 for a %s body', async (contentType, raw) => {
+    const reply = await api('POST', '/v1/orch/routing', { raw, headers: { 'content-type': contentType } });
+    expectProblem(reply, 415, 'unsupported_media_type');
+  });
+
+  it('serves each problem type at its type URI', async () => {
+    const problem = await api('GET', '/v1/orch/nothing-here');
+    const type = await call(stack.baseUrl, 'GET', problem.body.type);
+    expect(type.status).toBe(200);
+    expect(type.body).toEqual({ type: '/problems/not_found', title: PROBLEM_TYPES.not_found.title, status: 404 });
+  });
+});
+
+describe('unexpected errors', () => {
+  const INTERNAL_KEYS = ['detail', 'instance', 'request_id', 'status', 'title', 'type'];
+
+  function expectOpaque500(reply: Awaited<ReturnType<typeof call>>, requestId: string) {
+    expectProblem(reply, 500, 'internal_error');
+    expect(Object.keys(reply.body).sort()).toEqual(INTERNAL_KEYS);
+    expect(reply.body.request_id).toBe(requestId);
+    expect(reply.body.detail).toBe(`Something went wrong on our side; quote request id ${requestId}`);
+    expect(reply.text).not.toMatch(/Error|\bat .*\(|node_modules|\.ts:\d/);
+  }
+
+  it('answers 500 showing only the request id when a handler fails (Temporal connection closed)', async () => {
+    const connection = await Connection.connect({ address: devServerAddress() });
+    const app = await startExtraApp(stack, { temporal: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }) });
+    await connection.close();
+    try {
+      const reply = await call(app.baseUrl, 'POST', '/v1/orch/routing', { token, json: { ai_confidence: 0.9 }, headers: { 'x-request-id': 'trace-500-temporal' } });
+      expectOpaque500(reply, 'trace-500-temporal');
+      expect(reply.headers.get('x-request-id')).toBe('trace-500-temporal');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers 500 showing only the request id when a middleware fails (database pool destroyed)', async () => {
+    const db = createDb({ connectionString: stack.database.url, poolMax: 1 });
+    const app = await startExtraApp(stack, { db });
+    await db.destroy();
+    try {
+      const reply = await call(app.baseUrl, 'GET', '/v1/orch/reviewers', { token });
+      expectOpaque500(reply, reply.headers.get('x-request-id')!);
+      expect(reply.body.request_id).toMatch(/^req_/);
+      expect(reply.text).not.toMatch(/acquire|connection|knex|pool/i);
+    } finally {
+      await app.close();
+    }
+  });
+});

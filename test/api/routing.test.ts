@@ -1,0 +1,245 @@
+import { findBrokenLink } from '../../db/ledger';
+import { startStack, type Stack } from '../support/stack';
+
+let stack: Stack;
+let token: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  token = await stack.token();
+});
+afterAll(() => stack?.stop());
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${stack.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+const lowConfidenceDiagnosis = {
+  request_id: 'req-42',
+  task_type: 'medical_diagnosis',
+  context: { patient_age: 54 },
+  ai_agent_id: 'urn:acme:agent:diagnosis:7',
+  ai_confidence: 0.62,
+  ai_recommendation: 'order an MRI',
+  required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }],
+};
+
+describe('POST /v1/orch/routing', () => {
+  it('lets a confident agent act alone and anchors the decision', async () => {
+    const { status, body, headers } = await call('POST', '/v1/orch/routing', { task_type: 'summarize', ai_agent_id: 'urn:acme:agent:sum:1', ai_confidence: 0.93 });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      decision: 'ai_autonomous',
+      reason: 'within_ai_authority',
+      escalation_level: 'none',
+      assigned_to: { type: 'ai_agent', agent_id: 'urn:acme:agent:sum:1' },
+      estimated_response_time: 0,
+      safety_analysis: { risk_level: 'low', all_constraints_met: true },
+      provenance: { decision_made_by: 'orch_core', rule_triggered: 'within_ai_authority' },
+    });
+    expect(body.routing_id).toMatch(/^rt_/);
+    expect(body.provenance.ledger_anchor.transaction_id).toMatch(/^[0-9a-f]{64}$/);
+    expect(headers.get('location')).toBe(`/v1/orch/routing/${body.routing_id}`);
+
+    const routing = await call('GET', `/v1/orch/routing/${body.routing_id}`);
+    expect(routing.status).toBe(200);
+    expect(routing.body).toMatchObject({ status: 'completed', decision: 'ai_autonomous', progress: { steps_completed: 4, steps_total: 4, current_step: 'completed' } });
+  });
+
+  it('escalates below 0.70 confidence (the Fourth Law) to a qualified reviewer', async () => {
+    const { status, body } = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      decision: 'escalate_to_human',
+      reason: 'ai_confidence_below_threshold',
+      escalation_level: 'low',
+      assigned_to: { type: 'human', did: 'did:web:handoff.local:reviewers:ada', capabilities_matched: [{ capability_id: 'medical_diagnosis', weight: 0.9 }] },
+      estimated_response_time: 900,
+      safety_analysis: { all_constraints_met: false },
+    });
+
+    const routing = await call('GET', `/v1/orch/routing/${body.routing_id}`);
+    expect(routing.body).toMatchObject({
+      status: 'in_progress',
+      assigned_to: { type: 'human', did: 'did:web:handoff.local:reviewers:ada' },
+      progress: { steps_completed: 5, steps_total: 6, current_step: 'human_review' },
+    });
+    expect(Date.parse(routing.body.estimated_completion) - Date.parse(routing.body.assigned_at)).toBe(900_000);
+  });
+
+  it('sends life-safety tasks to a human at urgent level', async () => {
+    const { body } = await call('POST', '/v1/orch/routing', {
+      ...lowConfidenceDiagnosis,
+      ai_confidence: 0.99,
+      escalation_conditions: { life_safety_flag: true },
+    });
+    expect(body).toMatchObject({ decision: 'escalate_to_human', reason: 'life_safety_flag', escalation_level: 'urgent', safety_analysis: { risk_level: 'critical' } });
+  });
+
+  it('accepts the spec’s alternative body with capability ids as strings', async () => {
+    const { status, body } = await call('POST', '/v1/orch/routing', { task_id: 'task-9', ai_confidence: 0.5, required_capabilities: ['financial_approval'], urgency: 'high' });
+    expect(status).toBe(200);
+    expect(body.assigned_to).toMatchObject({ type: 'human', did: 'did:web:handoff.local:reviewers:grace' });
+  });
+
+  it('answers 422 with the routing id when no reviewer holds the capability', async () => {
+    const { status, body, headers } = await call('POST', '/v1/orch/routing', { ...lowConfidenceDiagnosis, required_capabilities: [{ capability_id: 'nuclear_safety', min_weight: 0.5 }] });
+    expect(status).toBe(422);
+    expect(headers.get('content-type')).toContain('application/problem+json');
+    expect(body).toMatchObject({ type: '/problems/no_qualified_reviewer', status: 422, routing_id: expect.stringMatching(/^rt_/) });
+    const routing = await call('GET', `/v1/orch/routing/${body.routing_id}`);
+    expect(routing.body).toMatchObject({ status: 'failed', progress: { current_step: 'assignment_failed' } });
+  });
+
+  it('rejects an out-of-range confidence with field errors and writes nothing', async () => {
+    const before = await stack.database.db('routings').count<{ count: number }[]>({ count: '*' });
+    const { status, body } = await call('POST', '/v1/orch/routing', { ...lowConfidenceDiagnosis, ai_confidence: 1.7, bogus: true });
+    expect(status).toBe(400);
+    expect(body.type).toBe('/problems/validation_failed');
+    expect(body.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ field: 'ai_confidence', code: 'too_big' }),
+        expect.objectContaining({ code: 'unrecognized_keys' }),
+      ]),
+    );
+    const after = await stack.database.db('routings').count<{ count: number }[]>({ count: '*' });
+    expect(after[0]!.count).toBe(before[0]!.count);
+  });
+});
+
+describe('crash safety of POST /v1/orch/routing', () => {
+  it.each([
+    ['a finished (autonomous) routing', { ai_confidence: 0.95 }],
+    ['a running (escalated) routing', lowConfidenceDiagnosis],
+  ])('a retry with the same Idempotency-Key after the stored reply was lost reaches %s, not a new one', async (_name, request) => {
+    const key = `crash-${Math.random()}`;
+    const first = await call('POST', '/v1/orch/routing', request, { 'idempotency-key': key });
+    expect(first.status).toBe(200);
+    // As if the API died after the workflow started but before it stored its reply.
+    await stack.database.db('idempotency_keys').where({ idempotency_key: key }).delete();
+
+    const retry = await call('POST', '/v1/orch/routing', request, { 'idempotency-key': key });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.body).toEqual(first.body);
+    const rows = await stack.database.db('routings').where({ routing_id: first.body.routing_id }).count<{ count: number }[]>({ count: '*' });
+    expect(rows[0]!.count).toBe(1);
+  });
+});
+
+describe('what a routing leaves behind', () => {
+  it('puts its events in the outbox with the provenance record that caused them', async () => {
+    const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
+    const events = await stack.database.db('outbox_events').where({ provenance_seq: routed.body.provenance.ledger_anchor.block_number }).orderBy('event');
+    expect(events.map((e: { event: string }) => e.event)).toEqual(['escalation.triggered', 'routing.decided', 'routing.escalated']);
+    expect(events.find((e: { event: string }) => e.event === 'routing.escalated').data).toEqual({
+      task_id: routed.body.routing_id,
+      reason: 'ai_confidence_below_threshold',
+      assigned_human: 'did:web:handoff.local:reviewers:ada',
+    });
+  });
+
+  it('sets search attributes an SRE can filter on in the Temporal UI', async () => {
+    const routed = await call('POST', '/v1/orch/routing', { ...lowConfidenceDiagnosis, ai_agent_id: 'urn:acme:agent:sa-probe:1' });
+    const query = `WorkflowId = "${routed.body.routing_id}" AND HandoffDecision = "escalate_to_human" AND HandoffEscalationLevel = "low" AND HandoffAgentId = "urn:acme:agent:sa-probe:1" AND HandoffTaskType = "medical_diagnosis" AND HandoffConfidence < 0.7 AND HandoffRoutingStatus = "in_progress"`;
+    let found: string[] = [];
+    for (let attempt = 0; attempt < 50 && found.length === 0; attempt += 1) {
+      found = [];
+      for await (const execution of stack.temporal.workflow.list({ query })) found.push(execution.workflowId);
+      if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(found).toEqual([routed.body.routing_id]);
+  });
+});
+
+describe('GET /v1/orch/routing/{routing_id}', () => {
+  it('is 404 for an unknown routing and 400 for a malformed id', async () => {
+    expect((await call('GET', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000000')).body).toMatchObject({ status: 404, type: '/problems/routing_not_found' });
+    expect((await call('GET', '/v1/orch/routing/not-a-routing')).body).toMatchObject({ status: 400, errors: [expect.objectContaining({ field: 'path.routing_id' })] });
+  });
+});
+
+describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
+  it('records exactly one resolution; a second one is a 409', async () => {
+    const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
+    const id = routed.body.routing_id as string;
+    const reviewer = 'did:web:handoff.local:reviewers:ada';
+
+    const [first, second] = await Promise.all([
+      call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'approved', comment: 'MRI is right' }),
+      call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'rejected' }),
+    ]);
+    const statuses = [first.status, second.status].sort();
+    expect(statuses).toEqual([200, 409]);
+    const winner = first.status === 200 ? first : second;
+    expect(winner.body).toMatchObject({ routing_id: id, status: 'completed', reviewer_did: reviewer });
+
+    const third = await call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'approved' });
+    expect(third.status).toBe(409);
+    expect(third.body.type).toBe('/problems/routing_not_awaiting_review');
+
+    const routing = await call('GET', `/v1/orch/routing/${id}`);
+    expect(routing.body).toMatchObject({ status: 'completed', resolution: { reviewer_did: reviewer, outcome: winner.body.outcome } });
+  });
+
+  it('refuses a reviewer who is not on the chain, and an autonomous routing', async () => {
+    const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
+    const stranger = await call('POST', `/v1/orch/routing/${routed.body.routing_id}/resolve`, { reviewer_did: 'did:web:evil.example:mallory', outcome: 'approved' });
+    expect(stranger.status).toBe(403);
+    expect(stranger.body.type).toBe('/problems/reviewer_not_assigned');
+
+    const autonomous = await call('POST', '/v1/orch/routing', { ai_confidence: 0.95 });
+    const late = await call('POST', `/v1/orch/routing/${autonomous.body.routing_id}/resolve`, { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' });
+    expect(late.status).toBe(409);
+  });
+
+  it('requires modified_recommendation for a modified outcome', async () => {
+    const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
+    const { status, body } = await call('POST', `/v1/orch/routing/${routed.body.routing_id}/resolve`, { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'modified' });
+    expect(status).toBe(400);
+    expect(body.errors).toEqual([expect.objectContaining({ field: 'modified_recommendation' })]);
+  });
+
+  it('is 404 for a routing that never existed', async () => {
+    const { status } = await call('POST', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000001/resolve', { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' });
+    expect(status).toBe(404);
+  });
+});
+
+describe('GET /v1/orch/provenance/{routing_id}', () => {
+  it('returns the decision chain with rules evaluated, anchors and accountability', async () => {
+    const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
+    const id = routed.body.routing_id as string;
+    await call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' });
+
+    const { status, body } = await call('GET', `/v1/orch/provenance/${id}`);
+    expect(status).toBe(200);
+    expect(body.decision_chain.map((step: { action: string }) => step.action)).toEqual(['routing_decided', 'routing_resolved']);
+    expect(body.decision_chain[0].rules_evaluated).toEqual(
+      expect.arrayContaining([{ rule_id: 'fourth_law', triggered: true, reason: 'ai_confidence_below_threshold' }]),
+    );
+    expect(body.ledger_anchors[0]).toEqual({ step_id: 'routing_decision', ...routed.body.provenance.ledger_anchor });
+    expect(body.accountability).toEqual({
+      primary_decision_maker: 'did:web:handoff.local:reviewers:ada',
+      ai_support_provided: true,
+      human_oversight_present: true,
+      all_safety_checks_passed: false,
+    });
+    expect(await findBrokenLink(stack.database.db)).toBeUndefined();
+  });
+
+  it('detects a record edited behind the service’s back', async () => {
+    const routed = await call('POST', '/v1/orch/routing', { ai_confidence: 0.9 });
+    const seq = routed.body.provenance.ledger_anchor.block_number as number;
+    await stack.database.db('provenance_records').where({ seq }).update({ entry: stack.database.db.raw(`jsonb_set(entry, '{reasoning}', '"edited"')`) });
+    expect(await findBrokenLink(stack.database.db)).toBe(seq);
+    await stack.database.db('provenance_records').where({ seq }).update({ entry: stack.database.db.raw('canonical_entry::jsonb') });
+    expect(await findBrokenLink(stack.database.db)).toBeUndefined();
+  });
+});

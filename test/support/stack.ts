@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { buildApp } from '../../api/app';
+import { seedDevReviewers } from '../../scripts/dev-seed';
+import { loadConfig, type Config } from '../../runtime/config';
+import { createAppDeps } from '../../runtime/deps';
+import { closeServer, listen } from '../../runtime/http';
+import { createLogger } from '../../runtime/logger';
+import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
+import { issueAccessToken, SCOPES, type Scope } from '../../services/auth/tokens';
+import { bundleWorkflows, createWorker } from '../../workers/create-worker';
+import { createTestDatabase, type TestDatabase } from './database';
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** Bundled once per test file and shared by its workers. */
+export function sharedWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflows();
+  return bundle;
+}
+
+export function devServerAddress(): string {
+  const address = process.env.HANDOFF_TEST_TEMPORAL_ADDRESS;
+  if (!address) throw new Error('The Temporal dev server of the test run is not up (jest globalSetup sets HANDOFF_TEST_TEMPORAL_ADDRESS)');
+  return address;
+}
+
+export interface Stack {
+  baseUrl: string;
+  config: Config;
+  database: TestDatabase;
+  temporal: Client;
+  taskQueue: string;
+  worker: Worker;
+  /** A JWT from the deployment key with the given scopes (all of them by default). */
+  token(scopes?: Scope[], subject?: string): Promise<string>;
+  /** Starts a worker again after stopWorker, as a restarted process would. */
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real service for HTTP tests: its own database, the run's Temporal dev server with a task queue of
+ * its own, an in-process worker, and the app from buildApp listening on a free port.
+ */
+export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+  const taskQueue = `test-${randomBytes(6).toString('hex')}`;
+  const config = loadConfig({ TEMPORAL_ADDRESS: devServerAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0', LOG_LEVEL: 'error', ...env });
+  const logger = createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
+  const database = await createTestDatabase();
+  await ensureSigningKey(database.db);
+  await seedDevReviewers(database.db);
+
+  const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const workflowBundle = await sharedWorkflowBundle();
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  const startWorker = async () => {
+    worker = await createWorker({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE, taskQueue, db: database.db, workflowBundle });
+    running = worker.run();
+  };
+  const stopWorker = async () => {
+    if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+  };
+  await startWorker();
+
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const deps = createAppDeps(config, { db: database.db, temporal, logger });
+  const app = buildApp({ ...deps, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } });
+  const server: Server = await listen(app, { host: '127.0.0.1', port: 0 });
+  const { port } = server.address() as { port: number };
+  const keyRing = createKeyRing(database.db);
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    config,
+    database,
+    temporal,
+    taskQueue,
+    get worker() {
+      return worker!;
+    },
+    token: (scopes = [...SCOPES], subject = 'test-user') =>
+      issueAccessToken(keyRing, deps.settings.token, { subject, scopes, ttlSeconds: 600 }),
+    startWorker,
+    stopWorker,
+    async stop() {
+      await closeServer(server);
+      await stopWorker();
+      await nativeConnection.close();
+      await connection.close();
+      await database.destroy();
+    },
+  };
+}
