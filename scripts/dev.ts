@@ -1,0 +1,119 @@
+/**
+ * `npm start`: the whole service on one machine. Starts the Temporal dev server (SQLite file, UI on 8233)
+ * unless TEMPORAL_ADDRESS is set, an embedded Postgres unless DATABASE_URL is set, runs the migrations,
+ * seeds a few reviewers, and runs a worker and the API in this process. Ctrl-C stops all of it; the next
+ * start finds its data again under DATA_DIR.
+ */
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { buildApp } from '../api/app';
+import { migrateToLatest } from '../db/migrate';
+import { loadConfig, publicBaseUrl, tokenIssuer } from '../runtime/config';
+import { openDatabase } from '../runtime/database';
+import { createAppDeps } from '../runtime/deps';
+import { closeServer, listen } from '../runtime/http';
+import { createLogger } from '../runtime/logger';
+import { temporalConnectionOptions } from '../runtime/temporal';
+import { createKeyRing, ensureSigningKey } from '../services/auth/key-ring';
+import { issueAccessToken, SCOPES } from '../services/auth/tokens';
+import { bundleWorkflows, connectWorkerConnection, createWorker, installWorkerRuntime } from '../workers/create-worker';
+import { seedDevReviewers } from './dev-seed';
+import { provisionTemporal } from './provision-temporal';
+import { startTemporalDevServer, type DevServer } from './temporal-dev-server';
+
+const DEV_TOKEN_TTL_SECONDS = 12 * 60 * 60;
+const TEMPORAL_UI_PORT = 8233;
+
+const cleanups: Array<() => Promise<void>> = [];
+
+async function runCleanups(): Promise<void> {
+  for (const cleanup of cleanups.splice(0)) await cleanup().catch(() => undefined);
+}
+
+async function main(): Promise<void> {
+  const externalTemporal = Boolean(process.env.TEMPORAL_ADDRESS);
+  const config = loadConfig(process.env);
+  const logger = createLogger({ level: config.LOG_LEVEL });
+  const dataDir = path.resolve(config.DATA_DIR);
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+
+  let temporalServer: DevServer | undefined;
+  if (!externalTemporal) {
+    const { cli } = await provisionTemporal((message) => say(message));
+    say('Starting the Temporal dev server…');
+    temporalServer = await startTemporalDevServer({
+      cli,
+      dataDir,
+      port: Number(config.TEMPORAL_ADDRESS.split(':')[1] ?? 7233),
+      uiPort: TEMPORAL_UI_PORT,
+      namespace: config.TEMPORAL_NAMESPACE,
+    });
+    cleanups.unshift(() => temporalServer!.stop());
+  }
+
+  const database = await openDatabase(config, { serveEmbedded: true });
+  cleanups.unshift(() => database.close());
+  const { db } = database;
+  say(`Postgres: ${database.description}`);
+  await migrateToLatest(db);
+  await ensureSigningKey(db);
+  await seedDevReviewers(db);
+
+  installWorkerRuntime(logger, { handleSignals: false });
+  const workerConnection = await connectWorkerConnection(config);
+  cleanups.unshift(() => workerConnection.close());
+  const worker = await createWorker({
+    connection: workerConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    db,
+    workflowBundle: await bundleWorkflows(),
+  });
+  const workerRun = worker.run();
+
+  const connection = await Connection.connect(temporalConnectionOptions(config));
+  cleanups.unshift(() => connection.close());
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const app = buildApp(createAppDeps(config, { db, temporal, logger }));
+  const server = await listen(app, { host: config.HOST, port: config.PORT });
+
+  const token = await issueAccessToken(
+    createKeyRing(db),
+    { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
+    { subject: 'dev-admin', scopes: SCOPES, ttlSeconds: DEV_TOKEN_TTL_SECONDS },
+  );
+  const base = publicBaseUrl(config);
+  say(
+    [
+      '',
+      'Handoff is running.',
+      `  API          ${base}`,
+      `  API docs     ${base}/docs`,
+      `  Temporal UI  ${temporalServer?.uiUrl ?? `(external Temporal at ${config.TEMPORAL_ADDRESS})`}`,
+      '',
+      `Dev admin token (all scopes, valid ${DEV_TOKEN_TTL_SECONDS / 3600} h; mint more with \`npm run token\`):`,
+      `  ${token}`,
+      '',
+      'Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
+
+  const stop = async (signal: string) => {
+    say(`\n${signal}: stopping…`);
+    await closeServer(server);
+    worker.shutdown();
+    await workerRun;
+    await runCleanups();
+    say('Stopped.');
+    process.exit(0);
+  };
+  process.once('SIGINT', (signal) => void stop(signal));
+  process.once('SIGTERM', (signal) => void stop(signal));
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  await runCleanups();
+  process.exit(1);
+});
