@@ -14,9 +14,17 @@ const LOCK_SECONDS = 120;
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
 /**
+ * Answers given before the operation began (the request was refused as it stood) or that say nothing about
+ * its outcome (a server error): the key is released so that a corrected or later retry runs, as Stripe does.
+ */
+function releasesKey(status: number): boolean {
+  return status >= 500 || status === 400 || status === 401 || status === 403 || status === 413 || status === 415 || status === 429;
+}
+
+/**
  * Idempotency-Key on POST/PUT/PATCH/DELETE: 24 h, per principal; the fingerprint is method + path + the
  * canonical JSON body. The response is stored before it is sent, so a client that saw it can always
- * replay it. Server errors release the key so that a retry runs again.
+ * replay it. Refusals before the operation began and server errors release the key so that a retry runs again.
  */
 export function idempotency(deps: { db: Knex; logger: Logger }): RequestHandler {
   return async (req, res, next) => {
@@ -52,7 +60,7 @@ export function idempotency(deps: { db: Knex; logger: Logger }): RequestHandler 
     res.send = (body?: unknown) => {
       const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : body === undefined ? '' : JSON.stringify(body);
       const finish =
-        res.statusCode >= 500
+        releasesKey(res.statusCode)
           ? releaseIdempotencyKey(deps.db, scope)
           : completeIdempotencyKey(deps.db, scope, {
               status: res.statusCode,

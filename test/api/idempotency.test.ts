@@ -54,6 +54,18 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
     expect(replay.body.routing_id).toBe(first.body.routing_id);
   });
 
+  it('keeps no result for a request refused as invalid, so the corrected request may use the same key', async () => {
+    const key = newKey();
+    const requestId = `corrected-${randomUUID()}`;
+    const refused = await post({ ...routingBody(requestId), ai_confidence: 7 }, key);
+    expectProblem(refused, 400, 'validation_failed');
+
+    const corrected = await post(routingBody(requestId), key);
+    expect(corrected.status).toBe(200);
+    expect(corrected.headers.get('idempotent-replayed')).toBeNull();
+    expect(await routingsFor(requestId)).toEqual([corrected.body.routing_id]);
+  });
+
   it('answers 409 idempotency_key_reused for the same key with a different body', async () => {
     const key = newKey();
     const requestId = `reuse-${randomUUID()}`;
