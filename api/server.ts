@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.LOG_LEVEL });
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the API entry; `npm start` runs an embedded Postgres for development');
-  const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-api' });
+  const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-api', logger });
   await migrateToLatest(db);
   await ensureSigningKey(db);
   const temporal = await connectTemporalClient(config);

@@ -9,9 +9,18 @@ export function listen(app: Express, options: { host: string; port: number }): P
   });
 }
 
-export function closeServer(server: Server): Promise<void> {
+/** How long in-flight requests may take to finish once the server stops taking new ones. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+
+export function closeServer(server: Server, drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    // A request that outlives the drain window is cut off, so a stuck client cannot hold shutdown open.
+    const deadline = setTimeout(() => server.closeAllConnections(), drainTimeoutMs);
+    deadline.unref();
+    server.close(() => {
+      clearTimeout(deadline);
+      resolve();
+    });
     // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
     server.closeIdleConnections();
   });

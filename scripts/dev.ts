@@ -23,6 +23,7 @@ import { startTemporalDevServer, type DevServer } from './temporal-dev-server';
 
 const DEV_TOKEN_TTL_SECONDS = 12 * 60 * 60;
 const TEMPORAL_UI_PORT = 8233;
+const ORPHAN_CHECK_INTERVAL_MS = 1000;
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
     cleanups.unshift(() => temporalServer!.stop());
   }
 
-  const database = await openDatabase(config, { serveEmbedded: true });
+  const database = await openDatabase(config, { serveEmbedded: true, logger });
   cleanups.unshift(() => database.close());
   const { db } = database;
   say(`Postgres: ${database.description}`);
@@ -110,6 +111,15 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', (signal) => void stop(signal));
   process.once('SIGTERM', (signal) => void stop(signal));
+  // npm does not pass SIGTERM on to its script: when whoever started us goes away, stop as if signalled,
+  // rather than leave the Temporal server and the embedded Postgres running with nobody to stop them.
+  const parent = process.ppid;
+  const orphanWatch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(orphanWatch);
+    void stop('parent process exited');
+  }, ORPHAN_CHECK_INTERVAL_MS);
+  orphanWatch.unref();
 }
 
 main().catch(async (error: unknown) => {

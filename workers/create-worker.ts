@@ -39,8 +39,10 @@ export async function connectWorkerConnection(config: Config): Promise<NativeCon
 
 /** Routes the SDK's own logs (worker, workflow and activity) into our JSON logger, once per process. */
 export function installWorkerRuntime(logger: Logger, options: { handleSignals?: boolean } = {}): void {
-  const forward = (level: 'error' | 'warn' | 'info' | 'debug') => (message: string, meta?: Record<string, unknown>) =>
-    logger.log(level, message, { component: 'temporal', ...meta });
+  // Checked before the call: winston would build the entry (and copy the SDK's metadata) only to drop it.
+  const forward = (level: 'error' | 'warn' | 'info' | 'debug') => (message: string, meta?: Record<string, unknown>) => {
+    if (logger.isLevelEnabled(level)) logger.log(level, message, { component: 'temporal', ...meta });
+  };
   Runtime.install({
     // A supervisor that stops the worker itself asks the SDK to leave SIGINT and SIGTERM alone.
     ...(options.handleSignals === false ? { shutdownSignals: [] } : {}),

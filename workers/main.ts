@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL });
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the worker entry; `npm start` runs an embedded Postgres for development');
   installWorkerRuntime(logger);
-  const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-worker' });
+  const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-worker', logger });
   await migrateToLatest(db);
   const connection = await connectWorkerConnection(config);
   const worker = await createWorker({
