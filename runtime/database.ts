@@ -1,27 +1,14 @@
-import { Socket } from 'node:net';
 import path from 'node:path';
 import { createDb, type Db, type DbLogSink } from '../db/connection';
 import { startEmbeddedPostgres } from '../db/embedded-postgres';
 import type { Config } from './config';
+import { portAnswers } from './net';
 
 export interface OpenDatabase {
   db: Db;
   /** Where the data lives, for the operator: the URL or the embedded folder. */
   description: string;
   close(): Promise<void>;
-}
-
-function portAnswers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(500, () => done(false));
-    socket.once('error', () => done(false));
-    socket.connect(port, '127.0.0.1', () => done(true));
-  });
 }
 
 /**

@@ -1,9 +1,9 @@
 /** The benchmark's own database: fresh on the local Postgres server when one answers, else embedded. */
 import { randomBytes } from 'node:crypto';
-import { Socket } from 'node:net';
 import { createDb, type Db } from '../../db/connection';
 import { startEmbeddedPostgres } from '../../db/embedded-postgres';
 import { loadConfig } from '../../runtime/config';
+import { postgresAnswers } from '../../runtime/net';
 
 const POSTGRES_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 /** The application names the API and the worker connect with (api/server.ts, workers/main.ts). */
@@ -16,20 +16,6 @@ export interface BenchDatabase {
   poolMax: number;
   db: Db;
   destroy(): Promise<void>;
-}
-
-function answers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.connect(Number(port || 5432), hostname, () => done(true));
-  });
 }
 
 async function createServerDatabase(): Promise<BenchDatabase> {
@@ -69,7 +55,7 @@ async function createEmbeddedDatabase(): Promise<BenchDatabase> {
 }
 
 export async function createBenchDatabase(): Promise<BenchDatabase> {
-  return (await answers(POSTGRES_SERVER_URL)) ? createServerDatabase() : createEmbeddedDatabase();
+  return (await postgresAnswers(POSTGRES_SERVER_URL)) ? createServerDatabase() : createEmbeddedDatabase();
 }
 
 /** The Postgres server's processes serving the API and the worker; none when Postgres runs in this process. */

@@ -1,24 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Socket } from 'node:net';
 import { createDb, type Db } from '../../db/connection';
 import { startEmbeddedPostgres } from '../../db/embedded-postgres';
 import { migrateToLatest } from '../../db/migrate';
+import { postgresAnswers } from '../../runtime/net';
 
 const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-function answers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.connect(Number(port || 5432), hostname, () => done(true));
-  });
-}
 
 export interface TestDatabase {
   db: Db;
@@ -31,7 +17,7 @@ export interface TestDatabase {
  * (TEST_DATABASE_URL, else 127.0.0.1:5432), otherwise an in-memory embedded Postgres.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  if (await answers(SERVER_URL)) {
+  if (await postgresAnswers(SERVER_URL)) {
     const name = `handoff_test_${randomBytes(6).toString('hex')}`;
     const admin = createDb({ connectionString: SERVER_URL, poolMax: 1 });
     await admin.raw(`create database ${name}`);

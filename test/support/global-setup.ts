@@ -1,17 +1,6 @@
-import { createServer } from 'node:net';
+import { freePort } from '../../runtime/net';
 import { provisionTemporal } from '../../scripts/provision-temporal';
 import { startTemporalDevServer, type DevServer } from '../../scripts/temporal-dev-server';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** One Temporal dev server (in memory) for the whole run; each test file uses its own task queue. */
 export default async function globalSetup(): Promise<void> {
