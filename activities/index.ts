@@ -1,8 +1,16 @@
 import type { Knex } from 'knex';
+import type { Logger } from '../runtime/logger';
+import type { WorkerSettings } from '../runtime/deps';
 import { createLedgerActivities } from './ledger';
 import { createRoutingActivities } from './routing';
 
+export interface ActivityDeps {
+  db: Knex;
+  settings: WorkerSettings;
+  logger: Logger;
+}
+
 /** Every activity the worker registers, built from its dependencies. */
-export function createActivities(deps: { db: Knex }) {
+export function createActivities(deps: ActivityDeps) {
   return { ...createLedgerActivities(deps), ...createRoutingActivities(deps) };
 }

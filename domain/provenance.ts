@@ -1,3 +1,4 @@
+import type { EventKind } from './events';
 import type { RuleEvaluation } from './routing-decision';
 
 export interface LedgerAnchor {
@@ -29,7 +30,7 @@ export interface ProvenanceEntry {
 
 /** An event the same transaction puts in the outbox, for webhooks to deliver. */
 export interface OutboxEvent {
-  event: string;
+  event: EventKind;
   data: Record<string, unknown>;
 }
 

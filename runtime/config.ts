@@ -75,6 +75,14 @@ export const configSchema = z.object({
   /** Everything else under /v1 and the token endpoint. */
   RATE_LIMIT_DEFAULT: z.coerce.number().int().positive().default(5000),
 
+  /**
+   * Private or loopback destinations that outbound calls (webhooks, callbacks, agent endpoints) may reach,
+   * comma-separated host names, IP addresses or CIDR ranges. Empty: only public addresses.
+   */
+  OUTBOUND_PRIVATE_ALLOWLIST: commaList.default([]),
+  /** How long one outbound HTTP call may take before it counts as failed. */
+  OUTBOUND_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+
   /** Seconds a reviewer at each escalation level has before the routing moves up the chain. */
   ESCALATION_TIMEOUT_LOW_SECONDS: seconds.default(15 * 60),
   ESCALATION_TIMEOUT_MEDIUM_SECONDS: seconds.default(15 * 60),

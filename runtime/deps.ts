@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { AppDeps } from '../api/app';
 import { createKeyRing } from '../services/auth/key-ring';
+import type { OutboundPolicy } from '../services/outbound/url-guard';
 import { type Config, publicBaseUrl, tokenIssuer } from './config';
 import type { Logger } from './logger';
 
@@ -34,6 +35,17 @@ export function appSettings(config: Config): AppDeps['settings'] {
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     bodyLimit: config.BODY_LIMIT,
     escalationTimeoutsSeconds: escalationTimeouts(config),
+  };
+}
+
+/** What activities need beyond their connections; the worker builds them once from the config. */
+export interface WorkerSettings {
+  outbound: { policy: OutboundPolicy; timeoutMs: number };
+}
+
+export function workerSettings(config: Config): WorkerSettings {
+  return {
+    outbound: { policy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST }, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
   };
 }
 

@@ -10,7 +10,7 @@ import { buildApp } from '../api/app';
 import { migrateToLatest } from '../db/migrate';
 import { loadConfig, publicBaseUrl, tokenIssuer } from '../runtime/config';
 import { openDatabase } from '../runtime/database';
-import { createAppDeps } from '../runtime/deps';
+import { createAppDeps, workerSettings } from '../runtime/deps';
 import { closeServer, listen } from '../runtime/http';
 import { createLogger } from '../runtime/logger';
 import { temporalConnectionOptions } from '../runtime/temporal';
@@ -69,6 +69,8 @@ async function main(): Promise<void> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     db,
     workflowBundle: await bundleWorkflows(),
+    settings: workerSettings(config),
+    logger,
   });
   const workerRun = worker.run();
 

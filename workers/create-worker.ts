@@ -3,6 +3,7 @@ import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBun
 import type { Knex } from 'knex';
 import { createActivities } from '../activities';
 import type { Config } from '../runtime/config';
+import type { WorkerSettings } from '../runtime/deps';
 import type { Logger } from '../runtime/logger';
 import { temporalConnectionOptions } from '../runtime/temporal';
 
@@ -21,6 +22,8 @@ export interface WorkerDeps {
   taskQueue: string;
   db: Knex;
   workflowBundle: WorkflowBundleWithSourceMap;
+  settings: WorkerSettings;
+  logger: Logger;
 }
 
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
@@ -29,7 +32,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     workflowBundle: deps.workflowBundle,
-    activities: createActivities({ db: deps.db }),
+    activities: createActivities({ db: deps.db, settings: deps.settings, logger: deps.logger }),
   });
 }
 

@@ -5,6 +5,7 @@
 import { createDb } from '../db/connection';
 import { migrateToLatest } from '../db/migrate';
 import { loadConfig } from '../runtime/config';
+import { workerSettings } from '../runtime/deps';
 import { createLogger } from '../runtime/logger';
 import { bundleWorkflows, connectWorkerConnection, createWorker, installWorkerRuntime } from './create-worker';
 
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     db,
     workflowBundle: await bundleWorkflows(),
+    settings: workerSettings(config),
+    logger,
   });
   logger.info('worker running', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.

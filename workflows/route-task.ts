@@ -237,7 +237,7 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
           : `Decided ${verdict.decision} because ${verdict.reason}, but no reviewer holds ${task.required_capabilities.map((c) => c.capability_id).join(', ') || 'the needed capabilities'}`,
       rules_evaluated: verdict.rules_evaluated,
     };
-    const decidedEvent = { event: 'routing.decided', data: { routing_id, task_type: task.task_type, decision: verdict.decision, reason: verdict.reason } };
+    const decidedEvent: OutboxEvent = { event: 'routing.decided', data: { routing_id, task_type: task.task_type, decision: verdict.decision, reason: verdict.reason } };
 
     if (!assigned_to) {
       await step('routing_decision', decisionEntry, [decidedEvent], {
@@ -260,7 +260,7 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
       safety_analysis: verdict.safety_analysis,
       provenance: { decision_made_by: 'orch_core', timestamp: decidedAt, rule_triggered: verdict.rule_triggered, ledger_anchor: PENDING_ANCHOR },
     };
-    const escalationEvents = human
+    const escalationEvents: OutboxEvent[] = human
       ? [
           { event: 'routing.escalated', data: { task_id: routing_id, reason: verdict.reason, assigned_human: assigned_to.did } },
           { event: 'escalation.triggered', data: { task_id: routing_id, reason: verdict.reason, assigned_human: assigned_to.did, escalation_level: verdict.escalation_level } },

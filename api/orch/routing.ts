@@ -1,20 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
-import type { Knex } from 'knex';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { findRoutingById, type RoutingRow } from '../../db/routings';
 import { routingProgress } from '../../domain/routing-progress';
-import {
-  decideUpdate,
-  resolveUpdate,
-  ROUTING_FAILURES,
-  routeTaskWorkflow,
-  type DecideOutcome,
-  type HumanEscalationLevel,
-  type RouteTaskInput,
-} from '../../workflows/route-task';
-import type { RoutingTask } from '../../domain/routing-decision';
-import { AgentIdKey, ConfidenceKey, TaskTypeKey } from '../../workflows/search-attributes';
+import { routingIdFor, submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';
+import { resolveUpdate, ROUTING_FAILURES } from '../../workflows/route-task';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {
@@ -26,12 +15,7 @@ import {
   RoutingStatusSchema,
 } from '../schemas/routing';
 
-export interface RoutingDeps {
-  db: Knex;
-  temporal: Client;
-  taskQueue: string;
-  escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
-}
+export type RoutingDeps = RoutingServiceDeps;
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
 
@@ -64,25 +48,8 @@ function rejectionType(error: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * With an Idempotency-Key the routing id derives from the caller and the key, so a retry after a crash
- * anywhere between the workflow's start and the reply reaches the same routing instead of a second one.
- */
-function routingIdFor(principalId: string, idempotencyKey: string | undefined): string {
-  if (!idempotencyKey) return `rt_${randomUUID()}`;
-  const hex = createHash('sha256').update(`${principalId}\n${idempotencyKey}`).digest('hex');
-  return `rt_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
-
 function isClosedOrMissing(error: unknown): boolean {
   return error instanceof WorkflowNotFoundError || (error instanceof Error && /workflow execution already completed/i.test(error.message));
-}
-
-async function recordedOutcome(db: Knex, routingId: string, required: RoutingTask['required_capabilities']): Promise<DecideOutcome> {
-  const row = await findRoutingById(db, routingId);
-  if (row?.decision_result) return { ok: true, decision: row.decision_result };
-  if (row?.status === 'failed') return { ok: false, code: 'no_qualified_reviewer', routing_id: routingId, required_capabilities: required };
-  throw new Error(`Routing ${routingId} has closed but its record has no decision`);
 }
 
 export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void {
@@ -105,42 +72,21 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     },
     handler: async ({ req, body, principal }) => {
       const routing_id = routingIdFor(principal.id, req.get('idempotency-key'));
-      const ai_agent_id = body.ai_agent_id ?? principal.subject;
-      const input: RouteTaskInput = {
+      const outcome = await submitRouting(deps, {
         routing_id,
         request_id: body.request_id ?? body.task_id,
         requested_by: principal.id,
-        escalation_timeouts_seconds: deps.escalationTimeoutsSeconds,
         task: {
           task_type: body.task_type,
           context: body.urgency ? { ...body.context, urgency: body.urgency } : body.context,
-          ai_agent_id,
+          ai_agent_id: body.ai_agent_id ?? principal.subject,
           ai_confidence: body.ai_confidence,
           ai_recommendation: body.ai_recommendation,
           required_capabilities: body.required_capabilities,
           safety_requirements: body.safety_requirements,
           escalation_conditions: body.escalation_conditions,
         },
-      };
-      const start = new WithStartWorkflowOperation(routeTaskWorkflow, {
-        workflowId: routing_id,
-        taskQueue: deps.taskQueue,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        // A routing that already finished is answered from its record, never decided twice.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: TaskTypeKey, value: body.task_type },
-          { key: AgentIdKey, value: ai_agent_id },
-          { key: ConfidenceKey, value: body.ai_confidence },
-        ],
       });
-      const outcome = await deps.temporal.workflow
-        .executeUpdateWithStart(decideUpdate, { startWorkflowOperation: start })
-        .catch(async (error: unknown) => {
-          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-          return recordedOutcome(deps.db, routing_id, body.required_capabilities);
-        });
       if (!outcome.ok) {
         throw new Problem(
           'no_qualified_reviewer',

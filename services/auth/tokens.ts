@@ -4,15 +4,23 @@ import type { Knex } from 'knex';
 import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount } from '../../db/credentials';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
 
-export const SCOPES = ['orch:read', 'orch:write', 'orch:admin', 'audit:read'] as const;
+/**
+ * orch:* guard the orchestration layer (/v1/orch), platform:* the platform API (/v1): read lists and
+ * reads, write submits and answers, admin configures. Until the identity work makes platform calls carry
+ * delegation tokens, platform callers hold these scopes on the same bearer tokens.
+ */
+export const SCOPES = ['orch:read', 'orch:write', 'orch:admin', 'audit:read', 'platform:read', 'platform:write', 'platform:admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** orch:admin configures the service, so it may also read and write; audit:read stays separate. */
+/** An admin scope configures its layer, so it may also read and write there; audit:read stays separate. */
 const IMPLIED: Record<Scope, Scope[]> = {
   'orch:read': [],
   'orch:write': [],
   'orch:admin': ['orch:read', 'orch:write'],
   'audit:read': [],
+  'platform:read': [],
+  'platform:write': [],
+  'platform:admin': ['platform:read', 'platform:write'],
 };
 
 export function isScope(value: string): value is Scope {

@@ -5,7 +5,7 @@ import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from 
 import { buildApp } from '../../api/app';
 import { seedDevReviewers } from '../../scripts/dev-seed';
 import { loadConfig, type Config } from '../../runtime/config';
-import { createAppDeps } from '../../runtime/deps';
+import { createAppDeps, workerSettings } from '../../runtime/deps';
 import { closeServer, listen } from '../../runtime/http';
 import { createLogger } from '../../runtime/logger';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
@@ -58,7 +58,15 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   const startWorker = async () => {
-    worker = await createWorker({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE, taskQueue, db: database.db, workflowBundle });
+    worker = await createWorker({
+      connection: nativeConnection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue,
+      db: database.db,
+      workflowBundle,
+      settings: workerSettings(config),
+      logger,
+    });
     running = worker.run();
   };
   const stopWorker = async () => {

@@ -1,0 +1,50 @@
+/**
+ * `npm run bench [-- suite …]`: runs the benchmark suites one after another, each in a process of its own
+ * (each sets up and tears down its own Temporal, Postgres and services, so one cannot skew the next),
+ * and ends with the list of suites and how each ended. Each suite prints its own figures and writes them
+ * to bench-results/<suite>.json.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+interface Suite {
+  name: string;
+  script: string;
+  measures: string;
+}
+
+const SUITES: Suite[] = [
+  { name: 'routing', script: 'routing.ts', measures: 'POST /v1/orch/routing against the floor of a no-op Update-with-Start' },
+];
+
+function runSuite(suite: Suite): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, suite.script)], { stdio: 'inherit' });
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    process.on('SIGINT', forward).on('SIGTERM', forward);
+    child.once('exit', (code, signal) => {
+      process.off('SIGINT', forward).off('SIGTERM', forward);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((name) => !SUITES.some((suite) => suite.name === name));
+  if (unknown.length > 0) throw new Error(`Unknown suite(s) ${unknown.join(', ')}; the suites are ${SUITES.map((suite) => suite.name).join(', ')}`);
+  const chosen = asked.length > 0 ? SUITES.filter((suite) => asked.includes(suite.name)) : SUITES;
+  const outcomes: Array<{ suite: Suite; code: number }> = [];
+  for (const suite of chosen) {
+    process.stdout.write(`\n=== bench: ${suite.name} — ${suite.measures}\n`);
+    outcomes.push({ suite, code: await runSuite(suite) });
+  }
+  process.stdout.write('\n=== bench: summary\n');
+  for (const { suite, code } of outcomes) process.stdout.write(`  ${suite.name.padEnd(14)} ${code === 0 ? 'done' : `FAILED (exit ${code})`}\n`);
+  if (outcomes.some(({ code }) => code !== 0)) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

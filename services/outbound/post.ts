@@ -1,0 +1,93 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { OutboundGuard } from './url-guard';
+
+export interface PostOutcome {
+  /** The receiver's status, when it answered. */
+  status?: number;
+  /** Seconds the receiver asked us to wait (Retry-After as seconds or an HTTP date). */
+  retryAfterSeconds?: number;
+  /** Why no status came back: refused destination, DNS, connection, timeout. */
+  error?: string;
+  /** The destination was refused by the outbound policy; retrying will not help. */
+  refused?: boolean;
+  /** The first KiB of the answer, for the delivery log. */
+  responseSnippet?: string;
+  durationMs: number;
+}
+
+const SNIPPET_BYTES = 1024;
+
+/** Retry-After (RFC 9110 10.2.3): delay-seconds or an HTTP-date. */
+export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
+}
+
+/**
+ * POSTs a JSON body exactly as given (signatures cover these bytes) and reports what happened without
+ * throwing: the caller decides about retries. Redirects are not followed (a 3xx is reported as is), so a
+ * receiver cannot bounce us to a destination the guard would refuse.
+ */
+export function postJson(
+  url: string,
+  rawBody: string,
+  options: { headers?: Record<string, string>; timeoutMs: number; guard: OutboundGuard },
+): Promise<PostOutcome> {
+  const started = process.hrtime.bigint();
+  const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
+  const parsed = options.guard.parse(url);
+  if (!parsed.ok) return Promise.resolve({ error: `URL ${parsed.reason}`, refused: true, durationMs: 0 });
+  const literal = options.guard.literalCheck(parsed.url);
+  if (literal && !literal.ok) return Promise.resolve({ error: `URL ${literal.reason}`, refused: true, durationMs: 0 });
+
+  const target = parsed.url;
+  const transport = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (outcome: Omit<PostOutcome, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve({ ...outcome, durationMs: elapsed() });
+    };
+    const request = transport.request(
+      target,
+      {
+        method: 'POST',
+        lookup: options.guard.lookup,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(rawBody),
+          'user-agent': 'Handoff-Webhooks/1.0',
+          ...options.headers,
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (kept < SNIPPET_BYTES) chunks.push(chunk.subarray(0, SNIPPET_BYTES - kept));
+          kept += chunk.length;
+        });
+        response.on('end', () =>
+          finish({
+            status: response.statusCode ?? 0,
+            retryAfterSeconds: parseRetryAfter(response.headers['retry-after']),
+            responseSnippet: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        response.on('error', (error) => finish({ status: response.statusCode ?? 0, error: error.message }));
+      },
+    );
+    const deadline = setTimeout(() => {
+      request.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+    request.on('error', (error: Error & { code?: string }) =>
+      finish({ error: error.message, ...(error.code === 'EOUTBOUNDREFUSED' ? { refused: true } : {}) }),
+    );
+    request.end(rawBody);
+  });
+}

@@ -1,0 +1,75 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { Knex } from 'knex';
+import { findRoutingById } from '../../db/routings';
+import type { RoutingTask } from '../../domain/routing-decision';
+import { decideUpdate, routeTaskWorkflow, type DecideOutcome, type HumanEscalationLevel, type RouteTaskInput } from '../../workflows/route-task';
+import { AgentIdKey, ConfidenceKey, TaskTypeKey } from '../../workflows/search-attributes';
+
+export interface RoutingServiceDeps {
+  db: Knex;
+  temporal: Client;
+  taskQueue: string;
+  escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
+}
+
+/**
+ * With an Idempotency-Key (or any caller-chosen key) the routing id derives from the caller and the key,
+ * so a retry after a crash anywhere between the workflow's start and the reply reaches the same routing
+ * instead of a second one.
+ */
+export function routingIdFor(principalId: string, idempotencyKey: string | undefined): string {
+  if (!idempotencyKey) return `rt_${randomUUID()}`;
+  const hex = createHash('sha256').update(`${principalId}\n${idempotencyKey}`).digest('hex');
+  return `rt_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+async function recordedOutcome(db: Knex, routingId: string, required: RoutingTask['required_capabilities']): Promise<DecideOutcome> {
+  const row = await findRoutingById(db, routingId);
+  if (row?.decision_result) return { ok: true, decision: row.decision_result };
+  if (row?.status === 'failed') return { ok: false, code: 'no_qualified_reviewer', routing_id: routingId, required_capabilities: required };
+  throw new Error(`Routing ${routingId} has closed but its record has no decision`);
+}
+
+export interface SubmitRoutingInput {
+  routing_id: string;
+  /** The caller's own id for the request, kept for correlation. */
+  request_id?: string | undefined;
+  /** The principal that submitted the routing. */
+  requested_by: string;
+  task: RoutingTask;
+}
+
+/**
+ * Starts the routing workflow (workflow id = routing id) and waits for its decision with
+ * Update-with-Start. Every entry that routes a task (POST /routing, the agent operations, platform tasks)
+ * goes through here, so they all get the same decision logic, idempotency and search attributes.
+ */
+export async function submitRouting(deps: RoutingServiceDeps, submission: SubmitRoutingInput): Promise<DecideOutcome> {
+  const { routing_id, task } = submission;
+  const input: RouteTaskInput = {
+    routing_id,
+    request_id: submission.request_id,
+    requested_by: submission.requested_by,
+    escalation_timeouts_seconds: deps.escalationTimeoutsSeconds,
+    task,
+  };
+  const start = new WithStartWorkflowOperation(routeTaskWorkflow, {
+    workflowId: routing_id,
+    taskQueue: deps.taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    // A routing that already finished is answered from its record, never decided twice.
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: [
+      { key: TaskTypeKey, value: task.task_type },
+      { key: AgentIdKey, value: task.ai_agent_id },
+      { key: ConfidenceKey, value: task.ai_confidence },
+    ],
+  });
+  return deps.temporal.workflow.executeUpdateWithStart(decideUpdate, { startWorkflowOperation: start }).catch(async (error: unknown) => {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return recordedOutcome(deps.db, routing_id, task.required_capabilities);
+  });
+}
