@@ -36,6 +36,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     bodyLimit: config.BODY_LIMIT,
     escalationTimeoutsSeconds: escalationTimeouts(config),
+    ledgerBlockMaxAgeMs: config.LEDGER_BLOCK_MAX_AGE_MS,
   };
 }
 

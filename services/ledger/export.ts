@@ -8,7 +8,7 @@ const PAGE = 2000;
 
 /**
  * The sealed log as JSON lines, for `npm run verify`: a header, then each block's leaves in index order
- * followed by its signed checkpoint. Streams page by page, so a log of millions of leaves needs no more
+ * followed by its signed checkpoint, then an end line with the totals. Streams page by page, so a log of millions of leaves needs no more
  * memory than one page.
  */
 export async function* exportLedger(db: Knex): AsyncGenerator<ExportLine> {
@@ -17,9 +17,13 @@ export async function* exportLedger(db: Knex): AsyncGenerator<ExportLine> {
   yield { format: EXPORT_FORMAT, origin: key.origin, verifier_key: key.verifierKey };
   let afterBlock = 0;
   let nextLeaf = 0;
+  let count = 0;
   for (;;) {
     const checkpoints = await listCheckpoints(db, { afterBlock, limit: PAGE });
-    if (checkpoints.length === 0) return;
+    if (checkpoints.length === 0) {
+      yield { end: { tree_size: nextLeaf, checkpoints: count } };
+      return;
+    }
     for (const checkpoint of checkpoints) {
       while (nextLeaf < checkpoint.tree_size) {
         const leaves: Array<{ leaf_index: number; transaction_id: string; block_number: number; body: string }> = await db('ledger_leaves as l')
@@ -37,6 +41,7 @@ export async function* exportLedger(db: Knex): AsyncGenerator<ExportLine> {
       }
       yield { checkpoint: { block_number: checkpoint.block_number, tree_size: checkpoint.tree_size, note: checkpoint.checkpoint } };
       afterBlock = checkpoint.block_number;
+      count += 1;
     }
   }
 }

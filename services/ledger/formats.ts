@@ -45,5 +45,7 @@ export interface ConsistencyBundle {
 export type ExportLine =
   | { format: typeof EXPORT_FORMAT; origin: string; verifier_key: string }
   | { leaf: { index: number; transaction_id: string; block_number: number; body: string } }
-  | { checkpoint: { block_number: number; tree_size: number; note: string } };
+  | { checkpoint: { block_number: number; tree_size: number; note: string } }
+  /** The last line, so a verifier can tell a complete export from one cut short. */
+  | { end: { tree_size: number; checkpoints: number } };
 

@@ -22,7 +22,10 @@ export async function consistencyProof(db: Knex, size1: number, size2: number): 
   return hashesOf(db, consistencyRanges(size1, size2));
 }
 
-export type BundleOutcome<T> = { ok: true; bundle: T } | { ok: false; code: 'not_found' | 'not_sealed' | 'no_checkpoint' | 'tree_size_unknown' | 'tree_size_too_small'; detail: string };
+export type BundleOutcome<T> =
+  | { ok: true; bundle: T }
+  | { ok: false; code: 'not_sealed'; detail: string; transaction_id: string; block_number: number }
+  | { ok: false; code: 'not_found' | 'no_checkpoint' | 'tree_size_unknown' | 'tree_size_too_small'; detail: string };
 
 async function checkpointFor(db: Knex, treeSize: number | undefined): Promise<CheckpointRow | undefined> {
   return treeSize === undefined ? latestCheckpoint(db) : checkpointWithTreeSize(db, treeSize);
@@ -34,7 +37,10 @@ async function checkpointFor(db: Knex, treeSize: number | undefined): Promise<Ch
  */
 export async function inclusionBundle(db: Knex, records: ProvenanceRecord[], options: { treeSize?: number } = {}): Promise<BundleOutcome<InclusionBundle>> {
   const unsealed = records.find((record) => record.leaf_index === null);
-  if (unsealed) return { ok: false, code: 'not_sealed', detail: `record ${unsealed.anchor.transaction_id} is not sealed yet (block ${unsealed.anchor.block_number})` };
+  if (unsealed) {
+    const { transaction_id, block_number } = unsealed.anchor;
+    return { ok: false, code: 'not_sealed', detail: `record ${transaction_id} is not sealed yet (block ${block_number})`, transaction_id, block_number };
+  }
   const [checkpoint, key] = await Promise.all([checkpointFor(db, options.treeSize), loadLedgerKey(db)]);
   if (!checkpoint || !key) {
     return options.treeSize === undefined

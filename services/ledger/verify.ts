@@ -124,8 +124,10 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
 
   let edge: TreeEdge = EMPTY_EDGE;
   let header = false;
+  let ended: { tree_size: number; checkpoints: number } | undefined;
   let checkpoints = 0;
-  let signedSize = 0;
+  let checkpointLines = 0;
+  let previousSize = 0;
   let lastBlock = 0;
   let lineNumber = 0;
   checkTrusted(edge);
@@ -148,6 +150,14 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
       problems.push(`line ${lineNumber}: the export has no ${EXPORT_FORMAT} header`);
       break;
     }
+    if (ended) {
+      problems.push(`line ${lineNumber}: lines after the end line`);
+      break;
+    }
+    if ('end' in line) {
+      ended = line.end;
+      continue;
+    }
     if ('leaf' in line) {
       const { leaf } = line;
       if (leaf.index !== edge.size) {
@@ -166,20 +176,24 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
         const checkpoint = openCheckpoint(note, verifier);
         if (block_number <= lastBlock) problems.push(`checkpoint of block ${block_number} comes after block ${lastBlock}`);
         if (checkpoint.treeSize !== edge.size) problems.push(`checkpoint of block ${block_number} signs ${checkpoint.treeSize} leaves, but ${edge.size} precede it`);
-        else if (!bytesEqual(rootOf(rfc6962, edge), b64(checkpoint.rootHash))) problems.push(`checkpoint of block ${block_number}: the leaves before it do not hash to its signed root: a record was changed`);
-        else {
-          checkpoints += 1;
-          signedSize = edge.size;
-        }
+        else if (!bytesEqual(rootOf(rfc6962, edge), b64(checkpoint.rootHash))) {
+          problems.push(`checkpoint of block ${block_number}: the leaves before it do not hash to its signed root: a record was changed (among leaves ${previousSize}–${edge.size - 1}, if the checkpoints before it verified)`);
+        } else checkpoints += 1;
       } catch (error) {
         problems.push(`checkpoint of block ${block_number}: ${(error as Error).message}`);
       }
       lastBlock = block_number;
+      checkpointLines += 1;
+      previousSize = edge.size;
       continue;
     }
     problems.push(`line ${lineNumber}: neither a leaf nor a checkpoint`);
   }
-  if (edge.size > signedSize) problems.push(`the last ${edge.size - signedSize} leaves are under no signed checkpoint`);
+  if (header && !ended) problems.push('the export has no end line: it was cut short');
+  else if (ended && (ended.tree_size !== edge.size || ended.checkpoints !== checkpointLines)) {
+    problems.push(`the end line counts ${ended.tree_size} leaves and ${ended.checkpoints} checkpoints, but ${edge.size} and ${checkpointLines} came before it`);
+  }
+  if (edge.size > previousSize) problems.push(`the last ${edge.size - previousSize} leaves are under no checkpoint`);
   for (const [size, kept] of trusted) {
     if (!kept.seen) problems.push(`the log has fewer than the ${size} leaves of a checkpoint you kept: it was truncated or rewritten`);
   }
