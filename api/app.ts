@@ -16,6 +16,7 @@ import { sendProblem, problemRenderer } from './middleware/problem';
 import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { registerLedgerRoutes } from './ledger';
+import { registerAuditRoutes } from './orch/audit';
 import { registerProvenanceRoutes } from './orch/provenance';
 import { registerReviewerRoutes } from './orch/reviewers';
 import { registerRoutingRoutes } from './orch/routing';
@@ -82,6 +83,7 @@ export function buildApp(deps: AppDeps): Express {
   registerRoutingRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds });
   registerProvenanceRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
   registerLedgerRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
+  registerAuditRoutes(api, deps);
   registerReviewerRoutes(api, deps);
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);
