@@ -17,6 +17,7 @@ import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { registerLedgerRoutes } from './ledger';
 import { registerAuditRoutes } from './orch/audit';
+import { registerPlatformProvenanceRoutes } from './platform/provenance';
 import { registerProvenanceRoutes } from './orch/provenance';
 import { registerReviewerRoutes } from './orch/reviewers';
 import { registerRoutingRoutes } from './orch/routing';
@@ -84,6 +85,7 @@ export function buildApp(deps: AppDeps): Express {
   registerProvenanceRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
   registerLedgerRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
   registerAuditRoutes(api, deps);
+  registerPlatformProvenanceRoutes(api, deps);
   registerReviewerRoutes(api, deps);
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);

@@ -30,6 +30,7 @@ export const PROBLEM_TYPES = {
   ledger_record_not_found: { status: 404, title: 'No such provenance record' },
   ledger_checkpoint_not_found: { status: 404, title: 'No such ledger checkpoint' },
   ledger_proof_unavailable: { status: 422, title: 'No such proof: the tree does not hold what it should prove' },
+  attestation_not_found: { status: 404, title: 'No such attestation' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_TYPES;

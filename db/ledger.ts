@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { canonicalJson } from '../domain/canonical-json';
 import type { AppendProvenanceInput, LedgerAnchor, ProvenanceEntry } from '../domain/provenance';
+import { paginate, type Page, type PageRequest } from './pagination';
 
 /** Derived from what is recorded, so a retried append finds the first one instead of writing twice. */
 export function transactionIdFor(subjectId: string, stepId: string): string {
@@ -15,7 +16,7 @@ export function transactionIdFor(subjectId: string, stepId: string): string {
  */
 export const LEDGER_LOCKS = { append: 0x4c4544470001, seal: 0x4c4544470002, key: 0x4c4544470003 } as const;
 
-interface EntryRow {
+export interface EntryRow {
   seq: number;
   transaction_id: string;
   subject_id: string;
@@ -157,4 +158,41 @@ export async function findProvenanceRecord(db: Knex, transactionId: string): Pro
 export async function findProvenanceRecordByLeafHash(db: Knex, leafHash: Buffer): Promise<ProvenanceRecord | undefined> {
   const row: EntryRow | undefined = await entryColumns(db).where('e.leaf_hash', leafHash).orderBy('e.seq', 'asc').first();
   return row && toRecord(row);
+}
+
+export interface ProvenanceQuery {
+  /** Words to find in records (Postgres full-text search over the canonical body), an exact subject id, transaction id or leaf hash; `*` for any. */
+  text: string;
+  subject_id?: string | undefined;
+  action?: string | undefined;
+  actor_type?: string | undefined;
+  /** A DID or agent id of the record's actor. */
+  actor_id?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  sealed?: boolean | undefined;
+}
+
+/** Records matching a query, newest first, for the platform's provenance search. */
+export async function queryProvenance(db: Knex, query: ProvenanceQuery, page: PageRequest): Promise<Page<EntryRow>> {
+  const builder = entryColumns(db);
+  const text = query.text.trim();
+  if (text !== '*') {
+    builder.where((match) => {
+      match.where('e.subject_id', text).orWhereRaw(`to_tsvector('simple', e.body) @@ websearch_to_tsquery('simple', ?)`, [text]);
+      if (/^[0-9a-f]{64}$/i.test(text)) match.orWhere('e.transaction_id', text.toLowerCase()).orWhere('e.leaf_hash', Buffer.from(text, 'hex'));
+    });
+  }
+  if (query.subject_id) builder.where('e.subject_id', query.subject_id);
+  if (query.action) builder.where('e.action', query.action);
+  if (query.actor_type) builder.where('e.actor_type', query.actor_type);
+  if (query.actor_id) builder.whereRaw(`(e.body::jsonb -> 'actor' ->> 'did' = ? or e.body::jsonb -> 'actor' ->> 'agent_id' = ?)`, [query.actor_id, query.actor_id]);
+  if (query.from) builder.where('e.recorded_at', '>=', query.from);
+  if (query.to) builder.where('e.recorded_at', '<=', query.to);
+  if (query.sealed !== undefined) builder[query.sealed ? 'whereNotNull' : 'whereNull']('l.leaf_index');
+  return paginate<EntryRow>(builder, page);
+}
+
+export function provenanceRecordOf(row: EntryRow): ProvenanceRecord {
+  return toRecord(row);
 }

@@ -48,6 +48,8 @@ export async function up(knex: Knex): Promise<void> {
     create index ledger_entries_block on ledger_entries (block_number, seq);
     create index ledger_entries_recorded on ledger_entries (recorded_at, seq);
     create index ledger_entries_leaf_hash on ledger_entries (leaf_hash);
+    -- POST /v1/provenance/query searches the records' text.
+    create index ledger_entries_text on ledger_entries using gin (to_tsvector('simple', body));
 
     create table ledger_blocks (
       block_number bigint primary key check (block_number > 0),

@@ -1,8 +1,8 @@
 /**
  * `npm run verify -- --key <verifier key> <file>`: checks, offline and with nothing but the log's public
  * key, an inclusion bundle (GET /v1/orch/provenance/{id}/proof, /v1/ledger/records/{id}/proof), a
- * consistency bundle (GET /v1/ledger/consistency) or a whole exported log (GET /v1/ledger/export,
- * `npm run ledger:export`). No database, no network.
+ * consistency bundle (GET /v1/ledger/consistency), an attestation (POST /v1/provenance/attestations) or a
+ * whole exported log (GET /v1/ledger/export, `npm run ledger:export`). No database, no network.
  *
  *   --key <vkey>                   the verifier key `<origin>+<key id>+<base64 key>` (GET /v1/ledger/key)
  *   --key-file <path>              the same, read from a file
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import type { ConsistencyBundle, InclusionBundle } from '../services/ledger/formats';
 import { CONSISTENCY_BUNDLE_FORMAT, EXPORT_FORMAT, INCLUSION_BUNDLE_FORMAT } from '../services/ledger/formats';
 import { NoteError, parseVerifierKey, type NoteVerifier } from '../services/ledger/signed-note';
-import { verifyConsistencyBundle, verifyExport, verifyInclusionBundle, type VerifyReport } from '../services/ledger/verify';
+import { verifyAttestation, verifyConsistencyBundle, verifyExport, verifyInclusionBundle, type AttestationDocument, type VerifyReport } from '../services/ledger/verify';
 
 class UsageError extends Error {}
 
@@ -73,7 +73,8 @@ async function verify(file: string, verifier: NoteVerifier, trusted: string[]): 
   const bundle = parsed(text);
   if (bundle?.format === INCLUSION_BUNDLE_FORMAT) return verifyInclusionBundle(bundle as InclusionBundle, verifier);
   if (bundle?.format === CONSISTENCY_BUNDLE_FORMAT) return verifyConsistencyBundle(bundle as ConsistencyBundle, verifier);
-  return { ok: false, verified: [], problems: [`${file} is neither a ${INCLUSION_BUNDLE_FORMAT} or ${CONSISTENCY_BUNDLE_FORMAT} bundle nor a ${EXPORT_FORMAT} export`] };
+  if (bundle && 'attestationId' in bundle && 'signature' in bundle) return verifyAttestation(bundle as unknown as AttestationDocument, verifier);
+  return { ok: false, verified: [], problems: [`${file} is not a ${INCLUSION_BUNDLE_FORMAT} or ${CONSISTENCY_BUNDLE_FORMAT} bundle, an attestation, or a ${EXPORT_FORMAT} export`] };
 }
 
 async function main(): Promise<number> {

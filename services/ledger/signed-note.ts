@@ -71,7 +71,7 @@ function privateKeyObject(seed: Uint8Array): KeyObject {
   return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
 }
 
-function publicKeyObject(publicKey: Uint8Array): KeyObject {
+export function publicKeyObject(publicKey: Uint8Array): KeyObject {
   return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
 }
 

@@ -8,6 +8,7 @@ import { appendLeaves, bytesEqual, EMPTY_EDGE, rootOf, verifyConsistency, verify
 import type { ProvenanceEntry } from '../../domain/provenance';
 import { transactionIdFor } from '../../db/ledger';
 import { CONSISTENCY_BUNDLE_FORMAT, EXPORT_FORMAT, INCLUSION_BUNDLE_FORMAT, type ConsistencyBundle, type ExportLine, type InclusionBundle } from './formats';
+import { openCompactJws } from './jws';
 import { leafHashOfBody, rfc6962 } from './rfc6962';
 import { NoteError, openNote, type NoteVerifier } from './signed-note';
 
@@ -201,4 +202,41 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
     verified.unshift(`${edge.size} leaves and ${checkpoints} checkpoints signed by ${verifier.name}; the last root is ${Buffer.from(rootOf(rfc6962, edge)).toString('base64')}`);
   }
   return report(verified, problems);
+}
+
+/** An attestation as POST /v1/provenance/attestations answers it. */
+export interface AttestationDocument {
+  attestationId: string;
+  agentId: string;
+  organizationId: string;
+  recordHash: string;
+  timestamp: string;
+  signature: string;
+}
+
+/** Whether the log's key signed this attestation, and the signed statement says what the document says. */
+export function verifyAttestation(document: AttestationDocument, verifier: NoteVerifier): VerifyReport {
+  const opened = openCompactJws(document.signature ?? '', verifier);
+  if (!opened) return report([], ['the attestation’s signature is not an EdDSA JWS by the log’s key']);
+  let statement: Record<string, unknown>;
+  try {
+    statement = JSON.parse(opened.payload) as Record<string, unknown>;
+  } catch {
+    return report([], ['the signed statement is not JSON']);
+  }
+  const problems: string[] = [];
+  if (canonicalJson(statement) !== opened.payload) problems.push('the signed statement is not in canonical form');
+  if (statement.origin !== verifier.name) problems.push(`the statement is by ${String(statement.origin)}, not ${verifier.name}`);
+  const claims: Array<[string, unknown, unknown]> = [
+    ['attestationId', document.attestationId, statement.attestation_id],
+    ['agentId', document.agentId, statement.agent_id],
+    ['organizationId', document.organizationId, statement.organization_id],
+    ['recordHash', document.recordHash, statement.record_hash],
+    ['timestamp', document.timestamp, statement.claimed_at],
+  ];
+  for (const [name, shown, signed] of claims) if (shown !== signed) problems.push(`${name} ${JSON.stringify(shown)} is not what was signed (${JSON.stringify(signed)})`);
+  return report(
+    [`attestation ${document.attestationId} signed by ${verifier.name}: ${document.agentId} of ${document.organizationId} attested record ${document.recordHash}`],
+    problems,
+  );
 }
