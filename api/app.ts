@@ -17,6 +17,7 @@ import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { registerLedgerRoutes } from './ledger';
 import { registerAuditRoutes } from './orch/audit';
+import { registerComplianceRoutes } from './orch/compliance';
 import { registerPlatformProvenanceRoutes } from './platform/provenance';
 import { registerProvenanceRoutes } from './orch/provenance';
 import { registerReviewerRoutes } from './orch/reviewers';
@@ -86,6 +87,7 @@ export function buildApp(deps: AppDeps): Express {
   registerLedgerRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
   registerAuditRoutes(api, deps);
   registerPlatformProvenanceRoutes(api, deps);
+  registerComplianceRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, publicBaseUrl: settings.publicBaseUrl });
   registerReviewerRoutes(api, deps);
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);

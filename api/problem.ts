@@ -31,6 +31,7 @@ export const PROBLEM_TYPES = {
   ledger_checkpoint_not_found: { status: 404, title: 'No such ledger checkpoint' },
   ledger_proof_unavailable: { status: 422, title: 'No such proof: the tree does not hold what it should prove' },
   attestation_not_found: { status: 404, title: 'No such attestation' },
+  compliance_report_not_found: { status: 404, title: 'No such compliance report' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_TYPES;

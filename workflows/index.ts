@@ -2,3 +2,4 @@
 export { routeTaskWorkflow } from './route-task';
 export { benchFloorWorkflow } from './bench-floor';
 export { sealLedgerWorkflow } from './seal-ledger';
+export { generateComplianceReportWorkflow } from './generate-compliance-report';
