@@ -45,7 +45,8 @@ export async function appendProvenance(db: Knex, input: AppendProvenanceInput): 
  * Appends records to the log, each with its events in the outbox, and returns each record's anchor: its
  * transaction id and the block it will be sealed into (the open block, final once the append commits).
  * A record appended before (same subject and step) returns its first anchor and adds no events. `db` may
- * be a transaction (READ COMMITTED, Postgres's default: the open block must be read after the lock).
+ * be a transaction (READ COMMITTED, Postgres's default: the open block must be read after the lock);
+ * the append lock is then held until it commits, which delays the block's closure, not other appends.
  * Leaf indexes are given when the block is sealed, gapless and in order of arrival.
  */
 export async function appendProvenanceBatch(db: Knex, inputs: readonly AppendProvenanceInput[]): Promise<LedgerAnchor[]> {
@@ -69,44 +70,14 @@ export async function appendProvenanceBatch(db: Knex, inputs: readonly AppendPro
     });
   }
 
-  const anchors = await db.transaction(async (trx) => {
-    const { rows: lock } = await trx.raw<{ rows: { isolation: string }[] }>(
-      `select pg_advisory_xact_lock_shared(?), current_setting('transaction_isolation') as isolation`,
-      [LEDGER_LOCKS.append],
-    );
-    if (lock[0]?.isolation !== 'read committed') throw new LedgerAppendError(`appendProvenance needs READ COMMITTED, not ${lock[0]?.isolation}`);
-    // A new statement, so a new snapshot: it sees every block closed before the lock was granted.
-    const inserted = await trx.raw<{ rows: { transaction_id: string; block_number: number }[] }>(
-      `with open_block as (select coalesce(max(block_number), 0) + 1 as block_number from ledger_blocks),
-       input as (
-         select * from jsonb_to_recordset(?::jsonb)
-           as r(ord int, transaction_id text, subject_id text, step_id text, body text, action text, actor_type text, recorded_at timestamptz, events jsonb)),
-       inserted as (
-         insert into ledger_entries (transaction_id, subject_id, step_id, body, leaf_hash, action, actor_type, recorded_at, block_number)
-         select input.transaction_id, input.subject_id, input.step_id, input.body, sha256('\\x00'::bytea || convert_to(input.body, 'UTF8')),
-                input.action, input.actor_type, input.recorded_at, open_block.block_number
-         from input cross join open_block
-         order by input.ord
-         on conflict do nothing
-         returning seq, transaction_id, block_number),
-       -- Data-modifying CTEs run whether or not the final select reads them.
-       outbox as (
-         insert into outbox_events (event_id, event, data, provenance_seq)
-         select e.event_id, e.event, e.data, inserted.seq
-         from inserted join input using (transaction_id)
-         cross join jsonb_to_recordset(input.events) as e(event_id text, event text, data jsonb))
-       select transaction_id, block_number from inserted`,
-      [JSON.stringify([...rows.values()])],
-    );
-    const found = new Map(inserted.rows.map((row) => [row.transaction_id, Number(row.block_number)]));
-    const earlier = [...rows.keys()].filter((id) => !found.has(id));
-    if (earlier.length > 0) {
-      // Appended before, or by a concurrent retry that committed first: this statement sees it.
-      const existing = await trx('ledger_entries').select('transaction_id', 'block_number').whereIn('transaction_id', earlier);
-      for (const row of existing) found.set(row.transaction_id, Number(row.block_number));
-    }
-    return found;
-  });
+  // One statement, so one round trip: ledger_append (migrations/20261123000200_ledger.ts) takes the append
+  // lock shared, reads the open block after it, inserts the records and their events, and returns every
+  // record's anchor, new or appended before.
+  const { rows: appended } = await db.raw<{ rows: { transaction_id: string; block_number: number }[] }>('select * from ledger_append(?::jsonb, ?)', [
+    JSON.stringify([...rows.values()]),
+    LEDGER_LOCKS.append,
+  ]);
+  const anchors = new Map(appended.map((row) => [row.transaction_id, Number(row.block_number)]));
 
   return inputs.map(({ entry }) => {
     const transaction_id = transactionIdFor(entry.subject_id, entry.step_id);

@@ -120,6 +120,38 @@ export async function up(knex: Knex): Promise<void> {
     end $$;
     create trigger ledger_leaves_gapless before insert on ledger_leaves for each row execute function ledger_leaves_gapless();
 
+    -- One round trip per append (see db/ledger.ts appendProvenanceBatch). In READ COMMITTED a volatile
+    -- function's every query takes a new snapshot, so the open block is read after the lock is granted.
+    create function ledger_append(records jsonb, append_lock bigint) returns table (transaction_id text, block_number bigint)
+    language plpgsql volatile as $$
+    declare
+      open_block bigint;
+    begin
+      if current_setting('transaction_isolation') <> 'read committed' then
+        raise exception 'appending to the ledger needs READ COMMITTED, not %', current_setting('transaction_isolation');
+      end if;
+      perform pg_advisory_xact_lock_shared(append_lock);
+      select coalesce(max(b.block_number), 0) + 1 into open_block from ledger_blocks b;
+      with input as (
+        select * from jsonb_to_recordset(records)
+          as r(ord int, transaction_id text, subject_id text, step_id text, body text, action text, actor_type text, recorded_at timestamptz, events jsonb)),
+      inserted as (
+        insert into ledger_entries (transaction_id, subject_id, step_id, body, leaf_hash, action, actor_type, recorded_at, block_number)
+        select i.transaction_id, i.subject_id, i.step_id, i.body, sha256('\\x00'::bytea || convert_to(i.body, 'UTF8')), i.action, i.actor_type, i.recorded_at, open_block
+        from input i order by i.ord
+        on conflict do nothing
+        returning ledger_entries.seq, ledger_entries.transaction_id)
+      -- A record appended before adds no events: only the inserted ones reach the outbox.
+      insert into outbox_events (event_id, event, data, provenance_seq)
+      select e.event_id, e.event, e.data, inserted.seq
+      from inserted join input i on i.transaction_id = inserted.transaction_id
+      cross join jsonb_to_recordset(i.events) as e(event_id text, event text, data jsonb);
+      -- Again a new snapshot: it also sees a duplicate a concurrent retry committed first.
+      return query
+        select e.transaction_id, e.block_number from ledger_entries e
+        where e.transaction_id in (select r.transaction_id from jsonb_to_recordset(records) as r(transaction_id text));
+    end $$;
+
     create function ledger_reject_change() returns trigger language plpgsql as $$
     begin
       raise exception '% on % is refused: the ledger is append-only', tg_op, tg_table_name using errcode = 'restrict_violation';
@@ -197,6 +229,7 @@ export async function down(knex: Knex): Promise<void> {
     drop table compliance_reports;
     drop table ledger_attestations, ledger_checkpoints, ledger_nodes, ledger_leaves, ledger_blocks, ledger_entries, ledger_keys;
     drop function ledger_reject_change();
+    drop function ledger_append(jsonb, bigint);
     drop function ledger_leaves_gapless();
   `);
 }

@@ -94,7 +94,7 @@ describe('appendProvenance', () => {
   it('refuses a transaction whose snapshot could miss a closed block', async () => {
     await expect(
       database.db.transaction(async (trx) => appendProvenance(trx, { entry: entry('isolated', 'one') }), { isolationLevel: 'repeatable read' }),
-    ).rejects.toThrow(LedgerAppendError);
+    ).rejects.toThrow(/needs READ COMMITTED, not repeatable read/);
   });
 
   it('keeps a block open until an append still in a caller’s transaction commits, then seals it there', async () => {
