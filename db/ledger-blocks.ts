@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { LEDGER_LOCKS } from './ledger';
+import { LEDGER_LOCKS } from './ledger-locks';
 
 /** Where the log stands: the block appends go into, the last closed and the last sealed block. */
 export interface LedgerState {

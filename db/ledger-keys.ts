@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { LEDGER_LOCKS } from './ledger';
+import { LEDGER_LOCKS } from './ledger-locks';
 
 export interface LedgerKeyRow {
   key_id: string;

@@ -2,19 +2,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { canonicalJson } from '../domain/canonical-json';
 import type { AppendProvenanceInput, LedgerAnchor, ProvenanceEntry } from '../domain/provenance';
+import { LEDGER_LOCKS } from './ledger-locks';
 import { paginate, type Page, type PageRequest } from './pagination';
+
+/** For the health check: how far sealing is behind appending. */
+export { ledgerSealingLag, type SealingLag } from './ledger-blocks';
 
 /** Derived from what is recorded, so a retried append finds the first one instead of writing twice. */
 export function transactionIdFor(subjectId: string, stepId: string): string {
   return createHash('sha256').update(`${subjectId}:${stepId}`).digest('hex');
 }
-
-/**
- * Advisory locks (one bigint key each). Appends hold the append lock shared, so they never wait for one
- * another; closing a block takes it alone, which waits for appends in flight to commit and so makes the
- * block number an append read final. Sealing holds its own lock so two sealers never interleave.
- */
-export const LEDGER_LOCKS = { append: 0x4c4544470001, seal: 0x4c4544470002, key: 0x4c4544470003 } as const;
 
 export interface EntryRow {
   seq: number;

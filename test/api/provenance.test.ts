@@ -198,3 +198,20 @@ describe('GET /v1/ledger/export', () => {
     expectProblem(await client(stack.baseUrl, await stack.token(['orch:read']))('GET', '/v1/ledger/export'), 403, 'insufficient_scope');
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('documents the ledger, audit, compliance and platform provenance operations with their scopes', async () => {
+    const doc = (await client(stack.baseUrl)('GET', '/openapi.json')).body;
+    const operation = (path: string, method: string) => doc.paths[path][method];
+    expect(operation('/v1/ledger/key', 'get')).not.toHaveProperty('security');
+    expect(operation('/v1/ledger/records/{transaction_id}/proof', 'get')).toMatchObject({ security: [{ bearerAuth: ['orch:read'] }], 'x-rate-limit-category': 'provenance-queries' });
+    expect(operation('/v1/orch/provenance/{routing_id}/proof', 'get').responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ProofPending' });
+    expect(operation('/v1/orch/audit', 'get')).toMatchObject({ security: [{ bearerAuth: ['audit:read'] }], 'x-rate-limit-category': 'audit-logs' });
+    expect(doc.components.schemas.AuditEntryPage.description).toMatch(/cursor-pagination envelope/);
+    expect(operation('/v1/orch/compliance/report', 'post')).toMatchObject({ security: [{ bearerAuth: ['orch:admin'] }] });
+    expect(operation('/v1/provenance/query', 'post')).toMatchObject({ security: [{ bearerAuth: ['platform:read'] }] });
+    expect(operation('/v1/provenance/attestations', 'post')).toMatchObject({ security: [{ bearerAuth: ['platform:write'] }] });
+    expect(doc.components.schemas.InclusionBundle.properties.records.items.required).toEqual(expect.arrayContaining(['body', 'leaf_index', 'inclusion_proof']));
+    expect(doc.components.schemas.ComplianceReport.properties.compliance_status.properties.hipaa_compliant.description).toMatch(/human_oversight_high_risk/);
+  });
+});
