@@ -159,6 +159,22 @@ const wellFormed = (hashes: readonly Uint8Array[]) => hashes.every((hash) => has
 const isOdd = (value: number) => value % 2 === 1;
 const half = (value: number) => Math.floor(value / 2);
 
+/** Where RFC 9162's verification algorithms stand: fn the node's index and sn the last index, at one level. */
+interface Walk {
+  fn: number;
+  sn: number;
+}
+
+function climb(walk: Walk): void {
+  walk.fn = half(walk.fn);
+  walk.sn = half(walk.sn);
+}
+
+/** Climbs past the levels where the node is a left child with nothing to its right: they add no hash. */
+function climbPastRightEdge(walk: Walk): void {
+  while (!isOdd(walk.fn) && walk.fn !== 0) climb(walk);
+}
+
 /** RFC 9162 §2.1.3.2: whether `proof` shows the leaf with this hash at `index` in the tree with this root. */
 export function verifyInclusion(
   hasher: TreeHasher,
@@ -170,26 +186,19 @@ export function verifyInclusion(
 ): boolean {
   if (!isIndex(index) || !isIndex(size) || index >= size) return false;
   if (!wellFormed([leafHash, root, ...proof])) return false;
-  let fn = index;
-  let sn = size - 1;
+  const walk: Walk = { fn: index, sn: size - 1 };
   let r = leafHash;
   for (const p of proof) {
-    if (sn === 0) return false;
-    if (isOdd(fn) || fn === sn) {
+    if (walk.sn === 0) return false;
+    if (isOdd(walk.fn) || walk.fn === walk.sn) {
       r = hasher.hashChildren(p, r);
-      if (!isOdd(fn)) {
-        while (!isOdd(fn) && fn !== 0) {
-          fn = half(fn);
-          sn = half(sn);
-        }
-      }
+      climbPastRightEdge(walk);
     } else {
       r = hasher.hashChildren(r, p);
     }
-    fn = half(fn);
-    sn = half(sn);
+    climb(walk);
   }
-  return sn === 0 && bytesEqual(r, root);
+  return walk.sn === 0 && bytesEqual(r, root);
 }
 
 /** RFC 9162 §2.1.4.2: whether `proof` shows the tree of size1 leaves (root1) is a prefix of the tree of size2 leaves (root2). */
@@ -208,32 +217,22 @@ export function verifyConsistency(
   if (size1 === 0) return proof.length === 0;
   if (proof.length === 0 || !wellFormed([root1, root2])) return false;
   const path = size1 === powerOfTwoAtMost(size1) ? [root1, ...proof] : [...proof];
-  let fn = size1 - 1;
-  let sn = size2 - 1;
-  while (isOdd(fn)) {
-    fn = half(fn);
-    sn = half(sn);
-  }
+  const walk: Walk = { fn: size1 - 1, sn: size2 - 1 };
+  while (isOdd(walk.fn)) climb(walk);
   let fr = path[0]!;
   let sr = path[0]!;
   for (const c of path.slice(1)) {
-    if (sn === 0) return false;
-    if (isOdd(fn) || fn === sn) {
+    if (walk.sn === 0) return false;
+    if (isOdd(walk.fn) || walk.fn === walk.sn) {
       fr = hasher.hashChildren(c, fr);
       sr = hasher.hashChildren(c, sr);
-      if (!isOdd(fn)) {
-        while (!isOdd(fn) && fn !== 0) {
-          fn = half(fn);
-          sn = half(sn);
-        }
-      }
+      climbPastRightEdge(walk);
     } else {
       sr = hasher.hashChildren(sr, c);
     }
-    fn = half(fn);
-    sn = half(sn);
+    climb(walk);
   }
-  return sn === 0 && bytesEqual(fr, root1) && bytesEqual(sr, root2);
+  return walk.sn === 0 && bytesEqual(fr, root1) && bytesEqual(sr, root2);
 }
 
 /**

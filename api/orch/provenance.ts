@@ -7,25 +7,14 @@ import { atTreeSize, bundleReply } from '../ledger';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { LedgerAnchorSchema } from '../schemas/common';
-import { InclusionBundleSchema, ProofPendingSchema, TreeSizeQuerySchema } from '../schemas/ledger';
+import { InclusionBundleSchema, ProofPendingSchema, ProvenanceStepSchema, TreeSizeQuerySchema } from '../schemas/ledger';
 import { RoutingIdParamsSchema } from '../schemas/routing';
 import { z } from '../schemas/zod';
 
 const ProvenanceHistorySchema = z
   .object({
     routing_id: z.string(),
-    decision_chain: z.array(
-      z.object({
-        step_id: z.string(),
-        timestamp: z.string(),
-        actor: z.object({ type: z.enum(['ai_agent', 'orch_core', 'human']), agent_id: z.string().optional(), did: z.string().optional(), instance_id: z.string().optional() }),
-        action: z.string(),
-        input_data: z.record(z.string(), z.unknown()),
-        output_data: z.record(z.string(), z.unknown()),
-        reasoning: z.string(),
-        rules_evaluated: z.array(z.object({ rule_id: z.string(), triggered: z.boolean(), reason: z.string() })).optional(),
-      }),
-    ),
+    decision_chain: z.array(ProvenanceStepSchema),
     ledger_anchors: z.array(
       LedgerAnchorSchema.extend({
         step_id: z.string(),

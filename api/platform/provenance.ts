@@ -5,6 +5,7 @@ import { withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { LedgerAnchorSchema } from '../schemas/common';
+import { ProvenanceStepSchema } from '../schemas/ledger';
 import { z } from '../schemas/zod';
 
 const isoDateTime = z.string().refine((value) => /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value)), { message: 'must be an ISO 8601 date-time' });
@@ -33,24 +34,14 @@ const ProvenanceQueryRequestSchema = z
   .strict()
   .openapi('ProvenanceQueryRequest');
 
-const ProvenanceRecordSchema = z
-  .object({
-    transaction_id: z.string(),
-    subject_id: z.string(),
-    step_id: z.string(),
-    timestamp: z.string(),
-    actor: z.object({ type: z.enum(['ai_agent', 'orch_core', 'human']), agent_id: z.string().optional(), did: z.string().optional(), instance_id: z.string().optional() }),
-    action: z.string(),
-    input_data: z.record(z.string(), z.unknown()),
-    output_data: z.record(z.string(), z.unknown()),
-    reasoning: z.string(),
-    rules_evaluated: z.array(z.object({ rule_id: z.string(), triggered: z.boolean(), reason: z.string() })).optional(),
-    record_hash: z.string().openapi({ description: 'Hex of the RFC 6962 leaf hash of the record’s canonical JSON: what an attestation names' }),
-    ledger_anchor: LedgerAnchorSchema,
-    leaf_index: z.number().int().nullable(),
-    sealed: z.boolean(),
-  })
-  .openapi('ProvenanceRecord');
+const ProvenanceRecordSchema = ProvenanceStepSchema.extend({
+  transaction_id: z.string(),
+  subject_id: z.string(),
+  record_hash: z.string().openapi({ description: 'Hex of the RFC 6962 leaf hash of the record’s canonical JSON: what an attestation names' }),
+  ledger_anchor: LedgerAnchorSchema,
+  leaf_index: z.number().int().nullable(),
+  sealed: z.boolean(),
+}).openapi('ProvenanceRecord');
 
 const ProvenanceQueryResponseSchema = z
   .object({ data: z.array(ProvenanceRecordSchema), has_more: z.boolean(), next_cursor: z.string().nullable(), total_count: z.number().int() })

@@ -87,3 +87,15 @@ export const ProofPendingSchema = z
 export const TransactionIdParamsSchema = z.object({
   transaction_id: z.string().regex(/^[0-9a-f]{64}$/, 'must be a ledger transaction id (64 hex digits)'),
 });
+
+/** A provenance record's step as callers recorded it: the spec's decision_chain item. */
+export const ProvenanceStepSchema = z.object({
+  step_id: z.string(),
+  timestamp: z.string(),
+  actor: z.object({ type: z.enum(['ai_agent', 'orch_core', 'human']), agent_id: z.string().optional(), did: z.string().optional(), instance_id: z.string().optional() }),
+  action: z.string(),
+  input_data: z.record(z.string(), z.unknown()),
+  output_data: z.record(z.string(), z.unknown()),
+  reasoning: z.string(),
+  rules_evaluated: z.array(z.object({ rule_id: z.string(), triggered: z.boolean(), reason: z.string() })).optional().openapi({ description: 'Present on routing steps' }),
+});
