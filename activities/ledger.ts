@@ -13,6 +13,7 @@ export type DueBlock = { kind: 'idle' } | { kind: 'close'; block_number: number 
 
 /** At most this many blocks per sealing activity, so one activity never runs for long (a migrated log has many one-record blocks). */
 const BLOCKS_PER_SEAL = 200;
+const HEARTBEAT_EVERY_MS = 2000;
 
 export function createLedgerActivities(deps: { db: Knex; settings: WorkerSettings; logger: Logger }) {
   let key: Promise<LedgerKey> | undefined;
@@ -51,18 +52,23 @@ export function createLedgerActivities(deps: { db: Knex; settings: WorkerSetting
       }
     },
 
+    /** Fails (and is retried) when appends in flight hold the block longer than the lock timeout. */
     async closeLedgerBlock(input: { block_number: number; lock_timeout_ms: number }): Promise<CloseOutcome> {
       return closeBlock(deps.db, input.block_number, { lockTimeoutMs: input.lock_timeout_ms });
     },
 
     /** Seals the closed blocks up to `throughBlock`, oldest first, a bounded number per call. */
     async sealLedgerBlocks(throughBlock: number): Promise<{ count: number; last: SealedBlock | null }> {
+      const context = Context.current();
       const signingKey = await ledgerKey();
       let last: SealedBlock | null = null;
       const blocks = (await unsealedClosedBlocks(deps.db, throughBlock)).slice(0, BLOCKS_PER_SEAL);
-      for (const blockNumber of blocks) {
-        last = await sealBlock(deps.db, blockNumber, signingKey);
-        Context.current().heartbeat(blockNumber);
+      // A large block takes a while to seal in its one transaction: keep telling Temporal this worker lives.
+      const alive = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+      try {
+        for (const blockNumber of blocks) last = await sealBlock(deps.db, blockNumber, signingKey);
+      } finally {
+        clearInterval(alive);
       }
       if (last) deps.logger.debug('ledger blocks sealed', { blocks: blocks.length, block_number: last.block_number, tree_size: last.tree_size });
       return { count: blocks.length, last };

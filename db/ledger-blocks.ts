@@ -85,14 +85,16 @@ export async function ledgerSealingLag(db: Knex): Promise<SealingLag> {
   };
 }
 
-/** The closed blocks not yet sealed, up to and including `throughBlock`, lowest first. */
+/**
+ * The closed blocks not yet sealed, up to and including `throughBlock`, lowest first: blocks are sealed
+ * in order, so they are the ones after the last checkpoint (an index range, however long the log).
+ */
 export async function unsealedClosedBlocks(db: Knex, throughBlock: number): Promise<number[]> {
-  const rows = await db('ledger_blocks as b')
-    .leftJoin('ledger_checkpoints as c', 'c.block_number', 'b.block_number')
-    .whereNull('c.block_number')
-    .where('b.block_number', '<=', throughBlock)
-    .orderBy('b.block_number', 'asc')
-    .select('b.block_number');
+  const rows = await db('ledger_blocks')
+    .where('block_number', '>', db('ledger_checkpoints').select(db.raw('coalesce(max(block_number), 0)')))
+    .where('block_number', '<=', throughBlock)
+    .orderBy('block_number', 'asc')
+    .select('block_number');
   return rows.map((row: { block_number: number }) => Number(row.block_number));
 }
 

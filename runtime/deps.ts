@@ -61,6 +61,7 @@ export function ledgerSealerSettings(config: Config): LedgerSealerSettings {
     poll_interval_ms: Math.min(250, Math.max(20, Math.floor(config.LEDGER_BLOCK_MAX_AGE_MS / 4))),
     idle_return_ms: 60_000,
     close_lock_timeout_ms: 500,
+    seal_timeout_ms: 30 * 60_000,
     cycles_before_continue_as_new: 500,
   };
 }

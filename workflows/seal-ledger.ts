@@ -12,6 +12,8 @@ export interface LedgerSealerSettings {
   idle_return_ms: number;
   /** How long closing a block waits for appends still in flight before it is retried. */
   close_lock_timeout_ms: number;
+  /** The longest one sealing activity may take (a block that grew while no sealer ran can be large). */
+  seal_timeout_ms: number;
   /** The run continues as new after this many cycles (or when Temporal suggests it) to bound its history. */
   cycles_before_continue_as_new: number;
 }
@@ -35,13 +37,13 @@ export const sealerStatusQuery = defineQuery<LedgerSealerStatus>('status');
 
 type LedgerActivities = ReturnType<typeof createLedgerActivities>;
 
+/** Every activity heartbeats, so a dead worker's work is retried elsewhere within the heartbeat timeout. */
 function activitiesFor(settings: LedgerSealerSettings) {
-  return proxyActivities<LedgerActivities>({
-    // The waiting activity long-polls the open block and heartbeats; a dead worker's poll is retried elsewhere.
-    startToCloseTimeout: settings.idle_return_ms + 60_000,
-    heartbeatTimeout: Math.max(10_000, settings.poll_interval_ms * 20),
-    retry: { initialInterval: '500 ms', maximumInterval: '10 seconds' },
-  });
+  const heartbeatTimeout = Math.max(10_000, settings.poll_interval_ms * 20);
+  const retry = { initialInterval: '500 ms', maximumInterval: '10 seconds' } as const;
+  const { awaitDueBlock } = proxyActivities<LedgerActivities>({ startToCloseTimeout: settings.idle_return_ms + 60_000, heartbeatTimeout, retry });
+  const { closeLedgerBlock, sealLedgerBlocks } = proxyActivities<LedgerActivities>({ startToCloseTimeout: settings.seal_timeout_ms, heartbeatTimeout, retry });
+  return { awaitDueBlock, closeLedgerBlock, sealLedgerBlocks };
 }
 
 /**

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     const sealer = await env.client.workflow.start(sealLedgerWorkflow, {
       taskQueue: 'record-ledger',
       workflowId: `ledger-sealer-${randomUUID()}`,
-      args: [{ settings: { max_block_leaves: 5, max_block_age_ms: 1000, poll_interval_ms: 50, idle_return_ms: 60_000, close_lock_timeout_ms: 500, cycles_before_continue_as_new: 3 } }],
+      args: [{ settings: { max_block_leaves: 5, max_block_age_ms: 1000, poll_interval_ms: 50, idle_return_ms: 60_000, close_lock_timeout_ms: 500, seal_timeout_ms: 60_000, cycles_before_continue_as_new: 3 } }],
     });
     write('seal-ledger-three-cycles-then-continue-as-new.json', await firstRunHistory(env, sealer));
     await sealer.terminate('recorded');

@@ -13,6 +13,7 @@ const settings: LedgerSealerSettings = {
   poll_interval_ms: 50,
   idle_return_ms: 60_000,
   close_lock_timeout_ms: 100,
+  seal_timeout_ms: 60_000,
   cycles_before_continue_as_new: 4,
 };
 
