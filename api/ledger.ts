@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { checkpointWithTreeSize, latestCheckpoint, type CheckpointRow } from '../db/ledger-blocks';
 import { exportLedger } from '../services/ledger/export';
-import { loadLedgerKey } from '../services/ledger/keys';
+import { loadLedgerIdentity } from '../services/ledger/keys';
 import { consistencyBundle, recordBundle, type BundleOutcome } from '../services/ledger/proofs';
 import { Problem } from './problem';
 import type { ApiBuilder, Reply } from './route';
@@ -77,7 +77,7 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
     rateLimit: 'default',
     responses: { 200: { description: 'The key', schema: LedgerKeySchema }, 503: { description: 'The log has no key yet (no service has started against this database)' } },
     handler: async () => {
-      const key = await loadLedgerKey(deps.db);
+      const key = await loadLedgerIdentity(deps.db);
       if (!key) throw new Problem('service_unavailable', 'The ledger has no key yet: start the service once');
       return {
         status: 200,
@@ -161,7 +161,7 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
     rateLimit: 'audit-logs',
     responses: { 200: { description: 'application/x-ndjson', contentType: 'application/x-ndjson' } },
     handler: async () => {
-      if (!(await loadLedgerKey(deps.db))) throw new Problem('service_unavailable', 'The ledger has no key yet: start the service once');
+      if (!(await loadLedgerIdentity(deps.db))) throw new Problem('service_unavailable', 'The ledger has no key yet: start the service once');
       return { status: 200, stream: { contentType: 'application/x-ndjson', chunks: ndjson(exportLedger(deps.db)) } };
     },
   });

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { listCheckpoints } from '../../db/ledger-blocks';
 import { EXPORT_FORMAT, type ExportLine } from './formats';
-import { loadLedgerKey } from './keys';
+import { loadLedgerIdentity } from './keys';
 import { verifyExport, type VerifyReport } from './verify';
 
 const PAGE = 2000;
@@ -12,7 +12,7 @@ const PAGE = 2000;
  * memory than one page.
  */
 export async function* exportLedger(db: Knex): AsyncGenerator<ExportLine> {
-  const key = await loadLedgerKey(db);
+  const key = await loadLedgerIdentity(db);
   if (!key) throw new Error('the ledger has no key yet: start the service once');
   yield { format: EXPORT_FORMAT, origin: key.origin, verifier_key: key.verifierKey };
   let afterBlock = 0;
@@ -52,7 +52,7 @@ async function* asJsonLines(lines: AsyncIterable<ExportLine>): AsyncGenerator<st
 
 /** The offline verification of the stored log, run against the database: what an auditor would find. */
 export async function verifyStoredLedger(db: Knex, options: { trusted?: string[] } = {}): Promise<VerifyReport> {
-  const key = await loadLedgerKey(db);
+  const key = await loadLedgerIdentity(db);
   if (!key) return { ok: false, verified: [], problems: ['the ledger has no key yet'] };
-  return verifyExport(asJsonLines(exportLedger(db)), key.signer, options);
+  return verifyExport(asJsonLines(exportLedger(db)), key.verifier, options);
 }

@@ -2,24 +2,33 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { isValidOrigin } from '../../domain/checkpoint';
 import { findLedgerKeyRow, insertLedgerKeyOnce, type LedgerKeyRow } from '../../db/ledger-keys';
-import { createNoteSigner, noteKeyId, publicKeyOfSeed, verifierKeyString, type NoteSigner } from './signed-note';
+import { createNoteSigner, noteKeyId, publicKeyOfSeed, verifierKeyString, type NoteSigner, type NoteVerifier } from './signed-note';
 
-/** The log's identity: its origin (the checkpoints' first line and the key's name) and its Ed25519 key. */
-export interface LedgerKey {
+/** The log's public identity: its origin (the checkpoints' first line and the key's name) and its Ed25519 public key. */
+export interface LedgerIdentity {
   /** The C2SP key ID, as 8 hex digits. */
   keyId: string;
   origin: string;
   publicKey: Buffer;
   /** `<origin>+<key id>+<base64 key>`: all a verifier needs. */
   verifierKey: string;
+  verifier: NoteVerifier;
+}
+
+/** The identity and the private key, for those who sign: the sealer and attestations. */
+export interface LedgerKey extends LedgerIdentity {
   signer: NoteSigner;
 }
 
 const hex8 = (value: number) => value.toString(16).padStart(8, '0');
 
+function toIdentity(row: LedgerKeyRow): LedgerIdentity {
+  const verifier = { name: row.origin, publicKey: row.public_key, keyId: Number.parseInt(row.key_id, 16) };
+  return { keyId: row.key_id, origin: row.origin, publicKey: row.public_key, verifierKey: verifierKeyString(verifier), verifier };
+}
+
 function toLedgerKey(row: LedgerKeyRow): LedgerKey {
-  const signer = createNoteSigner(row.origin, row.private_key);
-  return { keyId: row.key_id, origin: row.origin, publicKey: signer.publicKey, verifierKey: verifierKeyString(signer), signer };
+  return { ...toIdentity(row), signer: createNoteSigner(row.origin, row.private_key) };
 }
 
 /**
@@ -41,4 +50,10 @@ export async function ensureLedgerKey(db: Knex, origin: string, warn: (message: 
 export async function loadLedgerKey(db: Knex): Promise<LedgerKey | undefined> {
   const row = await findLedgerKeyRow(db);
   return row && toLedgerKey(row);
+}
+
+/** The public side only: no private key is read into memory to serve a proof or the key endpoint. */
+export async function loadLedgerIdentity(db: Knex): Promise<LedgerIdentity | undefined> {
+  const row = await findLedgerKeyRow(db);
+  return row && toIdentity(row);
 }

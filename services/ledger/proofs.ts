@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { consistencyRanges, inclusionRanges, nodeKey, nodesFor, rangeHash, type LeafRange } from '../../domain/merkle';
 import { checkpointWithTreeSize, findNodes, latestCheckpoint, type CheckpointRow } from '../../db/ledger-blocks';
 import { findProvenanceRecord, type ProvenanceRecord } from '../../db/ledger';
-import { loadLedgerKey } from './keys';
+import { loadLedgerIdentity } from './keys';
 import { CONSISTENCY_BUNDLE_FORMAT, INCLUSION_BUNDLE_FORMAT, type ConsistencyBundle, type InclusionBundle } from './formats';
 import { rfc6962 } from './rfc6962';
 
@@ -41,7 +41,7 @@ export async function inclusionBundle(db: Knex, records: ProvenanceRecord[], opt
     const { transaction_id, block_number } = unsealed.anchor;
     return { ok: false, code: 'not_sealed', detail: `record ${transaction_id} is not sealed yet (block ${block_number})`, transaction_id, block_number };
   }
-  const [checkpoint, key] = await Promise.all([checkpointFor(db, options.treeSize), loadLedgerKey(db)]);
+  const [checkpoint, key] = await Promise.all([checkpointFor(db, options.treeSize), loadLedgerIdentity(db)]);
   if (!checkpoint || !key) {
     return options.treeSize === undefined
       ? { ok: false, code: 'no_checkpoint', detail: 'the log has no checkpoint yet' }
@@ -82,7 +82,7 @@ export async function recordBundle(db: Knex, transactionId: string, options: { t
 
 /** A consistency bundle between two checkpointed tree sizes (the second defaults to the latest). */
 export async function consistencyBundle(db: Knex, firstSize: number, secondSize?: number): Promise<BundleOutcome<ConsistencyBundle>> {
-  const [second, key] = await Promise.all([checkpointFor(db, secondSize), loadLedgerKey(db)]);
+  const [second, key] = await Promise.all([checkpointFor(db, secondSize), loadLedgerIdentity(db)]);
   if (!second || !key) return { ok: false, code: secondSize === undefined ? 'no_checkpoint' : 'tree_size_unknown', detail: secondSize === undefined ? 'the log has no checkpoint yet' : `no checkpoint has a tree of ${secondSize} leaves` };
   if (firstSize > second.tree_size) return { ok: false, code: 'tree_size_too_small', detail: `the tree of ${second.tree_size} leaves cannot extend one of ${firstSize}` };
   const first = firstSize === 0 ? undefined : await checkpointWithTreeSize(db, firstSize);

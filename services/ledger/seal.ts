@@ -44,7 +44,7 @@ async function edgeAt(trx: Knex.Transaction, previous: CheckpointRow | undefined
   };
   // Never sign a tree that does not extend the one signed before (C2SP tlog-checkpoint): compare with the
   // root in the signed note, not with a column that could have been edited along with the subtrees.
-  const signed = parseCheckpointText(openNote(previous.checkpoint, key.signer));
+  const signed = parseCheckpointText(openNote(previous.checkpoint, key.verifier));
   if (!signed || signed.treeSize !== previous.tree_size || !bytesEqual(rootOf(rfc6962, edge), Buffer.from(signed.rootHash, 'base64'))) {
     throw new SealError(`the stored tree no longer matches checkpoint ${previous.block_number}: refusing to sign on top of it`);
   }
