@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { compactVerify, importJWK } from 'jose';
@@ -96,6 +96,7 @@ describe('POST /v1/provenance/query', () => {
 
 describe('POST /v1/provenance/attestations', () => {
   const scratch = mkdtempSync(path.join(tmpdir(), 'handoff-attest-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
   const verifyOffline = (document: unknown) => {
     const file = path.join(scratch, `${Math.random()}.json`);
     writeFileSync(file, JSON.stringify(document));

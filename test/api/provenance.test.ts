@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { appendProvenance } from '../../db/ledger';
@@ -18,7 +18,10 @@ beforeAll(async () => {
   api = client(stack.baseUrl, await stack.token());
   verifierKey = (await api('GET', '/v1/ledger/key')).body.verifier_key;
 });
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  await stack?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 const lowConfidenceDiagnosis = {
   task_type: 'medical_diagnosis',
