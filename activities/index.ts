@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../runtime/logger';
 import type { WorkerSettings } from '../runtime/deps';
+import { createComplianceActivities } from './compliance';
 import { createLedgerActivities } from './ledger';
 import { createRoutingActivities } from './routing';
 
@@ -12,5 +13,5 @@ export interface ActivityDeps {
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createLedgerActivities(deps), ...createRoutingActivities(deps) };
+  return { ...createLedgerActivities(deps), ...createRoutingActivities(deps), ...createComplianceActivities(deps) };
 }

@@ -1,12 +1,77 @@
+import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import * as ledger from '../db/ledger';
+import { closeBlock, ledgerState, unsealedClosedBlocks, type CloseOutcome } from '../db/ledger-blocks';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
+import type { WorkerSettings } from '../runtime/deps';
+import type { Logger } from '../runtime/logger';
+import { ensureLedgerKey, type LedgerKey } from '../services/ledger/keys';
+import { sealBlock, type SealedBlock } from '../services/ledger/seal';
+import type { LedgerSealerSettings } from '../workflows/seal-ledger';
 
-export function createLedgerActivities(deps: { db: Knex }) {
+export type DueBlock = { kind: 'idle' } | { kind: 'close'; block_number: number } | { kind: 'seal'; through_block: number };
+
+/** At most this many blocks per sealing activity, so one activity never runs for long (a migrated log has many one-record blocks). */
+const BLOCKS_PER_SEAL = 200;
+const HEARTBEAT_EVERY_MS = 2000;
+
+export function createLedgerActivities(deps: { db: Knex; settings: WorkerSettings; logger: Logger }) {
+  let key: Promise<LedgerKey> | undefined;
+  const ledgerKey = () => {
+    key ??= ensureLedgerKey(deps.db, deps.settings.ledger.origin, (message) => deps.logger.warn(message)).catch((error: unknown) => {
+      key = undefined;
+      throw error;
+    });
+    return key;
+  };
+
   return {
     /** Provenance for workflows with no read model of their own to write in the same step; idempotent per (subject, step). */
     async appendProvenance(input: AppendProvenanceInput): Promise<LedgerAnchor> {
       return ledger.appendProvenance(deps.db, input);
+    },
+
+    /**
+     * Long-polls until there is sealing to do: closed blocks not yet sealed (a sealer died mid-way), or
+     * an open block due by size or age. Returns idle after a while so the workflow can pick up settings.
+     */
+    async awaitDueBlock(settings: LedgerSealerSettings): Promise<DueBlock> {
+      const context = Context.current();
+      const started = Date.now();
+      for (;;) {
+        const state = await ledgerState(deps.db);
+        if (state.last_closed_block > state.last_sealed_block) return { kind: 'seal', through_block: state.last_closed_block };
+        if (state.open_block_leaves >= settings.max_block_leaves) return { kind: 'close', block_number: state.open_block };
+        const age = state.open_block_age_ms;
+        if (age !== null && age >= settings.max_block_age_ms) return { kind: 'close', block_number: state.open_block };
+        const left = settings.idle_return_ms - (Date.now() - started);
+        if (left <= 0) return { kind: 'idle' };
+        context.heartbeat();
+        const untilAged = age === null ? settings.poll_interval_ms : settings.max_block_age_ms - age;
+        await context.sleep(Math.max(1, Math.min(settings.poll_interval_ms, untilAged, left)));
+      }
+    },
+
+    /** Fails (and is retried) when appends in flight hold the block longer than the lock timeout. */
+    async closeLedgerBlock(input: { block_number: number; lock_timeout_ms: number }): Promise<CloseOutcome> {
+      return closeBlock(deps.db, input.block_number, { lockTimeoutMs: input.lock_timeout_ms });
+    },
+
+    /** Seals the closed blocks up to `throughBlock`, oldest first, a bounded number per call. */
+    async sealLedgerBlocks(throughBlock: number): Promise<{ count: number; last: SealedBlock | null }> {
+      const context = Context.current();
+      const signingKey = await ledgerKey();
+      let last: SealedBlock | null = null;
+      const blocks = (await unsealedClosedBlocks(deps.db, throughBlock)).slice(0, BLOCKS_PER_SEAL);
+      // A large block takes a while to seal in its one transaction: keep telling Temporal this worker lives.
+      const alive = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+      try {
+        for (const blockNumber of blocks) last = await sealBlock(deps.db, blockNumber, signingKey);
+      } finally {
+        clearInterval(alive);
+      }
+      if (last) deps.logger.debug('ledger blocks sealed', { blocks: blocks.length, block_number: last.block_number, tree_size: last.tree_size });
+      return { count: blocks.length, last };
     },
   };
 }

@@ -15,6 +15,10 @@ import { idempotency } from './middleware/idempotency';
 import { sendProblem, problemRenderer } from './middleware/problem';
 import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
+import { registerLedgerRoutes } from './ledger';
+import { registerAuditRoutes } from './orch/audit';
+import { registerComplianceRoutes } from './orch/compliance';
+import { registerPlatformProvenanceRoutes } from './platform/provenance';
 import { registerProvenanceRoutes } from './orch/provenance';
 import { registerReviewerRoutes } from './orch/reviewers';
 import { registerRoutingRoutes } from './orch/routing';
@@ -35,6 +39,8 @@ export interface AppDeps {
     corsAllowedOrigins: string[];
     bodyLimit: string;
     escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
+    /** A block's age limit: how long a client should wait for a record's proof. */
+    ledgerBlockMaxAgeMs: number;
   };
 }
 
@@ -77,7 +83,11 @@ export function buildApp(deps: AppDeps): Express {
   registerHealthRoutes(api, deps);
   registerTokenRoutes(api, { db: deps.db, keyRing: deps.keyRing, settings: settings.token, accessTokenTtlSeconds: settings.accessTokenTtlSeconds });
   registerRoutingRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds });
-  registerProvenanceRoutes(api, deps);
+  registerProvenanceRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
+  registerLedgerRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
+  registerAuditRoutes(api, deps);
+  registerPlatformProvenanceRoutes(api, deps);
+  registerComplianceRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, publicBaseUrl: settings.publicBaseUrl });
   registerReviewerRoutes(api, deps);
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);

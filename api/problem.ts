@@ -26,6 +26,12 @@ export const PROBLEM_TYPES = {
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'A dependency of the service is unavailable' },
+  // The ledger, provenance, audit and compliance.
+  ledger_record_not_found: { status: 404, title: 'No such provenance record' },
+  ledger_checkpoint_not_found: { status: 404, title: 'No such ledger checkpoint' },
+  ledger_proof_unavailable: { status: 422, title: 'No such proof: the tree does not hold what it should prove' },
+  attestation_not_found: { status: 404, title: 'No such attestation' },
+  compliance_report_not_found: { status: 404, title: 'No such compliance report' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_TYPES;

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { match } from 'path-to-regexp';
@@ -15,6 +17,10 @@ export interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** A body that is not JSON (an HTML page), sent as it is with its content type. */
+  text?: { contentType: string; content: string };
+  /** A body written piece by piece as the client reads it (JSON lines of a large export). */
+  stream?: { contentType: string; chunks: AsyncIterable<string> };
 }
 
 export interface RouteContext<B, Q, P> {
@@ -115,6 +121,18 @@ export class ApiBuilder {
       const params = parse(spec.request?.params, req.params, 'path');
       const reply = await spec.handler({ req, res, body, query, params, principal: res.locals.principal } as RouteContext<Infer<B>, Infer<Q>, Infer<P>>);
       if (reply.headers) res.set(reply.headers);
+      if (reply.stream) {
+        res.status(reply.status).type(reply.stream.contentType);
+        // Backpressure from the client paces the source; a client that goes away stops it.
+        await pipeline(Readable.from(reply.stream.chunks), res).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
+        });
+        return;
+      }
+      if (reply.text) {
+        res.status(reply.status).type(reply.text.contentType).send(reply.text.content);
+        return;
+      }
       // send, not end: the idempotency middleware records the response as it passes through send.
       if (reply.body === undefined) res.status(reply.status).send();
       else res.status(reply.status).json(reply.body);

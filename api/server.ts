@@ -4,12 +4,13 @@
  */
 import { createDb } from '../db/connection';
 import { migrateToLatest } from '../db/migrate';
-import { loadConfig } from '../runtime/config';
+import { ledgerOrigin, loadConfig } from '../runtime/config';
 import { createAppDeps } from '../runtime/deps';
 import { createLogger } from '../runtime/logger';
 import { listenUntilSignalled } from '../runtime/http';
 import { connectTemporalClient } from '../runtime/temporal';
 import { ensureSigningKey } from '../services/auth/key-ring';
+import { ensureLedgerKey } from '../services/ledger/keys';
 import { buildApp } from './app';
 
 async function main(): Promise<void> {
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-api', logger });
   await migrateToLatest(db);
   await ensureSigningKey(db);
+  await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
   const temporal = await connectTemporalClient(config);
   const app = buildApp(createAppDeps(config, { db, temporal, logger }));
   await listenUntilSignalled(app, { host: config.HOST, port: config.PORT, logger }, async () => {

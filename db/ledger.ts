@@ -2,102 +2,165 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { canonicalJson } from '../domain/canonical-json';
 import type { AppendProvenanceInput, LedgerAnchor, ProvenanceEntry } from '../domain/provenance';
+import { LEDGER_LOCKS } from './ledger-locks';
+import { paginate, type Page, type PageRequest } from './pagination';
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** For the health check: how far sealing is behind appending. */
+export { ledgerSealingLag, type SealingLag } from './ledger-blocks';
 
 /** Derived from what is recorded, so a retried append finds the first one instead of writing twice. */
 export function transactionIdFor(subjectId: string, stepId: string): string {
-  return sha256(`${subjectId}:${stepId}`);
+  return createHash('sha256').update(`${subjectId}:${stepId}`).digest('hex');
 }
 
-export function chainHash(prevHash: string, canonicalEntry: string): string {
-  return sha256(`${prevHash}${canonicalEntry}`);
-}
-
-interface ProvenanceRow {
+export interface EntryRow {
   seq: number;
   transaction_id: string;
   subject_id: string;
   step_id: string;
-  entry: ProvenanceEntry;
-  canonical_entry: string;
-  prev_hash: string;
-  hash: string;
+  body: string;
+  leaf_hash: Buffer;
+  block_number: number;
+  leaf_index: number | null;
+  created_at: Date;
+}
+
+export class LedgerAppendError extends Error {
+  override name = 'LedgerAppendError';
 }
 
 /**
- * Appends one record to the hash chain, and its events to the outbox, in one statement: the head row's
- * lock serializes appends for that statement only and keeps `seq` gapless, and Postgres computes the
- * same hash as chainHash. A record already appended returns its anchor. Here every record is its own
- * block, so block_number is the record's position in the chain.
+ * Appends one provenance record to the log, and its events to the outbox, in one statement; see
+ * appendProvenanceBatch.
  */
 export async function appendProvenance(db: Knex, input: AppendProvenanceInput): Promise<LedgerAnchor> {
-  const { entry } = input;
-  const transaction_id = transactionIdFor(entry.subject_id, entry.step_id);
-  const canonical = canonicalJson(entry);
-  const events = (input.events ?? []).map((event) => ({ event_id: `evt_${randomUUID()}`, event: event.event, data: event.data }));
-  const result = await db.raw<{ rows: { seq: number | null }[] }>(
-    `with head as (select seq, hash from ledger_head where id = 1 for update),
-     existing as (select seq from provenance_records where transaction_id = :transaction_id),
-     inserted as (
-       insert into provenance_records (seq, transaction_id, subject_id, step_id, entry, canonical_entry, prev_hash, hash)
-       select head.seq + 1, :transaction_id, :subject_id, :step_id, :entry::jsonb, :canonical, head.hash,
-              encode(sha256(convert_to(head.hash || :canonical, 'UTF8')), 'hex')
-       from head where not exists (select 1 from existing)
-       returning seq, hash),
-     -- Data-modifying CTEs run whether or not the final select reads them.
-     moved as (update ledger_head set seq = inserted.seq, hash = inserted.hash from inserted where ledger_head.id = 1),
-     outbox as (
-       insert into outbox_events (event_id, event, data, provenance_seq)
-       select e.event_id, e.event, e.data, inserted.seq
-       from inserted cross join jsonb_to_recordset(:events::jsonb) as e(event_id text, event text, data jsonb))
-     select coalesce((select seq from inserted), (select seq from existing)) as seq`,
-    {
+  const [anchor] = await appendProvenanceBatch(db, [input]);
+  return anchor!;
+}
+
+/**
+ * Appends records to the log, each with its events in the outbox, and returns each record's anchor: its
+ * transaction id and the block it will be sealed into (the open block, final once the append commits).
+ * A record appended before (same subject and step) returns its first anchor and adds no events. `db` may
+ * be a transaction (READ COMMITTED, Postgres's default: the open block must be read after the lock);
+ * the append lock is then held until it commits, which delays the block's closure, not other appends.
+ * Leaf indexes are given when the block is sealed, gapless and in order of arrival.
+ */
+export async function appendProvenanceBatch(db: Knex, inputs: readonly AppendProvenanceInput[]): Promise<LedgerAnchor[]> {
+  if (inputs.length === 0) return [];
+  const rows = new Map<string, Record<string, unknown>>();
+  for (const { entry, events } of inputs) {
+    if (!entry.subject_id || !entry.step_id) throw new LedgerAppendError('a provenance record needs a subject_id and a step_id');
+    if (Number.isNaN(Date.parse(entry.timestamp))) throw new LedgerAppendError(`${JSON.stringify(entry.timestamp)} is not an ISO 8601 timestamp`);
+    const transaction_id = transactionIdFor(entry.subject_id, entry.step_id);
+    if (rows.has(transaction_id)) continue;
+    rows.set(transaction_id, {
+      ord: rows.size,
       transaction_id,
       subject_id: entry.subject_id,
       step_id: entry.step_id,
-      entry: JSON.stringify(entry),
-      canonical,
-      events: JSON.stringify(events),
-    },
-  );
-  const seq = result.rows[0]?.seq;
-  if (seq === null || seq === undefined) throw new Error('ledger_head is missing; run the migrations');
-  return { transaction_id, block_number: Number(seq) };
+      body: canonicalJson(entry),
+      action: entry.action,
+      actor_type: entry.actor.type,
+      recorded_at: entry.timestamp,
+      events: (events ?? []).map((event) => ({ event_id: `evt_${randomUUID()}`, event: event.event, data: event.data })),
+    });
+  }
+
+  // One statement, so one round trip: ledger_append (migrations/20261123000200_ledger.ts) takes the append
+  // lock shared, reads the open block after it, inserts the records and their events, and returns every
+  // record's anchor, new or appended before.
+  const { rows: appended } = await db.raw<{ rows: { transaction_id: string; block_number: number }[] }>('select * from ledger_append(?::jsonb, ?)', [
+    JSON.stringify([...rows.values()]),
+    LEDGER_LOCKS.append,
+  ]);
+  const anchors = new Map(appended.map((row) => [row.transaction_id, Number(row.block_number)]));
+
+  return inputs.map(({ entry }) => {
+    const transaction_id = transactionIdFor(entry.subject_id, entry.step_id);
+    const block_number = anchors.get(transaction_id);
+    if (block_number === undefined) throw new LedgerAppendError(`record ${transaction_id} was neither appended nor found`);
+    return { transaction_id, block_number };
+  });
 }
 
 export interface ProvenanceRecord {
   entry: ProvenanceEntry;
   anchor: LedgerAnchor;
+  /** Hex of the RFC 6962 leaf hash of the record's canonical body. */
   hash: string;
+  /** The record's position in the log, once its block is sealed. */
+  leaf_index: number | null;
+  /** The canonical JSON body the leaf hash covers. */
+  body: string;
+  seq: number;
 }
 
+function toRecord(row: EntryRow): ProvenanceRecord {
+  return {
+    entry: JSON.parse(row.body) as ProvenanceEntry,
+    anchor: { transaction_id: row.transaction_id, block_number: Number(row.block_number) },
+    hash: row.leaf_hash.toString('hex'),
+    leaf_index: row.leaf_index === null ? null : Number(row.leaf_index),
+    body: row.body,
+    seq: Number(row.seq),
+  };
+}
+
+const entryColumns = (db: Knex) =>
+  db('ledger_entries as e')
+    .leftJoin('ledger_leaves as l', 'l.transaction_id', 'e.transaction_id')
+    .select('e.seq', 'e.transaction_id', 'e.subject_id', 'e.step_id', 'e.body', 'e.leaf_hash', 'e.block_number', 'e.created_at', 'l.leaf_index');
+
+/** The records of one subject (a routing, an approval…), in the order they were appended. */
 export async function listProvenanceForSubject(db: Knex, subjectId: string): Promise<ProvenanceRecord[]> {
-  const rows = await db<ProvenanceRow>('provenance_records').where({ subject_id: subjectId }).orderBy('seq', 'asc');
-  return rows.map((row) => ({
-    entry: row.entry,
-    anchor: { transaction_id: row.transaction_id, block_number: Number(row.seq) },
-    hash: row.hash,
-  }));
+  const rows: EntryRow[] = await entryColumns(db).where('e.subject_id', subjectId).orderBy('e.seq', 'asc');
+  return rows.map(toRecord);
 }
 
-/**
- * Walks the chain from the start and returns the first position whose stored entry or hash does not
- * follow from its predecessor, or undefined when the whole chain holds.
- */
-export async function findBrokenLink(db: Knex): Promise<number | undefined> {
-  let prev = '0'.repeat(64);
-  let expectedSeq = 1;
-  for (let offset = 0; ; offset += 1000) {
-    const rows = await db<ProvenanceRow>('provenance_records').orderBy('seq', 'asc').offset(offset).limit(1000);
-    if (rows.length === 0) return undefined;
-    for (const row of rows) {
-      const seq = Number(row.seq);
-      if (seq !== expectedSeq || row.prev_hash !== prev) return seq;
-      if (canonicalJson(row.entry) !== row.canonical_entry) return seq;
-      if (chainHash(prev, row.canonical_entry) !== row.hash) return seq;
-      prev = row.hash;
-      expectedSeq += 1;
-    }
+export async function findProvenanceRecord(db: Knex, transactionId: string): Promise<ProvenanceRecord | undefined> {
+  const row: EntryRow | undefined = await entryColumns(db).where('e.transaction_id', transactionId).first();
+  return row && toRecord(row);
+}
+
+export async function findProvenanceRecordByLeafHash(db: Knex, leafHash: Buffer): Promise<ProvenanceRecord | undefined> {
+  const row: EntryRow | undefined = await entryColumns(db).where('e.leaf_hash', leafHash).orderBy('e.seq', 'asc').first();
+  return row && toRecord(row);
+}
+
+export interface ProvenanceQuery {
+  /** Words to find in records (Postgres full-text search over the canonical body), an exact subject id, transaction id or leaf hash; `*` for any. */
+  text: string;
+  subject_id?: string | undefined;
+  action?: string | undefined;
+  actor_type?: string | undefined;
+  /** A DID or agent id of the record's actor. */
+  actor_id?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  sealed?: boolean | undefined;
+}
+
+/** Records matching a query, newest first, for the platform's provenance search. */
+export async function queryProvenance(db: Knex, query: ProvenanceQuery, page: PageRequest): Promise<Page<EntryRow>> {
+  const builder = entryColumns(db);
+  const text = query.text.trim();
+  if (text !== '*') {
+    builder.where((match) => {
+      match.where('e.subject_id', text).orWhereRaw(`to_tsvector('simple', e.body) @@ websearch_to_tsquery('simple', ?)`, [text]);
+      if (/^[0-9a-f]{64}$/i.test(text)) match.orWhere('e.transaction_id', text.toLowerCase()).orWhere('e.leaf_hash', Buffer.from(text, 'hex'));
+    });
   }
+  if (query.subject_id) builder.where('e.subject_id', query.subject_id);
+  if (query.action) builder.where('e.action', query.action);
+  if (query.actor_type) builder.where('e.actor_type', query.actor_type);
+  if (query.actor_id) builder.whereRaw(`(e.body::jsonb -> 'actor' ->> 'did' = ? or e.body::jsonb -> 'actor' ->> 'agent_id' = ?)`, [query.actor_id, query.actor_id]);
+  if (query.from) builder.where('e.recorded_at', '>=', query.from);
+  if (query.to) builder.where('e.recorded_at', '<=', query.to);
+  if (query.sealed !== undefined) builder[query.sealed ? 'whereNotNull' : 'whereNull']('l.leaf_index');
+  return paginate<EntryRow>(builder, page);
+}
+
+export function provenanceRecordOf(row: EntryRow): ProvenanceRecord {
+  return toRecord(row);
 }

@@ -2,13 +2,13 @@ import type { Knex } from 'knex';
 import { MIGRATIONS } from '../migrations';
 
 /** Migrations are listed in code so the same list runs under tsx, jest and compiled JavaScript. */
-const source: Knex.MigrationSource<{ name: string; migration: Knex.Migration }> = {
+export const migrationSource: Knex.MigrationSource<{ name: string; migration: Knex.Migration }> = {
   getMigrations: async () => [...MIGRATIONS],
   getMigrationName: (entry) => entry.name,
   getMigration: async (entry) => entry.migration,
 };
 
 export async function migrateToLatest(db: Knex): Promise<string[]> {
-  const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
+  const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
   return applied;
 }

@@ -88,6 +88,17 @@ export const configSchema = z.object({
   ESCALATION_TIMEOUT_MEDIUM_SECONDS: seconds.default(15 * 60),
   ESCALATION_TIMEOUT_HIGH_SECONDS: seconds.default(30 * 60),
   ESCALATION_TIMEOUT_URGENT_SECONDS: seconds.default(60 * 60),
+
+  /**
+   * The provenance ledger's origin: the first line of every checkpoint and the name of the log's key.
+   * Fixed when the key is first created (checkpoints must stay verifiable); default: the host of
+   * PUBLIC_BASE_URL (else HOST:PORT) followed by /ledger.
+   */
+  LEDGER_ORIGIN: z.string().optional(),
+  /** A block is sealed into a signed checkpoint once it holds this many records… */
+  LEDGER_BLOCK_MAX_LEAVES: z.coerce.number().int().positive().default(1000),
+  /** …or once its oldest record has waited this long, whichever comes first. */
+  LEDGER_BLOCK_MAX_AGE_MS: z.coerce.number().int().positive().default(5000),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -108,6 +119,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 
 export function publicBaseUrl(config: Config): string {
   return config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`;
+}
+
+export function ledgerOrigin(config: Config): string {
+  return config.LEDGER_ORIGIN ?? `${new URL(publicBaseUrl(config)).host}/ledger`;
 }
 
 export function tokenIssuer(config: Config): string {

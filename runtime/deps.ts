@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import type { AppDeps } from '../api/app';
 import { createKeyRing } from '../services/auth/key-ring';
 import type { OutboundPolicy } from '../services/outbound/url-guard';
-import { type Config, publicBaseUrl, tokenIssuer } from './config';
+import type { LedgerSealerSettings } from '../workflows/seal-ledger';
+import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer } from './config';
 import type { Logger } from './logger';
 
 export function escalationTimeouts(config: Config) {
@@ -35,17 +36,33 @@ export function appSettings(config: Config): AppDeps['settings'] {
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     bodyLimit: config.BODY_LIMIT,
     escalationTimeoutsSeconds: escalationTimeouts(config),
+    ledgerBlockMaxAgeMs: config.LEDGER_BLOCK_MAX_AGE_MS,
   };
 }
 
 /** What activities need beyond their connections; the worker builds them once from the config. */
 export interface WorkerSettings {
   outbound: { policy: OutboundPolicy; timeoutMs: number };
+  ledger: { origin: string; sealer: LedgerSealerSettings };
 }
 
 export function workerSettings(config: Config): WorkerSettings {
   return {
     outbound: { policy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST }, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
+    ledger: { origin: ledgerOrigin(config), sealer: ledgerSealerSettings(config) },
+  };
+}
+
+/** The sealer polls often enough to seal a block within a quarter of its age limit of it falling due. */
+export function ledgerSealerSettings(config: Config): LedgerSealerSettings {
+  return {
+    max_block_leaves: config.LEDGER_BLOCK_MAX_LEAVES,
+    max_block_age_ms: config.LEDGER_BLOCK_MAX_AGE_MS,
+    poll_interval_ms: Math.min(250, Math.max(20, Math.floor(config.LEDGER_BLOCK_MAX_AGE_MS / 4))),
+    idle_return_ms: 60_000,
+    close_lock_timeout_ms: 500,
+    seal_timeout_ms: 30 * 60_000,
+    cycles_before_continue_as_new: 500,
   };
 }
 

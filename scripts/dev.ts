@@ -8,14 +8,16 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../api/app';
 import { migrateToLatest } from '../db/migrate';
-import { loadConfig, publicBaseUrl, tokenIssuer } from '../runtime/config';
+import { ledgerOrigin, loadConfig, publicBaseUrl, tokenIssuer } from '../runtime/config';
 import { openDatabase } from '../runtime/database';
-import { createAppDeps, workerSettings } from '../runtime/deps';
+import { createAppDeps, ledgerSealerSettings, workerSettings } from '../runtime/deps';
 import { closeServer, listen } from '../runtime/http';
 import { createLogger } from '../runtime/logger';
 import { temporalConnectionOptions } from '../runtime/temporal';
 import { createKeyRing, ensureSigningKey } from '../services/auth/key-ring';
 import { issueAccessToken, SCOPES } from '../services/auth/tokens';
+import { ensureLedgerKey } from '../services/ledger/keys';
+import { startLedgerSealer } from '../services/ledger/sealer';
 import { bundleWorkflows, connectWorkerConnection, createWorker, installWorkerRuntime } from '../workers/create-worker';
 import { seedDevReviewers } from './dev-seed';
 import { provisionTemporal } from './provision-temporal';
@@ -58,6 +60,7 @@ async function main(): Promise<void> {
   say(`Postgres: ${database.description}`);
   await migrateToLatest(db);
   await ensureSigningKey(db);
+  const ledgerKey = await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
   await seedDevReviewers(db);
 
   installWorkerRuntime(logger, { handleSignals: false });
@@ -77,6 +80,7 @@ async function main(): Promise<void> {
   const connection = await Connection.connect(temporalConnectionOptions(config));
   cleanups.unshift(() => connection.close());
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  await startLedgerSealer(temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: ledgerSealerSettings(config) });
   const app = buildApp(createAppDeps(config, { db, temporal, logger }));
   const server = await listen(app, { host: config.HOST, port: config.PORT });
 
@@ -93,6 +97,7 @@ async function main(): Promise<void> {
       `  API          ${base}`,
       `  API docs     ${base}/docs`,
       `  Temporal UI  ${temporalServer?.uiUrl ?? `(external Temporal at ${config.TEMPORAL_ADDRESS})`}`,
+      `  Ledger key   ${ledgerKey.verifierKey}`,
       '',
       `Dev admin token (all scopes, valid ${DEV_TOKEN_TTL_SECONDS / 3600} h; mint more with \`npm run token\`):`,
       `  ${token}`,

@@ -4,9 +4,12 @@
  */
 import { createDb } from '../db/connection';
 import { migrateToLatest } from '../db/migrate';
-import { loadConfig } from '../runtime/config';
-import { workerSettings } from '../runtime/deps';
+import { ledgerOrigin, loadConfig } from '../runtime/config';
+import { ledgerSealerSettings, workerSettings } from '../runtime/deps';
 import { createLogger } from '../runtime/logger';
+import { connectTemporalClient } from '../runtime/temporal';
+import { ensureLedgerKey } from '../services/ledger/keys';
+import { startLedgerSealer } from '../services/ledger/sealer';
 import { bundleWorkflows, connectWorkerConnection, createWorker, installWorkerRuntime } from './create-worker';
 
 async function main(): Promise<void> {
@@ -16,6 +19,7 @@ async function main(): Promise<void> {
   installWorkerRuntime(logger);
   const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-worker', logger });
   await migrateToLatest(db);
+  await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
   const connection = await connectWorkerConnection(config);
   const worker = await createWorker({
     connection,
@@ -26,6 +30,9 @@ async function main(): Promise<void> {
     settings: workerSettings(config),
     logger,
   });
+  const client = await connectTemporalClient(config);
+  await startLedgerSealer(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: ledgerSealerSettings(config) });
+  await client.connection.close();
   logger.info('worker running', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
   await worker.run();

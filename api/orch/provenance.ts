@@ -2,38 +2,42 @@ import type { Knex } from 'knex';
 import { listProvenanceForSubject } from '../../db/ledger';
 import { findRoutingById } from '../../db/routings';
 import { accountabilityOf } from '../../domain/provenance';
+import { inclusionBundle } from '../../services/ledger/proofs';
+import { atTreeSize, bundleReply } from '../ledger';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { LedgerAnchorSchema } from '../schemas/common';
+import { InclusionBundleSchema, ProofPendingSchema, ProvenanceStepSchema, TreeSizeQuerySchema } from '../schemas/ledger';
 import { RoutingIdParamsSchema } from '../schemas/routing';
 import { z } from '../schemas/zod';
 
 const ProvenanceHistorySchema = z
   .object({
     routing_id: z.string(),
-    decision_chain: z.array(
-      z.object({
+    decision_chain: z.array(ProvenanceStepSchema),
+    ledger_anchors: z.array(
+      LedgerAnchorSchema.extend({
         step_id: z.string(),
-        timestamp: z.string(),
-        actor: z.object({ type: z.enum(['ai_agent', 'orch_core', 'human']), agent_id: z.string().optional(), did: z.string().optional(), instance_id: z.string().optional() }),
-        action: z.string(),
-        input_data: z.record(z.string(), z.unknown()),
-        output_data: z.record(z.string(), z.unknown()),
-        reasoning: z.string(),
-        rules_evaluated: z.array(z.object({ rule_id: z.string(), triggered: z.boolean(), reason: z.string() })).optional(),
+        leaf_index: z.number().int().nullable().openapi({ description: 'The record’s position in the log; null until its block is sealed' }),
       }),
     ),
-    ledger_anchors: z.array(LedgerAnchorSchema.extend({ step_id: z.string() })),
     accountability: z.object({
       primary_decision_maker: z.string(),
       ai_support_provided: z.boolean(),
       human_oversight_present: z.boolean(),
       all_safety_checks_passed: z.boolean(),
     }),
+    proof_url: z.string().openapi({ description: 'Where the inclusion bundle of every step is, to verify offline' }),
   })
   .openapi('ProvenanceHistory');
 
-export function registerProvenanceRoutes(api: ApiBuilder, deps: { db: Knex }): void {
+async function routingRecords(db: Knex, routingId: string) {
+  const [routing, records] = await Promise.all([findRoutingById(db, routingId), listProvenanceForSubject(db, routingId)]);
+  if (!routing && records.length === 0) throw new Problem('routing_not_found', `No routing ${routingId}`);
+  return { routing, records };
+}
+
+export function registerProvenanceRoutes(api: ApiBuilder, deps: { db: Knex; blockMaxAgeMs: number }): void {
   api.route({
     method: 'get',
     path: '/v1/orch/provenance/{routing_id}',
@@ -45,18 +49,40 @@ export function registerProvenanceRoutes(api: ApiBuilder, deps: { db: Knex }): v
     request: { params: RoutingIdParamsSchema },
     responses: { 200: { description: 'Provenance history', schema: ProvenanceHistorySchema }, 404: { description: 'No such routing' } },
     handler: async ({ params }) => {
-      const [routing, records] = await Promise.all([findRoutingById(deps.db, params.routing_id), listProvenanceForSubject(deps.db, params.routing_id)]);
-      if (!routing && records.length === 0) throw new Problem('routing_not_found', `No routing ${params.routing_id}`);
+      const { routing, records } = await routingRecords(deps.db, params.routing_id);
       const chain = records.map((record) => record.entry);
       return {
         status: 200,
         body: {
           routing_id: params.routing_id,
-          decision_chain: chain,
-          ledger_anchors: records.map((record) => ({ step_id: record.entry.step_id, ...record.anchor })),
+          decision_chain: chain.map(({ subject_id: _subject, ...step }) => step),
+          ledger_anchors: records.map((record) => ({ step_id: record.entry.step_id, ...record.anchor, leaf_index: record.leaf_index })),
           accountability: accountabilityOf(chain, routing?.ai_agent_id),
+          proof_url: `/v1/orch/provenance/${params.routing_id}/proof`,
         },
       };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/orch/provenance/{routing_id}/proof',
+    operationId: 'getRoutingProvenanceProof',
+    summary: 'An inclusion bundle for every step of a routing, against one signed checkpoint',
+    description: 'Verify it offline with the log’s public key: `npm run verify -- --key "<verifier_key>" bundle.json`.',
+    tags: ['Provenance'],
+    auth: 'orch:read',
+    rateLimit: 'provenance-queries',
+    request: { params: RoutingIdParamsSchema, query: TreeSizeQuerySchema },
+    responses: {
+      200: { description: 'The bundle', schema: InclusionBundleSchema },
+      202: { description: 'A step’s block is not sealed yet; retry after Retry-After seconds', schema: ProofPendingSchema },
+      404: { description: 'No such routing, or no checkpoint of that tree size' },
+      422: { description: 'A step is not in the tree of that size' },
+    },
+    handler: async ({ params, query }) => {
+      const { records } = await routingRecords(deps.db, params.routing_id);
+      return bundleReply(await inclusionBundle(deps.db, records, atTreeSize(query.tree_size)), deps.blockMaxAgeMs);
     },
   });
 }

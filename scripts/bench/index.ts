@@ -15,6 +15,7 @@ interface Suite {
 
 const SUITES: Suite[] = [
   { name: 'routing', script: 'routing.ts', measures: 'POST /v1/orch/routing against the floor of a no-op Update-with-Start' },
+  { name: 'ledger', script: 'ledger.ts', measures: 'ledger appends per second (single and batched) and inclusion-proof time at 100,000 and 1,000,000 leaves' },
 ];
 
 function runSuite(suite: Suite): Promise<number> {

@@ -1,4 +1,3 @@
-import { findBrokenLink } from '../../db/ledger';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -136,7 +135,12 @@ describe('crash safety of POST /v1/orch/routing', () => {
 describe('what a routing leaves behind', () => {
   it('puts its events in the outbox with the provenance record that caused them', async () => {
     const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
-    const events = await stack.database.db('outbox_events').where({ provenance_seq: routed.body.provenance.ledger_anchor.block_number }).orderBy('event');
+    const events = await stack.database
+      .db('outbox_events')
+      .join('ledger_entries', 'ledger_entries.seq', 'outbox_events.provenance_seq')
+      .where({ transaction_id: routed.body.provenance.ledger_anchor.transaction_id })
+      .orderBy('event')
+      .select('event', 'data');
     expect(events.map((e: { event: string }) => e.event)).toEqual(['escalation.triggered', 'routing.decided', 'routing.escalated']);
     expect(events.find((e: { event: string }) => e.event === 'routing.escalated').data).toEqual({
       task_id: routed.body.routing_id,
@@ -209,37 +213,5 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
   it('is 404 for a routing that never existed', async () => {
     const { status } = await call('POST', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000001/resolve', { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' });
     expect(status).toBe(404);
-  });
-});
-
-describe('GET /v1/orch/provenance/{routing_id}', () => {
-  it('returns the decision chain with rules evaluated, anchors and accountability', async () => {
-    const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
-    const id = routed.body.routing_id as string;
-    await call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' });
-
-    const { status, body } = await call('GET', `/v1/orch/provenance/${id}`);
-    expect(status).toBe(200);
-    expect(body.decision_chain.map((step: { action: string }) => step.action)).toEqual(['routing_decided', 'routing_resolved']);
-    expect(body.decision_chain[0].rules_evaluated).toEqual(
-      expect.arrayContaining([{ rule_id: 'fourth_law', triggered: true, reason: 'ai_confidence_below_threshold' }]),
-    );
-    expect(body.ledger_anchors[0]).toEqual({ step_id: 'routing_decision', ...routed.body.provenance.ledger_anchor });
-    expect(body.accountability).toEqual({
-      primary_decision_maker: 'did:web:handoff.local:reviewers:ada',
-      ai_support_provided: true,
-      human_oversight_present: true,
-      all_safety_checks_passed: false,
-    });
-    expect(await findBrokenLink(stack.database.db)).toBeUndefined();
-  });
-
-  it('detects a record edited behind the service’s back', async () => {
-    const routed = await call('POST', '/v1/orch/routing', { ai_confidence: 0.9 });
-    const seq = routed.body.provenance.ledger_anchor.block_number as number;
-    await stack.database.db('provenance_records').where({ seq }).update({ entry: stack.database.db.raw(`jsonb_set(entry, '{reasoning}', '"edited"')`) });
-    expect(await findBrokenLink(stack.database.db)).toBe(seq);
-    await stack.database.db('provenance_records').where({ seq }).update({ entry: stack.database.db.raw('canonical_entry::jsonb') });
-    expect(await findBrokenLink(stack.database.db)).toBeUndefined();
   });
 });

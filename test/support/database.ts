@@ -14,9 +14,11 @@ export interface TestDatabase {
 
 /**
  * A migrated database of this test file's own: a fresh database on the Postgres server when one answers
- * (TEST_DATABASE_URL, else 127.0.0.1:5432), otherwise an in-memory embedded Postgres.
+ * (TEST_DATABASE_URL, else 127.0.0.1:5432), otherwise an in-memory embedded Postgres. `migrate: false`
+ * leaves it empty, for tests of a migration itself.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const migrate = options.migrate ?? true;
   if (await postgresAnswers(SERVER_URL)) {
     const name = `handoff_test_${randomBytes(6).toString('hex')}`;
     const admin = createDb({ connectionString: SERVER_URL, poolMax: 1 });
@@ -24,7 +26,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const url = new URL(SERVER_URL);
     url.pathname = `/${name}`;
     const db = createDb({ connectionString: url.toString(), poolMax: 10 });
-    await migrateToLatest(db);
+    if (migrate) await migrateToLatest(db);
     return {
       db,
       url: url.toString(),
@@ -37,7 +39,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const embedded = await startEmbeddedPostgres({});
   const db = createDb({ connectionString: embedded.connectionString, poolMax: embedded.poolMax });
-  await migrateToLatest(db);
+  if (migrate) await migrateToLatest(db);
   return {
     db,
     url: embedded.connectionString,

@@ -30,7 +30,7 @@ export async function call(baseUrl: string, method: string, path: string, option
     body: options.json !== undefined ? JSON.stringify(options.json) : options.raw,
   });
   const text = await response.text();
-  const isJson = /json/.test(response.headers.get('content-type') ?? '');
+  const isJson = /[/+]json\b/.test(response.headers.get('content-type') ?? '');
   return { status: response.status, headers: response.headers, body: isJson && text ? JSON.parse(text) : undefined, text };
 }
 

@@ -4,12 +4,14 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { buildApp } from '../../api/app';
 import { seedDevReviewers } from '../../scripts/dev-seed';
-import { loadConfig, type Config } from '../../runtime/config';
-import { createAppDeps, workerSettings } from '../../runtime/deps';
+import { ledgerOrigin, loadConfig, type Config } from '../../runtime/config';
+import { createAppDeps, ledgerSealerSettings, workerSettings } from '../../runtime/deps';
 import { closeServer, listen } from '../../runtime/http';
 import { createLogger } from '../../runtime/logger';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES, type Scope } from '../../services/auth/tokens';
+import { ensureLedgerKey } from '../../services/ledger/keys';
+import { startLedgerSealer } from '../../services/ledger/sealer';
 import { bundleWorkflows, createWorker } from '../../workers/create-worker';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -47,11 +49,13 @@ export interface Stack {
  */
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
-  const config = loadConfig({ TEMPORAL_ADDRESS: devServerAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0', LOG_LEVEL: 'error', ...env });
+  // Blocks sealed within a fraction of a second, so tests read proofs soon after they append.
+  const config = loadConfig({ TEMPORAL_ADDRESS: devServerAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0', LOG_LEVEL: 'error', LEDGER_BLOCK_MAX_AGE_MS: '100', ...env });
   const logger = createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
   const database = await createTestDatabase();
   await ensureSigningKey(database.db);
   await seedDevReviewers(database.db);
+  await ensureLedgerKey(database.db, ledgerOrigin(config));
 
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const workflowBundle = await sharedWorkflowBundle();
@@ -77,6 +81,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
 
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  await startLedgerSealer(temporal, { taskQueue, settings: ledgerSealerSettings(config) });
   const deps = createAppDeps(config, { db: database.db, temporal, logger });
   const app = buildApp({ ...deps, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } });
   const server: Server = await listen(app, { host: '127.0.0.1', port: 0 });

@@ -1,0 +1,54 @@
+import type { Knex } from 'knex';
+import { scanComplianceRecords, upsertComplianceReport, type ComplianceReportProjection, type ScanCursor } from '../db/compliance';
+import { latestCheckpoint } from '../db/ledger-blocks';
+import { inDomains, tallyRecords, type ComplianceRecord, type ComplianceTally, type LedgerSnapshot } from '../domain/compliance';
+import type { ProvenanceEntry } from '../domain/provenance';
+import { leafHashOfBody } from '../services/ledger/rfc6962';
+
+export type { ComplianceReportProjection, ScanCursor };
+
+const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
+
+export function createComplianceActivities(deps: { db: Knex }) {
+  return {
+    /**
+     * Tallies one page of a period's records: each record's body is hashed again and compared with its
+     * leaf, so a record edited after sealing fails the report's records_sealed check.
+     */
+    async scanCompliancePage(input: {
+      range: { start: string; end: string };
+      domains: string[];
+      after: ScanCursor | null;
+      page_size: number;
+      max_violations: number;
+    }): Promise<{ tally: ComplianceTally; next: ScanCursor | null }> {
+      const rows = await scanComplianceRecords(deps.db, input.range, input.after, input.page_size);
+      const records: ComplianceRecord[] = rows.map((row) => {
+        const entry = JSON.parse(row.body) as ProvenanceEntry;
+        return {
+          transaction_id: row.transaction_id,
+          entry,
+          domain: text(row.context_domain) ?? text(row.task_type) ?? text(entry.input_data.domain) ?? text(entry.input_data.task_type),
+          task_type: text(row.task_type) ?? text(entry.input_data.task_type),
+          sealed: row.sealed,
+          hash_matches: leafHashOfBody(row.body).equals(row.leaf_hash),
+        };
+      });
+      const last = rows[rows.length - 1];
+      return {
+        tally: tallyRecords(records.filter((record) => inDomains(record, input.domains)), input.max_violations),
+        next: rows.length === input.page_size && last ? { recorded_at: last.cursor_at, seq: Number(last.seq) } : null,
+      };
+    },
+
+    async latestLedgerSnapshot(): Promise<LedgerSnapshot | null> {
+      const checkpoint = await latestCheckpoint(deps.db);
+      if (!checkpoint) return null;
+      return { block_number: checkpoint.block_number, tree_size: checkpoint.tree_size, root_hash: checkpoint.root_hash.toString('base64'), checkpoint: checkpoint.checkpoint };
+    },
+
+    async projectComplianceReport(projection: ComplianceReportProjection): Promise<void> {
+      await upsertComplianceReport(deps.db, projection);
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { ApplicationFailure, continueAsNew, proxyActivities } from '@temporalio/workflow';
+import type { ComplianceReportProjection, createComplianceActivities, ScanCursor } from '../activities/compliance';
+import {
+  buildComplianceReport,
+  emptyTally,
+  mergeTallies,
+  quarterRange,
+  type ComplianceReport,
+  type ComplianceRequest,
+  type ComplianceTally,
+} from '../domain/compliance';
+
+export interface GenerateComplianceReportInput {
+  report_id: string;
+  request: ComplianceRequest;
+  requested_by: string;
+  report_url: string;
+  created_at: string;
+  /** Records per scanning activity. */
+  page_size: number;
+  /** Violations listed in the report (every one is counted). */
+  max_violations: number;
+  /** The run continues as new after this many pages, carrying its tally, to bound its history. */
+  pages_before_continue_as_new: number;
+  activity_timeout_ms: number;
+  /** Where a previous run stopped. */
+  carried?: { tally: ComplianceTally; after: ScanCursor | null };
+}
+
+/** The root cause's message: an activity's failure wraps the error that made it fail. */
+function rootMessage(error: unknown): string {
+  let current: unknown = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
+}
+
+export const COMPLIANCE_FAILURES = { invalidPeriod: 'invalid_period' } as const;
+
+/**
+ * Generates a compliance report: scans the period's records page by page (each page tallied by an
+ * activity, so a period of millions of records never passes through the workflow), adds the tallies up,
+ * and projects the report into Postgres, where GET report_url serves it. The workflow id is the report id.
+ */
+export async function generateComplianceReportWorkflow(input: GenerateComplianceReportInput): Promise<ComplianceReport> {
+  const { scanCompliancePage, latestLedgerSnapshot, projectComplianceReport } = proxyActivities<ReturnType<typeof createComplianceActivities>>({
+    startToCloseTimeout: input.activity_timeout_ms,
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+  });
+  const project = (changes: Pick<ComplianceReportProjection, 'version' | 'status' | 'report' | 'error'>) =>
+    projectComplianceReport({
+      report_id: input.report_id,
+      request: input.request,
+      requested_by: input.requested_by,
+      created_at: input.created_at,
+      updated_at: new Date().toISOString(),
+      ...changes,
+    });
+
+  const range = quarterRange(input.request.period);
+  if (!range) throw ApplicationFailure.create({ type: COMPLIANCE_FAILURES.invalidPeriod, message: `${input.request.period} is not a quarter (YYYY-Qn)`, nonRetryable: true });
+  if (!input.carried) await project({ version: 1, status: 'generating', report: null, error: null });
+
+  let outcome: { kind: 'continue'; tally: ComplianceTally; after: ScanCursor | null } | { kind: 'done'; report: ComplianceReport };
+  try {
+    let tally = input.carried?.tally ?? emptyTally();
+    let after = input.carried?.after ?? null;
+    for (let pages = 0; ; pages += 1) {
+      if (pages === input.pages_before_continue_as_new) {
+        outcome = { kind: 'continue', tally, after };
+        break;
+      }
+      const page = await scanCompliancePage({ range, domains: input.request.domains, after, page_size: input.page_size, max_violations: input.max_violations });
+      tally = mergeTallies(tally, page.tally, input.max_violations);
+      if (!page.next) {
+        const report = buildComplianceReport({
+          report_id: input.report_id,
+          request: input.request,
+          range,
+          tally,
+          generated_at: new Date().toISOString(),
+          ledger: await latestLedgerSnapshot(),
+          report_url: input.report_url,
+        });
+        await project({ version: 2, status: 'ready', report, error: null });
+        outcome = { kind: 'done', report };
+        break;
+      }
+      after = page.next;
+    }
+  } catch (error) {
+    // A failed report says so where clients look for it, then the workflow fails as it should.
+    await project({ version: 2, status: 'failed', report: null, error: rootMessage(error) });
+    throw error;
+  }
+  if (outcome.kind === 'continue') return continueAsNew<typeof generateComplianceReportWorkflow>({ ...input, carried: { tally: outcome.tally, after: outcome.after } });
+  return outcome.report;
+}

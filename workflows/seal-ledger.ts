@@ -1,0 +1,83 @@
+import { continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { createLedgerActivities } from '../activities/ledger';
+
+export interface LedgerSealerSettings {
+  /** A block is due once it holds this many records… */
+  max_block_leaves: number;
+  /** …or once its oldest record has waited this long. */
+  max_block_age_ms: number;
+  /** How often the waiting activity looks at the open block. */
+  poll_interval_ms: number;
+  /** The waiting activity returns after this long with nothing due, so new settings take effect. */
+  idle_return_ms: number;
+  /** How long closing a block waits for appends still in flight before it is retried. */
+  close_lock_timeout_ms: number;
+  /** The longest one sealing activity may take (a block that grew while no sealer ran can be large). */
+  seal_timeout_ms: number;
+  /** The run continues as new after this many cycles (or when Temporal suggests it) to bound its history. */
+  cycles_before_continue_as_new: number;
+}
+
+export interface LedgerSealerInput {
+  settings: LedgerSealerSettings;
+}
+
+export interface LedgerSealerStatus {
+  settings: LedgerSealerSettings;
+  cycles: number;
+  blocks_sealed: number;
+  tree_size: number | null;
+  last_sealed_block: number | null;
+  last_sealed_at: string | null;
+}
+
+/** New limits from a restarted worker's configuration; they apply from the next cycle. */
+export const sealerSettingsSignal = defineSignal<[LedgerSealerSettings]>('settings');
+export const sealerStatusQuery = defineQuery<LedgerSealerStatus>('status');
+
+type LedgerActivities = ReturnType<typeof createLedgerActivities>;
+
+/** Every activity heartbeats, so a dead worker's work is retried elsewhere within the heartbeat timeout. */
+function activitiesFor(settings: LedgerSealerSettings) {
+  const heartbeatTimeout = Math.max(10_000, settings.poll_interval_ms * 20);
+  const retry = { initialInterval: '500 ms', maximumInterval: '10 seconds' } as const;
+  const { awaitDueBlock } = proxyActivities<LedgerActivities>({ startToCloseTimeout: settings.idle_return_ms + 60_000, heartbeatTimeout, retry });
+  const { closeLedgerBlock, sealLedgerBlocks } = proxyActivities<LedgerActivities>({ startToCloseTimeout: settings.seal_timeout_ms, heartbeatTimeout, retry });
+  return { awaitDueBlock, closeLedgerBlock, sealLedgerBlocks };
+}
+
+/**
+ * The one sealer of the ledger (workflow id per task queue, started idempotently with signal-with-start
+ * by every worker entry): waits until the open block is due by size or age, closes it, and seals every
+ * closed block into a signed checkpoint. Closing and sealing are idempotent per block, so a worker that
+ * dies at any point leaves nothing half done: the next attempt finds a closed block and seals it.
+ */
+export async function sealLedgerWorkflow(input: LedgerSealerInput): Promise<void> {
+  let settings = input.settings;
+  const status: LedgerSealerStatus = { settings, cycles: 0, blocks_sealed: 0, tree_size: null, last_sealed_block: null, last_sealed_at: null };
+  setHandler(sealerSettingsSignal, (next) => {
+    settings = next;
+  });
+  setHandler(sealerStatusQuery, () => ({ ...status, settings }));
+
+  while (status.cycles < settings.cycles_before_continue_as_new && !workflowInfo().continueAsNewSuggested) {
+    status.cycles += 1;
+    const { awaitDueBlock, closeLedgerBlock, sealLedgerBlocks } = activitiesFor(settings);
+    const due = await awaitDueBlock(settings);
+    if (due.kind === 'idle') continue;
+    let through = due.kind === 'seal' ? due.through_block : due.block_number;
+    if (due.kind === 'close') {
+      const closed = await closeLedgerBlock({ block_number: due.block_number, lock_timeout_ms: settings.close_lock_timeout_ms });
+      // Another sealer closed blocks meanwhile (two deployments on one database): seal what is closed.
+      if (!closed.ok) through = closed.last_closed_block;
+    }
+    const sealed = await sealLedgerBlocks(through);
+    if (sealed.last) {
+      status.blocks_sealed += sealed.count;
+      status.tree_size = sealed.last.tree_size;
+      status.last_sealed_block = sealed.last.block_number;
+      status.last_sealed_at = sealed.last.sealed_at;
+    }
+  }
+  await continueAsNew<typeof sealLedgerWorkflow>({ settings });
+}
