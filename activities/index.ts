@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../runtime/logger';
 import type { WorkerSettings } from '../runtime/deps';
+import { createApprovalActivities } from './approvals';
+import { createExecutionActivities } from './executions';
 import { createLedgerActivities } from './ledger';
 import { createRoutingActivities } from './routing';
 
@@ -12,5 +14,10 @@ export interface ActivityDeps {
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createLedgerActivities(deps), ...createRoutingActivities(deps) };
+  return {
+    ...createLedgerActivities(deps),
+    ...createRoutingActivities(deps),
+    ...createApprovalActivities(deps),
+    ...createExecutionActivities(deps),
+  };
 }

@@ -3,6 +3,7 @@ import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from '../runtime/logger';
+import type { PlatformSettings } from '../runtime/platform';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
 import type { HumanEscalationLevel } from '../workflows/route-task';
@@ -18,6 +19,7 @@ import { requestId } from './middleware/request-id';
 import { registerProvenanceRoutes } from './orch/provenance';
 import { registerReviewerRoutes } from './orch/reviewers';
 import { registerRoutingRoutes } from './orch/routing';
+import { registerPlatformRoutes } from './platform';
 import { Problem } from './problem';
 import { ApiBuilder } from './route';
 
@@ -35,6 +37,7 @@ export interface AppDeps {
     corsAllowedOrigins: string[];
     bodyLimit: string;
     escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
+    platform: PlatformSettings;
   };
 }
 
@@ -79,6 +82,7 @@ export function buildApp(deps: AppDeps): Express {
   registerRoutingRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds });
   registerProvenanceRoutes(api, deps);
   registerReviewerRoutes(api, deps);
+  registerPlatformRoutes(api, deps);
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);
 

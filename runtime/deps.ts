@@ -5,6 +5,7 @@ import { createKeyRing } from '../services/auth/key-ring';
 import type { OutboundPolicy } from '../services/outbound/url-guard';
 import { type Config, publicBaseUrl, tokenIssuer } from './config';
 import type { Logger } from './logger';
+import { platformSettings, platformWorkerSettings, type PlatformWorkerSettings } from './platform';
 
 export function escalationTimeouts(config: Config) {
   return {
@@ -35,17 +36,23 @@ export function appSettings(config: Config): AppDeps['settings'] {
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     bodyLimit: config.BODY_LIMIT,
     escalationTimeoutsSeconds: escalationTimeouts(config),
+    platform: platformSettings(config),
   };
 }
 
 /** What activities need beyond their connections; the worker builds them once from the config. */
 export interface WorkerSettings {
   outbound: { policy: OutboundPolicy; timeoutMs: number };
+  platform: PlatformWorkerSettings;
+  /** Workflows kept in the worker's cache; the SDK's default when undefined. */
+  maxCachedWorkflows?: number | undefined;
 }
 
 export function workerSettings(config: Config): WorkerSettings {
   return {
     outbound: { policy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST }, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
+    platform: platformWorkerSettings(config),
+    maxCachedWorkflows: config.TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS,
   };
 }
 

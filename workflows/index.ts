@@ -1,3 +1,5 @@
 // Every workflow the worker runs; the worker bundles this file as its workflowsPath.
 export { routeTaskWorkflow } from './route-task';
 export { benchFloorWorkflow } from './bench-floor';
+export { approvalWorkflow } from './approval';
+export { executeAgentWorkflow } from './execute-agent';

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../runtime/config';
 import { createAppDeps, workerSettings } from '../../runtime/deps';
 import { closeServer, listen } from '../../runtime/http';
 import { createLogger } from '../../runtime/logger';
+import { freePort } from '../../runtime/net';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES, type Scope } from '../../services/auth/tokens';
 import { bundleWorkflows, createWorker } from '../../workers/create-worker';
@@ -47,7 +48,9 @@ export interface Stack {
  */
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
-  const config = loadConfig({ TEMPORAL_ADDRESS: devServerAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0', LOG_LEVEL: 'error', ...env });
+  // Known before the API listens, so that the worker can give agents the URL they report progress to.
+  const port = await freePort();
+  const config = loadConfig({ TEMPORAL_ADDRESS: devServerAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'error', ...env });
   const logger = createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
   const database = await createTestDatabase();
   await ensureSigningKey(database.db);
@@ -79,12 +82,11 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const deps = createAppDeps(config, { db: database.db, temporal, logger });
   const app = buildApp({ ...deps, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } });
-  const server: Server = await listen(app, { host: '127.0.0.1', port: 0 });
-  const { port } = server.address() as { port: number };
+  const server: Server = await listen(app, { host: '127.0.0.1', port: config.PORT });
   const keyRing = createKeyRing(database.db);
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://127.0.0.1:${config.PORT}`,
     config,
     database,
     temporal,
