@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '../runtime/logger';
 import type { WorkerSettings } from '../runtime/deps';
 import { createApprovalActivities } from './approvals';
+import { createDagActivities } from './dags';
 import { createExecutionActivities } from './executions';
 import { createLedgerActivities } from './ledger';
 import { createRoutingActivities } from './routing';
@@ -19,5 +20,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createRoutingActivities(deps),
     ...createApprovalActivities(deps),
     ...createExecutionActivities(deps),
+    ...createDagActivities(deps),
   };
 }

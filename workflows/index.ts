@@ -3,3 +3,4 @@ export { routeTaskWorkflow } from './route-task';
 export { benchFloorWorkflow } from './bench-floor';
 export { approvalWorkflow } from './approval';
 export { executeAgentWorkflow } from './execute-agent';
+export { runDagWorkflow } from './run-dag';

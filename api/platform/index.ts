@@ -8,6 +8,7 @@ import { registerAgentRoutes } from './agents';
 import { registerApprovalRoutes } from './approvals';
 import { registerEscalationRoutes } from './escalations';
 import { registerExecutionRoutes } from './executions';
+import { registerWorkflowRoutes } from './workflows';
 
 export interface PlatformRouteDeps {
   db: Knex;
@@ -23,4 +24,5 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
   registerEscalationRoutes(api, services);
   registerAgentRoutes(api, services);
   registerExecutionRoutes(api, { ...services, keyRing: deps.keyRing, token: deps.settings.token });
+  registerWorkflowRoutes(api, services);
 }
