@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
+import type { HumanEscalationLevel } from '../../workflows/route-task';
 import type { PlatformSettings } from '../../runtime/platform';
 import type { KeyRing } from '../../services/auth/key-ring';
 import type { TokenSettings } from '../../services/auth/tokens';
@@ -8,13 +9,14 @@ import { registerAgentRoutes } from './agents';
 import { registerApprovalRoutes } from './approvals';
 import { registerEscalationRoutes } from './escalations';
 import { registerExecutionRoutes } from './executions';
+import { registerTaskRoutes } from './tasks';
 import { registerWorkflowRoutes } from './workflows';
 
 export interface PlatformRouteDeps {
   db: Knex;
   temporal: Client;
   keyRing: KeyRing;
-  settings: { taskQueue: string; token: TokenSettings; platform: PlatformSettings };
+  settings: { taskQueue: string; token: TokenSettings; platform: PlatformSettings; escalationTimeoutsSeconds: Record<HumanEscalationLevel, number> };
 }
 
 /** Every route of the platform API (/v1 outside /v1/orch). */
@@ -25,4 +27,5 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
   registerAgentRoutes(api, services);
   registerExecutionRoutes(api, { ...services, keyRing: deps.keyRing, token: deps.settings.token });
   registerWorkflowRoutes(api, services);
+  registerTaskRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: deps.settings.taskQueue, escalationTimeoutsSeconds: deps.settings.escalationTimeoutsSeconds });
 }

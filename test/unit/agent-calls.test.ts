@@ -1,4 +1,5 @@
 import { approvalRequired, assessCallRisk, checkAgentCall, matchCapability, parseAgentUri, parseCapabilityUri } from '../../domain/agent-calls';
+import { agentForCapabilities, taskStatus } from '../../domain/tasks';
 
 describe('agent and capability URIs', () => {
   it.each([
@@ -60,4 +61,30 @@ describe('call policy', () => {
   ])('refuses %s', (_name, target, capability_uri, code) => {
     expect(checkAgentCall(target, { capability_uri, parameters: {} })).toMatchObject({ ok: false, code });
   });
+});
+
+describe('tasks', () => {
+  it.each([
+    [undefined, 'routing'],
+    [{ status: 'pending' }, 'routing'],
+    [{ status: 'in_progress', decision: 'escalate_to_human' }, 'assigned'],
+    [{ status: 'completed', decision: 'ai_autonomous' }, 'assigned'],
+    [{ status: 'completed', decision: 'escalate_to_human' }, 'resolved'],
+    [{ status: 'expired', decision: 'escalate_to_human' }, 'expired'],
+    [{ status: 'failed', decision: 'escalate_to_human' }, 'unassigned'],
+  ] as const)('a task whose routing is %j is %s', (routing, status) => expect(taskStatus(routing)).toBe(status));
+
+  const workforce = [
+    { id: 'a', capabilities: ['capability://acme/summarize'] },
+    { id: 'b', capabilities: ['capability://acme/summarize', 'capability://acme/translate'] },
+  ];
+
+  it.each([
+    [['summarize'], 'a'],
+    [['summarize', 'translate'], 'b'],
+    [['capability://acme/translate'], 'b'],
+    [['capability://globex/translate'], undefined],
+    [['paint'], undefined],
+    [[], 'a'],
+  ])('picks the agent for %j: %s', (required, id) => expect(agentForCapabilities(workforce, required)?.id).toBe(id));
 });
