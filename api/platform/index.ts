@@ -9,6 +9,7 @@ import { registerAgentRoutes } from './agents';
 import { registerApprovalRoutes } from './approvals';
 import { registerEscalationRoutes } from './escalations';
 import { registerExecutionRoutes } from './executions';
+import { registerPlatformHealthRoutes } from './health';
 import { registerTaskRoutes } from './tasks';
 import { registerWorkflowRoutes } from './workflows';
 
@@ -27,5 +28,6 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
   registerAgentRoutes(api, services);
   registerExecutionRoutes(api, { ...services, keyRing: deps.keyRing, token: deps.settings.token });
   registerWorkflowRoutes(api, services);
+  registerPlatformHealthRoutes(api, services);
   registerTaskRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: deps.settings.taskQueue, escalationTimeoutsSeconds: deps.settings.escalationTimeoutsSeconds });
 }
