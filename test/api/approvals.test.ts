@@ -306,3 +306,53 @@ describe('what approvals leave behind', () => {
     expect(await findBrokenLink(stack.database.db)).toBeUndefined();
   });
 });
+
+describe('the OpenAPI document', () => {
+  it.each([
+    ['/v1/approvals', 'post', 'createApproval', 'platform:write'],
+    ['/v1/approvals', 'get', 'listApprovals', 'platform:read'],
+    ['/v1/approvals/{approval_id}', 'get', 'getApproval', 'platform:read'],
+    ['/v1/approvals/{approval_id}/respond', 'post', 'respondToApproval', 'platform:write'],
+    ['/v1/approvals/{approval_id}/cancel', 'post', 'cancelApproval', 'platform:write'],
+    ['/v1/escalations', 'get', 'listEscalationQueue', 'platform:read'],
+    ['/v1/escalations/{approval_id}/respond', 'post', 'respondToEscalation', 'platform:write'],
+    ['/v1/agents', 'get', 'listAgents', 'platform:read'],
+    ['/v1/agents', 'post', 'registerAgent', 'platform:admin'],
+    ['/v1/agents/{agent_id}', 'get', 'getAgent', 'platform:read'],
+    ['/v1/agents/{agent_id}', 'patch', 'updateAgent', 'platform:admin'],
+    ['/v1/agents/{agent_id}/deployments', 'post', 'deployAgent', 'platform:admin'],
+    ['/v1/agents/call', 'post', 'callAgent', 'platform:write'],
+    ['/v1/agents/{agent_id}/call', 'post', 'callAgentById', 'platform:write'],
+    ['/v1/executions', 'get', 'listExecutions', 'platform:read'],
+    ['/v1/executions/{execution_id}', 'get', 'getExecution', 'platform:read'],
+    ['/v1/executions/{execution_id}/cancel', 'post', 'cancelExecution', 'platform:write'],
+    ['/v1/executions/{execution_id}/progress', 'post', 'reportExecutionProgress', null],
+    ['/v1/callback-secrets', 'post', 'rotateCallbackSecret', 'platform:write'],
+    ['/v1/workflows', 'post', 'createWorkflow', 'platform:write'],
+    ['/v1/workflows', 'get', 'listWorkflows', 'platform:read'],
+    ['/v1/workflows/{workflow_id}', 'get', 'getWorkflow', 'platform:read'],
+    ['/v1/workflows/{workflow_id}/stats', 'get', 'getWorkflowStats', 'platform:read'],
+    ['/v1/workflows/{workflow_id}/provenance', 'get', 'getWorkflowProvenance', 'platform:read'],
+    ['/v1/tasks', 'post', 'submitTask', 'platform:write'],
+    ['/v1/tasks/{task_id}', 'get', 'getTask', 'platform:read'],
+    ['/v1/tasks/{task_id}/status', 'get', 'getTaskStatus', 'platform:read'],
+    ['/v1/health/check', 'post', 'checkOrganizationHealth', 'platform:write'],
+    ['/v1/platform/health', 'get', 'getPlatformHealth', null],
+    ['/v1/platform/status', 'get', 'getPlatformStatus', 'platform:read'],
+  ])('documents %s %s as %s (%s)', async (path, method, operationId, scope) => {
+    const doc = (await api('GET', '/openapi.json')).body;
+    const operation = doc.paths[path]?.[method];
+    expect(operation).toMatchObject({ operationId });
+    if (scope) expect(operation.security).toEqual([{ bearerAuth: [scope] }]);
+    else expect(operation.security).toBeUndefined();
+  });
+
+  it('describes both variants of the respond body', async () => {
+    const doc = (await api('GET', '/openapi.json')).body;
+    const variants = doc.components.schemas.RespondApprovalRequest.oneOf ?? doc.components.schemas.RespondApprovalRequest.anyOf;
+    expect(variants.map((variant: { properties: { decision: { enum: string[] } } }) => variant.properties.decision.enum)).toEqual([
+      ['approved', 'rejected'],
+      ['approve', 'reject'],
+    ]);
+  });
+});
