@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ApprovalStatus } from '../domain/approvals';
 import type { ApprovalState } from '../workflows/approval';
 import { paginate, type Page, type PageRequest } from './pagination';
+import { upsertProjection } from './projections';
 
 export interface ApprovalRow extends Omit<ApprovalState, 'created_at' | 'responded_at' | 'expires_at' | 'updated_at'> {
   created_at: Date;
@@ -44,8 +45,7 @@ export async function upsertApprovalProjection(db: Knex, state: ApprovalState): 
     expires_at: state.expires_at,
     updated_at: state.updated_at,
   };
-  const { approval_id: _key, created_at: _created, ...changes } = row;
-  await db('approvals').insert(row).onConflict('approval_id').merge(changes).where('approvals.version', '<', state.version);
+  await upsertProjection(db, 'approvals', { key: 'approval_id', once: ['created_at'] }, row);
 }
 
 export async function findApprovalById(db: Knex, approvalId: string): Promise<ApprovalRow | undefined> {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { DagStatus } from '../domain/dag';
 import type { DagState } from '../workflows/run-dag';
 import { paginate, type Page, type PageRequest } from './pagination';
+import { upsertProjection } from './projections';
 
 export interface DagRow extends Omit<DagState, 'created_at' | 'started_at' | 'completed_at' | 'updated_at' | 'error' | 'provenance_id'> {
   error: Record<string, unknown> | null;
@@ -29,8 +30,7 @@ export async function upsertDagProjection(db: Knex, state: DagState): Promise<vo
     completed_at: state.completed_at ?? null,
     updated_at: state.updated_at,
   };
-  const { workflow_id: _key, created_at: _created, ...changes } = row;
-  await db('platform_workflows').insert(row).onConflict('workflow_id').merge(changes).where('platform_workflows.version', '<', state.version);
+  await upsertProjection(db, 'platform_workflows', { key: 'workflow_id', once: ['created_at'] }, row);
 }
 
 export async function findDagById(db: Knex, workflowId: string): Promise<DagRow | undefined> {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ExecutionStatus } from '../domain/agent-calls';
 import type { ExecutionState } from '../workflows/execute-agent';
 import { paginate, type Page, type PageRequest } from './pagination';
+import { upsertProjection } from './projections';
 
 export interface ExecutionRow extends Omit<ExecutionState, 'queued_at' | 'started_at' | 'completed_at' | 'updated_at'> {
   queued_at: Date;
@@ -61,8 +62,7 @@ export async function upsertExecutionProjection(db: Knex, state: ExecutionState)
     completed_at: state.completed_at ?? null,
     updated_at: state.updated_at,
   };
-  const { execution_id: _key, queued_at: _queued, ...changes } = row;
-  await db('executions').insert(row).onConflict('execution_id').merge(changes).where('executions.version', '<', state.version);
+  await upsertProjection(db, 'executions', { key: 'execution_id', once: ['queued_at'] }, row);
 }
 
 /** Executions with the attempt counts of their logs folded in. */

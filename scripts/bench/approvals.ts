@@ -14,9 +14,9 @@ import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { percentile, runClosedLoop, summarize, type LoadFigures, type LoadRun, type Send } from './load';
-import { cpuSeconds, freePort, procStatusKb, ProcessMeter } from './processes';
+import { procStatusKb, ProcessMeter } from './processes';
 import { toMiB, writeResults } from './report';
-import { benchToken, type BenchStack, onTearDown, runSuite, say, serviceEnv, sleep, startInfrastructure, startServices, unlessAServiceDies, waitUntil, watchedBy } from './stack';
+import { onTearDown, runSuite, say, settle, startBenchStack, unlessAServiceDies, waitUntil, watchedBy } from './stack';
 
 const APPROVALS = Number(process.env.HANDOFF_BENCH_APPROVALS ?? 10_000);
 const EXECUTIONS = Number(process.env.HANDOFF_BENCH_EXECUTIONS ?? 2_000);
@@ -26,8 +26,8 @@ const TASK_QUEUE = 'bench-approvals';
 /** Room for every open approval and the warm-up, so no answer waits for a replay. */
 const WORKER_CACHE = APPROVALS + 2 * WARM_UP + 1000;
 const WORKER_HEAP_MB = 4096;
-const SETTLE_WINDOW_MS = 500;
-const SETTLED_CPU_FRACTION = 0.05;
+/** Between phases: quiet once the services use under 5 % of a core over half a second. */
+const SETTLE = { windowMs: 500, busyFraction: 0.05, timeoutMs: 60_000 };
 const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'approvals.json');
 const AGENT_URI = 'agent://bench/echo@1.0.0';
 
@@ -35,17 +35,6 @@ const round1 = (value: number) => Math.round(value * 10) / 10;
 
 function figures(run: LoadRun): Omit<LoadFigures, 'errorSamples'> & { errorSamples: string[] } {
   return summarize([run]);
-}
-
-/** Waits until the services have caught up (Temporal writes visibility, timers, the worker its projections). */
-async function settle(pids: number[], timeoutMs = 60_000): Promise<void> {
-  const busySeconds = () => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-    const before = busySeconds();
-    await sleep(SETTLE_WINDOW_MS);
-    if (busySeconds() - before <= (SETTLE_WINDOW_MS / 1000) * SETTLED_CPU_FRACTION) return;
-  }
-  say(`  (still busy after ${timeoutMs / 1000} s; measuring anyway)`);
 }
 
 /** A local agent: answers every call at once with a small result. */
@@ -75,22 +64,12 @@ function jsonPost(baseUrl: string, token: string) {
 }
 
 async function main(): Promise<void> {
-  const { temporalServer, database, client } = await startInfrastructure();
-  const apiPort = await freePort();
-  const env = serviceEnv({
-    databaseUrl: database.url,
-    poolMax: database.poolMax,
-    temporalAddress: temporalServer.address,
-    apiPort,
+  const { client, database, baseUrl, token, stack } = await startBenchStack({
     taskQueue: TASK_QUEUE,
-    extra: { RATE_LIMIT_DEFAULT: '100000000', OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' },
-  });
-  const baseUrl = `http://127.0.0.1:${apiPort}`;
-  const token = await benchToken(database, env);
-  const { api, worker } = await startServices(env, baseUrl, client, {
+    env: { RATE_LIMIT_DEFAULT: '100000000', OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' },
     workerEnv: { TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS: String(WORKER_CACHE), NODE_OPTIONS: `--max-old-space-size=${WORKER_HEAP_MB}` },
   });
-  const stack: BenchStack = { api, worker, temporalPids: temporalServer.process.pid === undefined ? [] : [temporalServer.process.pid], database };
+  const { api, worker } = stack;
   const servicePids = [api.pid, worker.pid, ...stack.temporalPids];
   const post = jsonPost(baseUrl, token);
   const guarded = <T>(work: Promise<T>) => unlessAServiceDies(work, [api, worker]);
@@ -122,13 +101,13 @@ async function main(): Promise<void> {
   await guarded(runClosedLoop({ count: WARM_UP, concurrency: CONCURRENCY, send: open }));
   await guarded(runClosedLoop({ count: WARM_UP, concurrency: CONCURRENCY, send: answer }));
   ids.length = 0;
-  await settle(servicePids);
+  await settle(servicePids, SETTLE);
 
   say(`Opening ${APPROVALS} approvals at concurrency ${CONCURRENCY}…`);
   const openMeter = new ProcessMeter(watchedBy(stack));
   const opened = figures(await openMeter.measure(() => guarded(runClosedLoop({ count: APPROVALS, concurrency: CONCURRENCY, send: open }))));
   say(`  ${opened.throughputPerSecond.toFixed(0)} approvals/s, p99 ${opened.p99Ms.toFixed(0)} ms, ${opened.errors} errors`);
-  await settle(servicePids);
+  await settle(servicePids, SETTLE);
   const pendingRows = await countWhere('approvals', { status: 'pending' });
   const { count: runningWorkflows } = await client.workflow.count(`WorkflowType = "approvalWorkflow" AND ExecutionStatus = "Running"`);
   const heldRssMiB = toMiB(procStatusKb(worker.pid, 'VmRSS'));
@@ -138,7 +117,7 @@ async function main(): Promise<void> {
   const answerMeter = new ProcessMeter(watchedBy(stack));
   const answered = figures(await answerMeter.measure(() => guarded(runClosedLoop({ count: APPROVALS, concurrency: CONCURRENCY, send: answer }))));
   say(`  ${answered.throughputPerSecond.toFixed(0)} answers/s, p50 ${answered.p50Ms.toFixed(0)} ms, p99 ${answered.p99Ms.toFixed(0)} ms, ${answered.errors} errors`);
-  await settle(servicePids);
+  await settle(servicePids, SETTLE);
   const approvedRows = await countWhere('approvals', { status: 'approved' });
 
   say(`Executions: ${EXECUTIONS} agent calls against a local agent endpoint, at concurrency ${CONCURRENCY}…`);
@@ -152,7 +131,7 @@ async function main(): Promise<void> {
   const completed = () => countWhere('executions', { status: 'completed' });
   await guarded(runClosedLoop({ count: WARM_UP, concurrency: CONCURRENCY, send: callAgent }));
   await waitUntil('The warm-up executions', async () => (await completed()) === WARM_UP, 120_000);
-  await settle(servicePids);
+  await settle(servicePids, SETTLE);
   const executionMeter = new ProcessMeter(watchedBy(stack));
   const started = performance.now();
   const { accepted, drainedSeconds } = await executionMeter.measure(async () => {

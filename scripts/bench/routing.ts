@@ -14,9 +14,9 @@ import path from 'node:path';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { benchFloorWorkflow, floorUpdate } from '../../workflows/bench-floor';
 import { runClosedLoop, summarize, type LoadRun, type Send } from './load';
-import { cpuSeconds, freePort, procStatusKb, ProcessMeter } from './processes';
+import { procStatusKb, ProcessMeter } from './processes';
 import { judge, phaseFigures, printTable, toMiB, writeResults, type Kind, type PhaseFigures, type Results } from './report';
-import { benchToken, type BenchStack, runSuite, say, serviceEnv, sleep, startInfrastructure, startServices, unlessAServiceDies, watchedBy } from './stack';
+import { type BenchStack, runSuite, say, settle, startBenchStack, unlessAServiceDies, watchedBy } from './stack';
 
 const REQUESTS = 2000;
 const WARM_UP_REQUESTS = 200;
@@ -73,20 +73,6 @@ function floorSend(client: Client, workflowIdPrefix: string): Send {
   };
 }
 
-/**
- * Waits until the stack has caught up with the last round (Temporal keeps writing visibility and
- * timers after the answers went out), so that its leftovers are not billed to the next round.
- */
-async function settle(pids: number[]): Promise<void> {
-  const busySeconds = () => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
-  for (const deadline = Date.now() + SETTLE_TIMEOUT_MS; Date.now() < deadline; ) {
-    const before = busySeconds();
-    await sleep(SETTLE_WINDOW_MS);
-    if (busySeconds() - before <= (SETTLE_WINDOW_MS / 1000) * SETTLED_CPU_FRACTION) return;
-  }
-  say(`  (the stack was still busy after ${SETTLE_TIMEOUT_MS / 1000} s; measuring anyway)`);
-}
-
 async function runRound(label: string, run: () => Promise<LoadRun>, meter?: ProcessMeter): Promise<LoadRun> {
   const result = meter ? await meter.measure(run) : await run();
   const { p99Ms, throughputPerSecond, errors, errorSamples } = summarize([result]);
@@ -106,7 +92,7 @@ async function measureInRounds(stack: BenchStack, load: Load): Promise<Record<Ki
     // Taking turns at going first cancels what going first or second does to a round.
     const order: Kind[] = round % 2 === 0 ? ['floor', 'routing'] : ['routing', 'floor'];
     for (const kind of order) {
-      await settle([stack.api.pid, stack.worker.pid, ...stack.temporalPids]);
+      await settle([stack.api.pid, stack.worker.pid, ...stack.temporalPids], { windowMs: SETTLE_WINDOW_MS, busyFraction: SETTLED_CPU_FRACTION, timeoutMs: SETTLE_TIMEOUT_MS });
       const firstIndex = WARM_UP_REQUESTS + round * perRound;
       runs[kind].push(await runRound(`round ${round + 1} ${kind}`, load(kind, perRound, firstIndex), meters[kind]));
     }
@@ -115,20 +101,8 @@ async function measureInRounds(stack: BenchStack, load: Load): Promise<Record<Ki
 }
 
 async function main(): Promise<void> {
-  const { temporalServer, database, client } = await startInfrastructure();
-  const apiPort = await freePort();
-  const env = serviceEnv({
-    databaseUrl: database.url,
-    poolMax: database.poolMax,
-    temporalAddress: temporalServer.address,
-    apiPort,
-    taskQueue: TASK_QUEUE,
-    extra: { RATE_LIMIT_ROUTING_REQUESTS: '1000000' },
-  });
-  const baseUrl = `http://127.0.0.1:${apiPort}`;
-  const token = await benchToken(database, env);
-  const { api, worker } = await startServices(env, baseUrl, client);
-  const stack: BenchStack = { api, worker, temporalPids: temporalServer.process.pid === undefined ? [] : [temporalServer.process.pid], database };
+  const { client, database, baseUrl, token, stack } = await startBenchStack({ taskQueue: TASK_QUEUE, env: { RATE_LIMIT_ROUTING_REQUESTS: '1000000' } });
+  const { api, worker } = stack;
 
   const sends: Record<Kind, Send> = { routing: routingSend(baseUrl, token), floor: floorSend(client, `bench-floor-${randomBytes(4).toString('hex')}`) };
   const load: Load = (kind, count, firstIndex) => () =>

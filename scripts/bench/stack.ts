@@ -13,7 +13,7 @@ import { seedDevReviewers } from '../dev-seed';
 import { provisionTemporal } from '../provision-temporal';
 import { startTemporalDevServer, type DevServer } from '../temporal-dev-server';
 import { createBenchDatabase, serviceBackendPids, type BenchDatabase } from './database';
-import { freePort, type ProcessMeter, spawnService, type Service } from './processes';
+import { cpuSeconds, freePort, type ProcessMeter, spawnService, type Service } from './processes';
 
 export const NAMESPACE = 'default';
 const READY_TIMEOUT_MS = 120_000;
@@ -37,7 +37,7 @@ export function tearDown(): Promise<void> {
 }
 
 /** Only what the services need, so settings in the caller's shell cannot skew the run. */
-export function serviceEnv(settings: { databaseUrl: string; poolMax: number; temporalAddress: string; apiPort: number; taskQueue: string; extra?: Record<string, string> }): NodeJS.ProcessEnv {
+function serviceEnv(settings: { databaseUrl: string; poolMax: number; temporalAddress: string; apiPort: number; taskQueue: string; extra?: Record<string, string> }): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -79,13 +79,28 @@ async function workerIsPolling(client: Client, taskQueue: string): Promise<boole
   return (pollers?.length ?? 0) > 0;
 }
 
+/**
+ * Waits until the processes have caught up with the last phase (Temporal keeps writing visibility and
+ * timers after the answers went out), so that its leftovers are not billed to the next one: until they use
+ * less than `busyFraction` of one core over a window.
+ */
+export async function settle(pids: number[], options: { windowMs: number; busyFraction: number; timeoutMs: number }): Promise<void> {
+  const busySeconds = () => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
+  for (const deadline = Date.now() + options.timeoutMs; Date.now() < deadline; ) {
+    const before = busySeconds();
+    await sleep(options.windowMs);
+    if (busySeconds() - before <= (options.windowMs / 1000) * options.busyFraction) return;
+  }
+  say(`  (the stack was still busy after ${options.timeoutMs / 1000} s; measuring anyway)`);
+}
+
 export interface Infrastructure {
   temporalServer: DevServer;
   database: BenchDatabase;
   client: Client;
 }
 
-export async function startInfrastructure(): Promise<Infrastructure> {
+async function startInfrastructure(): Promise<Infrastructure> {
   const { cli } = await provisionTemporal(say);
   say('Starting an in-memory Temporal dev server…');
   const temporalServer = await startTemporalDevServer({ cli, port: await freePort(), namespace: NAMESPACE });
@@ -104,7 +119,7 @@ export async function startInfrastructure(): Promise<Infrastructure> {
 }
 
 /** The API and a worker as child processes, ready once the API answers /readyz and the worker polls. */
-export async function startServices(env: NodeJS.ProcessEnv, baseUrl: string, client: Client, options: { workerEnv?: Record<string, string> } = {}) {
+async function startServices(env: NodeJS.ProcessEnv, baseUrl: string, client: Client, options: { workerEnv?: Record<string, string> } = {}) {
   say('Starting the API and the worker as child processes…');
   const api = spawnService('api', 'api/server.ts', env);
   onTearDown(() => api.stop());
@@ -139,9 +154,24 @@ export function watchedBy(stack: BenchStack): ConstructorParameters<typeof Proce
 }
 
 /** A token with every scope, from the database's signing key, for the services' config. */
-export function benchToken(database: BenchDatabase, env: NodeJS.ProcessEnv): Promise<string> {
+function benchToken(database: BenchDatabase, env: NodeJS.ProcessEnv): Promise<string> {
   const config = loadConfig(env);
   return issueAccessToken(createKeyRing(database.db), { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE }, { subject: 'bench', scopes: SCOPES, ttlSeconds: 3600 });
+}
+
+/**
+ * Everything a suite measures, started: Temporal, the database, the API and a worker on `taskQueue` with the
+ * suite's own settings, and a token with every scope.
+ */
+export async function startBenchStack(options: { taskQueue: string; env?: Record<string, string>; workerEnv?: Record<string, string> }) {
+  const { temporalServer, database, client } = await startInfrastructure();
+  const apiPort = await freePort();
+  const env = serviceEnv({ databaseUrl: database.url, poolMax: database.poolMax, temporalAddress: temporalServer.address, apiPort, taskQueue: options.taskQueue, ...(options.env ? { extra: options.env } : {}) });
+  const baseUrl = `http://127.0.0.1:${apiPort}`;
+  const token = await benchToken(database, env);
+  const { api, worker } = await startServices(env, baseUrl, client, options.workerEnv ? { workerEnv: options.workerEnv } : {});
+  const stack: BenchStack = { api, worker, temporalPids: temporalServer.process.pid === undefined ? [] : [temporalServer.process.pid], database };
+  return { client, database, baseUrl, token, stack };
 }
 
 /** Runs a suite: tears everything down on success, error or Ctrl-C, and fails the process on error. */

@@ -3,7 +3,7 @@ import { verifySignature } from '../../services/outbound/signature';
 import { principalDid } from '../../services/platform/ids';
 import { eventually } from '../support/eventually';
 import { client, expectProblem, type CallResult } from '../support/http';
-import { gate, startRemoteParty, type RemoteParty } from '../support/remote-party';
+import { gate, LOCAL_PARTIES_ENV, startRemoteParty, type RemoteParty } from '../support/remote-party';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -13,15 +13,7 @@ let callbackSecret: string;
 const parties: RemoteParty[] = [];
 
 beforeAll(async () => {
-  stack = await startStack({
-    OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1',
-    AGENT_RETRY_INITIAL_INTERVAL_MS: '200',
-    AGENT_RETRY_MAX_INTERVAL_SECONDS: '1',
-    CALLBACK_RETRY_INITIAL_INTERVAL_MS: '200',
-    CALLBACK_RETRY_MAX_INTERVAL_SECONDS: '1',
-    AGENT_HEARTBEAT_TIMEOUT_SECONDS: '2',
-    OUTBOUND_TIMEOUT_MS: '5000',
-  });
+  stack = await startStack({ ...LOCAL_PARTIES_ENV, OUTBOUND_TIMEOUT_MS: '5000' });
   api = client(stack.baseUrl, await stack.token(['platform:write', 'platform:read']));
   admin = client(stack.baseUrl, await stack.token(['platform:admin']));
   callbackSecret = (await api('POST', '/v1/callback-secrets')).body.secret;

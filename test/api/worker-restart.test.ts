@@ -2,7 +2,7 @@ import { findBrokenLink } from '../../db/ledger';
 import { verifySignature } from '../../services/outbound/signature';
 import { eventually } from '../support/eventually';
 import { client, expectProblem, type CallResult } from '../support/http';
-import { gate, startRemoteParty, type RemoteParty } from '../support/remote-party';
+import { gate, LOCAL_PARTIES_ENV, startRemoteParty, type RemoteParty } from '../support/remote-party';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -18,13 +18,7 @@ const WORKER_AGENT = 'agent://acme/restart-worker@1.0.0';
 const PAYER = 'agent://acme/restart-payer@1.0.0';
 
 beforeAll(async () => {
-  stack = await startStack({
-    OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1',
-    AGENT_RETRY_INITIAL_INTERVAL_MS: '200',
-    AGENT_RETRY_MAX_INTERVAL_SECONDS: '1',
-    CALLBACK_RETRY_INITIAL_INTERVAL_MS: '200',
-    AGENT_HEARTBEAT_TIMEOUT_SECONDS: '2',
-  });
+  stack = await startStack(LOCAL_PARTIES_ENV);
   api = client(stack.baseUrl, await stack.token(['platform:write', 'platform:read']));
   // The first call to arrive is held until the worker is stopped under it; every later one is answered.
   agent = await startRemoteParty(async (request, index) => {

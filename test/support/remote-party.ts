@@ -77,3 +77,13 @@ export function gate(): { wait: Promise<void>; open: () => void } {
   const wait = new Promise<void>((resolve) => (open = resolve));
   return { wait, open };
 }
+
+/** Stack settings for tests whose agents and receivers are local: loopback allowed, retries quick. */
+export const LOCAL_PARTIES_ENV = {
+  OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1',
+  AGENT_RETRY_INITIAL_INTERVAL_MS: '200',
+  AGENT_RETRY_MAX_INTERVAL_SECONDS: '1',
+  CALLBACK_RETRY_INITIAL_INTERVAL_MS: '200',
+  CALLBACK_RETRY_MAX_INTERVAL_SECONDS: '1',
+  AGENT_HEARTBEAT_TIMEOUT_SECONDS: '2',
+};

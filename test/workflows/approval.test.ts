@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApprovalActivities } from '../../activities/approvals';
-import type { AppendProvenanceInput } from '../../domain/provenance';
-import { registerSearchAttributes } from '../../runtime/temporal';
 import {
   approvalCreatedUpdate,
   approvalQuery,
@@ -14,10 +11,11 @@ import {
   type ApprovalRequest,
   type ApprovalState,
 } from '../../workflows/approval';
-import { sharedWorkflowBundle } from '../support/stack';
+import { inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
-let appended: AppendProvenanceInput[];
+const ledger = inMemoryLedger();
+const appended = ledger.appended;
 let projections: ApprovalState[];
 /** When set, recording the answer waits for it: the answer is then in flight while the test sends another. */
 let answerGate: { reached: () => void; release: Promise<void> } | undefined;
@@ -29,23 +27,16 @@ const activities: ReturnType<typeof createApprovalActivities> = {
       await answerGate.release;
     }
     projections.push(state);
-    // Idempotent per step, as the ledger is: a retried step returns its first anchor.
-    const index = appended.findIndex((a) => a.entry.subject_id === provenance.entry.subject_id && a.entry.step_id === provenance.entry.step_id);
-    if (index >= 0) return { transaction_id: `tx-${index + 1}`, block_number: index + 1 };
-    appended.push(provenance);
-    return { transaction_id: `tx-${appended.length}`, block_number: appended.length };
+    return ledger.record(provenance);
   },
 };
 
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: process.env.HANDOFF_TEST_TEMPORAL_TEST_SERVER! } },
-  });
-  await registerSearchAttributes(env.connection, env.namespace ?? 'default');
+  env = await startTimeSkipping();
 });
 afterAll(() => env?.teardown());
 beforeEach(() => {
-  appended = [];
+  ledger.clear();
   projections = [];
   answerGate = undefined;
 });
@@ -67,11 +58,7 @@ async function request(expiresInMs: number, extra: Partial<ApprovalRequest> = {}
   };
 }
 
-async function withWorker<T>(run: (taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = `approval-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
-  return worker.runUntil(run(taskQueue));
-}
+const withWorker = <T>(run: (taskQueue: string) => Promise<T>) => withTestWorker(env, activities, run);
 
 const HOUR = 60 * 60 * 1000;
 

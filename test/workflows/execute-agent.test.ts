@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApprovalActivities } from '../../activities/approvals';
 import type { AgentInvocation, CallbackDelivery, createExecutionActivities } from '../../activities/executions';
-import type { AppendProvenanceInput } from '../../domain/provenance';
-import { registerSearchAttributes } from '../../runtime/temporal';
 import { approvalQuery, respondUpdate, type ApprovalRequest } from '../../workflows/approval';
 import {
   cancelExecutionUpdate,
@@ -16,12 +13,13 @@ import {
   type ExecuteAgentInput,
   type ExecutionState,
 } from '../../workflows/execute-agent';
-import { sharedWorkflowBundle } from '../support/stack';
+import { inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
 
 type Activities = ReturnType<typeof createExecutionActivities> & ReturnType<typeof createApprovalActivities>;
 
 let env: TestWorkflowEnvironment;
-let appended: AppendProvenanceInput[];
+const ledger = inMemoryLedger();
+const appended = ledger.appended;
 let projections: ExecutionState[];
 /** When each attempt ran, on the server's (skipped) clock. */
 let agentAttempts: Array<{ attempt: number; startedAt: number; parameters: Record<string, unknown> }>;
@@ -29,12 +27,7 @@ let callbackAttempts: Array<{ attempt: number; startedAt: number; event: string 
 let agentBehaviour: (call: AgentInvocation, attempt: number) => Promise<Record<string, unknown>>;
 let callbackBehaviour: (delivery: CallbackDelivery, attempt: number) => Promise<void>;
 
-function record(provenance: AppendProvenanceInput) {
-  const index = appended.findIndex((a) => a.entry.subject_id === provenance.entry.subject_id && a.entry.step_id === provenance.entry.step_id);
-  if (index < 0) appended.push(provenance);
-  const at = index < 0 ? appended.length : index + 1;
-  return { transaction_id: `tx-${at}`, block_number: at };
-}
+const record = ledger.record;
 
 const activities: Activities = {
   async recordExecutionStep({ provenance, state }) {
@@ -63,14 +56,11 @@ const activities: Activities = {
 const retryable = (attempt: number) => ApplicationFailure.create({ type: 'agent_error', message: 'HTTP 503', details: [{ attempt, status: 503 }] });
 
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: process.env.HANDOFF_TEST_TEMPORAL_TEST_SERVER! } },
-  });
-  await registerSearchAttributes(env.connection, env.namespace ?? 'default');
+  env = await startTimeSkipping();
 });
 afterAll(() => env?.teardown());
 beforeEach(() => {
-  appended = [];
+  ledger.clear();
   projections = [];
   agentAttempts = [];
   callbackAttempts = [];
@@ -96,22 +86,8 @@ function input(extra: Partial<ExecuteAgentInput> = {}): ExecuteAgentInput {
   };
 }
 
-/**
- * Runs the test with a worker of its own, then terminates whatever it left running: a workflow left with an
- * activity scheduled and no worker stops the time-skipping server from skipping time for every later test.
- */
-async function withWorker<T>(run: (taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = `exec-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
-  try {
-    return await worker.runUntil(run(taskQueue));
-  } finally {
-    for (const id of [...started]) await env.client.workflow.getHandle(id).terminate('test over').catch(() => undefined);
-    started.clear();
-  }
-}
-
 const started = new Set<string>();
+const withWorker = <T>(run: (taskQueue: string) => Promise<T>) => withTestWorker(env, activities, run, started);
 function start(taskQueue: string, args: ExecuteAgentInput) {
   started.add(args.execution_id);
   if (args.approval) started.add(args.approval.approval_id);

@@ -1,30 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApprovalActivities } from '../../activities/approvals';
 import type { createDagActivities } from '../../activities/dags';
 import type { AgentInvocation, createExecutionActivities } from '../../activities/executions';
-import type { AppendProvenanceInput } from '../../domain/provenance';
-import { registerSearchAttributes } from '../../runtime/temporal';
 import { approvalQuery, respondUpdate } from '../../workflows/approval';
 import { dagStartedUpdate, runDagWorkflow, type DagEdgeSpec, type DagNodeSpec, type DagState, type RunDagInput } from '../../workflows/run-dag';
-import { sharedWorkflowBundle } from '../support/stack';
+import { inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
 
 type Activities = ReturnType<typeof createExecutionActivities> & ReturnType<typeof createApprovalActivities> & ReturnType<typeof createDagActivities>;
 
 let env: TestWorkflowEnvironment;
-let appended: AppendProvenanceInput[];
+const ledger = inMemoryLedger();
+const appended = ledger.appended;
 let dagProjections: DagState[];
 let calls: Array<{ execution_id: string; parameters: Record<string, unknown> }>;
 let agentBehaviour: (call: AgentInvocation) => Promise<Record<string, unknown>>;
 
-function record(provenance: AppendProvenanceInput) {
-  const index = appended.findIndex((a) => a.entry.subject_id === provenance.entry.subject_id && a.entry.step_id === provenance.entry.step_id);
-  if (index < 0) appended.push(provenance);
-  const at = index < 0 ? appended.length : index + 1;
-  return { transaction_id: `tx-${at}`, block_number: at };
-}
+const record = ledger.record;
 
 const activities: Activities = {
   async recordExecutionStep({ provenance }) {
@@ -48,30 +41,18 @@ const activities: Activities = {
 };
 
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: process.env.HANDOFF_TEST_TEMPORAL_TEST_SERVER! } },
-  });
-  await registerSearchAttributes(env.connection, env.namespace ?? 'default');
+  env = await startTimeSkipping();
 });
 afterAll(() => env?.teardown());
 beforeEach(() => {
-  appended = [];
+  ledger.clear();
   dagProjections = [];
   calls = [];
   agentBehaviour = async (call) => ({ from: call.parameters.name ?? 'agent' });
 });
 
 const started = new Set<string>();
-async function withWorker<T>(run: (taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = `dag-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
-  try {
-    return await worker.runUntil(run(taskQueue));
-  } finally {
-    for (const id of started) await env.client.workflow.getHandle(id).terminate('test over').catch(() => undefined);
-    started.clear();
-  }
-}
+const withWorker = <T>(run: (taskQueue: string) => Promise<T>) => withTestWorker(env, activities, run, started);
 
 function agentNode(workflowId: string, id: string, input: Record<string, unknown> = {}): DagNodeSpec {
   return {
