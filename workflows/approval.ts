@@ -181,7 +181,12 @@ export async function approvalWorkflow(request: ApprovalRequest): Promise<Approv
   );
   requested = { ...state };
   const parent = workflowInfo().parent;
-  if (parent && request.execution_id === parent.workflowId) await getExternalWorkflowHandle(parent.workflowId).signal(approvalRequestedSignal, approval_id);
+  if (parent && request.execution_id === parent.workflowId) {
+    // An execution that has already closed no longer waits for this; the request stands on its own.
+    await getExternalWorkflowHandle(parent.workflowId)
+      .signal(approvalRequestedSignal, approval_id)
+      .catch(() => undefined);
+  }
 
   try {
     // Whatever the timer says, an answer its validator accepted (before the deadline) stands.
