@@ -1,7 +1,10 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../runtime/logger';
 import type { WorkerSettings } from '../runtime/deps';
+import { createApprovalActivities } from './approvals';
 import { createComplianceActivities } from './compliance';
+import { createDagActivities } from './dags';
+import { createExecutionActivities } from './executions';
 import { createLedgerActivities } from './ledger';
 import { createRoutingActivities } from './routing';
 
@@ -13,5 +16,12 @@ export interface ActivityDeps {
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createLedgerActivities(deps), ...createRoutingActivities(deps), ...createComplianceActivities(deps) };
+  return {
+    ...createLedgerActivities(deps),
+    ...createRoutingActivities(deps),
+    ...createComplianceActivities(deps),
+    ...createApprovalActivities(deps),
+    ...createExecutionActivities(deps),
+    ...createDagActivities(deps),
+  };
 }

@@ -3,6 +3,7 @@ import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from '../runtime/logger';
+import type { PlatformSettings } from '../runtime/platform';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
 import type { HumanEscalationLevel } from '../workflows/route-task';
@@ -22,6 +23,7 @@ import { registerPlatformProvenanceRoutes } from './platform/provenance';
 import { registerProvenanceRoutes } from './orch/provenance';
 import { registerReviewerRoutes } from './orch/reviewers';
 import { registerRoutingRoutes } from './orch/routing';
+import { registerPlatformRoutes } from './platform';
 import { Problem } from './problem';
 import { ApiBuilder } from './route';
 
@@ -41,6 +43,7 @@ export interface AppDeps {
     escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
     /** A block's age limit: how long a client should wait for a record's proof. */
     ledgerBlockMaxAgeMs: number;
+    platform: PlatformSettings;
   };
 }
 
@@ -89,6 +92,7 @@ export function buildApp(deps: AppDeps): Express {
   registerPlatformProvenanceRoutes(api, deps);
   registerComplianceRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, publicBaseUrl: settings.publicBaseUrl });
   registerReviewerRoutes(api, deps);
+  registerPlatformRoutes(api, deps);
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);
 

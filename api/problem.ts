@@ -32,6 +32,21 @@ export const PROBLEM_TYPES = {
   ledger_proof_unavailable: { status: 422, title: 'No such proof: the tree does not hold what it should prove' },
   attestation_not_found: { status: 404, title: 'No such attestation' },
   compliance_report_not_found: { status: 404, title: 'No such compliance report' },
+  // Platform: approvals, executions, agents, workflow DAGs, tasks.
+  approval_not_found: { status: 404, title: 'No such approval request' },
+  approval_not_pending: { status: 409, title: 'The approval request is no longer pending' },
+  execution_not_found: { status: 404, title: 'No such execution' },
+  execution_not_cancellable: { status: 409, title: 'The execution is no longer queued or processing' },
+  execution_not_processing: { status: 409, title: 'The execution is not processing this attempt' },
+  invalid_progress_token: { status: 401, title: 'The progress token is missing or not valid for this execution' },
+  agent_not_found: { status: 404, title: 'No such agent' },
+  agent_exists: { status: 409, title: 'An agent with this agent URI is already registered' },
+  agent_inactive: { status: 422, title: 'The agent is not active' },
+  agent_version_not_registered: { status: 422, title: 'That version of the agent is not registered' },
+  capability_not_matched: { status: 422, title: 'The agent does not offer the requested capability' },
+  callback_secret_required: { status: 422, title: 'A callback_url needs a callback signing secret first' },
+  workflow_not_found: { status: 404, title: 'No such workflow' },
+  task_not_found: { status: 404, title: 'No such task' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_TYPES;

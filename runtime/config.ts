@@ -99,6 +99,31 @@ export const configSchema = z.object({
   LEDGER_BLOCK_MAX_LEAVES: z.coerce.number().int().positive().default(1000),
   /** …or once its oldest record has waited this long, whichever comes first. */
   LEDGER_BLOCK_MAX_AGE_MS: z.coerce.number().int().positive().default(5000),
+  /** Health turns degraded once a record has waited this long for its checkpoint (the sealer is stuck or gone). */
+  LEDGER_SEALING_LAG_ALERT_SECONDS: seconds.default(60),
+  // Platform: approvals, agent executions and their callbacks.
+  /** Seconds an approval request stays pending when the caller gives no expires_at, and the most it may ask for. */
+  APPROVAL_DEFAULT_TTL_SECONDS: seconds.default(24 * 60 * 60),
+  APPROVAL_MAX_TTL_SECONDS: seconds.default(30 * 24 * 60 * 60),
+  /** Defaults of a registered agent: how long one call may take and how many attempts an execution makes. */
+  AGENT_CALL_TIMEOUT_SECONDS: seconds.default(300),
+  AGENT_CALL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  /** Backoff between attempts of an agent call: first wait, growth factor, longest wait. */
+  AGENT_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  AGENT_RETRY_BACKOFF_COEFFICIENT: z.coerce.number().min(1).max(10).default(2),
+  AGENT_RETRY_MAX_INTERVAL_SECONDS: seconds.default(300),
+  /** An agent call whose worker has not heartbeated for this long is taken as lost and retried elsewhere. */
+  AGENT_HEARTBEAT_TIMEOUT_SECONDS: seconds.default(30),
+  /** Largest agent answer kept as an execution's result_json. */
+  AGENT_RESULT_LIMIT_BYTES: z.coerce.number().int().positive().max(1_048_576).default(262_144),
+  /** Attempts and backoff of an execution's callback to its callback_url. */
+  CALLBACK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(10),
+  CALLBACK_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  CALLBACK_RETRY_MAX_INTERVAL_SECONDS: seconds.default(60 * 60),
+  /** How long a rotated callback signing secret keeps signing beside the new one. */
+  CALLBACK_SECRET_ROTATION_GRACE_SECONDS: seconds.default(24 * 60 * 60),
+  /** Workflows a worker keeps in its cache (open approvals waiting on a timer are cheap to keep); SDK default when unset. */
+  TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

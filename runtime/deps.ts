@@ -6,6 +6,7 @@ import type { OutboundPolicy } from '../services/outbound/url-guard';
 import type { LedgerSealerSettings } from '../workflows/seal-ledger';
 import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer } from './config';
 import type { Logger } from './logger';
+import { platformSettings, platformWorkerSettings, type PlatformWorkerSettings } from './platform';
 
 export function escalationTimeouts(config: Config) {
   return {
@@ -37,6 +38,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     bodyLimit: config.BODY_LIMIT,
     escalationTimeoutsSeconds: escalationTimeouts(config),
     ledgerBlockMaxAgeMs: config.LEDGER_BLOCK_MAX_AGE_MS,
+    platform: platformSettings(config),
   };
 }
 
@@ -44,12 +46,17 @@ export function appSettings(config: Config): AppDeps['settings'] {
 export interface WorkerSettings {
   outbound: { policy: OutboundPolicy; timeoutMs: number };
   ledger: { origin: string; sealer: LedgerSealerSettings };
+  platform: PlatformWorkerSettings;
+  /** Workflows kept in the worker's cache; the SDK's default when undefined. */
+  maxCachedWorkflows?: number | undefined;
 }
 
 export function workerSettings(config: Config): WorkerSettings {
   return {
     outbound: { policy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST }, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
     ledger: { origin: ledgerOrigin(config), sealer: ledgerSealerSettings(config) },
+    platform: platformWorkerSettings(config),
+    maxCachedWorkflows: config.TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS,
   };
 }
 

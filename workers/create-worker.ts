@@ -33,6 +33,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     taskQueue: deps.taskQueue,
     workflowBundle: deps.workflowBundle,
     activities: createActivities({ db: deps.db, settings: deps.settings, logger: deps.logger }),
+    ...(deps.settings.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: deps.settings.maxCachedWorkflows } : {}),
   });
 }
 

@@ -3,3 +3,6 @@ export { routeTaskWorkflow } from './route-task';
 export { benchFloorWorkflow } from './bench-floor';
 export { sealLedgerWorkflow } from './seal-ledger';
 export { generateComplianceReportWorkflow } from './generate-compliance-report';
+export { approvalWorkflow } from './approval';
+export { executeAgentWorkflow } from './execute-agent';
+export { runDagWorkflow } from './run-dag';

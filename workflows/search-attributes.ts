@@ -11,4 +11,8 @@ export const EscalationLevelKey = { name: 'HandoffEscalationLevel', type: 'KEYWO
 export const ConfidenceKey = { name: 'HandoffConfidence', type: 'DOUBLE' } as const;
 export const RoutingStatusKey = { name: 'HandoffRoutingStatus', type: 'KEYWORD' } as const;
 
-export const ALL_SEARCH_ATTRIBUTES = [TaskTypeKey, AgentIdKey, DecisionKey, EscalationLevelKey, ConfidenceKey, RoutingStatusKey];
+// Platform (approvals, executions, workflow DAGs): `WorkflowType = "approvalWorkflow" AND HandoffPlatformStatus = "pending"`.
+export const PlatformStatusKey = { name: 'HandoffPlatformStatus', type: 'KEYWORD' } as const;
+export const ApproverKey = { name: 'HandoffApprover', type: 'KEYWORD' } as const;
+
+export const ALL_SEARCH_ATTRIBUTES = [TaskTypeKey, AgentIdKey, DecisionKey, EscalationLevelKey, ConfidenceKey, RoutingStatusKey, PlatformStatusKey, ApproverKey];

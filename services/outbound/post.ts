@@ -11,8 +11,10 @@ export interface PostOutcome {
   error?: string;
   /** The destination was refused by the outbound policy; retrying will not help. */
   refused?: boolean;
-  /** The first KiB of the answer, for the delivery log. */
+  /** The first KiB of the answer (or responseLimitBytes of it), for the delivery log. */
   responseSnippet?: string;
+  /** The answer was longer than what was kept. */
+  responseTruncated?: boolean;
   durationMs: number;
 }
 
@@ -34,7 +36,15 @@ export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): 
 export function postJson(
   url: string,
   rawBody: string,
-  options: { headers?: Record<string, string>; timeoutMs: number; guard: OutboundGuard },
+  options: {
+    headers?: Record<string, string>;
+    timeoutMs: number;
+    guard: OutboundGuard;
+    /** Stops the call (the socket is destroyed), e.g. when the activity making it is cancelled. */
+    signal?: AbortSignal;
+    /** How much of the answer to keep; agent results need more than a delivery log's snippet. */
+    responseLimitBytes?: number;
+  },
 ): Promise<PostOutcome> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
@@ -45,6 +55,8 @@ export function postJson(
 
   const target = parsed.url;
   const transport = target.protocol === 'https:' ? https : http;
+  const limit = options.responseLimitBytes ?? SNIPPET_BYTES;
+  if (options.signal?.aborted) return Promise.resolve({ error: 'aborted before it was sent', durationMs: 0 });
   return new Promise((resolve) => {
     let settled = false;
     const finish = (outcome: Omit<PostOutcome, 'durationMs'>) => {
@@ -69,7 +81,7 @@ export function postJson(
         const chunks: Buffer[] = [];
         let kept = 0;
         response.on('data', (chunk: Buffer) => {
-          if (kept < SNIPPET_BYTES) chunks.push(chunk.subarray(0, SNIPPET_BYTES - kept));
+          if (kept < limit) chunks.push(chunk.subarray(0, limit - kept));
           kept += chunk.length;
         });
         response.on('end', () =>
@@ -77,6 +89,7 @@ export function postJson(
             status: response.statusCode ?? 0,
             retryAfterSeconds: parseRetryAfter(response.headers['retry-after']),
             responseSnippet: Buffer.concat(chunks).toString('utf8'),
+            ...(kept > limit ? { responseTruncated: true } : {}),
           }),
         );
         response.on('error', (error) => finish({ status: response.statusCode ?? 0, error: error.message }));
@@ -88,6 +101,7 @@ export function postJson(
     request.on('error', (error: Error & { code?: string }) =>
       finish({ error: error.message, ...(error.code === 'EOUTBOUNDREFUSED' ? { refused: true } : {}) }),
     );
+    options.signal?.addEventListener('abort', () => request.destroy(new Error('aborted')), { once: true });
     request.end(rawBody);
   });
 }

@@ -8,6 +8,7 @@ import { ledgerOrigin, loadConfig, type Config } from '../../runtime/config';
 import { createAppDeps, ledgerSealerSettings, workerSettings } from '../../runtime/deps';
 import { closeServer, listen } from '../../runtime/http';
 import { createLogger } from '../../runtime/logger';
+import { freePort } from '../../runtime/net';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES, type Scope } from '../../services/auth/tokens';
 import { ensureLedgerKey } from '../../services/ledger/keys';
@@ -49,8 +50,18 @@ export interface Stack {
  */
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
+  // Known before the API listens, so that the worker can give agents the URL they report progress to.
+  const port = await freePort();
   // Blocks sealed within a fraction of a second, so tests read proofs soon after they append.
-  const config = loadConfig({ TEMPORAL_ADDRESS: devServerAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0', LOG_LEVEL: 'error', LEDGER_BLOCK_MAX_AGE_MS: '100', ...env });
+  const config = loadConfig({
+    TEMPORAL_ADDRESS: devServerAddress(),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'error',
+    LEDGER_BLOCK_MAX_AGE_MS: '100',
+    ...env,
+  });
   const logger = createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
   const database = await createTestDatabase();
   await ensureSigningKey(database.db);
@@ -84,12 +95,11 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   await startLedgerSealer(temporal, { taskQueue, settings: ledgerSealerSettings(config) });
   const deps = createAppDeps(config, { db: database.db, temporal, logger });
   const app = buildApp({ ...deps, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } });
-  const server: Server = await listen(app, { host: '127.0.0.1', port: 0 });
-  const { port } = server.address() as { port: number };
+  const server: Server = await listen(app, { host: '127.0.0.1', port: config.PORT });
   const keyRing = createKeyRing(database.db);
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://127.0.0.1:${config.PORT}`,
     config,
     database,
     temporal,

@@ -1,0 +1,19 @@
+import type { Knex } from 'knex';
+import { upsertApprovalProjection } from '../db/approvals';
+import { appendProvenance } from '../db/ledger';
+import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
+import type { ApprovalState } from '../workflows/approval';
+
+export function createApprovalActivities(deps: { db: Knex }) {
+  return {
+    /**
+     * One transition of an approval: its provenance record and events, then the read model showing it with
+     * the record's id. Both writes are idempotent (the record by its step, the projection by its version).
+     */
+    async recordApprovalStep(step: { provenance: AppendProvenanceInput; state: ApprovalState }): Promise<LedgerAnchor> {
+      const anchor = await appendProvenance(deps.db, step.provenance);
+      await upsertApprovalProjection(deps.db, { ...step.state, provenance_id: anchor.transaction_id });
+      return anchor;
+    },
+  };
+}

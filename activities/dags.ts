@@ -1,0 +1,19 @@
+import type { Knex } from 'knex';
+import { upsertDagProjection } from '../db/dags';
+import { appendProvenance } from '../db/ledger';
+import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
+import type { DagState } from '../workflows/run-dag';
+
+export function createDagActivities(deps: { db: Knex }) {
+  return {
+    /**
+     * A step of a workflow DAG: its provenance record when it has one (start, each node's end, the end),
+     * then the read model. Idempotent: the record by its step, the projection by its version.
+     */
+    async recordDagStep(step: { provenance?: AppendProvenanceInput | undefined; state: DagState }): Promise<LedgerAnchor | undefined> {
+      const anchor = step.provenance ? await appendProvenance(deps.db, step.provenance) : undefined;
+      await upsertDagProjection(deps.db, step.state);
+      return anchor;
+    },
+  };
+}

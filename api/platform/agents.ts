@@ -1,0 +1,226 @@
+import { currentDeployments, findPlatformAgentById, listPlatformAgents, type DeploymentRow, type PlatformAgentRow } from '../../db/platform-agents';
+import { agentUriOf, matchCapability } from '../../domain/agent-calls';
+import { agentForLegacyCall, deployAgent, registerAgent, updateAgent } from '../../services/agents';
+import type { PlatformServiceDeps } from '../../services/approvals';
+import { callAgent, callAgentByUri, type CallOutcome } from '../../services/executions/call';
+import { executionView } from '../../services/executions/view';
+import { principalDid, resourceId } from '../../services/platform/ids';
+import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import {
+  AgentCallSchema,
+  AgentIdParamsSchema,
+  DeployAgentSchema,
+  DeploymentSchema,
+  LegacyAgentCallSchema,
+  ListAgentsQuerySchema,
+  PlatformAgentDetailSchema,
+  PlatformAgentSchema,
+  RegisterAgentSchema,
+  UpdateAgentSchema,
+} from '../schemas/agents';
+import { pageSchema } from '../schemas/common';
+import { AgentCallResponseSchema } from '../schemas/executions';
+
+function agentView(row: PlatformAgentRow) {
+  return {
+    agent_id: row.agent_id,
+    agent_uri: row.agent_uri,
+    passportId: row.passport_id,
+    capabilities: row.capabilities,
+    status: row.status,
+    org: row.org,
+    name: row.name,
+    version: row.version,
+    description: row.description,
+    endpoint_url: row.endpoint_url,
+    approval_policy: row.approval_policy,
+    parameters_schema: row.parameters_schema,
+    timeout_seconds: row.timeout_seconds,
+    max_attempts: row.max_attempts,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function deploymentView(row: DeploymentRow & { agent_uri?: string }) {
+  return {
+    deployment_id: row.deployment_id,
+    agent_id: row.agent_id,
+    agent_uri: row.agent_uri ?? agentUriOf(row),
+    environment: row.environment,
+    version: row.version,
+    parameters: row.parameters,
+    deployed_by: row.deployed_by,
+    deployed_at: new Date(row.deployed_at).toISOString(),
+  };
+}
+
+function accepted(outcome: CallOutcome) {
+  if (outcome.ok) {
+    const body = { ...executionView(outcome.execution), approval_required: outcome.approval_required };
+    return { status: 202, body, headers: { Location: `/v1/executions/${body.id}` } };
+  }
+  if (outcome.code === 'invalid') throw new Problem('validation_failed', 'The call cannot be made as given', { errors: outcome.errors });
+  throw new Problem(outcome.code, outcome.detail);
+}
+
+const CALL_RESPONSES = {
+  202: { description: 'The execution, queued (waiting for its approval when approval_required)', schema: AgentCallResponseSchema, headers: { Location: { description: 'The execution to poll' } } },
+  404: { description: 'No such agent' },
+  422: { description: 'The agent is inactive, does not offer the capability, or a callback_url needs a callback signing secret' },
+};
+
+export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
+  api.route({
+    method: 'get',
+    path: '/v1/agents',
+    operationId: 'listAgents',
+    summary: 'List registered agents',
+    tags: ['Agents'],
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { query: ListAgentsQuerySchema },
+    responses: { 200: { description: 'A page of agents', schema: pageSchema(PlatformAgentSchema, 'PlatformAgentPage') } },
+    handler: async ({ query }) => {
+      const sort = parseSort(query.sort, { allowed: { created_at: 'created_at', agent_uri: 'agent_uri' }, fallback: 'created_at', uniqueKey: 'agent_id' });
+      const page = await withCursorProblems(listPlatformAgents(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      return { status: 200, body: { ...page, data: page.data.map(agentView) } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/agents/{agent_id}',
+    operationId: 'getAgent',
+    summary: 'Read an agent, with what each environment runs',
+    tags: ['Agents'],
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { params: AgentIdParamsSchema },
+    responses: { 200: { description: 'The agent', schema: PlatformAgentDetailSchema }, 404: { description: 'No such agent' } },
+    handler: async ({ params }) => {
+      const agent = await findPlatformAgentById(deps.db, params.agent_id);
+      if (!agent) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
+      return { status: 200, body: { ...agentView(agent), deployments: (await currentDeployments(deps.db, agent)).map(deploymentView) } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/agents',
+    operationId: 'registerAgent',
+    summary: 'Register an agent version with the endpoint it is invoked at',
+    description: 'agent_id derives from agent_uri. The endpoint must pass the outbound policy (public, or allowlisted by OUTBOUND_PRIVATE_ALLOWLIST).',
+    tags: ['Agents'],
+    auth: 'platform:admin',
+    rateLimit: 'default',
+    request: { body: RegisterAgentSchema },
+    responses: { 201: { description: 'The registered agent', schema: PlatformAgentSchema }, 409: { description: 'That agent URI is already registered' } },
+    handler: async ({ body, principal }) => {
+      const outcome = await registerAgent(deps, principal.id, body);
+      if (outcome.ok) return { status: 201, body: agentView(outcome.agent), headers: { Location: `/v1/agents/${outcome.agent.agent_id}` } };
+      if (outcome.code === 'invalid') throw new Problem('validation_failed', 'The agent cannot be registered as given', { errors: outcome.errors });
+      throw new Problem('agent_exists', `${body.agent_uri} is registered as ${outcome.agent_id}; change it with PATCH`, { extensions: { agent_id: outcome.agent_id } });
+    },
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/v1/agents/{agent_id}',
+    operationId: 'updateAgent',
+    summary: 'Change an agent’s endpoint, capabilities, policy or status',
+    tags: ['Agents'],
+    auth: 'platform:admin',
+    rateLimit: 'default',
+    request: { params: AgentIdParamsSchema, body: UpdateAgentSchema },
+    responses: { 200: { description: 'The agent', schema: PlatformAgentSchema }, 404: { description: 'No such agent' } },
+    handler: async ({ params, body, principal }) => {
+      const outcome = await updateAgent(deps, principal.id, params.agent_id, body);
+      if (outcome.ok) return { status: 200, body: agentView(outcome.agent) };
+      if (outcome.code === 'invalid') throw new Problem('validation_failed', 'The agent cannot be changed as given', { errors: outcome.errors });
+      throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/agents/{agent_id}/deployments',
+    operationId: 'deployAgent',
+    summary: 'Deploy a registered version of this agent to an environment',
+    description: 'Calls by agent id reach the version deployed to production, with the deployment’s parameters as defaults.',
+    tags: ['Agents'],
+    auth: 'platform:admin',
+    rateLimit: 'default',
+    request: { params: AgentIdParamsSchema, body: DeployAgentSchema },
+    responses: {
+      201: { description: 'The deployment', schema: DeploymentSchema },
+      404: { description: 'No such agent' },
+      422: { description: 'That version of the agent is not registered' },
+    },
+    handler: async ({ params, body, principal }) => {
+      const outcome = await deployAgent(deps, principal.id, params.agent_id, body);
+      if (!outcome.ok) throw new Problem(outcome.code, outcome.detail);
+      return { status: 201, body: deploymentView(outcome.deployment) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/agents/call',
+    operationId: 'callAgent',
+    summary: 'Unified agent invocation gateway',
+    description:
+      'Matches the capability against the agent’s, evaluates the call’s risk from its parameters and the agent’s policy. When the policy ' +
+      'requires it, an approval request is created first and the execution waits for it; the execution is then queued, the agent invoked at ' +
+      'its endpoint with retries, and the outcome POSTed to callback_url (signed) when given. Poll the execution at Location.',
+    tags: ['Agents'],
+    auth: 'platform:write',
+    rateLimit: 'default',
+    request: { body: AgentCallSchema },
+    responses: CALL_RESPONSES,
+    handler: async ({ req, body, principal }) => {
+      const execution_id = resourceId('exe', principal.id, req.get('idempotency-key'));
+      return accepted(
+        await callAgentByUri(deps, { execution_id, requested_by: principal.id }, body.agentUri, {
+          capability_uri: body.capabilityUri,
+          passport: body.passport,
+          parameters: body.parameters,
+          task_id: body.task_id,
+          callback_url: body.callback_url,
+          max_attempts: body.max_attempts,
+        }),
+      );
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/agents/{agent_id}/call',
+    operationId: 'callAgentById',
+    summary: 'Legacy call of an agent by id (use /v1/agents/call)',
+    description:
+      'Maps onto the unified gateway: the agent is the version deployed to production (else this one), the capability is `task` (a capability ' +
+      'URI or one of the agent’s capability names), the requester is the caller, and the deployment’s parameters are defaults.',
+    tags: ['Agents'],
+    auth: 'platform:write',
+    rateLimit: 'default',
+    request: { params: AgentIdParamsSchema, body: LegacyAgentCallSchema },
+    responses: CALL_RESPONSES,
+    handler: async ({ req, params, body, principal }) => {
+      const target = await agentForLegacyCall(deps.db, params.agent_id);
+      if (!target) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
+      const capability = matchCapability(target.agent.capabilities, body.task.startsWith('capability://') ? body.task : `capability://${body.task}`) ?? body.task;
+      const execution_id = resourceId('exe', principal.id, req.get('idempotency-key'));
+      return accepted(
+        await callAgent(deps, { execution_id, requested_by: principal.id }, target.agent, {
+          capability_uri: capability,
+          passport: principalDid(principal.id),
+          parameters: { ...target.defaults, ...body.parameters },
+          callback_url: body.callback_url,
+        }),
+      );
+    },
+  });
+}

@@ -1,0 +1,133 @@
+import { approvalFromRow, findApprovalById, listApprovals } from '../../db/approvals';
+import { simpleResponse } from '../../domain/approvals';
+import { cancelApproval, createApproval, respondToApproval, type AnswerOutcome, type PlatformServiceDeps } from '../../services/approvals';
+import { principalDid, resourceId } from '../../services/platform/ids';
+import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import {
+  APPROVAL_SORTABLE,
+  ApprovalIdParamsSchema,
+  ApprovalSchema,
+  approvalView,
+  CancelApprovalSchema,
+  CancelledApprovalSchema,
+  CreateApprovalSchema,
+  ListApprovalsQuerySchema,
+  RespondApprovalSchema,
+} from '../schemas/approvals';
+import { pageSchema } from '../schemas/common';
+
+/** The answer of a respond or cancel, or the problem it is. */
+export function answeredApproval(outcome: AnswerOutcome) {
+  if (outcome.ok) return approvalView(outcome.approval);
+  if (outcome.code === 'invalid_modified_params') throw new Problem('validation_failed', 'modified_params do not fit the request’s schema', { errors: outcome.errors });
+  throw new Problem(outcome.code, outcome.detail);
+}
+
+export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
+  api.route({
+    method: 'post',
+    path: '/v1/approvals',
+    operationId: 'createApproval',
+    summary: 'Ask a human to approve an action',
+    description:
+      'Starts the approval’s workflow, which waits for a response, a cancel, or expires_at (a durable timer: the request expires even if ' +
+      'no worker was up at that moment). Answers once the request is recorded in the ledger and visible in lists.',
+    tags: ['Approvals'],
+    auth: 'platform:write',
+    rateLimit: 'default',
+    request: { body: CreateApprovalSchema },
+    responses: { 201: { description: 'The pending request', schema: ApprovalSchema, headers: { Location: { description: 'The request’s URL' } } } },
+    handler: async ({ req, body, principal }) => {
+      const approval_id = resourceId('apr', principal.id, req.get('idempotency-key'));
+      const outcome = await createApproval(deps, { approval_id, requested_by: principal.id }, body);
+      if (!outcome.ok) throw new Problem('validation_failed', 'The approval request cannot be created as given', { errors: outcome.errors });
+      return { status: 201, body: approvalView(outcome.approval), headers: { Location: `/v1/approvals/${approval_id}` } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/approvals',
+    operationId: 'listApprovals',
+    summary: 'List approval requests',
+    description: 'Newest first by default; filters combine. The cursor is opaque and stable while requests are added.',
+    tags: ['Approvals'],
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { query: ListApprovalsQuerySchema },
+    responses: { 200: { description: 'A page of approval requests', schema: pageSchema(ApprovalSchema, 'ApprovalRequestPage') } },
+    handler: async ({ query }) => {
+      const sort = parseSort(query.sort, { allowed: APPROVAL_SORTABLE, fallback: '-created_at', uniqueKey: 'approval_id' });
+      const page = await withCursorProblems(listApprovals(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      return { status: 200, body: { ...page, data: page.data.map((row) => approvalView(approvalFromRow(row))) } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/approvals/{approval_id}',
+    operationId: 'getApproval',
+    summary: 'Read an approval request',
+    tags: ['Approvals'],
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { params: ApprovalIdParamsSchema },
+    responses: { 200: { description: 'The approval request', schema: ApprovalSchema }, 404: { description: 'No such approval request' } },
+    handler: async ({ params }) => {
+      const row = await findApprovalById(deps.db, params.approval_id);
+      if (!row) throw new Problem('approval_not_found', `No approval request ${params.approval_id}`);
+      return { status: 200, body: approvalView(approvalFromRow(row)) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/approvals/{approval_id}/respond',
+    operationId: 'respondToApproval',
+    summary: 'Approve or reject a pending request',
+    description:
+      'Delivered to the approval’s workflow as an Update: exactly one answer wins, and an answer to a request that is no longer pending ' +
+      '(answered, cancelled, expired, or past expires_at) is 409. Full variant: decision approved|rejected, responded_by, comment, ' +
+      'modified_params (checked against params_schema). Simplified variant: decision approve|reject and reason, answered as the caller.',
+    tags: ['Approvals'],
+    auth: 'platform:write',
+    rateLimit: 'default',
+    request: { params: ApprovalIdParamsSchema, body: RespondApprovalSchema },
+    responses: {
+      200: { description: 'The answered request', schema: ApprovalSchema },
+      404: { description: 'No such approval request' },
+      409: { description: 'The request is no longer pending' },
+    },
+    handler: async ({ params, body, principal }) => {
+      const answer =
+        'responded_by' in body
+          ? { decision: body.decision, response_kind: body.decision, responded_by: body.responded_by, comment: body.comment, modified_params: body.modified_params }
+          : { ...simpleResponse(body.decision, body.reason), responded_by: principalDid(principal.id) };
+      return { status: 200, body: answeredApproval(await respondToApproval(deps, params.approval_id, { ...answer, principal: principal.id })) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/approvals/{approval_id}/cancel',
+    operationId: 'cancelApproval',
+    summary: 'Cancel a pending request',
+    description: 'An Update like respond: 409 when the request is no longer pending. Without cancelled_by (the simplified variant) the caller cancels it.',
+    tags: ['Approvals'],
+    auth: 'platform:write',
+    rateLimit: 'default',
+    request: { params: ApprovalIdParamsSchema, body: CancelApprovalSchema },
+    responses: {
+      200: { description: 'The cancelled request, with a message', schema: CancelledApprovalSchema },
+      404: { description: 'No such approval request' },
+      409: { description: 'The request is no longer pending' },
+    },
+    handler: async ({ params, body, principal }) => {
+      const cancelled_by = body.cancelled_by ?? principalDid(principal.id);
+      const approval = answeredApproval(await cancelApproval(deps, params.approval_id, { cancelled_by, reason: body.reason, principal: principal.id }));
+      return { status: 200, body: { ...approval, message: `Approval ${params.approval_id} was cancelled by ${cancelled_by}` } };
+    },
+  });
+}

@@ -1,0 +1,57 @@
+import { approvalFromRow, listApprovals } from '../../db/approvals';
+import { escalationResponse } from '../../domain/approvals';
+import { respondToApproval, type PlatformServiceDeps } from '../../services/approvals';
+import { principalDid } from '../../services/platform/ids';
+import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import { APPROVAL_SORTABLE, ApprovalIdParamsSchema, ApprovalSchema, approvalView, EscalationQueueQuerySchema, RespondEscalationSchema } from '../schemas/approvals';
+import { pageSchema } from '../schemas/common';
+import { answeredApproval } from './approvals';
+
+/** The escalation queue: the approval requests waiting for a human, per organization. */
+export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
+  api.route({
+    method: 'get',
+    path: '/v1/escalations',
+    operationId: 'listEscalationQueue',
+    summary: 'The escalation queue: approval requests for human review',
+    description: 'A view over approval requests, oldest first so that the longest wait comes first; status defaults to pending.',
+    tags: ['Escalation queue'],
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { query: EscalationQueueQuerySchema },
+    responses: { 200: { description: 'A page of approval requests', schema: pageSchema(ApprovalSchema, 'EscalationQueuePage') } },
+    handler: async ({ query }) => {
+      const sort = parseSort(query.sort, { allowed: APPROVAL_SORTABLE, fallback: 'created_at', uniqueKey: 'approval_id' });
+      const page = await withCursorProblems(listApprovals(deps.db, { limit: query.limit, cursor: query.cursor, sort }, { status: query.status, org_did: query.orgDid }));
+      return { status: 200, body: { ...page, data: page.data.map((row) => approvalView(approvalFromRow(row))) } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/escalations/{approval_id}/respond',
+    operationId: 'respondToEscalation',
+    summary: 'Answer an item of the escalation queue',
+    description:
+      'approve and reject answer the approval request; approved_with_modifications approves it with modifications (a JSON object of ' +
+      'parameters, checked like modified_params); request_changes rejects it as it stands, with the notes saying what to change. ' +
+      'Like respond, a request that is no longer pending is 409.',
+    tags: ['Escalation queue'],
+    auth: 'platform:write',
+    rateLimit: 'default',
+    request: { params: ApprovalIdParamsSchema, body: RespondEscalationSchema },
+    responses: {
+      200: { description: 'The answered request', schema: ApprovalSchema },
+      404: { description: 'No such approval request' },
+      409: { description: 'The request is no longer pending' },
+    },
+    handler: async ({ params, body, principal }) => {
+      const mapped = escalationResponse(body);
+      if (!mapped.ok) throw new Problem('validation_failed', `${mapped.field} ${mapped.message}`, { errors: [{ field: mapped.field, code: 'invalid_value', message: mapped.message }] });
+      const responded_by = body.responded_by ?? principalDid(principal.id);
+      return { status: 200, body: answeredApproval(await respondToApproval(deps, params.approval_id, { ...mapped.response, responded_by, principal: principal.id })) };
+    },
+  });
+}

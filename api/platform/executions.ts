@@ -1,0 +1,153 @@
+import type { KeyRing } from '../../services/auth/key-ring';
+import type { TokenSettings } from '../../services/auth/tokens';
+import { executionFromRow, listExecutionAttempts, listExecutions } from '../../db/executions';
+import type { PlatformServiceDeps } from '../../services/approvals';
+import { listCallbackSigningSecrets, rotateCallbackSigningSecret } from '../../services/executions/callback-secrets';
+import { cancelExecution, readExecution, reportProgress, type ExecutionUpdateOutcome } from '../../services/executions/control';
+import { verifyProgressToken } from '../../services/executions/progress-token';
+import { executionView } from '../../services/executions/view';
+import { principalDid } from '../../services/platform/ids';
+import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import { pageSchema } from '../schemas/common';
+import {
+  CallbackSecretListSchema,
+  CallbackSecretSchema,
+  CancelExecutionSchema,
+  EXECUTION_SORTABLE,
+  ExecutionDetailSchema,
+  ExecutionIdParamsSchema,
+  ExecutionSchema,
+  ListExecutionsQuerySchema,
+  ProgressReportSchema,
+} from '../schemas/executions';
+
+function updated(outcome: ExecutionUpdateOutcome) {
+  if (!outcome.ok) throw new Problem(outcome.code, outcome.detail);
+  return executionView(outcome.execution);
+}
+
+export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDeps & { keyRing: KeyRing; token: TokenSettings }): void {
+  api.route({
+    method: 'get',
+    path: '/v1/executions',
+    operationId: 'listExecutions',
+    summary: 'List executions',
+    tags: ['Executions'],
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { query: ListExecutionsQuerySchema },
+    responses: { 200: { description: 'A page of executions, newest first by default', schema: pageSchema(ExecutionSchema, 'ExecutionPage') } },
+    handler: async ({ query }) => {
+      const sort = parseSort(query.sort, { allowed: EXECUTION_SORTABLE, fallback: '-queued_at', uniqueKey: 'e.execution_id' });
+      const page = await withCursorProblems(listExecutions(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      return { status: 200, body: { ...page, data: page.data.map((row) => executionView(executionFromRow(row))) } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/executions/{execution_id}',
+    operationId: 'getExecution',
+    summary: 'Read an execution (poll it for progress and the result)',
+    tags: ['Executions'],
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { params: ExecutionIdParamsSchema },
+    responses: { 200: { description: 'The execution with its attempt log', schema: ExecutionDetailSchema }, 404: { description: 'No such execution' } },
+    handler: async ({ params }) => {
+      const [execution, attempts] = await Promise.all([readExecution(deps, params.execution_id), listExecutionAttempts(deps.db, params.execution_id)]);
+      if (!execution) throw new Problem('execution_not_found', `No execution ${params.execution_id}`);
+      return {
+        status: 200,
+        body: {
+          ...executionView(execution),
+          attempts: attempts.map(({ execution_id: _id, started_at, finished_at, ...attempt }) => ({
+            ...attempt,
+            started_at: started_at.toISOString(),
+            finished_at: finished_at?.toISOString() ?? null,
+          })),
+        },
+      };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/executions/{execution_id}/cancel',
+    operationId: 'cancelExecution',
+    summary: 'Cancel a queued or processing execution',
+    description:
+      'Delivered as an Update: stops whatever the execution waits for (its approval, which is cancelled with it, or the agent’s HTTP call, ' +
+      'which is aborted) and answers once it is recorded as cancelled. 409 when it has already finished. Without cancelled_by, the caller cancels it.',
+    tags: ['Executions'],
+    auth: 'platform:write',
+    rateLimit: 'default',
+    request: { params: ExecutionIdParamsSchema, body: CancelExecutionSchema },
+    responses: {
+      200: { description: 'The cancelled execution', schema: ExecutionSchema },
+      404: { description: 'No such execution' },
+      409: { description: 'The execution has already completed, failed or been cancelled' },
+    },
+    handler: async ({ params, body, principal }) => ({
+      status: 200,
+      body: updated(await cancelExecution(deps, params.execution_id, { cancelled_by: body.cancelled_by ?? principalDid(principal.id), reason: body.reason, principal: principal.id })),
+    }),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/executions/{execution_id}/progress',
+    operationId: 'reportExecutionProgress',
+    summary: 'The agent reports progress on the call it is working on',
+    description:
+      'Authenticated with the progress token the agent received in its invocation (`Authorization: Bearer <progress.token>`), good for that ' +
+      'execution and attempt only. Delivered to the execution as an Update; 409 once the execution no longer processes that attempt.',
+    tags: ['Executions'],
+    auth: 'public',
+    rateLimit: 'default',
+    request: { params: ExecutionIdParamsSchema, body: ProgressReportSchema },
+    responses: {
+      200: { description: 'The execution with the progress recorded', schema: ExecutionSchema },
+      401: { description: 'No progress token, or not one for this execution' },
+      409: { description: 'The execution is not processing this attempt' },
+    },
+    handler: async ({ req, params, body }) => {
+      const token = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+      if (!token) throw new Problem('invalid_progress_token', 'Send the progress token of the invocation as a bearer token', { headers: { 'WWW-Authenticate': 'Bearer realm="handoff-progress"' } });
+      const check = await verifyProgressToken(deps.keyRing, deps.token, token, params.execution_id);
+      if (!check.ok) throw new Problem('invalid_progress_token', check.reason, { headers: { 'WWW-Authenticate': 'Bearer realm="handoff-progress", error="invalid_token"' } });
+      return { status: 200, body: updated(await reportProgress(deps, params.execution_id, { attempt: check.grant.attempt, ...body })) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/callback-secrets',
+    operationId: 'rotateCallbackSecret',
+    summary: 'Create (or rotate) the secret that signs your executions’ callbacks',
+    description:
+      'The secret is shown once. Callbacks carry X-Svc-Signature: t=<unix>,v1=<HMAC-SHA256 hex of `<t>.<raw body>`>, one v1 per live secret; ' +
+      'after a rotation the previous secrets sign too until previous_secrets_expire_at.',
+    tags: ['Executions'],
+    auth: 'platform:write',
+    rateLimit: 'default',
+    // The answer holds the secret, which must not be stored for replay.
+    idempotency: false,
+    responses: { 201: { description: 'The new secret', schema: CallbackSecretSchema } },
+    handler: async ({ principal }) => ({ status: 201, body: await rotateCallbackSigningSecret(deps.db, principal.id, deps.settings.callbackSecretGraceSeconds) }),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/callback-secrets',
+    operationId: 'listCallbackSecrets',
+    summary: 'Your live callback signing secrets (without the secrets)',
+    tags: ['Executions'],
+    auth: 'platform:read',
+    rateLimit: 'default',
+    responses: { 200: { description: 'Live secrets, newest first', schema: CallbackSecretListSchema } },
+    handler: async ({ principal }) => ({ status: 200, body: { data: await listCallbackSigningSecrets(deps.db, principal.id) } }),
+  });
+}

@@ -1,0 +1,33 @@
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { HumanEscalationLevel } from '../../workflows/route-task';
+import type { PlatformSettings } from '../../runtime/platform';
+import type { KeyRing } from '../../services/auth/key-ring';
+import type { TokenSettings } from '../../services/auth/tokens';
+import type { ApiBuilder } from '../route';
+import { registerAgentRoutes } from './agents';
+import { registerApprovalRoutes } from './approvals';
+import { registerEscalationRoutes } from './escalations';
+import { registerExecutionRoutes } from './executions';
+import { registerPlatformHealthRoutes } from './health';
+import { registerTaskRoutes } from './tasks';
+import { registerWorkflowRoutes } from './workflows';
+
+export interface PlatformRouteDeps {
+  db: Knex;
+  temporal: Client;
+  keyRing: KeyRing;
+  settings: { taskQueue: string; token: TokenSettings; platform: PlatformSettings; escalationTimeoutsSeconds: Record<HumanEscalationLevel, number> };
+}
+
+/** Every route of the platform API (/v1 outside /v1/orch). */
+export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps): void {
+  const services = { db: deps.db, temporal: deps.temporal, taskQueue: deps.settings.taskQueue, settings: deps.settings.platform };
+  registerApprovalRoutes(api, services);
+  registerEscalationRoutes(api, services);
+  registerAgentRoutes(api, services);
+  registerExecutionRoutes(api, { ...services, keyRing: deps.keyRing, token: deps.settings.token });
+  registerWorkflowRoutes(api, services);
+  registerPlatformHealthRoutes(api, services);
+  registerTaskRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: deps.settings.taskQueue, escalationTimeoutsSeconds: deps.settings.escalationTimeoutsSeconds });
+}

@@ -1,0 +1,145 @@
+import { APPROVAL_DECISIONS, APPROVAL_STATUSES, ESCALATION_DECISIONS, SIMPLE_DECISIONS } from '../../domain/approvals';
+import { RISK_LEVELS } from '../../domain/risk';
+import type { ApprovalState } from '../../workflows/approval';
+import { DidSchema, listQuerySchema } from './common';
+import { z } from './zod';
+
+const JsonObjectSchema = z.record(z.string(), z.unknown());
+
+export const RiskFactorSchema = z.object({ factor: z.string().min(1).max(200), severity: z.enum(RISK_LEVELS) }).openapi('RiskFactor');
+
+export const ApprovalSchema = z
+  .object({
+    id: z.string().openapi({ example: 'apr_3f0c…' }),
+    status: z.enum(APPROVAL_STATUSES),
+    org_did: z.string().nullable(),
+    task_id: z.string().nullable(),
+    agent_id: z.string().nullable(),
+    execution_id: z.string().nullable().openapi({ description: 'The execution waiting for this approval, when an agent call asked for it' }),
+    workflow_id: z.string().nullable().openapi({ description: 'The workflow DAG whose approval node this is' }),
+    requester_passport_id: z.string(),
+    approver_passport_id: z.string().nullable(),
+    action_description: z.string(),
+    risk_level: z.enum(RISK_LEVELS),
+    risk_factors: z.array(RiskFactorSchema),
+    request_data: JsonObjectSchema,
+    params_schema: JsonObjectSchema.nullable().openapi({ description: 'JSON Schema modified_params must fit; null: they may change only request_data’s keys, keeping their types' }),
+    alternatives: z.array(JsonObjectSchema),
+    responded_by: z.string().nullable(),
+    response_comment: z.string().nullable(),
+    response_kind: z.string().nullable().openapi({ description: 'The decision word the responder used (approved, approve, approved_with_modifications, request_changes, …)' }),
+    modified_params: JsonObjectSchema.nullable(),
+    cancelled_by: z.string().nullable(),
+    cancel_reason: z.string().nullable(),
+    provenance_id: z.string().nullable().openapi({ description: 'Ledger transaction of the latest transition' }),
+    created_at: z.string(),
+    responded_at: z.string().nullable(),
+    expires_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('ApprovalRequest');
+
+export function approvalView(state: ApprovalState): z.infer<typeof ApprovalSchema> {
+  return {
+    id: state.approval_id,
+    status: state.status,
+    org_did: state.org_did ?? null,
+    task_id: state.task_id ?? null,
+    agent_id: state.agent_id ?? null,
+    execution_id: state.execution_id ?? null,
+    workflow_id: state.workflow_id ?? null,
+    requester_passport_id: state.requester_passport_id,
+    approver_passport_id: state.approver_passport_id ?? null,
+    action_description: state.action_description,
+    risk_level: state.risk_level,
+    risk_factors: state.risk_factors,
+    request_data: state.request_data,
+    params_schema: state.params_schema ?? null,
+    alternatives: state.alternatives,
+    responded_by: state.responded_by ?? null,
+    response_comment: state.response_comment ?? null,
+    response_kind: state.response_kind ?? null,
+    modified_params: state.modified_params ?? null,
+    cancelled_by: state.cancelled_by ?? null,
+    cancel_reason: state.cancel_reason ?? null,
+    provenance_id: state.provenance_id ?? null,
+    created_at: state.created_at,
+    responded_at: state.responded_at ?? null,
+    expires_at: state.expires_at,
+    updated_at: state.updated_at,
+  };
+}
+
+export const CreateApprovalSchema = z
+  .object({
+    org_did: DidSchema.optional().openapi({ description: 'The organization whose escalation queue shows the request' }),
+    task_id: z.string().min(1).max(200).optional(),
+    agent_id: z.string().min(1).max(300).optional().openapi({ description: 'The agent whose action needs approval' }),
+    requester_passport_id: DidSchema,
+    approver_passport_id: DidSchema.optional(),
+    action_description: z.string().min(1).max(2000),
+    risk_level: z.enum(RISK_LEVELS).optional().openapi({ description: 'Default: evaluated from request_data (amount, irreversible, contains_personal_data, risk_level)' }),
+    risk_factors: z.array(RiskFactorSchema).max(50).optional(),
+    request_data: JsonObjectSchema.default({}),
+    params_schema: JsonObjectSchema.optional().openapi({ description: 'JSON Schema (local $refs only) that modified_params must fit' }),
+    alternatives: z.array(JsonObjectSchema).max(20).default([]),
+    expires_at: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Default: now + APPROVAL_DEFAULT_TTL_SECONDS' }),
+    expires_in_seconds: z.number().int().positive().optional().openapi({ description: 'Instead of expires_at' }),
+  })
+  .strict()
+  .openapi('CreateApprovalRequest');
+
+export const RespondApprovalSchema = z
+  .discriminatedUnion('decision', [
+    z
+      .object({
+        decision: z.enum(APPROVAL_DECISIONS),
+        responded_by: DidSchema,
+        comment: z.string().max(10_000).optional(),
+        modified_params: JsonObjectSchema.optional().openapi({ description: 'With approved: the parameters to use instead; checked against params_schema' }),
+      })
+      .strict(),
+    z
+      .object({ decision: z.enum(SIMPLE_DECISIONS), reason: z.string().max(10_000).optional() })
+      .strict()
+      .openapi({ description: 'Simplified variant: responded_by is the caller' }),
+  ])
+  .openapi('RespondApprovalRequest');
+
+export const CancelApprovalSchema = z
+  .object({
+    cancelled_by: DidSchema.optional().openapi({ description: 'Omitted (the simplified variant): the caller' }),
+    reason: z.string().max(10_000).optional(),
+  })
+  .strict()
+  .openapi('CancelApprovalRequest');
+
+export const CancelledApprovalSchema = ApprovalSchema.extend({ message: z.string() }).openapi('CancelledApproval');
+
+export const ApprovalIdParamsSchema = z.object({
+  approval_id: z.string().regex(/^apr_[A-Za-z0-9-]{1,64}$/, 'must be an approval id (apr_…)'),
+});
+
+export const ListApprovalsQuerySchema = listQuerySchema.extend({
+  status: z.enum(APPROVAL_STATUSES).optional(),
+  approver: DidSchema.optional(),
+  requester: DidSchema.optional(),
+  agent_id: z.string().min(1).optional(),
+});
+
+export const EscalationQueueQuerySchema = listQuerySchema.extend({
+  orgDid: DidSchema.optional().openapi({ description: 'The organization whose queue to list; all when omitted' }),
+  status: z.enum(APPROVAL_STATUSES).default('pending'),
+});
+
+export const RespondEscalationSchema = z
+  .object({
+    decision: z.enum(ESCALATION_DECISIONS),
+    notes: z.string().max(10_000).optional(),
+    modifications: z.string().max(100_000).optional().openapi({ description: 'With approved_with_modifications: a JSON object of the modified parameters' }),
+    responded_by: DidSchema.optional().openapi({ description: 'Default: the caller' }),
+  })
+  .strict()
+  .openapi('RespondEscalationRequest');
+
+export const APPROVAL_SORTABLE = { created_at: 'created_at', expires_at: 'expires_at' };

@@ -1,0 +1,91 @@
+import type { Knex } from 'knex';
+import type { ApprovalStatus } from '../domain/approvals';
+import type { ApprovalState } from '../workflows/approval';
+import { paginate, type Page, type PageRequest } from './pagination';
+import { upsertProjection } from './projections';
+
+export interface ApprovalRow extends Omit<ApprovalState, 'created_at' | 'responded_at' | 'expires_at' | 'updated_at'> {
+  created_at: Date;
+  responded_at: Date | null;
+  expires_at: Date;
+  updated_at: Date;
+}
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
+/** Applies the workflow's state only when newer than what is stored, so retries and reordering are harmless. */
+export async function upsertApprovalProjection(db: Knex, state: ApprovalState): Promise<void> {
+  const row = {
+    approval_id: state.approval_id,
+    version: state.version,
+    status: state.status,
+    org_did: state.org_did ?? null,
+    task_id: state.task_id ?? null,
+    agent_id: state.agent_id ?? null,
+    execution_id: state.execution_id ?? null,
+    workflow_id: state.workflow_id ?? null,
+    requester_passport_id: state.requester_passport_id,
+    approver_passport_id: state.approver_passport_id ?? null,
+    action_description: state.action_description,
+    risk_level: state.risk_level,
+    risk_factors: json(state.risk_factors),
+    request_data: json(state.request_data),
+    params_schema: json(state.params_schema),
+    alternatives: json(state.alternatives),
+    responded_by: state.responded_by ?? null,
+    response_comment: state.response_comment ?? null,
+    modified_params: json(state.modified_params),
+    response_kind: state.response_kind ?? null,
+    cancelled_by: state.cancelled_by ?? null,
+    cancel_reason: state.cancel_reason ?? null,
+    requested_by: state.requested_by,
+    provenance_id: state.provenance_id ?? null,
+    created_at: state.created_at,
+    responded_at: state.responded_at ?? null,
+    expires_at: state.expires_at,
+    updated_at: state.updated_at,
+  };
+  await upsertProjection(db, 'approvals', { key: 'approval_id', once: ['created_at'] }, row);
+}
+
+export async function findApprovalById(db: Knex, approvalId: string): Promise<ApprovalRow | undefined> {
+  return db<ApprovalRow>('approvals').where({ approval_id: approvalId }).first();
+}
+
+export interface ApprovalFilter {
+  status?: ApprovalStatus | undefined;
+  approver?: string | undefined;
+  requester?: string | undefined;
+  agent_id?: string | undefined;
+  org_did?: string | undefined;
+}
+
+export async function listApprovals(db: Knex, page: PageRequest, filter: ApprovalFilter): Promise<Page<ApprovalRow>> {
+  const query = db<ApprovalRow>('approvals').select('*');
+  if (filter.status) query.where({ status: filter.status });
+  if (filter.approver) query.where({ approver_passport_id: filter.approver });
+  if (filter.requester) query.where({ requester_passport_id: filter.requester });
+  if (filter.agent_id) query.where({ agent_id: filter.agent_id });
+  if (filter.org_did) query.where({ org_did: filter.org_did });
+  return paginate<ApprovalRow>(query, page);
+}
+
+export async function countApprovalsByStatus(db: Knex, status: ApprovalStatus): Promise<number> {
+  const [row] = await db('approvals').where({ status }).count<{ count: number }[]>({ count: '*' });
+  return Number(row?.count ?? 0);
+}
+
+const iso = (value: Date | null | undefined) => (value ? new Date(value).toISOString() : undefined);
+
+/** The row as the workflow's state: what a closed workflow left, in the shape its Updates answer with. */
+export function approvalFromRow(row: ApprovalRow): ApprovalState {
+  const state: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) if (value !== null) state[key] = value;
+  return {
+    ...(state as unknown as ApprovalState),
+    created_at: iso(row.created_at)!,
+    expires_at: iso(row.expires_at)!,
+    updated_at: iso(row.updated_at)!,
+    ...(row.responded_at ? { responded_at: iso(row.responded_at)! } : {}),
+  };
+}

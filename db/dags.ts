@@ -1,0 +1,71 @@
+import type { Knex } from 'knex';
+import type { DagStatus } from '../domain/dag';
+import type { DagState } from '../workflows/run-dag';
+import { paginate, type Page, type PageRequest } from './pagination';
+import { upsertProjection } from './projections';
+
+export interface DagRow extends Omit<DagState, 'created_at' | 'started_at' | 'completed_at' | 'updated_at' | 'error' | 'provenance_id'> {
+  error: Record<string, unknown> | null;
+  provenance_id: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+  updated_at: Date;
+}
+
+export async function upsertDagProjection(db: Knex, state: DagState): Promise<void> {
+  const row = {
+    workflow_id: state.workflow_id,
+    version: state.version,
+    status: state.status,
+    name: state.name,
+    requested_by: state.requested_by,
+    agent_ids: state.agent_ids,
+    nodes: JSON.stringify(state.nodes),
+    edges: JSON.stringify(state.edges),
+    error: state.error === undefined ? null : JSON.stringify(state.error),
+    provenance_id: state.provenance_id ?? null,
+    created_at: state.created_at,
+    started_at: state.started_at ?? null,
+    completed_at: state.completed_at ?? null,
+    updated_at: state.updated_at,
+  };
+  await upsertProjection(db, 'platform_workflows', { key: 'workflow_id', once: ['created_at'] }, row);
+}
+
+export async function findDagById(db: Knex, workflowId: string): Promise<DagRow | undefined> {
+  return db<DagRow>('platform_workflows').where({ workflow_id: workflowId }).first();
+}
+
+export async function listDags(db: Knex, page: PageRequest, filter: { status?: DagStatus | undefined; agent_id?: string | undefined }): Promise<Page<DagRow>> {
+  const query = db<DagRow>('platform_workflows').select('*');
+  if (filter.status) query.where({ status: filter.status });
+  if (filter.agent_id) query.whereRaw('? = any(agent_ids)', [filter.agent_id]);
+  return paginate<DagRow>(query, page);
+}
+
+export async function countDagsByStatus(db: Knex, status: DagStatus): Promise<number> {
+  const [row] = await db('platform_workflows').where({ status }).count<{ count: number }[]>({ count: '*' });
+  return Number(row?.count ?? 0);
+}
+
+const iso = (value: Date | null | undefined) => (value ? new Date(value).toISOString() : undefined);
+
+export function dagFromRow(row: DagRow): DagState {
+  return {
+    workflow_id: row.workflow_id,
+    version: row.version,
+    status: row.status,
+    name: row.name,
+    requested_by: row.requested_by,
+    agent_ids: row.agent_ids,
+    nodes: row.nodes,
+    edges: row.edges,
+    ...(row.error ? { error: row.error } : {}),
+    ...(row.provenance_id ? { provenance_id: row.provenance_id } : {}),
+    created_at: iso(row.created_at)!,
+    ...(row.started_at ? { started_at: iso(row.started_at)! } : {}),
+    ...(row.completed_at ? { completed_at: iso(row.completed_at)! } : {}),
+    updated_at: iso(row.updated_at)!,
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * Approval requests: their states, the ways a human answers one (the full respond, the simplified
+ * approve/reject, the escalation queue's four decisions) reduced to one response, and the schema that
+ * modified parameters must fit when the request names none.
+ */
+
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired', 'cancelled'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+export const APPROVAL_DECISIONS = ['approved', 'rejected'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+
+/** The simplified variant's words. */
+export const SIMPLE_DECISIONS = ['approve', 'reject'] as const;
+export type SimpleDecision = (typeof SIMPLE_DECISIONS)[number];
+
+/** The escalation queue's words. */
+export const ESCALATION_DECISIONS = ['approve', 'approved_with_modifications', 'reject', 'request_changes'] as const;
+export type EscalationDecision = (typeof ESCALATION_DECISIONS)[number];
+
+/** How the answer was given, kept with it: the decision word the responder used. */
+export type ResponseKind = ApprovalDecision | SimpleDecision | EscalationDecision;
+
+export interface ApprovalResponse {
+  decision: ApprovalDecision;
+  response_kind: ResponseKind;
+  comment?: string | undefined;
+  modified_params?: Record<string, unknown> | undefined;
+}
+
+export function simpleResponse(decision: SimpleDecision, reason: string | undefined): ApprovalResponse {
+  return { decision: decision === 'approve' ? 'approved' : 'rejected', response_kind: decision, comment: reason };
+}
+
+export type EscalationResponse = { ok: true; response: ApprovalResponse } | { ok: false; field: string; message: string };
+
+/**
+ * The escalation queue's answer as an approval response: request_changes rejects the request as it stands
+ * (the requester may submit a changed one); approved_with_modifications approves it with the modifications,
+ * a JSON object of parameters, as modified_params.
+ */
+export function escalationResponse(input: { decision: EscalationDecision; notes?: string | undefined; modifications?: string | undefined }): EscalationResponse {
+  const { decision, notes } = input;
+  if (decision !== 'approved_with_modifications') {
+    if (input.modifications !== undefined) return { ok: false, field: 'modifications', message: `is only for approved_with_modifications, not ${decision}` };
+    return { ok: true, response: { decision: decision === 'approve' ? 'approved' : 'rejected', response_kind: decision, comment: notes } };
+  }
+  if (input.modifications === undefined) return { ok: false, field: 'modifications', message: 'is required with approved_with_modifications' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input.modifications);
+  } catch {
+    return { ok: false, field: 'modifications', message: 'must be a JSON object of the modified parameters' };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { ok: false, field: 'modifications', message: 'must be a JSON object of the modified parameters' };
+  return { ok: true, response: { decision: 'approved', response_kind: decision, comment: notes, modified_params: parsed as Record<string, unknown> } };
+}
+
+type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';
+
+function jsonTypeOf(value: unknown): JsonType {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value as JsonType;
+}
+
+/**
+ * When a request names no schema for its parameters, modified parameters may change only the parameters it
+ * carries, each keeping its JSON type (an integer may become any number).
+ */
+export function paramsSchemaOf(requestData: Record<string, unknown>): Record<string, unknown> {
+  const properties = Object.fromEntries(
+    Object.entries(requestData).map(([key, value]) => {
+      const type = jsonTypeOf(value);
+      return [key, { type: type === 'integer' ? 'number' : type }];
+    }),
+  );
+  return { type: 'object', properties, additionalProperties: false };
+}

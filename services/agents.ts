@@ -1,0 +1,180 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { appendProvenance } from '../db/ledger';
+import {
+  currentDeployments,
+  findPlatformAgentById,
+  findPlatformAgentByUri,
+  insertDeployment,
+  insertPlatformAgent,
+  updatePlatformAgent,
+  type DeploymentRow,
+  type PlatformAgentChanges,
+  type PlatformAgentRow,
+} from '../db/platform-agents';
+import { agentUriOf, parseAgentUri, type ApprovalPolicy } from '../domain/agent-calls';
+import { ORCH_CORE_DID } from '../domain/provenance';
+import type { PlatformSettings } from '../runtime/platform';
+import { paramsValidator, type FieldProblem } from './approvals';
+import { createOutboundGuard } from './outbound/url-guard';
+
+export interface AgentRegistryDeps {
+  db: Knex;
+  settings: PlatformSettings;
+}
+
+/** Stable and URL-safe, from the agent URI: the same URI always has the same id. */
+export function agentIdFor(agentUri: string): string {
+  return `agt_${createHash('sha256').update(agentUri).digest('hex').slice(0, 24)}`;
+}
+
+export interface NewAgent {
+  agent_uri: string;
+  endpoint_url: string;
+  capabilities: string[];
+  passport_id?: string | undefined;
+  description?: string | undefined;
+  approval_policy: ApprovalPolicy;
+  parameters_schema?: Record<string, unknown> | undefined;
+  timeout_seconds?: number | undefined;
+  max_attempts?: number | undefined;
+  status: 'active' | 'inactive';
+}
+
+/** Refuses what would only fail later: an endpoint the outbound policy refuses, a parameters schema we cannot apply. */
+async function checkAgentFields(settings: PlatformSettings, fields: { endpoint_url?: string | undefined; parameters_schema?: Record<string, unknown> | null | undefined }): Promise<FieldProblem[]> {
+  const problems: FieldProblem[] = [];
+  if (fields.endpoint_url !== undefined) {
+    const check = await createOutboundGuard(settings.outboundPolicy).check(fields.endpoint_url);
+    if (!check.ok) problems.push({ field: 'endpoint_url', code: 'refused', message: `the endpoint ${check.reason}` });
+  }
+  if (fields.parameters_schema) {
+    const compiled = paramsValidator(fields.parameters_schema);
+    if (!compiled.ok) problems.push({ field: 'parameters_schema', code: 'invalid_schema', message: compiled.message });
+  }
+  return problems;
+}
+
+export type RegisterOutcome = { ok: true; agent: PlatformAgentRow } | { ok: false; code: 'invalid'; errors: FieldProblem[] } | { ok: false; code: 'agent_exists'; agent_id: string };
+
+/** Registers an agent version with its endpoint, with its provenance record and event, in one transaction. */
+export async function registerAgent(deps: AgentRegistryDeps, principalId: string, body: NewAgent): Promise<RegisterOutcome> {
+  const parts = parseAgentUri(body.agent_uri);
+  if (!parts) return { ok: false, code: 'invalid', errors: [{ field: 'agent_uri', code: 'invalid_format', message: 'must be agent://<org>/<name>@<semver>' }] };
+  const errors = await checkAgentFields(deps.settings, body);
+  if (errors.length > 0) return { ok: false, code: 'invalid', errors };
+  const agent_id = agentIdFor(body.agent_uri);
+  const row = {
+    agent_id,
+    agent_uri: body.agent_uri,
+    ...parts,
+    passport_id: body.passport_id ?? `did:web:handoff.local:agents:${parts.org}:${parts.name}`,
+    description: body.description ?? null,
+    capabilities: body.capabilities,
+    endpoint_url: body.endpoint_url,
+    status: body.status,
+    approval_policy: body.approval_policy,
+    parameters_schema: body.parameters_schema ?? null,
+    timeout_seconds: body.timeout_seconds ?? deps.settings.agentDefaults.timeoutSeconds,
+    max_attempts: body.max_attempts ?? deps.settings.agentDefaults.maxAttempts,
+    created_by: principalId,
+  };
+  const created = await deps.db.transaction(async (trx) => {
+    if (!(await insertPlatformAgent(trx, row))) return false;
+    await appendProvenance(trx, {
+      entry: {
+        subject_id: agent_id,
+        step_id: 'registered',
+        timestamp: new Date().toISOString(),
+        actor: { type: 'orch_core', did: ORCH_CORE_DID },
+        action: 'platform_agent_registered',
+        input_data: { principal: principalId },
+        output_data: { agent_uri: row.agent_uri, capabilities: row.capabilities, endpoint_url: row.endpoint_url, approval_policy: row.approval_policy },
+        reasoning: `${principalId} registered ${row.agent_uri}`,
+      },
+      events: [{ event: 'platform_agent.registered', data: { agent_id, agent_uri: row.agent_uri, capabilities: row.capabilities, status: row.status } }],
+    });
+    return true;
+  });
+  if (!created) return { ok: false, code: 'agent_exists', agent_id };
+  return { ok: true, agent: (await findPlatformAgentById(deps.db, agent_id))! };
+}
+
+export type UpdateOutcome = { ok: true; agent: PlatformAgentRow } | { ok: false; code: 'invalid'; errors: FieldProblem[] } | { ok: false; code: 'agent_not_found' };
+
+export async function updateAgent(deps: AgentRegistryDeps, principalId: string, agentId: string, changes: PlatformAgentChanges): Promise<UpdateOutcome> {
+  const errors = await checkAgentFields(deps.settings, changes);
+  if (errors.length > 0) return { ok: false, code: 'invalid', errors };
+  const updated = await deps.db.transaction(async (trx) => {
+    const row = await updatePlatformAgent(trx, agentId, changes);
+    if (!row) return undefined;
+    await appendProvenance(trx, {
+      entry: {
+        subject_id: agentId,
+        step_id: `updated:${randomUUID()}`,
+        timestamp: new Date().toISOString(),
+        actor: { type: 'orch_core', did: ORCH_CORE_DID },
+        action: 'platform_agent_updated',
+        input_data: { principal: principalId },
+        output_data: { ...changes },
+        reasoning: `${principalId} changed ${Object.keys(changes).join(', ') || 'nothing'} of ${row.agent_uri}`,
+      },
+      events: [{ event: 'platform_agent.updated', data: { agent_id: agentId, agent_uri: row.agent_uri, changed: Object.keys(changes), status: row.status } }],
+    });
+    return row;
+  });
+  return updated ? { ok: true, agent: updated } : { ok: false, code: 'agent_not_found' };
+}
+
+export type DeployOutcome = { ok: true; deployment: DeploymentRow & { agent_uri: string } } | { ok: false; code: 'agent_not_found' | 'agent_version_not_registered'; detail: string };
+
+/** Records that a registered version of the agent (its org/name) now runs in an environment. */
+export async function deployAgent(
+  deps: AgentRegistryDeps,
+  principalId: string,
+  agentId: string,
+  body: { environment: string; version: string; parameters: Record<string, unknown> },
+): Promise<DeployOutcome> {
+  const agent = await findPlatformAgentById(deps.db, agentId);
+  if (!agent) return { ok: false, code: 'agent_not_found', detail: `No agent ${agentId}` };
+  const targetUri = agentUriOf({ org: agent.org, name: agent.name, version: body.version });
+  const target = await findPlatformAgentByUri(deps.db, targetUri);
+  if (!target) return { ok: false, code: 'agent_version_not_registered', detail: `${targetUri} is not registered; register it with its endpoint first` };
+  const deployment = await deps.db.transaction(async (trx) => {
+    const row = await insertDeployment(trx, {
+      deployment_id: `dep_${randomUUID()}`,
+      org: agent.org,
+      name: agent.name,
+      environment: body.environment,
+      version: body.version,
+      agent_id: target.agent_id,
+      parameters: body.parameters,
+      deployed_by: principalId,
+    });
+    await appendProvenance(trx, {
+      entry: {
+        subject_id: row.deployment_id,
+        step_id: 'deployed',
+        timestamp: new Date().toISOString(),
+        actor: { type: 'orch_core', did: ORCH_CORE_DID },
+        action: 'platform_agent_deployed',
+        input_data: { principal: principalId, parameters: body.parameters },
+        output_data: { agent_uri: targetUri, environment: body.environment },
+        reasoning: `${principalId} deployed ${targetUri} to ${body.environment}`,
+      },
+      events: [{ event: 'platform_agent.deployed', data: { deployment_id: row.deployment_id, agent_id: target.agent_id, agent_uri: targetUri, environment: body.environment, version: body.version } }],
+    });
+    return row;
+  });
+  return { ok: true, deployment: { ...deployment, agent_uri: targetUri } };
+}
+
+/** The agent a call by id reaches: the version deployed to production when there is one, with its parameters as defaults. */
+export async function agentForLegacyCall(db: Knex, agentId: string): Promise<{ agent: PlatformAgentRow; defaults: Record<string, unknown> } | undefined> {
+  const agent = await findPlatformAgentById(db, agentId);
+  if (!agent) return undefined;
+  const production = (await currentDeployments(db, agent)).find((deployment) => deployment.environment === 'production');
+  if (!production) return { agent, defaults: {} };
+  const deployed = await findPlatformAgentById(db, production.agent_id);
+  return { agent: deployed ?? agent, defaults: production.parameters };
+}

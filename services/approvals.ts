@@ -1,0 +1,179 @@
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import { approvalFromRow, findApprovalById } from '../db/approvals';
+import { assessCallRisk, type RiskFactor } from '../domain/agent-calls';
+import { paramsSchemaOf, type ApprovalResponse } from '../domain/approvals';
+import type { RiskLevel } from '../domain/risk';
+import type { PlatformSettings } from '../runtime/platform';
+import {
+  APPROVAL_FAILURES,
+  approvalCreatedUpdate,
+  approvalWorkflow,
+  cancelApprovalUpdate,
+  respondUpdate,
+  type ApprovalRequest,
+  type ApprovalState,
+} from '../workflows/approval';
+import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../workflows/search-attributes';
+import { isClosedOrMissing, startWithUpdate, updateRejection } from './platform/workflow-calls';
+
+export interface PlatformServiceDeps {
+  db: Knex;
+  temporal: Client;
+  taskQueue: string;
+  settings: PlatformSettings;
+}
+
+export interface FieldProblem {
+  field: string;
+  code: string;
+  message: string;
+}
+
+export type ExpiryCheck = { ok: true; expires_at: string } | { ok: false; error: FieldProblem };
+
+/** The deadline of a new request: given, or from a lifetime, or the default; in the future and within the maximum. */
+export function approvalDeadline(settings: PlatformSettings, now: Date, given: { expires_at?: string | undefined; expires_in_seconds?: number | undefined }): ExpiryCheck {
+  if (given.expires_at !== undefined && given.expires_in_seconds !== undefined) {
+    return { ok: false, error: { field: 'expires_in_seconds', code: 'conflict', message: 'give expires_at or expires_in_seconds, not both' } };
+  }
+  const at = given.expires_at !== undefined ? Date.parse(given.expires_at) : now.getTime() + (given.expires_in_seconds ?? settings.approvalDefaultTtlSeconds) * 1000;
+  const field = given.expires_at !== undefined ? 'expires_at' : 'expires_in_seconds';
+  if (at <= now.getTime()) return { ok: false, error: { field, code: 'in_the_past', message: 'must be in the future' } };
+  if (at > now.getTime() + settings.approvalMaxTtlSeconds * 1000) {
+    return { ok: false, error: { field, code: 'too_far', message: `must be at most ${settings.approvalMaxTtlSeconds} s from now` } };
+  }
+  return { ok: true, expires_at: new Date(at).toISOString() };
+}
+
+/** A JSON Schema we can check parameters against; refuses remote $refs and what zod cannot read. */
+export function paramsValidator(schema: Record<string, unknown>): { ok: true; validator: z.ZodType } | { ok: false; message: string } {
+  try {
+    return { ok: true, validator: z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]) };
+  } catch (error) {
+    return { ok: false, message: `is not a JSON Schema this service can apply: ${(error as Error).message}` };
+  }
+}
+
+/** modified_params against the request's schema (its own, or the shape of its request_data). */
+export function checkModifiedParams(approval: Pick<ApprovalState, 'params_schema' | 'request_data'>, modified: Record<string, unknown>): FieldProblem[] {
+  const compiled = paramsValidator(approval.params_schema ?? paramsSchemaOf(approval.request_data));
+  if (!compiled.ok) return [{ field: 'modified_params', code: 'invalid_schema', message: `the request's params_schema ${compiled.message}` }];
+  const result = compiled.validator.safeParse(modified);
+  if (result.success) return [];
+  return result.error.issues.map((issue) => ({ field: ['modified_params', ...issue.path.map(String)].join('.'), code: issue.code, message: issue.message }));
+}
+
+export interface NewApproval {
+  org_did?: string | undefined;
+  task_id?: string | undefined;
+  agent_id?: string | undefined;
+  requester_passport_id: string;
+  approver_passport_id?: string | undefined;
+  action_description: string;
+  risk_level?: RiskLevel | undefined;
+  risk_factors?: RiskFactor[] | undefined;
+  request_data: Record<string, unknown>;
+  params_schema?: Record<string, unknown> | undefined;
+  alternatives: Record<string, unknown>[];
+  expires_at?: string | undefined;
+  expires_in_seconds?: number | undefined;
+}
+
+export type CreateApprovalOutcome = { ok: true; approval: ApprovalState } | { ok: false; errors: FieldProblem[] };
+
+/** The request as its workflow takes it; risk defaults to what request_data shows (amount, irreversible, …). */
+export function approvalRequestOf(
+  settings: PlatformSettings,
+  now: Date,
+  ids: { approval_id: string; requested_by: string },
+  body: NewApproval,
+): { ok: true; request: ApprovalRequest } | { ok: false; errors: FieldProblem[] } {
+  const deadline = approvalDeadline(settings, now, body);
+  const errors: FieldProblem[] = deadline.ok ? [] : [deadline.error];
+  if (body.params_schema) {
+    const compiled = paramsValidator(body.params_schema);
+    if (!compiled.ok) errors.push({ field: 'params_schema', code: 'invalid_schema', message: compiled.message });
+  }
+  if (!deadline.ok || errors.length > 0) return { ok: false, errors };
+  const assessed = assessCallRisk(body.request_data);
+  const { expires_in_seconds: _lifetime, expires_at: _deadline, ...fields } = body;
+  return {
+    ok: true,
+    request: {
+      ...fields,
+      ...ids,
+      risk_level: body.risk_level ?? assessed.level,
+      risk_factors: body.risk_factors ?? assessed.factors,
+      expires_at: deadline.expires_at,
+    },
+  };
+}
+
+export function approvalStart(taskQueue: string, request: ApprovalRequest): WithStartWorkflowOperation<typeof approvalWorkflow> {
+  return new WithStartWorkflowOperation(approvalWorkflow, {
+    workflowId: request.approval_id,
+    taskQueue,
+    args: [request],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: [
+      { key: PlatformStatusKey, value: 'pending' },
+      ...(request.approver_passport_id ? [{ key: ApproverKey, value: request.approver_passport_id }] : []),
+      ...(request.agent_id ? [{ key: AgentIdKey, value: request.agent_id }] : []),
+    ],
+  });
+}
+
+/** Starts the approval's workflow and answers once its request is recorded (provenance, event, read model). */
+export async function createApproval(deps: PlatformServiceDeps, ids: { approval_id: string; requested_by: string }, body: NewApproval): Promise<CreateApprovalOutcome> {
+  const prepared = approvalRequestOf(deps.settings, new Date(), ids, body);
+  if (!prepared.ok) return prepared;
+  const approval = await startWithUpdate(deps.temporal, approvalCreatedUpdate, approvalStart(deps.taskQueue, prepared.request), async () => {
+    const row = await findApprovalById(deps.db, ids.approval_id);
+    return row && approvalFromRow(row);
+  });
+  return { ok: true, approval };
+}
+
+export type AnswerOutcome =
+  | { ok: true; approval: ApprovalState }
+  | { ok: false; code: 'approval_not_found' | 'approval_not_pending'; detail: string }
+  | { ok: false; code: 'invalid_modified_params'; errors: FieldProblem[] };
+
+async function answerApproval(deps: PlatformServiceDeps, approvalId: string, send: () => Promise<ApprovalState>): Promise<AnswerOutcome> {
+  try {
+    return { ok: true, approval: await send() };
+  } catch (error) {
+    const rejection = updateRejection(error);
+    if (rejection?.type === APPROVAL_FAILURES.notPending) return { ok: false, code: 'approval_not_pending', detail: rejection.message };
+    if (!isClosedOrMissing(error)) throw error;
+    const row = await findApprovalById(deps.db, approvalId);
+    if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
+    return { ok: false, code: 'approval_not_pending', detail: `Approval ${approvalId} is ${row.status}, not pending` };
+  }
+}
+
+/**
+ * A human's answer, delivered as the respond Update: its validator refuses it unless the request is still
+ * pending (so there is never a second decision), and modified_params must fit the request's schema.
+ */
+export async function respondToApproval(
+  deps: PlatformServiceDeps,
+  approvalId: string,
+  answer: ApprovalResponse & { responded_by: string; principal: string },
+): Promise<AnswerOutcome> {
+  const row = await findApprovalById(deps.db, approvalId);
+  if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
+  if (answer.modified_params !== undefined) {
+    if (answer.decision !== 'approved') return { ok: false, code: 'invalid_modified_params', errors: [{ field: 'modified_params', code: 'unexpected', message: 'only an approval carries modified_params' }] };
+    const errors = checkModifiedParams(approvalFromRow(row), answer.modified_params);
+    if (errors.length > 0) return { ok: false, code: 'invalid_modified_params', errors };
+  }
+  return answerApproval(deps, approvalId, () => deps.temporal.workflow.getHandle(approvalId).executeUpdate(respondUpdate, { args: [answer] }));
+}
+
+export async function cancelApproval(deps: PlatformServiceDeps, approvalId: string, request: { cancelled_by: string; reason?: string | undefined; principal: string }): Promise<AnswerOutcome> {
+  return answerApproval(deps, approvalId, () => deps.temporal.workflow.getHandle(approvalId).executeUpdate(cancelApprovalUpdate, { args: [request] }));
+}

@@ -1,0 +1,140 @@
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import type { Knex } from 'knex';
+import { dagFromRow, findDagById } from '../db/dags';
+import { findExecutionById } from '../db/executions';
+import { listProvenanceForSubject, type ProvenanceRecord } from '../db/ledger';
+import { findPlatformAgentByUri } from '../db/platform-agents';
+import { assessCallRisk, type RiskFactor } from '../domain/agent-calls';
+import { validateDag, type DagEdgeType, type DagNodeType } from '../domain/dag';
+import type { RiskLevel } from '../domain/risk';
+import { dagStartedUpdate, runDagWorkflow, type DagNodeSpec, type DagState, type RunDagInput } from '../workflows/run-dag';
+import { PlatformStatusKey } from '../workflows/search-attributes';
+import { approvalDeadline, paramsValidator, type FieldProblem, type PlatformServiceDeps } from './approvals';
+import { prepareAgentCall } from './executions/call';
+import { derivedId } from './platform/ids';
+import { startWithUpdate } from './platform/workflow-calls';
+
+export interface NewDagNode {
+  id: string;
+  node_type: DagNodeType;
+  node_name: string;
+  input: Record<string, unknown>;
+  visual_metadata: Record<string, unknown>;
+  condition?: string | undefined;
+  agent?: { agentUri: string; capabilityUri: string; max_attempts?: number | undefined } | undefined;
+  approval?:
+    | {
+        action_description: string;
+        approver_passport_id?: string | undefined;
+        expires_in_seconds?: number | undefined;
+        params_schema?: Record<string, unknown> | undefined;
+        risk_level?: RiskLevel | undefined;
+        risk_factors?: RiskFactor[] | undefined;
+      }
+    | undefined;
+}
+
+export interface NewDag {
+  name: string;
+  requester_passport_id: string;
+  nodes: NewDagNode[];
+  edges: Array<{ id: string; from_node_id: string; to_node_id: string; edge_type: DagEdgeType; condition?: string | undefined; metadata: Record<string, unknown> }>;
+}
+
+export type CreateDagOutcome = { ok: true; workflow: DagState } | { ok: false; errors: FieldProblem[] };
+
+/** An agent node is checked like a call to /v1/agents/call: its execution and any approval it needs are part of the spec. */
+async function agentNodeSpec(deps: PlatformServiceDeps, workflowId: string, requester: string, node: NewDagNode, field: string, now: Date): Promise<DagNodeSpec['agent'] | FieldProblem[]> {
+  const call = node.agent!;
+  const agent = await findPlatformAgentByUri(deps.db, call.agentUri);
+  if (!agent) return [{ field: `${field}.agent.agentUri`, code: 'agent_not_found', message: `no agent is registered as ${call.agentUri}` }];
+  const execution_id = derivedId('exe', workflowId, node.id);
+  const prepared = prepareAgentCall(deps.settings, agent, execution_id, { capability_uri: call.capabilityUri, passport: requester, parameters: node.input, max_attempts: call.max_attempts }, now);
+  if (!prepared.ok) return prepared.code === 'invalid' ? prepared.errors.map((e) => ({ ...e, field: `${field}.${e.field}` })) : [{ field: `${field}.agent`, code: prepared.code, message: prepared.detail }];
+  const { approval, ...execution } = prepared.input;
+  return { ...execution, execution_id, ...(approval ? { approval } : {}) };
+}
+
+function approvalNodeSpec(deps: PlatformServiceDeps, workflowId: string, requester: string, node: NewDagNode, field: string, now: Date): DagNodeSpec['approval'] | FieldProblem[] {
+  const approval = node.approval!;
+  const lifetime = approval.expires_in_seconds ?? deps.settings.approvalDefaultTtlSeconds;
+  const deadline = approvalDeadline(deps.settings, now, { expires_in_seconds: lifetime });
+  const errors: FieldProblem[] = deadline.ok ? [] : [{ ...deadline.error, field: `${field}.approval.expires_in_seconds` }];
+  if (approval.params_schema) {
+    const compiled = paramsValidator(approval.params_schema);
+    if (!compiled.ok) errors.push({ field: `${field}.approval.params_schema`, code: 'invalid_schema', message: compiled.message });
+  }
+  if (errors.length > 0) return errors;
+  const assessed = assessCallRisk(node.input);
+  return {
+    approval_id: derivedId('apr', workflowId, node.id),
+    requester_passport_id: requester,
+    approver_passport_id: approval.approver_passport_id,
+    action_description: approval.action_description,
+    risk_level: approval.risk_level ?? assessed.level,
+    risk_factors: approval.risk_factors ?? assessed.factors,
+    params_schema: approval.params_schema,
+    alternatives: [],
+    expires_in_seconds: lifetime,
+  };
+}
+
+/**
+ * Validates the DAG (acyclic, known node types, edges between its nodes, conditions that parse, each node
+ * with what its type needs) and every agent node's call, then starts the workflow and answers once it runs.
+ */
+export async function createDag(deps: PlatformServiceDeps, ids: { workflow_id: string; requested_by: string }, body: NewDag): Promise<CreateDagOutcome> {
+  const errors: FieldProblem[] = validateDag(body);
+  const now = new Date();
+  const nodes: DagNodeSpec[] = [];
+  for (const [index, node] of body.nodes.entries()) {
+    const field = `nodes.${index}`;
+    const spec: DagNodeSpec = { id: node.id, node_type: node.node_type, node_name: node.node_name, input: node.input, visual_metadata: node.visual_metadata, condition: node.condition };
+    if ((node.node_type === 'agent') !== (node.agent !== undefined)) errors.push({ field: `${field}.agent`, code: node.agent ? 'unexpected' : 'required', message: 'agent nodes, and only they, name an agent to call' });
+    if ((node.node_type === 'approval') !== (node.approval !== undefined)) errors.push({ field: `${field}.approval`, code: node.approval ? 'unexpected' : 'required', message: 'approval nodes, and only they, describe an approval' });
+    if (node.node_type === 'agent' && node.agent) {
+      const agent = await agentNodeSpec(deps, ids.workflow_id, body.requester_passport_id, node, field, now);
+      if (Array.isArray(agent)) errors.push(...agent);
+      else spec.agent = agent;
+    }
+    if (node.node_type === 'approval' && node.approval) {
+      const approval = approvalNodeSpec(deps, ids.workflow_id, body.requester_passport_id, node, field, now);
+      if (Array.isArray(approval)) errors.push(...approval);
+      else spec.approval = approval;
+    }
+    nodes.push(spec);
+  }
+  if (errors.length > 0) return { ok: false, errors };
+
+  const input: RunDagInput = { ...ids, name: body.name, nodes, edges: body.edges };
+  const start = new WithStartWorkflowOperation(runDagWorkflow, {
+    workflowId: ids.workflow_id,
+    taskQueue: deps.taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: [{ key: PlatformStatusKey, value: 'pending' }],
+  });
+  const workflow = await startWithUpdate(deps.temporal, dagStartedUpdate, start, async () => {
+    const row = await findDagById(deps.db, ids.workflow_id);
+    return row && dagFromRow(row);
+  });
+  return { ok: true, workflow };
+}
+
+/**
+ * The provenance of a workflow run: its own records and those of every execution and approval its nodes
+ * ran (an agent node's approval too), in ledger order, each with the node it belongs to.
+ */
+export async function workflowTrace(db: Knex, workflow: DagState): Promise<Array<ProvenanceRecord & { node_id: string | null }>> {
+  const nodeOf = new Map<string, string | null>([[workflow.workflow_id, null]]);
+  for (const node of workflow.nodes) {
+    if (node.approval_id) nodeOf.set(node.approval_id, node.id);
+    if (!node.execution_id) continue;
+    nodeOf.set(node.execution_id, node.id);
+    const execution = await findExecutionById(db, node.execution_id);
+    if (execution?.approval_id) nodeOf.set(execution.approval_id, node.id);
+  }
+  const records = (await Promise.all([...nodeOf.keys()].map((subject) => listProvenanceForSubject(db, subject)))).flat();
+  return records.sort((a, b) => a.anchor.block_number - b.anchor.block_number).map((record) => ({ ...record, node_id: nodeOf.get(record.entry.subject_id) ?? null }));
+}

@@ -1,0 +1,125 @@
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import { liveCallbackSecrets } from '../../db/callback-secrets';
+import { executionFromRow, findExecutionById } from '../../db/executions';
+import { findPlatformAgentByUri, type PlatformAgentRow } from '../../db/platform-agents';
+import { checkAgentCall } from '../../domain/agent-calls';
+import type { PlatformSettings } from '../../runtime/platform';
+import type { ApprovalRequest } from '../../workflows/approval';
+import { executeAgentWorkflow, executionAcceptedUpdate, type ExecuteAgentInput, type ExecutionState } from '../../workflows/execute-agent';
+import { AgentIdKey, PlatformStatusKey } from '../../workflows/search-attributes';
+import { approvalDeadline, type FieldProblem, type PlatformServiceDeps } from '../approvals';
+import { createOutboundGuard } from '../outbound/url-guard';
+import { derivedId } from '../platform/ids';
+import { startWithUpdate } from '../platform/workflow-calls';
+
+export interface AgentCall {
+  capability_uri: string;
+  /** The requester's DID (the spec's `passport`). */
+  passport: string;
+  parameters: Record<string, unknown>;
+  task_id?: string | undefined;
+  callback_url?: string | undefined;
+  max_attempts?: number | undefined;
+}
+
+export type PreparedCall =
+  | { ok: true; input: Omit<ExecuteAgentInput, 'execution_id' | 'requested_by' | 'callback'>; approval_required: boolean }
+  | { ok: false; code: 'agent_inactive' | 'capability_not_matched'; detail: string }
+  | { ok: false; code: 'invalid'; errors: FieldProblem[] };
+
+/**
+ * What the gateway decides before anything runs: the agent offers the capability, the call's risk, and
+ * whether the agent's policy wants a human to approve it first (then the approval request is part of the
+ * execution's input, with an id derived from the execution's).
+ */
+export function prepareAgentCall(settings: PlatformSettings, agent: PlatformAgentRow, executionId: string, call: AgentCall, now: Date): PreparedCall {
+  const check = checkAgentCall(agent, { capability_uri: call.capability_uri, parameters: call.parameters });
+  if (!check.ok) return check;
+  let approval: Omit<ApprovalRequest, 'requested_by'> | undefined;
+  if (check.approval_required) {
+    const deadline = approvalDeadline(settings, now, { expires_in_seconds: agent.approval_policy.approval_ttl_seconds });
+    if (!deadline.ok) return { ok: false, code: 'invalid', errors: [deadline.error] };
+    approval = {
+      approval_id: derivedId('apr', executionId, 'approval'),
+      execution_id: executionId,
+      agent_id: agent.agent_uri,
+      task_id: call.task_id,
+      requester_passport_id: call.passport,
+      approver_passport_id: agent.approval_policy.approver_passport_id,
+      action_description: `Call ${check.capability_uri} on ${agent.agent_uri}`,
+      risk_level: check.risk.level,
+      risk_factors: check.risk.factors,
+      // Modified parameters replace the call's, so they are checked against its parameters.
+      request_data: call.parameters,
+      params_schema: agent.parameters_schema ?? undefined,
+      alternatives: [],
+      expires_at: deadline.expires_at,
+    };
+  }
+  return {
+    ok: true,
+    approval_required: check.approval_required,
+    input: {
+      task_id: call.task_id,
+      agent: { agent_id: agent.agent_id, agent_uri: agent.agent_uri, passport_id: agent.passport_id, endpoint_url: agent.endpoint_url, timeout_seconds: agent.timeout_seconds },
+      capability_uri: check.capability_uri,
+      requester_passport_id: call.passport,
+      parameters: call.parameters,
+      risk: check.risk,
+      max_attempts: call.max_attempts ?? agent.max_attempts,
+      retry: settings.agentRetry,
+      heartbeat_timeout_ms: settings.heartbeatTimeoutMs,
+      ...(approval ? { approval: approval as ApprovalRequest } : {}),
+    },
+  };
+}
+
+export type CallOutcome =
+  | { ok: true; execution: ExecutionState; approval_required: boolean }
+  | { ok: false; code: 'agent_not_found' | 'agent_inactive' | 'capability_not_matched' | 'callback_secret_required'; detail: string }
+  | { ok: false; code: 'invalid'; errors: FieldProblem[] };
+
+/**
+ * The unified gateway: checks the call, then starts its execution workflow (Update-with-Start) and answers
+ * once the execution is queued, and, when an approval is needed, once that request is recorded too.
+ */
+export async function callAgent(deps: PlatformServiceDeps, ids: { execution_id: string; requested_by: string }, agent: PlatformAgentRow | undefined, call: AgentCall): Promise<CallOutcome> {
+  if (!agent) return { ok: false, code: 'agent_not_found', detail: 'No agent is registered with that agent URI' };
+  const prepared = prepareAgentCall(deps.settings, agent, ids.execution_id, call, new Date());
+  if (!prepared.ok) return prepared;
+  if (call.callback_url !== undefined) {
+    const destination = await createOutboundGuard(deps.settings.outboundPolicy).check(call.callback_url);
+    if (!destination.ok) return { ok: false, code: 'invalid', errors: [{ field: 'callback_url', code: 'refused', message: `the callback URL ${destination.reason}` }] };
+    if ((await liveCallbackSecrets(deps.db, ids.requested_by)).length === 0) {
+      return { ok: false, code: 'callback_secret_required', detail: 'Callbacks are signed with your callback signing secret: create one with POST /v1/callback-secrets, then call again' };
+    }
+  }
+  const input: ExecuteAgentInput = {
+    ...prepared.input,
+    ...ids,
+    ...(prepared.input.approval ? { approval: { ...prepared.input.approval, requested_by: ids.requested_by } } : {}),
+    ...(call.callback_url !== undefined
+      ? { callback: { url: call.callback_url, max_attempts: deps.settings.callback.maxAttempts, retry: deps.settings.callback.retry, timeout_ms: deps.settings.callback.timeoutMs } }
+      : {}),
+  };
+  const start = new WithStartWorkflowOperation(executeAgentWorkflow, {
+    workflowId: ids.execution_id,
+    taskQueue: deps.taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: [
+      { key: PlatformStatusKey, value: 'queued' },
+      { key: AgentIdKey, value: agent.agent_uri },
+    ],
+  });
+  const execution = await startWithUpdate(deps.temporal, executionAcceptedUpdate, start, async () => {
+    const row = await findExecutionById(deps.db, ids.execution_id);
+    return row && executionFromRow(row);
+  });
+  return { ok: true, execution, approval_required: prepared.approval_required };
+}
+
+export async function callAgentByUri(deps: PlatformServiceDeps, ids: { execution_id: string; requested_by: string }, agentUri: string, call: AgentCall): Promise<CallOutcome> {
+  return callAgent(deps, ids, await findPlatformAgentByUri(deps.db, agentUri), call);
+}

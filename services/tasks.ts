@@ -1,0 +1,78 @@
+import type { Knex } from 'knex';
+import { appendProvenance } from '../db/ledger';
+import { findPlatformAgentByUri, type PlatformAgentRow } from '../db/platform-agents';
+import { insertTaskIfAbsent } from '../db/tasks';
+import { ORCH_CORE_DID } from '../domain/provenance';
+import type { RequiredCapability, RoutingTask } from '../domain/routing-decision';
+import { agentForCapabilities } from '../domain/tasks';
+import { submitRouting, type RoutingServiceDeps } from './routing/submit';
+import type { DecideOutcome } from '../workflows/route-task';
+import { derivedId } from './platform/ids';
+
+export interface NewTask {
+  title: string;
+  description?: string | undefined;
+  task_type: string;
+  required_capabilities: RequiredCapability[];
+  context: Record<string, unknown>;
+  agent_uri?: string | undefined;
+  ai_confidence?: number | undefined;
+  ai_recommendation?: string | undefined;
+  urgency?: string | undefined;
+}
+
+export type SubmitTaskOutcome =
+  | { ok: true; task_id: string; routing_id: string; agent_uri: string | null; decision: DecideOutcome }
+  | { ok: false; code: 'agent_not_found'; detail: string };
+
+/** Active agents of the workforce, in registration order. */
+async function activeAgents(db: Knex): Promise<PlatformAgentRow[]> {
+  return db<PlatformAgentRow>('platform_agents').where({ status: 'active' }).orderBy([{ column: 'created_at' }, { column: 'agent_id' }]);
+}
+
+/**
+ * Submits a task to the workforce: the agent that would do it is the one named, or the first active agent
+ * offering every required capability; the orchestration routing workflow then decides (Fourth Law, risk,
+ * rules) whether that agent acts or a qualified human takes it. Without a confidence, a human takes it.
+ * The task record links the task to its routing, written once with its provenance and event.
+ */
+export async function submitTask(deps: RoutingServiceDeps, ids: { task_id: string; submitted_by: string }, body: NewTask): Promise<SubmitTaskOutcome> {
+  let agent: PlatformAgentRow | undefined;
+  if (body.agent_uri) {
+    agent = await findPlatformAgentByUri(deps.db, body.agent_uri);
+    if (!agent) return { ok: false, code: 'agent_not_found', detail: `No agent is registered as ${body.agent_uri}` };
+  } else {
+    agent = agentForCapabilities(await activeAgents(deps.db), body.required_capabilities.map((capability) => capability.capability_id));
+  }
+  const routing_id = derivedId('rt', ids.task_id, 'routing');
+  const agent_uri = agent?.agent_uri ?? null;
+  await deps.db.transaction(async (trx) => {
+    const created = await insertTaskIfAbsent(trx, { task_id: ids.task_id, routing_id, title: body.title, description: body.description ?? null, task_type: body.task_type, agent_uri, request: { ...body }, submitted_by: ids.submitted_by });
+    if (!created) return;
+    await appendProvenance(trx, {
+      entry: {
+        subject_id: ids.task_id,
+        step_id: 'submitted',
+        timestamp: new Date().toISOString(),
+        actor: { type: 'orch_core', did: ORCH_CORE_DID },
+        action: 'task_submitted',
+        input_data: { ...body },
+        output_data: { routing_id, agent_uri },
+        reasoning: `${ids.submitted_by} submitted "${body.title}" for routing${agent_uri ? `; ${agent_uri} offers its capabilities` : '; no agent offers its capabilities'}`,
+      },
+      events: [{ event: 'task.submitted', data: { task_id: ids.task_id, routing_id, title: body.title, task_type: body.task_type, agent_uri } }],
+    });
+  });
+  const task: RoutingTask = {
+    task_type: body.task_type,
+    context: { ...body.context, title: body.title, ...(body.urgency ? { urgency: body.urgency } : {}) },
+    ai_agent_id: agent_uri ?? 'none',
+    ai_confidence: agent ? (body.ai_confidence ?? 0) : 0,
+    ai_recommendation: body.ai_recommendation,
+    required_capabilities: body.required_capabilities,
+    safety_requirements: {},
+    escalation_conditions: {},
+  };
+  const decision = await submitRouting(deps, { routing_id, request_id: ids.task_id, requested_by: ids.submitted_by, task });
+  return { ok: true, task_id: ids.task_id, routing_id, agent_uri, decision };
+}

@@ -1,0 +1,82 @@
+import { client, expectProblem } from '../support/http';
+import { startStack, type Stack } from '../support/stack';
+
+let stack: Stack;
+let api: ReturnType<typeof client>;
+const SUMMARIZER = 'agent://acme/task-summarizer@1.0.0';
+
+beforeAll(async () => {
+  stack = await startStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' });
+  api = client(stack.baseUrl, await stack.token(['platform:write', 'platform:read', 'orch:write', 'orch:read']));
+  const admin = client(stack.baseUrl, await stack.token(['platform:admin']));
+  const registered = await admin('POST', '/v1/agents', { json: { agent_uri: SUMMARIZER, endpoint_url: 'http://127.0.0.1:9/run', capabilities: ['capability://acme/summarize', 'capability://acme/medical_diagnosis'] } });
+  expect(registered.status).toBe(201);
+});
+afterAll(() => stack?.stop());
+
+describe('POST /v1/tasks', () => {
+  it('hands a task to the agent offering its capabilities when the agent is confident enough', async () => {
+    const reply = await api('POST', '/v1/tasks', { json: { title: 'Summarize the report', task_type: 'summarize', required_capabilities: ['summarize'], ai_confidence: 0.93 } });
+    expect(reply.status).toBe(201);
+    expect(reply.headers.get('location')).toBe(`/v1/tasks/${reply.body.task_id}`);
+    expect(reply.body).toMatchObject({
+      task_id: expect.stringMatching(/^tsk_/),
+      routing_id: expect.stringMatching(/^rt_/),
+      status: 'assigned',
+      agent_uri: SUMMARIZER,
+      decision: 'ai_autonomous',
+      assigned_to: { type: 'ai_agent', agent_id: SUMMARIZER },
+    });
+    const routing = await api('GET', `/v1/orch/routing/${reply.body.routing_id}`);
+    expect(routing.body).toMatchObject({ status: 'completed', decision: 'ai_autonomous' });
+    const events = await stack.database.db('outbox_events').whereRaw("data->>'task_id' = ?", [reply.body.task_id]);
+    expect(events.map((e: { event: string }) => e.event)).toEqual(['task.submitted']);
+  });
+
+  it('gives it to a qualified human when the agent is not confident (Fourth Law), and shows the resolution', async () => {
+    const reply = await api('POST', '/v1/tasks', { json: { title: 'Read the scan', task_type: 'diagnosis', required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.85 }], ai_confidence: 0.55 } });
+    expect(reply.body).toMatchObject({ status: 'assigned', agent_uri: SUMMARIZER, decision: 'escalate_to_human', assigned_to: { type: 'human', did: 'did:web:handoff.local:reviewers:ada' } });
+    const waiting = await api('GET', `/v1/tasks/${reply.body.task_id}/status`);
+    expect(waiting.body).toMatchObject({ status: 'assigned', routing_status: 'in_progress', progress: { current_step: 'human_review' }, resolution: null });
+
+    await api('POST', `/v1/orch/routing/${reply.body.routing_id}/resolve`, { json: { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' } });
+    const resolved = await api('GET', `/v1/tasks/${reply.body.task_id}/status`);
+    expect(resolved.body).toMatchObject({ status: 'resolved', routing_status: 'completed', progress: { current_step: 'completed' }, resolution: { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' } });
+  });
+
+  it('sends a task no agent offers to a human, whatever the confidence', async () => {
+    const reply = await api('POST', '/v1/tasks', { json: { title: 'Approve the budget', required_capabilities: ['financial_approval'], ai_confidence: 0.99 } });
+    expect(reply.body).toMatchObject({ agent_uri: null, decision: 'escalate_to_human', assigned_to: { did: 'did:web:handoff.local:reviewers:grace' } });
+  });
+
+  it('answers 422 when a human is needed and none qualifies, keeping the task as unassigned', async () => {
+    const reply = await api('POST', '/v1/tasks', { json: { title: 'Inspect the reactor', required_capabilities: ['nuclear_safety'] } });
+    expectProblem(reply, 422, 'no_qualified_reviewer');
+    const task = await api('GET', `/v1/tasks/${reply.body.task_id}`);
+    expect(task.body).toMatchObject({ status: 'unassigned', routing_id: reply.body.routing_id });
+  });
+
+  it('with the same Idempotency-Key after a lost reply, reaches the same task and routing', async () => {
+    const key = `task-${Math.random()}`;
+    const body = { title: 'Summarize again', required_capabilities: ['summarize'], ai_confidence: 0.9 };
+    const first = await api('POST', '/v1/tasks', { json: body, headers: { 'idempotency-key': key } });
+    await stack.database.db('idempotency_keys').where({ idempotency_key: key }).delete();
+    const retry = await api('POST', '/v1/tasks', { json: body, headers: { 'idempotency-key': key } });
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    const rows = await stack.database.db('ledger_entries').where({ subject_id: first.body.task_id });
+    expect(rows).toHaveLength(1);
+  });
+
+  it.each([
+    ['no title', { required_capabilities: [] }, 400, 'validation_failed'],
+    ['an unknown agent', { title: 'x', agent_uri: 'agent://acme/ghost@1.0.0' }, 404, 'agent_not_found'],
+  ])('refuses %s', async (_name, body, status, code) => {
+    expectProblem(await api('POST', '/v1/tasks', { json: body }), status, code);
+  });
+
+  it('answers 404 for an unknown task', async () => {
+    expectProblem(await api('GET', '/v1/tasks/tsk_nope'), 404, 'task_not_found');
+    expectProblem(await api('GET', '/v1/tasks/tsk_nope/status'), 404, 'task_not_found');
+  });
+});
