@@ -3,6 +3,7 @@ import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from '../runtime/logger';
+import type { WebhookSettings } from '../runtime/deps';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
 import type { HumanEscalationLevel } from '../workflows/route-task';
@@ -18,6 +19,9 @@ import { requestId } from './middleware/request-id';
 import { registerProvenanceRoutes } from './orch/provenance';
 import { registerReviewerRoutes } from './orch/reviewers';
 import { registerRoutingRoutes } from './orch/routing';
+import { registerWebhookDeliveryRoutes } from './orch/webhook-deliveries';
+import { registerWebhookRoutes } from './orch/webhooks';
+import { registerEventRoutes } from './platform/events';
 import { Problem } from './problem';
 import { ApiBuilder } from './route';
 
@@ -35,6 +39,7 @@ export interface AppDeps {
     corsAllowedOrigins: string[];
     bodyLimit: string;
     escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
+    webhooks: WebhookSettings;
   };
 }
 
@@ -79,6 +84,9 @@ export function buildApp(deps: AppDeps): Express {
   registerRoutingRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds });
   registerProvenanceRoutes(api, deps);
   registerReviewerRoutes(api, deps);
+  registerWebhookRoutes(api, { db: deps.db, settings: settings.webhooks });
+  registerWebhookDeliveryRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, retrySchedule: settings.webhooks.retrySchedule });
+  registerEventRoutes(api, deps);
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);
 

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import * as foundation from './20261122000100_foundation';
+import * as webhooks from './20261123000300_webhooks';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
   { name: '20261122000100_foundation', migration: foundation },
+  { name: '20261123000300_webhooks', migration: webhooks },
 ];

@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 import type { AppDeps } from '../api/app';
 import { createKeyRing } from '../services/auth/key-ring';
 import type { OutboundPolicy } from '../services/outbound/url-guard';
+import { parseSecretKey, type SecretKeys } from '../services/secrets/secret-box';
+import type { RetrySchedule } from '../domain/webhooks';
 import { type Config, publicBaseUrl, tokenIssuer } from './config';
 import type { Logger } from './logger';
 
@@ -35,17 +37,44 @@ export function appSettings(config: Config): AppDeps['settings'] {
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     bodyLimit: config.BODY_LIMIT,
     escalationTimeoutsSeconds: escalationTimeouts(config),
+    webhooks: webhookSettings(config),
   };
 }
 
 /** What activities need beyond their connections; the worker builds them once from the config. */
 export interface WorkerSettings {
   outbound: { policy: OutboundPolicy; timeoutMs: number };
+  webhooks: WebhookSettings;
 }
 
 export function workerSettings(config: Config): WorkerSettings {
   return {
     outbound: { policy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST }, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
+    webhooks: webhookSettings(config),
+  };
+}
+
+/** What the webhook API, the dispatcher and the deliveries read from the configuration. */
+export interface WebhookSettings {
+  secretKeys: SecretKeys;
+  retrySchedule: RetrySchedule;
+  outboundPolicy: OutboundPolicy;
+  disableAfterFailingSeconds: number;
+  dispatchBatchSize: number;
+  dispatchPollMs: number;
+}
+
+export function webhookSettings(config: Config): WebhookSettings {
+  return {
+    secretKeys: {
+      current: config.SECRETS_ENCRYPTION_KEY === undefined ? undefined : parseSecretKey(config.SECRETS_ENCRYPTION_KEY),
+      previous: config.SECRETS_ENCRYPTION_PREVIOUS_KEYS.map(parseSecretKey),
+    },
+    retrySchedule: { delays_seconds: config.WEBHOOK_RETRY_DELAYS_SECONDS, jitter: config.WEBHOOK_RETRY_JITTER },
+    outboundPolicy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST },
+    disableAfterFailingSeconds: config.WEBHOOK_DISABLE_AFTER_FAILING_SECONDS,
+    dispatchBatchSize: config.WEBHOOK_DISPATCH_BATCH_SIZE,
+    dispatchPollMs: config.WEBHOOK_DISPATCH_POLL_MS,
   };
 }
 
