@@ -1,16 +1,20 @@
+import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from '../runtime/logger';
 import type { WorkerSettings } from '../runtime/deps';
 import { createLedgerActivities } from './ledger';
 import { createRoutingActivities } from './routing';
+import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   db: Knex;
   settings: WorkerSettings;
   logger: Logger;
+  /** For activities that start workflows (the outbox dispatcher starts deliveries). */
+  temporal: Client;
 }
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createLedgerActivities(deps), ...createRoutingActivities(deps) };
+  return { ...createLedgerActivities(deps), ...createRoutingActivities(deps), ...createWebhookActivities(deps) };
 }

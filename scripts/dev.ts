@@ -13,11 +13,13 @@ import { openDatabase } from '../runtime/database';
 import { createAppDeps, workerSettings } from '../runtime/deps';
 import { closeServer, listen } from '../runtime/http';
 import { createLogger } from '../runtime/logger';
+import { startOutboxDispatch } from '../runtime/outbox-dispatch';
 import { temporalConnectionOptions } from '../runtime/temporal';
 import { createKeyRing, ensureSigningKey } from '../services/auth/key-ring';
 import { issueAccessToken, SCOPES } from '../services/auth/tokens';
 import { bundleWorkflows, connectWorkerConnection, createWorker, installWorkerRuntime } from '../workers/create-worker';
 import { seedDevReviewers } from './dev-seed';
+import { devSecretsKey } from './dev-secrets-key';
 import { provisionTemporal } from './provision-temporal';
 import { startTemporalDevServer, type DevServer } from './temporal-dev-server';
 
@@ -37,6 +39,12 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL });
   const dataDir = path.resolve(config.DATA_DIR);
   const say = (line: string) => process.stdout.write(`${line}\n`);
+  // Webhook secrets are sealed with SECRETS_ENCRYPTION_KEY; on one machine a generated key under DATA_DIR does.
+  if (!config.SECRETS_ENCRYPTION_KEY) {
+    const devKey = devSecretsKey(dataDir);
+    config.SECRETS_ENCRYPTION_KEY = devKey.key;
+    if (devKey.created) say(`Generated a development secrets encryption key in ${devKey.file} (set SECRETS_ENCRYPTION_KEY in production).`);
+  }
 
   let temporalServer: DevServer | undefined;
   if (!externalTemporal) {
@@ -77,6 +85,9 @@ async function main(): Promise<void> {
   const connection = await Connection.connect(temporalConnectionOptions(config));
   cleanups.unshift(() => connection.close());
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  // Webhook deliveries start from the outbox; without DATABASE_URL (embedded Postgres) the dispatcher polls.
+  const outbox = await startOutboxDispatch({ temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, databaseUrl: config.DATABASE_URL, logger });
+  cleanups.unshift(() => outbox.stop());
   const app = buildApp(createAppDeps(config, { db, temporal, logger }));
   const server = await listen(app, { host: config.HOST, port: config.PORT });
 

@@ -2,11 +2,13 @@
  * Production entry of a worker alone: runs every workflow and activity of the task queue against an
  * existing Postgres (DATABASE_URL) and Temporal (TEMPORAL_ADDRESS). Stops gracefully on SIGINT/SIGTERM.
  */
+import { Client } from '@temporalio/client';
 import { createDb } from '../db/connection';
 import { migrateToLatest } from '../db/migrate';
 import { loadConfig } from '../runtime/config';
 import { workerSettings } from '../runtime/deps';
 import { createLogger } from '../runtime/logger';
+import { startOutboxDispatch } from '../runtime/outbox-dispatch';
 import { bundleWorkflows, connectWorkerConnection, createWorker, installWorkerRuntime } from './create-worker';
 
 async function main(): Promise<void> {
@@ -27,8 +29,16 @@ async function main(): Promise<void> {
     logger,
   });
   logger.info('worker running', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
+  const running = worker.run();
+  const outbox = await startOutboxDispatch({
+    temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    databaseUrl: config.DATABASE_URL,
+    logger,
+  });
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
-  await worker.run();
+  await running;
+  await outbox.stop();
   await connection.close();
   await db.destroy();
 }

@@ -11,4 +11,9 @@ export const EscalationLevelKey = { name: 'HandoffEscalationLevel', type: 'KEYWO
 export const ConfidenceKey = { name: 'HandoffConfidence', type: 'DOUBLE' } as const;
 export const RoutingStatusKey = { name: 'HandoffRoutingStatus', type: 'KEYWORD' } as const;
 
-export const ALL_SEARCH_ATTRIBUTES = [TaskTypeKey, AgentIdKey, DecisionKey, EscalationLevelKey, ConfidenceKey, RoutingStatusKey];
+// Webhook deliveries: find every delivery of one subscription, or of one kind of event, in the Temporal UI,
+// e.g. `HandoffWebhookSubscription = "whsub_…" AND ExecutionStatus = "Running"` (those still retrying).
+export const WebhookSubscriptionKey = { name: 'HandoffWebhookSubscription', type: 'KEYWORD' } as const;
+export const EventKindKey = { name: 'HandoffEventKind', type: 'KEYWORD' } as const;
+
+export const ALL_SEARCH_ATTRIBUTES = [TaskTypeKey, AgentIdKey, DecisionKey, EscalationLevelKey, ConfidenceKey, RoutingStatusKey, WebhookSubscriptionKey, EventKindKey];

@@ -9,6 +9,8 @@ const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0
 export interface TestDatabase {
   db: Db;
   url: string;
+  /** PGlite: one session, and no LISTEN/NOTIFY. */
+  embedded: boolean;
   destroy(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     return {
       db,
       url: url.toString(),
+      embedded: false,
       async destroy() {
         await db.destroy();
         await admin.raw(`drop database if exists ${name} with (force)`);
@@ -41,6 +44,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     db,
     url: embedded.connectionString,
+    embedded: true,
     async destroy() {
       await db.destroy();
       await embedded.stop();

@@ -8,9 +8,11 @@ import { loadConfig, type Config } from '../../runtime/config';
 import { createAppDeps, workerSettings } from '../../runtime/deps';
 import { closeServer, listen } from '../../runtime/http';
 import { createLogger } from '../../runtime/logger';
+import { startOutboxDispatch, type OutboxDispatch } from '../../runtime/outbox-dispatch';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES, type Scope } from '../../services/auth/tokens';
 import { bundleWorkflows, createWorker } from '../../workers/create-worker';
+import { outboxDispatcherId } from '../../workflows/dispatch-outbox';
 import { createTestDatabase, type TestDatabase } from './database';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -47,7 +49,14 @@ export interface Stack {
  */
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
-  const config = loadConfig({ TEMPORAL_ADDRESS: devServerAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0', LOG_LEVEL: 'error', ...env });
+  const config = loadConfig({
+    TEMPORAL_ADDRESS: devServerAddress(),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PORT: '0',
+    LOG_LEVEL: 'error',
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...env,
+  });
   const logger = createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
   const database = await createTestDatabase();
   await ensureSigningKey(database.db);
@@ -57,6 +66,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const workflowBundle = await sharedWorkflowBundle();
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
+  let outbox: OutboxDispatch | undefined;
+  const outboxClient = new Client({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE });
   const startWorker = async () => {
     worker = await createWorker({
       connection: nativeConnection,
@@ -68,8 +79,11 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       logger,
     });
     running = worker.run();
+    // As the worker entry does: keep the outbox dispatcher running and wake it on commits.
+    outbox = await startOutboxDispatch({ temporal: outboxClient, taskQueue, databaseUrl: database.embedded ? undefined : database.url, logger });
   };
   const stopWorker = async () => {
+    await outbox?.stop();
     if (worker && worker.getState() === 'RUNNING') worker.shutdown();
     await running;
   };
@@ -99,6 +113,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     async stop() {
       await closeServer(server);
       await stopWorker();
+      // The dispatcher would otherwise keep its timer on the run's shared dev server.
+      await outboxClient.workflow.getHandle(outboxDispatcherId(taskQueue)).terminate('test stack stopped').catch(() => undefined);
       await nativeConnection.close();
       await connection.close();
       await database.destroy();
