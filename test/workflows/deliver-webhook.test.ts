@@ -1,11 +1,18 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import type { createWebhookActivities, RecordAttemptInput, SendResult, SentOutcome } from '../../activities/webhooks';
+import { createWebhookActivities, type RecordAttemptInput, type SendResult, type SentOutcome } from '../../activities/webhooks';
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../../domain/webhooks';
+import { loadConfig } from '../../runtime/config';
+import { workerSettings } from '../../runtime/deps';
+import { createLogger } from '../../runtime/logger';
+import { createSubscription } from '../../services/webhooks/subscriptions';
 import { deliverWebhookWorkflow, type DeliverWebhookInput, type DeliveryState } from '../../workflows/deliver-webhook';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { emitEvents } from '../support/events';
 import { sharedWorkflowBundle } from '../support/stack';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 type Activities = Pick<ReturnType<typeof createWebhookActivities>, 'sendDelivery' | 'projectDelivery' | 'recordDeliveryAttempt'>;
 
@@ -145,5 +152,57 @@ describe('deliverWebhookWorkflow', () => {
     expect(result).toMatchObject({ status: 'succeeded', attempts: 2 });
     expect(timers).toEqual([30]);
     expect(records[0]!.sent).toEqual({ kind: 'error', error: 'SECRETS_ENCRYPTION_KEY is not configured' });
+  });
+});
+
+describe('deliverWebhookWorkflow with its real activities, Postgres and a receiver that never recovers', () => {
+  let database: TestDatabase;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await database?.destroy();
+  });
+
+  it('disables the endpoint once every attempt has failed for the configured time, and says so with an event', async () => {
+    const SIX_HOURS = 6 * 60 * 60;
+    const config = loadConfig({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: String(SIX_HOURS) });
+    const settings = workerSettings(config);
+    const created = await createSubscription({ db: database.db, settings: settings.webhooks }, { principal_id: 'test', url: receiver.url('/never'), events: ['audit.critical'] });
+    if (!created.ok || !created.secret) throw new Error(`subscription not created: ${JSON.stringify(created)}`);
+    const subscriptionId = created.subscription.subscription_id;
+    receiver.knowSecret('/never', created.secret);
+    receiver.respond('/never', () => ({ status: 503, body: 'still down' }));
+    const [eventId] = await emitEvents(database.db, [{ event: 'audit.critical', data: { reason: 'test' } }]);
+    const event = await database.db('outbox_events').where({ event_id: eventId }).first();
+
+    const taskQueue = `wf-${randomUUID()}`;
+    const activities = createWebhookActivities({ db: database.db, settings, logger: createLogger({ level: 'error', silent: true }), temporal: env.client });
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
+    const deliveryId = `whdel_${randomUUID()}`;
+    const result = await worker.runUntil(
+      env.client.workflow.execute(deliverWebhookWorkflow, {
+        taskQueue,
+        workflowId: deliveryId,
+        args: [{ delivery_id: deliveryId, subscription_id: subscriptionId, event: { id: eventId!, event: 'audit.critical', created_at: event.created_at.toISOString(), data: event.data }, schedule: DEFAULT_RETRY_SCHEDULE }],
+      }),
+    );
+
+    // With ±20% jitter the sixth wait ends between 6.1 and 9.1 hours after the first failure, the fifth before 4.4.
+    expect(result).toMatchObject({ status: 'failed', failure_reason: 'endpoint_disabled', attempts: 7, last_status_code: 503 });
+    expect(receiver.on('/never').map((delivery) => [delivery.headers['x-svc-delivery-id'], delivery.verified])).toEqual(Array(7).fill([eventId, true]));
+    const subscription = await database.db('webhook_subscriptions').where({ subscription_id: subscriptionId }).first();
+    expect(subscription).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
+    expect(subscription.disabled_at.getTime() - subscription.failing_since.getTime()).toBeGreaterThanOrEqual(SIX_HOURS * 1000);
+    const attempts = await database.db('webhook_delivery_attempts').where({ delivery_id: deliveryId }).orderBy('attempt');
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.status_code, attempt.outcome, attempt.response_snippet])).toEqual(
+      [1, 2, 3, 4, 5, 6, 7].map((n) => [n, 503, 'failed', 'still down']),
+    );
+    const notices = await database.db('outbox_events').where({ event: 'webhook.endpoint_disabled' });
+    expect(notices).toEqual([expect.objectContaining({ data: expect.objectContaining({ subscription_id: subscriptionId, reason: 'failing', delivery_id: deliveryId, last_status_code: 503 }) })]);
   });
 });
