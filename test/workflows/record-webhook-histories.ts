@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const write = async (name: string, history: Parameters<typeof historyToJSON>[0]) => {
     const file = path.join(__dirname, 'histories', `${name}.json`);
     writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 2)}\n`);
-    console.log(`wrote ${file}`);
+    process.stdout.write(`wrote ${file}\n`);
   };
   await worker.runUntil(async () => {
     const delivery = await env.client.workflow.start(deliverWebhookWorkflow, {
