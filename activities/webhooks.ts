@@ -4,11 +4,12 @@ import type { Knex } from 'knex';
 import { appendProvenance } from '../db/ledger';
 import {
   claimUndispatchedEvents,
+  clearEndpointFailures,
   findSubscription,
   listEnabledSubscriptionEvents,
   listLiveSecrets,
   markEventsDispatched,
-  noteEndpointResult,
+  noteEndpointFailure,
   updateSubscription,
   upsertAttempt,
   upsertDeliveryProjection,
@@ -204,8 +205,8 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
     },
 
     /**
-     * Logs an attempt with the state it leaves, and notes the result on the endpoint: a success clears
-     * its run of failures; a 410, or failures for longer than the configured days, disable it. One
+     * Logs an attempt with the state it leaves, and notes the result on the endpoint: a success ends
+     * its run of failures; a 410, or failures for longer than the configured time, disable it. One
      * transaction, every write keyed, so a retry repeats nothing.
      */
     async recordDeliveryAttempt(input: RecordAttemptInput): Promise<{ endpoint_disabled: boolean }> {
@@ -227,7 +228,11 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
         });
         // Our own failures say nothing about the endpoint.
         if (sent.kind !== 'sent') return { endpoint_disabled: false };
-        const subscription = await noteEndpointResult(trx, state.subscription_id, { ok: verdict.kind === 'delivered', at: input.observed_at });
+        if (verdict.kind === 'delivered') {
+          await clearEndpointFailures(trx, state.subscription_id);
+          return { endpoint_disabled: false };
+        }
+        const subscription = await noteEndpointFailure(trx, state.subscription_id, input.observed_at);
         if (!subscription) return { endpoint_disabled: false };
         if (subscription.status !== 'enabled') return { endpoint_disabled: true };
         const gone = verdict.kind === 'give_up' && verdict.reason === 'endpoint_gone';

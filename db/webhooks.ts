@@ -133,15 +133,23 @@ export async function deleteSecrets(db: Knex, subscriptionId: string): Promise<v
 // Endpoint health -------------------------------------------------------------------------------------
 
 /**
- * Notes one attempt's result on its subscription: a success ends a run of failures, a failure starts one
- * (or continues it). Returns the subscription as it now stands, locked until the transaction ends, or
- * undefined once it is gone.
+ * A success ends the endpoint's run of failures. It writes (and locks) the row only when there was a
+ * run, so that thousands of concurrent deliveries to a healthy endpoint do not queue on its row.
  */
-export async function noteEndpointResult(db: Knex, subscriptionId: string, result: { ok: boolean; at: string }): Promise<SubscriptionRow | undefined> {
+export async function clearEndpointFailures(db: Knex, subscriptionId: string): Promise<void> {
+  await db('webhook_subscriptions').where({ subscription_id: subscriptionId }).whereNotNull('failing_since').update({ failing_since: null });
+}
+
+/**
+ * A failure starts the endpoint's run of failures, or continues it. Returns the subscription as it now
+ * stands, locked until the transaction ends (so that only one delivery disables it), or undefined once
+ * it is deleted.
+ */
+export async function noteEndpointFailure(db: Knex, subscriptionId: string, at: string): Promise<SubscriptionRow | undefined> {
   const [row] = await db('webhook_subscriptions')
     .where({ subscription_id: subscriptionId })
     .whereNull('deleted_at')
-    .update({ failing_since: result.ok ? null : db.raw('coalesce(failing_since, ?::timestamptz)', [result.at]) })
+    .update({ failing_since: db.raw('coalesce(failing_since, ?::timestamptz)', [at]) })
     .returning<SubscriptionRow[]>([...SUBSCRIPTION_COLUMNS]);
   return row;
 }

@@ -116,7 +116,7 @@ export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps)
       'signed afresh with the secrets live now; a receiver that deduplicates on X-Svc-Delivery-ID sees the event it knows.',
     request: { params: DeliveryParamsSchema },
     responses: {
-      202: { description: 'The replay, started', schema: WebhookDeliverySchema },
+      202: { description: 'The replay as accepted (pending); its Location shows its progress', schema: WebhookDeliverySchema },
       404: { description: 'No such subscription or delivery' },
       409: { description: 'The delivery is still being attempted, or the subscription is disabled' },
     },

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { findEvent } from '../../db/events';
 import { findDelivery, findSubscription } from '../../db/webhooks';
 import type { RetrySchedule } from '../../domain/webhooks';
-import { deliveryStatusQuery, type DeliveryState } from '../../workflows/deliver-webhook';
+import type { DeliveryState } from '../../workflows/deliver-webhook';
 import { replayDeliveryIdFor, startDelivery } from './deliveries';
 
 export interface ReplayDeps {
@@ -43,5 +43,21 @@ export async function replayDelivery(
     schedule: deps.retrySchedule,
     replay_of: original.delivery_id,
   });
-  return { ok: true, delivery: await deps.temporal.workflow.getHandle(delivery_id).query(deliveryStatusQuery) };
+  // As accepted; its first attempt runs in the workflow's first task, which the reply does not wait for.
+  const started = (await deps.temporal.workflow.getHandle(delivery_id).describe()).startTime.toISOString();
+  return {
+    ok: true,
+    delivery: {
+      delivery_id,
+      version: 0,
+      subscription_id: subscription.subscription_id,
+      event_id: event.event_id,
+      event: event.event,
+      status: 'pending',
+      attempts: 0,
+      replay_of: original.delivery_id,
+      created_at: started,
+      updated_at: started,
+    },
+  };
 }
