@@ -33,7 +33,7 @@ export const EVENT_HEADER = 'X-Svc-Event';
 export const SUBSCRIPTION_HEADER = 'X-Svc-Subscription-ID';
 
 /** Workflow starts in flight at once while a batch fans out. */
-const START_CONCURRENCY = 32;
+export const DISPATCH_START_CONCURRENCY = 32;
 
 export interface DispatchResult {
   events: number;
@@ -142,7 +142,7 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
             .filter((subscription) => subscriptionMatches(subscription.events, row.event))
             .map((subscription) => ({ delivery_id: deliveryIdFor(row.event_id, subscription.subscription_id), subscription_id: subscription.subscription_id, event, schedule: retrySchedule }));
         });
-        await forEachConcurrently(deliveries, START_CONCURRENCY, (delivery) => startDelivery(deps.temporal, input.task_queue, delivery));
+        await forEachConcurrently(deliveries, DISPATCH_START_CONCURRENCY, (delivery) => startDelivery(deps.temporal, input.task_queue, delivery));
         await markEventsDispatched(
           trx,
           events.map((row) => row.event_id),

@@ -15,6 +15,7 @@ interface Suite {
 
 const SUITES: Suite[] = [
   { name: 'routing', script: 'routing.ts', measures: 'POST /v1/orch/routing against the floor of a no-op Update-with-Start' },
+  { name: 'webhooks', script: 'webhooks.ts', measures: 'webhook fan-out: 1,000 events to 3 subscribers on a local receiver, until all are delivered' },
 ];
 
 function runSuite(suite: Suite): Promise<number> {

@@ -11,19 +11,13 @@
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import path from 'node:path';
-import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
-import { migrateToLatest } from '../../db/migrate';
-import { loadConfig, tokenIssuer } from '../../runtime/config';
-import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
-import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { benchFloorWorkflow, floorUpdate } from '../../workflows/bench-floor';
-import { seedDevReviewers } from '../dev-seed';
-import { provisionTemporal } from '../provision-temporal';
-import { startTemporalDevServer } from '../temporal-dev-server';
-import { createBenchDatabase, serviceBackendPids, type BenchDatabase } from './database';
+import { serviceBackendPids, type BenchDatabase } from './database';
 import { runClosedLoop, summarize, type LoadRun, type Send } from './load';
-import { cpuSeconds, freePort, procStatusKb, ProcessMeter, spawnService, type Service } from './processes';
+import { cpuSeconds, freePort, procStatusKb, ProcessMeter, type Service } from './processes';
 import { judge, phaseFigures, printTable, toMiB, writeResults, type Kind, type PhaseFigures, type Results } from './report';
+import { benchToken, runSuite, say, serviceEnv, sleep, startInfrastructure, startServices, unlessAServiceDies } from './stack';
 
 const REQUESTS = 2000;
 const WARM_UP_REQUESTS = 200;
@@ -34,9 +28,7 @@ const ROUNDS = 4;
 const SETTLED_CPU_FRACTION = 0.1;
 const SETTLE_WINDOW_MS = 250;
 const SETTLE_TIMEOUT_MS = 10_000;
-const NAMESPACE = 'default';
 const TASK_QUEUE = 'bench-routing';
-const READY_TIMEOUT_MS = 120_000;
 const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'routing.json');
 
 /** Half the requests must go to a human (a reviewer holds general_review), half stay with the agent. */
@@ -55,63 +47,6 @@ const ROUTING_CASES = [
     body: JSON.stringify({ task_type: 'bench_summarize', ai_agent_id: 'urn:bench:agent:1', ai_confidence: 0.95 }),
   },
 ] as const;
-
-const say = (line: string) => process.stdout.write(`${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const cleanups: Array<() => Promise<void>> = [];
-let teardown: Promise<void> | undefined;
-
-/** Runs every cleanup once, newest first, however many paths (error, signal, success) ask for it. */
-function tearDown(): Promise<void> {
-  teardown ??= (async () => {
-    for (const cleanup of cleanups.splice(0)) await cleanup().catch((error: unknown) => process.stderr.write(`cleanup failed: ${(error as Error).message}\n`));
-  })();
-  return teardown;
-}
-
-/** Only what the services need, so settings in the caller's shell cannot skew the run. */
-function serviceEnv(settings: { databaseUrl: string; poolMax: number; temporalAddress: string; apiPort: number }): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    DATABASE_URL: settings.databaseUrl,
-    DATABASE_POOL_MAX: String(settings.poolMax),
-    TEMPORAL_ADDRESS: settings.temporalAddress,
-    TEMPORAL_NAMESPACE: NAMESPACE,
-    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-    PORT: String(settings.apiPort),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_ROUTING_REQUESTS: '1000000',
-  };
-}
-
-/** Fails as soon as one of the services dies instead of waiting on it forever. */
-function unlessAServiceDies<T>(work: Promise<T>, services: Service[]): Promise<T> {
-  return Promise.race([work, ...services.map((service) => service.exited)]);
-}
-
-async function waitUntil(what: string, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await sleep(250);
-  }
-  throw new Error(`${what} was not ready within ${READY_TIMEOUT_MS / 1000} s`);
-}
-
-async function apiIsReady(baseUrl: string): Promise<boolean> {
-  const response = await fetch(`${baseUrl}/readyz`);
-  await response.arrayBuffer();
-  return response.status === 200;
-}
-
-async function workerIsPolling(client: Client): Promise<boolean> {
-  // 1 is TASK_QUEUE_TYPE_WORKFLOW; the enum lives in @temporalio/proto, which is not a direct dependency.
-  const { pollers } = await client.workflowService.describeTaskQueue({ namespace: NAMESPACE, taskQueue: { name: TASK_QUEUE }, taskQueueType: 1 });
-  return (pollers?.length ?? 0) > 0;
-}
 
 function routingSend(baseUrl: string, token: string): Send {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -161,37 +96,6 @@ async function runRound(label: string, run: () => Promise<LoadRun>, meter?: Proc
   return result;
 }
 
-async function startInfrastructure() {
-  const { cli } = await provisionTemporal(say);
-  say('Starting an in-memory Temporal dev server…');
-  const temporalServer = await startTemporalDevServer({ cli, port: await freePort(), namespace: NAMESPACE });
-  cleanups.unshift(() => temporalServer.stop());
-
-  const database = await createBenchDatabase();
-  cleanups.unshift(() => database.destroy());
-  say(`Preparing ${database.kind === 'postgres' ? 'a fresh database on the local Postgres' : 'an embedded Postgres (one connection per process)'}…`);
-  await migrateToLatest(database.db);
-  await ensureSigningKey(database.db);
-  await seedDevReviewers(database.db);
-
-  const connection = await Connection.connect({ address: temporalServer.address });
-  cleanups.unshift(() => connection.close());
-  return { temporalServer, database, client: new Client({ connection, namespace: NAMESPACE }) };
-}
-
-async function startServices(env: NodeJS.ProcessEnv, baseUrl: string, client: Client) {
-  say('Starting the API and the worker as child processes…');
-  const api = spawnService('api', 'api/server.ts', env);
-  cleanups.unshift(() => api.stop());
-  const worker = spawnService('worker', 'workers/main.ts', env);
-  cleanups.unshift(() => worker.stop());
-  await unlessAServiceDies(
-    Promise.all([waitUntil('The API', () => apiIsReady(baseUrl)), waitUntil('The worker', () => workerIsPolling(client))]),
-    [api, worker],
-  );
-  return { api, worker };
-}
-
 /** What the measurements watch: the two services, the Temporal server's process, and the database. */
 interface Stack {
   api: Service;
@@ -235,14 +139,12 @@ async function measureInRounds(stack: Stack, load: Load): Promise<Record<Kind, P
 async function main(): Promise<void> {
   const { temporalServer, database, client } = await startInfrastructure();
   const apiPort = await freePort();
-  const env = serviceEnv({ databaseUrl: database.url, poolMax: database.poolMax, temporalAddress: temporalServer.address, apiPort });
-  const config = loadConfig(env);
-  const baseUrl = `http://127.0.0.1:${apiPort}`;
-  const token = await issueAccessToken(
-    createKeyRing(database.db),
-    { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
-    { subject: 'bench', scopes: SCOPES, ttlSeconds: 3600 },
+  const env = serviceEnv(
+    { databaseUrl: database.url, poolMax: database.poolMax, temporalAddress: temporalServer.address, apiPort, taskQueue: TASK_QUEUE },
+    { RATE_LIMIT_ROUTING_REQUESTS: '1000000' },
   );
+  const baseUrl = `http://127.0.0.1:${apiPort}`;
+  const token = await benchToken(database, env);
   const { api, worker } = await startServices(env, baseUrl, client);
   const stack: Stack = { api, worker, temporalPids: temporalServer.process.pid === undefined ? [] : [temporalServer.process.pid], database };
 
@@ -269,22 +171,4 @@ async function main(): Promise<void> {
   writeResults(results, RESULTS_FILE);
 }
 
-let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  // `on`, not `once`: Ctrl-C reaches this process both from the terminal and relayed by tsx.
-  process.on(signal, () => {
-    if (interrupted) return;
-    interrupted = true;
-    say(`\n${signal}: tearing down…`);
-    void tearDown().then(() => process.exit(130));
-  });
-}
-
-main()
-  .then(() => tearDown())
-  .catch(async (error: unknown) => {
-    // Ctrl-C also reaches the children, whose exit then fails the run; that is no news to the one who pressed it.
-    if (!interrupted) process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    await tearDown();
-    process.exitCode = 1;
-  });
+runSuite(main);
