@@ -45,6 +45,8 @@ async function main(): Promise<void> {
     config.SECRETS_ENCRYPTION_KEY = devKey.key;
     if (devKey.created) say(`Generated a development secrets encryption key in ${devKey.file} (set SECRETS_ENCRYPTION_KEY in production).`);
   }
+  // The embedded Postgres sends no notifications to wake the webhook dispatcher; it polls every second instead.
+  if (!config.DATABASE_URL && !process.env.WEBHOOK_DISPATCH_POLL_MS) config.WEBHOOK_DISPATCH_POLL_MS = 1000;
 
   let temporalServer: DevServer | undefined;
   if (!externalTemporal) {
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
   const connection = await Connection.connect(temporalConnectionOptions(config));
   cleanups.unshift(() => connection.close());
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  // Webhook deliveries start from the outbox; without DATABASE_URL (embedded Postgres) the dispatcher polls.
+  // Webhook deliveries start from the outbox: keep its dispatcher running, woken by commits on a Postgres server.
   const outbox = await startOutboxDispatch({ temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, databaseUrl: config.DATABASE_URL, logger });
   cleanups.unshift(() => outbox.stop());
   const app = buildApp(createAppDeps(config, { db, temporal, logger }));

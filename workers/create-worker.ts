@@ -33,12 +33,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     workflowBundle: deps.workflowBundle,
-    activities: createActivities({
-      db: deps.db,
-      settings: deps.settings,
-      logger: deps.logger,
-      temporal: new Client({ connection: deps.connection, namespace: deps.namespace }),
-    }),
+    activities: createActivities({ db: deps.db, settings: deps.settings, logger: deps.logger, temporal: new Client({ connection: deps.connection, namespace: deps.namespace }) }),
   });
 }
 

@@ -44,19 +44,19 @@ export const deliveryStatusQuery = defineQuery<DeliveryState>('status');
 
 type Activities = ReturnType<typeof createWebhookActivities>;
 
-// The POST runs as a local activity too: a delivered event then costs one workflow task instead of two
+// Short Postgres writes: local activities, without a round trip through the server for each.
+const { projectDelivery, recordDeliveryAttempt } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '100 ms', maximumInterval: '10 seconds' },
+});
+
+// The POST is a local activity as well: a delivered event then costs one workflow task instead of two
 // and an activity task, which is most of what fan-out costs the Temporal server. It never throws for the
 // receiver's answers (those are results, recorded as markers in the history); its own retries cover our
 // side (the database). A worker lost mid-POST fails the workflow task, which another worker runs again.
 const { sendDelivery } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
-});
-
-// Short Postgres writes: local activities, without a round trip through the server for each.
-const { projectDelivery, recordDeliveryAttempt } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '100 ms', maximumInterval: '10 seconds' },
 });
 
 /**
@@ -100,14 +100,17 @@ export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promis
         : retryOrGiveUp(retryDelaySeconds(input.schedule, attempt, Math.random()));
     const observedAt = now();
     const nextAttemptAt = verdict.kind === 'retry' ? new Date(Date.now() + verdict.delay_seconds * 1000).toISOString() : undefined;
+    const outcome: Partial<DeliveryState> =
+      verdict.kind === 'retry'
+        ? { status: 'retrying', next_attempt_at: nextAttemptAt }
+        : verdict.kind === 'delivered'
+          ? { status: 'succeeded', next_attempt_at: undefined, completed_at: observedAt }
+          : { status: 'failed', failure_reason: verdict.reason, next_attempt_at: undefined, completed_at: observedAt };
     change({
       attempts: attempt,
       last_status_code: sent.kind === 'sent' ? sent.outcome.status : undefined,
       last_error: sent.kind === 'sent' ? sent.outcome.error : sent.error,
-      ...(verdict.kind === 'delivered' ? { status: 'succeeded', completed_at: observedAt } : {}),
-      ...(verdict.kind === 'give_up' ? { status: 'failed', failure_reason: verdict.reason, completed_at: observedAt } : {}),
-      next_attempt_at: nextAttemptAt,
-      ...(verdict.kind === 'retry' ? { status: 'retrying' } : {}),
+      ...outcome,
     });
     const recorded = await recordDeliveryAttempt({ state: { ...state }, sent, verdict, observed_at: observedAt, next_attempt_at: nextAttemptAt });
     if (verdict.kind !== 'retry') return state;

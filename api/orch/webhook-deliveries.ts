@@ -1,5 +1,6 @@
-import { findDelivery, findSubscription, listAttempts, listDeliveries } from '../../db/webhooks';
+import { findDelivery, findSubscription, listAttempts, listDeliveries, type DeliveryRow } from '../../db/webhooks';
 import { replayDelivery, type ReplayDeps } from '../../services/webhooks/replay';
+import type { DeliveryState } from '../../workflows/deliver-webhook';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -9,22 +10,7 @@ import { DeliveryParamsSchema, ListDeliveriesQuerySchema, SubscriptionIdParamsSc
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
 
 /** A delivery from its read model (dates) or from its workflow's state (ISO strings). */
-function renderDelivery(delivery: {
-  delivery_id: string;
-  subscription_id: string;
-  event_id: string;
-  event: string;
-  status: string;
-  attempts: number;
-  last_status_code?: number | null | undefined;
-  last_error?: string | null | undefined;
-  failure_reason?: string | null | undefined;
-  next_attempt_at?: Date | string | null | undefined;
-  replay_of?: string | null | undefined;
-  created_at: Date | string;
-  updated_at: Date | string;
-  completed_at?: Date | string | null | undefined;
-}) {
+function renderDelivery(delivery: DeliveryRow | DeliveryState) {
   return {
     delivery_id: delivery.delivery_id,
     subscription_id: delivery.subscription_id,

@@ -49,14 +49,9 @@ export interface Stack {
  */
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
-  const config = loadConfig({
-    TEMPORAL_ADDRESS: devServerAddress(),
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    PORT: '0',
-    LOG_LEVEL: 'error',
-    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    ...env,
-  });
+  // Webhook signing secrets are sealed with a key; each stack has its own unless the test sets one.
+  env = { SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...env };
+  const config = loadConfig({ TEMPORAL_ADDRESS: devServerAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0', LOG_LEVEL: 'error', ...env });
   const logger = createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
   const database = await createTestDatabase();
   await ensureSigningKey(database.db);
