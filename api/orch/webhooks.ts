@@ -8,6 +8,7 @@ import type { ApiBuilder } from '../route';
 import { pageSchema } from '../schemas/common';
 import {
   CreatedWebhookSchema,
+  CreateWebhookHeadersSchema,
   CreateWebhookRequestSchema,
   ListWebhooksQuerySchema,
   RotatedSecretSchema,
@@ -71,7 +72,7 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
       'Deliveries are POSTs of {id, event, created_at, data} signed with X-Svc-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">. ' +
       'The response is not stored for Idempotency-Key replays (it holds the secret); with a key, a retried create answers 200 with the same subscription and secret null.',
     idempotency: false,
-    request: { body: CreateWebhookRequestSchema },
+    request: { body: CreateWebhookRequestSchema, headers: CreateWebhookHeadersSchema },
     responses: {
       201: { description: 'Created, with its secret', schema: CreatedWebhookSchema },
       200: { description: 'Already created with this Idempotency-Key (secret not shown again)', schema: CreatedWebhookSchema },

@@ -33,6 +33,14 @@ export const CreateWebhookRequestSchema = z
   .strict()
   .openapi('CreateWebhookRequest');
 
+export const CreateWebhookHeadersSchema = z.object({
+  'idempotency-key': z
+    .string()
+    .max(255)
+    .optional()
+    .openapi({ description: 'Makes a retry safe: the subscription id derives from it, and a retry answers 200 with the same subscription and secret null' }),
+});
+
 export const UpdateWebhookRequestSchema = z
   .object({
     url: WebhookUrlSchema.optional(),

@@ -122,6 +122,17 @@ describe('webhook subscriptions', () => {
     expect(reply.body.errors.map((error: { field: string }) => error.field)).toContain(field);
   });
 
+  it('is in the OpenAPI document, with every event kind and the Idempotency-Key semantics of create', async () => {
+    const doc = (await api('GET', '/openapi.json')).body;
+    const create = doc.paths['/v1/orch/webhooks'].post;
+    expect(create).toMatchObject({ operationId: 'createWebhook', security: [{ bearerAuth: ['orch:admin'] }] });
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['200', '201', '409', '422', '503']));
+    expect(create.parameters).toEqual([expect.objectContaining({ in: 'header', name: 'idempotency-key', description: expect.stringContaining('secret null') })]);
+    expect(doc.components.schemas.EventKind.enum).toEqual(expect.arrayContaining(['routing.escalated', 'audit.critical', 'webhook.endpoint_disabled']));
+    expect(doc.paths['/v1/orch/webhooks/{subscription_id}/deliveries/{delivery_id}/replay'].post.operationId).toBe('replayWebhookDelivery');
+    expect(doc.paths['/v1/events'].get).toMatchObject({ operationId: 'listEvents', security: [{ bearerAuth: ['platform:read'] }] });
+  });
+
   it('needs orch:admin', async () => {
     const reader = client(stack.baseUrl, await stack.token(['orch:read', 'orch:write']));
     expectProblem(await reader('GET', '/v1/orch/webhooks'), 403, 'insufficient_scope');
