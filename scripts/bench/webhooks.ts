@@ -42,8 +42,8 @@ const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'webho
 /** Three subscriber endpoints on one local server; each delivery is kept once per endpoint and delivery id. */
 async function startReceiver() {
   const secrets = new Map<string, string>();
-  /** When each (endpoint, delivery id) first arrived. */
-  const arrivals = new Map<string, number>();
+  /** When each (endpoint, delivery id) first arrived, and the subject its event came from. */
+  const arrivals = new Map<string, { at: number; subject: string }>();
   let duplicates = 0;
   let badSignatures = 0;
   let onArrival = () => {};
@@ -63,7 +63,7 @@ async function startReceiver() {
       }
       const key = `${endpoint} ${req.headers['x-svc-delivery-id'] as string}`;
       if (arrivals.has(key)) duplicates += 1;
-      else arrivals.set(key, at);
+      else arrivals.set(key, { at, subject: (JSON.parse(body) as { data: { routing_id: string } }).data.routing_id });
       res.writeHead(204).end();
       onArrival();
     });
@@ -237,21 +237,10 @@ async function main(): Promise<void> {
     ),
   );
   clearInterval(progress);
-  const lastArrival = Math.max(...receiver.arrivals.values());
-
+  const measured = [...receiver.arrivals.values()].filter((arrival) => committedAt.has(arrival.subject));
+  const lastArrival = Math.max(...measured.map((arrival) => arrival.at));
   // Each delivery's latency: from its event's commit to its arrival at the endpoint.
-  const eventIdsBySubject = new Map<string, string>(
-    (await database.db('outbox_events as e').join('provenance_records as p', 'p.seq', 'e.provenance_seq').where('p.subject_id', 'like', `${prefix}_%`).select('p.subject_id', 'e.event_id')).map(
-      (row: { subject_id: string; event_id: string }) => [row.subject_id, row.event_id],
-    ),
-  );
-  const latencies: number[] = [];
-  for (const [subject, committed] of committedAt) {
-    for (let index = 1; index <= SUBSCRIBERS; index += 1) {
-      const arrival = receiver.arrivals.get(`/subscriber-${index} ${eventIdsBySubject.get(subject)}`);
-      if (arrival !== undefined) latencies.push(arrival - committed);
-    }
-  }
+  const latencies = measured.map((arrival) => arrival.at - committedAt.get(arrival.subject)!);
   latencies.sort((a, b) => a - b);
   const usage = meter.usage();
   const deliveries = EVENTS * SUBSCRIBERS;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Knex } from 'knex';
+import { EVENT_SORT_COLUMNS, listEvents } from '../../db/events';
 import { appendProvenance } from '../../db/ledger';
 import type { EventKind } from '../../domain/events';
 import { ORCH_CORE_DID } from '../../domain/provenance';
@@ -23,11 +24,11 @@ export async function emitEvents(db: Knex, events: Array<{ event: EventKind; dat
     },
     events: events.map(({ event, data }) => ({ event, data: data ?? { subject_id: subjectId } })),
   });
-  const rows = await db('outbox_events as e').join('provenance_records as p', 'p.seq', 'e.provenance_seq').where('p.subject_id', subjectId).select('e.event_id', 'e.event', 'e.data');
+  const { data: rows } = await listEvents(db, { limit: 100, sort: [{ column: EVENT_SORT_COLUMNS.event_id, direction: 'asc' }] }, { subject_id: subjectId });
   // The outbox keeps no order within one record; match each row back to the event it came from.
   const unmatched = [...rows];
   return events.map(({ event, data }) => {
     const index = unmatched.findIndex((row) => row.event === event && isDeepStrictEqual(row.data, data ?? { subject_id: subjectId }));
-    return unmatched.splice(index, 1)[0]!.event_id as string;
+    return unmatched.splice(index, 1)[0]!.event_id;
   });
 }
