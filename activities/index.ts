@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from '../runtime/logger';
 import type { WorkerSettings } from '../runtime/deps';
@@ -7,11 +8,14 @@ import { createDagActivities } from './dags';
 import { createExecutionActivities } from './executions';
 import { createLedgerActivities } from './ledger';
 import { createRoutingActivities } from './routing';
+import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   db: Knex;
   settings: WorkerSettings;
   logger: Logger;
+  /** For activities that start workflows (the outbox dispatcher starts deliveries). */
+  temporal: Client;
 }
 
 /** Every activity the worker registers, built from its dependencies. */
@@ -23,5 +27,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createApprovalActivities(deps),
     ...createExecutionActivities(deps),
     ...createDagActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }

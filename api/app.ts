@@ -4,6 +4,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from '../runtime/logger';
 import type { PlatformSettings } from '../runtime/platform';
+import type { WebhookSettings } from '../runtime/deps';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
 import type { HumanEscalationLevel } from '../workflows/route-task';
@@ -24,6 +25,9 @@ import { registerProvenanceRoutes } from './orch/provenance';
 import { registerReviewerRoutes } from './orch/reviewers';
 import { registerRoutingRoutes } from './orch/routing';
 import { registerPlatformRoutes } from './platform';
+import { registerWebhookDeliveryRoutes } from './orch/webhook-deliveries';
+import { registerWebhookRoutes } from './orch/webhooks';
+import { registerEventRoutes } from './platform/events';
 import { Problem } from './problem';
 import { ApiBuilder } from './route';
 
@@ -44,6 +48,7 @@ export interface AppDeps {
     /** A block's age limit: how long a client should wait for a record's proof. */
     ledgerBlockMaxAgeMs: number;
     platform: PlatformSettings;
+    webhooks: WebhookSettings;
   };
 }
 
@@ -93,6 +98,9 @@ export function buildApp(deps: AppDeps): Express {
   registerComplianceRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, publicBaseUrl: settings.publicBaseUrl });
   registerReviewerRoutes(api, deps);
   registerPlatformRoutes(api, deps);
+  registerWebhookRoutes(api, { db: deps.db, settings: settings.webhooks });
+  registerWebhookDeliveryRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, retrySchedule: settings.webhooks.retrySchedule });
+  registerEventRoutes(api, deps);
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);
 

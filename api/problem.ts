@@ -47,6 +47,14 @@ export const PROBLEM_TYPES = {
   callback_secret_required: { status: 422, title: 'A callback_url needs a callback signing secret first' },
   workflow_not_found: { status: 404, title: 'No such workflow' },
   task_not_found: { status: 404, title: 'No such task' },
+  // Webhooks and events.
+  webhook_not_found: { status: 404, title: 'No such webhook subscription' },
+  webhook_delivery_not_found: { status: 404, title: 'No such webhook delivery' },
+  event_not_found: { status: 404, title: 'No such event' },
+  webhook_disabled: { status: 409, title: 'The webhook subscription is disabled' },
+  webhook_delivery_in_progress: { status: 409, title: 'The delivery is still being attempted' },
+  destination_refused: { status: 422, title: 'The URL is not a destination the service may call' },
+  secrets_unavailable: { status: 503, title: 'Secret encryption is not configured' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_TYPES;

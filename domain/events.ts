@@ -34,6 +34,8 @@ export const EVENT_KINDS = {
   'platform_agent.registered': 'An agent was registered in the platform registry with its endpoint',
   'platform_agent.updated': 'A registered agent’s endpoint, capabilities, policy or status changed',
   'platform_agent.deployed': 'A version of an agent was deployed to an environment',
+  // Webhooks.
+  'webhook.endpoint_disabled': 'A webhook endpoint was disabled: it answered 410 Gone, or every attempt failed for days',
 } as const satisfies Record<string, string>;
 
 export type EventKind = keyof typeof EVENT_KINDS;
@@ -41,3 +43,38 @@ export type EventKind = keyof typeof EVENT_KINDS;
 export function isEventKind(value: string): value is EventKind {
   return Object.hasOwn(EVENT_KINDS, value);
 }
+
+/**
+ * The emission audit: the operation that emits each kind, in the same transaction as its provenance
+ * record (appendProvenance). Typed against EVENT_KINDS, so a kind added without naming its emitter does
+ * not compile. The README's event table follows this list.
+ */
+export const EVENT_EMITTERS = {
+  'routing.decided': 'routeTaskWorkflow, decision step: every decided routing (POST /v1/orch/routing and every entry through submitRouting), also one that finds no qualified reviewer',
+  'routing.escalated': 'routeTaskWorkflow, decision step: a human was assigned (escalate_to_human, hybrid_collaboration)',
+  'escalation.triggered': 'routeTaskWorkflow: a human was assigned at the decision, and again each time a level timed out and the routing moved up the chain (reason reviewer_timeout)',
+  'routing.completed': 'routeTaskWorkflow: the assigned reviewer resolved the routing (POST /v1/orch/routing/{routing_id}/resolve); autonomous decisions: orchestration workstream',
+  'audit.critical': 'routeTaskWorkflow: the last level of the escalation chain timed out (reason escalation_chain_exhausted)',
+  'safety.boundary_violation': 'orchestration workstream: POST /v1/orch/safety/check and routings that find a boundary violated',
+  'safety.violation': 'orchestration workstream: the same violations as safety.boundary_violation (second list of the spec)',
+  'agent.registered': 'orchestration workstream: POST /v1/orch/agents/register',
+  'audit.provenance_logged': 'orchestration workstream: POST /v1/orch/provenance (an agent logs an action)',
+  'webhook.endpoint_disabled': 'deliverWebhookWorkflow, recordDeliveryAttempt: an attempt answered 410 Gone, or every attempt failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS',
+  'approval.requested': 'approvalWorkflow, requested step: POST /v1/approvals, an agent call whose policy needs approval, a DAG approval node, an organization health check',
+  'approval.approved': 'approvalWorkflow, responded step: POST /v1/approvals/{id}/respond or /v1/escalations/{id}/respond approving (also approved_with_modifications)',
+  'approval.rejected': 'approvalWorkflow, responded step: the same respond operations rejecting (also request_changes)',
+  'approval.expired': 'approvalWorkflow, expired step: the expires_at timer fired with no answer',
+  'approval.cancelled': 'approvalWorkflow, cancelled step: POST /v1/approvals/{id}/cancel, or the execution or DAG that asked was cancelled',
+  'execution.queued': 'executeAgentWorkflow, queued step: POST /v1/agents/call, the legacy POST /v1/agents/{id}/call, a DAG agent node',
+  'execution.started': 'executeAgentWorkflow, processing step: the first call to the agent begins',
+  'execution.completed': 'executeAgentWorkflow, completed step: the agent answered 2xx',
+  'execution.failed': 'executeAgentWorkflow, failed step: the agent refused the call (4xx) or every attempt failed',
+  'execution.cancelled': 'executeAgentWorkflow, cancelled step: POST /v1/executions/{id}/cancel, or its approval was rejected, expired or cancelled',
+  'workflow.started': 'runDagWorkflow, started step: POST /v1/workflows',
+  'workflow.completed': 'runDagWorkflow, finished step: every node completed or was skipped',
+  'workflow.failed': 'runDagWorkflow, finished step: a node failed',
+  'task.submitted': 'POST /v1/tasks (services/tasks.ts), in the transaction that records the task',
+  'platform_agent.registered': 'POST /v1/agents (services/agents.ts), in the transaction that stores the agent',
+  'platform_agent.updated': 'PATCH /v1/agents/{id} (services/agents.ts)',
+  'platform_agent.deployed': 'POST /v1/agents/{id}/deployments (services/agents.ts)',
+} as const satisfies Record<EventKind, string>;

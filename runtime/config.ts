@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_RETRY_SCHEDULE } from '../domain/webhooks';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -12,6 +13,10 @@ const commaList = z
       .map((item) => item.trim())
       .filter((item) => item.length > 0),
   );
+
+/** 32 bytes, base64 or base64url. */
+const isSecretKey = (value: string) => Buffer.from(value.trim(), 'base64').length === 32;
+const secretKey = z.string().refine(isSecretKey, 'must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`)');
 
 /** Seconds, e.g. "900"; every escalation-level timeout is configurable. */
 const seconds = z.coerce.number().int().positive();
@@ -82,6 +87,32 @@ export const configSchema = z.object({
   OUTBOUND_PRIVATE_ALLOWLIST: commaList.default([]),
   /** How long one outbound HTTP call may take before it counts as failed. */
   OUTBOUND_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+
+  /**
+   * 32 random bytes, base64 (`openssl rand -base64 32`): seals webhook signing secrets (AES-256-GCM).
+   * Unset: creating webhook subscriptions answers 503 and deliveries wait for it; `npm start` keeps a
+   * generated key under DATA_DIR instead. Never commit one.
+   */
+  SECRETS_ENCRYPTION_KEY: secretKey.optional(),
+  /** Keys that sealed secrets before the current one, comma-separated; they only open, until every secret is rotated. */
+  SECRETS_ENCRYPTION_PREVIOUS_KEYS: commaList.pipe(z.array(secretKey)).default([]),
+  /** Waits between webhook delivery attempts in seconds, comma-separated; about a day in all by default. */
+  WEBHOOK_RETRY_DELAYS_SECONDS: z
+    .string()
+    .transform((value, ctx) => {
+      const delays = value.split(',').map((item) => Number(item.trim()));
+      if (delays.length === 0 || delays.some((delay) => !Number.isInteger(delay) || delay < 1)) ctx.addIssue({ code: 'custom', message: 'a comma-separated list of whole seconds, each at least 1' });
+      return delays;
+    })
+    .default(DEFAULT_RETRY_SCHEDULE.delays_seconds),
+  /** Each retry wait is spread by ± this share of it. */
+  WEBHOOK_RETRY_JITTER: z.coerce.number().min(0).max(1).default(DEFAULT_RETRY_SCHEDULE.jitter),
+  /** An endpoint whose every attempt failed for this long is disabled (a 410 disables it at once). */
+  WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: seconds.default(3 * 24 * 60 * 60),
+  /** Outbox events the dispatcher claims per batch. */
+  WEBHOOK_DISPATCH_BATCH_SIZE: z.coerce.number().int().positive().max(1000).default(100),
+  /** The dispatcher looks for undispatched events at least this often; appends wake it at once on a Postgres server. */
+  WEBHOOK_DISPATCH_POLL_MS: z.coerce.number().int().min(100).default(5000),
 
   /** Seconds a reviewer at each escalation level has before the routing moves up the chain. */
   ESCALATION_TIMEOUT_LOW_SECONDS: seconds.default(15 * 60),

@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 import type { AppDeps } from '../api/app';
 import { createKeyRing } from '../services/auth/key-ring';
 import type { OutboundPolicy } from '../services/outbound/url-guard';
+import type { RetrySchedule } from '../domain/webhooks';
+import { parseSecretKey, type SecretKeys } from '../services/secrets/secret-box';
 import type { LedgerSealerSettings } from '../workflows/seal-ledger';
 import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer } from './config';
 import type { Logger } from './logger';
@@ -39,6 +41,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     escalationTimeoutsSeconds: escalationTimeouts(config),
     ledgerBlockMaxAgeMs: config.LEDGER_BLOCK_MAX_AGE_MS,
     platform: platformSettings(config),
+    webhooks: webhookSettings(config),
   };
 }
 
@@ -49,6 +52,7 @@ export interface WorkerSettings {
   platform: PlatformWorkerSettings;
   /** Workflows kept in the worker's cache; the SDK's default when undefined. */
   maxCachedWorkflows?: number | undefined;
+  webhooks: WebhookSettings;
 }
 
 export function workerSettings(config: Config): WorkerSettings {
@@ -57,6 +61,7 @@ export function workerSettings(config: Config): WorkerSettings {
     ledger: { origin: ledgerOrigin(config), sealer: ledgerSealerSettings(config) },
     platform: platformWorkerSettings(config),
     maxCachedWorkflows: config.TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS,
+    webhooks: webhookSettings(config),
   };
 }
 
@@ -70,6 +75,30 @@ export function ledgerSealerSettings(config: Config): LedgerSealerSettings {
     close_lock_timeout_ms: 500,
     seal_timeout_ms: 30 * 60_000,
     cycles_before_continue_as_new: 500,
+  };
+}
+
+/** What the webhook API, the dispatcher and the deliveries read from the configuration. */
+export interface WebhookSettings {
+  secretKeys: SecretKeys;
+  retrySchedule: RetrySchedule;
+  outboundPolicy: OutboundPolicy;
+  disableAfterFailingSeconds: number;
+  dispatchBatchSize: number;
+  dispatchPollMs: number;
+}
+
+export function webhookSettings(config: Config): WebhookSettings {
+  return {
+    secretKeys: {
+      current: config.SECRETS_ENCRYPTION_KEY === undefined ? undefined : parseSecretKey(config.SECRETS_ENCRYPTION_KEY),
+      previous: config.SECRETS_ENCRYPTION_PREVIOUS_KEYS.map(parseSecretKey),
+    },
+    retrySchedule: { delays_seconds: config.WEBHOOK_RETRY_DELAYS_SECONDS, jitter: config.WEBHOOK_RETRY_JITTER },
+    outboundPolicy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST },
+    disableAfterFailingSeconds: config.WEBHOOK_DISABLE_AFTER_FAILING_SECONDS,
+    dispatchBatchSize: config.WEBHOOK_DISPATCH_BATCH_SIZE,
+    dispatchPollMs: config.WEBHOOK_DISPATCH_POLL_MS,
   };
 }
 

@@ -13,6 +13,7 @@ import { openDatabase } from '../runtime/database';
 import { createAppDeps, ledgerSealerSettings, workerSettings } from '../runtime/deps';
 import { closeServer, listen } from '../runtime/http';
 import { createLogger } from '../runtime/logger';
+import { startOutboxDispatch } from '../runtime/outbox-dispatch';
 import { temporalConnectionOptions } from '../runtime/temporal';
 import { createKeyRing, ensureSigningKey } from '../services/auth/key-ring';
 import { issueAccessToken, SCOPES } from '../services/auth/tokens';
@@ -20,6 +21,7 @@ import { ensureLedgerKey } from '../services/ledger/keys';
 import { startLedgerSealer } from '../services/ledger/sealer';
 import { bundleWorkflows, connectWorkerConnection, createWorker, installWorkerRuntime } from '../workers/create-worker';
 import { seedDevReviewers } from './dev-seed';
+import { devSecretsKey } from './dev-secrets-key';
 import { provisionTemporal } from './provision-temporal';
 import { startTemporalDevServer, type DevServer } from './temporal-dev-server';
 
@@ -39,6 +41,14 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL });
   const dataDir = path.resolve(config.DATA_DIR);
   const say = (line: string) => process.stdout.write(`${line}\n`);
+  // Webhook secrets are sealed with SECRETS_ENCRYPTION_KEY; on one machine a generated key under DATA_DIR does.
+  if (!config.SECRETS_ENCRYPTION_KEY) {
+    const devKey = devSecretsKey(dataDir);
+    config.SECRETS_ENCRYPTION_KEY = devKey.key;
+    if (devKey.created) say(`Generated a development secrets encryption key in ${devKey.file} (set SECRETS_ENCRYPTION_KEY in production).`);
+  }
+  // The embedded Postgres sends no notifications to wake the webhook dispatcher; it polls every second instead.
+  if (!config.DATABASE_URL && !process.env.WEBHOOK_DISPATCH_POLL_MS) config.WEBHOOK_DISPATCH_POLL_MS = 1000;
 
   let temporalServer: DevServer | undefined;
   if (!externalTemporal) {
@@ -81,6 +91,9 @@ async function main(): Promise<void> {
   cleanups.unshift(() => connection.close());
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   await startLedgerSealer(temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: ledgerSealerSettings(config) });
+  // Webhook deliveries start from the outbox: keep its dispatcher running, woken by commits on a Postgres server.
+  const outbox = await startOutboxDispatch({ temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, databaseUrl: config.DATABASE_URL, logger });
+  cleanups.unshift(() => outbox.stop());
   const app = buildApp(createAppDeps(config, { db, temporal, logger }));
   const server = await listen(app, { host: config.HOST, port: config.PORT });
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities } from '../activities';
@@ -32,7 +33,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     workflowBundle: deps.workflowBundle,
-    activities: createActivities({ db: deps.db, settings: deps.settings, logger: deps.logger }),
+    activities: createActivities({ db: deps.db, settings: deps.settings, logger: deps.logger, temporal: new Client({ connection: deps.connection, namespace: deps.namespace }) }),
     ...(deps.settings.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: deps.settings.maxCachedWorkflows } : {}),
   });
 }

@@ -2,6 +2,7 @@
  * Production entry of a worker alone: runs every workflow and activity of the task queue against an
  * existing Postgres (DATABASE_URL) and Temporal (TEMPORAL_ADDRESS). Stops gracefully on SIGINT/SIGTERM.
  */
+import { Client } from '@temporalio/client';
 import { createDb } from '../db/connection';
 import { migrateToLatest } from '../db/migrate';
 import { ledgerOrigin, loadConfig } from '../runtime/config';
@@ -10,6 +11,7 @@ import { createLogger } from '../runtime/logger';
 import { connectTemporalClient } from '../runtime/temporal';
 import { ensureLedgerKey } from '../services/ledger/keys';
 import { startLedgerSealer } from '../services/ledger/sealer';
+import { startOutboxDispatch } from '../runtime/outbox-dispatch';
 import { bundleWorkflows, connectWorkerConnection, createWorker, installWorkerRuntime } from './create-worker';
 
 async function main(): Promise<void> {
@@ -34,8 +36,16 @@ async function main(): Promise<void> {
   await startLedgerSealer(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: ledgerSealerSettings(config) });
   await client.connection.close();
   logger.info('worker running', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
+  const running = worker.run();
+  const outbox = await startOutboxDispatch({
+    temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    databaseUrl: config.DATABASE_URL,
+    logger,
+  });
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
-  await worker.run();
+  await running;
+  await outbox.stop();
   await connection.close();
   await db.destroy();
 }

@@ -6,3 +6,5 @@ export { generateComplianceReportWorkflow } from './generate-compliance-report';
 export { approvalWorkflow } from './approval';
 export { executeAgentWorkflow } from './execute-agent';
 export { runDagWorkflow } from './run-dag';
+export { deliverWebhookWorkflow } from './deliver-webhook';
+export { dispatchOutboxWorkflow } from './dispatch-outbox';

@@ -14,5 +14,20 @@ export const RoutingStatusKey = { name: 'HandoffRoutingStatus', type: 'KEYWORD' 
 // Platform (approvals, executions, workflow DAGs): `WorkflowType = "approvalWorkflow" AND HandoffPlatformStatus = "pending"`.
 export const PlatformStatusKey = { name: 'HandoffPlatformStatus', type: 'KEYWORD' } as const;
 export const ApproverKey = { name: 'HandoffApprover', type: 'KEYWORD' } as const;
+// Webhook deliveries: find every delivery of one subscription, or of one kind of event, in the Temporal UI,
+// e.g. `HandoffWebhookSubscription = "whsub_…" AND ExecutionStatus = "Running"` (those still retrying).
+export const WebhookSubscriptionKey = { name: 'HandoffWebhookSubscription', type: 'KEYWORD' } as const;
+export const EventKindKey = { name: 'HandoffEventKind', type: 'KEYWORD' } as const;
 
-export const ALL_SEARCH_ATTRIBUTES = [TaskTypeKey, AgentIdKey, DecisionKey, EscalationLevelKey, ConfidenceKey, RoutingStatusKey, PlatformStatusKey, ApproverKey];
+export const ALL_SEARCH_ATTRIBUTES = [
+  TaskTypeKey,
+  AgentIdKey,
+  DecisionKey,
+  EscalationLevelKey,
+  ConfidenceKey,
+  RoutingStatusKey,
+  PlatformStatusKey,
+  ApproverKey,
+  WebhookSubscriptionKey,
+  EventKindKey,
+];

@@ -171,7 +171,7 @@ export async function startBenchStack(options: { taskQueue: string; env?: Record
   const token = await benchToken(database, env);
   const { api, worker } = await startServices(env, baseUrl, client, options.workerEnv ? { workerEnv: options.workerEnv } : {});
   const stack: BenchStack = { api, worker, temporalPids: temporalServer.process.pid === undefined ? [] : [temporalServer.process.pid], database };
-  return { client, database, baseUrl, token, stack };
+  return { client, database, baseUrl, token, stack, temporalAddress: temporalServer.address };
 }
 
 /** Runs a suite: tears everything down on success, error or Ctrl-C, and fails the process on error. */

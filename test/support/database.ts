@@ -9,6 +9,8 @@ const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0
 export interface TestDatabase {
   db: Db;
   url: string;
+  /** PGlite: one session, and no LISTEN/NOTIFY. */
+  embedded: boolean;
   destroy(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
     return {
       db,
       url: url.toString(),
+      embedded: false,
       async destroy() {
         await db.destroy();
         await admin.raw(`drop database if exists ${name} with (force)`);
@@ -43,6 +46,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   return {
     db,
     url: embedded.connectionString,
+    embedded: true,
     async destroy() {
       await db.destroy();
       await embedded.stop();

@@ -9,11 +9,13 @@ import { createAppDeps, ledgerSealerSettings, workerSettings } from '../../runti
 import { closeServer, listen } from '../../runtime/http';
 import { createLogger } from '../../runtime/logger';
 import { freePort } from '../../runtime/net';
+import { startOutboxDispatch, type OutboxDispatch } from '../../runtime/outbox-dispatch';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES, type Scope } from '../../services/auth/tokens';
 import { ensureLedgerKey } from '../../services/ledger/keys';
-import { startLedgerSealer } from '../../services/ledger/sealer';
+import { ledgerSealerWorkflowId, startLedgerSealer } from '../../services/ledger/sealer';
 import { bundleWorkflows, createWorker } from '../../workers/create-worker';
+import { outboxDispatcherId } from '../../workflows/dispatch-outbox';
 import { createTestDatabase, type TestDatabase } from './database';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -60,6 +62,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: 'error',
     LEDGER_BLOCK_MAX_AGE_MS: '100',
+    // Webhook signing secrets are sealed with a key; each stack has its own unless the test sets one.
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ...env,
   });
   const logger = createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
@@ -72,6 +76,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const workflowBundle = await sharedWorkflowBundle();
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
+  let outbox: OutboxDispatch | undefined;
+  const outboxClient = new Client({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE });
   const startWorker = async () => {
     worker = await createWorker({
       connection: nativeConnection,
@@ -83,8 +89,11 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       logger,
     });
     running = worker.run();
+    // As the worker entry does: keep the outbox dispatcher running and wake it on commits.
+    outbox = await startOutboxDispatch({ temporal: outboxClient, taskQueue, databaseUrl: database.embedded ? undefined : database.url, logger });
   };
   const stopWorker = async () => {
+    await outbox?.stop();
     if (worker && worker.getState() === 'RUNNING') worker.shutdown();
     await running;
   };
@@ -114,6 +123,10 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     async stop() {
       await closeServer(server);
       await stopWorker();
+      // The dispatcher and the sealer would otherwise keep their timers on the run's shared dev server.
+      for (const workflowId of [outboxDispatcherId(taskQueue), ledgerSealerWorkflowId(taskQueue)]) {
+        await outboxClient.workflow.getHandle(workflowId).terminate('test stack stopped').catch(() => undefined);
+      }
       await nativeConnection.close();
       await connection.close();
       await database.destroy();

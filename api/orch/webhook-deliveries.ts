@@ -1,0 +1,119 @@
+import { findDelivery, findSubscription, listAttempts, listDeliveries, type DeliveryRow } from '../../db/webhooks';
+import { replayDelivery, type ReplayDeps } from '../../services/webhooks/replay';
+import type { DeliveryState } from '../../workflows/deliver-webhook';
+import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import { pageSchema } from '../schemas/common';
+import { DeliveryParamsSchema, ListDeliveriesQuerySchema, SubscriptionIdParamsSchema, WebhookDeliveryDetailSchema, WebhookDeliverySchema } from '../schemas/webhooks';
+
+const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
+
+/** A delivery from its read model (dates) or from its workflow's state (ISO strings). */
+function renderDelivery(delivery: DeliveryRow | DeliveryState) {
+  return {
+    delivery_id: delivery.delivery_id,
+    subscription_id: delivery.subscription_id,
+    event_id: delivery.event_id,
+    event: delivery.event,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_status_code: delivery.last_status_code ?? null,
+    last_error: delivery.last_error ?? null,
+    failure_reason: delivery.failure_reason ?? null,
+    next_attempt_at: iso(delivery.next_attempt_at),
+    replay_of: delivery.replay_of ?? null,
+    created_at: iso(delivery.created_at)!,
+    updated_at: iso(delivery.updated_at)!,
+    completed_at: iso(delivery.completed_at),
+  };
+}
+
+const SORTABLE = { created_at: 'created_at', delivery_id: 'delivery_id' };
+
+const REPLAY_REFUSALS = {
+  webhook_not_found: 'No such webhook subscription',
+  webhook_delivery_not_found: 'No such delivery of this subscription',
+  webhook_disabled: 'The subscription is disabled; enable it (PATCH status enabled) before replaying',
+  webhook_delivery_in_progress: 'The delivery is still being attempted; replay it once it has succeeded or failed',
+} as const;
+
+export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps): void {
+  const common = { tags: ['Webhooks'], auth: 'orch:admin' as const, rateLimit: 'default' as const };
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/orch/webhooks/{subscription_id}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: 'The deliveries of a subscription, newest first',
+    request: { params: SubscriptionIdParamsSchema, query: ListDeliveriesQuerySchema },
+    responses: { 200: { description: 'A page of deliveries', schema: pageSchema(WebhookDeliverySchema, 'WebhookDeliveryPage') }, 404: { description: 'No such subscription' } },
+    handler: async ({ params, query }) => {
+      // A deleted subscription's deliveries stay readable: their logs are an audit trail.
+      if (!(await findSubscription(deps.db, params.subscription_id, { includeDeleted: true }))) throw new Problem('webhook_not_found', `No webhook subscription ${params.subscription_id}`);
+      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: '-created_at', uniqueKey: 'delivery_id' });
+      const page = await withCursorProblems(listDeliveries(deps.db, params.subscription_id, { limit: query.limit, cursor: query.cursor, sort }, query));
+      return { status: 200, body: { ...page, data: page.data.map(renderDelivery) } };
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/orch/webhooks/{subscription_id}/deliveries/{delivery_id}',
+    operationId: 'getWebhookDelivery',
+    summary: 'A delivery with the log of its attempts (status, duration, error, the start of the answer)',
+    request: { params: DeliveryParamsSchema },
+    responses: { 200: { description: 'The delivery', schema: WebhookDeliveryDetailSchema }, 404: { description: 'No such subscription or delivery' } },
+    handler: async ({ params }) => {
+      const delivery = await findDelivery(deps.db, params.subscription_id, params.delivery_id);
+      if (!delivery) throw new Problem('webhook_delivery_not_found', `No delivery ${params.delivery_id} of subscription ${params.subscription_id}`);
+      const attempts = await listAttempts(deps.db, delivery.delivery_id);
+      return {
+        status: 200,
+        body: {
+          ...renderDelivery(delivery),
+          attempt_log: attempts.map((attempt) => ({
+            attempt: attempt.attempt,
+            url: attempt.url,
+            attempted_at: attempt.attempted_at.toISOString(),
+            duration_ms: attempt.duration_ms,
+            status_code: attempt.status_code,
+            error: attempt.error,
+            response_snippet: attempt.response_snippet,
+            retry_after_seconds: attempt.retry_after_seconds,
+            outcome: attempt.outcome,
+            next_attempt_at: iso(attempt.next_attempt_at),
+          })),
+        },
+      };
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'post',
+    path: '/v1/orch/webhooks/{subscription_id}/deliveries/{delivery_id}/replay',
+    operationId: 'replayWebhookDelivery',
+    summary: 'Deliver the event of a finished delivery again, as a new delivery',
+    description:
+      'The replay has its own delivery_id and attempt log (replay_of names the original) and the same body and X-Svc-Delivery-ID (the event id), ' +
+      'signed afresh with the secrets live now; a receiver that deduplicates on X-Svc-Delivery-ID sees the event it knows.',
+    request: { params: DeliveryParamsSchema },
+    responses: {
+      202: { description: 'The replay as accepted (pending); its Location shows its progress', schema: WebhookDeliverySchema },
+      404: { description: 'No such subscription or delivery' },
+      409: { description: 'The delivery is still being attempted, or the subscription is disabled' },
+    },
+    handler: async ({ req, params, principal }) => {
+      const outcome = await replayDelivery(deps, { ...params, principal_id: principal.id, idempotency_key: req.get('idempotency-key') });
+      if (!outcome.ok) throw new Problem(outcome.code, REPLAY_REFUSALS[outcome.code]);
+      return {
+        status: 202,
+        body: renderDelivery(outcome.delivery),
+        headers: { Location: `/v1/orch/webhooks/${params.subscription_id}/deliveries/${outcome.delivery.delivery_id}` },
+      };
+    },
+  });
+}

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import type { createWebhookActivities, DispatchResult } from '../../activities/webhooks';
+import { dispatchOutboxWorkflow, PASSES_PER_RUN, wakeSignal } from '../../workflows/dispatch-outbox';
+import { sharedWorkflowBundle } from '../support/stack';
+
+type Activities = Pick<ReturnType<typeof createWebhookActivities>, 'dispatchOutboxBatch'>;
+
+let env: TestWorkflowEnvironment;
+
+beforeAll(async () => {
+  env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: process.env.HANDOFF_TEST_TEMPORAL_TEST_SERVER! } },
+  });
+});
+afterAll(() => env?.teardown());
+
+async function waitUntil(done: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('dispatchOutboxWorkflow', () => {
+  it('passes at once on a wake signal instead of waiting for its poll, and again at once while batches come full', async () => {
+    const results: DispatchResult[] = [
+      { events: 0, deliveries: 0, more: false, poll_interval_ms: 3_600_000 },
+      { events: 100, deliveries: 300, more: true, poll_interval_ms: 3_600_000 },
+      { events: 7, deliveries: 21, more: false, poll_interval_ms: 3_600_000 },
+    ];
+    let passes = 0;
+    const activities: Activities = {
+      async dispatchOutboxBatch() {
+        return results[Math.min(passes++, results.length - 1)]!;
+      },
+    };
+    const taskQueue = `wf-${randomUUID()}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(dispatchOutboxWorkflow, { taskQueue, workflowId: `dispatcher-${randomUUID()}` });
+      await waitUntil(() => passes === 1);
+      // The poll is an hour away; only the signal can bring the next pass.
+      await handle.signal(wakeSignal);
+      await waitUntil(() => passes === 3);
+      const history = await handle.fetchHistory();
+      expect(history.events!.filter((event) => event.timerFiredEventAttributes)).toHaveLength(0);
+      expect(history.events!.filter((event) => event.activityTaskCompletedEventAttributes)).toHaveLength(3);
+      await handle.terminate('test done');
+    });
+  });
+
+  it(`continues as new after ${PASSES_PER_RUN} passes, so its history stays short`, async () => {
+    let passes = 0;
+    const activities: Activities = {
+      async dispatchOutboxBatch() {
+        passes += 1;
+        return { events: 0, deliveries: 0, more: true, poll_interval_ms: 1000 };
+      },
+    };
+    const taskQueue = `wf-${randomUUID()}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(dispatchOutboxWorkflow, { taskQueue, workflowId: `dispatcher-${randomUUID()}` });
+      await waitUntil(() => passes > PASSES_PER_RUN, 120_000);
+      const first = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
+      expect(first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+      expect(first.events!.filter((event) => event.activityTaskCompletedEventAttributes)).toHaveLength(PASSES_PER_RUN);
+      await handle.terminate('test done');
+    });
+  }, 180_000);
+});

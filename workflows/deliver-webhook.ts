@@ -1,0 +1,134 @@
+import { ActivityFailure, CancelledFailure, defineQuery, proxyLocalActivities, setHandler, sleep, TemporalFailure, workflowInfo } from '@temporalio/workflow';
+import type { createWebhookActivities, SendResult } from '../activities/webhooks';
+import {
+  judgeAttempt,
+  retryDelaySeconds,
+  type AttemptVerdict,
+  type DeliveryFailureReason,
+  type DeliveryStatus,
+  type RetrySchedule,
+  type WebhookEventBody,
+} from '../domain/webhooks';
+
+export interface DeliverWebhookInput {
+  /** The workflow id: one per (event, subscription), or a fresh one for a replay. */
+  delivery_id: string;
+  subscription_id: string;
+  event: WebhookEventBody;
+  /** The waits between attempts, fixed when the delivery starts. */
+  schedule: RetrySchedule;
+  /** The delivery this one replays, if it is a replay. */
+  replay_of?: string | undefined;
+}
+
+/** Everything the delivery's read model shows; versioned so projections apply in order. */
+export interface DeliveryState {
+  delivery_id: string;
+  version: number;
+  subscription_id: string;
+  event_id: string;
+  event: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status_code?: number | undefined;
+  last_error?: string | undefined;
+  failure_reason?: DeliveryFailureReason | undefined;
+  next_attempt_at?: string | undefined;
+  replay_of?: string | undefined;
+  created_at: string;
+  updated_at: string;
+  completed_at?: string | undefined;
+}
+
+export const deliveryStatusQuery = defineQuery<DeliveryState>('status');
+
+type Activities = ReturnType<typeof createWebhookActivities>;
+
+// Short Postgres writes: local activities, without a round trip through the server for each.
+const { projectDelivery, recordDeliveryAttempt } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '100 ms', maximumInterval: '10 seconds' },
+});
+
+// The POST is a local activity as well: a delivered event then costs one workflow task instead of two
+// and an activity task, which is most of what fan-out costs the Temporal server. It never throws for the
+// receiver's answers (those are results, recorded as markers in the history); its own retries cover our
+// side (the database). A worker lost mid-POST fails the workflow task, which another worker runs again.
+const { sendDelivery } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+/**
+ * Delivers one event to one subscription: POSTs it, and on failure waits on a durable timer (the
+ * schedule, with jitter, at least any Retry-After) and tries again, until it is delivered, the schedule
+ * is spent, or the endpoint is gone or disabled. Every attempt is logged; the state is projected.
+ */
+export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promise<DeliveryState> {
+  const now = () => new Date().toISOString();
+  const state: DeliveryState = {
+    delivery_id: input.delivery_id,
+    version: 1,
+    subscription_id: input.subscription_id,
+    event_id: input.event.id,
+    event: input.event.event,
+    status: 'pending',
+    attempts: 0,
+    replay_of: input.replay_of,
+    created_at: new Date(workflowInfo().startTime).toISOString(),
+    updated_at: now(),
+  };
+  setHandler(deliveryStatusQuery, () => state);
+
+  const change = (changes: Partial<DeliveryState>) => Object.assign(state, changes, { version: state.version + 1, updated_at: now() });
+  const finish = async (status: 'succeeded' | 'failed' | 'cancelled', failure_reason?: DeliveryFailureReason) => {
+    change({ status, failure_reason, next_attempt_at: undefined, completed_at: now() });
+    await projectDelivery({ ...state });
+    return state;
+  };
+
+  await projectDelivery({ ...state });
+  for (;;) {
+    const attempt = state.attempts + 1;
+    const sent = await send(input, attempt);
+    if (sent.kind === 'inactive') return finish('cancelled', sent.reason);
+
+    // Our own failure (no key to open the secret, a lost worker) is retried on the same schedule.
+    const verdict: AttemptVerdict =
+      sent.kind === 'sent'
+        ? judgeAttempt(sent.outcome, attempt, input.schedule, Math.random())
+        : retryOrGiveUp(retryDelaySeconds(input.schedule, attempt, Math.random()));
+    const observedAt = now();
+    const nextAttemptAt = verdict.kind === 'retry' ? new Date(Date.now() + verdict.delay_seconds * 1000).toISOString() : undefined;
+    const outcome: Partial<DeliveryState> =
+      verdict.kind === 'retry'
+        ? { status: 'retrying', next_attempt_at: nextAttemptAt }
+        : verdict.kind === 'delivered'
+          ? { status: 'succeeded', next_attempt_at: undefined, completed_at: observedAt }
+          : { status: 'failed', failure_reason: verdict.reason, next_attempt_at: undefined, completed_at: observedAt };
+    change({
+      attempts: attempt,
+      last_status_code: sent.kind === 'sent' ? sent.outcome.status : undefined,
+      last_error: sent.kind === 'sent' ? sent.outcome.error : sent.error,
+      ...outcome,
+    });
+    const recorded = await recordDeliveryAttempt({ state: { ...state }, sent, verdict, observed_at: observedAt, next_attempt_at: nextAttemptAt });
+    if (verdict.kind !== 'retry') return state;
+    if (recorded.endpoint_disabled) return finish('failed', 'endpoint_disabled');
+    await sleep(verdict.delay_seconds * 1000);
+  }
+}
+
+function retryOrGiveUp(delay: number | undefined): AttemptVerdict {
+  return delay === undefined ? { kind: 'give_up', reason: 'retries_exhausted' } : { kind: 'retry', delay_seconds: delay };
+}
+
+async function send(input: DeliverWebhookInput, attempt: number): Promise<SendResult> {
+  try {
+    return await sendDelivery({ delivery_id: input.delivery_id, subscription_id: input.subscription_id, event: input.event, attempt });
+  } catch (error) {
+    // A local activity's failure arrives as its own cause (ApplicationFailure, TimeoutFailure), not wrapped.
+    if (!(error instanceof TemporalFailure) || error instanceof CancelledFailure) throw error;
+    return { kind: 'error', error: (error instanceof ActivityFailure ? error.cause?.message : undefined) ?? error.message };
+  }
+}
