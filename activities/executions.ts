@@ -7,6 +7,7 @@ import { judgeAgentAnswer, judgeCallbackAnswer, resultObject, type AnswerVerdict
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
 import type { WorkerSettings } from '../runtime/deps';
 import { createKeyRing } from '../services/auth/key-ring';
+import { openCallbackSecrets } from '../services/executions/callback-secrets';
 import { issueProgressToken } from '../services/executions/progress-token';
 import { executionView } from '../services/executions/view';
 import { postJson, type PostOutcome } from '../services/outbound/post';
@@ -166,12 +167,20 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
         await recordAttemptFinished(deps.db, { execution_id: delivery.execution_id, kind: 'callback', attempt, outcome: 'failed', error: 'no callback signing secret', duration_ms: 0 });
         throw attemptFailure({ kind: 'give_up', reason: 'callback_secret_missing' }, 'The caller has no live callback signing secret', { attempt });
       }
+      let signingSecrets: string[];
+      try {
+        signingSecrets = openCallbackSecrets(secrets, platform.secretKeys);
+      } catch (error) {
+        // A key taken out of the configuration too early: retried, so the callback goes once the key is back.
+        await recordAttemptFinished(deps.db, { execution_id: delivery.execution_id, kind: 'callback', attempt, outcome: 'retryable_failure', error: (error as Error).message, duration_ms: 0 });
+        throw error;
+      }
       const body = JSON.stringify({ id: `${delivery.execution_id}:callback`, type: delivery.event, created_at: new Date().toISOString(), data: executionView(delivery.execution) });
       const outcome = await postJson(delivery.url, body, {
         timeoutMs: delivery.timeout_ms,
         guard,
         headers: {
-          [SIGNATURE_HEADER]: signatureHeader(secrets.map((row) => row.secret), Math.floor(Date.now() / 1000), body),
+          [SIGNATURE_HEADER]: signatureHeader(signingSecrets, Math.floor(Date.now() / 1000), body),
           [DELIVERY_ID_HEADER]: `${delivery.execution_id}:callback`,
         },
       });

@@ -82,7 +82,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('callback_signing_secrets', (t) => {
     t.text('secret_id').primary();
     t.text('principal').notNullable();
-    t.text('secret').notNullable();
+    // AES-256-GCM under SECRETS_ENCRYPTION_KEY (services/secrets/secret-box.ts): HMAC needs the secret itself.
+    t.text('sealed_secret').notNullable();
+    t.text('secret_hint').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('expires_at', { useTz: true });
     t.index(['principal', 'created_at']);

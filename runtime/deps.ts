@@ -4,7 +4,7 @@ import type { AppDeps } from '../api/app';
 import { createKeyRing } from '../services/auth/key-ring';
 import type { OutboundPolicy } from '../services/outbound/url-guard';
 import type { RetrySchedule } from '../domain/webhooks';
-import { parseSecretKey, type SecretKeys } from '../services/secrets/secret-box';
+import { secretKeysFrom, type SecretKeys } from '../services/secrets/secret-box';
 import type { LedgerSealerSettings } from '../workflows/seal-ledger';
 import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer } from './config';
 import type { Logger } from './logger';
@@ -90,10 +90,7 @@ export interface WebhookSettings {
 
 export function webhookSettings(config: Config): WebhookSettings {
   return {
-    secretKeys: {
-      current: config.SECRETS_ENCRYPTION_KEY === undefined ? undefined : parseSecretKey(config.SECRETS_ENCRYPTION_KEY),
-      previous: config.SECRETS_ENCRYPTION_PREVIOUS_KEYS.map(parseSecretKey),
-    },
+    secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
     retrySchedule: { delays_seconds: config.WEBHOOK_RETRY_DELAYS_SECONDS, jitter: config.WEBHOOK_RETRY_JITTER },
     outboundPolicy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST },
     disableAfterFailingSeconds: config.WEBHOOK_DISABLE_AFTER_FAILING_SECONDS,

@@ -1,5 +1,6 @@
 import type { TokenSettings } from '../services/auth/tokens';
 import type { OutboundPolicy } from '../services/outbound/url-guard';
+import { secretKeysFrom, type SecretKeys } from '../services/secrets/secret-box';
 import type { RetrySchedule } from '../workflows/execute-agent';
 import { type Config, publicBaseUrl, tokenIssuer } from './config';
 
@@ -12,6 +13,8 @@ export interface PlatformSettings {
   heartbeatTimeoutMs: number;
   callback: { maxAttempts: number; retry: RetrySchedule; timeoutMs: number };
   callbackSecretGraceSeconds: number;
+  /** Seal callback signing secrets at rest, as webhook secrets are. */
+  secretKeys: SecretKeys;
   /** Checks agent endpoints and callback URLs when they are given, so a refused one is a 400 then, not a failed call later. */
   outboundPolicy: OutboundPolicy;
   /** The oldest unsealed record's age beyond which the health checks call sealing stuck. */
@@ -35,6 +38,7 @@ export function platformSettings(config: Config): PlatformSettings {
       timeoutMs: config.OUTBOUND_TIMEOUT_MS,
     },
     callbackSecretGraceSeconds: config.CALLBACK_SECRET_ROTATION_GRACE_SECONDS,
+    secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
     outboundPolicy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST },
     ledgerSealingLagAlertSeconds: config.LEDGER_SEALING_LAG_ALERT_SECONDS,
   };
@@ -45,6 +49,8 @@ export interface PlatformWorkerSettings {
   publicBaseUrl: string;
   token: TokenSettings;
   agentResultLimitBytes: number;
+  /** Open the sealed callback signing secrets. */
+  secretKeys: SecretKeys;
 }
 
 export function platformWorkerSettings(config: Config): PlatformWorkerSettings {
@@ -52,5 +58,6 @@ export function platformWorkerSettings(config: Config): PlatformWorkerSettings {
     publicBaseUrl: publicBaseUrl(config),
     token: { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
     agentResultLimitBytes: config.AGENT_RESULT_LIMIT_BYTES,
+    secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
   };
 }

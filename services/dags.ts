@@ -136,5 +136,6 @@ export async function workflowTrace(db: Knex, workflow: DagState): Promise<Array
     if (execution?.approval_id) nodeOf.set(execution.approval_id, node.id);
   }
   const records = (await Promise.all([...nodeOf.keys()].map((subject) => listProvenanceForSubject(db, subject)))).flat();
-  return records.sort((a, b) => a.anchor.block_number - b.anchor.block_number).map((record) => ({ ...record, node_id: nodeOf.get(record.entry.subject_id) ?? null }));
+  // Ledger order is arrival order (leaf indexes follow it), also between records sealed into one block.
+  return records.sort((a, b) => a.seq - b.seq).map((record) => ({ ...record, node_id: nodeOf.get(record.entry.subject_id) ?? null }));
 }

@@ -135,8 +135,12 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     rateLimit: 'default',
     // The answer holds the secret, which must not be stored for replay.
     idempotency: false,
-    responses: { 201: { description: 'The new secret', schema: CallbackSecretSchema } },
-    handler: async ({ principal }) => ({ status: 201, body: await rotateCallbackSigningSecret(deps.db, principal.id, deps.settings.callbackSecretGraceSeconds) }),
+    responses: { 201: { description: 'The new secret', schema: CallbackSecretSchema }, 503: { description: 'SECRETS_ENCRYPTION_KEY is not configured' } },
+    handler: async ({ principal }) => {
+      const rotated = await rotateCallbackSigningSecret(deps.db, principal.id, { graceSeconds: deps.settings.callbackSecretGraceSeconds, secretKeys: deps.settings.secretKeys });
+      if (!rotated.ok) throw new Problem('secrets_unavailable', 'Callback signing secrets are sealed with SECRETS_ENCRYPTION_KEY, which this deployment has not configured');
+      return { status: 201, body: rotated.secret };
+    },
   });
 
   api.route({

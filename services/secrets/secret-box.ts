@@ -33,6 +33,11 @@ export function parseSecretKey(encoded: string): Buffer {
   return key;
 }
 
+/** The keys of the configuration (SECRETS_ENCRYPTION_KEY and SECRETS_ENCRYPTION_PREVIOUS_KEYS). */
+export function secretKeysFrom(current: string | undefined, previous: readonly string[]): SecretKeys {
+  return { current: current === undefined ? undefined : parseSecretKey(current), previous: previous.map(parseSecretKey) };
+}
+
 export function createSecretBox(keys: SecretKeys) {
   const byId = new Map([...(keys.current ? [keys.current] : []), ...keys.previous].map((key) => [secretKeyId(key), key]));
 

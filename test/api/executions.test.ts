@@ -2,7 +2,8 @@ import { verifyStoredLedger } from '../../services/ledger/export';
 import { verifySignature } from '../../services/outbound/signature';
 import { principalDid } from '../../services/platform/ids';
 import { eventually } from '../support/eventually';
-import { client, expectProblem, type CallResult } from '../support/http';
+import { startExtraApp } from '../support/app';
+import { call as request, client, expectProblem, type CallResult } from '../support/http';
 import { gate, LOCAL_PARTIES_ENV, startRemoteParty, type RemoteParty } from '../support/remote-party';
 import { startStack, type Stack } from '../support/stack';
 
@@ -384,5 +385,25 @@ describe('callback signing secrets', () => {
     const listed = await me('GET', '/v1/callback-secrets');
     expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([second.body.id, first.body.id]);
     expect(JSON.stringify(listed.body)).not.toContain(first.body.secret);
+  });
+
+  it('stores each secret sealed, never in the clear', async () => {
+    const me = client(stack.baseUrl, await stack.token(['platform:write'], 'sealer'));
+    const created = await me('POST', '/v1/callback-secrets');
+    const row = await stack.database.db('callback_signing_secrets').where({ secret_id: created.body.id }).first();
+    expect(row.sealed_secret).toMatch(/^v1\.[0-9a-f]{16}\./);
+    expect(JSON.stringify(row)).not.toContain(created.body.secret.slice(6));
+    expect(row.secret_hint).toBe(`${created.body.secret.slice(0, 10)}…`);
+  });
+
+  it('answers 503 when the deployment has no secrets key to seal with, and stores nothing', async () => {
+    const app = await startExtraApp(stack, { config: { SECRETS_ENCRYPTION_KEY: undefined } });
+    try {
+      const reply = await request(app.baseUrl, 'POST', '/v1/callback-secrets', { token: await stack.token(['platform:write'], 'keyless') });
+      expectProblem(reply, 503, 'secrets_unavailable');
+      expect(await stack.database.db('callback_signing_secrets').where({ principal: 'sub:keyless' })).toEqual([]);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -79,7 +79,11 @@ describe('POST /v1/workflows', () => {
     );
     expect(waiting.body.stats).toMatchObject({ total_nodes: 5, completed: 2, running: 1, pending: 1, skipped: 1, failed: 0 });
     const approvalId = waiting.body.nodes.find((n: { id: string }) => n.id === 'sign-off').approval_id;
-    const queue = await api('GET', `/v1/approvals?approver=${encodeURIComponent(BOSS)}&status=pending`);
+    // The node names its approval as it starts; the approval's own record follows once its workflow has run.
+    const queue = await eventually(
+      () => api('GET', `/v1/approvals?approver=${encodeURIComponent(BOSS)}&status=pending`),
+      (reply) => reply.body.data.length > 0,
+    );
     expect(queue.body.data).toEqual([expect.objectContaining({ id: approvalId, workflow_id: id })]);
     await api('POST', `/v1/approvals/${approvalId}/respond`, { json: { decision: 'approved', responded_by: BOSS } });
 

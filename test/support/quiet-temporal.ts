@@ -1,8 +1,11 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-// The SDK logs every worker state change at INFO; tests show its warnings and errors only.
+// The SDK logs every worker state change at INFO and every failed activity attempt at WARN, and tests fail
+// activities on purpose: they show its errors only, unless HANDOFF_TEST_LOGS asks for everything.
 try {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const level = process.env.HANDOFF_TEST_LOGS ? 'DEBUG' : 'ERROR';
+  // Core's own lines too (the dev server's missing heartbeat capability is warned about at every worker start).
+  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: level } } } });
 } catch {
   // Already installed by an earlier file in this jest worker.
 }
