@@ -1,11 +1,18 @@
 import type { Knex } from 'knex';
+import { findAgentProfile } from '../db/agents';
+import { rulesInScope } from '../db/escalation-rules';
 import { appendProvenance } from '../db/ledger';
-import { findAvailableReviewersWithCapabilities } from '../db/reviewers';
+import { findAvailableReviewersWithCapabilities, syncReviewerAssignment } from '../db/reviewers';
 import { upsertRoutingProjection } from '../db/routings';
+import { listSafetyDomains } from '../db/safety';
+import type { AgentProfile } from '../domain/agents';
+import type { EscalationRule } from '../domain/escalation-rules';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
-import type { Reviewer } from '../domain/reviewer-assignment';
+import type { LoadedReviewer } from '../domain/reviewer-assignment';
+import { DEFAULT_RISK_THRESHOLDS } from '../domain/risk';
 import type { RequiredCapability, RoutingTask } from '../domain/routing-decision';
-import type { RoutingState } from '../workflows/route-task';
+import { resolveDomain, type DomainSafetyConfig } from '../domain/safety';
+import type { RoutingState } from '../workflows/route-task-definitions';
 
 export interface RoutingProjection {
   state: RoutingState;
@@ -15,10 +22,20 @@ export interface RoutingProjection {
 }
 
 export interface RoutingStep {
-  provenance: AppendProvenanceInput;
+  /** One or more provenance records, appended in order. */
+  provenance: AppendProvenanceInput[];
   projection: RoutingProjection;
-  /** Which part of the projected state carries this step's ledger anchor, known only once appended. */
+  /** Which part of the projected state carries the last record's ledger anchor, known only once appended. */
   anchor_in?: 'decision_result' | 'resolution';
+}
+
+/** What a routing decision needs besides the task, loaded in one local activity. */
+export interface RoutingContext {
+  agent: AgentProfile | null;
+  domain: string;
+  safety: DomainSafetyConfig;
+  rules: EscalationRule[];
+  rule_set: { version: number; enabled: number };
 }
 
 function withAnchor(state: RoutingState, anchorIn: RoutingStep['anchor_in'], anchor: LedgerAnchor): RoutingState {
@@ -29,9 +46,31 @@ function withAnchor(state: RoutingState, anchorIn: RoutingStep['anchor_in'], anc
   return state;
 }
 
+/** The open assignment a state implies: the last level of the chain while a human holds the routing. */
+function openAssignment(state: RoutingState) {
+  const last = state.escalation_chain[state.escalation_chain.length - 1];
+  if (state.status !== 'in_progress' || state.assigned_to?.type !== 'human' || !last) return undefined;
+  return { chain_level: last.level, reviewer_did: last.did, assigned_at: last.timestamp };
+}
+
 export function createRoutingActivities(deps: { db: Knex }) {
   return {
-    async loadReviewers(required: RequiredCapability[]): Promise<Reviewer[]> {
+    /**
+     * The registered agent, the task's domain with its safety configuration (general, or built-in
+     * thresholds and no boundaries when even that is missing), and the enabled rules in its scope.
+     */
+    async loadRoutingContext(task: RoutingTask): Promise<RoutingContext> {
+      const [agent, domains] = await Promise.all([findAgentProfile(deps.db, task.ai_agent_id), listSafetyDomains(deps.db)]);
+      const domain = resolveDomain(task, domains);
+      const config = domains.find((d) => d.domain === domain) ?? domains.find((d) => d.domain === 'general');
+      const safety: DomainSafetyConfig = config
+        ? { domain: config.domain, boundaries: config.boundaries, risk_thresholds: config.risk_thresholds, task_types: config.task_types }
+        : { domain, boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] };
+      const { rules, rule_set } = await rulesInScope(deps.db, { task_type: task.task_type, domain });
+      return { agent, domain, safety, rules, rule_set };
+    },
+
+    async loadReviewers(required: RequiredCapability[]): Promise<LoadedReviewer[]> {
       return findAvailableReviewersWithCapabilities(
         deps.db,
         required.map((capability) => capability.capability_id),
@@ -39,12 +78,18 @@ export function createRoutingActivities(deps: { db: Knex }) {
     },
 
     /**
-     * One step of a routing: its provenance record, then the read model that shows it. Both writes are
-     * idempotent (the record by its step, the projection by its version), so a retry repeats neither.
+     * One step of a routing: its provenance records, then, in one transaction, the read model that shows
+     * it and the reviewer load it implies. Every write is idempotent (records by their step, the projection
+     * by its version, assignments by chain level), so a retry repeats none.
      */
     async recordRoutingStep(step: RoutingStep): Promise<LedgerAnchor> {
-      const anchor = await appendProvenance(deps.db, step.provenance);
-      await upsertRoutingProjection(deps.db, { ...step.projection, state: withAnchor(step.projection.state, step.anchor_in, anchor) });
+      let anchor: LedgerAnchor | undefined;
+      for (const record of step.provenance) anchor = await appendProvenance(deps.db, record);
+      if (!anchor) throw new Error('A routing step records at least one provenance record');
+      const state = withAnchor(step.projection.state, step.anchor_in, anchor);
+      await deps.db.transaction(async (trx) => {
+        if (await upsertRoutingProjection(trx, { ...step.projection, state })) await syncReviewerAssignment(trx, state.routing_id, openAssignment(state));
+      });
       return anchor;
     },
   };

@@ -2,22 +2,26 @@ import type { Knex } from 'knex';
 import type { RoutingTask } from '../domain/routing-decision';
 import type { RoutingState } from '../workflows/route-task';
 
-export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at'> {
+export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'> {
   request_id: string | null;
   requested_by: string;
   task: RoutingTask;
   created_at: Date;
   updated_at: Date;
   assigned_at: Date | null;
+  escalated_at: Date | null;
 }
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
-/** Applies a projection only when it is newer than what is stored, so retries and reordering are harmless. */
+/**
+ * Applies a projection only when it is newer than what is stored, so retries and reordering are harmless;
+ * says whether it was applied.
+ */
 export async function upsertRoutingProjection(
   db: Knex,
   projection: { state: RoutingState; request_id?: string | undefined; task: RoutingTask; requested_by: string },
-): Promise<void> {
+): Promise<boolean> {
   const { state } = projection;
   const row = {
     routing_id: state.routing_id,
@@ -39,15 +43,23 @@ export async function upsertRoutingProjection(
     resolution: json(state.resolution),
     decision_result: json(state.decision_result),
     task: json(projection.task),
+    domain: state.domain ?? null,
+    routing_mode: state.routing_mode ?? null,
+    fourth_law_triggered: state.fourth_law_triggered ?? null,
+    safety_violation_count: state.safety_violation_count ?? 0,
+    rules_triggered: json(state.rules_triggered ?? []),
+    escalated_at: state.escalated_at ?? null,
     created_at: state.created_at,
     updated_at: state.updated_at,
   };
   const { routing_id: _key, request_id: _request, requested_by: _by, task: _task, created_at: _created, ...changes } = row;
-  await db('routings')
+  const applied = await db('routings')
     .insert(row)
     .onConflict('routing_id')
     .merge(changes)
-    .where('routings.version', '<', state.version);
+    .where('routings.version', '<', state.version)
+    .returning('routing_id');
+  return applied.length > 0;
 }
 
 export async function findRoutingById(db: Knex, routingId: string): Promise<RoutingRow | undefined> {

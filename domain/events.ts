@@ -16,6 +16,9 @@ export const EVENT_KINDS = {
   'safety.violation': 'A safety boundary was violated',
   'agent.registered': 'An AI agent was registered',
   'audit.critical': 'Something an auditor must see, e.g. an escalation chain exhausted with no resolution',
+  // Orchestration layer (issue 3): emitted by the routing workflow when a triggered escalation rule's
+  // notify_supervisor threshold is reached.
+  'escalation.supervisor_notified': 'An escalation rule asked for a supervisor to be told, and the routing’s escalation level reached its threshold',
 } as const satisfies Record<string, string>;
 
 export type EventKind = keyof typeof EVENT_KINDS;

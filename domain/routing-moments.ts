@@ -1,6 +1,6 @@
 import { agentCapabilityWeight, type AgentProfile } from './agents';
 import type { RoutingFacts } from './conditions';
-import { dueNotifications, evaluateRules, levelRank, type EscalationRule, type RuleSetEvaluation } from './escalation-rules';
+import { evaluateRules, levelRank, type EscalationRule, type RuleSetEvaluation } from './escalation-rules';
 import { assessRisk, riskRank, type RiskAssessment } from './risk';
 import {
   FOURTH_LAW_THRESHOLD,
@@ -58,7 +58,7 @@ export interface RoutingVerdictV2 extends Omit<RoutingVerdict, 'risk'> {
   required_capabilities: RequiredCapability[];
   violations: Violation[];
   rule_of_threes: RuleOfThreesAnalysis;
-  /** notify_supervisor actions whose threshold the escalation level reached. */
+  /** notify_supervisor actions of the triggered rules; each is due once the escalation level reaches its threshold. */
   notifications: RuleSetEvaluation['notifications'];
   /** Escalation rules that triggered. */
   rules_triggered: string[];
@@ -276,7 +276,7 @@ export function decideRoutingMoments(inputs: RoutingInputs): { moments: Decision
     required_capabilities: decision === 'ai_autonomous' ? task.required_capabilities : mergeCapabilities([...task.required_capabilities, ...ruleNeeds]),
     violations: context.boundaries.violations,
     rule_of_threes: context.threes,
-    notifications: dueNotifications(context.rules.notifications, escalation_level),
+    notifications: context.rules.notifications,
     rules_triggered: context.rules.evaluations.filter((e) => e.triggered).map((e) => e.rule_id),
     ...(outcome.kind === 'conflict' ? { rule_conflict: { rule_ids: outcome.rule_ids, target_capabilities: outcome.target_capabilities } } : {}),
   };

@@ -88,6 +88,16 @@ export const configSchema = z.object({
   ESCALATION_TIMEOUT_MEDIUM_SECONDS: seconds.default(15 * 60),
   ESCALATION_TIMEOUT_HIGH_SECONDS: seconds.default(30 * 60),
   ESCALATION_TIMEOUT_URGENT_SECONDS: seconds.default(60 * 60),
+
+  // Orchestration layer (issue 3).
+  /** How long an autonomous routing in escalation mode (the agent operations' default) stays open to an escalation. */
+  AUTONOMOUS_ESCALATION_WINDOW_SECONDS: seconds.default(24 * 60 * 60),
+  /**
+   * Deprecated API versions, as a JSON array of {"prefix":"/v1","sunset":"<ISO 8601>","deprecated_at":"<ISO 8601>",
+   * "link":"<migration guide URL>"}: responses under a prefix carry Deprecation (RFC 9745), Sunset (RFC 8594) and
+   * Link headers. Empty: no version is deprecated.
+   */
+  API_DEPRECATIONS: z.string().default('[]'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -220,11 +220,11 @@ describe('GET /v1/orch/provenance/{routing_id}', () => {
 
     const { status, body } = await call('GET', `/v1/orch/provenance/${id}`);
     expect(status).toBe(200);
-    expect(body.decision_chain.map((step: { action: string }) => step.action)).toEqual(['routing_decided', 'routing_resolved']);
-    expect(body.decision_chain[0].rules_evaluated).toEqual(
+    expect(body.decision_chain.map((step: { action: string }) => step.action)).toEqual(['capability_assessed', 'risk_evaluated', 'context_analyzed', 'routing_decided', 'routing_resolved']);
+    expect(body.decision_chain[3].rules_evaluated).toEqual(
       expect.arrayContaining([{ rule_id: 'fourth_law', triggered: true, reason: 'ai_confidence_below_threshold' }]),
     );
-    expect(body.ledger_anchors[0]).toEqual({ step_id: 'routing_decision', ...routed.body.provenance.ledger_anchor });
+    expect(body.ledger_anchors[3]).toEqual({ step_id: 'routing_decision', ...routed.body.provenance.ledger_anchor });
     expect(body.accountability).toEqual({
       primary_decision_maker: 'did:web:handoff.local:reviewers:ada',
       ai_support_provided: true,
