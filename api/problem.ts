@@ -26,6 +26,21 @@ export const PROBLEM_TYPES = {
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'A dependency of the service is unavailable' },
+  // Orchestration layer (issue 3). The four codes of the spec: agent_not_registered (403), safety_violation
+  // (403), escalation_required (422), rule_conflict (409).
+  agent_not_registered: { status: 403, title: 'The AI agent is not registered (or not active)' },
+  agent_id_mismatch: { status: 403, title: 'X-Agent-ID names another agent than the API key' },
+  safety_violation: { status: 403, title: 'The action violates a safety boundary' },
+  confidence_below_threshold: { status: 422, title: 'AI confidence is below the 0.70 threshold for autonomous action' },
+  escalation_required: { status: 422, title: 'Human escalation is required' },
+  confidence_mismatch: { status: 422, title: 'X-Confidence-Score disagrees with the body’s confidence' },
+  rule_conflict: { status: 409, title: 'The escalation rule conflicts with, or is shadowed by, an enabled rule' },
+  routing_closed: { status: 409, title: 'The routing no longer takes escalations or confidence reports' },
+  routing_not_completed: { status: 409, title: 'The routing has no outcome yet' },
+  agent_exists: { status: 409, title: 'An agent with this id is already registered' },
+  agent_not_found: { status: 404, title: 'No such agent' },
+  rule_not_found: { status: 404, title: 'No such escalation rule' },
+  safety_domain_not_found: { status: 404, title: 'No safety configuration for this domain' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_TYPES;

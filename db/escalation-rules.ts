@@ -138,3 +138,12 @@ export async function taskTypesByDomain(db: Knex): Promise<Map<string, string[]>
   for (const row of rows as Array<{ domain: string; task_type: string }>) byDomain.set(row.domain, [...(byDomain.get(row.domain) ?? []), row.task_type]);
   return byDomain;
 }
+
+/** Enabled rules that can apply in a domain: those naming it, and those naming no domain. */
+export async function countEnabledRulesForDomain(db: Knex, domain: string): Promise<number> {
+  const [row] = await db('escalation_rules')
+    .count<{ count: number }[]>({ count: '*' })
+    .where({ enabled: true })
+    .andWhere((q) => q.whereNull('scope_domains').orWhereRaw('scope_domains @> array[?]::text[]', [domain]));
+  return Number(row?.count ?? 0);
+}

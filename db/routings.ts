@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { RoutingTask } from '../domain/routing-decision';
-import type { RoutingState } from '../workflows/route-task';
+import { paginate, type Page, type PageRequest } from './pagination';
+import type { RoutingState } from '../workflows/route-task-definitions';
 
 export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'> {
   request_id: string | null;
@@ -64,4 +65,56 @@ export async function upsertRoutingProjection(
 
 export async function findRoutingById(db: Knex, routingId: string): Promise<RoutingRow | undefined> {
   return db<RoutingRow>('routings').where({ routing_id: routingId }).first();
+}
+
+export interface RoutingFilter {
+  status?: string | undefined;
+  decision?: string | undefined;
+  task_type?: string | undefined;
+  agent?: string | undefined;
+  domain?: string | undefined;
+  escalation_level?: string | undefined;
+  risk_level?: string | undefined;
+  confidence__gte?: number | undefined;
+  confidence__lte?: number | undefined;
+  date__gte?: string | undefined;
+  date__lte?: string | undefined;
+}
+
+const HISTORY_COLUMNS = [
+  'routing_id',
+  'status',
+  'decision',
+  'reason',
+  'task_type',
+  'ai_agent_id',
+  'ai_confidence',
+  'risk_level',
+  'domain',
+  'routing_mode',
+  'escalation_level',
+  'assigned_to',
+  'fourth_law_triggered',
+  'safety_violation_count',
+  'rules_triggered',
+  'escalated_at',
+  'created_at',
+  'updated_at',
+];
+
+export type RoutingHistoryRow = Pick<
+  RoutingRow,
+  'routing_id' | 'status' | 'decision' | 'reason' | 'task_type' | 'ai_agent_id' | 'ai_confidence' | 'risk_level' | 'domain' | 'routing_mode' | 'escalation_level' | 'assigned_to' | 'fourth_law_triggered' | 'safety_violation_count' | 'rules_triggered' | 'escalated_at' | 'created_at' | 'updated_at'
+>;
+
+/** The routings read model filtered by field (bounds by __gte/__lte), as a keyset page. */
+export async function listRoutings(db: Knex, page: PageRequest, filter: RoutingFilter): Promise<Page<RoutingHistoryRow>> {
+  const query = db('routings').select(HISTORY_COLUMNS);
+  const equal = { status: filter.status, decision: filter.decision, task_type: filter.task_type, ai_agent_id: filter.agent, domain: filter.domain, escalation_level: filter.escalation_level, risk_level: filter.risk_level };
+  for (const [column, value] of Object.entries(equal)) if (value !== undefined) query.where(column, value);
+  if (filter.confidence__gte !== undefined) query.where('ai_confidence', '>=', filter.confidence__gte);
+  if (filter.confidence__lte !== undefined) query.where('ai_confidence', '<=', filter.confidence__lte);
+  if (filter.date__gte !== undefined) query.where('created_at', '>=', filter.date__gte);
+  if (filter.date__lte !== undefined) query.where('created_at', '<=', filter.date__lte);
+  return paginate<RoutingHistoryRow>(query, page);
 }

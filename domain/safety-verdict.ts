@@ -1,6 +1,7 @@
-import { riskRank, type RiskLevel } from './risk';
-import type { RuleOfThreesAnalysis } from './rule-of-threes';
-import { asksConfirmation, isBlocking, type BoundaryEvaluation } from './safety';
+import type { AgentProfile } from './agents';
+import { assessRisk, riskRank, type RiskAssessment, type RiskLevel } from './risk';
+import { ruleOfThrees, type RuleOfThreesAnalysis } from './rule-of-threes';
+import { asksConfirmation, evaluateBoundaries, isBlocking, type BoundaryEvaluation, type DomainSafetyConfig, type SafetyActor } from './safety';
 
 /**
  * none                the actor may act
@@ -60,4 +61,30 @@ export function boundaryAnswer(evaluation: BoundaryEvaluation, verdict: SafetyVe
         approval_tier: TIER_FOR_RISK[riskLevel],
       };
   }
+}
+
+export interface ActionAssessment {
+  risk: RiskAssessment;
+  evaluation: BoundaryEvaluation;
+  threes: RuleOfThreesAnalysis;
+  verdict: SafetyVerdict;
+}
+
+/**
+ * The whole safety judgment of one action by one actor in one domain: its risk under the domain's
+ * thresholds, the boundaries it crosses, the Rule of Threes, and what that requires.
+ */
+export function assessAction(input: {
+  action: string;
+  context: Record<string, unknown>;
+  actor: SafetyActor;
+  agent: AgentProfile | null;
+  config: DomainSafetyConfig;
+  domain: string;
+}): ActionAssessment {
+  const risk = assessRisk({ context: input.context, lifeSafetyFlag: input.context.life_safety === true }, input.config.risk_thresholds);
+  const facts = { task_type: input.action, domain: input.domain, risk_level: risk.level, ai_confidence: input.actor.confidence ?? 1, context: input.context };
+  const evaluation = evaluateBoundaries({ action: input.action, context: input.context, actor: input.actor, agent: input.agent, config: input.config, facts, risk });
+  const threes = ruleOfThrees({ context: input.context, risk_level: risk.level, violations: evaluation.violations });
+  return { risk, evaluation, threes, verdict: safetyVerdict(evaluation, threes, risk.level) };
 }

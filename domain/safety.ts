@@ -124,6 +124,38 @@ function crossed(boundary: Boundary, input: SafetyInput): string | undefined {
   }
 }
 
+/**
+ * What the agent's own registered constraints forbid it: prescribing when it cannot, and acting alone
+ * above its risk ceiling. (requires_human_confirmation forbids nothing; it asks for a confirmation.)
+ */
+export function agentConstraintViolations(agent: AgentProfile, action: string, context: Record<string, unknown>, risk: RiskAssessment): Violation[] {
+  const constraints = agent.safety_constraints;
+  const violations: Violation[] = [];
+  if (constraints.cannot_prescribe && involvesPrescription(action, context)) {
+    violations.push({
+      boundary_id: 'agent:cannot_prescribe',
+      boundary_type: 'safety_boundary',
+      severity: 'critical',
+      description: `${agent.agent_id} is registered as unable to prescribe`,
+      reason: 'agent_cannot_prescribe',
+      enforcement: 'strict',
+      escalation_required: true,
+    });
+  }
+  if (constraints.max_risk_level && riskRank(risk.level) > riskRank(constraints.max_risk_level)) {
+    violations.push({
+      boundary_id: 'agent:max_risk_level',
+      boundary_type: 'risk_boundary',
+      severity: 'high',
+      description: `${risk.level} risk exceeds the ${constraints.max_risk_level} the agent may act on alone`,
+      reason: riskReason(risk, constraints.max_risk_level),
+      enforcement: 'strict',
+      escalation_required: true,
+    });
+  }
+  return violations;
+}
+
 const applies = (boundary: Boundary, action: string) => boundary.actions.length === 0 || boundary.actions.includes(action);
 
 /**
@@ -153,33 +185,9 @@ export function evaluateBoundaries(input: SafetyInput): BoundaryEvaluation {
   }
 
   const constraints = ai ? input.agent?.safety_constraints : undefined;
-  if (constraints?.cannot_prescribe) {
-    checked += 1;
-    if (involvesPrescription(input.action, input.context)) {
-      violations.push({
-        boundary_id: 'agent:cannot_prescribe',
-        boundary_type: 'safety_boundary',
-        severity: 'critical',
-        description: `${input.agent!.agent_id} is registered as unable to prescribe`,
-        reason: 'agent_cannot_prescribe',
-        enforcement: 'strict',
-        escalation_required: true,
-      });
-    }
-  }
-  if (constraints?.max_risk_level) {
-    checked += 1;
-    if (riskRank(input.risk.level) > riskRank(constraints.max_risk_level)) {
-      violations.push({
-        boundary_id: 'agent:max_risk_level',
-        boundary_type: 'risk_boundary',
-        severity: 'high',
-        description: `${input.risk.level} risk exceeds the ${constraints.max_risk_level} the agent may act on alone`,
-        reason: riskReason(input.risk, constraints.max_risk_level),
-        enforcement: 'strict',
-        escalation_required: true,
-      });
-    }
+  if (ai && input.agent) {
+    checked += (constraints?.cannot_prescribe ? 1 : 0) + (constraints?.max_risk_level ? 1 : 0);
+    violations.push(...agentConstraintViolations(input.agent, input.action, input.context, input.risk));
   }
 
   const recommended = new Map<string, number>();

@@ -97,7 +97,29 @@ export const configSchema = z.object({
    * "link":"<migration guide URL>"}: responses under a prefix carry Deprecation (RFC 9745), Sunset (RFC 8594) and
    * Link headers. Empty: no version is deprecated.
    */
-  API_DEPRECATIONS: z.string().default('[]'),
+  API_DEPRECATIONS: z
+    .string()
+    .default('[]')
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.array(
+        z
+          .object({
+            prefix: z.string().regex(/^\/[^?#]*$/, 'must be a path prefix such as /v1'),
+            sunset: z.iso.datetime({ offset: true }),
+            deprecated_at: z.iso.datetime({ offset: true }).optional(),
+            link: z.url().optional(),
+          })
+          .strict(),
+      ),
+    ),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -35,6 +35,8 @@ export function appSettings(config: Config): AppDeps['settings'] {
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     bodyLimit: config.BODY_LIMIT,
     escalationTimeoutsSeconds: escalationTimeouts(config),
+    autonomousEscalationWindowSeconds: config.AUTONOMOUS_ESCALATION_WINDOW_SECONDS,
+    deprecations: config.API_DEPRECATIONS,
   };
 }
 
