@@ -78,13 +78,17 @@ export function createRoutingActivities(deps: { db: Knex }) {
     },
 
     /**
-     * One step of a routing: its provenance records, then, in one transaction, the read model that shows
-     * it and the reviewer load it implies. Every write is idempotent (records by their step, the projection
-     * by its version, assignments by chain level), so a retry repeats none.
+     * One step of a routing: its provenance records in one transaction (one commit for the four decision
+     * moments), then, in another, the read model that shows it and the reviewer load it implies. Every
+     * write is idempotent (records by their step, the projection by its version, assignments by chain
+     * level), so a retry repeats none.
      */
     async recordRoutingStep(step: RoutingStep): Promise<LedgerAnchor> {
-      let anchor: LedgerAnchor | undefined;
-      for (const record of step.provenance) anchor = await appendProvenance(deps.db, record);
+      const anchor = await deps.db.transaction(async (trx) => {
+        let last: LedgerAnchor | undefined;
+        for (const record of step.provenance) last = await appendProvenance(trx, record);
+        return last;
+      });
       if (!anchor) throw new Error('A routing step records at least one provenance record');
       const state = withAnchor(step.projection.state, step.anchor_in, anchor);
       await deps.db.transaction(async (trx) => {

@@ -7,10 +7,9 @@ interface ReviewerRow extends LoadedReviewer {
   updated_at: Date;
 }
 
-/** Open assignments per reviewer, as a column the reviewer queries join. */
+/** Each reviewer's open assignments, counted on the partial index for the reviewers the query returns only. */
 function withLoad(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
-  const open = db('reviewer_assignments').select('reviewer_did').count({ open_assignments: '*' }).whereNull('released_at').groupBy('reviewer_did').as('load');
-  return query.leftJoin(open, 'load.reviewer_did', 'reviewers.did').select(db.raw('coalesce(load.open_assignments, 0)::int as open_assignments'));
+  return query.select(db.raw('(select count(*) from reviewer_assignments a where a.reviewer_did = reviewers.did and a.released_at is null)::int as open_assignments'));
 }
 
 const COLUMNS = ['reviewers.did', 'reviewers.display_name', 'reviewers.capabilities', 'reviewers.chain_level', 'reviewers.available', 'reviewers.capacity'];

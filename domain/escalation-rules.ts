@@ -98,11 +98,11 @@ export function evaluateRules(rules: readonly EscalationRule[], facts: RoutingFa
   }
   if (escalating.length === 0) return { evaluations, outcome: { kind: 'none' }, notifications };
 
-  const top = Math.max(...escalating.map(({ rule }) => priorityRank(rule.priority)));
+  const top = escalating.reduce((highest, { rule }) => Math.max(highest, priorityRank(rule.priority)), 0);
   const deciding = escalating.filter(({ rule }) => priorityRank(rule.priority) === top);
+  const overridden = new Set(escalating.filter(({ rule }) => priorityRank(rule.priority) < top).map(({ rule }) => rule.rule_id));
   for (const evaluation of evaluations) {
-    const overridden = escalating.find(({ rule }) => rule.rule_id === evaluation.rule_id && priorityRank(rule.priority) < top);
-    if (overridden) evaluation.reason = `${evaluation.reason}; overridden by a ${RULE_PRIORITIES[top]} priority rule`;
+    if (overridden.has(evaluation.rule_id)) evaluation.reason = `${evaluation.reason}; overridden by a ${RULE_PRIORITIES[top]} priority rule`;
   }
   const capabilities = [...new Set(deciding.map(({ action }) => action.target_capability))];
   const rule_ids = deciding.map(({ rule }) => rule.rule_id);
@@ -110,7 +110,7 @@ export function evaluateRules(rules: readonly EscalationRule[], facts: RoutingFa
   if (capabilities.length > 1) return { evaluations, outcome: { kind: 'conflict', rule_ids, target_capabilities: capabilities, urgency }, notifications };
   return {
     evaluations,
-    outcome: { kind: 'escalate', rule_ids, target_capability: capabilities[0]!, min_weight: Math.max(...deciding.map(({ action }) => action.min_weight)), urgency },
+    outcome: { kind: 'escalate', rule_ids, target_capability: capabilities[0]!, min_weight: deciding.reduce((max, { action }) => Math.max(max, action.min_weight), 0), urgency },
     notifications,
   };
 }

@@ -100,7 +100,7 @@ export function printTable(results: Results): void {
   say('The floor goes client → Temporal → worker, without HTTP or the API process.');
 }
 
-export function writeResults(results: Results, file: string): void {
+export function writeResults(results: object, file: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
   // Three decimals are more than the run-to-run noise.
   const rounded = (_key: string, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value);

@@ -11,32 +11,19 @@
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import path from 'node:path';
-import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
-import { migrateToLatest } from '../../db/migrate';
-import { loadConfig, tokenIssuer } from '../../runtime/config';
-import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
-import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { benchFloorWorkflow, floorUpdate } from '../../workflows/bench-floor';
-import { seedDevReviewers } from '../dev-seed';
-import { provisionTemporal } from '../provision-temporal';
-import { startTemporalDevServer } from '../temporal-dev-server';
-import { createBenchDatabase, serviceBackendPids, type BenchDatabase } from './database';
-import { runClosedLoop, summarize, type LoadRun, type Send } from './load';
-import { cpuSeconds, freePort, procStatusKb, ProcessMeter, spawnService, type Service } from './processes';
+import type { LoadRun, Send } from './load';
+import { procStatusKb, ProcessMeter } from './processes';
 import { judge, phaseFigures, printTable, toMiB, writeResults, type Kind, type PhaseFigures, type Results } from './report';
+import { closedLoop, runRound, runSuite, say, settle, startBenchStack, watchedBy, type BenchStack } from './stack';
 
 const REQUESTS = 2000;
 const WARM_UP_REQUESTS = 200;
 const CONCURRENCY = 32;
 /** Routing and floor take turns in rounds, so that load from elsewhere on the machine hits both alike. */
 const ROUNDS = 4;
-/** Between rounds, the stack counts as idle once it uses less than this share of one core. */
-const SETTLED_CPU_FRACTION = 0.1;
-const SETTLE_WINDOW_MS = 250;
-const SETTLE_TIMEOUT_MS = 10_000;
-const NAMESPACE = 'default';
 const TASK_QUEUE = 'bench-routing';
-const READY_TIMEOUT_MS = 120_000;
 const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'routing.json');
 
 /** Half the requests must go to a human (a reviewer holds general_review), half stay with the agent. */
@@ -55,63 +42,6 @@ const ROUTING_CASES = [
     body: JSON.stringify({ task_type: 'bench_summarize', ai_agent_id: 'urn:bench:agent:1', ai_confidence: 0.95 }),
   },
 ] as const;
-
-const say = (line: string) => process.stdout.write(`${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const cleanups: Array<() => Promise<void>> = [];
-let teardown: Promise<void> | undefined;
-
-/** Runs every cleanup once, newest first, however many paths (error, signal, success) ask for it. */
-function tearDown(): Promise<void> {
-  teardown ??= (async () => {
-    for (const cleanup of cleanups.splice(0)) await cleanup().catch((error: unknown) => process.stderr.write(`cleanup failed: ${(error as Error).message}\n`));
-  })();
-  return teardown;
-}
-
-/** Only what the services need, so settings in the caller's shell cannot skew the run. */
-function serviceEnv(settings: { databaseUrl: string; poolMax: number; temporalAddress: string; apiPort: number }): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    DATABASE_URL: settings.databaseUrl,
-    DATABASE_POOL_MAX: String(settings.poolMax),
-    TEMPORAL_ADDRESS: settings.temporalAddress,
-    TEMPORAL_NAMESPACE: NAMESPACE,
-    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-    PORT: String(settings.apiPort),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_ROUTING_REQUESTS: '1000000',
-  };
-}
-
-/** Fails as soon as one of the services dies instead of waiting on it forever. */
-function unlessAServiceDies<T>(work: Promise<T>, services: Service[]): Promise<T> {
-  return Promise.race([work, ...services.map((service) => service.exited)]);
-}
-
-async function waitUntil(what: string, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await sleep(250);
-  }
-  throw new Error(`${what} was not ready within ${READY_TIMEOUT_MS / 1000} s`);
-}
-
-async function apiIsReady(baseUrl: string): Promise<boolean> {
-  const response = await fetch(`${baseUrl}/readyz`);
-  await response.arrayBuffer();
-  return response.status === 200;
-}
-
-async function workerIsPolling(client: Client): Promise<boolean> {
-  // 1 is TASK_QUEUE_TYPE_WORKFLOW; the enum lives in @temporalio/proto, which is not a direct dependency.
-  const { pollers } = await client.workflowService.describeTaskQueue({ namespace: NAMESPACE, taskQueue: { name: TASK_QUEUE }, taskQueueType: 1 });
-  return (pollers?.length ?? 0) > 0;
-}
 
 function routingSend(baseUrl: string, token: string): Send {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -139,83 +69,9 @@ function floorSend(client: Client, workflowIdPrefix: string): Send {
   };
 }
 
-/**
- * Waits until the stack has caught up with the last round (Temporal keeps writing visibility and
- * timers after the answers went out), so that its leftovers are not billed to the next round.
- */
-async function settle(pids: number[]): Promise<void> {
-  const busySeconds = () => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
-  for (const deadline = Date.now() + SETTLE_TIMEOUT_MS; Date.now() < deadline; ) {
-    const before = busySeconds();
-    await sleep(SETTLE_WINDOW_MS);
-    if (busySeconds() - before <= (SETTLE_WINDOW_MS / 1000) * SETTLED_CPU_FRACTION) return;
-  }
-  say(`  (the stack was still busy after ${SETTLE_TIMEOUT_MS / 1000} s; measuring anyway)`);
-}
-
-async function runRound(label: string, run: () => Promise<LoadRun>, meter?: ProcessMeter): Promise<LoadRun> {
-  const result = meter ? await meter.measure(run) : await run();
-  const { p99Ms, throughputPerSecond, errors, errorSamples } = summarize([result]);
-  say(`  ${label}: ${throughputPerSecond.toFixed(0)} req/s, p99 ${p99Ms.toFixed(0)} ms, ${errors} errors`);
-  for (const sample of errorSamples) say(`    error: ${sample}`);
-  return result;
-}
-
-async function startInfrastructure() {
-  const { cli } = await provisionTemporal(say);
-  say('Starting an in-memory Temporal dev server…');
-  const temporalServer = await startTemporalDevServer({ cli, port: await freePort(), namespace: NAMESPACE });
-  cleanups.unshift(() => temporalServer.stop());
-
-  const database = await createBenchDatabase();
-  cleanups.unshift(() => database.destroy());
-  say(`Preparing ${database.kind === 'postgres' ? 'a fresh database on the local Postgres' : 'an embedded Postgres (one connection per process)'}…`);
-  await migrateToLatest(database.db);
-  await ensureSigningKey(database.db);
-  await seedDevReviewers(database.db);
-
-  const connection = await Connection.connect({ address: temporalServer.address });
-  cleanups.unshift(() => connection.close());
-  return { temporalServer, database, client: new Client({ connection, namespace: NAMESPACE }) };
-}
-
-async function startServices(env: NodeJS.ProcessEnv, baseUrl: string, client: Client) {
-  say('Starting the API and the worker as child processes…');
-  const api = spawnService('api', 'api/server.ts', env);
-  cleanups.unshift(() => api.stop());
-  const worker = spawnService('worker', 'workers/main.ts', env);
-  cleanups.unshift(() => worker.stop());
-  await unlessAServiceDies(
-    Promise.all([waitUntil('The API', () => apiIsReady(baseUrl)), waitUntil('The worker', () => workerIsPolling(client))]),
-    [api, worker],
-  );
-  return { api, worker };
-}
-
-/** What the measurements watch: the two services, the Temporal server's process, and the database. */
-interface Stack {
-  api: Service;
-  worker: Service;
-  temporalPids: number[];
-  database: BenchDatabase;
-}
-
 type Load = (kind: Kind, count: number, firstIndex: number) => () => Promise<LoadRun>;
 
-function watchedBy(stack: Stack): ConstructorParameters<typeof ProcessMeter>[0] {
-  return {
-    memory: { api: stack.api.pid, worker: stack.worker.pid },
-    cpu: {
-      api: () => [stack.api.pid],
-      worker: () => [stack.worker.pid],
-      temporal: () => stack.temporalPids,
-      postgres: () => serviceBackendPids(stack.database),
-      loadGenerator: () => [process.pid],
-    },
-  };
-}
-
-async function measureInRounds(stack: Stack, load: Load): Promise<Record<Kind, PhaseFigures>> {
+async function measureInRounds(stack: BenchStack, load: Load): Promise<Record<Kind, PhaseFigures>> {
   const meters: Record<Kind, ProcessMeter> = { routing: new ProcessMeter(watchedBy(stack)), floor: new ProcessMeter(watchedBy(stack)) };
   const runs: Record<Kind, LoadRun[]> = { routing: [], floor: [] };
   const perRound = REQUESTS / ROUNDS;
@@ -224,7 +80,7 @@ async function measureInRounds(stack: Stack, load: Load): Promise<Record<Kind, P
     // Taking turns at going first cancels what going first or second does to a round.
     const order: Kind[] = round % 2 === 0 ? ['floor', 'routing'] : ['routing', 'floor'];
     for (const kind of order) {
-      await settle([stack.api.pid, stack.worker.pid, ...stack.temporalPids]);
+      await settle(stack);
       const firstIndex = WARM_UP_REQUESTS + round * perRound;
       runs[kind].push(await runRound(`round ${round + 1} ${kind}`, load(kind, perRound, firstIndex), meters[kind]));
     }
@@ -233,22 +89,9 @@ async function measureInRounds(stack: Stack, load: Load): Promise<Record<Kind, P
 }
 
 async function main(): Promise<void> {
-  const { temporalServer, database, client } = await startInfrastructure();
-  const apiPort = await freePort();
-  const env = serviceEnv({ databaseUrl: database.url, poolMax: database.poolMax, temporalAddress: temporalServer.address, apiPort });
-  const config = loadConfig(env);
-  const baseUrl = `http://127.0.0.1:${apiPort}`;
-  const token = await issueAccessToken(
-    createKeyRing(database.db),
-    { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
-    { subject: 'bench', scopes: SCOPES, ttlSeconds: 3600 },
-  );
-  const { api, worker } = await startServices(env, baseUrl, client);
-  const stack: Stack = { api, worker, temporalPids: temporalServer.process.pid === undefined ? [] : [temporalServer.process.pid], database };
-
-  const sends: Record<Kind, Send> = { routing: routingSend(baseUrl, token), floor: floorSend(client, `bench-floor-${randomBytes(4).toString('hex')}`) };
-  const load: Load = (kind, count, firstIndex) => () =>
-    unlessAServiceDies(runClosedLoop({ count, concurrency: CONCURRENCY, send: sends[kind], firstIndex }), [api, worker]);
+  const stack = await startBenchStack(TASK_QUEUE);
+  const sends: Record<Kind, Send> = { routing: routingSend(stack.baseUrl, stack.token), floor: floorSend(stack.client, `bench-floor-${randomBytes(4).toString('hex')}`) };
+  const load: Load = (kind, count, firstIndex) => () => closedLoop(stack, { count, concurrency: CONCURRENCY, send: sends[kind], firstIndex });
 
   // Not measured: JIT, connection pools and caches warm up.
   say(`Warm-up: ${WARM_UP_REQUESTS} requests of each at concurrency ${CONCURRENCY}…`);
@@ -258,33 +101,15 @@ async function main(): Promise<void> {
 
   const results: Results = {
     generatedAt: new Date().toISOString(),
-    machine: { cpus: cpus().length, node: process.version, database: database.kind },
+    machine: { cpus: cpus().length, node: process.version, database: stack.database.kind },
     settings: { requests: REQUESTS, warmUpRequests: WARM_UP_REQUESTS, concurrency: CONCURRENCY, rounds: ROUNDS },
     routing,
     floor,
     ...judge(routing, floor),
-    peakRssWholeRunMiB: { api: toMiB(procStatusKb(api.pid, 'VmHWM')), worker: toMiB(procStatusKb(worker.pid, 'VmHWM')) },
+    peakRssWholeRunMiB: { api: toMiB(procStatusKb(stack.api.pid, 'VmHWM')), worker: toMiB(procStatusKb(stack.worker.pid, 'VmHWM')) },
   };
   printTable(results);
   writeResults(results, RESULTS_FILE);
 }
 
-let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  // `on`, not `once`: Ctrl-C reaches this process both from the terminal and relayed by tsx.
-  process.on(signal, () => {
-    if (interrupted) return;
-    interrupted = true;
-    say(`\n${signal}: tearing down…`);
-    void tearDown().then(() => process.exit(130));
-  });
-}
-
-main()
-  .then(() => tearDown())
-  .catch(async (error: unknown) => {
-    // Ctrl-C also reaches the children, whose exit then fails the run; that is no news to the one who pressed it.
-    if (!interrupted) process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    await tearDown();
-    process.exitCode = 1;
-  });
+runSuite(main);
