@@ -13,8 +13,7 @@ import {
 } from '../../db/escalation-rules';
 import { appendProvenance } from '../../db/ledger';
 import { listSafetyDomains } from '../../db/safety';
-import type { Condition } from '../../domain/conditions';
-import { analyzeRule, appliesTo, ruleProblems, ruleScope, triggerRate, type RuleAction, type RuleFinding, type RulePriority } from '../../domain/escalation-rules';
+import { analyzeRule, appliesTo, ruleProblems, ruleScope, triggerRate, type RuleFinding } from '../../domain/escalation-rules';
 import type { Principal } from '../auth/tokens';
 import { recordedBy } from '../recorded-by';
 
@@ -22,14 +21,8 @@ import { recordedBy } from '../recorded-by';
 export const DRY_RUN_WINDOW_DAYS = 30;
 export const DRY_RUN_LIMIT = 50_000;
 
-export interface RuleDefinition {
-  rule_name: string;
-  description: string;
-  conditions: Condition[];
-  actions: RuleAction[];
-  priority: RulePriority;
-  enabled: boolean;
-}
+/** What an admin defines; the rest of a rule (scope, applies_to, trigger rate, version) is derived. */
+export type RuleDefinition = Pick<EscalationRuleRow, 'rule_name' | 'description' | 'conditions' | 'actions' | 'priority' | 'enabled'>;
 
 export type RuleFailure =
   | { ok: false; code: 'invalid_rule'; errors: Array<{ field: string; message: string }> }
