@@ -36,6 +36,8 @@ export interface RoutingContext {
   safety: DomainSafetyConfig;
   rules: EscalationRule[];
   rule_set: { version: number; enabled: number };
+  /** Available reviewers holding the task's own capabilities, so a human decision rarely needs another load. */
+  reviewers: LoadedReviewer[];
 }
 
 function withAnchor(state: RoutingState, anchorIn: RoutingStep['anchor_in'], anchor: LedgerAnchor): RoutingState {
@@ -57,7 +59,8 @@ export function createRoutingActivities(deps: { db: Knex }) {
   return {
     /**
      * The registered agent, the task's domain with its safety configuration (general, or built-in
-     * thresholds and no boundaries when even that is missing), and the enabled rules in its scope.
+     * thresholds and no boundaries when even that is missing), the enabled rules in its scope, and the
+     * reviewers who could take it: all a decision needs, in one local activity.
      */
     async loadRoutingContext(task: RoutingTask): Promise<RoutingContext> {
       const [agent, domains] = await Promise.all([findAgentProfile(deps.db, task.ai_agent_id), listSafetyDomains(deps.db)]);
@@ -66,8 +69,14 @@ export function createRoutingActivities(deps: { db: Knex }) {
       const safety: DomainSafetyConfig = config
         ? { domain: config.domain, boundaries: config.boundaries, risk_thresholds: config.risk_thresholds, task_types: config.task_types }
         : { domain, boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] };
-      const { rules, rule_set } = await rulesInScope(deps.db, { task_type: task.task_type, domain });
-      return { agent, domain, safety, rules, rule_set };
+      const [{ rules, rule_set }, reviewers] = await Promise.all([
+        rulesInScope(deps.db, { task_type: task.task_type, domain }),
+        findAvailableReviewersWithCapabilities(
+          deps.db,
+          task.required_capabilities.map((capability) => capability.capability_id),
+        ),
+      ]);
+      return { agent, domain, safety, rules, rule_set, reviewers };
     },
 
     async loadReviewers(required: RequiredCapability[]): Promise<LoadedReviewer[]> {

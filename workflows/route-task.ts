@@ -137,11 +137,13 @@ async function routeCurrent(run: RoutingRun): Promise<void> {
   );
 
   // The decision, in its four moments.
-  const context = await loadRoutingContext(task);
+  const { reviewers: candidates, ...context } = await loadRoutingContext(task);
   const { moments, verdict } = decideRoutingMoments({ task, ...context });
   const human = needsHuman(verdict.decision);
   const required = verdict.required_capabilities;
-  const assignment = human ? assignReviewer(await loadReviewers(required), required) : undefined;
+  // The candidates hold the task's capabilities; a rule's target capability means loading them again.
+  const coveredByCandidates = required.every((need) => task.required_capabilities.some((own) => own.capability_id === need.capability_id));
+  const assignment = human ? assignReviewer(coveredByCandidates ? candidates : await loadReviewers(required), required) : undefined;
   const decidedAt = now();
   const assigned_to: AssignedTo | undefined = !human
     ? { type: 'ai_agent', did: agentDid(task.ai_agent_id), agent_id: task.ai_agent_id, capabilities_matched: [] }

@@ -38,6 +38,7 @@ const activities: ReturnType<typeof createRoutingActivities> = {
       },
     ],
     rule_set: { version: 1, enabled: 1 },
+    reviewers,
   }),
   loadReviewers: async () => reviewers,
   recordRoutingStep: (() => {

@@ -37,9 +37,10 @@ let env: TestWorkflowEnvironment;
 let appended: AppendProvenanceInput[];
 let projections: RoutingState[];
 let reviewers: LoadedReviewer[];
-let context: RoutingContext;
+let context: Omit<RoutingContext, 'reviewers'>;
+let reviewerLoads: string[][];
 
-const baseContext = (): RoutingContext => ({
+const baseContext = (): Omit<RoutingContext, 'reviewers'> => ({
   agent: null,
   domain: 'general',
   safety: { domain: 'general', boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] },
@@ -50,9 +51,10 @@ const baseContext = (): RoutingContext => ({
 /** In-memory activities: the test is about the workflow's timing and choices, not Postgres. */
 const activities: Activities = {
   async loadRoutingContext() {
-    return context;
+    return { ...context, reviewers };
   },
-  async loadReviewers() {
+  async loadReviewers(required) {
+    reviewerLoads.push(required.map((need) => need.capability_id));
     return reviewers;
   },
   async recordRoutingStep({ provenance, projection }) {
@@ -78,6 +80,7 @@ afterAll(() => env?.teardown());
 beforeEach(() => {
   appended = [];
   projections = [];
+  reviewerLoads = [];
   reviewers = [reviewer('did:x:first', 1), reviewer('did:x:second', 2), reviewer('did:x:third', 3)];
   context = baseContext();
 });
@@ -320,6 +323,29 @@ describe('routeTaskWorkflow', () => {
       expect(eventsOf('escalation:2')).toEqual(['escalation.triggered', 'escalation.supervisor_notified']);
       expect(eventsOf('escalation:3')).toEqual(['escalation.triggered']);
       expect(appended.find((a) => a.entry.step_id === 'context_analysis')!.entry.rules_evaluated).toEqual([{ rule_id: 'er_notify', triggered: true, reason: 'task_type diagnosis == diagnosis' }]);
+    });
+  });
+
+  it('assigns from the candidates the context brought, and loads reviewers again only for a rule’s own capability', async () => {
+    reviewers = [reviewer('did:x:first', 1, { diagnosis: 0.9 }), reviewer('did:x:oncologist', 1, { diagnosis: 0.9, oncology: 0.95 })];
+    await withWorker(async (taskQueue) => {
+      await start(taskQueue, input({}));
+      expect(reviewerLoads).toEqual([]);
+      context = {
+        ...baseContext(),
+        rules: [
+          {
+            rule_id: 'er_onco',
+            rule_name: 'oncology',
+            priority: 'high',
+            conditions: [{ condition_type: 'task_type', operator: '==', value: 'diagnosis' }],
+            actions: [{ action: 'escalate_to_human', target_capability: 'oncology', min_weight: 0.9, urgency: 'high' }],
+          },
+        ],
+      };
+      const { decided } = await start(taskQueue, input({}));
+      expect(reviewerLoads).toEqual([['diagnosis', 'oncology']]);
+      expect(decided).toMatchObject({ ok: true, decision: { assigned_to: { did: 'did:x:oncologist' }, rules_triggered: ['er_onco'] } });
     });
   });
 });
