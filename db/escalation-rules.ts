@@ -35,9 +35,15 @@ const asJson = (rule: Partial<RuleWrite>) => ({
   ...(rule.trigger_rate ? { trigger_rate: JSON.stringify(rule.trigger_rate) } : {}),
 });
 
-/** Every rule change bumps the version a routing records as the rule set it was decided under. */
-async function bumpRuleSetVersion(db: Knex): Promise<number> {
-  const [row] = await db('escalation_rule_set').where({ id: 1 }).increment('version', 1).returning('version');
+/**
+ * Every rule change bumps the version a routing records as the rule set it was decided under, and
+ * recounts the enabled rules, in the change's transaction.
+ */
+export async function bumpRuleSetVersion(db: Knex): Promise<number> {
+  const [row] = await db('escalation_rule_set')
+    .where({ id: 1 })
+    .update({ version: db.raw('version + 1'), enabled_rules: db('escalation_rules').count('*').where({ enabled: true }) })
+    .returning('version');
   return Number((row as { version: number }).version);
 }
 
@@ -100,12 +106,9 @@ export async function rulesInScope(db: Knex, scope: { task_type: string; domain:
       .andWhere((q) => q.whereNull('scope_task_types').orWhereRaw('scope_task_types @> array[?]::text[]', [scope.task_type]))
       .andWhere((q) => q.whereNull('scope_domains').orWhereRaw('scope_domains @> array[?]::text[]', [scope.domain]))
       .orderBy('rule_id'),
-    db.raw<{ rows: Array<{ version: number; enabled: number }> }>(
-      'select (select version from escalation_rule_set where id = 1) as version, (select count(*) from escalation_rules where enabled) as enabled',
-    ),
+    db('escalation_rule_set').select('version', 'enabled_rules').where({ id: 1 }).first(),
   ]);
-  const counts = set.rows[0]!;
-  return { rules: rows.map(toRule), rule_set: { version: Number(counts.version), enabled: Number(counts.enabled) } };
+  return { rules: rows.map(toRule), rule_set: { version: Number(set?.version ?? 0), enabled: Number(set?.enabled_rules ?? 0) } };
 }
 
 /**

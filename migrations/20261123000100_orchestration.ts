@@ -46,13 +46,15 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw(`alter table escalation_rules add constraint escalation_rules_priority check (priority in ('low', 'medium', 'high', 'critical'))`);
   await knex.raw('create index escalation_rules_enabled_task_types on escalation_rules using gin (scope_task_types) where enabled');
-  // Bumped in the transaction of every rule change; a routing records the version it was decided under.
+  // Bumped in the transaction of every rule change, with the count of enabled rules; a routing records
+  // both as the rule set it was decided under, without counting the rules itself.
   await knex.schema.createTable('escalation_rule_set', (t) => {
     t.integer('id').primary();
     t.bigInteger('version').notNullable();
+    t.integer('enabled_rules').notNullable();
   });
   await knex.raw('alter table escalation_rule_set add constraint escalation_rule_set_single_row check (id = 1)');
-  await knex('escalation_rule_set').insert({ id: 1, version: 0 });
+  await knex('escalation_rule_set').insert({ id: 1, version: 0, enabled_rules: 0 });
 
   await knex.schema.createTable('safety_domains', (t) => {
     t.text('domain').primary();

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { insertRule } from '../../db/escalation-rules';
+import { bumpRuleSetVersion, insertRule } from '../../db/escalation-rules';
 import type { Condition, RoutingFacts } from '../../domain/conditions';
 import { evaluateRules, ruleScope, RULE_PRIORITIES, type EscalationRule } from '../../domain/escalation-rules';
 import { DEFAULT_RISK_THRESHOLDS, RISK_LEVELS } from '../../domain/risk';
@@ -187,7 +187,7 @@ async function enable(stack: BenchStack, configuration: Configuration): Promise<
   const prefix = ENABLED_PREFIX[configuration];
   await stack.database.db.transaction(async (trx) => {
     await trx('escalation_rules').update({ enabled: prefix ? trx.raw('starts_with(rule_name, ?)', [prefix]) : false });
-    await trx('escalation_rule_set').where({ id: 1 }).increment('version', 1);
+    await bumpRuleSetVersion(trx);
   });
   const [row] = await stack.database.db('escalation_rules').where({ enabled: true }).count<{ count: number }[]>({ count: '*' });
   const count = Number(row?.count ?? 0);

@@ -91,7 +91,9 @@ describe('rules in routing', () => {
     });
     const analysis = await stepOf(routed.body.routing_id, 'context_analysis');
     expect(analysis.rules_evaluated).toEqual(expect.arrayContaining([{ rule_id: ruleId, triggered: true, reason: 'domain logistics == logistics; amount 6000 >= 5000' }]));
-    expect(analysis.input_data.rule_set).toMatchObject({ version: expect.any(Number), enabled_rules: expect.any(Number), rules_in_scope: expect.any(Number) });
+    const enabled = Number((await stack.database.db('escalation_rules').where({ enabled: true }).count<{ count: number }[]>({ count: '*' }))[0]!.count);
+    const { version } = await stack.database.db('escalation_rule_set').first();
+    expect(analysis.input_data.rule_set).toEqual({ version: Number(version), enabled_rules: enabled, rules_in_scope: 1 });
     expect(await eventsAt(routed.body.routing_id, 'routing_decision')).toEqual(['escalation.supervisor_notified', 'escalation.triggered', 'routing.decided', 'routing.escalated']);
 
     const small = await route({ task_type: 'shipment', context: { domain: 'logistics', amount: 100 } });
