@@ -265,7 +265,8 @@ export function decideRoutingMoments(inputs: RoutingInputs): { moments: Decision
     rule_triggered: settling?.rule_id === 'escalation_rules' && outcome.kind === 'escalate' ? outcome.rule_ids[0]! : (settling?.reason ?? 'within_ai_authority'),
     escalation_level,
     risk,
-    rules_evaluated: [...triggers.map(({ rule_id, triggered, reason }) => ({ rule_id, triggered, reason })), ...context.rules.evaluations],
+    // Every rule in scope is recorded by the context analysis; the decision repeats only those that triggered.
+    rules_evaluated: [...triggers.map(({ rule_id, triggered, reason }) => ({ rule_id, triggered, reason })), ...context.rules.evaluations.filter((e) => e.triggered)],
     safety_analysis: {
       risk_level: risk.level,
       safety_boundaries_checked: boundaries.length + context.boundaries.boundaries_checked,

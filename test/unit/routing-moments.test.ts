@@ -91,7 +91,7 @@ describe('decideRoutingMoments', () => {
     expect(decideRoutingMoments(inputs(changes)).verdict).toMatchObject(expected);
   });
 
-  it('records the four moments’ first three with the rules in scope and the rule set version', () => {
+  it('records the four moments’ first three with the rules in scope and the rule set version; the verdict repeats only the rules that triggered', () => {
     const { moments, verdict } = decideRoutingMoments(inputs({ task: task({ ai_confidence: 0.5 }), rules: [rule('r1', 'high', 'legal_review')], rule_set: { version: 7, enabled: 40 } }));
     expect(moments.map((m) => m.step_id)).toEqual(['capability_assessment', 'risk_evaluation', 'context_analysis']);
     expect(moments[2]!.input_data).toMatchObject({ rule_set: { version: 7, enabled_rules: 40, rules_in_scope: 1 } });
@@ -99,6 +99,9 @@ describe('decideRoutingMoments', () => {
     expect(verdict.rules_evaluated).toEqual(expect.arrayContaining([{ rule_id: 'fourth_law', triggered: true, reason: 'ai_confidence_below_threshold' }, { rule_id: 'r1', triggered: true, reason: 'ai_confidence 0.5 < 0.95' }]));
     expect(verdict.fourth_law_triggered).toBe(true);
     expect(verdict.rules_triggered).toEqual(['r1']);
+    const quiet = decideRoutingMoments(inputs({ task: task({ ai_confidence: 0.99 }), rules: [rule('r1', 'high', 'legal_review')] }));
+    expect(quiet.moments[2]!.rules_evaluated).toEqual([{ rule_id: 'r1', triggered: false, reason: 'ai_confidence 0.99 < 0.95 does not hold' }]);
+    expect(quiet.verdict.rules_evaluated.map((e) => e.rule_id)).not.toContain('r1');
   });
 
   it('adds the deciding rule’s capability to what the human must hold, and due notifications', () => {
