@@ -1,5 +1,6 @@
 import { FOURTH_LAW_THRESHOLD } from '../../domain/routing-decision';
-import { escalateAgentTask, logAgentAction, reportAgentConfidence } from '../../services/routing/agent-operations';
+import { logAgentAction, reportAgentConfidence } from '../../services/routing/agent-operations';
+import { escalateAgentTask } from '../../services/routing/escalation';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
 import { updateIdFor, type UpdateResult } from '../../services/routing/updates';
 import type { EscalateOutcome } from '../../workflows/route-task-definitions';

@@ -1,4 +1,4 @@
-import { escalateByHand } from '../../services/routing/agent-operations';
+import { escalateByHand } from '../../services/routing/escalation';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
 import { updateIdFor } from '../../services/routing/updates';
 import { Problem } from '../problem';

@@ -3,13 +3,12 @@ import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { findRoutingById } from '../../db/routings';
 import type { AgentProfile } from '../../domain/agents';
-import type { Urgency } from '../../domain/escalation-rules';
 import { agentDid, type LedgerAnchor } from '../../domain/provenance';
 import { assessRisk, isRiskLevel, type RiskAssessment } from '../../domain/risk';
 import { needsHuman, type AgentAssessment, type RequiredCapability, type RoutingMode } from '../../domain/routing-decision';
 import { actionOf } from '../../domain/routing-moments';
 import { agentConstraintViolations, type Violation } from '../../domain/safety';
-import { escalateUpdate, reportConfidenceUpdate, type ConfidenceOutcome, type DecideOutcome, type EscalateOutcome, type RoutingDecisionResult } from '../../workflows/route-task-definitions';
+import { reportConfidenceUpdate, type ConfidenceOutcome, type DecideOutcome, type RoutingDecisionResult } from '../../workflows/route-task-definitions';
 import type { Principal } from '../auth/tokens';
 import { violationEvents } from '../safety/check';
 import { domainConfigFor } from '../safety/domains';
@@ -122,41 +121,6 @@ export async function reportAgentConfidence(
     });
   }
   return { ok: true, result: { outcome, violations } };
-}
-
-export interface EscalationRequest {
-  reason: string;
-  urgency?: Urgency | undefined;
-  target_capability?: string | undefined;
-  min_weight?: number | undefined;
-  context?: Record<string, unknown> | undefined;
-}
-
-/** The agent asks for a human on its task (POST /escalate). */
-export async function escalateAgentTask(
-  deps: RoutingServiceDeps,
-  agent: AgentProfile,
-  request: EscalationRequest & { task_id: string },
-  updateId: string | undefined,
-): Promise<UpdateResult<EscalateOutcome>> {
-  const { task_id, ...escalation } = request;
-  return sendRoutingUpdate(
-    deps,
-    agentRoutingId(agent.agent_id, task_id),
-    escalateUpdate,
-    [{ ...escalation, requested_by: { type: 'ai_agent', did: agentDid(agent.agent_id), agent_id: agent.agent_id } }],
-    updateId,
-  );
-}
-
-/** Someone escalates a routing by hand (POST /escalation/manual). */
-export async function escalateByHand(
-  deps: RoutingServiceDeps,
-  request: EscalationRequest & { routing_id: string; requested_by: string },
-  updateId: string | undefined,
-): Promise<UpdateResult<EscalateOutcome>> {
-  const { routing_id, requested_by, ...escalation } = request;
-  return sendRoutingUpdate(deps, routing_id, escalateUpdate, [{ ...escalation, requested_by: { type: 'human', did: requested_by } }], updateId);
 }
 
 export interface AgentAction {
