@@ -24,9 +24,9 @@ import { DEFAULT_RISK_THRESHOLDS, RISK_LEVELS } from '../../domain/risk';
 import { decideRoutingMoments } from '../../domain/routing-moments';
 import { registerAgent } from '../../services/agents/registry';
 import type { Principal } from '../../services/auth/tokens';
-import { summarize, type LoadFigures, type LoadRun, type Send } from './load';
+import { runClosedLoop, summarize, type LoadFigures, type LoadRun, type Send } from './load';
 import { writeResults } from './report';
-import { closedLoop, runRound, runSuite, say, settle, startBenchStack, type BenchStack } from './stack';
+import { runSuite, say, settle, startBenchStack, unlessAServiceDies, type BenchStack } from './stack';
 
 const EVALUATOR_RULE_COUNTS = [1, 100, 10_000];
 const EVALUATOR_SECONDS = 1.5;
@@ -52,6 +52,29 @@ function random(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** What this suite talks to: the shared stack, the API's address, a token with every scope. */
+interface Bench {
+  stack: BenchStack;
+  baseUrl: string;
+  token: string;
+}
+
+/** `count` requests at `concurrency`, failing fast if a service dies. */
+const closedLoop = (bench: Bench, options: { count: number; concurrency: number; send: Send; firstIndex?: number }) =>
+  unlessAServiceDies(runClosedLoop(options), [bench.stack.api, bench.stack.worker]);
+
+/** Until the services and Temporal are idle again, so one round's leftovers are not billed to the next. */
+const settleAfterRound = (bench: Bench) =>
+  settle([bench.stack.api.pid, bench.stack.worker.pid, ...bench.stack.temporalPids], { windowMs: 250, busyFraction: 0.1, timeoutMs: 10_000 });
+
+async function runRound(label: string, run: () => Promise<LoadRun>): Promise<LoadRun> {
+  const result = await run();
+  const { p99Ms, throughputPerSecond, errors, errorSamples } = summarize([result]);
+  say(`  ${label}: ${throughputPerSecond.toFixed(0)} req/s, p99 ${p99Ms.toFixed(0)} ms, ${errors} errors`);
+  for (const sample of errorSamples) say(`    error: ${sample}`);
+  return result;
 }
 
 const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
@@ -149,14 +172,14 @@ const quiet = (index: number): Condition[] => [
 ];
 
 /** Seeded straight into the table (the API would check each against all the others first: set-up, not the measurement). */
-async function seedRules(stack: BenchStack): Promise<void> {
+async function seedRules(bench: Bench): Promise<void> {
   const next = random(7);
   const rows = [
     ...Array.from({ length: END_TO_END_RULES - GENERIC_RULES }, (_, i) => ({ name: `bench-scoped-${i}`, conditions: [{ condition_type: 'task_type', operator: '==' as const, value: `bench_t${i % TASK_TYPES}` }, ...quiet(i)] })),
     ...Array.from({ length: GENERIC_RULES }, (_, i) => ({ name: `bench-scoped-generic-${i}`, conditions: quiet(i) })),
     ...Array.from({ length: END_TO_END_RULES }, (_, i) => ({ name: `bench-generic-${i}`, conditions: quiet(i) })),
   ];
-  await stack.database.db.transaction(async (trx) => {
+  await bench.stack.database.db.transaction(async (trx) => {
     for (const row of rows) {
       const scope = ruleScope(row.conditions);
       await insertRule(trx, {
@@ -183,21 +206,22 @@ function randomUUIDFrom(next: () => number): string {
 }
 
 /** Enables exactly the rules of a configuration, as an admin's change would (the rule set's version moves). */
-async function enable(stack: BenchStack, configuration: Configuration): Promise<void> {
+async function enable(bench: Bench, configuration: Configuration): Promise<void> {
   const prefix = ENABLED_PREFIX[configuration];
-  await stack.database.db.transaction(async (trx) => {
+  const { db } = bench.stack.database;
+  await db.transaction(async (trx) => {
     await trx('escalation_rules').update({ enabled: prefix ? trx.raw('starts_with(rule_name, ?)', [prefix]) : false });
     await bumpRuleSetVersion(trx);
   });
-  const [row] = await stack.database.db('escalation_rules').where({ enabled: true }).count<{ count: number }[]>({ count: '*' });
+  const [row] = await db('escalation_rules').where({ enabled: true }).count<{ count: number }[]>({ count: '*' });
   const count = Number(row?.count ?? 0);
   const expected = prefix ? END_TO_END_RULES : 0;
   if (count !== expected) throw new Error(`${configuration}: ${count} rules enabled, expected ${expected}`);
 }
 
 /** Half the tasks go to a human (a reviewer holds general_review), half stay with the agent. */
-function routingSend(stack: BenchStack): Send {
-  const headers = { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' };
+function routingSend(bench: Bench): Send {
+  const headers = { authorization: `Bearer ${bench.token}`, 'content-type': 'application/json' };
   return async (index) => {
     const human = index % 2 === 0;
     const body = JSON.stringify({
@@ -206,7 +230,7 @@ function routingSend(stack: BenchStack): Send {
       ai_confidence: human ? 0.5 : 0.95,
       required_capabilities: [{ capability_id: 'general_review', min_weight: 0.5 }],
     });
-    const response = await fetch(`${stack.baseUrl}/v1/orch/routing`, { method: 'POST', headers, body });
+    const response = await fetch(`${bench.baseUrl}/v1/orch/routing`, { method: 'POST', headers, body });
     const text = await response.text();
     if (response.status !== 200) return { ok: false, error: `HTTP ${response.status}: ${text.slice(0, 300)}` };
     const decision = (JSON.parse(text) as { decision?: string }).decision;
@@ -215,7 +239,7 @@ function routingSend(stack: BenchStack): Send {
   };
 }
 
-function agentRouteSend(stack: BenchStack, apiKey: string, runId: string): Send {
+function agentRouteSend(bench: Bench, apiKey: string, runId: string): Send {
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
   return async (index) => {
     const confidence = index % 2 === 0 ? 0.5 : 0.95;
@@ -225,7 +249,7 @@ function agentRouteSend(stack: BenchStack, apiKey: string, runId: string): Send 
       ai_assessment: { can_handle: true, confidence },
       required_capabilities: [{ capability_id: 'general_review', min_weight: 0.5 }],
     });
-    const response = await fetch(`${stack.baseUrl}/v1/orch/route`, { method: 'POST', headers: { ...headers, 'x-confidence-score': String(confidence) }, body });
+    const response = await fetch(`${bench.baseUrl}/v1/orch/route`, { method: 'POST', headers: { ...headers, 'x-confidence-score': String(confidence) }, body });
     const text = await response.text();
     if (response.status !== 200) return { ok: false, error: `HTTP ${response.status}: ${text.slice(0, 300)}` };
     const answer = JSON.parse(text) as { routing_decision?: string; fourth_law_triggered?: boolean };
@@ -239,14 +263,16 @@ const fixed = (value: number, digits = 1) => value.toFixed(digits);
 async function main(): Promise<void> {
   const evaluator = benchEvaluator();
 
-  const stack = await startBenchStack(TASK_QUEUE);
+  // More routings than the default hourly limit of routing requests.
+  const { stack, baseUrl, token } = await startBenchStack({ taskQueue: TASK_QUEUE, env: { RATE_LIMIT_ROUTING_REQUESTS: '1000000' } });
+  const bench: Bench = { stack, baseUrl, token };
   say(`Seeding ${END_TO_END_RULES} scoped and ${END_TO_END_RULES} all-in-scope escalation rules (disabled)…`);
-  await seedRules(stack);
-  const send = routingSend(stack);
-  const load = (count: number, firstIndex: number) => () => closedLoop(stack, { count, concurrency: CONCURRENCY, send, firstIndex });
+  await seedRules(bench);
+  const send = routingSend(bench);
+  const load = (count: number, firstIndex: number) => () => closedLoop(bench, { count, concurrency: CONCURRENCY, send, firstIndex });
 
   say(`Warm-up: ${WARM_UP_REQUESTS} routings at concurrency ${CONCURRENCY}…`);
-  await enable(stack, 'rules_1000_scoped');
+  await enable(bench, 'rules_1000_scoped');
   await runRound('warm-up', load(WARM_UP_REQUESTS, 0));
 
   const runs: Record<Configuration, LoadRun[]> = { no_rules: [], rules_1000_scoped: [], rules_1000_all_in_scope: [] };
@@ -257,8 +283,8 @@ async function main(): Promise<void> {
     // Each configuration takes every place in the order in turn.
     const order = CONFIGURATIONS.map((_, i) => CONFIGURATIONS[(i + round) % CONFIGURATIONS.length]!);
     for (const configuration of order) {
-      await enable(stack, configuration);
-      await settle(stack);
+      await enable(bench, configuration);
+      await settleAfterRound(bench);
       runs[configuration].push(await runRound(`round ${round + 1} ${configuration}`, load(perRound, index)));
       index += perRound;
     }
@@ -267,15 +293,15 @@ async function main(): Promise<void> {
   const ratioScoped = routing.rules_1000_scoped.p99Ms / routing.no_rules.p99Ms;
   const ratioAll = routing.rules_1000_all_in_scope.p99Ms / routing.no_rules.p99Ms;
 
-  await enable(stack, 'no_rules');
+  await enable(bench, 'no_rules');
   const principal: Principal = { id: 'bench', kind: 'jwt', subject: 'bench', scopes: ['orch:admin'] };
   const registered = await registerAgent(stack.database.db, { agent_id: 'urn:bench:agent:route:1', agent_name: 'bench', agent_type: 'route', capabilities: [], safety_constraints: {}, model_info: {} }, principal);
   if (!registered.ok) throw new Error('could not register the bench agent');
-  const routeSend = agentRouteSend(stack, registered.api_key, randomBytes(4).toString('hex'));
+  const routeSend = agentRouteSend(bench, registered.api_key, randomBytes(4).toString('hex'));
   say(`Measuring POST /v1/orch/route: ${REQUESTS_PER_CONFIGURATION} calls at concurrency ${CONCURRENCY} with the agent's key…`);
-  await runRound('warm-up', () => closedLoop(stack, { count: WARM_UP_REQUESTS, concurrency: CONCURRENCY, send: routeSend }));
-  await settle(stack);
-  const routeRun = await runRound('/route', () => closedLoop(stack, { count: REQUESTS_PER_CONFIGURATION, concurrency: CONCURRENCY, send: routeSend, firstIndex: WARM_UP_REQUESTS }));
+  await runRound('warm-up', () => closedLoop(bench, { count: WARM_UP_REQUESTS, concurrency: CONCURRENCY, send: routeSend }));
+  await settleAfterRound(bench);
+  const routeRun = await runRound('/route', () => closedLoop(bench, { count: REQUESTS_PER_CONFIGURATION, concurrency: CONCURRENCY, send: routeSend, firstIndex: WARM_UP_REQUESTS }));
   const route = figures([routeRun]);
 
   const results = {

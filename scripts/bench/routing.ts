@@ -13,16 +13,20 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { benchFloorWorkflow, floorUpdate } from '../../workflows/bench-floor';
-import type { LoadRun, Send } from './load';
+import { runClosedLoop, summarize, type LoadRun, type Send } from './load';
 import { procStatusKb, ProcessMeter } from './processes';
 import { judge, phaseFigures, printTable, toMiB, writeResults, type Kind, type PhaseFigures, type Results } from './report';
-import { closedLoop, runRound, runSuite, say, settle, startBenchStack, watchedBy, type BenchStack } from './stack';
+import { type BenchStack, runSuite, say, settle, startBenchStack, unlessAServiceDies, watchedBy } from './stack';
 
 const REQUESTS = 2000;
 const WARM_UP_REQUESTS = 200;
 const CONCURRENCY = 32;
 /** Routing and floor take turns in rounds, so that load from elsewhere on the machine hits both alike. */
 const ROUNDS = 4;
+/** Between rounds, the stack counts as idle once it uses less than this share of one core. */
+const SETTLED_CPU_FRACTION = 0.1;
+const SETTLE_WINDOW_MS = 250;
+const SETTLE_TIMEOUT_MS = 10_000;
 const TASK_QUEUE = 'bench-routing';
 const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'routing.json');
 
@@ -69,6 +73,14 @@ function floorSend(client: Client, workflowIdPrefix: string): Send {
   };
 }
 
+async function runRound(label: string, run: () => Promise<LoadRun>, meter?: ProcessMeter): Promise<LoadRun> {
+  const result = meter ? await meter.measure(run) : await run();
+  const { p99Ms, throughputPerSecond, errors, errorSamples } = summarize([result]);
+  say(`  ${label}: ${throughputPerSecond.toFixed(0)} req/s, p99 ${p99Ms.toFixed(0)} ms, ${errors} errors`);
+  for (const sample of errorSamples) say(`    error: ${sample}`);
+  return result;
+}
+
 type Load = (kind: Kind, count: number, firstIndex: number) => () => Promise<LoadRun>;
 
 async function measureInRounds(stack: BenchStack, load: Load): Promise<Record<Kind, PhaseFigures>> {
@@ -80,7 +92,7 @@ async function measureInRounds(stack: BenchStack, load: Load): Promise<Record<Ki
     // Taking turns at going first cancels what going first or second does to a round.
     const order: Kind[] = round % 2 === 0 ? ['floor', 'routing'] : ['routing', 'floor'];
     for (const kind of order) {
-      await settle(stack);
+      await settle([stack.api.pid, stack.worker.pid, ...stack.temporalPids], { windowMs: SETTLE_WINDOW_MS, busyFraction: SETTLED_CPU_FRACTION, timeoutMs: SETTLE_TIMEOUT_MS });
       const firstIndex = WARM_UP_REQUESTS + round * perRound;
       runs[kind].push(await runRound(`round ${round + 1} ${kind}`, load(kind, perRound, firstIndex), meters[kind]));
     }
@@ -89,9 +101,12 @@ async function measureInRounds(stack: BenchStack, load: Load): Promise<Record<Ki
 }
 
 async function main(): Promise<void> {
-  const stack = await startBenchStack(TASK_QUEUE);
-  const sends: Record<Kind, Send> = { routing: routingSend(stack.baseUrl, stack.token), floor: floorSend(stack.client, `bench-floor-${randomBytes(4).toString('hex')}`) };
-  const load: Load = (kind, count, firstIndex) => () => closedLoop(stack, { count, concurrency: CONCURRENCY, send: sends[kind], firstIndex });
+  const { client, database, baseUrl, token, stack } = await startBenchStack({ taskQueue: TASK_QUEUE, env: { RATE_LIMIT_ROUTING_REQUESTS: '1000000' } });
+  const { api, worker } = stack;
+
+  const sends: Record<Kind, Send> = { routing: routingSend(baseUrl, token), floor: floorSend(client, `bench-floor-${randomBytes(4).toString('hex')}`) };
+  const load: Load = (kind, count, firstIndex) => () =>
+    unlessAServiceDies(runClosedLoop({ count, concurrency: CONCURRENCY, send: sends[kind], firstIndex }), [api, worker]);
 
   // Not measured: JIT, connection pools and caches warm up.
   say(`Warm-up: ${WARM_UP_REQUESTS} requests of each at concurrency ${CONCURRENCY}…`);
@@ -101,12 +116,12 @@ async function main(): Promise<void> {
 
   const results: Results = {
     generatedAt: new Date().toISOString(),
-    machine: { cpus: cpus().length, node: process.version, database: stack.database.kind },
+    machine: { cpus: cpus().length, node: process.version, database: database.kind },
     settings: { requests: REQUESTS, warmUpRequests: WARM_UP_REQUESTS, concurrency: CONCURRENCY, rounds: ROUNDS },
     routing,
     floor,
     ...judge(routing, floor),
-    peakRssWholeRunMiB: { api: toMiB(procStatusKb(stack.api.pid, 'VmHWM')), worker: toMiB(procStatusKb(stack.worker.pid, 'VmHWM')) },
+    peakRssWholeRunMiB: { api: toMiB(procStatusKb(api.pid, 'VmHWM')), worker: toMiB(procStatusKb(worker.pid, 'VmHWM')) },
   };
   printTable(results);
   writeResults(results, RESULTS_FILE);

@@ -1,7 +1,8 @@
 /**
- * The infrastructure the HTTP benchmark suites share: an in-memory Temporal dev server, a fresh database
- * (migrated, with a signing key and the dev reviewers), the API and a worker as child processes, a token,
- * and a teardown that runs once however the suite ends (success, error, Ctrl-C).
+ * The stack a benchmark suite runs against, set up and torn down by the suite itself: an in-memory
+ * Temporal dev server, a fresh Postgres database (or the embedded one), migrations, a signing key and
+ * reviewers, and the API and a worker as child processes. Cleanups run newest first, once, on success,
+ * error or Ctrl-C.
  */
 import { Client, Connection } from '@temporalio/client';
 import { migrateToLatest } from '../../db/migrate';
@@ -10,23 +11,22 @@ import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
 import { seedDevReviewers } from '../dev-seed';
 import { provisionTemporal } from '../provision-temporal';
-import { startTemporalDevServer } from '../temporal-dev-server';
+import { startTemporalDevServer, type DevServer } from '../temporal-dev-server';
 import { createBenchDatabase, serviceBackendPids, type BenchDatabase } from './database';
-import { runClosedLoop, summarize, type LoadRun, type Send } from './load';
-import { cpuSeconds, freePort, ProcessMeter, spawnService, type Service } from './processes';
+import { cpuSeconds, freePort, type ProcessMeter, spawnService, type Service } from './processes';
 
 export const NAMESPACE = 'default';
 const READY_TIMEOUT_MS = 120_000;
-/** Between rounds, the stack counts as idle once it uses less than this share of one core. */
-const SETTLED_CPU_FRACTION = 0.1;
-const SETTLE_WINDOW_MS = 250;
-const SETTLE_TIMEOUT_MS = 10_000;
 
 export const say = (line: string) => process.stdout.write(`${line}\n`);
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const cleanups: Array<() => Promise<void>> = [];
 let teardown: Promise<void> | undefined;
+
+export function onTearDown(cleanup: () => Promise<void>): void {
+  cleanups.unshift(cleanup);
+}
 
 /** Runs every cleanup once, newest first, however many paths (error, signal, success) ask for it. */
 export function tearDown(): Promise<void> {
@@ -37,7 +37,7 @@ export function tearDown(): Promise<void> {
 }
 
 /** Only what the services need, so settings in the caller's shell cannot skew the run. */
-function serviceEnv(settings: { databaseUrl: string; poolMax: number; temporalAddress: string; apiPort: number; taskQueue: string }): NodeJS.ProcessEnv {
+function serviceEnv(settings: { databaseUrl: string; poolMax: number; temporalAddress: string; apiPort: number; taskQueue: string; extra?: Record<string, string> }): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -49,7 +49,7 @@ function serviceEnv(settings: { databaseUrl: string; poolMax: number; temporalAd
     PORT: String(settings.apiPort),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
-    RATE_LIMIT_ROUTING_REQUESTS: '1000000',
+    ...settings.extra,
   };
 }
 
@@ -58,13 +58,13 @@ export function unlessAServiceDies<T>(work: Promise<T>, services: Service[]): Pr
   return Promise.race([work, ...services.map((service) => service.exited)]);
 }
 
-async function waitUntil(what: string, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+export async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await probe().catch(() => false)) return;
     await sleep(250);
   }
-  throw new Error(`${what} was not ready within ${READY_TIMEOUT_MS / 1000} s`);
+  throw new Error(`${what} was not ready within ${timeoutMs / 1000} s`);
 }
 
 async function apiIsReady(baseUrl: string): Promise<boolean> {
@@ -74,75 +74,72 @@ async function apiIsReady(baseUrl: string): Promise<boolean> {
 }
 
 async function workerIsPolling(client: Client, taskQueue: string): Promise<boolean> {
-  // 1 is TASK_QUEUE_TYPE_WORKFLOW; the enum lives in @temporalio/proto, which is not a direct dependency.
+  // 1 is TASK_QUEUE_TYPE_WORKFLOW.
   const { pollers } = await client.workflowService.describeTaskQueue({ namespace: NAMESPACE, taskQueue: { name: taskQueue }, taskQueueType: 1 });
   return (pollers?.length ?? 0) > 0;
 }
 
-export interface BenchStack {
-  baseUrl: string;
-  /** A JWT with every scope, valid for the run. */
-  token: string;
-  client: Client;
-  database: BenchDatabase;
-  taskQueue: string;
-  api: Service;
-  worker: Service;
-  temporalPids: number[];
+/**
+ * Waits until the processes have caught up with the last phase (Temporal keeps writing visibility and
+ * timers after the answers went out), so that its leftovers are not billed to the next one: until they use
+ * less than `busyFraction` of one core over a window.
+ */
+export async function settle(pids: number[], options: { windowMs: number; busyFraction: number; timeoutMs: number }): Promise<void> {
+  const busySeconds = () => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
+  for (const deadline = Date.now() + options.timeoutMs; Date.now() < deadline; ) {
+    const before = busySeconds();
+    await sleep(options.windowMs);
+    if (busySeconds() - before <= (options.windowMs / 1000) * options.busyFraction) return;
+  }
+  say(`  (the stack was still busy after ${options.timeoutMs / 1000} s; measuring anyway)`);
 }
 
-/** Everything a suite measures against, torn down by tearDown(). */
-export async function startBenchStack(taskQueue: string): Promise<BenchStack> {
+export interface Infrastructure {
+  temporalServer: DevServer;
+  database: BenchDatabase;
+  client: Client;
+}
+
+async function startInfrastructure(): Promise<Infrastructure> {
   const { cli } = await provisionTemporal(say);
   say('Starting an in-memory Temporal dev server…');
   const temporalServer = await startTemporalDevServer({ cli, port: await freePort(), namespace: NAMESPACE });
-  cleanups.unshift(() => temporalServer.stop());
+  onTearDown(() => temporalServer.stop());
 
   const database = await createBenchDatabase();
-  cleanups.unshift(() => database.destroy());
+  onTearDown(() => database.destroy());
   say(`Preparing ${database.kind === 'postgres' ? 'a fresh database on the local Postgres' : 'an embedded Postgres (one connection per process)'}…`);
   await migrateToLatest(database.db);
   await ensureSigningKey(database.db);
   await seedDevReviewers(database.db);
 
   const connection = await Connection.connect({ address: temporalServer.address });
-  cleanups.unshift(() => connection.close());
-  const client = new Client({ connection, namespace: NAMESPACE });
-
-  const apiPort = await freePort();
-  const env = serviceEnv({ databaseUrl: database.url, poolMax: database.poolMax, temporalAddress: temporalServer.address, apiPort, taskQueue });
-  const config = loadConfig(env);
-  const baseUrl = `http://127.0.0.1:${apiPort}`;
-  const token = await issueAccessToken(createKeyRing(database.db), { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE }, { subject: 'bench', scopes: SCOPES, ttlSeconds: 3600 });
-
-  say('Starting the API and the worker as child processes…');
-  const api = spawnService('api', 'api/server.ts', env);
-  cleanups.unshift(() => api.stop());
-  const worker = spawnService('worker', 'workers/main.ts', env);
-  cleanups.unshift(() => worker.stop());
-  await unlessAServiceDies(
-    Promise.all([waitUntil('The API', () => apiIsReady(baseUrl)), waitUntil('The worker', () => workerIsPolling(client, taskQueue))]),
-    [api, worker],
-  );
-  return { baseUrl, token, client, database, taskQueue, api, worker, temporalPids: temporalServer.process.pid === undefined ? [] : [temporalServer.process.pid] };
+  onTearDown(() => connection.close());
+  return { temporalServer, database, client: new Client({ connection, namespace: NAMESPACE }) };
 }
 
-/**
- * Waits until the stack has caught up with the last round (Temporal keeps writing visibility and
- * timers after the answers went out), so that its leftovers are not billed to the next round.
- */
-export async function settle(stack: BenchStack): Promise<void> {
-  const pids = [stack.api.pid, stack.worker.pid, ...stack.temporalPids];
-  const busySeconds = () => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
-  for (const deadline = Date.now() + SETTLE_TIMEOUT_MS; Date.now() < deadline; ) {
-    const before = busySeconds();
-    await sleep(SETTLE_WINDOW_MS);
-    if (busySeconds() - before <= (SETTLE_WINDOW_MS / 1000) * SETTLED_CPU_FRACTION) return;
-  }
-  say(`  (the stack was still busy after ${SETTLE_TIMEOUT_MS / 1000} s; measuring anyway)`);
+/** The API and a worker as child processes, ready once the API answers /readyz and the worker polls. */
+async function startServices(env: NodeJS.ProcessEnv, baseUrl: string, client: Client, options: { workerEnv?: Record<string, string> } = {}) {
+  say('Starting the API and the worker as child processes…');
+  const api = spawnService('api', 'api/server.ts', env);
+  onTearDown(() => api.stop());
+  const worker = spawnService('worker', 'workers/main.ts', { ...env, ...options.workerEnv });
+  onTearDown(() => worker.stop());
+  await unlessAServiceDies(
+    Promise.all([waitUntil('The API', () => apiIsReady(baseUrl)), waitUntil('The worker', () => workerIsPolling(client, env.TEMPORAL_TASK_QUEUE!))]),
+    [api, worker],
+  );
+  return { api, worker };
 }
 
 /** What the measurements watch: the two services, the Temporal server's process, and the database. */
+export interface BenchStack {
+  api: Service;
+  worker: Service;
+  temporalPids: number[];
+  database: BenchDatabase;
+}
+
 export function watchedBy(stack: BenchStack): ConstructorParameters<typeof ProcessMeter>[0] {
   return {
     memory: { api: stack.api.pid, worker: stack.worker.pid },
@@ -156,20 +153,28 @@ export function watchedBy(stack: BenchStack): ConstructorParameters<typeof Proce
   };
 }
 
-/** `count` requests at `concurrency`, failing fast if a service dies. */
-export function closedLoop(stack: BenchStack, options: { count: number; concurrency: number; send: Send; firstIndex?: number }): Promise<LoadRun> {
-  return unlessAServiceDies(runClosedLoop(options), [stack.api, stack.worker]);
+/** A token with every scope, from the database's signing key, for the services' config. */
+function benchToken(database: BenchDatabase, env: NodeJS.ProcessEnv): Promise<string> {
+  const config = loadConfig(env);
+  return issueAccessToken(createKeyRing(database.db), { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE }, { subject: 'bench', scopes: SCOPES, ttlSeconds: 3600 });
 }
 
-export async function runRound(label: string, run: () => Promise<LoadRun>, meter?: ProcessMeter): Promise<LoadRun> {
-  const result = meter ? await meter.measure(run) : await run();
-  const { p99Ms, throughputPerSecond, errors, errorSamples } = summarize([result]);
-  say(`  ${label}: ${throughputPerSecond.toFixed(0)} req/s, p99 ${p99Ms.toFixed(0)} ms, ${errors} errors`);
-  for (const sample of errorSamples) say(`    error: ${sample}`);
-  return result;
+/**
+ * Everything a suite measures, started: Temporal, the database, the API and a worker on `taskQueue` with the
+ * suite's own settings, and a token with every scope.
+ */
+export async function startBenchStack(options: { taskQueue: string; env?: Record<string, string>; workerEnv?: Record<string, string> }) {
+  const { temporalServer, database, client } = await startInfrastructure();
+  const apiPort = await freePort();
+  const env = serviceEnv({ databaseUrl: database.url, poolMax: database.poolMax, temporalAddress: temporalServer.address, apiPort, taskQueue: options.taskQueue, ...(options.env ? { extra: options.env } : {}) });
+  const baseUrl = `http://127.0.0.1:${apiPort}`;
+  const token = await benchToken(database, env);
+  const { api, worker } = await startServices(env, baseUrl, client, options.workerEnv ? { workerEnv: options.workerEnv } : {});
+  const stack: BenchStack = { api, worker, temporalPids: temporalServer.process.pid === undefined ? [] : [temporalServer.process.pid], database };
+  return { client, database, baseUrl, token, stack, temporalAddress: temporalServer.address };
 }
 
-/** Runs a suite's main with teardown on success, error and Ctrl-C. */
+/** Runs a suite: tears everything down on success, error or Ctrl-C, and fails the process on error. */
 export function runSuite(main: () => Promise<void>): void {
   let interrupted = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
