@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { registerAgent, taskId } from '../support/agents';
 import { call, client, expectProblem } from '../support/http';
+import { eventKinds, provenanceEntry } from '../support/ledger-records';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -41,9 +42,8 @@ describe('POST /v1/orch/agents/register', () => {
     expect(row.api_key_hash).toBe(createHash('sha256').update(reply.body.api_key).digest('hex'));
     expect(JSON.stringify(row)).not.toContain(reply.body.api_key);
 
-    const record = await stack.database.db('provenance_records').where({ subject_id: 'urn:acme:agent:diagnosis:reg-1', step_id: 'registered' }).first();
-    const events = await stack.database.db('outbox_events').where({ provenance_seq: record.seq });
-    expect(events.map((e: { event: string }) => e.event)).toEqual(['agent.registered']);
+    expect(await provenanceEntry(stack.database.db, 'urn:acme:agent:diagnosis:reg-1', 'registered')).toMatchObject({ action: 'agent_registered', output_data: { status: 'active' } });
+    expect(await eventKinds(stack.database.db, 'urn:acme:agent:diagnosis:reg-1', 'registered')).toEqual(['agent.registered']);
 
     const read = await admin('GET', `/v1/orch/agents/${encodeURIComponent('urn:acme:agent:diagnosis:reg-1')}`);
     expect(read.status).toBe(200);
@@ -144,8 +144,7 @@ describe('reading and changing agents', () => {
     const { agent_id } = await registerAgent(admin);
     const changed = await admin('PATCH', `/v1/orch/agents/${encodeURIComponent(agent_id)}`, { json: { safety_constraints: { cannot_prescribe: true } } });
     expect(changed.body).toMatchObject({ safety_constraints: { cannot_prescribe: true }, safety_boundaries_configured: 1 });
-    const record = await stack.database.db('provenance_records').where({ subject_id: agent_id, step_id: 'updated:v2' }).first();
-    expect(record.entry.input_data).toEqual({ safety_constraints: { cannot_prescribe: true } });
+    expect((await provenanceEntry(stack.database.db, agent_id, 'updated:v2'))?.input_data).toEqual({ safety_constraints: { cannot_prescribe: true } });
     expectProblem(await admin('PATCH', '/v1/orch/agents/urn:acme:agent:none:0', { json: { status: 'retired' } }), 404, 'agent_not_found');
     expectProblem(await admin('PATCH', `/v1/orch/agents/${encodeURIComponent(agent_id)}`, { json: {} }), 400, 'validation_failed');
   });

@@ -1,4 +1,5 @@
 import { client, call, expectProblem } from '../support/http';
+import { eventKinds, provenanceEntries, provenanceEntry } from '../support/ledger-records';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -26,11 +27,9 @@ const rule = (overrides: Record<string, unknown> = {}) => ({
 });
 
 const route = (body: Record<string, unknown>) => admin('POST', '/v1/orch/routing', { json: { ai_agent_id: 'urn:acme:agent:ship:1', ai_confidence: 0.95, ...body } });
-const stepOf = async (routingId: string, stepId: string) => (await stack.database.db('provenance_records').where({ subject_id: routingId, step_id: stepId }).first()).entry;
-const eventsAt = async (routingId: string, stepId: string) => {
-  const record = await stack.database.db('provenance_records').where({ subject_id: routingId, step_id: stepId }).first();
-  return (await stack.database.db('outbox_events').where({ provenance_seq: record.seq }).orderBy('event')).map((e: { event: string }) => e.event);
-};
+const stepOf = async (routingId: string, stepId: string) => (await provenanceEntry(stack.database.db, routingId, stepId))!;
+const eventsAt = (routingId: string, stepId: string) => eventKinds(stack.database.db, routingId, stepId);
+const stepIds = async (subjectId: string) => (await provenanceEntries(stack.database.db, subjectId)).map((entry) => entry.step_id);
 
 describe('creating a rule', () => {
   it('estimates the trigger rate by replaying the stored routings, and lists the task types it applies to', async () => {
@@ -53,8 +52,7 @@ describe('creating a rule', () => {
       findings: [],
       version: 1,
     });
-    const record = await stack.database.db('provenance_records').where({ subject_id: reply.body.rule_id, step_id: 'created' }).first();
-    expect(record.entry.output_data.rule.conditions).toHaveLength(2);
+    expect((await stepOf(reply.body.rule_id, 'created')).output_data).toMatchObject({ rule: { conditions: [expect.anything(), expect.anything()] } });
   });
 
   it('lists the configured task types of a domain it names', async () => {
@@ -149,12 +147,12 @@ describe('reading, changing and deleting rules', () => {
     expect(changed.body).toMatchObject({ version: 2, description: 'changed', applies_to: ['beta', 'gamma'] });
     const read = await admin('GET', `/v1/orch/escalation/rules/${created.body.rule_id}`);
     expect(read.body).toMatchObject({ version: 2, conditions: [{ condition_type: 'task_type', operator: 'in', value: ['beta', 'gamma'] }] });
-    expect(await stack.database.db('provenance_records').where({ subject_id: created.body.rule_id }).orderBy('seq').pluck('step_id')).toEqual(['created', 'v2']);
+    expect(await stepIds(created.body.rule_id)).toEqual(['created', 'v2']);
 
     expect((await admin('DELETE', `/v1/orch/escalation/rules/${created.body.rule_id}`)).status).toBe(204);
     expectProblem(await admin('GET', `/v1/orch/escalation/rules/${created.body.rule_id}`), 404, 'rule_not_found');
     expectProblem(await admin('DELETE', `/v1/orch/escalation/rules/${created.body.rule_id}`), 404, 'rule_not_found');
-    expect(await stack.database.db('provenance_records').where({ subject_id: created.body.rule_id }).orderBy('seq').pluck('step_id')).toEqual(['created', 'v2', 'deleted']);
+    expect(await stepIds(created.body.rule_id)).toEqual(['created', 'v2', 'deleted']);
   });
 
   it('lists rules with filters and pages', async () => {

@@ -1,4 +1,5 @@
 import { client, expectProblem } from '../support/http';
+import { eventKinds, provenanceEntry } from '../support/ledger-records';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -64,8 +65,7 @@ describe('POST /v1/orch/escalation/manual', () => {
     const after = await loads();
     expect(after[SPECIALIST]).toBe(before[SPECIALIST] + 1);
     expect(after[routed.body.assigned_to.did]).toBe(before[routed.body.assigned_to.did] - 1);
-    const record = await stack.database.db('provenance_records').where({ subject_id: routed.body.routing_id, step_id: 'escalation:2' }).first();
-    expect(record.entry.actor).toEqual({ type: 'human', did: 'did:web:example.com:lead' });
+    expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:2'))?.actor).toEqual({ type: 'human', did: 'did:web:example.com:lead' });
     const status = await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`);
     expect(status.body).toMatchObject({ status: 'in_progress', escalation_level: 'urgent', assigned_to: { did: SPECIALIST } });
   });
@@ -98,7 +98,6 @@ describe('POST /v1/orch/escalation/manual', () => {
     expect(routed.body.decision).toBe('ai_autonomous');
     const reply = await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'customer complaint', requested_by: 'did:web:example.com:lead' } });
     expect(reply.body).toMatchObject({ status: 'assigned', escalation_chain: [{ level: 1 }] });
-    const events = await stack.database.db('outbox_events as o').join('provenance_records as p', 'p.seq', 'o.provenance_seq').where({ 'p.subject_id': routed.body.routing_id, 'p.step_id': 'escalation:1' }).pluck('o.event');
-    expect(events.sort()).toEqual(['escalation.triggered', 'routing.escalated']);
+    expect(await eventKinds(stack.database.db, routed.body.routing_id, 'escalation:1')).toEqual(['escalation.triggered', 'routing.escalated']);
   });
 });

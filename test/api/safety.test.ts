@@ -1,5 +1,6 @@
 import { registerAgent } from '../support/agents';
 import { call, client, expectProblem } from '../support/http';
+import { eventKinds, provenanceEntry } from '../support/ledger-records';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -11,8 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-const eventsOf = async (subjectId: string) =>
-  (await stack.database.db('outbox_events as o').join('provenance_records as p', 'p.seq', 'o.provenance_seq').where('p.subject_id', subjectId).orderBy('o.event')).map((row: { event: string }) => row.event);
+const eventsOf = (subjectId: string) => eventKinds(stack.database.db, subjectId);
 
 describe('POST /v1/orch/safety/check', () => {
   it('reports the violated boundaries, what is required, the capabilities to recommend and the Rule of Threes, and records one event pair per violation', async () => {
@@ -123,8 +123,7 @@ describe('safety configuration', () => {
     expect(put.body).toMatchObject({ domain: 'accounting', version: 1, task_types: ['ledger_export'] });
     const after = await route();
     expect(after.body).toMatchObject({ decision: 'escalate_to_human', reason: 'risk_exceeds_ai_authority', safety_analysis: { risk_level: 'high', all_constraints_met: false } });
-    const record = await stack.database.db('provenance_records').where({ subject_id: 'safety_config:accounting', step_id: 'v1' }).first();
-    expect(record.entry.input_data.risk_thresholds).toEqual({ low: 0.1, medium: 0.2, high: 0.4, critical: 0.8 });
+    expect((await provenanceEntry(stack.database.db, 'safety_config:accounting', 'v1'))?.input_data.risk_thresholds).toEqual({ low: 0.1, medium: 0.2, high: 0.4, critical: 0.8 });
 
     const again = await admin('PUT', '/v1/orch/safety/config/accounting', { json: { risk_thresholds: { low: 0.2, medium: 0.4, high: 0.7, critical: 0.9 }, boundaries: [] } });
     expect(again.body.version).toBe(2);
