@@ -1,11 +1,18 @@
 import type { Knex } from 'knex';
-import { appendProvenance } from '../db/ledger';
-import { findAvailableReviewersWithCapabilities } from '../db/reviewers';
+import { findAgentProfile } from '../db/agents';
+import { rulesInScope } from '../db/escalation-rules';
+import { appendProvenanceBatch } from '../db/ledger';
+import { findAvailableReviewersWithCapabilities, syncReviewerAssignment } from '../db/reviewers';
 import { upsertRoutingProjection } from '../db/routings';
+import { listSafetyDomains } from '../db/safety';
+import type { AgentProfile } from '../domain/agents';
+import type { EscalationRule } from '../domain/escalation-rules';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
-import type { Reviewer } from '../domain/reviewer-assignment';
+import type { LoadedReviewer } from '../domain/reviewer-assignment';
+import { DEFAULT_RISK_THRESHOLDS } from '../domain/risk';
 import type { RequiredCapability, RoutingTask } from '../domain/routing-decision';
-import type { RoutingState } from '../workflows/route-task';
+import { resolveDomain, type DomainSafetyConfig } from '../domain/safety';
+import type { RoutingState } from '../workflows/route-task-definitions';
 
 export interface RoutingProjection {
   state: RoutingState;
@@ -15,10 +22,22 @@ export interface RoutingProjection {
 }
 
 export interface RoutingStep {
-  provenance: AppendProvenanceInput;
+  /** One or more provenance records, appended in order. */
+  provenance: AppendProvenanceInput[];
   projection: RoutingProjection;
-  /** Which part of the projected state carries this step's ledger anchor, known only once appended. */
+  /** Which part of the projected state carries the last record's ledger anchor, known only once appended. */
   anchor_in?: 'decision_result' | 'resolution';
+}
+
+/** What a routing decision needs besides the task, loaded in one local activity. */
+export interface RoutingContext {
+  agent: AgentProfile | null;
+  domain: string;
+  safety: DomainSafetyConfig;
+  rules: EscalationRule[];
+  rule_set: { version: number; enabled: number };
+  /** Available reviewers holding the task's own capabilities, so a human decision rarely needs another load. */
+  reviewers: LoadedReviewer[];
 }
 
 function withAnchor(state: RoutingState, anchorIn: RoutingStep['anchor_in'], anchor: LedgerAnchor): RoutingState {
@@ -29,9 +48,38 @@ function withAnchor(state: RoutingState, anchorIn: RoutingStep['anchor_in'], anc
   return state;
 }
 
+/** The open assignment a state implies: the last level of the chain while a human holds the routing. */
+function openAssignment(state: RoutingState) {
+  const last = state.escalation_chain[state.escalation_chain.length - 1];
+  if (state.status !== 'in_progress' || state.assigned_to?.type !== 'human' || !last) return undefined;
+  return { chain_level: last.level, reviewer_did: last.did, assigned_at: last.timestamp };
+}
+
 export function createRoutingActivities(deps: { db: Knex }) {
   return {
-    async loadReviewers(required: RequiredCapability[]): Promise<Reviewer[]> {
+    /**
+     * The registered agent, the task's domain with its safety configuration (general, or built-in
+     * thresholds and no boundaries when even that is missing), the enabled rules in its scope, and the
+     * reviewers who could take it: all a decision needs, in one local activity.
+     */
+    async loadRoutingContext(task: RoutingTask): Promise<RoutingContext> {
+      const [agent, domains] = await Promise.all([findAgentProfile(deps.db, task.ai_agent_id), listSafetyDomains(deps.db)]);
+      const domain = resolveDomain(task, domains);
+      const config = domains.find((d) => d.domain === domain) ?? domains.find((d) => d.domain === 'general');
+      const safety: DomainSafetyConfig = config
+        ? { domain: config.domain, boundaries: config.boundaries, risk_thresholds: config.risk_thresholds, task_types: config.task_types }
+        : { domain, boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] };
+      const [{ rules, rule_set }, reviewers] = await Promise.all([
+        rulesInScope(deps.db, { task_type: task.task_type, domain }),
+        findAvailableReviewersWithCapabilities(
+          deps.db,
+          task.required_capabilities.map((capability) => capability.capability_id),
+        ),
+      ]);
+      return { agent, domain, safety, rules, rule_set, reviewers };
+    },
+
+    async loadReviewers(required: RequiredCapability[]): Promise<LoadedReviewer[]> {
       return findAvailableReviewersWithCapabilities(
         deps.db,
         required.map((capability) => capability.capability_id),
@@ -39,12 +87,19 @@ export function createRoutingActivities(deps: { db: Knex }) {
     },
 
     /**
-     * One step of a routing: its provenance record, then the read model that shows it. Both writes are
-     * idempotent (the record by its step, the projection by its version), so a retry repeats neither.
+     * One step of a routing: its provenance records in one transaction (one commit for the four decision
+     * moments), then, in another, the read model that shows it and the reviewer load it implies. Every
+     * write is idempotent (records by their step, the projection by its version, assignments by chain
+     * level), so a retry repeats none.
      */
     async recordRoutingStep(step: RoutingStep): Promise<LedgerAnchor> {
-      const anchor = await appendProvenance(deps.db, step.provenance);
-      await upsertRoutingProjection(deps.db, { ...step.projection, state: withAnchor(step.projection.state, step.anchor_in, anchor) });
+      // One statement for all of the step's records (the four decision moments come together).
+      const anchor = (await appendProvenanceBatch(deps.db, step.provenance)).at(-1);
+      if (!anchor) throw new Error('A routing step records at least one provenance record');
+      const state = withAnchor(step.projection.state, step.anchor_in, anchor);
+      await deps.db.transaction(async (trx) => {
+        if (await upsertRoutingProjection(trx, { ...step.projection, state })) await syncReviewerAssignment(trx, state.routing_id, openAssignment(state));
+      });
       return anchor;
     },
   };

@@ -21,6 +21,16 @@ import { registerLedgerRoutes } from './ledger';
 import { registerAuditRoutes } from './orch/audit';
 import { registerComplianceRoutes } from './orch/compliance';
 import { registerPlatformProvenanceRoutes } from './platform/provenance';
+import { deprecationHeaders, type Deprecation } from './middleware/deprecation';
+import { registerAgentPerformanceRoutes } from './orch/agent-performance';
+import { registerAgentReportRoutes } from './orch/agent-reports';
+import { registerAgentRoutingRoutes } from './orch/agent-routing';
+import { registerAgentRoutes } from './orch/agents';
+import { registerBoundaryRoutes } from './orch/boundaries';
+import { registerManualEscalationRoutes } from './orch/escalation-manual';
+import { registerEscalationRuleRoutes } from './orch/escalation-rules';
+import { registerRoutingHistoryRoutes } from './orch/routing-history';
+import { registerSafetyRoutes } from './orch/safety';
 import { registerProvenanceRoutes } from './orch/provenance';
 import { registerReviewerRoutes } from './orch/reviewers';
 import { registerRoutingRoutes } from './orch/routing';
@@ -49,6 +59,9 @@ export interface AppDeps {
     ledgerBlockMaxAgeMs: number;
     platform: PlatformSettings;
     webhooks: WebhookSettings;
+    // Orchestration layer (issue 3).
+    autonomousEscalationWindowSeconds: number;
+    deprecations: Deprecation[];
   };
 }
 
@@ -74,11 +87,12 @@ export function buildApp(deps: AppDeps): Express {
     cors({
       origin: settings.corsAllowedOrigins,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-ID', 'X-Agent-ID', 'X-Confidence-Score'],
-      exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Resource', 'X-Request-ID', 'Retry-After', 'Idempotent-Replayed', 'Location'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-ID', 'X-Agent-ID', 'X-Confidence-Score', 'Prefer'],
+      exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Resource', 'X-Request-ID', 'Retry-After', 'Idempotent-Replayed', 'Location', 'Deprecation', 'Sunset', 'Link'],
       maxAge: 600,
     }),
   );
+  app.use(deprecationHeaders(settings.deprecations));
   app.use(requireJsonBody());
   app.use(express.json({ limit: settings.bodyLimit, strict: false }));
   app.use('/oauth/token', express.urlencoded({ extended: false, limit: '16kb' }));
@@ -90,7 +104,24 @@ export function buildApp(deps: AppDeps): Express {
   });
   registerHealthRoutes(api, deps);
   registerTokenRoutes(api, { db: deps.db, keyRing: deps.keyRing, settings: settings.token, accessTokenTtlSeconds: settings.accessTokenTtlSeconds });
-  registerRoutingRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds });
+  // Orchestration layer (issue 3): history before {routing_id}, so that Express does not read "history" as an id.
+  const routing = {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: settings.taskQueue,
+    escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds,
+    autonomousEscalationWindowSeconds: settings.autonomousEscalationWindowSeconds,
+  };
+  registerRoutingHistoryRoutes(api, deps);
+  registerRoutingRoutes(api, routing);
+  registerAgentRoutingRoutes(api, { ...routing, logger: deps.logger });
+  registerAgentReportRoutes(api, routing);
+  registerBoundaryRoutes(api, deps);
+  registerManualEscalationRoutes(api, routing);
+  registerEscalationRuleRoutes(api, deps);
+  registerSafetyRoutes(api, deps);
+  registerAgentRoutes(api, deps);
+  registerAgentPerformanceRoutes(api, deps);
   registerProvenanceRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
   registerLedgerRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
   registerAuditRoutes(api, deps);

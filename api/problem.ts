@@ -40,7 +40,7 @@ export const PROBLEM_TYPES = {
   execution_not_processing: { status: 409, title: 'The execution is not processing this attempt' },
   invalid_progress_token: { status: 401, title: 'The progress token is missing or not valid for this execution' },
   agent_not_found: { status: 404, title: 'No such agent' },
-  agent_exists: { status: 409, title: 'An agent with this agent URI is already registered' },
+  agent_exists: { status: 409, title: 'An agent with this id is already registered' },
   agent_inactive: { status: 422, title: 'The agent is not active' },
   agent_version_not_registered: { status: 422, title: 'That version of the agent is not registered' },
   capability_not_matched: { status: 422, title: 'The agent does not offer the requested capability' },
@@ -55,6 +55,19 @@ export const PROBLEM_TYPES = {
   webhook_delivery_in_progress: { status: 409, title: 'The delivery is still being attempted' },
   destination_refused: { status: 422, title: 'The URL is not a destination the service may call' },
   secrets_unavailable: { status: 503, title: 'Secret encryption is not configured' },
+  // Orchestration layer (issue 3). The four codes of the spec: agent_not_registered (403), safety_violation
+  // (403), escalation_required (422), rule_conflict (409).
+  agent_not_registered: { status: 403, title: 'The AI agent is not registered (or not active)' },
+  agent_id_mismatch: { status: 403, title: 'X-Agent-ID names another agent than the API key' },
+  safety_violation: { status: 403, title: 'The action violates a safety boundary' },
+  confidence_below_threshold: { status: 422, title: 'AI confidence is below the 0.70 threshold for autonomous action' },
+  escalation_required: { status: 422, title: 'Human escalation is required' },
+  confidence_mismatch: { status: 422, title: 'X-Confidence-Score disagrees with the body’s confidence' },
+  rule_conflict: { status: 409, title: 'The escalation rule conflicts with, or is shadowed by, an enabled rule' },
+  routing_closed: { status: 409, title: 'The routing no longer takes escalations or confidence reports' },
+  routing_not_completed: { status: 409, title: 'The routing has no outcome yet' },
+  rule_not_found: { status: 404, title: 'No such escalation rule' },
+  safety_domain_not_found: { status: 404, title: 'No safety configuration for this domain' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_TYPES;

@@ -23,19 +23,21 @@ export interface Reply {
   stream?: { contentType: string; chunks: AsyncIterable<string> };
 }
 
-export interface RouteContext<B, Q, P> {
+export interface RouteContext<B, Q, P, H = undefined> {
   req: Request;
   res: Response;
   body: B;
   query: Q;
   params: P;
+  /** The request headers the route declares, parsed by their schema (names in lower case). */
+  headers: H;
   /** Present on every route that requires a scope. */
   principal: Principal;
 }
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
 
-export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | undefined, P extends ZodType | undefined> {
+export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | undefined, P extends ZodType | undefined, H extends ZodType | undefined = undefined> {
   method: Method;
   /** OpenAPI form: /v1/orch/routing/{routing_id} */
   path: string;
@@ -49,9 +51,9 @@ export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | un
   rateLimit: RateLimitCategory | null;
   /** Idempotency-Key support on a mutating route; off where the response holds a secret that must not be stored. */
   idempotency?: boolean;
-  request?: { body?: B; query?: Q; params?: P; headers?: ZodType };
+  request?: { body?: B; query?: Q; params?: P; headers?: H };
   responses: Record<number, { description: string; schema?: ZodType; contentType?: string; headers?: Record<string, { description: string }> }>;
-  handler: (ctx: RouteContext<Infer<B>, Infer<Q>, Infer<P>>) => Promise<Reply> | Reply;
+  handler: (ctx: RouteContext<Infer<B>, Infer<Q>, Infer<P>, Infer<H>>) => Promise<Reply> | Reply;
 }
 
 export interface ApiMiddleware {
@@ -103,8 +105,8 @@ export class ApiBuilder {
     });
   }
 
-  route<B extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, P extends ZodType | undefined = undefined>(
-    spec: RouteSpec<B, Q, P>,
+  route<B extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, P extends ZodType | undefined = undefined, H extends ZodType | undefined = undefined>(
+    spec: RouteSpec<B, Q, P, H>,
   ): void {
     const expressPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     this.table.push({ method: spec.method.toUpperCase(), matches: ((matcher) => (path: string) => matcher(path) !== false)(match(expressPath)) });
@@ -119,7 +121,8 @@ export class ApiBuilder {
       const body = parse(spec.request?.body, req.body ?? {}, 'body');
       const query = parse(spec.request?.query, req.query, 'query');
       const params = parse(spec.request?.params, req.params, 'path');
-      const reply = await spec.handler({ req, res, body, query, params, principal: res.locals.principal } as RouteContext<Infer<B>, Infer<Q>, Infer<P>>);
+      const headers = parse(spec.request?.headers, req.headers, 'header');
+      const reply = await spec.handler({ req, res, body, query, params, headers, principal: res.locals.principal } as RouteContext<Infer<B>, Infer<Q>, Infer<P>, Infer<H>>);
       if (reply.headers) res.set(reply.headers);
       if (reply.stream) {
         res.status(reply.status).type(reply.stream.contentType);
@@ -146,7 +149,9 @@ export class ApiBuilder {
     return [...new Set(this.table.filter((entry) => entry.matches(path)).map((entry) => entry.method))];
   }
 
-  private openApiOperation<B extends ZodType | undefined, Q extends ZodType | undefined, P extends ZodType | undefined>(spec: RouteSpec<B, Q, P>): RouteConfig {
+  private openApiOperation<B extends ZodType | undefined, Q extends ZodType | undefined, P extends ZodType | undefined, H extends ZodType | undefined>(
+    spec: RouteSpec<B, Q, P, H>,
+  ): RouteConfig {
     const responses: RouteConfig['responses'] = {};
     for (const [status, response] of Object.entries(spec.responses)) {
       responses[status] = {
@@ -172,12 +177,18 @@ export class ApiBuilder {
         ...(spec.request?.body ? { body: { required: true, content: { 'application/json': { schema: spec.request.body } } } } : {}),
         ...(spec.request?.query ? { query: spec.request.query as never } : {}),
         ...(spec.request?.params ? { params: spec.request.params as never } : {}),
-        ...(spec.request?.headers || idempotencyHeader ? { headers: (spec.request?.headers ?? idempotencyHeaderSchema) as never } : {}),
+        ...(spec.request?.headers || idempotencyHeader ? { headers: documentedHeaders(spec.request?.headers, idempotencyHeader) as never } : {}),
       },
       responses,
       ...(spec.rateLimit ? { 'x-rate-limit-category': spec.rateLimit } : {}),
     } as RouteConfig;
   }
+}
+
+/** The route's own headers, with Idempotency-Key beside them on a mutating route. */
+function documentedHeaders(own: ZodType | undefined, idempotent: boolean): ZodType {
+  if (!own) return idempotencyHeaderSchema;
+  return idempotent && own instanceof z.ZodObject ? own.extend(idempotencyHeaderSchema.shape) : own;
 }
 
 const idempotencyHeaderSchema = z.object({

@@ -1,34 +1,42 @@
 import type { Knex } from 'knex';
-import type { Reviewer } from '../domain/reviewer-assignment';
+import type { LoadedReviewer, Reviewer } from '../domain/reviewer-assignment';
 import { paginate, type Page, type PageRequest } from './pagination';
 
-interface ReviewerRow extends Reviewer {
+interface ReviewerRow extends LoadedReviewer {
   created_at: Date;
   updated_at: Date;
 }
 
-/** Available reviewers holding every named capability (weights are checked by the domain). */
-export async function findAvailableReviewersWithCapabilities(db: Knex, capabilityIds: string[]): Promise<Reviewer[]> {
-  const query = db<ReviewerRow>('reviewers').select('did', 'display_name', 'capabilities', 'chain_level', 'available').where({ available: true });
+/** Each reviewer's open assignments, counted on the partial index for the reviewers the query returns only. */
+function withLoad(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
+  return query.select(db.raw('(select count(*) from reviewer_assignments a where a.reviewer_did = reviewers.did and a.released_at is null)::int as open_assignments'));
+}
+
+const COLUMNS = ['reviewers.did', 'reviewers.display_name', 'reviewers.capabilities', 'reviewers.chain_level', 'reviewers.available', 'reviewers.capacity'];
+
+/** Available reviewers holding every named capability (weights are checked by the domain), with their load. */
+export async function findAvailableReviewersWithCapabilities(db: Knex, capabilityIds: string[]): Promise<LoadedReviewer[]> {
+  const query = withLoad(db, db('reviewers').select(COLUMNS).where({ available: true }));
   if (capabilityIds.length > 0) query.whereRaw('capabilities \\?& ?::text[]', [capabilityIds]);
   return query.orderBy([{ column: 'chain_level' }, { column: 'did' }]);
 }
 
-export async function upsertReviewer(db: Knex, reviewer: Reviewer): Promise<void> {
+export async function upsertReviewer(db: Knex, reviewer: Reviewer & { capacity?: number | null | undefined }): Promise<void> {
+  const fields = {
+    display_name: reviewer.display_name,
+    capabilities: JSON.stringify(reviewer.capabilities),
+    chain_level: reviewer.chain_level,
+    available: reviewer.available,
+    capacity: reviewer.capacity ?? null,
+  };
   await db('reviewers')
-    .insert({ ...reviewer, capabilities: JSON.stringify(reviewer.capabilities) })
+    .insert({ did: reviewer.did, ...fields })
     .onConflict('did')
-    .merge({
-      display_name: reviewer.display_name,
-      capabilities: JSON.stringify(reviewer.capabilities),
-      chain_level: reviewer.chain_level,
-      available: reviewer.available,
-      updated_at: db.fn.now(),
-    });
+    .merge({ ...fields, updated_at: db.fn.now() });
 }
 
 export async function listReviewers(db: Knex, page: PageRequest, filter: { available?: boolean | undefined; capability?: string | undefined }): Promise<Page<ReviewerRow>> {
-  const query = db<ReviewerRow>('reviewers').select('did', 'display_name', 'capabilities', 'chain_level', 'available', 'created_at', 'updated_at');
+  const query = withLoad(db, db('reviewers').select([...COLUMNS, 'reviewers.created_at', 'reviewers.updated_at']));
   if (filter.available !== undefined) query.where({ available: filter.available });
   if (filter.capability) query.whereRaw('capabilities \\? ?', [filter.capability]);
   return paginate<ReviewerRow>(query, page);
@@ -40,4 +48,22 @@ export async function insertReviewersIfAbsent(db: Knex, reviewers: Reviewer[]): 
     .insert(reviewers.map((r) => ({ ...r, capabilities: JSON.stringify(r.capabilities) })))
     .onConflict('did')
     .ignore();
+}
+
+/**
+ * Keeps a routing's open assignment in step with its state: the last level of its chain while a human
+ * holds it, nothing once it is resolved, expired or failed. Idempotent, so a retried projection does not
+ * count an assignment twice.
+ */
+export async function syncReviewerAssignment(
+  db: Knex,
+  routingId: string,
+  open: { chain_level: number; reviewer_did: string; assigned_at: string } | undefined,
+): Promise<void> {
+  if (open) {
+    await db('reviewer_assignments').insert({ routing_id: routingId, ...open }).onConflict(['routing_id', 'chain_level']).ignore();
+  }
+  const release = db('reviewer_assignments').where({ routing_id: routingId }).whereNull('released_at');
+  if (open) release.whereNot({ chain_level: open.chain_level });
+  await release.update({ released_at: db.fn.now() });
 }

@@ -1,23 +1,28 @@
 import type { Knex } from 'knex';
 import type { RoutingTask } from '../domain/routing-decision';
-import type { RoutingState } from '../workflows/route-task';
+import { paginate, type Page, type PageRequest } from './pagination';
+import type { RoutingState } from '../workflows/route-task-definitions';
 
-export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at'> {
+export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'> {
   request_id: string | null;
   requested_by: string;
   task: RoutingTask;
   created_at: Date;
   updated_at: Date;
   assigned_at: Date | null;
+  escalated_at: Date | null;
 }
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
-/** Applies a projection only when it is newer than what is stored, so retries and reordering are harmless. */
+/**
+ * Applies a projection only when it is newer than what is stored, so retries and reordering are harmless;
+ * says whether it was applied.
+ */
 export async function upsertRoutingProjection(
   db: Knex,
   projection: { state: RoutingState; request_id?: string | undefined; task: RoutingTask; requested_by: string },
-): Promise<void> {
+): Promise<boolean> {
   const { state } = projection;
   const row = {
     routing_id: state.routing_id,
@@ -39,17 +44,77 @@ export async function upsertRoutingProjection(
     resolution: json(state.resolution),
     decision_result: json(state.decision_result),
     task: json(projection.task),
+    domain: state.domain ?? null,
+    routing_mode: state.routing_mode ?? null,
+    fourth_law_triggered: state.fourth_law_triggered ?? null,
+    safety_violation_count: state.safety_violation_count ?? 0,
+    rules_triggered: json(state.rules_triggered ?? []),
+    escalated_at: state.escalated_at ?? null,
     created_at: state.created_at,
     updated_at: state.updated_at,
   };
   const { routing_id: _key, request_id: _request, requested_by: _by, task: _task, created_at: _created, ...changes } = row;
-  await db('routings')
+  const applied = await db('routings')
     .insert(row)
     .onConflict('routing_id')
     .merge(changes)
-    .where('routings.version', '<', state.version);
+    .where('routings.version', '<', state.version)
+    .returning('routing_id');
+  return applied.length > 0;
 }
 
 export async function findRoutingById(db: Knex, routingId: string): Promise<RoutingRow | undefined> {
   return db<RoutingRow>('routings').where({ routing_id: routingId }).first();
+}
+
+export interface RoutingFilter {
+  status?: string | undefined;
+  decision?: string | undefined;
+  task_type?: string | undefined;
+  agent?: string | undefined;
+  domain?: string | undefined;
+  escalation_level?: string | undefined;
+  risk_level?: string | undefined;
+  confidence__gte?: number | undefined;
+  confidence__lte?: number | undefined;
+  date__gte?: string | undefined;
+  date__lte?: string | undefined;
+}
+
+const HISTORY_COLUMNS = [
+  'routing_id',
+  'status',
+  'decision',
+  'reason',
+  'task_type',
+  'ai_agent_id',
+  'ai_confidence',
+  'risk_level',
+  'domain',
+  'routing_mode',
+  'escalation_level',
+  'assigned_to',
+  'fourth_law_triggered',
+  'safety_violation_count',
+  'rules_triggered',
+  'escalated_at',
+  'created_at',
+  'updated_at',
+];
+
+export type RoutingHistoryRow = Pick<
+  RoutingRow,
+  'routing_id' | 'status' | 'decision' | 'reason' | 'task_type' | 'ai_agent_id' | 'ai_confidence' | 'risk_level' | 'domain' | 'routing_mode' | 'escalation_level' | 'assigned_to' | 'fourth_law_triggered' | 'safety_violation_count' | 'rules_triggered' | 'escalated_at' | 'created_at' | 'updated_at'
+>;
+
+/** The routings read model filtered by field (bounds by __gte/__lte), as a keyset page. */
+export async function listRoutings(db: Knex, page: PageRequest, filter: RoutingFilter): Promise<Page<RoutingHistoryRow>> {
+  const query = db('routings').select(HISTORY_COLUMNS);
+  const equal = { status: filter.status, decision: filter.decision, task_type: filter.task_type, ai_agent_id: filter.agent, domain: filter.domain, escalation_level: filter.escalation_level, risk_level: filter.risk_level };
+  for (const [column, value] of Object.entries(equal)) if (value !== undefined) query.where(column, value);
+  if (filter.confidence__gte !== undefined) query.where('ai_confidence', '>=', filter.confidence__gte);
+  if (filter.confidence__lte !== undefined) query.where('ai_confidence', '<=', filter.confidence__lte);
+  if (filter.date__gte !== undefined) query.where('created_at', '>=', filter.date__gte);
+  if (filter.date__lte !== undefined) query.where('created_at', '<=', filter.date__lte);
+  return paginate<RoutingHistoryRow>(query, page);
 }

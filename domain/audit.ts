@@ -6,8 +6,15 @@ import type { ProvenanceEntry } from './provenance';
  * actions of other workstreams keep their own names, so the audit log covers every record.
  */
 export const AUDIT_EVENT_TYPES: Readonly<Record<string, string>> = {
+  // The spec's four decision moments, each a record of its own.
+  capability_assessed: 'capability_assessment',
+  risk_evaluated: 'risk_evaluation',
+  context_analyzed: 'context_analysis',
   routing_decided: 'routing_decision',
+  // Up the chain on a timeout, or to a human because an agent or an operator asked.
   escalated: 'escalation_triggered',
+  escalated_by_request: 'escalation_triggered',
+  reassigned_by_request: 'escalation_triggered',
   routing_resolved: 'routing_resolution',
   routing_expired: 'routing_expired',
 };
@@ -47,7 +54,9 @@ export function auditDetails(entry: ProvenanceEntry, routingRiskLevel: string | 
   const ruleTriggered =
     entry.action === 'escalated'
       ? 'reviewer_timeout'
-      : entry.action === 'routing_expired'
+      : entry.action === 'escalated_by_request' || entry.action === 'reassigned_by_request'
+        ? 'escalation_requested'
+        : entry.action === 'routing_expired'
         ? 'escalation_chain_exhausted'
         : (text(output.rule_triggered) ?? text(output.reason) ?? entry.rules_evaluated?.find((rule) => rule.triggered)?.reason ?? null);
   return {

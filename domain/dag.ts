@@ -1,4 +1,4 @@
-import { conditionHolds, parseCondition } from './conditions';
+import { conditionHolds, parseCondition } from './dag-conditions';
 
 /**
  * Workflow DAGs: which shapes are valid, which nodes run next, and the statistics of a run. A node runs

@@ -36,6 +36,9 @@ export const EVENT_KINDS = {
   'platform_agent.deployed': 'A version of an agent was deployed to an environment',
   // Webhooks.
   'webhook.endpoint_disabled': 'A webhook endpoint was disabled: it answered 410 Gone, or every attempt failed for days',
+  // Orchestration layer (issue 3): emitted by the routing workflow when a triggered escalation rule's
+  // notify_supervisor threshold is reached.
+  'escalation.supervisor_notified': 'An escalation rule asked for a supervisor to be told, and the routing’s escalation level reached its threshold',
 } as const satisfies Record<string, string>;
 
 export type EventKind = keyof typeof EVENT_KINDS;
@@ -51,14 +54,14 @@ export function isEventKind(value: string): value is EventKind {
  */
 export const EVENT_EMITTERS = {
   'routing.decided': 'routeTaskWorkflow, decision step: every decided routing (POST /v1/orch/routing and every entry through submitRouting), also one that finds no qualified reviewer',
-  'routing.escalated': 'routeTaskWorkflow, decision step: a human was assigned (escalate_to_human, hybrid_collaboration)',
-  'escalation.triggered': 'routeTaskWorkflow: a human was assigned at the decision, and again each time a level timed out and the routing moved up the chain (reason reviewer_timeout)',
-  'routing.completed': 'routeTaskWorkflow: the assigned reviewer resolved the routing (POST /v1/orch/routing/{routing_id}/resolve); autonomous decisions: orchestration workstream',
+  'routing.escalated': 'routeTaskWorkflow: a human was assigned at the decision (escalate_to_human, hybrid_collaboration), or an autonomous routing was later escalated (POST /v1/orch/escalate, /escalation/manual, /confidence below 0.70)',
+  'escalation.triggered': 'routeTaskWorkflow: a human was assigned at the decision; each move up the chain after a reviewer’s timeout (reason reviewer_timeout); each escalation asked by an agent (POST /v1/orch/escalate, /confidence below 0.70) or by hand (POST /v1/orch/escalation/manual)',
+  'routing.completed': 'routeTaskWorkflow: an autonomous decision (outcome ai_autonomous), or the assigned reviewer’s resolution (POST /v1/orch/routing/{routing_id}/resolve)',
   'audit.critical': 'routeTaskWorkflow: the last level of the escalation chain timed out (reason escalation_chain_exhausted)',
-  'safety.boundary_violation': 'orchestration workstream: POST /v1/orch/safety/check and routings that find a boundary violated',
-  'safety.violation': 'orchestration workstream: the same violations as safety.boundary_violation (second list of the spec)',
-  'agent.registered': 'orchestration workstream: POST /v1/orch/agents/register',
-  'audit.provenance_logged': 'orchestration workstream: POST /v1/orch/provenance (an agent logs an action)',
+  'safety.boundary_violation': 'POST /v1/orch/safety/check (services/safety/check.ts) and routeTaskWorkflow, once per violated boundary; also agent operations whose action the agent’s constraints forbid',
+  'safety.violation': 'the same violations as safety.boundary_violation, emitted beside it (the second list of the spec)',
+  'agent.registered': 'POST /v1/orch/agents/register (services/agents/registry.ts), in the transaction that stores the agent',
+  'audit.provenance_logged': 'POST /v1/orch/provenance (services/routing/agent-operations.ts): an agent logged an action into its task’s provenance',
   'webhook.endpoint_disabled': 'deliverWebhookWorkflow, recordDeliveryAttempt: an attempt answered 410 Gone, or every attempt failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS',
   'approval.requested': 'approvalWorkflow, requested step: POST /v1/approvals, an agent call whose policy needs approval, a DAG approval node, an organization health check',
   'approval.approved': 'approvalWorkflow, responded step: POST /v1/approvals/{id}/respond or /v1/escalations/{id}/respond approving (also approved_with_modifications)',
@@ -77,4 +80,5 @@ export const EVENT_EMITTERS = {
   'platform_agent.registered': 'POST /v1/agents (services/agents.ts), in the transaction that stores the agent',
   'platform_agent.updated': 'PATCH /v1/agents/{id} (services/agents.ts)',
   'platform_agent.deployed': 'POST /v1/agents/{id}/deployments (services/agents.ts)',
+  'escalation.supervisor_notified': 'routeTaskWorkflow: a triggered escalation rule’s notify_supervisor threshold was reached by the routing’s escalation level (once per routing and rule)',
 } as const satisfies Record<EventKind, string>;

@@ -14,6 +14,25 @@ export interface RequiredCapability {
   min_weight: number;
 }
 
+/**
+ * ai_first        the AI acts alone unless a rule or boundary says otherwise (POST /routing's default)
+ * human_required  straight to a human
+ * hybrid          the AI works and a human confirms, at least
+ * escalation      as ai_first, and an autonomous routing stays open so the agent or a human can still
+ *                 escalate it (the agent operations' default)
+ */
+export const ROUTING_MODES = ['ai_first', 'human_required', 'hybrid', 'escalation'] as const;
+export type RoutingMode = (typeof ROUTING_MODES)[number];
+
+/** What the agent says about its own ability (POST /route's ai_assessment and escalation_recommendation). */
+export interface AgentAssessment {
+  can_handle?: boolean | undefined;
+  escalation_recommended?: boolean | undefined;
+  uncertainty_reason?: string | undefined;
+  /** Context the agent hands to the human who may take over. */
+  human_context?: string | undefined;
+}
+
 export interface RoutingTask {
   task_type: string;
   context: Record<string, unknown>;
@@ -23,6 +42,8 @@ export interface RoutingTask {
   required_capabilities: RequiredCapability[];
   safety_requirements: { max_risk_level?: RiskLevel | undefined; human_oversight_required?: boolean | undefined };
   escalation_conditions: { uncertainty_threshold?: number | undefined; life_safety_flag?: boolean | undefined };
+  routing_mode?: RoutingMode | undefined;
+  agent_assessment?: AgentAssessment | undefined;
 }
 
 export interface RuleEvaluation {
@@ -51,7 +72,7 @@ export interface RoutingVerdict {
 /** The Rule of Threes (good for the human, for humanity, for the service) is the ethical check. */
 const ETHICAL_CONSTRAINTS = 3;
 
-const LEVEL_FOR_RISK: Record<RiskLevel, EscalationLevel> = {
+export const LEVEL_FOR_RISK: Record<RiskLevel, EscalationLevel> = {
   low: 'low',
   medium: 'medium',
   high: 'high',

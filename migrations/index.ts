@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as foundation from './20261122000100_foundation';
+import * as orchestration from './20261123000100_orchestration';
 import * as ledger from './20261123000200_ledger';
 import * as webhooks from './20261123000300_webhooks';
 import * as platform from './20261123000400_platform';
@@ -7,6 +8,7 @@ import * as platform from './20261123000400_platform';
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
   { name: '20261122000100_foundation', migration: foundation },
+  { name: '20261123000100_orchestration', migration: orchestration },
   { name: '20261123000200_ledger', migration: ledger },
   { name: '20261123000300_webhooks', migration: webhooks },
   { name: '20261123000400_platform', migration: platform },

@@ -155,6 +155,37 @@ export const configSchema = z.object({
   CALLBACK_SECRET_ROTATION_GRACE_SECONDS: seconds.default(24 * 60 * 60),
   /** Workflows a worker keeps in its cache (open approvals waiting on a timer are cheap to keep); SDK default when unset. */
   TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
+  // Orchestration layer (issue 3).
+  /** How long an autonomous routing in escalation mode (the agent operations' default) stays open to an escalation. */
+  AUTONOMOUS_ESCALATION_WINDOW_SECONDS: seconds.default(24 * 60 * 60),
+  /**
+   * Deprecated API versions, as a JSON array of {"prefix":"/v1","sunset":"<ISO 8601>","deprecated_at":"<ISO 8601>",
+   * "link":"<migration guide URL>"}: responses under a prefix carry Deprecation (RFC 9745), Sunset (RFC 8594) and
+   * Link headers. Empty: no version is deprecated.
+   */
+  API_DEPRECATIONS: z
+    .string()
+    .default('[]')
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.array(
+        z
+          .object({
+            prefix: z.string().regex(/^\/[^?#]*$/, 'must be a path prefix such as /v1'),
+            sunset: z.iso.datetime({ offset: true }),
+            deprecated_at: z.iso.datetime({ offset: true }).optional(),
+            link: z.url().optional(),
+          })
+          .strict(),
+      ),
+    ),
 });
 
 export type Config = z.infer<typeof configSchema>;

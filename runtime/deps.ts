@@ -42,6 +42,8 @@ export function appSettings(config: Config): AppDeps['settings'] {
     ledgerBlockMaxAgeMs: config.LEDGER_BLOCK_MAX_AGE_MS,
     platform: platformSettings(config),
     webhooks: webhookSettings(config),
+    autonomousEscalationWindowSeconds: config.AUTONOMOUS_ESCALATION_WINDOW_SECONDS,
+    deprecations: config.API_DEPRECATIONS,
   };
 }
 

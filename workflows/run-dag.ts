@@ -11,7 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createDagActivities } from '../activities/dags';
-import { conditionHolds } from '../domain/conditions';
+import { conditionHolds } from '../domain/dag-conditions';
 import { dagStats, planDag, predecessorIds, type DagEdgeType, type DagNodeStatus, type DagNodeType, type DagStatus, type NodeProgress } from '../domain/dag';
 import type { EventKind } from '../domain/events';
 import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';

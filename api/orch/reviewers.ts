@@ -12,6 +12,8 @@ const ReviewerSchema = z
     capabilities: z.record(z.string(), z.number()).openapi({ example: { medical_diagnosis: 0.9 } }),
     chain_level: z.number().int(),
     available: z.boolean(),
+    capacity: z.number().int().nullable().openapi({ description: 'Most open assignments the reviewer takes; null: no limit' }),
+    open_assignments: z.number().int().openapi({ description: 'Current load: routings waiting on this reviewer' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -23,6 +25,7 @@ const PutReviewerSchema = z
     capabilities: z.record(z.string().min(1).max(200), z.number().min(0).max(1)).default({}),
     chain_level: z.number().int().min(1).max(20).default(1),
     available: z.boolean().default(true),
+    capacity: z.number().int().min(1).max(10_000).nullable().default(null).openapi({ description: 'Most open assignments; a reviewer at capacity is skipped' }),
   })
   .strict()
   .openapi('PutReviewerRequest');
@@ -32,9 +35,19 @@ const ListReviewersQuerySchema = listQuerySchema.extend({
   capability: z.string().min(1).optional(),
 });
 
-const SORTABLE = { did: 'did', chain_level: 'chain_level', created_at: 'created_at' };
+const SORTABLE = { did: 'reviewers.did', chain_level: 'reviewers.chain_level', created_at: 'reviewers.created_at' };
 
-const render = (row: { did: string; display_name: string; capabilities: Record<string, number>; chain_level: number; available: boolean; created_at: Date; updated_at: Date }) => ({
+const render = (row: {
+  did: string;
+  display_name: string;
+  capabilities: Record<string, number>;
+  chain_level: number;
+  available: boolean;
+  capacity: number | null;
+  open_assignments: number;
+  created_at: Date;
+  updated_at: Date;
+}) => ({
   ...row,
   created_at: row.created_at.toISOString(),
   updated_at: row.updated_at.toISOString(),
@@ -52,7 +65,7 @@ export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex }): voi
     request: { query: ListReviewersQuerySchema },
     responses: { 200: { description: 'A page of reviewers', schema: pageSchema(ReviewerSchema, 'ReviewerPage') } },
     handler: async ({ query }) => {
-      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'chain_level', uniqueKey: 'did' });
+      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'chain_level', uniqueKey: 'reviewers.did' });
       const page = await withCursorProblems(listReviewers(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map(render) } };
     },

@@ -1,9 +1,8 @@
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { findRoutingById, type RoutingRow } from '../../db/routings';
 import { routingProgress } from '../../domain/routing-progress';
 import { routingIdFor, submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';
-import { resolveUpdate, ROUTING_FAILURES } from '../../workflows/route-task';
+import { sendRoutingUpdate, updateIdFor } from '../../services/routing/updates';
+import { resolveUpdate } from '../../workflows/route-task-definitions';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {
@@ -42,16 +41,6 @@ function toRoutingStatus(row: RoutingRow) {
   };
 }
 
-/** The failure type an update was rejected with, when the workflow rejected it on purpose. */
-function rejectionType(error: unknown): string | undefined {
-  if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) return error.cause.type ?? undefined;
-  return undefined;
-}
-
-function isClosedOrMissing(error: unknown): boolean {
-  return error instanceof WorkflowNotFoundError || (error instanceof Error && /workflow execution already completed/i.test(error.message));
-}
-
 export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void {
   api.route({
     method: 'post',
@@ -85,6 +74,7 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
           required_capabilities: body.required_capabilities,
           safety_requirements: body.safety_requirements,
           escalation_conditions: body.escalation_conditions,
+          routing_mode: body.routing_mode,
         },
       });
       if (!outcome.ok) {
@@ -131,22 +121,12 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
       404: { description: 'No such routing' },
       409: { description: 'The routing is not awaiting review (already resolved, expired, or decided autonomously)' },
     },
-    handler: async ({ params, body }) => {
-      const handle = deps.temporal.workflow.getHandle(params.routing_id);
-      try {
-        const resolution = await handle.executeUpdate(resolveUpdate, { args: [body] });
-        return { status: 200, body: { routing_id: params.routing_id, status: 'completed', ...resolution } };
-      } catch (error) {
-        const type = rejectionType(error);
-        if (type === ROUTING_FAILURES.notAwaitingReview) throw new Problem('routing_not_awaiting_review', (error as WorkflowUpdateFailedError).cause?.message);
-        if (type === ROUTING_FAILURES.reviewerNotAssigned) throw new Problem('reviewer_not_assigned', (error as WorkflowUpdateFailedError).cause?.message);
-        if (isClosedOrMissing(error)) {
-          const row = await findRoutingById(deps.db, params.routing_id);
-          if (!row) throw new Problem('routing_not_found', `No routing ${params.routing_id}`);
-          throw new Problem('routing_not_awaiting_review', `Routing ${params.routing_id} is ${row.status}, not awaiting review`);
-        }
-        throw error;
-      }
+    handler: async ({ req, params, body, principal }) => {
+      const sent = await sendRoutingUpdate(deps, params.routing_id, resolveUpdate, [body], updateIdFor(principal.id, req.get('idempotency-key')));
+      if (sent.ok) return { status: 200, body: { routing_id: params.routing_id, status: 'completed', ...sent.result } };
+      if (sent.code === 'routing_not_found') throw new Problem('routing_not_found', sent.detail);
+      if (sent.code === 'reviewer_not_assigned') throw new Problem('reviewer_not_assigned', sent.detail);
+      throw new Problem('routing_not_awaiting_review', sent.detail);
     },
   });
 }

@@ -19,7 +19,7 @@ import {
   PlatformAgentSchema,
   RegisterAgentSchema,
   UpdateAgentSchema,
-} from '../schemas/agents';
+} from '../schemas/platform-agents';
 import { pageSchema } from '../schemas/common';
 import { AgentCallResponseSchema } from '../schemas/executions';
 

@@ -1,131 +1,89 @@
-import { APPROVAL_THRESHOLDS } from '../../domain/agent-calls';
-import { DidSchema, listQuerySchema } from './common';
+import { AGENT_STATUSES, AGENT_URN_PATTERN } from '../../domain/agents';
+import { PERFORMANCE_TRENDS } from '../../domain/agent-performance';
+import { RISK_LEVELS } from '../../domain/risk';
 import { z } from './zod';
 
-const JsonObjectSchema = z.record(z.string(), z.unknown());
-const CapabilityUriSchema = z
-  .string()
-  .regex(/^capability:\/\/(?:[a-z0-9][a-z0-9._-]{0,62}\/)?[a-z0-9][a-z0-9._-]{0,62}$/, 'must be capability://<org>/<name> or capability://<name>')
-  .openapi({ example: 'capability://acme/summarize' });
-const AgentUriSchema = z
-  .string()
-  .regex(/^agent:\/\/[a-z0-9][a-z0-9._-]{0,62}\/[a-z0-9][a-z0-9._-]{0,62}@\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/, 'must be agent://<org>/<name>@<semver>')
-  .openapi({ example: 'agent://acme/summarizer@1.2.0' });
-const EndpointSchema = z.url({ protocol: /^https?$/ }).max(2000);
+const unit = z.number().min(0).max(1);
 
-const ApprovalPolicySchema = z
+export const AgentIdSchema = z
+  .string()
+  .regex(AGENT_URN_PATTERN, 'must be an agent URN (urn:<namespace>:agent:<kind>:<instance>)')
+  .openapi({ example: 'urn:acme:agent:diagnosis:7' });
+
+const AgentCapabilitySchema = z.object({ capability_id: z.string().min(1).max(200), confidence_level: unit }).strict();
+
+export const SafetyConstraintsSchema = z
   .object({
-    require_approval_at: z.enum(APPROVAL_THRESHOLDS).default('high').openapi({ description: 'The lowest call risk that needs a human’s approval first; never: none does; low: every call does' }),
-    approver_passport_id: DidSchema.optional(),
-    approval_ttl_seconds: z.number().int().positive().optional().openapi({ description: 'Default: APPROVAL_DEFAULT_TTL_SECONDS' }),
+    cannot_prescribe: z.boolean().optional().openapi({ description: 'Tasks that involve prescribing go to a human' }),
+    requires_human_confirmation: z.boolean().optional().openapi({ description: 'Every routing of the agent is hybrid at least' }),
+    max_risk_level: z.enum(RISK_LEVELS).optional().openapi({ description: 'The highest risk the agent acts on alone' }),
   })
   .strict()
-  .openapi('AgentApprovalPolicy');
-
-export const DeploymentSchema = z
-  .object({
-    deployment_id: z.string(),
-    agent_id: z.string().openapi({ description: 'The deployed version’s agent id' }),
-    agent_uri: z.string(),
-    environment: z.string(),
-    version: z.string(),
-    parameters: JsonObjectSchema,
-    deployed_by: z.string(),
-    deployed_at: z.string(),
-  })
-  .openapi('AgentDeployment');
-
-export const PlatformAgentSchema = z
-  .object({
-    agent_id: z.string().openapi({ example: 'agt_5e1f…' }),
-    agent_uri: z.string(),
-    passportId: z.string().openapi({ description: 'The agent’s DID' }),
-    capabilities: z.array(z.string()),
-    status: z.enum(['active', 'inactive']),
-    org: z.string(),
-    name: z.string(),
-    version: z.string(),
-    description: z.string().nullable(),
-    endpoint_url: z.string(),
-    approval_policy: z.object({ require_approval_at: z.enum(APPROVAL_THRESHOLDS), approver_passport_id: z.string().optional(), approval_ttl_seconds: z.number().int().optional() }),
-    parameters_schema: JsonObjectSchema.nullable(),
-    timeout_seconds: z.number().int(),
-    max_attempts: z.number().int(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi('PlatformAgent');
-
-export const PlatformAgentDetailSchema = PlatformAgentSchema.extend({
-  deployments: z.array(DeploymentSchema).openapi({ description: 'What each environment runs now (the latest deployment per environment) of this agent’s org/name' }),
-}).openapi('PlatformAgentDetail');
+  .openapi('AgentSafetyConstraints');
 
 export const RegisterAgentSchema = z
   .object({
-    agent_uri: AgentUriSchema,
-    endpoint_url: EndpointSchema.openapi({ description: 'Where executions POST their calls; must pass the outbound policy (OUTBOUND_PRIVATE_ALLOWLIST)' }),
-    capabilities: z.array(CapabilityUriSchema).min(1).max(100),
-    passport_id: DidSchema.optional().openapi({ description: 'Default: did:web:handoff.local:agents:<org>:<name>' }),
-    description: z.string().max(2000).optional(),
-    approval_policy: ApprovalPolicySchema.default({ require_approval_at: 'high' }),
-    parameters_schema: JsonObjectSchema.optional().openapi({ description: 'JSON Schema of the call’s parameters; what an approver’s modified_params must fit' }),
-    timeout_seconds: z.number().int().min(1).max(3600).optional(),
-    max_attempts: z.number().int().min(1).max(20).optional(),
-    status: z.enum(['active', 'inactive']).default('active'),
+    agent_id: AgentIdSchema.optional().openapi({ description: 'The agent’s URN; minted as urn:handoff:agent:<agent_type>:<random> when absent' }),
+    agent_name: z.string().min(1).max(200),
+    agent_type: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lower-case letters, digits, _ or -').openapi({ example: 'diagnosis' }),
+    capabilities: z.array(AgentCapabilitySchema).max(100).default([]),
+    safety_constraints: SafetyConstraintsSchema.default({}),
+    model_info: z.object({ model_type: z.string().max(200).optional(), version: z.string().max(200).optional(), training_data: z.string().max(2000).optional() }).strict().default({}),
   })
   .strict()
   .openapi('RegisterAgentRequest');
 
-export const UpdateAgentSchema = z
+export const AgentSchema = z
   .object({
-    endpoint_url: EndpointSchema.optional(),
-    capabilities: z.array(CapabilityUriSchema).min(1).max(100).optional(),
-    description: z.string().max(2000).optional(),
-    approval_policy: ApprovalPolicySchema.optional(),
-    parameters_schema: JsonObjectSchema.nullable().optional(),
-    timeout_seconds: z.number().int().min(1).max(3600).optional(),
-    max_attempts: z.number().int().min(1).max(20).optional(),
-    status: z.enum(['active', 'inactive']).optional(),
+    agent_id: z.string(),
+    did: z.string(),
+    agent_name: z.string(),
+    agent_type: z.string(),
+    status: z.enum(AGENT_STATUSES),
+    capabilities: z.array(AgentCapabilitySchema),
+    safety_constraints: SafetyConstraintsSchema,
+    model_info: z.record(z.string(), z.string()),
+    safety_boundaries_configured: z.number().int().openapi({ description: 'How many safety constraints are set' }),
+    monitoring_enabled: z.boolean(),
+    registered_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Agent');
+
+export const AgentRegisteredSchema = AgentSchema.extend({
+  api_key: z.string().openapi({ description: 'Shown once; only its hash is stored. Send it as Authorization: Bearer to call the agent operations as this agent.' }),
+}).openapi('AgentRegistration');
+
+export const PatchAgentSchema = z
+  .object({
+    agent_name: z.string().min(1).max(200).optional(),
+    status: z.enum(AGENT_STATUSES).optional().openapi({ description: 'suspended or retired agents are refused with agent_not_registered' }),
+    capabilities: z.array(AgentCapabilitySchema).max(100).optional(),
+    safety_constraints: SafetyConstraintsSchema.optional(),
   })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, { message: 'names nothing to change' })
-  .openapi('UpdateAgentRequest');
+  .refine((body) => Object.keys(body).length > 0, { message: 'name at least one field to change' })
+  .openapi('PatchAgentRequest');
 
-export const DeployAgentSchema = z
+export const AgentPerformanceSchema = z
   .object({
-    environment: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'must be a lower-case name such as production or staging'),
-    version: z.string().regex(/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/, 'must be a semantic version'),
-    parameters: JsonObjectSchema.default({}).openapi({ description: 'Defaults merged under the parameters of calls that reach this deployment by agent id' }),
+    agent_id: z.string(),
+    period: z.string(),
+    period_start: z.string(),
+    period_end: z.string(),
+    total_requests: z.number().int(),
+    successful_resolutions: z.number().int().openapi({ description: 'Routings where the AI’s recommendation stood: autonomous and not overturned, or approved by the human' }),
+    escalations_to_human: z.number().int(),
+    escalation_rate: z.number(),
+    avg_confidence: z.number().nullable(),
+    safety_violations: z.number().int().openapi({ description: 'Violations found at routing and by POST /safety/check' }),
+    boundary_checks_passed: z.number().int().openapi({ description: 'Routings decided with every boundary met, and safety checks allowed without violation' }),
+    accuracy_metrics: z.object({
+      human_agreement_rate: z.number().nullable().openapi({ description: 'Of routings a human judged (resolved, or autonomous with feedback): the share where the human agreed with the AI' }),
+      false_positive_rate: z.number().nullable().openapi({ description: 'Of escalated routings a human resolved: the share approved unchanged (the escalation was not needed)' }),
+      false_negative_rate: z.number().nullable().openapi({ description: 'Of autonomous routings: the share later overturned or flagged (POST /routing/{id}/feedback)' }),
+    }),
+    performance_trend: z.enum(PERFORMANCE_TRENDS).openapi({ description: 'The success rate against the previous period of the same length (±0.05); insufficient_data below 5 settled routings in either' }),
+    areas_for_improvement: z.array(z.string()),
   })
-  .strict()
-  .openapi('DeployAgentRequest');
-
-export const AgentCallSchema = z
-  .object({
-    agentUri: AgentUriSchema,
-    capabilityUri: CapabilityUriSchema,
-    passport: DidSchema.openapi({ description: 'The requester’s DID' }),
-    parameters: JsonObjectSchema.default({}),
-    task_id: z.string().min(1).max(200).optional(),
-    callback_url: EndpointSchema.optional().openapi({ description: 'Receives the outcome, signed with your callback signing secret (POST /v1/callback-secrets)' }),
-    max_attempts: z.number().int().min(1).max(20).optional().openapi({ description: 'Default: the agent’s' }),
-  })
-  .strict()
-  .openapi('AgentCallRequest');
-
-export const LegacyAgentCallSchema = z
-  .object({
-    task: z.string().min(1).max(300).openapi({ description: 'The capability to call: a capability URI, or a capability name of the agent' }),
-    parameters: JsonObjectSchema.default({}),
-    callback_url: EndpointSchema.optional(),
-  })
-  .strict()
-  .openapi('LegacyAgentCallRequest');
-
-export const AgentIdParamsSchema = z.object({ agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/, 'must be an agent id (agt_…)') });
-
-export const ListAgentsQuerySchema = listQuerySchema.extend({
-  status: z.enum(['active', 'inactive']).optional(),
-  capability: CapabilityUriSchema.optional(),
-  org: z.string().optional(),
-});
+  .openapi('AgentPerformance');

@@ -1,5 +1,5 @@
 import { RISK_LEVELS } from '../../domain/risk';
-import { ESCALATION_LEVELS, ROUTING_DECISIONS } from '../../domain/routing-decision';
+import { ESCALATION_LEVELS, ROUTING_DECISIONS, ROUTING_MODES } from '../../domain/routing-decision';
 import { ROUTING_STATUSES } from '../../domain/routing-progress';
 import { RESOLUTION_OUTCOMES } from '../../workflows/route-task';
 import { DidSchema, LedgerAnchorSchema } from './common';
@@ -7,7 +7,7 @@ import { z } from './zod';
 
 const unit = z.number().min(0).max(1);
 
-const RequiredCapabilitySchema = z
+export const RequiredCapabilitySchema = z
   .union([
     z.object({ capability_id: z.string().min(1).max(200), min_weight: unit.default(0) }),
     // The spec's alternative body lists capabilities by id alone.
@@ -37,6 +37,9 @@ export const RoutingRequestSchema = z
       })
       .default({}),
     urgency: z.enum(['low', 'medium', 'high', 'urgent', 'critical']).optional().openapi({ description: 'Recorded with the task' }),
+    routing_mode: z.enum(ROUTING_MODES).default('ai_first').openapi({
+      description: 'ai_first: the AI acts unless a rule or boundary says otherwise; human_required: straight to a human; hybrid: a human confirms at least; escalation: as ai_first, and an autonomous routing stays open to escalation (AUTONOMOUS_ESCALATION_WINDOW_SECONDS)',
+    }),
   })
   .strict()
   .openapi('RoutingRequest');
@@ -65,9 +68,15 @@ export const RoutingDecisionSchema = z
     provenance: z.object({
       decision_made_by: z.string(),
       timestamp: z.string(),
-      rule_triggered: z.string(),
+      rule_triggered: z.string().openapi({ description: 'The reason that settled the decision, or the id of the escalation rule that did' }),
       ledger_anchor: LedgerAnchorSchema,
     }),
+    fourth_law_triggered: z.boolean().optional(),
+    rules_triggered: z.array(z.string()).optional().openapi({ description: 'Escalation rules whose conditions held' }),
+    rule_conflict: z
+      .object({ rule_ids: z.array(z.string()), target_capabilities: z.array(z.string()) })
+      .optional()
+      .openapi({ description: 'Rules of the same, highest priority asked for different reviewers; the task went to a human of its own qualification (reason rule_conflict)' }),
   })
   .openapi('RoutingDecision');
 

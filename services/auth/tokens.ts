@@ -1,26 +1,29 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Knex } from 'knex';
+import { findAgentByKeyHash } from '../../db/agents';
 import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount } from '../../db/credentials';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
 
 /**
  * orch:* guard the orchestration layer (/v1/orch), platform:* the platform API (/v1): read lists and
  * reads, write submits and answers, admin configures. Until the identity work makes platform calls carry
- * delegation tokens, platform callers hold these scopes on the same bearer tokens.
+ * delegation tokens, platform callers hold these scopes on the same bearer tokens. orch:agent is the one
+ * scope of a registered agent's API key: the agent operations (/route, /confidence, …) and nothing else.
  */
-export const SCOPES = ['orch:read', 'orch:write', 'orch:admin', 'audit:read', 'platform:read', 'platform:write', 'platform:admin'] as const;
+export const SCOPES = ['orch:read', 'orch:write', 'orch:admin', 'audit:read', 'platform:read', 'platform:write', 'platform:admin', 'orch:agent'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** An admin scope configures its layer, so it may also read and write there; audit:read stays separate. */
 const IMPLIED: Record<Scope, Scope[]> = {
   'orch:read': [],
-  'orch:write': [],
-  'orch:admin': ['orch:read', 'orch:write'],
+  'orch:write': ['orch:agent'],
+  'orch:admin': ['orch:read', 'orch:write', 'orch:agent'],
   'audit:read': [],
   'platform:read': [],
   'platform:write': [],
   'platform:admin': ['platform:read', 'platform:write'],
+  'orch:agent': [],
 };
 
 export function isScope(value: string): value is Scope {
@@ -32,15 +35,16 @@ export function grants(scopes: readonly string[], needed: Scope): boolean {
 }
 
 export interface Principal {
-  /** Stable id used for rate limits and idempotency: `pat:<id>`, `sa:<client_id>`, or `sub:<subject>`. */
+  /** Stable id used for rate limits and idempotency: `pat:<id>`, `sa:<client_id>`, `agent:<agent_id>` or `sub:<subject>`. */
   id: string;
-  kind: 'personal_access_token' | 'service_account' | 'jwt';
+  kind: 'personal_access_token' | 'service_account' | 'jwt' | 'agent';
   subject: string;
   scopes: string[];
 }
 
 export const PAT_PREFIX = 'hnd_pat_';
 export const CLIENT_SECRET_PREFIX = 'hnd_sk_';
+export const AGENT_KEY_PREFIX = 'hnd_ak_';
 const ACCESS_TOKEN_TYPE = 'at+jwt';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
@@ -103,9 +107,21 @@ export async function authenticateClient(db: Knex, clientId: string, clientSecre
   return account && matches && account.revoked_at === null ? account : undefined;
 }
 
+/** A registered agent's API key: random, shown once, stored only as its SHA-256 like the other secrets. */
+export function mintAgentKey(): { api_key: string; api_key_hash: string } {
+  const api_key = secret(AGENT_KEY_PREFIX);
+  return { api_key, api_key_hash: sha256(api_key).toString('hex') };
+}
+
 export type BearerResult = { ok: true; principal: Principal } | { ok: false; reason: string };
 
 export async function authenticateBearer(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings }, token: string): Promise<BearerResult> {
+  if (token.startsWith(AGENT_KEY_PREFIX)) {
+    const agent = await findAgentByKeyHash(deps.db, sha256(token).toString('hex'));
+    if (!agent) return { ok: false, reason: 'The agent key is not recognized' };
+    if (agent.status !== 'active') return { ok: false, reason: `The agent ${agent.agent_id} is ${agent.status}` };
+    return { ok: true, principal: { id: `agent:${agent.agent_id}`, kind: 'agent', subject: agent.agent_id, scopes: ['orch:agent'] } };
+  }
   if (token.startsWith(PAT_PREFIX)) {
     const row = await findApiTokenByHash(deps.db, sha256(token).toString('hex'));
     if (!row) return { ok: false, reason: 'The token is not recognized' };

@@ -12,6 +12,8 @@ export interface RoutingServiceDeps {
   temporal: Client;
   taskQueue: string;
   escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
+  /** How long an autonomous routing in escalation mode stays open to an escalation; absent: it closes at once. */
+  autonomousEscalationWindowSeconds?: number | undefined;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
     request_id: submission.request_id,
     requested_by: submission.requested_by,
     escalation_timeouts_seconds: deps.escalationTimeoutsSeconds,
+    autonomous_escalation_window_seconds: deps.autonomousEscalationWindowSeconds,
     task,
   };
   const start = new WithStartWorkflowOperation(routeTaskWorkflow, {

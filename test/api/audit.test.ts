@@ -60,8 +60,10 @@ describe('GET /v1/orch/audit', () => {
   it('shows a routing’s decision and escalation as entries with their rule, risk, assignee and ledger anchor', async () => {
     const { status, body } = await auditor('GET', `/v1/orch/audit?routing_id=${routingId}&sort=timestamp`);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ has_more: false, next_cursor: null, total_count: 2 });
-    expect(body.data[0]).toEqual({
+    expect(body).toMatchObject({ has_more: false, next_cursor: null, total_count: 5 });
+    // The four decision moments share the decision's timestamp; the escalation comes later.
+    expect(body.data.slice(0, 4).map((entry: { event_type: string }) => entry.event_type).sort()).toEqual(['capability_assessment', 'context_analysis', 'risk_evaluation', 'routing_decision']);
+    expect(body.data.find((entry: { event_type: string }) => entry.event_type === 'routing_decision')).toEqual({
       entry_id: anchor.transaction_id,
       event_id: anchor.transaction_id,
       timestamp: expect.any(String),
@@ -81,7 +83,7 @@ describe('GET /v1/orch/audit', () => {
       ledger_anchor: anchor,
       leaf_index: expect.any(Number),
     });
-    expect(body.data[1]).toMatchObject({ event_type: 'escalation_triggered', details: { rule_triggered: 'reviewer_timeout', assigned_to: 'did:web:handoff.local:reviewers:alan', risk_level: 'low' } });
+    expect(body.data[4]).toMatchObject({ event_type: 'escalation_triggered', details: { rule_triggered: 'reviewer_timeout', assigned_to: 'did:web:handoff.local:reviewers:alan', risk_level: 'low' } });
   });
 
   it('filters by event type (or its alias type) and task type', async () => {

@@ -21,15 +21,27 @@ describe('GET /v1/events', () => {
 
     const page = await api('GET', `/v1/events?subject_id=${routing_id}`);
     expect(page.status).toBe(200);
-    expect(page.body).toMatchObject({ has_more: false, next_cursor: null, total_count: 3 });
-    expect(page.body.data.map((event: { event: string }) => event.event).sort()).toEqual(['escalation.triggered', 'routing.decided', 'routing.escalated']);
+    expect(page.body).toMatchObject({ has_more: false, next_cursor: null, total_count: page.body.data.length });
+    const kinds: string[] = page.body.data.map((event: { event: string }) => event.event).sort();
+    expect(kinds.filter((kind) => !kind.startsWith('safety.'))).toEqual(['escalation.triggered', 'routing.decided', 'routing.escalated']);
+    // Confidence below the Fourth Law's threshold violates a boundary, told under both of the spec's names.
+    const violations = kinds.filter((kind) => kind === 'safety.violation').length;
+    expect(violations).toBeGreaterThan(0);
+    expect(kinds.filter((kind) => kind === 'safety.boundary_violation')).toHaveLength(violations);
     for (const event of page.body.data) {
+      const decision = !event.event.startsWith('safety.');
       expect(event).toEqual({
         id: expect.stringMatching(/^evt_/),
         event: expect.any(String),
         created_at: expect.any(String),
         data: expect.any(Object),
-        provenance: { subject_id: routing_id, step_id: 'routing_decision', ledger_anchor: routed.body.provenance.ledger_anchor, url: `/v1/orch/provenance/${routing_id}` },
+        provenance: {
+          subject_id: routing_id,
+          // Violations are found while the context is analysed; the outcome is told with the decision.
+          step_id: decision ? 'routing_decision' : 'context_analysis',
+          ledger_anchor: decision ? routed.body.provenance.ledger_anchor : expect.objectContaining({ transaction_id: expect.any(String) }),
+          url: `/v1/orch/provenance/${routing_id}`,
+        },
       });
     }
     const escalated = page.body.data.find((event: { event: string }) => event.event === 'routing.escalated');
@@ -71,9 +83,13 @@ describe('GET /v1/events', () => {
   });
 
   it('lists newest first unless sorted otherwise', async () => {
-    const [older] = await emitEvents(stack.database.db, [{ event: 'safety.boundary_violation', data: { n: 'older' } }]);
-    const [newer] = await emitEvents(stack.database.db, [{ event: 'safety.boundary_violation', data: { n: 'newer' } }]);
-    const ids = async (query: string) => (await api('GET', `/v1/events?event=safety.boundary_violation${query}`)).body.data.map((event: { id: string }) => event.id);
+    const subject = `test_order_${Date.now()}`;
+    const [older] = await emitEvents(stack.database.db, [{ event: 'safety.boundary_violation', data: { n: 'older' } }], subject);
+    const [newer] = await emitEvents(stack.database.db, [{ event: 'safety.boundary_violation', data: { n: 'newer' } }], `${subject}_2`);
+    const ids = async (query: string) =>
+      (await api('GET', `/v1/events?event=safety.boundary_violation&limit=100${query}`)).body.data
+        .map((event: { id: string }) => event.id)
+        .filter((id: string) => id === older || id === newer);
     expect(await ids('')).toEqual([newer, older]);
     expect(await ids('&sort=created_at')).toEqual([older, newer]);
   });

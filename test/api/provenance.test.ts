@@ -55,17 +55,18 @@ describe('GET /v1/orch/provenance/{routing_id}', () => {
 
     const { status, body } = await api('GET', `/v1/orch/provenance/${id}`);
     expect(status).toBe(200);
-    expect(body.decision_chain.map((step: { action: string }) => step.action)).toEqual(['routing_decided', 'routing_resolved']);
-    expect(body.decision_chain[0]).toMatchObject({
+    // The spec's four decision moments, then the reviewer's resolution.
+    expect(body.decision_chain.map((step: { action: string }) => step.action)).toEqual(['capability_assessed', 'risk_evaluated', 'context_analyzed', 'routing_decided', 'routing_resolved']);
+    expect(body.decision_chain[3]).toMatchObject({
       step_id: 'routing_decision',
       actor: { type: 'orch_core', did: 'did:web:handoff.local:orch-core' },
       input_data: { task_type: 'medical_diagnosis', ai_confidence: 0.62 },
       output_data: { decision: 'escalate_to_human', reason: 'ai_confidence_below_threshold' },
       reasoning: expect.stringContaining('ai_confidence_below_threshold'),
     });
-    expect(body.decision_chain[0].rules_evaluated).toEqual(expect.arrayContaining([{ rule_id: 'fourth_law', triggered: true, reason: 'ai_confidence_below_threshold' }]));
-    expect(body.decision_chain[1]).toMatchObject({ actor: { type: 'human', did: 'did:web:handoff.local:reviewers:ada' }, action: 'routing_resolved' });
-    expect(body.ledger_anchors[0]).toMatchObject({ step_id: 'routing_decision', ...routed.body.provenance.ledger_anchor });
+    expect(body.decision_chain[3].rules_evaluated).toEqual(expect.arrayContaining([{ rule_id: 'fourth_law', triggered: true, reason: 'ai_confidence_below_threshold' }]));
+    expect(body.decision_chain[4]).toMatchObject({ actor: { type: 'human', did: 'did:web:handoff.local:reviewers:ada' }, action: 'routing_resolved' });
+    expect(body.ledger_anchors[3]).toMatchObject({ step_id: 'routing_decision', ...routed.body.provenance.ledger_anchor });
     expect(body.accountability).toEqual({
       primary_decision_maker: 'did:web:handoff.local:reviewers:ada',
       ai_support_provided: true,
@@ -88,14 +89,15 @@ describe('proof bundles', () => {
     const { status, body } = await eventually(() => api('GET', `/v1/orch/provenance/${id}/proof`), (reply) => reply.status === 200);
     expect(status).toBe(200);
     expect(body).toMatchObject({ format: 'handoff-ledger-inclusion/v1', verifier_key: verifierKey, tree_size: expect.any(Number) });
-    expect(body.records.map((record: { step_id: string }) => record.step_id)).toEqual(['routing_decision', 'resolution']);
-    expect(body.records[0]).toMatchObject({ transaction_id: routed.body.provenance.ledger_anchor.transaction_id, block_number: routed.body.provenance.ledger_anchor.block_number });
-    expect(JSON.parse(body.records[0].body)).toMatchObject({ subject_id: id, action: 'routing_decided' });
+    expect(body.records.map((record: { step_id: string }) => record.step_id)).toEqual(['capability_assessment', 'risk_evaluation', 'context_analysis', 'routing_decision', 'resolution']);
+    expect(body.records[3]).toMatchObject({ transaction_id: routed.body.provenance.ledger_anchor.transaction_id, block_number: routed.body.provenance.ledger_anchor.block_number });
+    expect(JSON.parse(body.records[3].body)).toMatchObject({ subject_id: id, action: 'routing_decided' });
 
     const verified = verifyOffline('routing-bundle.json', JSON.stringify(body));
     expect(verified).toMatchObject({ status: 0, output: expect.stringContaining('VERIFIED') });
 
-    const edited = { ...body, records: [{ ...body.records[0], body: body.records[0].body.replace('"ai_confidence":0.62', '"ai_confidence":0.92') }, body.records[1]] };
+    const records = body.records as Array<{ body: string }>;
+    const edited = { ...body, records: records.map((record, index) => (index === 3 ? { ...record, body: record.body.replace('"ai_confidence":0.62', '"ai_confidence":0.92') } : record)) };
     expect(verifyOffline('edited-bundle.json', JSON.stringify(edited))).toMatchObject({ status: 1, output: expect.stringContaining('does not lead to the checkpoint') });
     const otherKey = { status: verifyOffline('routing-bundle.json', JSON.stringify(body), ['--key', 'someone.else/log+12345678+AQ==']).status };
     expect(otherKey.status).toBe(2);

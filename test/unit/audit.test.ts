@@ -15,8 +15,13 @@ const entry = (action: string, output_data: Record<string, unknown>, extra: Part
 
 describe('audit event types', () => {
   it.each([
+    ['capability_assessed', 'capability_assessment'],
+    ['risk_evaluated', 'risk_evaluation'],
+    ['context_analyzed', 'context_analysis'],
     ['routing_decided', 'routing_decision'],
     ['escalated', 'escalation_triggered'],
+    ['escalated_by_request', 'escalation_triggered'],
+    ['reassigned_by_request', 'escalation_triggered'],
     ['routing_resolved', 'routing_resolution'],
     ['routing_expired', 'routing_expired'],
     ['agent_registered', 'agent_registered'],
@@ -27,7 +32,8 @@ describe('audit event types', () => {
   it.each([
     // A record whose action is literally the type's name has that type too.
     ['routing_decision', ['routing_decided', 'routing_decision']],
-    ['escalation_triggered', ['escalated', 'escalation_triggered']],
+    ['escalation_triggered', ['escalated', 'escalated_by_request', 'reassigned_by_request', 'escalation_triggered']],
+    ['risk_evaluation', ['risk_evaluated', 'risk_evaluation']],
     ['routing_expired', ['routing_expired']],
     ['agent_registered', ['agent_registered']],
     // An action that has a name of its own is not its own event type.
@@ -51,6 +57,14 @@ describe('audit details', () => {
       rule_triggered: 'reviewer_timeout',
       risk_level: 'high',
       assigned_to: 'did:x:grace',
+    });
+  });
+
+  it.each(['escalated_by_request', 'reassigned_by_request'])('names a %s record’s cause and new reviewer', (action) => {
+    expect(auditDetails(entry(action, { to_did: 'did:x:alan', escalation_level: 'urgent' }), 'medium')).toMatchObject({
+      rule_triggered: 'escalation_requested',
+      risk_level: 'medium',
+      assigned_to: 'did:x:alan',
     });
   });
 

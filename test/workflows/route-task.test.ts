@@ -1,39 +1,72 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import type { createRoutingActivities } from '../../activities/routing';
+import type { createRoutingActivities, RoutingContext } from '../../activities/routing';
 import type { AppendProvenanceInput } from '../../domain/provenance';
-import type { Reviewer } from '../../domain/reviewer-assignment';
+import type { LoadedReviewer } from '../../domain/reviewer-assignment';
+import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
 import type { RoutingTask } from '../../domain/routing-decision';
-import { decideUpdate, resolveUpdate, routeTaskWorkflow, statusQuery, type RouteTaskInput, type RoutingState } from '../../workflows/route-task';
+import {
+  decideUpdate,
+  escalateUpdate,
+  reportConfidenceUpdate,
+  resolveUpdate,
+  routeTaskWorkflow,
+  statusQuery,
+  type RouteTaskInput,
+  type RoutingState,
+} from '../../workflows/route-task';
 import { registerSearchAttributes } from '../../runtime/temporal';
 import { sharedWorkflowBundle } from '../support/stack';
 
 type Activities = ReturnType<typeof createRoutingActivities>;
 
-const reviewers: Reviewer[] = [
-  { did: 'did:x:first', display_name: 'First', capabilities: { diagnosis: 0.9 }, chain_level: 1, available: true },
-  { did: 'did:x:second', display_name: 'Second', capabilities: { diagnosis: 0.9 }, chain_level: 2, available: true },
-  { did: 'did:x:third', display_name: 'Third', capabilities: { diagnosis: 0.9 }, chain_level: 3, available: true },
-];
+const reviewer = (did: string, chain_level: number, capabilities: Record<string, number> = { diagnosis: 0.9 }): LoadedReviewer => ({
+  did,
+  display_name: did,
+  capabilities,
+  chain_level,
+  available: true,
+  open_assignments: 0,
+  capacity: null,
+});
 
 const FIFTEEN_MINUTES = 15 * 60;
 
 let env: TestWorkflowEnvironment;
 let appended: AppendProvenanceInput[];
 let projections: RoutingState[];
+let reviewers: LoadedReviewer[];
+let context: Omit<RoutingContext, 'reviewers'>;
+let reviewerLoads: string[][];
+
+const baseContext = (): Omit<RoutingContext, 'reviewers'> => ({
+  agent: null,
+  domain: 'general',
+  safety: { domain: 'general', boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] },
+  rules: [],
+  rule_set: { version: 1, enabled: 0 },
+});
 
 /** In-memory activities: the test is about the workflow's timing and choices, not Postgres. */
 const activities: Activities = {
-  async loadReviewers() {
+  async loadRoutingContext() {
+    return { ...context, reviewers };
+  },
+  async loadReviewers(required) {
+    reviewerLoads.push(required.map((need) => need.capability_id));
     return reviewers;
   },
   async recordRoutingStep({ provenance, projection }) {
     projections.push(projection.state);
-    const index = appended.findIndex((a) => a.entry.subject_id === provenance.entry.subject_id && a.entry.step_id === provenance.entry.step_id);
-    if (index >= 0) return { transaction_id: `tx-${index}`, block_number: index + 1 };
-    appended.push(provenance);
-    return { transaction_id: `tx-${appended.length - 1}`, block_number: appended.length };
+    let anchor = { transaction_id: '', block_number: 0 };
+    for (const record of provenance) {
+      const index = appended.findIndex((a) => a.entry.subject_id === record.entry.subject_id && a.entry.step_id === record.entry.step_id);
+      if (index < 0) appended.push(record);
+      const position = index < 0 ? appended.length - 1 : index;
+      anchor = { transaction_id: `tx-${position}`, block_number: position + 1 };
+    }
+    return anchor;
   },
 };
 
@@ -47,17 +80,25 @@ afterAll(() => env?.teardown());
 beforeEach(() => {
   appended = [];
   projections = [];
+  reviewerLoads = [];
+  reviewers = [reviewer('did:x:first', 1), reviewer('did:x:second', 2), reviewer('did:x:third', 3)];
+  context = baseContext();
 });
 
-function input(task: Partial<RoutingTask>, timeouts = { low: FIFTEEN_MINUTES, medium: FIFTEEN_MINUTES, high: FIFTEEN_MINUTES, urgent: FIFTEEN_MINUTES }): RouteTaskInput {
+const DECISION_STEPS = ['capability_assessment', 'risk_evaluation', 'context_analysis', 'routing_decision'];
+const stepIds = () => appended.map((a) => a.entry.step_id);
+const eventsOf = (stepId: string) => appended.find((a) => a.entry.step_id === stepId)?.events?.map((e) => e.event);
+
+function input(task: Partial<RoutingTask>, options: { timeouts?: RouteTaskInput['escalation_timeouts_seconds']; window?: number } = {}): RouteTaskInput {
   return {
     routing_id: `rt_${randomUUID()}`,
     requested_by: 'test',
-    escalation_timeouts_seconds: timeouts,
+    escalation_timeouts_seconds: options.timeouts ?? { low: FIFTEEN_MINUTES, medium: FIFTEEN_MINUTES, high: FIFTEEN_MINUTES, urgent: FIFTEEN_MINUTES },
+    autonomous_escalation_window_seconds: options.window ?? 3600,
     task: {
       task_type: 'diagnosis',
       context: {},
-      ai_agent_id: 'agent-1',
+      ai_agent_id: 'urn:acme:agent:dx:1',
       ai_confidence: 0.5,
       required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.8 }],
       safety_requirements: {},
@@ -67,92 +108,244 @@ function input(task: Partial<RoutingTask>, timeouts = { low: FIFTEEN_MINUTES, me
   };
 }
 
+let started: string[] = [];
+
+/**
+ * Runs the test's worker; afterwards terminates what the test left open, since a timer firing for a
+ * workflow whose worker is gone would stop the time-skipping server from skipping for later tests.
+ */
 async function withWorker<T>(run: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `wf-${randomUUID()}`;
+  started = [];
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
-  return worker.runUntil(run(taskQueue));
+  try {
+    return await worker.runUntil(run(taskQueue));
+  } finally {
+    for (const id of started) await env.client.workflow.getHandle(id).terminate('test finished').catch(() => undefined);
+  }
 }
 
+async function start(taskQueue: string, args: RouteTaskInput) {
+  const handle = await env.client.workflow.start(routeTaskWorkflow, { taskQueue, workflowId: args.routing_id, args: [args] });
+  started.push(args.routing_id);
+  return { handle, decided: await handle.executeUpdate(decideUpdate) };
+}
+
+/** A timer's duration to the second: deadlines are counted from the decision, so the local activity's time comes off. */
+const timerSeconds = (event: { timerStartedEventAttributes?: { startToFireTimeout?: { seconds?: unknown; nanos?: number | null } | null } | null }) => {
+  const timeout = event.timerStartedEventAttributes!.startToFireTimeout!;
+  return Math.round(Number(timeout.seconds) + (timeout.nanos ?? 0) / 1e9);
+};
+
+const agentRequest = { type: 'ai_agent' as const, did: 'did:web:handoff.local:agents:dx', agent_id: 'urn:acme:agent:dx:1' };
+
 describe('routeTaskWorkflow', () => {
-  it('moves up the chain when a 15-minute level passes without a resolution, then takes the resolution', async () => {
+  it('records the four decision moments, then moves up the chain after a 15-minute level and takes the resolution', async () => {
     await withWorker(async (taskQueue) => {
-      const args = input({});
-      const handle = await env.client.workflow.start(routeTaskWorkflow, { taskQueue, workflowId: args.routing_id, args: [args] });
-      const decided = await handle.executeUpdate(decideUpdate);
-      expect(decided).toMatchObject({ ok: true, decision: { decision: 'escalate_to_human', assigned_to: { did: 'did:x:first' }, escalation_level: 'low', estimated_response_time: FIFTEEN_MINUTES } });
+      const { handle, decided } = await start(taskQueue, input({}));
+      expect(decided).toMatchObject({ ok: true, decision: { decision: 'escalate_to_human', assigned_to: { did: 'did:x:first' }, escalation_level: 'low', estimated_response_time: FIFTEEN_MINUTES, fourth_law_triggered: true } });
+      expect(stepIds()).toEqual(DECISION_STEPS);
+      expect(eventsOf('routing_decision')).toEqual(['routing.decided', 'routing.escalated', 'escalation.triggered']);
 
       await env.sleep('14 minutes');
       expect((await handle.query(statusQuery)).escalation_chain).toHaveLength(1);
       await env.sleep('2 minutes');
       const escalated = await handle.query(statusQuery);
-      expect(escalated.escalation_level).toBe('medium');
-      expect(escalated.assigned_to?.did).toBe('did:x:second');
+      expect(escalated).toMatchObject({ escalation_level: 'medium', assigned_to: { did: 'did:x:second' } });
       expect(escalated.escalation_chain.map((entry) => [entry.level, entry.did, entry.escalation_level])).toEqual([
         [1, 'did:x:first', 'low'],
         [2, 'did:x:second', 'medium'],
       ]);
 
       const resolution = await handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:second', outcome: 'approved' }] });
-      expect(resolution.ledger_anchor.block_number).toBe(3);
-      const final = await handle.result();
-      expect(final.status).toBe('completed');
-      expect(appended.map((a) => a.entry.step_id)).toEqual(['routing_decision', 'escalation:2', 'resolution']);
-      expect(appended[1]!.events).toEqual([expect.objectContaining({ event: 'escalation.triggered' })]);
+      expect(resolution.ledger_anchor.block_number).toBe(6);
+      expect((await handle.result()).status).toBe('completed');
+      expect(stepIds()).toEqual([...DECISION_STEPS, 'escalation:2', 'resolution']);
       expect(projections.map((p) => p.version)).toEqual([1, 2, 3]);
     });
   });
 
   it('expires after the last level of the chain times out, with each level’s own timeout', async () => {
     await withWorker(async (taskQueue) => {
-      const args = input({}, { low: 60, medium: 120, high: 180, urgent: 240 });
-      const handle = await env.client.workflow.start(routeTaskWorkflow, { taskQueue, workflowId: args.routing_id, args: [args] });
-      await handle.executeUpdate(decideUpdate);
-      const started = Date.now();
+      const { handle } = await start(taskQueue, input({}, { timeouts: { low: 60, medium: 120, high: 180, urgent: 240 } }));
       const final = await handle.result();
       expect(final.status).toBe('expired');
       expect(final.escalation_chain.map((entry) => entry.did)).toEqual(['did:x:first', 'did:x:second', 'did:x:third']);
-      expect(final.escalation_level).toBe('high');
-      // low 60 s, then medium 120 s, then high 180 s with nobody above: six minutes of workflow time.
       const history = await handle.fetchHistory();
-      const timers = history.events!.filter((event) => event.timerStartedEventAttributes).map((event) => Number(event.timerStartedEventAttributes!.startToFireTimeout!.seconds));
+      const timers = history.events!.filter((event) => event.timerStartedEventAttributes).map(timerSeconds);
       expect(timers).toEqual([60, 120, 180]);
-      expect(appended.map((a) => a.entry.step_id)).toEqual(['routing_decision', 'escalation:2', 'escalation:3', 'expiry']);
-      expect(Date.now() - started).toBeLessThan(60_000);
+      expect(stepIds()).toEqual([...DECISION_STEPS, 'escalation:2', 'escalation:3', 'expiry']);
+      expect(eventsOf('expiry')).toEqual(['audit.critical']);
     });
   });
 
-  it('finishes at once for an autonomous decision, with no timer', async () => {
+  it('finishes at once for an autonomous ai_first decision, with no timer, and emits routing.completed', async () => {
     await withWorker(async (taskQueue) => {
-      const args = input({ ai_confidence: 0.95 });
-      const handle = await env.client.workflow.start(routeTaskWorkflow, { taskQueue, workflowId: args.routing_id, args: [args] });
-      expect(await handle.executeUpdate(decideUpdate)).toMatchObject({ ok: true, decision: { decision: 'ai_autonomous' } });
+      const { handle, decided } = await start(taskQueue, input({ ai_confidence: 0.95 }));
+      expect(decided).toMatchObject({ ok: true, decision: { decision: 'ai_autonomous' } });
       expect((await handle.result()).status).toBe('completed');
       const history = await handle.fetchHistory();
       expect(history.events!.some((event) => event.timerStartedEventAttributes)).toBe(false);
+      expect(eventsOf('routing_decision')).toEqual(['routing.decided', 'routing.completed']);
     });
   });
 
   it('fails the assignment, not the workflow, when nobody holds the capability', async () => {
     await withWorker(async (taskQueue) => {
-      const args = input({ required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.99 }] });
-      const handle = await env.client.workflow.start(routeTaskWorkflow, { taskQueue, workflowId: args.routing_id, args: [args] });
-      expect(await handle.executeUpdate(decideUpdate)).toMatchObject({ ok: false, code: 'no_qualified_reviewer' });
+      const { handle, decided } = await start(taskQueue, input({ required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.99 }] }));
+      expect(decided).toMatchObject({ ok: false, code: 'no_qualified_reviewer' });
       expect((await handle.result()).status).toBe('failed');
+    });
+  });
+
+  it('assigns the least-loaded qualified reviewer of the first level', async () => {
+    reviewers = [{ ...reviewer('did:x:busy', 1), open_assignments: 4 }, { ...reviewer('did:x:idle', 1), open_assignments: 1 }, reviewer('did:x:senior', 2)];
+    await withWorker(async (taskQueue) => {
+      const { decided } = await start(taskQueue, input({}));
+      expect(decided).toMatchObject({ ok: true, decision: { assigned_to: { did: 'did:x:idle', capabilities_matched: [{ capability_id: 'diagnosis', weight: 0.9 }] } } });
     });
   });
 
   it('rejects a second resolution and a reviewer who is not on the chain', async () => {
     await withWorker(async (taskQueue) => {
-      const args = input({});
-      const handle = await env.client.workflow.start(routeTaskWorkflow, { taskQueue, workflowId: args.routing_id, args: [args] });
-      await handle.executeUpdate(decideUpdate);
-      await expect(handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:third', outcome: 'approved' }] })).rejects.toMatchObject({
-        cause: { type: 'reviewer_not_assigned' },
-      });
+      const { handle } = await start(taskQueue, input({}));
+      await expect(handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:third', outcome: 'approved' }] })).rejects.toMatchObject({ cause: { type: 'reviewer_not_assigned' } });
       await handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'rejected', comment: 'wrong' }] });
       await expect(handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'approved' }] })).rejects.toBeDefined();
+      expect((await handle.result()).resolution).toMatchObject({ reviewer_did: 'did:x:first', outcome: 'rejected', comment: 'wrong' });
+    });
+  });
+
+  it('keeps an autonomous routing in escalation mode open: the agent escalates it to a human, who resolves it', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle, decided } = await start(taskQueue, input({ ai_confidence: 0.9, routing_mode: 'escalation' }));
+      expect(decided).toMatchObject({ ok: true, decision: { decision: 'ai_autonomous' } });
+      expect((await handle.query(statusQuery)).status).toBe('completed');
+
+      await env.sleep('30 minutes');
+      const escalated = await handle.executeUpdate(escalateUpdate, { args: [{ reason: 'patient history is contradictory', requested_by: agentRequest, urgency: 'high' }] });
+      expect(escalated).toMatchObject({
+        ok: true,
+        escalation: { status: 'assigned', assigned_to: { type: 'human', did: 'did:x:first' }, escalation_level: 'high', escalation_chain: [{ level: 1, did: 'did:x:first', escalation_level: 'high' }] },
+      });
+      const state = await handle.query(statusQuery);
+      expect(state).toMatchObject({ status: 'in_progress', assigned_to: { did: 'did:x:first' } });
+      expect(state.escalated_at).toBeDefined();
+      expect(eventsOf('escalation:1')).toEqual(['routing.escalated', 'escalation.triggered']);
+      expect(appended.find((a) => a.entry.step_id === 'escalation:1')!.entry.actor).toEqual({ type: 'ai_agent', did: agentRequest.did, agent_id: agentRequest.agent_id });
+
+      await handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'modified', modified_recommendation: 'wait' }] });
+      expect((await handle.result()).status).toBe('completed');
+    });
+  });
+
+  it('escalates an autonomous routing when its agent reports confidence below 0.70, and suggests reviewers', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({ ai_confidence: 0.9, routing_mode: 'escalation' }));
+      const above = await handle.executeUpdate(reportConfidenceUpdate, { args: [{ confidence: 0.8, proceed_autonomously: true, agent_id: agentRequest.agent_id }] });
+      expect(above).toMatchObject({ fourth_law_triggered: false, human_assigned: false, status: 'completed', suggested_reviewers: [] });
+
+      const below = await handle.executeUpdate(reportConfidenceUpdate, { args: [{ confidence: 0.4, proceed_autonomously: true, reason: 'new lab results', agent_id: agentRequest.agent_id }] });
+      expect(below).toMatchObject({
+        fourth_law_triggered: true,
+        human_assigned: true,
+        status: 'in_progress',
+        assigned_to: { did: 'did:x:first' },
+        escalation: { ok: true, escalation: { assigned_to: { did: 'did:x:first' } } },
+      });
+      expect(below.suggested_reviewers[0]).toBe('did:x:first');
+      expect(stepIds()).toEqual([...DECISION_STEPS, 'confidence:1', 'confidence:2', 'escalation:1']);
+    });
+  });
+
+  it('closes the escalation window when it ends; later requests are refused', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({ ai_confidence: 0.9, routing_mode: 'escalation' }, { window: 600 }));
       const final = await handle.result();
-      expect(final.resolution).toMatchObject({ reviewer_did: 'did:x:first', outcome: 'rejected', comment: 'wrong' });
+      expect(final.status).toBe('completed');
+      const timers = (await handle.fetchHistory()).events!.filter((event) => event.timerStartedEventAttributes).map(timerSeconds);
+      expect(timers).toEqual([600]);
+      await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'late', requested_by: agentRequest }] })).rejects.toBeDefined();
+    });
+  });
+
+  it('refuses escalation of an ai_first autonomous routing', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({ ai_confidence: 0.9 }));
+      await handle.result();
+      await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'x', requested_by: agentRequest }] })).rejects.toBeDefined();
+    });
+  });
+
+  it('moves a human-held routing by hand to a reviewer with the target capability, never lowering its urgency', async () => {
+    reviewers = [reviewer('did:x:first', 1), reviewer('did:x:oncologist', 1, { diagnosis: 0.9, oncology: 0.95 })];
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({ context: { amount: 20_000 } }));
+      expect((await handle.query(statusQuery)).escalation_level).toBe('high');
+      const moved = await handle.executeUpdate(escalateUpdate, {
+        args: [{ reason: 'needs an oncologist', requested_by: { type: 'human', did: 'did:x:lead' }, target_capability: 'oncology', min_weight: 0.9, urgency: 'low' }],
+      });
+      expect(moved).toMatchObject({ ok: true, escalation: { assigned_to: { did: 'did:x:oncologist', capabilities_matched: [{ capability_id: 'diagnosis', weight: 0.9 }, { capability_id: 'oncology', weight: 0.95 }] }, escalation_level: 'high' } });
+      expect((await handle.query(statusQuery)).escalation_chain.map((e) => e.did)).toEqual(['did:x:first', 'did:x:oncologist']);
+      // The first reviewer is still on the chain and may still resolve.
+      await handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'approved' }] });
+    });
+  });
+
+  it('reports no qualified reviewer for an escalation without changing who holds the routing', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({}));
+      const refused = await handle.executeUpdate(escalateUpdate, { args: [{ reason: 'x', requested_by: { type: 'human', did: 'did:x:lead' }, target_capability: 'astrophysics' }] });
+      expect(refused).toMatchObject({ ok: false, code: 'no_qualified_reviewer', required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.8 }, { capability_id: 'astrophysics', min_weight: 0 }] });
+      expect((await handle.query(statusQuery)).assigned_to?.did).toBe('did:x:first');
+      expect(stepIds()).toContain('escalation_attempt:1');
+    });
+  });
+
+  it('tells the supervisor once, when the level first reaches a rule’s threshold', async () => {
+    context = {
+      ...baseContext(),
+      rules: [
+        {
+          rule_id: 'er_notify',
+          rule_name: 'tell the lead',
+          priority: 'medium',
+          conditions: [{ condition_type: 'task_type', operator: '==', value: 'diagnosis' }],
+          actions: [{ action: 'notify_supervisor', notification_threshold: 'medium' }],
+        },
+      ],
+      rule_set: { version: 4, enabled: 1 },
+    };
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({}, { timeouts: { low: 60, medium: 60, high: 60, urgent: 60 } }));
+      await handle.result();
+      expect(eventsOf('routing_decision')).not.toContain('escalation.supervisor_notified');
+      expect(eventsOf('escalation:2')).toEqual(['escalation.triggered', 'escalation.supervisor_notified']);
+      expect(eventsOf('escalation:3')).toEqual(['escalation.triggered']);
+      expect(appended.find((a) => a.entry.step_id === 'context_analysis')!.entry.rules_evaluated).toEqual([{ rule_id: 'er_notify', triggered: true, reason: 'task_type diagnosis == diagnosis' }]);
+    });
+  });
+
+  it('assigns from the candidates the context brought, and loads reviewers again only for a rule’s own capability', async () => {
+    reviewers = [reviewer('did:x:first', 1, { diagnosis: 0.9 }), reviewer('did:x:oncologist', 1, { diagnosis: 0.9, oncology: 0.95 })];
+    await withWorker(async (taskQueue) => {
+      await start(taskQueue, input({}));
+      expect(reviewerLoads).toEqual([]);
+      context = {
+        ...baseContext(),
+        rules: [
+          {
+            rule_id: 'er_onco',
+            rule_name: 'oncology',
+            priority: 'high',
+            conditions: [{ condition_type: 'task_type', operator: '==', value: 'diagnosis' }],
+            actions: [{ action: 'escalate_to_human', target_capability: 'oncology', min_weight: 0.9, urgency: 'high' }],
+          },
+        ],
+      };
+      const { decided } = await start(taskQueue, input({}));
+      expect(reviewerLoads).toEqual([['diagnosis', 'oncology']]);
+      expect(decided).toMatchObject({ ok: true, decision: { assigned_to: { did: 'did:x:oncologist' }, rules_triggered: ['er_onco'] } });
     });
   });
 });

@@ -1,4 +1,4 @@
-import { conditionHolds, parseCondition } from '../../domain/conditions';
+import { conditionHolds, parseCondition } from '../../domain/dag-conditions';
 
 describe('DAG conditions', () => {
   const output = { score: 0.86, status: 'ok', flags: { manual: false, tags: ['a', 'b'] }, items: [{ kind: 'invoice' }], count: 0, note: null };

@@ -1,0 +1,112 @@
+import type { Logger } from '../../runtime/logger';
+import { routeAgentTask, agentRouteAnswer, type AgentTask } from '../../services/routing/agent-operations';
+import type { RoutingServiceDeps } from '../../services/routing/submit';
+import { Problem, problemTypeUri } from '../problem';
+import type { ApiBuilder } from '../route';
+import { AgentConfidenceHeadersSchema, AgentHeadersSchema, AgentRouteRequestSchema, AgentRouteResponseSchema, BatchRouteRequestSchema, BatchRouteResponseSchema } from '../schemas/agent-operations';
+import { requireCallingAgent, statedConfidence } from './calling-agent';
+
+/** Tasks of one batch routed at once; the rest wait their turn. */
+const BATCH_CONCURRENCY = 8;
+
+const noReviewer = (routing_id: string, required: Array<{ capability_id: string; min_weight: number }>) =>
+  new Problem('no_qualified_reviewer', `A human must handle this task, but no available reviewer holds ${required.map((c) => `${c.capability_id} ≥ ${c.min_weight}`).join(', ')}`, {
+    extensions: { routing_id, required_capabilities: required },
+  });
+
+export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingServiceDeps & { logger: Logger }): void {
+  api.route({
+    method: 'post',
+    path: '/v1/orch/route',
+    operationId: 'routeAgentTask',
+    summary: 'An AI agent asks who handles its task (the Fourth Law: below 0.70 a human takes over)',
+    description:
+      'The agent is named by X-Agent-ID (or is the owner of the API key) and must be registered and active (agent_not_registered). Its confidence comes ' +
+      'from X-Confidence-Score or ai_assessment.confidence; when both are sent they must agree (confidence_mismatch). The task id identifies the task: ' +
+      'routing it again answers with its first decision, and /confidence, /escalate and /provenance name it. Routings made here are in escalation ' +
+      'mode by default, so an autonomous one stays open to a later escalation.',
+    tags: ['Agent operations'],
+    auth: 'orch:agent',
+    rateLimit: 'routing-requests',
+    request: { headers: AgentConfidenceHeadersSchema, body: AgentRouteRequestSchema },
+    responses: {
+      200: { description: 'The routing decision', schema: AgentRouteResponseSchema },
+      403: { description: 'agent_not_registered, or agent_id_mismatch' },
+      422: { description: 'confidence_mismatch, or no_qualified_reviewer when a human is needed and none is available' },
+    },
+    handler: async ({ headers, body, principal }) => {
+      const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
+      const confidence = statedConfidence(headers['x-confidence-score'], body.ai_assessment.confidence, 'ai_assessment.confidence');
+      const task: AgentTask = {
+        task_id: body.task_id,
+        task_type: body.task_type,
+        confidence,
+        context: body.context,
+        ai_recommendation: body.ai_recommendation,
+        required_capabilities: body.required_capabilities,
+        routing_mode: body.routing_mode,
+        assessment: {
+          can_handle: body.ai_assessment.can_handle,
+          escalation_recommended: body.escalation_recommendation,
+          uncertainty_reason: body.ai_assessment.uncertainty_reason,
+          human_context: body.human_context,
+        },
+      };
+      const { routing_id, outcome } = await routeAgentTask(deps, agent, principal, task);
+      if (!outcome.ok) throw noReviewer(routing_id, outcome.required_capabilities);
+      return { status: 200, body: agentRouteAnswer(task, outcome.decision), headers: { Location: `/v1/orch/routing/${routing_id}` } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/orch/batch-route',
+    operationId: 'batchRouteAgentTasks',
+    summary: 'Route up to 100 of an agent’s tasks at once, each decided on its own',
+    description:
+      'One routing workflow per task. Each item answers as POST /route does, or fails on its own with a problem (no_qualified_reviewer, ' +
+      'service_unavailable) while the others stand; the reply is 200 with a summary. The batch is idempotent as a whole: each routing id derives ' +
+      'from the agent and the task id, so a retried batch reaches the same routings, and an Idempotency-Key replays the first reply.',
+    tags: ['Agent operations'],
+    auth: 'orch:agent',
+    rateLimit: 'routing-requests',
+    request: { headers: AgentHeadersSchema, body: BatchRouteRequestSchema },
+    responses: { 200: { description: 'One result per task, in order', schema: BatchRouteResponseSchema }, 403: { description: 'agent_not_registered, or agent_id_mismatch' } },
+    handler: async ({ headers, body, principal }) => {
+      const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
+      const results: unknown[] = new Array(body.tasks.length);
+      let next = 0;
+      const worker = async () => {
+        for (let index = next++; index < body.tasks.length; index = next++) {
+          const item = body.tasks[index]!;
+          const task: AgentTask = {
+            task_id: item.task_id,
+            task_type: item.type,
+            confidence: item.confidence,
+            context: item.context,
+            ai_recommendation: item.ai_recommendation,
+            required_capabilities: item.required_capabilities,
+            routing_mode: item.routing_mode,
+            assessment: { can_handle: item.can_handle, escalation_recommended: item.escalation_recommendation, human_context: item.human_context },
+          };
+          try {
+            const { routing_id, outcome } = await routeAgentTask(deps, agent, principal, task);
+            results[index] = outcome.ok
+              ? { status: 'routed', ...agentRouteAnswer(task, outcome.decision) }
+              : { task_id: item.task_id, status: 'failed', routing_id, error: itemProblem(noReviewer(routing_id, outcome.required_capabilities)) };
+          } catch (error) {
+            deps.logger.error('batch item failed', { task_id: item.task_id, agent_id: agent.agent_id, error });
+            results[index] = { task_id: item.task_id, status: 'failed', error: itemProblem(new Problem('service_unavailable', 'This task could not be routed now; retry the batch (routed tasks answer with their first decision)')) };
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, body.tasks.length) }, worker));
+      const routed = results.filter((result) => (result as { status: string }).status === 'routed').length;
+      return { status: 200, body: { data: results, summary: { total: results.length, routed, failed: results.length - routed } } };
+    },
+  });
+}
+
+function itemProblem(problem: Problem) {
+  return { ...problem.options.extensions, type: problemTypeUri(problem.code), title: problem.title, status: problem.status, detail: problem.detail };
+}

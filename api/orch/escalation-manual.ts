@@ -1,0 +1,51 @@
+import { escalateByHand } from '../../services/routing/escalation';
+import type { RoutingServiceDeps } from '../../services/routing/submit';
+import { updateIdFor } from '../../services/routing/updates';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import { EscalateRequestSchema, EscalationResponseSchema } from '../schemas/agent-operations';
+import { DidSchema } from '../schemas/common';
+import { RoutingIdParamsSchema } from '../schemas/routing';
+import { z } from '../schemas/zod';
+import { renderEscalation } from './agent-reports';
+
+const ManualEscalationSchema = z
+  .object({
+    routing_id: RoutingIdParamsSchema.shape.routing_id,
+    escalation_reason: z.string().min(1).max(2000),
+    requested_by: DidSchema.openapi({ description: 'Who escalates, recorded as the actor' }),
+    target_capability: EscalateRequestSchema.shape.target_capability,
+    min_weight: EscalateRequestSchema.shape.min_weight,
+    urgency: EscalateRequestSchema.shape.urgency,
+    context: EscalateRequestSchema.shape.context,
+  })
+  .strict()
+  .openapi('ManualEscalationRequest');
+
+export function registerManualEscalationRoutes(api: ApiBuilder, deps: RoutingServiceDeps): void {
+  api.route({
+    method: 'post',
+    path: '/v1/orch/escalation/manual',
+    operationId: 'escalateManually',
+    summary: 'Escalate a routing by hand: to a reviewer holding target_capability, or up the chain',
+    description:
+      'Works on a routing a human holds (it moves to another reviewer, never at lower urgency) and on an autonomous routing in escalation mode whose ' +
+      'window is open (a human takes it over). Answers with the escalation chain; emits escalation.triggered.',
+    tags: ['Escalation rules'],
+    auth: 'orch:write',
+    rateLimit: 'routing-requests',
+    request: { body: ManualEscalationSchema },
+    responses: {
+      200: { description: 'The escalation', schema: EscalationResponseSchema },
+      404: { description: 'routing_not_found' },
+      409: { description: 'routing_closed: resolved, expired, failed, or autonomous outside an escalation window' },
+      422: { description: 'no_qualified_reviewer' },
+    },
+    handler: async ({ req, body, principal }) => {
+      const { escalation_reason, ...request } = body;
+      const sent = await escalateByHand(deps, { ...request, reason: escalation_reason }, updateIdFor(principal.id, req.get('idempotency-key')));
+      if (!sent.ok) throw new Problem(sent.code === 'routing_not_found' ? 'routing_not_found' : 'routing_closed', sent.detail);
+      return { status: 200, body: renderEscalation(sent.result) };
+    },
+  });
+}

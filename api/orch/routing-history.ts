@@ -1,0 +1,141 @@
+import type { Knex } from 'knex';
+import { listRoutings, type RoutingHistoryRow } from '../../db/routings';
+import { RISK_LEVELS } from '../../domain/risk';
+import { ESCALATION_LEVELS, ROUTING_DECISIONS, ROUTING_MODES } from '../../domain/routing-decision';
+import { ROUTING_STATUSES } from '../../domain/routing-progress';
+import { FEEDBACK_VERDICTS, recordFeedback } from '../../services/routing/feedback';
+import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import { DidSchema, LedgerAnchorSchema, listQuerySchema, pageSchema } from '../schemas/common';
+import { RoutingIdParamsSchema } from '../schemas/routing';
+import { z } from '../schemas/zod';
+
+const instant = z.iso.datetime({ offset: true }).openapi({ example: '2026-11-01T00:00:00Z' });
+const bound = z.coerce.number().min(0).max(1);
+
+const HistoryQuerySchema = listQuerySchema.extend({
+  status: z.enum(ROUTING_STATUSES).optional(),
+  decision: z.enum(ROUTING_DECISIONS).optional(),
+  task_type: z.string().min(1).max(200).optional(),
+  agent: z.string().min(1).max(300).optional().openapi({ description: 'The ai_agent_id' }),
+  domain: z.string().min(1).max(200).optional(),
+  escalation_level: z.enum(ESCALATION_LEVELS).optional(),
+  risk_level: z.enum(RISK_LEVELS).optional(),
+  confidence__gte: bound.optional(),
+  confidence__lte: bound.optional(),
+  date__gte: instant.optional().openapi({ description: 'Created at or after (ISO 8601)' }),
+  date__lte: instant.optional().openapi({ description: 'Created at or before (ISO 8601)' }),
+});
+
+const RoutingHistoryItemSchema = z
+  .object({
+    routing_id: z.string(),
+    status: z.enum(ROUTING_STATUSES),
+    decision: z.enum(ROUTING_DECISIONS).nullable(),
+    reason: z.string().nullable(),
+    task_type: z.string(),
+    ai_agent_id: z.string(),
+    ai_confidence: z.number(),
+    risk_level: z.enum(RISK_LEVELS).nullable(),
+    domain: z.string().nullable(),
+    routing_mode: z.enum(ROUTING_MODES).nullable(),
+    escalation_level: z.enum(ESCALATION_LEVELS),
+    assigned_to: z.object({ type: z.enum(['human', 'ai_agent']), did: z.string() }).nullable(),
+    fourth_law_triggered: z.boolean().nullable(),
+    safety_violations: z.number().int(),
+    rules_triggered: z.array(z.string()),
+    escalated_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('RoutingHistoryItem');
+
+const SORTABLE = { created_at: 'created_at', ai_confidence: 'ai_confidence', confidence: 'ai_confidence', status: 'status', task_type: 'task_type', decision: 'decision', updated_at: 'updated_at' };
+
+function render(row: RoutingHistoryRow) {
+  return {
+    routing_id: row.routing_id,
+    status: row.status,
+    decision: row.decision ?? null,
+    reason: row.reason ?? null,
+    task_type: row.task_type,
+    ai_agent_id: row.ai_agent_id,
+    ai_confidence: Number(row.ai_confidence),
+    risk_level: row.risk_level ?? null,
+    domain: row.domain ?? null,
+    routing_mode: row.routing_mode ?? null,
+    escalation_level: row.escalation_level,
+    assigned_to: row.assigned_to ? { type: row.assigned_to.type, did: row.assigned_to.did } : null,
+    fourth_law_triggered: row.fourth_law_triggered ?? null,
+    safety_violations: row.safety_violation_count ?? 0,
+    rules_triggered: row.rules_triggered ?? [],
+    escalated_at: row.escalated_at ? row.escalated_at.toISOString() : null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const FeedbackRequestSchema = z
+  .object({
+    verdict: z.enum(FEEDBACK_VERDICTS).openapi({ description: 'confirmed: the outcome was right; overturned: it was wrong; flagged: it needs a look' }),
+    reason: z.string().min(1).max(10_000),
+    submitted_by: DidSchema,
+  })
+  .strict()
+  .openapi('RoutingFeedbackRequest');
+
+const FeedbackSchema = z
+  .object({
+    feedback_id: z.string(),
+    routing_id: z.string(),
+    verdict: z.enum(FEEDBACK_VERDICTS),
+    reason: z.string(),
+    submitted_by: z.string(),
+    created_at: z.string(),
+    ledger_anchor: LedgerAnchorSchema,
+  })
+  .openapi('RoutingFeedback');
+
+export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }): void {
+  api.route({
+    method: 'get',
+    path: '/v1/orch/routing/history',
+    operationId: 'listRoutingHistory',
+    summary: 'The routings decided so far, filtered, sorted and paged',
+    description: 'Filters by field; confidence__gte/__lte and date__gte/__lte bound ai_confidence and created_at. sort: created_at, ai_confidence, status, task_type, decision, updated_at (leading - descends).',
+    tags: ['Routing'],
+    auth: 'orch:read',
+    rateLimit: 'routing-requests',
+    request: { query: HistoryQuerySchema },
+    responses: { 200: { description: 'A page of routings', schema: pageSchema(RoutingHistoryItemSchema, 'RoutingHistoryPage') } },
+    handler: async ({ query }) => {
+      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: '-created_at', uniqueKey: 'routing_id' });
+      const page = await withCursorProblems(listRoutings(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      return { status: 200, body: { ...page, data: page.data.map(render) } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/orch/routing/{routing_id}/feedback',
+    operationId: 'recordRoutingFeedback',
+    summary: 'Confirm, overturn or flag a completed routing’s outcome',
+    description: 'The decision outcome and feedback of the spec: an autonomous decision overturned or flagged counts as the agent’s false negative. Anchored in the routing’s provenance.',
+    tags: ['Routing'],
+    auth: 'orch:write',
+    rateLimit: 'routing-requests',
+    request: { params: RoutingIdParamsSchema, body: FeedbackRequestSchema },
+    responses: {
+      201: { description: 'The recorded feedback', schema: FeedbackSchema },
+      404: { description: 'routing_not_found' },
+      409: { description: 'routing_not_completed: the routing has no outcome yet' },
+    },
+    handler: async ({ params, body, principal }) => {
+      const result = await recordFeedback(deps.db, { routing_id: params.routing_id, ...body }, principal);
+      if (!result.ok && result.code === 'routing_not_found') throw new Problem('routing_not_found', `No routing ${params.routing_id}`);
+      if (!result.ok) throw new Problem('routing_not_completed', `Routing ${params.routing_id} is ${result.status}; feedback is for completed routings`);
+      return { status: 201, body: result.feedback };
+    },
+  });
+}

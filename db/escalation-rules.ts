@@ -1,0 +1,152 @@
+import type { Knex } from 'knex';
+import type { Condition, RoutingFacts } from '../domain/rule-conditions';
+import type { EscalationRule, RuleAction, RulePriority, TriggerRate } from '../domain/escalation-rules';
+import { isRiskLevel } from '../domain/risk';
+import { paginate, type Page, type PageRequest } from './pagination';
+
+export interface EscalationRuleRow {
+  rule_id: string;
+  rule_name: string;
+  description: string;
+  conditions: Condition[];
+  actions: RuleAction[];
+  priority: RulePriority;
+  enabled: boolean;
+  applies_to: string[];
+  trigger_rate: TriggerRate & { computed_at: string; window_days: number };
+  created_by: string;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type RuleWrite = Pick<EscalationRuleRow, 'rule_name' | 'description' | 'conditions' | 'actions' | 'priority' | 'enabled' | 'applies_to' | 'trigger_rate'> & {
+  scope_task_types: string[] | null;
+  scope_domains: string[] | null;
+};
+
+const COLUMNS = ['rule_id', 'rule_name', 'description', 'conditions', 'actions', 'priority', 'enabled', 'applies_to', 'trigger_rate', 'created_by', 'version', 'created_at', 'updated_at'];
+
+const asJson = (rule: Partial<RuleWrite>) => ({
+  ...rule,
+  ...(rule.conditions ? { conditions: JSON.stringify(rule.conditions) } : {}),
+  ...(rule.actions ? { actions: JSON.stringify(rule.actions) } : {}),
+  ...(rule.applies_to ? { applies_to: JSON.stringify(rule.applies_to) } : {}),
+  ...(rule.trigger_rate ? { trigger_rate: JSON.stringify(rule.trigger_rate) } : {}),
+});
+
+/**
+ * Every rule change bumps the version a routing records as the rule set it was decided under, and
+ * recounts the enabled rules, in the change's transaction.
+ */
+export async function bumpRuleSetVersion(db: Knex): Promise<number> {
+  const [row] = await db('escalation_rule_set')
+    .where({ id: 1 })
+    .update({ version: db.raw('version + 1'), enabled_rules: db('escalation_rules').count('*').where({ enabled: true }) })
+    .returning('version');
+  return Number((row as { version: number }).version);
+}
+
+export async function insertRule(db: Knex, rule: RuleWrite & { rule_id: string; created_by: string }): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
+  const [row] = await db('escalation_rules').insert(asJson(rule)).returning(COLUMNS);
+  return { row: row as EscalationRuleRow, rule_set_version: await bumpRuleSetVersion(db) };
+}
+
+export async function updateRule(db: Knex, ruleId: string, changes: Partial<RuleWrite>): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
+  const [row] = await db('escalation_rules')
+    .where({ rule_id: ruleId })
+    .update({ ...asJson(changes), version: db.raw('version + 1'), updated_at: db.fn.now() })
+    .returning(COLUMNS);
+  return { row: row as EscalationRuleRow, rule_set_version: await bumpRuleSetVersion(db) };
+}
+
+export async function deleteRule(db: Knex, ruleId: string): Promise<number> {
+  await db('escalation_rules').where({ rule_id: ruleId }).delete();
+  return bumpRuleSetVersion(db);
+}
+
+/** The rule, locked for the rest of the transaction when `forUpdate`. */
+export async function findRule(db: Knex, ruleId: string, options: { forUpdate?: boolean } = {}): Promise<EscalationRuleRow | undefined> {
+  const query = db('escalation_rules').select(COLUMNS).where({ rule_id: ruleId });
+  if (options.forUpdate) query.forUpdate();
+  const row: unknown = await query.first();
+  return row as EscalationRuleRow | undefined;
+}
+
+export async function listRules(db: Knex, page: PageRequest, filter: { enabled?: boolean | undefined; priority?: RulePriority | undefined }): Promise<Page<EscalationRuleRow>> {
+  const query = db('escalation_rules').select(COLUMNS);
+  if (filter.enabled !== undefined) query.where({ enabled: filter.enabled });
+  if (filter.priority) query.where({ priority: filter.priority });
+  return paginate<EscalationRuleRow>(query, page);
+}
+
+const toRule = (row: Pick<EscalationRuleRow, 'rule_id' | 'rule_name' | 'priority' | 'conditions' | 'actions'>): EscalationRule => ({
+  rule_id: row.rule_id,
+  rule_name: row.rule_name,
+  priority: row.priority,
+  conditions: row.conditions,
+  actions: row.actions,
+});
+
+/** Every enabled rule, for the static analysis of a new or changed one. */
+export async function enabledRules(db: Knex): Promise<EscalationRule[]> {
+  const rows = await db('escalation_rules').select('rule_id', 'rule_name', 'priority', 'conditions', 'actions').where({ enabled: true }).orderBy('rule_id');
+  return rows.map(toRule);
+}
+
+/**
+ * The enabled rules that can match a routing of this task type and domain (a rule without a task type or
+ * domain condition matches any), the rule set's version, and how many rules are enabled in all.
+ */
+export async function rulesInScope(db: Knex, scope: { task_type: string; domain: string }): Promise<{ rules: EscalationRule[]; rule_set: { version: number; enabled: number } }> {
+  const [rows, set] = await Promise.all([
+    db('escalation_rules')
+      .select('rule_id', 'rule_name', 'priority', 'conditions', 'actions')
+      .where({ enabled: true })
+      .andWhere((q) => q.whereNull('scope_task_types').orWhereRaw('scope_task_types @> array[?]::text[]', [scope.task_type]))
+      .andWhere((q) => q.whereNull('scope_domains').orWhereRaw('scope_domains @> array[?]::text[]', [scope.domain]))
+      .orderBy('rule_id'),
+    db('escalation_rule_set').select('version', 'enabled_rules').where({ id: 1 }).first(),
+  ]);
+  return { rules: rows.map(toRule), rule_set: { version: Number(set?.version ?? 0), enabled: Number(set?.enabled_rules ?? 0) } };
+}
+
+/**
+ * The facts of the routings decided in the last `windowDays` days, newest first and at most `limit`, as
+ * they were decided (domain and risk level as recorded), for a dry run of a rule.
+ */
+export async function routingHistoryFacts(db: Knex, options: { windowDays: number; limit: number }): Promise<RoutingFacts[]> {
+  const rows = await db('routings')
+    .select('task_type', 'domain', 'risk_level', 'ai_confidence', db.raw("task -> 'context' as context"))
+    .whereNotNull('risk_level')
+    .where('created_at', '>=', db.raw(`now() - make_interval(days => ?)`, [options.windowDays]))
+    .orderBy('created_at', 'desc')
+    .limit(options.limit);
+  return rows.map((row: { task_type: string; domain: string | null; risk_level: string; ai_confidence: number; context: Record<string, unknown> | null }) => {
+    const context = row.context ?? {};
+    return {
+      task_type: row.task_type,
+      domain: row.domain ?? (typeof context.domain === 'string' ? context.domain : 'general'),
+      risk_level: isRiskLevel(row.risk_level) ? row.risk_level : 'low',
+      ai_confidence: Number(row.ai_confidence),
+      context,
+    };
+  });
+}
+
+/** Task types seen in the history per domain, for a rule's applies_to. */
+export async function taskTypesByDomain(db: Knex): Promise<Map<string, string[]>> {
+  const rows = await db('routings').distinct('domain', 'task_type').whereNotNull('domain');
+  const byDomain = new Map<string, string[]>();
+  for (const row of rows as Array<{ domain: string; task_type: string }>) byDomain.set(row.domain, [...(byDomain.get(row.domain) ?? []), row.task_type]);
+  return byDomain;
+}
+
+/** Enabled rules that can apply in a domain: those naming it, and those naming no domain. */
+export async function countEnabledRulesForDomain(db: Knex, domain: string): Promise<number> {
+  const [row] = await db('escalation_rules')
+    .count<{ count: number }[]>({ count: '*' })
+    .where({ enabled: true })
+    .andWhere((q) => q.whereNull('scope_domains').orWhereRaw('scope_domains @> array[?]::text[]', [domain]));
+  return Number(row?.count ?? 0);
+}

@@ -1,0 +1,183 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { appendProvenance } from '../../db/ledger';
+import { findRoutingById } from '../../db/routings';
+import type { AgentProfile } from '../../domain/agents';
+import { agentDid, type LedgerAnchor } from '../../domain/provenance';
+import { assessRisk, isRiskLevel, type RiskAssessment } from '../../domain/risk';
+import { needsHuman, type AgentAssessment, type RequiredCapability, type RoutingMode } from '../../domain/routing-decision';
+import { actionOf } from '../../domain/routing-moments';
+import { agentConstraintViolations, type Violation } from '../../domain/safety';
+import { reportConfidenceUpdate, type ConfidenceOutcome, type DecideOutcome, type RoutingDecisionResult } from '../../workflows/route-task-definitions';
+import type { Principal } from '../auth/tokens';
+import { violationEvents } from '../safety/check';
+import { domainConfigFor } from '../safety/domains';
+import { routingIdFor, submitRouting, type RoutingServiceDeps } from './submit';
+import { sendRoutingUpdate, type UpdateResult } from './updates';
+
+/**
+ * The agent operations: an agent routes its tasks (by its own task id), reports its confidence as it
+ * works, asks for a human, and logs what it did into the task's provenance. An agent reaches only its own
+ * routings: the routing id derives from the agent and the task id.
+ */
+export function agentRoutingId(agentId: string, taskId: string): string {
+  return routingIdFor(`agent:${agentId}`, `task:${taskId}`);
+}
+
+export interface AgentTask {
+  task_id: string;
+  task_type: string;
+  confidence: number;
+  context: Record<string, unknown>;
+  ai_recommendation?: string | undefined;
+  required_capabilities: RequiredCapability[];
+  assessment: AgentAssessment;
+  routing_mode?: RoutingMode | undefined;
+}
+
+/**
+ * Routes an agent's task, in escalation mode unless it asks otherwise, so that the agent can still report
+ * confidence or escalate while it works. Routing the same task id again answers with its first decision.
+ */
+export async function routeAgentTask(deps: RoutingServiceDeps, agent: AgentProfile, principal: Principal, task: AgentTask): Promise<{ routing_id: string; outcome: DecideOutcome }> {
+  const routing_id = agentRoutingId(agent.agent_id, task.task_id);
+  const outcome = await submitRouting(deps, {
+    routing_id,
+    request_id: task.task_id,
+    requested_by: principal.id,
+    task: {
+      task_type: task.task_type,
+      context: task.context,
+      ai_agent_id: agent.agent_id,
+      ai_confidence: task.confidence,
+      ai_recommendation: task.ai_recommendation,
+      required_capabilities: task.required_capabilities,
+      safety_requirements: {},
+      escalation_conditions: {},
+      routing_mode: task.routing_mode ?? 'escalation',
+      agent_assessment: task.assessment,
+    },
+  });
+  return { routing_id, outcome };
+}
+
+/** The spec's answer to POST /route, with the routing's id and level beside it. */
+export function agentRouteAnswer(task: AgentTask, decision: RoutingDecisionResult) {
+  const human = needsHuman(decision.decision);
+  const handedOver = [task.assessment.human_context, task.assessment.uncertainty_reason, task.ai_recommendation].some((text) => typeof text === 'string' && text.length > 0);
+  return {
+    routing_id: decision.routing_id,
+    task_id: task.task_id,
+    routing_decision: decision.decision,
+    reason: decision.reason,
+    assigned_human: human ? decision.assigned_to.did : null,
+    ai_context_provided: human && handedOver,
+    fourth_law_triggered: decision.fourth_law_triggered === true,
+    escalation_level: decision.escalation_level,
+    estimated_response_time: decision.estimated_response_time,
+  };
+}
+
+export interface ConfidenceAnswer {
+  outcome: ConfidenceOutcome;
+  /** What the agent's constraints forbid it on this task, when it means to act alone. */
+  violations: Violation[];
+}
+
+/**
+ * Reports the agent's confidence to its running routing (the workflow records it and, below 0.70, hands
+ * the task to a human). When the agent means to act alone, its current constraints are checked against the
+ * task too; a violation is recorded in the routing's provenance with its events.
+ */
+export async function reportAgentConfidence(
+  deps: RoutingServiceDeps,
+  agent: AgentProfile,
+  report: { task_id: string; confidence: number; proceed_autonomously: boolean; reason?: string | undefined },
+  updateId: string | undefined,
+): Promise<UpdateResult<ConfidenceAnswer>> {
+  const routing_id = agentRoutingId(agent.agent_id, report.task_id);
+  const sent = await sendRoutingUpdate(deps, routing_id, reportConfidenceUpdate, [{ ...report, agent_id: agent.agent_id }], updateId);
+  if (!sent.ok) return sent;
+  const outcome = sent.result;
+  if (!report.proceed_autonomously || outcome.fourth_law_triggered || outcome.human_assigned) return { ok: true, result: { outcome, violations: [] } };
+  const routing = await findRoutingById(deps.db, routing_id);
+  if (!routing) return { ok: true, result: { outcome, violations: [] } };
+  const { config } = await domainConfigFor(deps.db, routing.task);
+  const risk = assessRisk({ context: routing.task.context, lifeSafetyFlag: routing.task.escalation_conditions.life_safety_flag === true }, config.risk_thresholds);
+  const violations = agentConstraintViolations(agent, actionOf(routing.task), routing.task.context, risk);
+  if (violations.length > 0) {
+    await appendProvenance(deps.db, {
+      entry: {
+        subject_id: routing_id,
+        step_id: `safety_violation:${randomUUID()}`,
+        timestamp: new Date().toISOString(),
+        actor: { type: 'ai_agent', agent_id: agent.agent_id, did: agentDid(agent.agent_id) },
+        action: 'autonomous_action_refused',
+        input_data: { confidence: report.confidence, proceed_autonomously: true },
+        output_data: { violations },
+        reasoning: `The agent's constraints forbid acting alone on this task: ${violations.map((v) => v.reason).join(', ')}`,
+      },
+      events: violationEvents(violations, { routing_id, agent_id: agent.agent_id }),
+    });
+  }
+  return { ok: true, result: { outcome, violations } };
+}
+
+export interface AgentAction {
+  task_id: string;
+  action: string;
+  input_data: Record<string, unknown>;
+  output_data: Record<string, unknown>;
+  reasoning: string;
+  instance_id?: string | undefined;
+}
+
+export interface LoggedAction {
+  routing_id: string;
+  task_id: string;
+  step_id: string;
+  logged_at: string;
+  ledger_anchor: LedgerAnchor;
+  safety_violations: Violation[];
+}
+
+/**
+ * Appends an action the agent took to its task's provenance, with audit.provenance_logged and, where its
+ * constraints forbid the action, the safety events: the record is kept either way, since an auditor must
+ * see what the agent did. With an Idempotency-Key the step id derives from it, so a retry finds the first
+ * record instead of writing a second.
+ */
+export async function logAgentAction(
+  db: Knex,
+  agent: AgentProfile,
+  principal: Principal,
+  action: AgentAction,
+  idempotencyKey: string | undefined,
+): Promise<{ ok: true; logged: LoggedAction } | { ok: false; code: 'routing_not_found' }> {
+  const routing_id = agentRoutingId(agent.agent_id, action.task_id);
+  const routing = await findRoutingById(db, routing_id);
+  if (!routing) return { ok: false, code: 'routing_not_found' };
+  const suffix = idempotencyKey ? createHash('sha256').update(`${principal.id}\n${idempotencyKey}`).digest('hex').slice(0, 32) : randomUUID();
+  const step_id = `agent_action:${suffix}`;
+  const logged_at = new Date().toISOString();
+  // The action is judged at the risk its routing was decided at.
+  const risk: RiskAssessment = { score: 0, level: isRiskLevel(routing.risk_level) ? routing.risk_level : 'low', factors: [] };
+  const violations = agentConstraintViolations(agent, action.action, { ...routing.task.context, ...action.input_data }, risk);
+  const ledger_anchor = await appendProvenance(db, {
+    entry: {
+      subject_id: routing_id,
+      step_id,
+      timestamp: logged_at,
+      actor: { type: 'ai_agent', agent_id: agent.agent_id, did: agentDid(agent.agent_id), ...(action.instance_id ? { instance_id: action.instance_id } : {}) },
+      action: action.action,
+      input_data: action.input_data,
+      output_data: action.output_data,
+      reasoning: action.reasoning,
+    },
+    events: [
+      { event: 'audit.provenance_logged', data: { routing_id, task_id: action.task_id, agent_id: agent.agent_id, action: action.action, step_id } },
+      ...violationEvents(violations, { routing_id, agent_id: agent.agent_id, action: action.action }),
+    ],
+  });
+  return { ok: true, logged: { routing_id, task_id: action.task_id, step_id, logged_at, ledger_anchor, safety_violations: violations } };
+}

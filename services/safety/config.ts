@@ -1,0 +1,31 @@
+import type { Knex } from 'knex';
+import { appendProvenance } from '../../db/ledger';
+import { putSafetyDomain, type SafetyDomainRow } from '../../db/safety';
+import type { RiskThresholds } from '../../domain/risk';
+import type { Boundary } from '../../domain/safety';
+import type { Principal } from '../auth/tokens';
+import { recordedBy } from '../recorded-by';
+
+/** Creates or replaces a domain's safety configuration, with its provenance record, in one transaction. */
+export async function putDomainConfig(
+  db: Knex,
+  config: { domain: string; boundaries: Boundary[]; risk_thresholds: RiskThresholds; task_types: string[] },
+  principal: Principal,
+): Promise<SafetyDomainRow> {
+  return db.transaction(async (trx) => {
+    const row = await putSafetyDomain(trx, { ...config, updated_by: principal.id });
+    await appendProvenance(trx, {
+      entry: {
+        subject_id: `safety_config:${config.domain}`,
+        step_id: `v${row.version}`,
+        timestamp: row.updated_at.toISOString(),
+        actor: recordedBy(principal),
+        action: 'safety_config_changed',
+        input_data: { ...config },
+        output_data: { version: row.version },
+        reasoning: `${principal.id} set ${config.boundaries.length} boundaries and thresholds ${JSON.stringify(config.risk_thresholds)} for ${config.domain}`,
+      },
+    });
+    return row;
+  });
+}

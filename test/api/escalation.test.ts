@@ -1,0 +1,103 @@
+import { client, expectProblem } from '../support/http';
+import { eventKinds, provenanceEntry } from '../support/ledger-records';
+import { startStack, type Stack } from '../support/stack';
+
+let stack: Stack;
+let admin: ReturnType<typeof client>;
+
+// Reviewers of this file's own capability, so that the dev reviewers' load does not enter into it.
+const FIRST = 'did:web:example.com:reviewers:first';
+const SECOND = 'did:web:example.com:reviewers:second';
+const SENIOR = 'did:web:example.com:reviewers:senior';
+const SPECIALIST = 'did:web:example.com:reviewers:specialist';
+
+beforeAll(async () => {
+  stack = await startStack();
+  admin = client(stack.baseUrl, await stack.token());
+  await admin('PUT', `/v1/orch/reviewers/${FIRST}`, { json: { display_name: 'First', capabilities: { claims: 0.8 }, capacity: 2 } });
+  await admin('PUT', `/v1/orch/reviewers/${SECOND}`, { json: { display_name: 'Second', capabilities: { claims: 0.9 } } });
+  await admin('PUT', `/v1/orch/reviewers/${SENIOR}`, { json: { display_name: 'Senior', capabilities: { claims: 0.95 }, chain_level: 2 } });
+  await admin('PUT', `/v1/orch/reviewers/${SPECIALIST}`, { json: { display_name: 'Specialist', capabilities: { claims: 0.9, fraud: 0.9 }, chain_level: 3 } });
+});
+afterAll(() => stack?.stop());
+
+const claim = () => admin('POST', '/v1/orch/routing', { json: { task_type: 'claim', ai_confidence: 0.5, required_capabilities: [{ capability_id: 'claims', min_weight: 0.7 }] } });
+const loads = async () => {
+  const reply = await admin('GET', '/v1/orch/reviewers?capability=claims&sort=did');
+  return Object.fromEntries(reply.body.data.map((r: { did: string; open_assignments: number }) => [r.did, r.open_assignments]));
+};
+
+describe('reviewer load', () => {
+  it('assigns the least-loaded qualified reviewer, skips one at capacity, and releases on resolution', async () => {
+    const assigned: string[] = [];
+    for (let i = 0; i < 5; i += 1) assigned.push((await claim()).body.assigned_to.did);
+    // First-line reviewers take turns by load; First stops at its capacity of 2.
+    expect(assigned.filter((did) => did === FIRST)).toHaveLength(2);
+    expect(assigned.filter((did) => did === SECOND)).toHaveLength(3);
+    expect(await loads()).toMatchObject({ [FIRST]: 2, [SECOND]: 3, [SENIOR]: 0 });
+
+    const next = await claim();
+    expect(next.body.assigned_to.did).toBe(SECOND);
+    await admin('POST', `/v1/orch/routing/${next.body.routing_id}/resolve`, { json: { reviewer_did: SECOND, outcome: 'approved' } });
+    expect((await loads())[SECOND]).toBe(3);
+  });
+});
+
+describe('POST /v1/orch/escalation/manual', () => {
+  it('moves a routing to a reviewer holding the target capability, with the escalation chain, and moves the load with it', async () => {
+    const routed = await claim();
+    const before = await loads();
+    const reply = await admin('POST', '/v1/orch/escalation/manual', {
+      json: { routing_id: routed.body.routing_id, escalation_reason: 'possible fraud', requested_by: 'did:web:example.com:lead', target_capability: 'fraud', urgency: 'urgent', context: { note: 'pattern match' } },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      escalation_id: expect.stringMatching(/^esc_/),
+      status: 'assigned',
+      assigned_to: { type: 'human', did: SPECIALIST, capabilities: [{ capability_id: 'claims', weight: 0.9 }, { capability_id: 'fraud', weight: 0.9 }] },
+      estimated_response_time: 3600,
+      escalation_level: 'urgent',
+      escalation_chain: [
+        { level: 1, did: routed.body.assigned_to.did, timestamp: expect.any(String) },
+        { level: 2, did: SPECIALIST, timestamp: expect.any(String) },
+      ],
+    });
+    const after = await loads();
+    expect(after[SPECIALIST]).toBe(before[SPECIALIST] + 1);
+    expect(after[routed.body.assigned_to.did]).toBe(before[routed.body.assigned_to.did] - 1);
+    expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:2'))?.actor).toEqual({ type: 'human', did: 'did:web:example.com:lead' });
+    const status = await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`);
+    expect(status.body).toMatchObject({ status: 'in_progress', escalation_level: 'urgent', assigned_to: { did: SPECIALIST } });
+  });
+
+  it('moves up the chain without a target', async () => {
+    const routed = await claim();
+    const reply = await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'second opinion', requested_by: 'did:web:example.com:lead' } });
+    expect(reply.body).toMatchObject({ assigned_to: { did: SENIOR }, escalation_level: 'medium' });
+  });
+
+  it('answers 422 without a qualified reviewer, 409 for a routing that is done, 404 for none, 400 for bad input', async () => {
+    const routed = await claim();
+    expectProblem(
+      await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'x', requested_by: 'did:web:example.com:lead', target_capability: 'astrophysics' } }),
+      422,
+      'no_qualified_reviewer',
+    );
+    const autonomous = await admin('POST', '/v1/orch/routing', { json: { ai_confidence: 0.95 } });
+    expectProblem(await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: autonomous.body.routing_id, escalation_reason: 'x', requested_by: 'did:web:example.com:lead' } }), 409, 'routing_closed');
+    expectProblem(
+      await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: 'rt_00000000-0000-0000-0000-000000000000', escalation_reason: 'x', requested_by: 'did:web:example.com:lead' } }),
+      404,
+      'routing_not_found',
+    );
+    expectProblem(await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: '', requested_by: 'lead' } }), 400, 'validation_failed');
+  });
+
+  it('escalates an autonomous routing in escalation mode while its window is open', async () => {
+    const routed = await admin('POST', '/v1/orch/routing', { json: { task_type: 'claim', ai_confidence: 0.95, routing_mode: 'escalation', required_capabilities: ['claims'] } });
+    expect(routed.body.decision).toBe('ai_autonomous');
+    const reply = await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'customer complaint', requested_by: 'did:web:example.com:lead' } });
+    expect(reply.body).toMatchObject({ status: 'assigned', escalation_chain: [{ level: 1 }] });
+    expect(await eventKinds(stack.database.db, routed.body.routing_id, 'escalation:1')).toEqual(['escalation.triggered', 'routing.escalated']);
+  });
+});
