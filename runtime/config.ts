@@ -113,6 +113,11 @@ export const configSchema = z.object({
   WEBHOOK_DISPATCH_BATCH_SIZE: z.coerce.number().int().positive().max(1000).default(100),
   /** The dispatcher looks for undispatched events at least this often; appends wake it at once on a Postgres server. */
   WEBHOOK_DISPATCH_POLL_MS: z.coerce.number().int().min(100).default(5000),
+  /**
+   * Wake-ups of the dispatcher are at least this far apart: under load one pass takes the events of many
+   * commits, instead of a pass (workflow task and activity) per commit; events wait at most this long more.
+   */
+  WEBHOOK_DISPATCH_WAKE_INTERVAL_MS: z.coerce.number().int().min(0).max(10_000).default(200),
 
   /** Seconds a reviewer at each escalation level has before the routing moves up the chain. */
   ESCALATION_TIMEOUT_LOW_SECONDS: seconds.default(15 * 60),

@@ -19,15 +19,25 @@ export interface OutboxDispatch {
  * Keeps the task queue's outbox dispatcher running and wakes it as soon as events are committed. Every
  * worker process runs this: at boot it signals-with-start the dispatcher (so the first worker starts
  * it, and one an operator terminated comes back), and on a Postgres server it LISTENs on a dedicated
- * connection and wakes the dispatcher on every notification, a burst folding into one signal in flight
- * and one after it. The embedded Postgres delivers no notifications; there the dispatcher's poll
- * (WEBHOOK_DISPATCH_POLL_MS) finds the events, as it does whenever a signal is lost.
+ * connection and wakes the dispatcher on notifications: a burst folds into one signal in flight and one
+ * after it, and signals are at least `minWakeIntervalMs` apart, because each wake costs the dispatcher a
+ * pass (a workflow task and an activity) however few events it finds. The embedded Postgres delivers no
+ * notifications; there the dispatcher's poll (WEBHOOK_DISPATCH_POLL_MS) finds the events, as it does
+ * whenever a signal is lost.
  */
-export async function startOutboxDispatch(deps: { temporal: Client; taskQueue: string; databaseUrl?: string | undefined; logger: Logger }): Promise<OutboxDispatch> {
-  const { logger } = deps;
+export async function startOutboxDispatch(deps: {
+  temporal: Client;
+  taskQueue: string;
+  databaseUrl?: string | undefined;
+  /** WEBHOOK_DISPATCH_WAKE_INTERVAL_MS */
+  minWakeIntervalMs: number;
+  logger: Logger;
+}): Promise<OutboxDispatch> {
+  const { logger, minWakeIntervalMs } = deps;
   let inFlight: Promise<void> | undefined;
   let again = false;
   let stopped = false;
+  let lastSignalAt = 0;
 
   const signal = () =>
     deps.temporal.workflow.signalWithStart(dispatchOutboxWorkflow, {
@@ -45,6 +55,9 @@ export async function startOutboxDispatch(deps: { temporal: Client; taskQueue: s
       try {
         do {
           again = false;
+          const wait = lastSignalAt + minWakeIntervalMs - Date.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          lastSignalAt = Date.now();
           await signal().catch((error: unknown) => logger.warn('could not wake the outbox dispatcher; its poll will find the events', { error: (error as Error).message }));
         } while (again && !stopped);
       } finally {

@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   await startLedgerSealer(temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: ledgerSealerSettings(config) });
   // Webhook deliveries start from the outbox: keep its dispatcher running, woken by commits on a Postgres server.
-  const outbox = await startOutboxDispatch({ temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, databaseUrl: config.DATABASE_URL, logger });
+  const outbox = await startOutboxDispatch({ temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, databaseUrl: config.DATABASE_URL, minWakeIntervalMs: config.WEBHOOK_DISPATCH_WAKE_INTERVAL_MS, logger });
   cleanups.unshift(() => outbox.stop());
   const app = buildApp(createAppDeps(config, { db, temporal, logger }));
   const server = await listen(app, { host: config.HOST, port: config.PORT });

@@ -41,6 +41,7 @@ async function main(): Promise<void> {
     temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     databaseUrl: config.DATABASE_URL,
+    minWakeIntervalMs: config.WEBHOOK_DISPATCH_WAKE_INTERVAL_MS,
     logger,
   });
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.

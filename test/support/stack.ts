@@ -90,7 +90,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     });
     running = worker.run();
     // As the worker entry does: keep the outbox dispatcher running and wake it on commits.
-    outbox = await startOutboxDispatch({ temporal: outboxClient, taskQueue, databaseUrl: database.embedded ? undefined : database.url, logger });
+    outbox = await startOutboxDispatch({ temporal: outboxClient, taskQueue, databaseUrl: database.embedded ? undefined : database.url, minWakeIntervalMs: config.WEBHOOK_DISPATCH_WAKE_INTERVAL_MS, logger });
   };
   const stopWorker = async () => {
     await outbox?.stop();

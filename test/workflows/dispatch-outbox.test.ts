@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { createWebhookActivities, DispatchResult } from '../../activities/webhooks';
-import { dispatchOutboxWorkflow, PASSES_PER_RUN, wakeSignal } from '../../workflows/dispatch-outbox';
+import { startOutboxDispatch } from '../../runtime/outbox-dispatch';
+import { createLogger } from '../../runtime/logger';
+import { dispatchOutboxWorkflow, outboxDispatcherId, PASSES_PER_RUN, wakeSignal } from '../../workflows/dispatch-outbox';
 import { sharedWorkflowBundle } from '../support/stack';
 
 type Activities = Pick<ReturnType<typeof createWebhookActivities>, 'dispatchOutboxBatch'>;
@@ -71,4 +73,39 @@ describe('dispatchOutboxWorkflow', () => {
       await handle.terminate('test done');
     });
   }, 180_000);
+});
+
+describe('startOutboxDispatch', () => {
+  it('starts the dispatcher with its first wake-up and spaces later wake-ups at least the wake interval apart', async () => {
+    let passes = 0;
+    const activities: Activities = {
+      async dispatchOutboxBatch() {
+        passes += 1;
+        return { events: 0, deliveries: 0, more: false, poll_interval_ms: 3_600_000 };
+      },
+    };
+    const taskQueue = `wf-${randomUUID()}`;
+    const minWakeIntervalMs = 400;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
+    await worker.runUntil(async () => {
+      // No database URL: nothing listens, so only these calls wake the dispatcher.
+      const dispatch = await startOutboxDispatch({ temporal: env.client, taskQueue, minWakeIntervalMs, logger: createLogger({ level: 'error', silent: true }) });
+      try {
+        await dispatch.wake();
+        await dispatch.wake();
+        // A burst folds into the wake-up it starts and one after it (for commits made while that one was sent).
+        await Promise.all([dispatch.wake(), dispatch.wake(), dispatch.wake()]);
+      } finally {
+        await dispatch.stop();
+      }
+      const handle = env.client.workflow.getHandle(outboxDispatcherId(taskQueue));
+      const history = await handle.fetchHistory();
+      const signalledAt = history.events!.filter((event) => event.workflowExecutionSignaledEventAttributes).map((event) => Number(event.eventTime!.seconds) * 1000 + event.eventTime!.nanos! / 1e6);
+      // The start's own wake-up, the second call's, and two for the burst of three.
+      expect(signalledAt).toHaveLength(5);
+      for (let i = 1; i < signalledAt.length; i += 1) expect(signalledAt[i]! - signalledAt[i - 1]!).toBeGreaterThanOrEqual(minWakeIntervalMs - 50);
+      await waitUntil(() => passes >= 1);
+      await handle.terminate('test done');
+    });
+  });
 });
