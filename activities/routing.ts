@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import { findAgentProfile } from '../db/agents';
 import { rulesInScope } from '../db/escalation-rules';
 import { appendProvenanceBatch } from '../db/ledger';
-import { findAvailableReviewersWithCapabilities, syncReviewerAssignment } from '../db/reviewers';
-import { upsertRoutingProjection } from '../db/routings';
+import { findAvailableReviewersWithCapabilities } from '../db/reviewers';
+import { projectRouting, type OpenAssignment } from '../db/routings';
 import { listSafetyDomains } from '../db/safety';
 import type { AgentProfile } from '../domain/agents';
 import type { EscalationRule } from '../domain/escalation-rules';
@@ -49,7 +49,7 @@ function withAnchor(state: RoutingState, anchorIn: RoutingStep['anchor_in'], anc
 }
 
 /** The open assignment a state implies: the last level of the chain while a human holds the routing. */
-function openAssignment(state: RoutingState) {
+function openAssignment(state: RoutingState): OpenAssignment | undefined {
   const last = state.escalation_chain[state.escalation_chain.length - 1];
   if (state.status !== 'in_progress' || state.assigned_to?.type !== 'human' || !last) return undefined;
   return { chain_level: last.level, reviewer_did: last.did, assigned_at: last.timestamp };
@@ -87,19 +87,17 @@ export function createRoutingActivities(deps: { db: Knex }) {
     },
 
     /**
-     * One step of a routing: its provenance records in one transaction (one commit for the four decision
-     * moments), then, in another, the read model that shows it and the reviewer load it implies. Every
-     * write is idempotent (records by their step, the projection by its version, assignments by chain
-     * level), so a retry repeats none.
+     * One step of a routing in two statements: its provenance records (one commit for the four decision
+     * moments), then the read model that shows it with the reviewer load it implies. Every write is
+     * idempotent (records by their step, the projection by its version, assignments by chain level), so a
+     * retry repeats none.
      */
     async recordRoutingStep(step: RoutingStep): Promise<LedgerAnchor> {
       // One statement for all of the step's records (the four decision moments come together).
       const anchor = (await appendProvenanceBatch(deps.db, step.provenance)).at(-1);
       if (!anchor) throw new Error('A routing step records at least one provenance record');
       const state = withAnchor(step.projection.state, step.anchor_in, anchor);
-      await deps.db.transaction(async (trx) => {
-        if (await upsertRoutingProjection(trx, { ...step.projection, state })) await syncReviewerAssignment(trx, state.routing_id, openAssignment(state));
-      });
+      await projectRouting(deps.db, { ...step.projection, state }, openAssignment(state));
       return anchor;
     },
   };

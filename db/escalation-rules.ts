@@ -99,16 +99,22 @@ export async function enabledRules(db: Knex): Promise<EscalationRule[]> {
  * domain condition matches any), the rule set's version, and how many rules are enabled in all.
  */
 export async function rulesInScope(db: Knex, scope: { task_type: string; domain: string }): Promise<{ rules: EscalationRule[]; rule_set: { version: number; enabled: number } }> {
-  const [rows, set] = await Promise.all([
-    db('escalation_rules')
-      .select('rule_id', 'rule_name', 'priority', 'conditions', 'actions')
-      .where({ enabled: true })
-      .andWhere((q) => q.whereNull('scope_task_types').orWhereRaw('scope_task_types @> array[?]::text[]', [scope.task_type]))
-      .andWhere((q) => q.whereNull('scope_domains').orWhereRaw('scope_domains @> array[?]::text[]', [scope.domain]))
-      .orderBy('rule_id'),
-    db('escalation_rule_set').select('version', 'enabled_rules').where({ id: 1 }).first(),
-  ]);
-  return { rules: rows.map(toRule), rule_set: { version: Number(set?.version ?? 0), enabled: Number(set?.enabled_rules ?? 0) } };
+  // One statement, so the rules and the rule-set version recorded beside them come from one snapshot: the
+  // version row joined to the rules in scope (none: one row without a rule).
+  const { rows } = await db.raw<{ rows: Array<{ version: string; enabled_rules: number } & Partial<Pick<EscalationRuleRow, 'rule_id' | 'rule_name' | 'priority' | 'conditions' | 'actions'>>> }>(
+    `select s.version, s.enabled_rules, r.rule_id, r.rule_name, r.priority, r.conditions, r.actions
+       from escalation_rule_set s
+       left join escalation_rules r
+         on r.enabled
+        and (r.scope_task_types is null or r.scope_task_types @> array[?]::text[])
+        and (r.scope_domains is null or r.scope_domains @> array[?]::text[])
+      where s.id = 1
+      order by r.rule_id`,
+    [scope.task_type, scope.domain],
+  );
+  const set = rows[0];
+  const rules = rows.filter((row): row is typeof row & Pick<EscalationRuleRow, 'rule_id' | 'rule_name' | 'priority' | 'conditions' | 'actions'> => row.rule_id != null);
+  return { rules: rules.map(toRule), rule_set: { version: Number(set?.version ?? 0), enabled: Number(set?.enabled_rules ?? 0) } };
 }
 
 /**

@@ -50,20 +50,3 @@ export async function insertReviewersIfAbsent(db: Knex, reviewers: Reviewer[]): 
     .ignore();
 }
 
-/**
- * Keeps a routing's open assignment in step with its state: the last level of its chain while a human
- * holds it, nothing once it is resolved, expired or failed. Idempotent, so a retried projection does not
- * count an assignment twice.
- */
-export async function syncReviewerAssignment(
-  db: Knex,
-  routingId: string,
-  open: { chain_level: number; reviewer_did: string; assigned_at: string } | undefined,
-): Promise<void> {
-  if (open) {
-    await db('reviewer_assignments').insert({ routing_id: routingId, ...open }).onConflict(['routing_id', 'chain_level']).ignore();
-  }
-  const release = db('reviewer_assignments').where({ routing_id: routingId }).whereNull('released_at');
-  if (open) release.whereNot({ chain_level: open.chain_level });
-  await release.update({ released_at: db.fn.now() });
-}

@@ -15,13 +15,23 @@ export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_a
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
+/** The reviewer assignment a routing's state leaves open: the last chain level while a human holds it. */
+export interface OpenAssignment {
+  chain_level: number;
+  reviewer_did: string;
+  assigned_at: string;
+}
+
 /**
- * Applies a projection only when it is newer than what is stored, so retries and reordering are harmless;
- * says whether it was applied.
+ * Applies a projection only when it is newer than what is stored, so retries and reordering are harmless,
+ * and with it the reviewer load it implies: the open assignment recorded, every other one of the routing
+ * released. One statement (data-modifying CTEs), so one round trip and atomic without a transaction; the
+ * assignment changes happen only when the projection was applied. Says whether it was.
  */
-export async function upsertRoutingProjection(
+export async function projectRouting(
   db: Knex,
   projection: { state: RoutingState; request_id?: string | undefined; task: RoutingTask; requested_by: string },
+  open: OpenAssignment | undefined,
 ): Promise<boolean> {
   const { state } = projection;
   const row = {
@@ -54,13 +64,23 @@ export async function upsertRoutingProjection(
     updated_at: state.updated_at,
   };
   const { routing_id: _key, request_id: _request, requested_by: _by, task: _task, created_at: _created, ...changes } = row;
-  const applied = await db('routings')
-    .insert(row)
-    .onConflict('routing_id')
-    .merge(changes)
-    .where('routings.version', '<', state.version)
-    .returning('routing_id');
-  return applied.length > 0;
+  const upsert = db('routings').insert(row).onConflict('routing_id').merge(changes).where('routings.version', '<', state.version).returning('routing_id').toSQL();
+  // The CTEs share one snapshot: the release cannot see the assignment inserted beside it, and skips its level.
+  const assign = open
+    ? `, assigned as (
+         insert into reviewer_assignments (routing_id, chain_level, reviewer_did, assigned_at)
+         select routing_id, ?::int, ?, ?::timestamptz from projected
+         on conflict (routing_id, chain_level) do nothing)`
+    : '';
+  const { rows } = await db.raw<{ rows: { applied: number }[] }>(
+    `with projected as (${upsert.sql})${assign},
+     released as (
+       update reviewer_assignments set released_at = now()
+        where routing_id in (select routing_id from projected) and released_at is null and chain_level is distinct from ?::int)
+     select count(*)::int as applied from projected`,
+    [...upsert.bindings, ...(open ? [open.chain_level, open.reviewer_did, open.assigned_at] : []), open?.chain_level ?? null],
+  );
+  return rows[0]!.applied > 0;
 }
 
 export async function findRoutingById(db: Knex, routingId: string): Promise<RoutingRow | undefined> {
