@@ -57,6 +57,7 @@ export async function startOutboxDispatch(deps: {
           again = false;
           const wait = lastSignalAt + minWakeIntervalMs - Date.now();
           if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          if (stopped) break;
           lastSignalAt = Date.now();
           await signal().catch((error: unknown) => logger.warn('could not wake the outbox dispatcher; its poll will find the events', { error: (error as Error).message }));
         } while (again && !stopped);
