@@ -80,7 +80,9 @@ export async function listRules(db: Knex, page: PageRequest, filter: { enabled?:
   return paginate<EscalationRuleRow>(query, page);
 }
 
-const toRule = (row: Pick<EscalationRuleRow, 'rule_id' | 'rule_name' | 'priority' | 'conditions' | 'actions'>): EscalationRule => ({
+type RuleColumns = Pick<EscalationRuleRow, 'rule_id' | 'rule_name' | 'priority' | 'conditions' | 'actions'>;
+
+const toRule = (row: RuleColumns): EscalationRule => ({
   rule_id: row.rule_id,
   rule_name: row.rule_name,
   priority: row.priority,
@@ -101,7 +103,7 @@ export async function enabledRules(db: Knex): Promise<EscalationRule[]> {
 export async function rulesInScope(db: Knex, scope: { task_type: string; domain: string }): Promise<{ rules: EscalationRule[]; rule_set: { version: number; enabled: number } }> {
   // One statement, so the rules and the rule-set version recorded beside them come from one snapshot: the
   // version row joined to the rules in scope (none: one row without a rule).
-  const { rows } = await db.raw<{ rows: Array<{ version: string; enabled_rules: number } & Partial<Pick<EscalationRuleRow, 'rule_id' | 'rule_name' | 'priority' | 'conditions' | 'actions'>>> }>(
+  const { rows } = await db.raw<{ rows: Array<{ version: string; enabled_rules: number } & Partial<RuleColumns>> }>(
     `select s.version, s.enabled_rules, r.rule_id, r.rule_name, r.priority, r.conditions, r.actions
        from escalation_rule_set s
        left join escalation_rules r
@@ -113,7 +115,7 @@ export async function rulesInScope(db: Knex, scope: { task_type: string; domain:
     [scope.task_type, scope.domain],
   );
   const set = rows[0];
-  const rules = rows.filter((row): row is typeof row & Pick<EscalationRuleRow, 'rule_id' | 'rule_name' | 'priority' | 'conditions' | 'actions'> => row.rule_id != null);
+  const rules = rows.filter((row): row is typeof row & RuleColumns => row.rule_id != null);
   return { rules: rules.map(toRule), rule_set: { version: Number(set?.version ?? 0), enabled: Number(set?.enabled_rules ?? 0) } };
 }
 

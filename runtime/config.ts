@@ -111,7 +111,7 @@ export const configSchema = z.object({
   WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: seconds.default(3 * 24 * 60 * 60),
   /** Outbox events the dispatcher claims per batch. */
   WEBHOOK_DISPATCH_BATCH_SIZE: z.coerce.number().int().positive().max(1000).default(100),
-  /** The dispatcher looks for undispatched events at least this often; appends wake it at once on a Postgres server. */
+  /** The dispatcher looks for undispatched events at least this often; on a Postgres server commits also wake it. */
   WEBHOOK_DISPATCH_POLL_MS: z.coerce.number().int().min(100).default(5000),
   /**
    * Wake-ups of the dispatcher are at least this far apart: under load one pass takes the events of many

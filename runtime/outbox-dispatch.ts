@@ -16,7 +16,7 @@ export interface OutboxDispatch {
 }
 
 /**
- * Keeps the task queue's outbox dispatcher running and wakes it as soon as events are committed. Every
+ * Keeps the task queue's outbox dispatcher running and wakes it soon after events are committed. Every
  * worker process runs this: at boot it signals-with-start the dispatcher (so the first worker starts
  * it, and one an operator terminated comes back), and on a Postgres server it LISTENs on a dedicated
  * connection and wakes the dispatcher on notifications: a burst folds into one signal in flight and one

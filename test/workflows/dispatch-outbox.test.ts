@@ -101,7 +101,7 @@ describe('startOutboxDispatch', () => {
       const handle = env.client.workflow.getHandle(outboxDispatcherId(taskQueue));
       const history = await handle.fetchHistory();
       const signalledAt = history.events!.filter((event) => event.workflowExecutionSignaledEventAttributes).map((event) => Number(event.eventTime!.seconds) * 1000 + event.eventTime!.nanos! / 1e6);
-      // The start's own wake-up, the second call's, and two for the burst of three.
+      // The start's own wake-up, one for each of the two calls, and two for the burst of three.
       expect(signalledAt).toHaveLength(5);
       // Server times: a signal's own trip to the server may take a little longer than the next one's.
       for (let i = 1; i < signalledAt.length; i += 1) expect(signalledAt[i]! - signalledAt[i - 1]!).toBeGreaterThanOrEqual(minWakeIntervalMs * 0.6);
