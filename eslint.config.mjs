@@ -24,8 +24,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!@temporalio/workflow$|\\.\\./domain/|\\./|\\.\\./activities/)',
-              message: 'workflows/ may import only @temporalio/workflow, domain/ and the types of activities',
+              regex: '^(?!@temporalio/workflow$|\\.\\./domain/|\\.\\./contracts/|\\./|\\.\\./activities/)',
+              message: 'workflows/ may import only @temporalio/workflow, domain/, contracts/ and the types of activities',
             },
             { group: ['../activities/*'], allowTypeImports: true, message: 'workflows/ may import activities only with `import type`' },
           ],

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
-import { ALL_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { ALL_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 import type { Config } from './config';
 
 /** TLS for Temporal Cloud or a cluster: an API key implies TLS; cert and key paths add mTLS. */

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { ALL_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { ALL_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 
 const SEARCH_ATTRIBUTE_TYPE_NAMES: Record<string, string> = { KEYWORD: 'Keyword', DOUBLE: 'Double', TEXT: 'Text', INT: 'Int', BOOL: 'Bool', DATETIME: 'Datetime' };
 

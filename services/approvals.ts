@@ -15,7 +15,7 @@ import {
   type ApprovalRequest,
   type ApprovalState,
 } from '../workflows/approval';
-import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../workflows/search-attributes';
+import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../contracts/search-attributes';
 import { isClosedOrMissing, startWithUpdate, updateRejection } from './platform/workflow-calls';
 
 export interface PlatformServiceDeps {

@@ -8,7 +8,7 @@ import { assessCallRisk, type RiskFactor } from '../domain/agent-calls';
 import { validateDag, type DagEdgeType, type DagNodeType } from '../domain/dag';
 import type { RiskLevel } from '../domain/risk';
 import { dagStartedUpdate, runDagWorkflow, type DagNodeSpec, type DagState, type RunDagInput } from '../workflows/run-dag';
-import { PlatformStatusKey } from '../workflows/search-attributes';
+import { PlatformStatusKey } from '../contracts/search-attributes';
 import { approvalDeadline, paramsValidator, type FieldProblem, type PlatformServiceDeps } from './approvals';
 import { prepareAgentCall } from './executions/call';
 import { derivedId } from './platform/ids';

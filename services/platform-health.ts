@@ -11,7 +11,7 @@ import { ORCH_CORE_DID } from '../domain/provenance';
 import type { RiskLevel } from '../domain/risk';
 import type { PlatformSettings } from '../runtime/platform';
 import { approvalWorkflow } from '../workflows/approval';
-import { PlatformStatusKey } from '../workflows/search-attributes';
+import { PlatformStatusKey } from '../contracts/search-attributes';
 import { derivedId } from './platform/ids';
 
 export interface HealthDeps {

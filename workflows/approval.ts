@@ -19,7 +19,7 @@ import type { ApprovalResponse, ApprovalStatus, ResponseKind } from '../domain/a
 import type { EventKind } from '../domain/events';
 import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';
 import type { RiskLevel } from '../domain/risk';
-import { PlatformStatusKey } from './search-attributes';
+import { PlatformStatusKey } from '../contracts/search-attributes';
 
 /** What is asked, of whom, and until when; the workflow id is approval_id. */
 export interface ApprovalRequest {

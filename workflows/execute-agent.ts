@@ -21,7 +21,7 @@ import type { EventKind } from '../domain/events';
 import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';
 import type { RiskLevel } from '../domain/risk';
 import { approvalRequestedSignal, approvalWorkflow, type ApprovalRequest } from './approval';
-import { PlatformStatusKey } from './search-attributes';
+import { PlatformStatusKey } from '../contracts/search-attributes';
 
 export interface AgentTarget {
   agent_id: string;

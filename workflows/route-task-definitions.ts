@@ -5,7 +5,7 @@ import type { LedgerAnchor, OutboxEvent, ProvenanceEntry } from '../domain/prove
 import type { CapabilityMatch } from '../domain/reviewer-assignment';
 import type { EscalationLevel, RequiredCapability, RoutingDecisionKind, RoutingMode, RoutingTask, RoutingVerdict } from '../domain/routing-decision';
 import type { RoutingStatus } from '../domain/routing-progress';
-import { DecisionKey, EscalationLevelKey, RoutingStatusKey } from './search-attributes';
+import { DecisionKey, EscalationLevelKey, RoutingStatusKey } from '../contracts/search-attributes';
 
 /** The types, updates, queries and step recorder of routeTaskWorkflow, shared by its current and legacy paths. */
 

@@ -17,7 +17,7 @@ import type { EventKind } from '../domain/events';
 import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';
 import { approvalWorkflow, type ApprovalRequest } from './approval';
 import { executeAgentWorkflow, type ExecuteAgentInput } from './execute-agent';
-import { PlatformStatusKey } from './search-attributes';
+import { PlatformStatusKey } from '../contracts/search-attributes';
 
 export interface DagEdgeSpec {
   id: string;

@@ -6,7 +6,7 @@ import { checkAgentCall } from '../../domain/agent-calls';
 import type { PlatformSettings } from '../../runtime/platform';
 import type { ApprovalRequest } from '../../workflows/approval';
 import { executeAgentWorkflow, executionAcceptedUpdate, type ExecuteAgentInput, type ExecutionState } from '../../workflows/execute-agent';
-import { AgentIdKey, PlatformStatusKey } from '../../workflows/search-attributes';
+import { AgentIdKey, PlatformStatusKey } from '../../contracts/search-attributes';
 import { approvalDeadline, type FieldProblem, type PlatformServiceDeps } from '../approvals';
 import { createOutboundGuard } from '../outbound/url-guard';
 import { derivedId } from '../platform/ids';

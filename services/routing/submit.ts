@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import { findRoutingById } from '../../db/routings';
 import type { RoutingTask } from '../../domain/routing-decision';
 import { decideUpdate, routeTaskWorkflow, type DecideOutcome, type HumanEscalationLevel, type RouteTaskInput } from '../../workflows/route-task';
-import { AgentIdKey, ConfidenceKey, TaskTypeKey } from '../../workflows/search-attributes';
+import { AgentIdKey, ConfidenceKey, TaskTypeKey } from '../../contracts/search-attributes';
 
 export interface RoutingServiceDeps {
   db: Knex;

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { deliverWebhookWorkflow, type DeliverWebhookInput } from '../../workflows/deliver-webhook';
-import { EventKindKey, WebhookSubscriptionKey } from '../../workflows/search-attributes';
+import { EventKindKey, WebhookSubscriptionKey } from '../../contracts/search-attributes';
 
 const hashId = (prefix: string, ...parts: string[]) => `${prefix}${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)}`;
 

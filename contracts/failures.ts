@@ -1,0 +1,39 @@
+import type { RetryPolicy } from '@temporalio/workflow';
+
+/**
+ * Every ApplicationFailure type the project raises, in one list: update refusals that the API turns into
+ * problems, and activity failures that retrying cannot fix. A workflow or activity names its failure from
+ * here, never with a string of its own.
+ */
+export const FAILURE_TYPES = {
+  // Update refusals (the API maps each to the problem of the same code).
+  routingNotAwaitingReview: 'routing_not_awaiting_review',
+  reviewerNotAssigned: 'reviewer_not_assigned',
+  routingClosed: 'routing_closed',
+  approvalNotPending: 'approval_not_pending',
+  executionNotCancellable: 'execution_not_cancellable',
+  executionNotProcessing: 'execution_not_processing',
+  invalidPeriod: 'invalid_period',
+  // Activity failures that no retry can mend.
+  invalidData: 'invalid_data',
+  secretsUnavailable: 'secrets_unavailable',
+  noSigningSecret: 'no_signing_secret',
+} as const;
+
+export type FailureType = (typeof FAILURE_TYPES)[keyof typeof FAILURE_TYPES];
+
+/** Activity failures that end the attempt at once: the same input would fail the same way again. */
+export const NON_RETRYABLE_FAILURE_TYPES: FailureType[] = [FAILURE_TYPES.invalidData, FAILURE_TYPES.secretsUnavailable, FAILURE_TYPES.noSigningSecret];
+
+/**
+ * The retry policy of an activity that writes to Postgres: backs off to a minute and gives up after about
+ * an hour of failures, so an error retrying cannot fix ends the workflow in a stated failure instead of
+ * retrying for ever.
+ */
+export const DATABASE_ACTIVITY_RETRY: RetryPolicy = {
+  initialInterval: '100 ms',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 70,
+  nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
+};
