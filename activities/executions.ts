@@ -5,14 +5,14 @@ import { recordAttemptFinished, recordAttemptStarted, upsertExecutionProjection 
 import { appendProvenance } from '../db/ledger';
 import { judgeAgentAnswer, judgeCallbackAnswer, resultObject, type AnswerVerdict } from '../domain/deliveries';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
-import type { WorkerSettings } from '../runtime/deps';
+import type { WorkerSettings } from './settings';
 import { createKeyRing } from '../services/auth/key-ring';
 import { openCallbackSecrets } from '../services/executions/callback-secrets';
 import { issueProgressToken } from '../services/executions/progress-token';
 import { executionView } from '../services/executions/view';
-import { postJson, type PostOutcome } from '../services/outbound/post';
-import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../services/outbound/signature';
-import { createOutboundGuard } from '../services/outbound/url-guard';
+import { postJson, type PostOutcome } from '../lib/outbound/post';
+import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../lib/outbound/signature';
+import { createOutboundGuard } from '../lib/outbound/url-guard';
 import type { AgentAnswer, AttemptFailureDetails, ExecutionState } from '../workflows/execute-agent';
 
 export interface AgentInvocation {

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import type { Logger } from '../runtime/logger';
-import type { WorkerSettings } from '../runtime/deps';
+import type { Logger } from '../lib/logger';
+import type { WorkerSettings } from './settings';
 import { createApprovalActivities } from './approvals';
 import { createComplianceActivities } from './compliance';
 import { createDagActivities } from './dags';

@@ -17,12 +17,12 @@ import {
   type SubscriptionRow,
 } from '../db/webhooks';
 import { failingTooLong, subscriptionMatches, type AttemptVerdict, type EndpointDisableReason, type WebhookEventBody } from '../domain/webhooks';
-import type { WorkerSettings } from '../runtime/deps';
-import type { Logger } from '../runtime/logger';
-import { postJson } from '../services/outbound/post';
-import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../services/outbound/signature';
-import { createOutboundGuard } from '../services/outbound/url-guard';
-import { createSecretBox, SecretsUnavailableError } from '../services/secrets/secret-box';
+import type { WorkerSettings } from './settings';
+import type { Logger } from '../lib/logger';
+import { postJson } from '../lib/outbound/post';
+import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../lib/outbound/signature';
+import { createOutboundGuard } from '../lib/outbound/url-guard';
+import { createSecretBox, SecretsUnavailableError } from '../lib/secret-box';
 import { deliveryIdFor, startDelivery } from '../services/webhooks/deliveries';
 import { secretContext } from '../services/webhooks/subscriptions';
 import { subscriptionChangeEntry } from '../services/webhooks/subscription-provenance';

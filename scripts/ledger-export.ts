@@ -7,8 +7,8 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../runtime/config';
-import { openDatabase } from '../runtime/database';
+import { loadConfig } from '../app/config';
+import { openDatabase } from '../app/database';
 import { exportLedger } from '../services/ledger/export';
 
 async function main(): Promise<void> {

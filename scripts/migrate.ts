@@ -1,7 +1,7 @@
 /** `npm run migrate`: applies pending migrations to DATABASE_URL (or the embedded Postgres). */
 import { migrateToLatest } from '../db/migrate';
-import { loadConfig } from '../runtime/config';
-import { openDatabase } from '../runtime/database';
+import { loadConfig } from '../app/config';
+import { openDatabase } from '../app/database';
 
 async function main(): Promise<void> {
   const database = await openDatabase(loadConfig(process.env), { serveEmbedded: false });

@@ -3,8 +3,8 @@
  * the longest-lived token they may have signed has expired.
  */
 import { migrateToLatest } from '../db/migrate';
-import { loadConfig } from '../runtime/config';
-import { openDatabase } from '../runtime/database';
+import { loadConfig } from '../app/config';
+import { openDatabase } from '../app/database';
 import { rotateSigningKey } from '../services/auth/key-ring';
 
 /** The dev supervisor's admin token lives 12 h, longer than the token endpoint's default hour. */

@@ -5,8 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { migrateToLatest } from '../db/migrate';
-import { loadConfig } from '../runtime/config';
-import { openDatabase } from '../runtime/database';
+import { loadConfig } from '../app/config';
+import { openDatabase } from '../app/database';
 import { isScope, mintPersonalAccessToken, SCOPES, type Scope } from '../services/auth/tokens';
 
 async function main(): Promise<void> {

@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { ConsistencyBundle, InclusionBundle } from '../services/ledger/formats';
 import { CONSISTENCY_BUNDLE_FORMAT, EXPORT_FORMAT, INCLUSION_BUNDLE_FORMAT } from '../services/ledger/formats';
-import { NoteError, parseVerifierKey, type NoteVerifier } from '../services/ledger/signed-note';
+import { NoteError, parseVerifierKey, type NoteVerifier } from '../lib/signed-note';
 import { verifyAttestation, verifyConsistencyBundle, verifyExport, verifyInclusionBundle, type AttestationDocument, type VerifyReport } from '../services/ledger/verify';
 
 class UsageError extends Error {}

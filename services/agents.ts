@@ -14,9 +14,9 @@ import {
 } from '../db/platform-agents';
 import { agentUriOf, parseAgentUri, type ApprovalPolicy } from '../domain/agent-calls';
 import { ORCH_CORE_DID } from '../domain/provenance';
-import type { PlatformSettings } from '../runtime/platform';
+import type { PlatformSettings } from '../services/platform/settings';
 import { paramsValidator, type FieldProblem } from './approvals';
-import { createOutboundGuard } from './outbound/url-guard';
+import { createOutboundGuard } from '../lib/outbound/url-guard';
 
 export interface AgentRegistryDeps {
   db: Knex;

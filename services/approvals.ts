@@ -5,7 +5,7 @@ import { approvalFromRow, findApprovalById } from '../db/approvals';
 import { assessCallRisk, type RiskFactor } from '../domain/agent-calls';
 import { paramsSchemaOf, type ApprovalResponse } from '../domain/approvals';
 import type { RiskLevel } from '../domain/risk';
-import type { PlatformSettings } from '../runtime/platform';
+import type { PlatformSettings } from '../services/platform/settings';
 import {
   APPROVAL_FAILURES,
   approvalCreatedUpdate,
@@ -16,7 +16,7 @@ import {
   type ApprovalState,
 } from '../workflows/approval';
 import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../contracts/search-attributes';
-import { isClosedOrMissing, startWithUpdate, updateRejection } from './platform/workflow-calls';
+import { isClosedOrMissing, startWithUpdate, updateRejection } from '../lib/temporal-client';
 
 export interface PlatformServiceDeps {
   db: Knex;

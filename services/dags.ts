@@ -11,8 +11,8 @@ import { dagStartedUpdate, runDagWorkflow, type DagNodeSpec, type DagState, type
 import { PlatformStatusKey } from '../contracts/search-attributes';
 import { approvalDeadline, paramsValidator, type FieldProblem, type PlatformServiceDeps } from './approvals';
 import { prepareAgentCall } from './executions/call';
-import { derivedId } from './platform/ids';
-import { startWithUpdate } from './platform/workflow-calls';
+import { derivedId } from '../lib/ids';
+import { startWithUpdate } from '../lib/temporal-client';
 
 export interface NewDagNode {
   id: string;

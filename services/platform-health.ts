@@ -9,10 +9,10 @@ import { countExecutionsByStatus } from '../db/executions';
 import { ledgerSealingLag } from '../db/ledger';
 import { ORCH_CORE_DID } from '../domain/provenance';
 import type { RiskLevel } from '../domain/risk';
-import type { PlatformSettings } from '../runtime/platform';
+import type { PlatformSettings } from '../services/platform/settings';
 import { approvalWorkflow } from '../workflows/approval';
 import { PlatformStatusKey } from '../contracts/search-attributes';
-import { derivedId } from './platform/ids';
+import { derivedId } from '../lib/ids';
 
 export interface HealthDeps {
   db: Knex;

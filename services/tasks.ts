@@ -7,7 +7,7 @@ import type { RequiredCapability, RoutingTask } from '../domain/routing-decision
 import { agentForCapabilities } from '../domain/tasks';
 import { submitRouting, type RoutingServiceDeps } from './routing/submit';
 import type { DecideOutcome } from '../workflows/route-task';
-import { derivedId } from './platform/ids';
+import { derivedId } from '../lib/ids';
 
 export interface NewTask {
   title: string;

@@ -3,10 +3,8 @@ import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities } from '../activities';
-import type { Config } from '../runtime/config';
-import type { WorkerSettings } from '../runtime/deps';
-import type { Logger } from '../runtime/logger';
-import { temporalConnectionOptions } from '../runtime/temporal';
+import type { WorkerSettings } from '../activities/settings';
+import type { Logger } from '../lib/logger';
 
 export const WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows', 'index');
 
@@ -36,10 +34,6 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     activities: createActivities({ db: deps.db, settings: deps.settings, logger: deps.logger, temporal: new Client({ connection: deps.connection, namespace: deps.namespace }) }),
     ...(deps.settings.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: deps.settings.maxCachedWorkflows } : {}),
   });
-}
-
-export async function connectWorkerConnection(config: Config): Promise<NativeConnection> {
-  return NativeConnection.connect(temporalConnectionOptions(config));
 }
 
 /** Routes the SDK's own logs (worker, workflow and activity) into our JSON logger, once per process. */

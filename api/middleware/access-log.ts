@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Logger } from '../../runtime/logger';
+import type { Logger } from '../../lib/logger';
 import { principalOf } from './auth';
 
 /** One line per request once it is answered: what an SRE greps for, keyed by request id. */

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../db/idempotency';
 import { canonicalJson } from '../../domain/canonical-json';
-import type { Logger } from '../../runtime/logger';
+import type { Logger } from '../../lib/logger';
 import { Problem } from '../problem';
 import { principalOf } from './auth';
 

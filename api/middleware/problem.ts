@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import type { Logger } from '../../runtime/logger';
+import type { Logger } from '../../lib/logger';
 import { Problem, problemTypeUri } from '../problem';
 
 export function sendProblem(res: Response, problem: Problem, instance: string): void {

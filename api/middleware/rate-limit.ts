@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { countRequest, deleteRateLimitWindowsBefore } from '../../db/rate-limits';
-import type { Logger } from '../../runtime/logger';
+import type { Logger } from '../../lib/logger';
 import { Problem } from '../problem';
 import { principalOf } from './auth';
 

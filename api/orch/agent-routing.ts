@@ -1,4 +1,4 @@
-import type { Logger } from '../../runtime/logger';
+import type { Logger } from '../../lib/logger';
 import { routeAgentTask, agentRouteAnswer, type AgentTask } from '../../services/routing/agent-operations';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
 import { Problem, problemTypeUri } from '../problem';

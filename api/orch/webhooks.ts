@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { findSubscription, listLiveSecrets, listSubscriptions, type SubscriptionRow } from '../../db/webhooks';
-import type { WebhookSettings } from '../../runtime/deps';
+import type { WebhookSettings } from '../../services/webhooks/settings';
 import { changeSubscription, createSubscription, deleteSubscription, rotateSecret } from '../../services/webhooks/subscriptions';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';

@@ -4,7 +4,7 @@ import { agentForLegacyCall, deployAgent, registerAgent, updateAgent } from '../
 import type { PlatformServiceDeps } from '../../services/approvals';
 import { callAgent, callAgentByUri, type CallOutcome } from '../../services/executions/call';
 import { executionView } from '../../services/executions/view';
-import { principalDid, resourceId } from '../../services/platform/ids';
+import { principalDid, resourceId } from '../../lib/ids';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

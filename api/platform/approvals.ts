@@ -1,7 +1,7 @@
 import { approvalFromRow, findApprovalById, listApprovals } from '../../db/approvals';
 import { simpleResponse } from '../../domain/approvals';
 import { cancelApproval, createApproval, respondToApproval, type AnswerOutcome, type PlatformServiceDeps } from '../../services/approvals';
-import { principalDid, resourceId } from '../../services/platform/ids';
+import { principalDid, resourceId } from '../../lib/ids';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

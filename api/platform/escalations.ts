@@ -1,7 +1,7 @@
 import { approvalFromRow, listApprovals } from '../../db/approvals';
 import { escalationResponse } from '../../domain/approvals';
 import { respondToApproval, type PlatformServiceDeps } from '../../services/approvals';
-import { principalDid } from '../../services/platform/ids';
+import { principalDid } from '../../lib/ids';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

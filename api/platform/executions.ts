@@ -6,7 +6,7 @@ import { listCallbackSigningSecrets, rotateCallbackSigningSecret } from '../../s
 import { cancelExecution, readExecution, reportProgress, type ExecutionUpdateOutcome } from '../../services/executions/control';
 import { verifyProgressToken } from '../../services/executions/progress-token';
 import { executionView } from '../../services/executions/view';
-import { principalDid } from '../../services/platform/ids';
+import { principalDid } from '../../lib/ids';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

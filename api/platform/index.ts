@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { HumanEscalationLevel } from '../../workflows/route-task';
-import type { PlatformSettings } from '../../runtime/platform';
+import type { PlatformSettings } from '../../services/platform/settings';
 import type { KeyRing } from '../../services/auth/key-ring';
 import type { TokenSettings } from '../../services/auth/tokens';
 import type { ApiBuilder } from '../route';

@@ -3,7 +3,7 @@ import { findTaskWithRouting, type TaskWithRouting } from '../../db/tasks';
 import { routingProgress } from '../../domain/routing-progress';
 import { TASK_STATUSES, taskStatus } from '../../domain/tasks';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
-import { resourceId } from '../../services/platform/ids';
+import { resourceId } from '../../lib/ids';
 import { submitTask } from '../../services/tasks';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

@@ -2,11 +2,11 @@
 import { randomBytes } from 'node:crypto';
 import { createDb, type Db } from '../../db/connection';
 import { startEmbeddedPostgres } from '../../db/embedded-postgres';
-import { loadConfig } from '../../runtime/config';
-import { postgresAnswers } from '../../runtime/net';
+import { loadConfig } from '../../app/config';
+import { postgresAnswers } from '../../lib/net';
 
 const POSTGRES_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-/** The application names the API and the worker connect with (api/server.ts, workers/main.ts). */
+/** The application names the API and the worker connect with (app/api.ts, app/worker.ts). */
 const SERVICE_APPLICATION_NAMES = ['handoff-api', 'handoff-worker'];
 
 export interface BenchDatabase {

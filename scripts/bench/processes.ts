@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { freePort } from '../../runtime/net';
+import { freePort } from '../../lib/net';
 
 export { freePort };
 

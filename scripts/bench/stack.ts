@@ -6,7 +6,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { migrateToLatest } from '../../db/migrate';
-import { loadConfig, tokenIssuer } from '../../runtime/config';
+import { loadConfig, tokenIssuer } from '../../app/config';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
 import { seedDevReviewers } from '../dev-seed';
@@ -121,9 +121,9 @@ async function startInfrastructure(): Promise<Infrastructure> {
 /** The API and a worker as child processes, ready once the API answers /readyz and the worker polls. */
 async function startServices(env: NodeJS.ProcessEnv, baseUrl: string, client: Client, options: { workerEnv?: Record<string, string> } = {}) {
   say('Starting the API and the worker as child processes…');
-  const api = spawnService('api', 'api/server.ts', env);
+  const api = spawnService('api', 'app/api.ts', env);
   onTearDown(() => api.stop());
-  const worker = spawnService('worker', 'workers/main.ts', { ...env, ...options.workerEnv });
+  const worker = spawnService('worker', 'app/worker.ts', { ...env, ...options.workerEnv });
   onTearDown(() => worker.stop());
   await unlessAServiceDies(
     Promise.all([waitUntil('The API', () => apiIsReady(baseUrl)), waitUntil('The worker', () => workerIsPolling(client, env.TEMPORAL_TASK_QUEUE!))]),

@@ -20,7 +20,7 @@ import { DISPATCH_START_CONCURRENCY } from '../../activities/webhooks';
 import { appendProvenance } from '../../db/ledger';
 import { ORCH_CORE_DID } from '../../domain/provenance';
 import { DEFAULT_RETRY_SCHEDULE } from '../../domain/webhooks';
-import { verifySignature } from '../../services/outbound/signature';
+import { verifySignature } from '../../lib/outbound/signature';
 import { startDelivery } from '../../services/webhooks/deliveries';
 import { bundleWorkflows } from '../../workers/create-worker';
 import { percentile } from './load';

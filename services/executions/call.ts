@@ -3,14 +3,14 @@ import { liveCallbackSecrets } from '../../db/callback-secrets';
 import { executionFromRow, findExecutionById } from '../../db/executions';
 import { findPlatformAgentByUri, type PlatformAgentRow } from '../../db/platform-agents';
 import { checkAgentCall } from '../../domain/agent-calls';
-import type { PlatformSettings } from '../../runtime/platform';
+import type { PlatformSettings } from '../../services/platform/settings';
 import type { ApprovalRequest } from '../../workflows/approval';
 import { executeAgentWorkflow, executionAcceptedUpdate, type ExecuteAgentInput, type ExecutionState } from '../../workflows/execute-agent';
 import { AgentIdKey, PlatformStatusKey } from '../../contracts/search-attributes';
 import { approvalDeadline, type FieldProblem, type PlatformServiceDeps } from '../approvals';
-import { createOutboundGuard } from '../outbound/url-guard';
-import { derivedId } from '../platform/ids';
-import { startWithUpdate } from '../platform/workflow-calls';
+import { createOutboundGuard } from '../../lib/outbound/url-guard';
+import { derivedId } from '../../lib/ids';
+import { startWithUpdate } from '../../lib/temporal-client';
 
 export interface AgentCall {
   capability_uri: string;

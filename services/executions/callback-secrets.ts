@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { liveCallbackSecrets, rotateCallbackSecret, type CallbackSecretRow } from '../../db/callback-secrets';
-import { newSigningSecret } from '../outbound/signature';
-import { createSecretBox, type SecretKeys } from '../secrets/secret-box';
+import { newSigningSecret } from '../../lib/outbound/signature';
+import { createSecretBox, type SecretKeys } from '../../lib/secret-box';
 
 /** Binds a sealed secret to its owner and id, so a sealed value copied to another row does not open. */
 function secretContext(principalId: string, secretId: string): string {

@@ -5,7 +5,7 @@ import { findAttestation, insertAttestationOnce, type AttestationRow } from '../
 import { canonicalJson } from '../../domain/canonical-json';
 import type { LedgerAnchor } from '../../domain/provenance';
 import { loadLedgerKey, type LedgerKey } from './keys';
-import { signCompactJws } from './jws';
+import { signCompactJws } from '../../lib/jws';
 
 export const ATTESTATION_TYPE = 'handoff-attestation/v1';
 export const ATTESTATION_JWS_TYPE = 'handoff-attestation+jws';

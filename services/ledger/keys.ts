@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { isValidOrigin } from '../../domain/checkpoint';
 import { findLedgerKeyRow, insertLedgerKeyOnce, type LedgerKeyRow } from '../../db/ledger-keys';
-import { createNoteSigner, noteKeyId, publicKeyOfSeed, verifierKeyString, type NoteSigner, type NoteVerifier } from './signed-note';
+import { createNoteSigner, noteKeyId, publicKeyOfSeed, verifierKeyString, type NoteSigner, type NoteVerifier } from '../../lib/signed-note';
 
 /** The log's public identity: its origin (the checkpoints' first line and the key's name) and its Ed25519 public key. */
 export interface LedgerIdentity {

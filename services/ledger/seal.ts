@@ -4,7 +4,7 @@ import { appendLeaves, bytesEqual, edgeNodeIds, nodeKey, rootOf, type TreeEdge }
 import { closeBlock, findCheckpoint, findNodes, latestCheckpoint, ledgerState, sealWrites, unsealedClosedBlocks, type CheckpointRow } from '../../db/ledger-blocks';
 import type { LedgerKey } from './keys';
 import { rfc6962 } from './rfc6962';
-import { openNote, signNote } from './signed-note';
+import { openNote, signNote } from '../../lib/signed-note';
 
 export interface SealedBlock {
   block_number: number;

@@ -8,9 +8,9 @@ import { appendLeaves, bytesEqual, EMPTY_EDGE, rootOf, verifyConsistency, verify
 import type { ProvenanceEntry } from '../../domain/provenance';
 import { transactionIdFor } from '../../db/ledger';
 import { CONSISTENCY_BUNDLE_FORMAT, EXPORT_FORMAT, INCLUSION_BUNDLE_FORMAT, type ConsistencyBundle, type ExportLine, type InclusionBundle } from './formats';
-import { openCompactJws } from './jws';
+import { openCompactJws } from '../../lib/jws';
 import { leafHashOfBody, rfc6962 } from './rfc6962';
-import { NoteError, openNote, type NoteVerifier } from './signed-note';
+import { NoteError, openNote, type NoteVerifier } from '../../lib/signed-note';
 
 export interface VerifyReport {
   ok: boolean;

@@ -12,10 +12,10 @@ import {
   type SubscriptionRow,
 } from '../../db/webhooks';
 import { ALL_EVENTS } from '../../domain/webhooks';
-import type { WebhookSettings } from '../../runtime/deps';
-import { newSigningSecret } from '../outbound/signature';
-import { createOutboundGuard } from '../outbound/url-guard';
-import { createSecretBox } from '../secrets/secret-box';
+import type { WebhookSettings } from './settings';
+import { newSigningSecret } from '../../lib/outbound/signature';
+import { createOutboundGuard } from '../../lib/outbound/url-guard';
+import { createSecretBox } from '../../lib/secret-box';
 import { subscriptionChangeEntry, urlFingerprint } from './subscription-provenance';
 
 export interface WebhookServiceDeps {

@@ -1,5 +1,5 @@
 import { verifyStoredLedger } from '../../services/ledger/export';
-import { principalDid } from '../../services/platform/ids';
+import { principalDid } from '../../lib/ids';
 import { eventually } from '../support/eventually';
 import { client, expectProblem, type CallResult } from '../support/http';
 import { startStack, type Stack } from '../support/stack';

@@ -1,6 +1,6 @@
 import { verifyStoredLedger } from '../../services/ledger/export';
-import { verifySignature } from '../../services/outbound/signature';
-import { principalDid } from '../../services/platform/ids';
+import { verifySignature } from '../../lib/outbound/signature';
+import { principalDid } from '../../lib/ids';
 import { eventually } from '../support/eventually';
 import { startExtraApp } from '../support/app';
 import { call as request, client, expectProblem, type CallResult } from '../support/http';

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../runtime/config';
+import { loadConfig } from '../../app/config';
 import { registerAgent, taskId } from '../support/agents';
 import { call, client, expectProblem } from '../support/http';
 import { startStack, type Stack } from '../support/stack';

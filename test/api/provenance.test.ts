@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { appendProvenance } from '../../db/ledger';
 import { ledgerSealingLag } from '../../db/ledger-blocks';
-import { ledgerOrigin } from '../../runtime/config';
+import { ledgerOrigin } from '../../app/config';
 import { client, expectProblem, type CallResult } from '../support/http';
 import { startStack, type Stack } from '../support/stack';
 

@@ -1,5 +1,5 @@
 import { listProvenanceForSubject } from '../../db/ledger';
-import { verifySignature } from '../../services/outbound/signature';
+import { verifySignature } from '../../lib/outbound/signature';
 import { startExtraApp } from '../support/app';
 import { emitEvents } from '../support/events';
 import { client, expectProblem } from '../support/http';

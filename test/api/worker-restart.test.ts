@@ -1,5 +1,5 @@
 import { verifyStoredLedger } from '../../services/ledger/export';
-import { verifySignature } from '../../services/outbound/signature';
+import { verifySignature } from '../../lib/outbound/signature';
 import { eventually } from '../support/eventually';
 import { client, expectProblem, type CallResult } from '../support/http';
 import { gate, LOCAL_PARTIES_ENV, startRemoteParty, type RemoteParty } from '../support/remote-party';

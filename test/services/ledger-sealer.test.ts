@@ -1,7 +1,7 @@
 import { appendProvenanceBatch } from '../../db/ledger';
 import { closeBlock, ledgerSealingLag, ledgerState } from '../../db/ledger-blocks';
 import type { ProvenanceEntry } from '../../domain/provenance';
-import { ledgerSealerSettings } from '../../runtime/deps';
+import { ledgerSealerSettings } from '../../app/deps';
 import { verifyStoredLedger } from '../../services/ledger/export';
 import { ledgerSealerWorkflowId, startLedgerSealer } from '../../services/ledger/sealer';
 import { sealerStatusQuery } from '../../workflows/seal-ledger';

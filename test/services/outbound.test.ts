@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseRetryAfter, postJson } from '../../services/outbound/post';
-import { newSigningSecret, sign, signatureHeader, signedPayload, verifySignature } from '../../services/outbound/signature';
-import { createOutboundGuard, isNonPublicAddress } from '../../services/outbound/url-guard';
+import { parseRetryAfter, postJson } from '../../lib/outbound/post';
+import { newSigningSecret, sign, signatureHeader, signedPayload, verifySignature } from '../../lib/outbound/signature';
+import { createOutboundGuard, isNonPublicAddress } from '../../lib/outbound/url-guard';
 
 describe('webhook signatures', () => {
   const body = JSON.stringify({ id: 'evt_1', event: 'routing.decided' });

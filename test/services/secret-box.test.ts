@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createSecretBox, parseSecretKey, SecretsUnavailableError } from '../../services/secrets/secret-box';
+import { createSecretBox, parseSecretKey, SecretsUnavailableError } from '../../lib/secret-box';
 
 describe('secret box (AES-256-GCM)', () => {
   const key = randomBytes(32);

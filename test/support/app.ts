@@ -2,10 +2,10 @@ import type { Server } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { buildApp } from '../../api/app';
-import type { Config } from '../../runtime/config';
-import { createAppDeps } from '../../runtime/deps';
-import { closeServer, listen } from '../../runtime/http';
-import { createLogger } from '../../runtime/logger';
+import type { Config } from '../../app/config';
+import { createAppDeps } from '../../app/deps';
+import { closeServer, listen } from '../../lib/http-server';
+import { createLogger } from '../../lib/logger';
 import type { Stack } from './stack';
 
 export interface ExtraApp {

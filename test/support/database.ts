@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createDb, type Db } from '../../db/connection';
 import { startEmbeddedPostgres } from '../../db/embedded-postgres';
 import { migrateToLatest } from '../../db/migrate';
-import { postgresAnswers } from '../../runtime/net';
+import { postgresAnswers } from '../../lib/net';
 
 const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 

@@ -1,4 +1,4 @@
-import { freePort } from '../../runtime/net';
+import { freePort } from '../../lib/net';
 import { provisionTemporal } from '../../scripts/provision-temporal';
 import { startTemporalDevServer, type DevServer } from '../../scripts/temporal-dev-server';
 

@@ -1,5 +1,5 @@
 import { generateKeyPair, SignJWT, type KeyLike } from 'jose';
-import { tokenIssuer } from '../../runtime/config';
+import { tokenIssuer } from '../../app/config';
 import { createKeyRing } from '../../services/auth/key-ring';
 import type { Stack } from './stack';
 

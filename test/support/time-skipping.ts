@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { AppendProvenanceInput, LedgerAnchor } from '../../domain/provenance';
-import { registerSearchAttributes } from '../../runtime/temporal';
+import { registerSearchAttributes } from '../../app/temporal';
 import { sharedWorkflowBundle } from './stack';
 
 /** The time-skipping test server of the run, with our search attributes registered. */

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifySignature } from '../../services/outbound/signature';
+import { verifySignature } from '../../lib/outbound/signature';
 
 export interface ReceivedDelivery {
   path: string;

@@ -1,5 +1,5 @@
 import winston from 'winston';
-import { errorFields } from '../../runtime/logger';
+import { errorFields } from '../../lib/logger';
 
 // winston keeps the formatted line under this symbol (triple-beam's MESSAGE).
 const MESSAGE = Symbol.for('message');

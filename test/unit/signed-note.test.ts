@@ -1,5 +1,5 @@
 import { checkpointText, parseCheckpointText } from '../../domain/checkpoint';
-import { createNoteSigner, NoteError, openNote, parseVerifierKey, signNote, verifierKeyString } from '../../services/ledger/signed-note';
+import { createNoteSigner, NoteError, openNote, parseVerifierKey, signNote, verifierKeyString } from '../../lib/signed-note';
 
 // The reference vector of golang.org/x/mod/sumdb/note (note_test.go): Ed25519 is deterministic, so
 // signing the same text with the same key must give the same note byte for byte.

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { createWebhookActivities, DispatchResult } from '../../activities/webhooks';
-import { startOutboxDispatch } from '../../runtime/outbox-dispatch';
-import { createLogger } from '../../runtime/logger';
+import { startOutboxDispatch } from '../../app/outbox-dispatch';
+import { createLogger } from '../../lib/logger';
 import { dispatchOutboxWorkflow, outboxDispatcherId, PASSES_PER_RUN, wakeSignal } from '../../workflows/dispatch-outbox';
 import { sharedWorkflowBundle } from '../support/stack';
 

@@ -14,7 +14,7 @@ import type { createRoutingActivities } from '../../activities/routing';
 import type { LoadedReviewer } from '../../domain/reviewer-assignment';
 import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
 import { provisionTemporal } from '../../scripts/provision-temporal';
-import { registerSearchAttributes } from '../../runtime/temporal';
+import { registerSearchAttributes } from '../../app/temporal';
 import { bundleWorkflows } from '../../workers/create-worker';
 import { decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, routeTaskWorkflow, type RouteTaskInput } from '../../workflows/route-task';
 

@@ -12,7 +12,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { provisionTemporal } from '../../scripts/provision-temporal';
-import { registerSearchAttributes } from '../../runtime/temporal';
+import { registerSearchAttributes } from '../../app/temporal';
 import { bundleWorkflows } from '../../workers/create-worker';
 import { approvalCreatedUpdate, approvalWorkflow, respondUpdate, type ApprovalRequest } from '../../workflows/approval';
 import { cancelExecutionUpdate, executeAgentWorkflow, executionAcceptedUpdate, type ExecuteAgentInput } from '../../workflows/execute-agent';

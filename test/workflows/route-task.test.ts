@@ -16,7 +16,7 @@ import {
   type RouteTaskInput,
   type RoutingState,
 } from '../../workflows/route-task';
-import { registerSearchAttributes } from '../../runtime/temporal';
+import { registerSearchAttributes } from '../../app/temporal';
 import { sharedWorkflowBundle } from '../support/stack';
 
 type Activities = ReturnType<typeof createRoutingActivities>;

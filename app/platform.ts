@@ -1,25 +1,7 @@
-import type { TokenSettings } from '../services/auth/tokens';
-import type { OutboundPolicy } from '../services/outbound/url-guard';
-import { secretKeysFrom, type SecretKeys } from '../services/secrets/secret-box';
-import type { RetrySchedule } from '../workflows/execute-agent';
+import type { PlatformWorkerSettings } from '../activities/settings';
+import { secretKeysFrom } from '../lib/secret-box';
+import type { PlatformSettings } from '../services/platform/settings';
 import { type Config, publicBaseUrl, tokenIssuer } from './config';
-
-/** What the platform routes need: defaults they put into the workflows they start. */
-export interface PlatformSettings {
-  approvalDefaultTtlSeconds: number;
-  approvalMaxTtlSeconds: number;
-  agentDefaults: { timeoutSeconds: number; maxAttempts: number };
-  agentRetry: RetrySchedule;
-  heartbeatTimeoutMs: number;
-  callback: { maxAttempts: number; retry: RetrySchedule; timeoutMs: number };
-  callbackSecretGraceSeconds: number;
-  /** Seal callback signing secrets at rest, as webhook secrets are. */
-  secretKeys: SecretKeys;
-  /** Checks agent endpoints and callback URLs when they are given, so a refused one is a 400 then, not a failed call later. */
-  outboundPolicy: OutboundPolicy;
-  /** The oldest unsealed record's age beyond which the health checks call sealing stuck. */
-  ledgerSealingLagAlertSeconds: number;
-}
 
 export function platformSettings(config: Config): PlatformSettings {
   return {
@@ -42,15 +24,6 @@ export function platformSettings(config: Config): PlatformSettings {
     outboundPolicy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST },
     ledgerSealingLagAlertSeconds: config.LEDGER_SEALING_LAG_ALERT_SECONDS,
   };
-}
-
-/** What the platform's activities need: where agents report progress, and how to sign its tokens. */
-export interface PlatformWorkerSettings {
-  publicBaseUrl: string;
-  token: TokenSettings;
-  agentResultLimitBytes: number;
-  /** Open the sealed callback signing secrets. */
-  secretKeys: SecretKeys;
 }
 
 export function platformWorkerSettings(config: Config): PlatformWorkerSettings {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
+import { NativeConnection } from '@temporalio/worker';
 import { ALL_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 import type { Config } from './config';
 
@@ -29,6 +30,10 @@ export function temporalConnectionOptions(config: Config) {
 export async function connectTemporalClient(config: Config): Promise<Client> {
   const connection = await Connection.connect(temporalConnectionOptions(config));
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+}
+
+export async function connectWorkerConnection(config: Config): Promise<NativeConnection> {
+  return NativeConnection.connect(temporalConnectionOptions(config));
 }
 
 const INDEXED_VALUE_TYPES = {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createDb, type Db, type DbLogSink } from '../db/connection';
 import { startEmbeddedPostgres } from '../db/embedded-postgres';
 import type { Config } from './config';
-import { portAnswers } from './net';
+import { portAnswers } from '../lib/net';
 
 export interface OpenDatabase {
   db: Db;

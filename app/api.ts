@@ -4,14 +4,14 @@
  */
 import { createDb } from '../db/connection';
 import { migrateToLatest } from '../db/migrate';
-import { ledgerOrigin, loadConfig } from '../runtime/config';
-import { createAppDeps } from '../runtime/deps';
-import { createLogger } from '../runtime/logger';
-import { listenUntilSignalled } from '../runtime/http';
-import { connectTemporalClient } from '../runtime/temporal';
+import { ledgerOrigin, loadConfig } from './config';
+import { createAppDeps } from './deps';
+import { createLogger } from '../lib/logger';
+import { listenUntilSignalled } from '../lib/http-server';
+import { connectTemporalClient } from './temporal';
 import { ensureSigningKey } from '../services/auth/key-ring';
 import { ensureLedgerKey } from '../services/ledger/keys';
-import { buildApp } from './app';
+import { buildApp } from '../api/app';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);

@@ -5,14 +5,14 @@
 import { Client } from '@temporalio/client';
 import { createDb } from '../db/connection';
 import { migrateToLatest } from '../db/migrate';
-import { ledgerOrigin, loadConfig } from '../runtime/config';
-import { ledgerSealerSettings, workerSettings } from '../runtime/deps';
-import { createLogger } from '../runtime/logger';
-import { connectTemporalClient } from '../runtime/temporal';
+import { ledgerOrigin, loadConfig } from './config';
+import { ledgerSealerSettings, workerSettings } from './deps';
+import { createLogger } from '../lib/logger';
+import { connectTemporalClient, connectWorkerConnection } from './temporal';
 import { ensureLedgerKey } from '../services/ledger/keys';
 import { startLedgerSealer } from '../services/ledger/sealer';
-import { startOutboxDispatch } from '../runtime/outbox-dispatch';
-import { bundleWorkflows, connectWorkerConnection, createWorker, installWorkerRuntime } from './create-worker';
+import { startOutboxDispatch } from './outbox-dispatch';
+import { bundleWorkflows, createWorker, installWorkerRuntime } from '../workers/create-worker';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import { dispatchOutboxWorkflow, outboxDispatcherId, wakeSignal } from '../workflows/dispatch-outbox';
-import type { Logger } from './logger';
+import type { Logger } from '../lib/logger';
 
 /** The channel the outbox trigger notifies at commit (migration 20261123000300_webhooks). */
 export const OUTBOX_CHANNEL = 'handoff_outbox';

@@ -2,13 +2,13 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { AppDeps } from '../api/app';
 import { createKeyRing } from '../services/auth/key-ring';
-import type { OutboundPolicy } from '../services/outbound/url-guard';
-import type { RetrySchedule } from '../domain/webhooks';
-import { secretKeysFrom, type SecretKeys } from '../services/secrets/secret-box';
+import type { WorkerSettings } from '../activities/settings';
+import { secretKeysFrom } from '../lib/secret-box';
+import type { WebhookSettings } from '../services/webhooks/settings';
 import type { LedgerSealerSettings } from '../workflows/seal-ledger';
 import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer } from './config';
-import type { Logger } from './logger';
-import { platformSettings, platformWorkerSettings, type PlatformWorkerSettings } from './platform';
+import type { Logger } from '../lib/logger';
+import { platformSettings, platformWorkerSettings } from './platform';
 
 export function escalationTimeouts(config: Config) {
   return {
@@ -47,16 +47,6 @@ export function appSettings(config: Config): AppDeps['settings'] {
   };
 }
 
-/** What activities need beyond their connections; the worker builds them once from the config. */
-export interface WorkerSettings {
-  outbound: { policy: OutboundPolicy; timeoutMs: number };
-  ledger: { origin: string; sealer: LedgerSealerSettings };
-  platform: PlatformWorkerSettings;
-  /** Workflows kept in the worker's cache; the SDK's default when undefined. */
-  maxCachedWorkflows?: number | undefined;
-  webhooks: WebhookSettings;
-}
-
 export function workerSettings(config: Config): WorkerSettings {
   return {
     outbound: { policy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST }, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
@@ -78,16 +68,6 @@ export function ledgerSealerSettings(config: Config): LedgerSealerSettings {
     seal_timeout_ms: 30 * 60_000,
     cycles_before_continue_as_new: 500,
   };
-}
-
-/** What the webhook API, the dispatcher and the deliveries read from the configuration. */
-export interface WebhookSettings {
-  secretKeys: SecretKeys;
-  retrySchedule: RetrySchedule;
-  outboundPolicy: OutboundPolicy;
-  disableAfterFailingSeconds: number;
-  dispatchBatchSize: number;
-  dispatchPollMs: number;
 }
 
 export function webhookSettings(config: Config): WebhookSettings {

@@ -1,0 +1,24 @@
+import type { TokenSettings } from '../services/auth/tokens';
+import type { OutboundPolicy } from '../lib/outbound/url-guard';
+import type { SecretKeys } from '../lib/secret-box';
+import type { WebhookSettings } from '../services/webhooks/settings';
+import type { LedgerSealerSettings } from '../workflows/seal-ledger';
+
+/** What activities need beyond their connections; the worker builds them once from the config. */
+export interface WorkerSettings {
+  outbound: { policy: OutboundPolicy; timeoutMs: number };
+  ledger: { origin: string; sealer: LedgerSealerSettings };
+  platform: PlatformWorkerSettings;
+  /** Workflows kept in the worker's cache; the SDK's default when undefined. */
+  maxCachedWorkflows?: number | undefined;
+  webhooks: WebhookSettings;
+}
+
+/** What the platform's activities need: where agents report progress, and how to sign its tokens. */
+export interface PlatformWorkerSettings {
+  publicBaseUrl: string;
+  token: TokenSettings;
+  agentResultLimitBytes: number;
+  /** Open the sealed callback signing secrets. */
+  secretKeys: SecretKeys;
+}
