@@ -14,10 +14,6 @@ export async function findLedgerKeyRow(db: Knex): Promise<LedgerKeyRow | undefin
   return db<LedgerKeyRow>('ledger_keys').orderBy('created_at', 'asc').first();
 }
 
-export async function findLedgerKeyRowById(db: Knex, keyId: string): Promise<LedgerKeyRow | undefined> {
-  return db<LedgerKeyRow>('ledger_keys').where({ key_id: keyId }).first();
-}
-
 /**
  * Inserts the key `create` makes unless one exists, under a lock, so processes starting together agree
  * on one key. Returns the key that is in force.

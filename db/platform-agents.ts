@@ -72,11 +72,6 @@ export async function listPlatformAgents(db: Knex, page: PageRequest, filter: { 
   return paginate<PlatformAgentRow>(query, page);
 }
 
-/** Active agents holding every one of the capabilities, oldest registration first. */
-export async function findActiveAgentsWithCapabilities(db: Knex, capabilities: string[]): Promise<PlatformAgentRow[]> {
-  return db<PlatformAgentRow>('platform_agents').where({ status: 'active' }).whereRaw('capabilities @> ?::text[]', [capabilities]).orderBy([{ column: 'created_at' }, { column: 'agent_id' }]);
-}
-
 export async function insertDeployment(db: Knex, deployment: Omit<DeploymentRow, 'deployed_at'>): Promise<DeploymentRow> {
   const [row] = await db<DeploymentRow>('platform_agent_deployments')
     .insert({ ...deployment, parameters: JSON.stringify(deployment.parameters) as never })

@@ -8,12 +8,6 @@ export function principalOf(res: Response): Principal | undefined {
   return res.locals.principal as Principal | undefined;
 }
 
-export function requirePrincipal(res: Response): Principal {
-  const principal = principalOf(res);
-  if (!principal) throw new Problem('unauthorized', 'A bearer token is required');
-  return principal;
-}
-
 /**
  * Identifies the caller when a bearer token is present, without rejecting yet: the rate limiter runs next
  * (so even refused calls carry rate-limit headers), then requireScope says 401 or 403.

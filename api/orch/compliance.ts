@@ -3,7 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { findComplianceReport } from '../../db/compliance';
 import { COMPLIANCE_CHECKS, quarterRange, type ComplianceReport } from '../../domain/compliance';
-import { renderComplianceReportHtml } from '../../services/compliance/html';
+import { renderComplianceReportHtml } from './compliance-html';
 import { reportIdFor, reportUrl, requestComplianceReport } from '../../services/compliance/reports';
 import { Problem } from '../problem';
 import type { ApiBuilder, Reply } from '../route';

@@ -1,7 +1,7 @@
 import { currentDeployments, findPlatformAgentById, listPlatformAgents, type DeploymentRow, type PlatformAgentRow } from '../../db/platform-agents';
 import { agentUriOf, matchCapability } from '../../domain/agent-calls';
-import { agentForLegacyCall, deployAgent, registerAgent, updateAgent } from '../../services/agents';
-import type { PlatformServiceDeps } from '../../services/approvals';
+import { agentForLegacyCall, deployAgent, registerAgent, updateAgent } from '../../services/platform-agents/registry';
+import type { PlatformServiceDeps } from '../../services/approvals/approvals';
 import { callAgent, callAgentByUri, type CallOutcome } from '../../services/executions/call';
 import { executionView } from '../../services/executions/view';
 import { principalDid, resourceId } from '../../lib/ids';

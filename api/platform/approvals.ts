@@ -1,6 +1,6 @@
 import { approvalFromRow, findApprovalById, listApprovals } from '../../db/approvals';
 import { simpleResponse } from '../../domain/approvals';
-import { cancelApproval, createApproval, respondToApproval, type AnswerOutcome, type PlatformServiceDeps } from '../../services/approvals';
+import { cancelApproval, createApproval, respondToApproval, type AnswerOutcome, type PlatformServiceDeps } from '../../services/approvals/approvals';
 import { principalDid, resourceId } from '../../lib/ids';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';

@@ -1,6 +1,6 @@
 import { approvalFromRow, listApprovals } from '../../db/approvals';
 import { escalationResponse } from '../../domain/approvals';
-import { respondToApproval, type PlatformServiceDeps } from '../../services/approvals';
+import { respondToApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
 import { principalDid } from '../../lib/ids';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';

@@ -1,7 +1,7 @@
 import type { KeyRing } from '../../services/auth/key-ring';
 import type { TokenSettings } from '../../services/auth/tokens';
 import { executionFromRow, listExecutionAttempts, listExecutions } from '../../db/executions';
-import type { PlatformServiceDeps } from '../../services/approvals';
+import type { PlatformServiceDeps } from '../../services/approvals/approvals';
 import { listCallbackSigningSecrets, rotateCallbackSigningSecret } from '../../services/executions/callback-secrets';
 import { cancelExecution, readExecution, reportProgress, type ExecutionUpdateOutcome } from '../../services/executions/control';
 import { verifyProgressToken } from '../../services/executions/progress-token';

@@ -1,4 +1,4 @@
-import { checkOrganization, checkPlatform, platformWorkload, type HealthDeps } from '../../services/platform-health';
+import { checkOrganization, checkPlatform, platformWorkload, type HealthDeps } from '../../services/health/platform-health';
 import type { ApiBuilder } from '../route';
 import { DidSchema } from '../schemas/common';
 import { z } from '../schemas/zod';

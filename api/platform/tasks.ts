@@ -4,7 +4,7 @@ import { routingProgress } from '../../domain/routing-progress';
 import { TASK_STATUSES, taskStatus } from '../../domain/tasks';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
 import { resourceId } from '../../lib/ids';
-import { submitTask } from '../../services/tasks';
+import { submitTask } from '../../services/tasks/tasks';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { z } from '../schemas/zod';

@@ -1,7 +1,7 @@
 import { dagFromRow, findDagById, listDags } from '../../db/dags';
 import { dagStats } from '../../domain/dag';
-import type { PlatformServiceDeps } from '../../services/approvals';
-import { createDag, workflowTrace } from '../../services/dags';
+import type { PlatformServiceDeps } from '../../services/approvals/approvals';
+import { createDag, workflowTrace } from '../../services/dags/dags';
 import { principalDid, resourceId } from '../../lib/ids';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';

@@ -4,7 +4,7 @@ import { appendProvenance } from '../../db/ledger';
 import type { AgentCapability, AgentSafetyConstraints, AgentStatus } from '../../domain/agents';
 import { agentDid } from '../../domain/provenance';
 import { mintAgentKey, type Principal } from '../auth/tokens';
-import { recordedBy } from '../recorded-by';
+import { recordedBy } from '../auth/recorded-by';
 
 export interface AgentRegistration {
   agent_id: string;

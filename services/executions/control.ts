@@ -1,6 +1,6 @@
 import { executionFromRow, findExecutionById } from '../../db/executions';
 import { cancelExecutionUpdate, EXECUTION_FAILURES, progressUpdate, type ExecutionState } from '../../workflows/execute-agent';
-import type { PlatformServiceDeps } from '../approvals';
+import type { PlatformServiceDeps } from '../approvals/approvals';
 import { isClosedOrMissing, updateRejection } from '../../lib/temporal-client';
 
 export type ExecutionUpdateOutcome = { ok: true; execution: ExecutionState } | { ok: false; code: 'execution_not_found' | 'execution_not_cancellable' | 'execution_not_processing'; detail: string };

@@ -4,7 +4,7 @@ import { appendProvenance } from '../../db/ledger';
 import { findRoutingById } from '../../db/routings';
 import type { LedgerAnchor } from '../../domain/provenance';
 import type { Principal } from '../auth/tokens';
-import { recordedBy } from '../recorded-by';
+import { recordedBy } from '../auth/recorded-by';
 
 export const FEEDBACK_VERDICTS = ['confirmed', 'overturned', 'flagged'] as const;
 export type FeedbackVerdict = (typeof FEEDBACK_VERDICTS)[number];

@@ -15,7 +15,7 @@ import { appendProvenance } from '../../db/ledger';
 import { listSafetyDomains } from '../../db/safety';
 import { analyzeRule, appliesTo, ruleProblems, ruleScope, triggerRate, type RuleFinding } from '../../domain/escalation-rules';
 import type { Principal } from '../auth/tokens';
-import { recordedBy } from '../recorded-by';
+import { recordedBy } from '../auth/recorded-by';
 
 /** The dry run replays the routings of this many days, newest first, up to the limit. */
 export const DRY_RUN_WINDOW_DAYS = 30;

@@ -9,7 +9,7 @@ import type { RuleOfThreesAnalysis } from '../../domain/rule-of-threes';
 import type { SafetyActor, Violation } from '../../domain/safety';
 import { assessAction, type RequiredAction } from '../../domain/safety-verdict';
 import type { Principal } from '../auth/tokens';
-import { recordedBy } from '../recorded-by';
+import { recordedBy } from '../auth/recorded-by';
 import { domainConfigFor } from './domains';
 
 export interface SafetyCheckRequest {

@@ -4,7 +4,7 @@ import { putSafetyDomain, type SafetyDomainRow } from '../../db/safety';
 import type { RiskThresholds } from '../../domain/risk';
 import type { Boundary } from '../../domain/safety';
 import type { Principal } from '../auth/tokens';
-import { recordedBy } from '../recorded-by';
+import { recordedBy } from '../auth/recorded-by';
 
 /** Creates or replaces a domain's safety configuration, with its provenance record, in one transaction. */
 export async function putDomainConfig(

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { appendProvenance } from '../db/ledger';
+import { appendProvenance } from '../../db/ledger';
 import {
   currentDeployments,
   findPlatformAgentById,
@@ -11,12 +11,12 @@ import {
   type DeploymentRow,
   type PlatformAgentChanges,
   type PlatformAgentRow,
-} from '../db/platform-agents';
-import { agentUriOf, parseAgentUri, type ApprovalPolicy } from '../domain/agent-calls';
-import { ORCH_CORE_DID } from '../domain/provenance';
-import type { PlatformSettings } from '../services/platform/settings';
-import { paramsValidator, type FieldProblem } from './approvals';
-import { createOutboundGuard } from '../lib/outbound/url-guard';
+} from '../../db/platform-agents';
+import { agentUriOf, parseAgentUri, type ApprovalPolicy } from '../../domain/agent-calls';
+import { ORCH_CORE_DID } from '../../domain/provenance';
+import type { PlatformSettings } from '../platform/settings';
+import { paramsValidator, type FieldProblem } from '../approvals/approvals';
+import { createOutboundGuard } from '../../lib/outbound/url-guard';
 
 export interface AgentRegistryDeps {
   db: Knex;

@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
-import { appendProvenance } from '../db/ledger';
-import { findPlatformAgentByUri, type PlatformAgentRow } from '../db/platform-agents';
-import { insertTaskIfAbsent } from '../db/tasks';
-import { ORCH_CORE_DID } from '../domain/provenance';
-import type { RequiredCapability, RoutingTask } from '../domain/routing-decision';
-import { agentForCapabilities } from '../domain/tasks';
-import { submitRouting, type RoutingServiceDeps } from './routing/submit';
-import type { DecideOutcome } from '../workflows/route-task';
-import { derivedId } from '../lib/ids';
+import { appendProvenance } from '../../db/ledger';
+import { findPlatformAgentByUri, type PlatformAgentRow } from '../../db/platform-agents';
+import { insertTaskIfAbsent } from '../../db/tasks';
+import { ORCH_CORE_DID } from '../../domain/provenance';
+import type { RequiredCapability, RoutingTask } from '../../domain/routing-decision';
+import { agentForCapabilities } from '../../domain/tasks';
+import { submitRouting, type RoutingServiceDeps } from '../routing/submit';
+import type { DecideOutcome } from '../../workflows/route-task';
+import { derivedId } from '../../lib/ids';
 
 export interface NewTask {
   title: string;

@@ -1,11 +1,11 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { approvalFromRow, findApprovalById } from '../db/approvals';
-import { assessCallRisk, type RiskFactor } from '../domain/agent-calls';
-import { paramsSchemaOf, type ApprovalResponse } from '../domain/approvals';
-import type { RiskLevel } from '../domain/risk';
-import type { PlatformSettings } from '../services/platform/settings';
+import { approvalFromRow, findApprovalById } from '../../db/approvals';
+import { assessCallRisk, type RiskFactor } from '../../domain/agent-calls';
+import { paramsSchemaOf, type ApprovalResponse } from '../../domain/approvals';
+import type { RiskLevel } from '../../domain/risk';
+import type { PlatformSettings } from '../platform/settings';
 import {
   APPROVAL_FAILURES,
   approvalCreatedUpdate,
@@ -14,9 +14,9 @@ import {
   respondUpdate,
   type ApprovalRequest,
   type ApprovalState,
-} from '../workflows/approval';
-import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../contracts/search-attributes';
-import { isClosedOrMissing, startWithUpdate, updateRejection } from '../lib/temporal-client';
+} from '../../workflows/approval';
+import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../../contracts/search-attributes';
+import { isClosedOrMissing, startWithUpdate, updateRejection } from '../../lib/temporal-client';
 
 export interface PlatformServiceDeps {
   db: Knex;

@@ -1,18 +1,18 @@
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { dagFromRow, findDagById } from '../db/dags';
-import { findExecutionById } from '../db/executions';
-import { listProvenanceForSubject, type ProvenanceRecord } from '../db/ledger';
-import { findPlatformAgentByUri } from '../db/platform-agents';
-import { assessCallRisk, type RiskFactor } from '../domain/agent-calls';
-import { validateDag, type DagEdgeType, type DagNodeType } from '../domain/dag';
-import type { RiskLevel } from '../domain/risk';
-import { dagStartedUpdate, runDagWorkflow, type DagNodeSpec, type DagState, type RunDagInput } from '../workflows/run-dag';
-import { PlatformStatusKey } from '../contracts/search-attributes';
-import { approvalDeadline, paramsValidator, type FieldProblem, type PlatformServiceDeps } from './approvals';
-import { prepareAgentCall } from './executions/call';
-import { derivedId } from '../lib/ids';
-import { startWithUpdate } from '../lib/temporal-client';
+import { dagFromRow, findDagById } from '../../db/dags';
+import { findExecutionById } from '../../db/executions';
+import { listProvenanceForSubject, type ProvenanceRecord } from '../../db/ledger';
+import { findPlatformAgentByUri } from '../../db/platform-agents';
+import { assessCallRisk, type RiskFactor } from '../../domain/agent-calls';
+import { validateDag, type DagEdgeType, type DagNodeType } from '../../domain/dag';
+import type { RiskLevel } from '../../domain/risk';
+import { dagStartedUpdate, runDagWorkflow, type DagNodeSpec, type DagState, type RunDagInput } from '../../workflows/run-dag';
+import { PlatformStatusKey } from '../../contracts/search-attributes';
+import { approvalDeadline, paramsValidator, type FieldProblem, type PlatformServiceDeps } from '../approvals/approvals';
+import { prepareAgentCall } from '../executions/call';
+import { derivedId } from '../../lib/ids';
+import { startWithUpdate } from '../../lib/temporal-client';
 
 export interface NewDagNode {
   id: string;

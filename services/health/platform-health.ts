@@ -2,17 +2,17 @@ import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import type { Knex } from 'knex';
-import { countApprovalsByStatus } from '../db/approvals';
-import { pingDb } from '../db/connection';
-import { countDagsByStatus } from '../db/dags';
-import { countExecutionsByStatus } from '../db/executions';
-import { ledgerSealingLag } from '../db/ledger';
-import { ORCH_CORE_DID } from '../domain/provenance';
-import type { RiskLevel } from '../domain/risk';
-import type { PlatformSettings } from '../services/platform/settings';
-import { approvalWorkflow } from '../workflows/approval';
-import { PlatformStatusKey } from '../contracts/search-attributes';
-import { derivedId } from '../lib/ids';
+import { countApprovalsByStatus } from '../../db/approvals';
+import { pingDb } from '../../db/connection';
+import { countDagsByStatus } from '../../db/dags';
+import { countExecutionsByStatus } from '../../db/executions';
+import { ledgerSealingLag } from '../../db/ledger';
+import { ORCH_CORE_DID } from '../../domain/provenance';
+import type { RiskLevel } from '../../domain/risk';
+import type { PlatformSettings } from '../platform/settings';
+import { approvalWorkflow } from '../../workflows/approval';
+import { PlatformStatusKey } from '../../contracts/search-attributes';
+import { derivedId } from '../../lib/ids';
 
 export interface HealthDeps {
   db: Knex;
