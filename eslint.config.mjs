@@ -1,6 +1,35 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Who may import whom (docs/architecture.md). Each room lists the rooms it must not import; the types of
+// workflows stay importable everywhere (`import type`), their code only from workers/.
+const ROOMS = ['api', 'app', 'lib', 'contracts', 'domain', 'workflows', 'activities', 'services', 'db', 'workers'];
+const FORBIDDEN = {
+  api: ['app', 'activities', 'workers'],
+  services: ['api', 'app', 'activities', 'workers'],
+  activities: ['api', 'app', 'workers'],
+  db: ['api', 'app', 'services', 'activities', 'workers'],
+  lib: ROOMS.filter((room) => room !== 'lib'),
+  contracts: ['api', 'app', 'lib', 'workflows', 'activities', 'services', 'db', 'workers'],
+  workers: ['api', 'app'],
+};
+const roomPattern = (rooms) => `^(\\.\\./)+(${rooms.join('|')})(/|$)`;
+const boundaries = Object.entries(FORBIDDEN).map(([room, forbidden]) => ({
+  files: [`${room}/**/*.ts`],
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { regex: roomPattern(forbidden), message: `${room}/ may not import ${forbidden.join(', ')}` },
+          ...(room === 'workers' ? [] : [{ regex: roomPattern(['workflows']), allowTypeImports: true, message: `${room}/ may import workflows/ only with \`import type\`` }]),
+          ...(room === 'contracts' ? [{ regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\.\\./domain/|\\./)', message: 'contracts/ import only domain/, contracts/ and @temporalio/workflow' }] : []),
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'coverage/', '.data/', 'bench-results/', 'jest.config.js', 'eslint.config.mjs', 'test/support/summary-reporter.js'] },
   js.configs.recommended,
@@ -42,6 +71,7 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'domain/ has no randomness' }],
     },
   },
+  ...boundaries,
   {
     // Scripts are command-line programs: printing is their job.
     files: ['scripts/**/*.ts', 'test/workflows/record-histories.ts'],
