@@ -1,8 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ComplianceReport, ComplianceRequest } from '../../domain/compliance';
 import { generateComplianceReportWorkflow, type GenerateComplianceReportInput } from '../../workflows/generate-compliance-report';
+import { resourceId } from '../../lib/ids';
 
 export interface ComplianceServiceDeps {
   temporal: Client;
@@ -15,8 +15,7 @@ export const REPORT_SCAN = { page_size: 1000, max_violations: 500, pages_before_
 
 /** Like routing ids: with an Idempotency-Key the report id derives from it, so a retry reaches the same report. */
 export function reportIdFor(principalId: string, idempotencyKey: string | undefined): string {
-  if (!idempotencyKey) return `rpt_${randomUUID()}`;
-  return `rpt_${createHash('sha256').update(`${principalId}\n${idempotencyKey}`).digest('hex').slice(0, 32)}`;
+  return resourceId('rpt', principalId, idempotencyKey);
 }
 
 export function reportUrl(publicBaseUrl: string, reportId: string): string {
