@@ -7,7 +7,7 @@ import type { PlatformSettings } from '../runtime/platform';
 import type { WebhookSettings } from '../runtime/deps';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
-import type { HumanEscalationLevel } from '../workflows/route-task';
+import type { HumanEscalationLevel } from '../contracts/route-task';
 import { registerTokenRoutes } from './auth/token';
 import { mountDocs } from './docs';
 import { registerHealthRoutes } from './health';

@@ -3,20 +3,9 @@ import type { OutboxEvent } from '../domain/provenance';
 import { agentDid, ORCH_CORE_DID } from '../domain/provenance';
 import { selectReviewer, type Assignment } from '../domain/reviewer-assignment';
 import { decideRouting, needsHuman, raiseEscalationLevel } from '../domain/routing-decision';
-import {
-  PENDING_ANCHOR,
-  refusal,
-  resolveUpdate,
-  ROUTING_FAILURES,
-  routingActivities,
-  type AssignedTo,
-  type HumanEscalationLevel,
-  type ResolveRoutingInput,
-  type RoutingDecisionResult,
-  type RoutingResolution,
-  type RoutingRun,
-  type StepEntry,
-} from './route-task-definitions';
+import { FAILURE_TYPES } from '../contracts/failures';
+import { resolveUpdate, type AssignedTo, type HumanEscalationLevel, type ResolveRoutingInput, type RoutingDecisionResult, type RoutingResolution } from '../contracts/route-task';
+import { PENDING_ANCHOR, refusal, routingActivities, type RoutingRun, type StepEntry } from './route-task-definitions';
 
 /**
  * The routing as the foundation ran it, before the orchestration layer (one decision step, no rules,
@@ -42,10 +31,10 @@ export async function routeLegacy(run: RoutingRun): Promise<void> {
     {
       validator: (request) => {
         if (state.status !== 'in_progress' || pendingResolution !== undefined) {
-          throw refusal(ROUTING_FAILURES.notAwaitingReview, `Routing ${routing_id} is ${pendingResolution ? 'already being resolved' : state.status}, not awaiting review`);
+          throw refusal(FAILURE_TYPES.routingNotAwaitingReview, `Routing ${routing_id} is ${pendingResolution ? 'already being resolved' : state.status}, not awaiting review`);
         }
         if (!state.escalation_chain.some((entry) => entry.did === request.reviewer_did)) {
-          throw refusal(ROUTING_FAILURES.reviewerNotAssigned, `${request.reviewer_did} is not a reviewer on the escalation chain of routing ${routing_id}`);
+          throw refusal(FAILURE_TYPES.reviewerNotAssigned, `${request.reviewer_did} is not a reviewer on the escalation chain of routing ${routing_id}`);
         }
       },
     },

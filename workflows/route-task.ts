@@ -4,16 +4,12 @@ import { agentDid, ORCH_CORE_DID, type OutboxEvent, type ProvenanceActor } from 
 import { assignReviewer, suggestReviewers, type Assignment } from '../domain/reviewer-assignment';
 import { FOURTH_LAW_THRESHOLD, LEVEL_FOR_RISK, needsHuman, raiseEscalationLevel, type EscalationLevel, type RequiredCapability } from '../domain/routing-decision';
 import { decideRoutingMoments, type DecisionMoment } from '../domain/routing-moments';
+import { FAILURE_TYPES } from '../contracts/failures';
 import {
-  createRoutingRun,
   decideUpdate,
   escalateUpdate,
-  PENDING_ANCHOR,
-  refusal,
   reportConfidenceUpdate,
   resolveUpdate,
-  ROUTING_FAILURES,
-  routingActivities,
   statusQuery,
   type AssignedTo,
   type ConfidenceOutcome,
@@ -25,12 +21,10 @@ import {
   type RouteTaskInput,
   type RoutingDecisionResult,
   type RoutingResolution,
-  type RoutingRun,
   type RoutingState,
-} from './route-task-definitions';
+} from '../contracts/route-task';
+import { createRoutingRun, PENDING_ANCHOR, refusal, routingActivities, type RoutingRun } from './route-task-definitions';
 import { routeLegacy } from './route-task-legacy';
-
-export * from './route-task-definitions';
 
 /** Routings started before it replay on route-task-legacy.ts. */
 export const ORCHESTRATION_PATCH = 'orchestration-layer';
@@ -106,16 +100,16 @@ async function routeCurrent(run: RoutingRun): Promise<void> {
     {
       validator: (request) => {
         if (phase !== 'human' || resolving()) {
-          throw refusal(ROUTING_FAILURES.notAwaitingReview, `Routing ${routing_id} is ${resolving() ? 'already being resolved' : state.status}, not awaiting review`);
+          throw refusal(FAILURE_TYPES.routingNotAwaitingReview, `Routing ${routing_id} is ${resolving() ? 'already being resolved' : state.status}, not awaiting review`);
         }
         if (!state.escalation_chain.some((entry) => entry.did === request.reviewer_did)) {
-          throw refusal(ROUTING_FAILURES.reviewerNotAssigned, `${request.reviewer_did} is not a reviewer on the escalation chain of routing ${routing_id}`);
+          throw refusal(FAILURE_TYPES.reviewerNotAssigned, `${request.reviewer_did} is not a reviewer on the escalation chain of routing ${routing_id}`);
         }
       },
     },
   );
   const refuseUnlessOpen = (_request: unknown) => {
-    if (!open()) throw refusal(ROUTING_FAILURES.closed, `Routing ${routing_id} is ${state.status} and no longer takes escalations or confidence reports`);
+    if (!open()) throw refusal(FAILURE_TYPES.routingClosed, `Routing ${routing_id} is ${state.status} and no longer takes escalations or confidence reports`);
   };
   setHandler(
     escalateUpdate,
@@ -473,5 +467,5 @@ async function routeCurrent(run: RoutingRun): Promise<void> {
       request.pending.result = await moveToHuman(request.pending.input, actor);
     } else request.pending.result = await reportConfidence(request.pending.input);
   }
-  for (const request of inbox.splice(0)) request.pending.error = refusal(ROUTING_FAILURES.closed, `Routing ${routing_id} closed (${state.status}) before the request was handled`);
+  for (const request of inbox.splice(0)) request.pending.error = refusal(FAILURE_TYPES.routingClosed, `Routing ${routing_id} closed (${state.status}) before the request was handled`);
 }

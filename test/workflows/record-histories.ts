@@ -16,7 +16,8 @@ import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
 import { provisionTemporal } from '../../scripts/provision-temporal';
 import { registerSearchAttributes } from '../../runtime/temporal';
 import { bundleWorkflows } from '../../workers/create-worker';
-import { decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, routeTaskWorkflow, type RouteTaskInput } from '../../workflows/route-task';
+import { decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, type RouteTaskInput } from '../../contracts/route-task';
+import { routeTaskWorkflow } from '../../workflows/route-task';
 
 const reviewers: LoadedReviewer[] = [
   { did: 'did:x:first', display_name: 'First', capabilities: { diagnosis: 0.9 }, chain_level: 1, available: true, open_assignments: 0, capacity: null },

@@ -1,0 +1,173 @@
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { Urgency } from '../domain/escalation-rules';
+import type { LedgerAnchor } from '../domain/provenance';
+import type { CapabilityMatch } from '../domain/reviewer-assignment';
+import type { EscalationLevel, RequiredCapability, RoutingDecisionKind, RoutingMode, RoutingTask, RoutingVerdict } from '../domain/routing-decision';
+import type { RoutingStatus } from '../domain/routing-progress';
+import { FAILURE_TYPES } from './failures';
+
+/**
+ * What the rest of the service shares with routeTaskWorkflow: its input and state, its updates and query,
+ * the failures its updates refuse with, and the search attributes it keeps. Imports no workflow code, so
+ * db/, activities/, services/ and api/ take the shapes from here.
+ */
+
+export const ROUTE_TASK_WORKFLOW_TYPE = 'routeTaskWorkflow';
+export type RouteTaskWorkflow = (input: RouteTaskInput) => Promise<RoutingState>;
+
+export { AgentIdKey, ConfidenceKey, DecisionKey, EscalationLevelKey, RoutingStatusKey, TaskTypeKey } from './search-attributes';
+
+export type HumanEscalationLevel = Exclude<EscalationLevel, 'none'>;
+
+export interface RouteTaskInput {
+  routing_id: string;
+  /** The caller's own request id, kept for correlation. */
+  request_id?: string | undefined;
+  task: RoutingTask;
+  /** The principal that submitted the routing. */
+  requested_by: string;
+  /** Seconds a reviewer at each level has before the routing moves up the chain. */
+  escalation_timeouts_seconds: Record<HumanEscalationLevel, number>;
+  /** Seconds an autonomous routing in escalation mode stays open to an escalation; 0 or absent: it closes at once. */
+  autonomous_escalation_window_seconds?: number | undefined;
+}
+
+export interface AssignedTo {
+  type: 'human' | 'ai_agent';
+  did: string;
+  agent_id?: string;
+  capabilities_matched: CapabilityMatch[];
+}
+
+export interface EscalationChainEntry {
+  level: number;
+  escalation_level: EscalationLevel;
+  did: string;
+  timestamp: string;
+}
+
+export interface RoutingDecisionResult {
+  routing_id: string;
+  decision: RoutingDecisionKind;
+  reason: string;
+  assigned_to: AssignedTo;
+  escalation_level: EscalationLevel;
+  estimated_response_time: number;
+  safety_analysis: RoutingVerdict['safety_analysis'];
+  provenance: { decision_made_by: string; timestamp: string; rule_triggered: string; ledger_anchor: LedgerAnchor };
+  /** Set by routings decided since the orchestration layer. */
+  fourth_law_triggered?: boolean;
+  rules_triggered?: string[];
+  rule_conflict?: { rule_ids: string[]; target_capabilities: string[] };
+}
+
+export type DecideOutcome =
+  | { ok: true; decision: RoutingDecisionResult }
+  | { ok: false; code: 'no_qualified_reviewer'; routing_id: string; required_capabilities: RoutingTask['required_capabilities'] };
+
+export const RESOLUTION_OUTCOMES = ['approved', 'rejected', 'modified'] as const;
+export type ResolutionOutcome = (typeof RESOLUTION_OUTCOMES)[number];
+
+export interface ResolveRoutingInput {
+  reviewer_did: string;
+  /** approved: the AI's recommendation stands; rejected: it does not; modified: it stands as changed. */
+  outcome: ResolutionOutcome;
+  comment?: string | undefined;
+  modified_recommendation?: string | undefined;
+}
+
+export interface RoutingResolution extends ResolveRoutingInput {
+  resolved_at: string;
+  ledger_anchor: LedgerAnchor;
+}
+
+/** A request to hand the routing to a human, or to another one: from its agent (POST /escalate) or by hand. */
+export interface EscalateRoutingInput {
+  reason: string;
+  requested_by: { type: 'ai_agent' | 'human'; did: string; agent_id?: string | undefined };
+  /** A capability the new reviewer must hold; without one a human-held routing moves up the chain. */
+  target_capability?: string | undefined;
+  min_weight?: number | undefined;
+  urgency?: Urgency | undefined;
+  context?: Record<string, unknown> | undefined;
+}
+
+export interface EscalationRecord {
+  escalation_id: string;
+  routing_id: string;
+  status: 'assigned';
+  assigned_to: AssignedTo;
+  escalation_level: EscalationLevel;
+  estimated_response_time: number;
+  escalation_chain: EscalationChainEntry[];
+  ledger_anchor: LedgerAnchor;
+}
+
+export type EscalateOutcome =
+  | { ok: true; escalation: EscalationRecord }
+  | { ok: false; code: 'no_qualified_reviewer'; routing_id: string; required_capabilities: RequiredCapability[] };
+
+/** The agent's confidence for the running task, as it reports it (POST /confidence). */
+export interface ConfidenceReport {
+  confidence: number;
+  /** The agent means to act alone on it. */
+  proceed_autonomously: boolean;
+  reason?: string | undefined;
+  agent_id: string;
+}
+
+export interface ConfidenceOutcome {
+  routing_id: string;
+  confidence: number;
+  fourth_law_triggered: boolean;
+  status: RoutingStatus;
+  decision: RoutingDecisionKind | null;
+  assigned_to: AssignedTo | null;
+  /** Whether a human holds the task (after this report, or before it). */
+  human_assigned: boolean;
+  /** Present when this report moved the routing to a human (or tried to). */
+  escalation?: EscalateOutcome;
+  /** Qualified reviewers, least loaded first (the assignee first), when a human is needed. */
+  suggested_reviewers: string[];
+  ledger_anchor: LedgerAnchor;
+}
+
+/** Everything the routing's read model and status query show; versioned so projections apply in order. */
+export interface RoutingState {
+  routing_id: string;
+  version: number;
+  status: RoutingStatus;
+  task_type: string;
+  ai_agent_id: string;
+  ai_confidence: number;
+  decision?: RoutingDecisionKind;
+  reason?: string;
+  escalation_level: EscalationLevel;
+  risk_level?: string;
+  assigned_to?: AssignedTo;
+  assigned_at?: string;
+  estimated_response_time?: number;
+  escalation_chain: EscalationChainEntry[];
+  resolution?: RoutingResolution;
+  decision_result?: RoutingDecisionResult;
+  domain?: string;
+  routing_mode?: RoutingMode;
+  fourth_law_triggered?: boolean;
+  safety_violation_count?: number;
+  /** Escalation rules that triggered at the decision. */
+  rules_triggered?: string[];
+  /** When a human first took the routing: at the decision, or by a later escalation. */
+  escalated_at?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The failures the routing's updates are refused with; the API turns each into the problem of the same code. */
+export const ROUTING_REFUSALS = [FAILURE_TYPES.routingNotAwaitingReview, FAILURE_TYPES.reviewerNotAssigned, FAILURE_TYPES.routingClosed] as const;
+export type RoutingRefusal = (typeof ROUTING_REFUSALS)[number];
+
+export const decideUpdate = defineUpdate<DecideOutcome>('decide');
+export const resolveUpdate = defineUpdate<RoutingResolution, [ResolveRoutingInput]>('resolve');
+export const escalateUpdate = defineUpdate<EscalateOutcome, [EscalateRoutingInput]>('escalate');
+export const reportConfidenceUpdate = defineUpdate<ConfidenceOutcome, [ConfidenceReport]>('reportConfidence');
+export const statusQuery = defineQuery<RoutingState>('status');
