@@ -5,7 +5,8 @@ import { selectReviewer, type Assignment } from '../domain/reviewer-assignment';
 import { decideRouting, needsHuman, raiseEscalationLevel } from '../domain/routing-decision';
 import { FAILURE_TYPES } from '../contracts/failures';
 import { resolveUpdate, type AssignedTo, type HumanEscalationLevel, type ResolveRoutingInput, type RoutingDecisionResult, type RoutingResolution } from '../contracts/route-task';
-import { PENDING_ANCHOR, refusal, routingActivities, type RoutingRun, type StepEntry } from './route-task-definitions';
+import type { StepEntry } from '../domain/routing-steps';
+import { PENDING_ANCHOR, refusal, routingActivities, type RoutingRun } from './route-task-run';
 
 /**
  * The routing as the foundation ran it, before the orchestration layer (one decision step, no rules,

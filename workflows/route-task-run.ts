@@ -1,9 +1,10 @@
 import { ApplicationFailure, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { createRoutingActivities } from '../activities/routing';
-import type { LedgerAnchor, OutboxEvent, ProvenanceEntry } from '../domain/provenance';
+import type { LedgerAnchor } from '../domain/provenance';
+import type { RoutingStepRecord } from '../domain/routing-steps';
 import { DecisionKey, EscalationLevelKey, RoutingStatusKey, type DecideOutcome, type RouteTaskInput, type RoutingRefusal, type RoutingState } from '../contracts/route-task';
 
-/** What routeTaskWorkflow's current and legacy paths share inside the workflow: refusals, activities and the step recorder. */
+/** What routeTaskWorkflow's steps share inside the workflow: refusals, activities and the step recorder. */
 
 export function refusal(type: RoutingRefusal, message: string): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -19,8 +20,6 @@ export const routingActivities = proxyLocalActivities<ReturnType<typeof createRo
   retry: { initialInterval: '100 ms', maximumInterval: '10 seconds' },
 });
 
-export type StepEntry = Omit<ProvenanceEntry, 'subject_id' | 'step_id' | 'timestamp'>;
-
 export interface RoutingRun {
   readonly input: RouteTaskInput;
   readonly state: RoutingState;
@@ -31,7 +30,7 @@ export interface RoutingRun {
    * anchor. The search attributes follow the state so that the Temporal UI filters on what the read model
    * shows.
    */
-  record(steps: Array<{ step_id: string; entry: StepEntry; events: OutboxEvent[] }>, changes: Partial<RoutingState>, anchor_in?: 'decision_result' | 'resolution'): Promise<LedgerAnchor>;
+  record(steps: RoutingStepRecord[], changes: Partial<RoutingState>, anchor_in?: 'decision_result' | 'resolution'): Promise<LedgerAnchor>;
 }
 
 export function createRoutingRun(input: RouteTaskInput): RoutingRun {
