@@ -55,9 +55,8 @@ export interface RoutingDecisionResult {
   estimated_response_time: number;
   safety_analysis: RoutingVerdict['safety_analysis'];
   provenance: { decision_made_by: string; timestamp: string; rule_triggered: string; ledger_anchor: LedgerAnchor };
-  /** Set by routings decided since the orchestration layer. */
-  fourth_law_triggered?: boolean;
-  rules_triggered?: string[];
+  fourth_law_triggered: boolean;
+  rules_triggered: string[];
   rule_conflict?: { rule_ids: string[]; target_capabilities: string[] };
 }
 

@@ -1,14 +1,10 @@
-import { allHandlersFinished, condition, patched, setHandler, type ApplicationFailure } from '@temporalio/workflow';
+import { allHandlersFinished, condition, deprecatePatch, setHandler, type ApplicationFailure } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contracts/failures';
 import { decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, statusQuery, type RouteTaskInput, type RoutingState } from '../contracts/route-task';
 import { requesterActor } from '../domain/routing-escalation';
 import { decide } from './route-task-decide';
-import { routeLegacy } from './route-task-legacy';
 import { Routing } from './route-task-routing';
 import { createRoutingRun, refusal, type RoutingRun } from './route-task-run';
-
-/** Routings started before it replay on route-task-legacy.ts. */
-export const ORCHESTRATION_PATCH = 'orchestration-layer';
 
 /**
  * Decides who handles a task and sees the decision through: for a human, waits for their resolution and
@@ -16,15 +12,16 @@ export const ORCHESTRATION_PATCH = 'orchestration-layer';
  * someone by hand) and on a confidence report below the Fourth Law's threshold.
  */
 export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingState> {
-  const current = patched(ORCHESTRATION_PATCH);
+  // Open routings carry the marker of the patch that chose between this path and the one before it;
+  // deprecating (not deleting) the patch lets them replay. Delete the call once none of them is open.
+  deprecatePatch('orchestration-layer');
   const run = createRoutingRun(input);
   setHandler(statusQuery, () => run.state);
   setHandler(decideUpdate, async () => {
     await condition(() => run.outcome !== undefined);
     return run.outcome!;
   });
-  // Each path registers its own handlers before its first await.
-  await (current ? routeCurrent(run) : routeLegacy(run));
+  await route(run);
   // Let in-flight updates reply before the run closes.
   await condition(allHandlersFinished);
   return run.state;
@@ -54,7 +51,7 @@ async function queued<R>(inbox: Queued[], kind: Queued['kind'], work: () => Prom
   return done!.result;
 }
 
-async function routeCurrent(run: RoutingRun): Promise<void> {
+async function route(run: RoutingRun): Promise<void> {
   const routing = new Routing(run);
   const inbox: Queued[] = [];
   const resolving = () => inbox.some((request) => request.kind === 'resolve');

@@ -16,8 +16,6 @@ function rejection(error: unknown): { type: UpdateFailureCode; message: string }
   if (!(error instanceof WorkflowUpdateFailedError) || !(error.cause instanceof ApplicationFailure)) return undefined;
   const { type, message } = error.cause;
   if (type && KNOWN.has(type)) return { type: type as UpdateFailureCode, message };
-  // Routings started before the orchestration layer have no escalate or reportConfidence handler.
-  if (/no registered handler/i.test(message)) return { type: FAILURE_TYPES.routingClosed, message: 'The routing was started before escalation requests existed' };
   return undefined;
 }
 

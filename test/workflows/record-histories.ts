@@ -1,8 +1,7 @@
 /**
  * Records the histories the replay test replays: run with `npx tsx test/workflows/record-histories.ts`
  * after a deliberate, versioned change to a workflow, and commit the JSON files. Files recorded by earlier
- * versions stay as they are (route-task-escalated-then-resolved.json is the foundation's, before the
- * orchestration-layer patch): they prove that routings started then still replay.
+ * versions stay as they are while routings they describe may still be open: they prove those still replay.
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
