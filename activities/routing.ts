@@ -12,7 +12,7 @@ import type { LoadedReviewer } from '../domain/reviewer-assignment';
 import { DEFAULT_RISK_THRESHOLDS } from '../domain/risk';
 import type { RequiredCapability, RoutingTask } from '../domain/routing-decision';
 import { resolveDomain, type DomainSafetyConfig } from '../domain/safety';
-import type { RoutingState } from '../workflows/route-task-definitions';
+import type { RoutingState } from '../contracts/route-task';
 
 export interface RoutingProjection {
   state: RoutingState;

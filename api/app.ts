@@ -7,7 +7,7 @@ import type { PlatformSettings } from '../services/platform/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
-import type { HumanEscalationLevel } from '../workflows/route-task';
+import type { HumanEscalationLevel } from '../contracts/route-task';
 import { registerTokenRoutes } from './auth/token';
 import { mountDocs } from './docs';
 import { registerHealthRoutes } from './health';

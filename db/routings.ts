@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { RoutingTask } from '../domain/routing-decision';
 import { paginate, type Page, type PageRequest } from './pagination';
-import type { RoutingState } from '../workflows/route-task-definitions';
+import type { RoutingState } from '../contracts/route-task';
 
 export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'> {
   request_id: string | null;

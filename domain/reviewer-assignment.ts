@@ -31,24 +31,6 @@ export interface Assignment {
   capabilities_matched: CapabilityMatch[];
 }
 
-/**
- * The first available reviewer, lowest chain level first, above `aboveChainLevel`, who holds every
- * required capability at its minimum weight. Ties go to the DID's order so that the choice is stable.
- */
-export function selectReviewer(
-  reviewers: readonly Reviewer[],
-  required: RequiredCapability[],
-  aboveChainLevel = 0,
-): Assignment | undefined {
-  const candidates = reviewers
-    .filter((r) => r.available && r.chain_level > aboveChainLevel)
-    .map((r) => ({ reviewer: r, matched: matchCapabilities(r, required) }))
-    .filter((c): c is { reviewer: Reviewer; matched: CapabilityMatch[] } => c.matched !== undefined)
-    .sort((a, b) => a.reviewer.chain_level - b.reviewer.chain_level || a.reviewer.did.localeCompare(b.reviewer.did));
-  const first = candidates[0];
-  return first && { did: first.reviewer.did, chain_level: first.reviewer.chain_level, capabilities_matched: first.matched };
-}
-
 /** A reviewer with their current load: open assignments, and the most they take (null: no limit). */
 export interface LoadedReviewer extends Reviewer {
   open_assignments: number;

@@ -219,7 +219,7 @@ function mergeCapabilities(needs: RequiredCapability[]): RequiredCapability[] {
   return [...merged].map(([capability_id, min_weight]) => ({ capability_id, min_weight }));
 }
 
-/** Which trigger names the reason when several fire: the legacy rules' order, the new triggers among them. */
+/** Which trigger names the reason when several fire: the most severe first. */
 const SEVERITY_ORDER = [
   'life_safety',
   'fourth_law',

@@ -3,7 +3,7 @@ import { logAgentAction, reportAgentConfidence } from '../../services/routing/ag
 import { escalateAgentTask } from '../../services/routing/escalation';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
 import { updateIdFor, type UpdateResult } from '../../services/routing/updates';
-import type { EscalateOutcome } from '../../workflows/route-task-definitions';
+import type { EscalateOutcome } from '../../contracts/route-task';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {

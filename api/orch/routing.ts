@@ -2,7 +2,7 @@ import { findRoutingById, type RoutingRow } from '../../db/routings';
 import { routingProgress } from '../../domain/routing-progress';
 import { routingIdFor, submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';
 import { sendRoutingUpdate, updateIdFor } from '../../services/routing/updates';
-import { resolveUpdate } from '../../workflows/route-task-definitions';
+import { resolveUpdate } from '../../contracts/route-task';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import type { HumanEscalationLevel } from '../../workflows/route-task';
+import type { HumanEscalationLevel } from '../../contracts/route-task';
 import type { PlatformSettings } from '../../services/platform/settings';
 import type { KeyRing } from '../../services/auth/key-ring';
 import type { TokenSettings } from '../../services/auth/tokens';

@@ -8,7 +8,7 @@ import { assessRisk, isRiskLevel, type RiskAssessment } from '../../domain/risk'
 import { needsHuman, type AgentAssessment, type RequiredCapability, type RoutingMode } from '../../domain/routing-decision';
 import { actionOf } from '../../domain/routing-moments';
 import { agentConstraintViolations, type Violation } from '../../domain/safety';
-import { reportConfidenceUpdate, type ConfidenceOutcome, type DecideOutcome, type RoutingDecisionResult } from '../../workflows/route-task-definitions';
+import { reportConfidenceUpdate, type ConfidenceOutcome, type DecideOutcome, type RoutingDecisionResult } from '../../contracts/route-task';
 import type { Principal } from '../auth/tokens';
 import { violationEvents } from '../safety/check';
 import { domainConfigFor } from '../safety/domains';

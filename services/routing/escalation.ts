@@ -1,7 +1,7 @@
 import type { AgentProfile } from '../../domain/agents';
 import type { Urgency } from '../../domain/escalation-rules';
 import { agentDid } from '../../domain/provenance';
-import { escalateUpdate, type EscalateOutcome } from '../../workflows/route-task-definitions';
+import { escalateUpdate, type EscalateOutcome } from '../../contracts/route-task';
 import { agentRoutingId } from './agent-operations';
 import type { RoutingServiceDeps } from './submit';
 import { sendRoutingUpdate, type UpdateResult } from './updates';

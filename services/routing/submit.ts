@@ -4,8 +4,17 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { findRoutingById } from '../../db/routings';
 import type { RoutingTask } from '../../domain/routing-decision';
-import { decideUpdate, routeTaskWorkflow, type DecideOutcome, type HumanEscalationLevel, type RouteTaskInput } from '../../workflows/route-task';
-import { AgentIdKey, ConfidenceKey, TaskTypeKey } from '../../contracts/search-attributes';
+import {
+  AgentIdKey,
+  ConfidenceKey,
+  decideUpdate,
+  ROUTE_TASK_WORKFLOW_TYPE,
+  TaskTypeKey,
+  type DecideOutcome,
+  type HumanEscalationLevel,
+  type RouteTaskInput,
+  type RouteTaskWorkflow,
+} from '../../contracts/route-task';
 
 export interface RoutingServiceDeps {
   db: Knex;
@@ -58,7 +67,7 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
     autonomous_escalation_window_seconds: deps.autonomousEscalationWindowSeconds,
     task,
   };
-  const start = new WithStartWorkflowOperation(routeTaskWorkflow, {
+  const start = new WithStartWorkflowOperation<RouteTaskWorkflow>(ROUTE_TASK_WORKFLOW_TYPE, {
     workflowId: routing_id,
     taskQueue: deps.taskQueue,
     args: [input],

@@ -3,20 +3,19 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { findRoutingById } from '../../db/routings';
-import { ROUTING_FAILURES } from '../../workflows/route-task-definitions';
+import { FAILURE_TYPES } from '../../contracts/failures';
+import { ROUTING_REFUSALS, type RoutingRefusal } from '../../contracts/route-task';
 
-export type UpdateFailureCode = 'routing_not_found' | (typeof ROUTING_FAILURES)[keyof typeof ROUTING_FAILURES];
+export type UpdateFailureCode = 'routing_not_found' | RoutingRefusal;
 export type UpdateResult<R> = { ok: true; result: R } | { ok: false; code: UpdateFailureCode; detail: string };
 
-const KNOWN = new Set<string>(Object.values(ROUTING_FAILURES));
+const KNOWN = new Set<string>(ROUTING_REFUSALS);
 
 /** The failure type an update was rejected with, when the workflow rejected it on purpose. */
 function rejection(error: unknown): { type: UpdateFailureCode; message: string } | undefined {
   if (!(error instanceof WorkflowUpdateFailedError) || !(error.cause instanceof ApplicationFailure)) return undefined;
   const { type, message } = error.cause;
   if (type && KNOWN.has(type)) return { type: type as UpdateFailureCode, message };
-  // Routings started before the orchestration layer have no escalate or reportConfidence handler.
-  if (/no registered handler/i.test(message)) return { type: ROUTING_FAILURES.closed, message: 'The routing was started before escalation requests existed' };
   return undefined;
 }
 
@@ -50,6 +49,6 @@ export async function sendRoutingUpdate<R, A extends [unknown, ...unknown[]]>(
     if (!isClosedOrMissing(error)) throw error;
     const row = await findRoutingById(deps.db, routingId);
     if (!row) return { ok: false, code: 'routing_not_found', detail: `No routing ${routingId}` };
-    return { ok: false, code: ROUTING_FAILURES.closed, detail: `Routing ${routingId} is ${row.status} and its workflow has closed` };
+    return { ok: false, code: FAILURE_TYPES.routingClosed, detail: `Routing ${routingId} is ${row.status} and its workflow has closed` };
   }
 }

@@ -6,7 +6,7 @@ import { ORCH_CORE_DID } from '../../domain/provenance';
 import type { RequiredCapability, RoutingTask } from '../../domain/routing-decision';
 import { agentForCapabilities } from '../../domain/tasks';
 import { submitRouting, type RoutingServiceDeps } from '../routing/submit';
-import type { DecideOutcome } from '../../workflows/route-task';
+import type { DecideOutcome } from '../../contracts/route-task';
 import { derivedId } from '../../lib/ids';
 
 export interface NewTask {

@@ -1,6 +1,6 @@
 import { findRoutingById, projectRouting, type OpenAssignment } from '../../db/routings';
 import type { RoutingTask } from '../../domain/routing-decision';
-import type { RoutingState } from '../../workflows/route-task-definitions';
+import type { RoutingState } from '../../contracts/route-task';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 let database: TestDatabase;

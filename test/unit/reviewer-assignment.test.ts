@@ -1,43 +1,4 @@
-import { assignReviewer, selectReviewer, suggestReviewers, type LoadedReviewer, type Reviewer } from '../../domain/reviewer-assignment';
-
-const reviewer = (did: string, chain_level: number, capabilities: Record<string, number>, available = true): Reviewer => ({
-  did,
-  display_name: did,
-  capabilities,
-  chain_level,
-  available,
-});
-
-const team = [
-  reviewer('did:x:b-nurse', 1, { triage: 0.7 }),
-  reviewer('did:x:a-doctor', 1, { triage: 0.9, diagnosis: 0.9 }),
-  reviewer('did:x:senior', 2, { triage: 0.95, diagnosis: 0.95 }),
-  reviewer('did:x:away', 1, { triage: 1, diagnosis: 1 }, false),
-  reviewer('did:x:chief', 3, { diagnosis: 0.6 }),
-];
-
-describe('selectReviewer', () => {
-  it.each<[string, Parameters<typeof selectReviewer>[1], number, string | undefined]>([
-    ['picks the lowest chain level first, ties by DID', [{ capability_id: 'triage', min_weight: 0.5 }], 0, 'did:x:a-doctor'],
-    ['skips reviewers below the minimum weight', [{ capability_id: 'triage', min_weight: 0.8 }], 0, 'did:x:a-doctor'],
-    ['requires every capability', [{ capability_id: 'triage', min_weight: 0.5 }, { capability_id: 'diagnosis', min_weight: 0.92 }], 0, 'did:x:senior'],
-    ['moves above the given chain level', [{ capability_id: 'diagnosis', min_weight: 0.5 }], 1, 'did:x:senior'],
-    ['reaches the top of the chain', [{ capability_id: 'diagnosis', min_weight: 0.5 }], 2, 'did:x:chief'],
-    ['finds nobody past the top', [{ capability_id: 'diagnosis', min_weight: 0.5 }], 3, undefined],
-    ['never picks an unavailable reviewer', [{ capability_id: 'triage', min_weight: 0.99 }], 0, undefined],
-    ['takes anyone when nothing is required', [], 0, 'did:x:a-doctor'],
-  ])('%s', (_name, required, above, expected) => {
-    expect(selectReviewer(team, required, above)?.did).toBe(expected);
-  });
-
-  it('reports the weights it matched', () => {
-    expect(selectReviewer(team, [{ capability_id: 'diagnosis', min_weight: 0.5 }])).toEqual({
-      did: 'did:x:a-doctor',
-      chain_level: 1,
-      capabilities_matched: [{ capability_id: 'diagnosis', weight: 0.9 }],
-    });
-  });
-});
+import { assignReviewer, suggestReviewers, type LoadedReviewer } from '../../domain/reviewer-assignment';
 
 describe('assignReviewer', () => {
   const loaded = (did: string, chain_level: number, open_assignments: number, capacity: number | null = null, weight = 0.9): LoadedReviewer => ({

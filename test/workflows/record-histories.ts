@@ -1,8 +1,7 @@
 /**
  * Records the histories the replay test replays: run with `npx tsx test/workflows/record-histories.ts`
  * after a deliberate, versioned change to a workflow, and commit the JSON files. Files recorded by earlier
- * versions stay as they are (route-task-escalated-then-resolved.json is the foundation's, before the
- * orchestration-layer patch): they prove that routings started then still replay.
+ * versions stay as they are while routings they describe may still be open: they prove those still replay.
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -16,7 +15,8 @@ import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
 import { provisionTemporal } from '../../scripts/provision-temporal';
 import { registerSearchAttributes } from '../../app/temporal';
 import { bundleWorkflows } from '../../workers/create-worker';
-import { decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, routeTaskWorkflow, type RouteTaskInput } from '../../workflows/route-task';
+import { decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, type RouteTaskInput } from '../../contracts/route-task';
+import { routeTaskWorkflow } from '../../workflows/route-task';
 
 const reviewers: LoadedReviewer[] = [
   { did: 'did:x:first', display_name: 'First', capabilities: { diagnosis: 0.9 }, chain_level: 1, available: true, open_assignments: 0, capacity: null },

@@ -6,16 +6,8 @@ import type { AppendProvenanceInput } from '../../domain/provenance';
 import type { LoadedReviewer } from '../../domain/reviewer-assignment';
 import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
 import type { RoutingTask } from '../../domain/routing-decision';
-import {
-  decideUpdate,
-  escalateUpdate,
-  reportConfidenceUpdate,
-  resolveUpdate,
-  routeTaskWorkflow,
-  statusQuery,
-  type RouteTaskInput,
-  type RoutingState,
-} from '../../workflows/route-task';
+import { decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, statusQuery, type RouteTaskInput, type RoutingState } from '../../contracts/route-task';
+import { routeTaskWorkflow } from '../../workflows/route-task';
 import { registerSearchAttributes } from '../../app/temporal';
 import { sharedWorkflowBundle } from '../support/stack';
 

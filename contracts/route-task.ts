@@ -1,13 +1,21 @@
-import { ApplicationFailure, defineQuery, defineUpdate, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { createRoutingActivities } from '../activities/routing';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { Urgency } from '../domain/escalation-rules';
-import type { LedgerAnchor, OutboxEvent, ProvenanceEntry } from '../domain/provenance';
+import type { LedgerAnchor } from '../domain/provenance';
 import type { CapabilityMatch } from '../domain/reviewer-assignment';
 import type { EscalationLevel, RequiredCapability, RoutingDecisionKind, RoutingMode, RoutingTask, RoutingVerdict } from '../domain/routing-decision';
 import type { RoutingStatus } from '../domain/routing-progress';
-import { DecisionKey, EscalationLevelKey, RoutingStatusKey } from '../contracts/search-attributes';
+import { FAILURE_TYPES } from './failures';
 
-/** The types, updates, queries and step recorder of routeTaskWorkflow, shared by its current and legacy paths. */
+/**
+ * What the rest of the service shares with routeTaskWorkflow: its input and state, its updates and query,
+ * the failures its updates refuse with, and the search attributes it keeps. Imports no workflow code, so
+ * db/, activities/, services/ and api/ take the shapes from here.
+ */
+
+export const ROUTE_TASK_WORKFLOW_TYPE = 'routeTaskWorkflow';
+export type RouteTaskWorkflow = (input: RouteTaskInput) => Promise<RoutingState>;
+
+export { AgentIdKey, ConfidenceKey, DecisionKey, EscalationLevelKey, RoutingStatusKey, TaskTypeKey } from './search-attributes';
 
 export type HumanEscalationLevel = Exclude<EscalationLevel, 'none'>;
 
@@ -47,9 +55,8 @@ export interface RoutingDecisionResult {
   estimated_response_time: number;
   safety_analysis: RoutingVerdict['safety_analysis'];
   provenance: { decision_made_by: string; timestamp: string; rule_triggered: string; ledger_anchor: LedgerAnchor };
-  /** Set by routings decided since the orchestration layer. */
-  fourth_law_triggered?: boolean;
-  rules_triggered?: string[];
+  fourth_law_triggered: boolean;
+  rules_triggered: string[];
   rule_conflict?: { rule_ids: string[]; target_capabilities: string[] };
 }
 
@@ -154,84 +161,12 @@ export interface RoutingState {
   updated_at: string;
 }
 
-/** Failure types the API turns into problems; one shared list keeps them in step. */
-export const ROUTING_FAILURES = {
-  notAwaitingReview: 'routing_not_awaiting_review',
-  reviewerNotAssigned: 'reviewer_not_assigned',
-  closed: 'routing_closed',
-} as const;
-
-export function refusal(type: (typeof ROUTING_FAILURES)[keyof typeof ROUTING_FAILURES], message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type, message, nonRetryable: true });
-}
-
-/** Stands in for a step's anchor until the ledger has assigned it. */
-export const PENDING_ANCHOR: LedgerAnchor = { transaction_id: '', block_number: 0 };
+/** The failures the routing's updates are refused with; the API turns each into the problem of the same code. */
+export const ROUTING_REFUSALS = [FAILURE_TYPES.routingNotAwaitingReview, FAILURE_TYPES.reviewerNotAssigned, FAILURE_TYPES.routingClosed] as const;
+export type RoutingRefusal = (typeof ROUTING_REFUSALS)[number];
 
 export const decideUpdate = defineUpdate<DecideOutcome>('decide');
 export const resolveUpdate = defineUpdate<RoutingResolution, [ResolveRoutingInput]>('resolve');
 export const escalateUpdate = defineUpdate<EscalateOutcome, [EscalateRoutingInput]>('escalate');
 export const reportConfidenceUpdate = defineUpdate<ConfidenceOutcome, [ConfidenceReport]>('reportConfidence');
 export const statusQuery = defineQuery<RoutingState>('status');
-
-// Local activities: short Postgres reads and writes on the path of the synchronous decision, without a
-// round trip through the server for each one.
-export const routingActivities = proxyLocalActivities<ReturnType<typeof createRoutingActivities>>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '100 ms', maximumInterval: '10 seconds' },
-});
-
-export type StepEntry = Omit<ProvenanceEntry, 'subject_id' | 'step_id' | 'timestamp'>;
-
-export interface RoutingRun {
-  readonly input: RouteTaskInput;
-  readonly state: RoutingState;
-  outcome: DecideOutcome | undefined;
-  now(): string;
-  /**
-   * Records provenance steps and the state they leave in one local activity; returns the last step's
-   * anchor. The search attributes follow the state so that the Temporal UI filters on what the read model
-   * shows.
-   */
-  record(steps: Array<{ step_id: string; entry: StepEntry; events: OutboxEvent[] }>, changes: Partial<RoutingState>, anchor_in?: 'decision_result' | 'resolution'): Promise<LedgerAnchor>;
-}
-
-export function createRoutingRun(input: RouteTaskInput): RoutingRun {
-  const { task, routing_id } = input;
-  const now = () => new Date().toISOString();
-  const state: RoutingState = {
-    routing_id,
-    version: 0,
-    status: 'pending',
-    task_type: task.task_type,
-    ai_agent_id: task.ai_agent_id,
-    ai_confidence: task.ai_confidence,
-    escalation_level: 'none',
-    escalation_chain: [],
-    created_at: new Date(workflowInfo().startTime).toISOString(),
-    updated_at: now(),
-  };
-  return {
-    input,
-    state,
-    outcome: undefined,
-    now,
-    async record(steps, changes, anchor_in) {
-      const at = now();
-      Object.assign(state, changes, { version: state.version + 1, updated_at: at });
-      upsertSearchAttributes([
-        { key: RoutingStatusKey, value: state.status },
-        { key: EscalationLevelKey, value: state.escalation_level },
-        ...(state.decision ? [{ key: DecisionKey, value: state.decision }] : []),
-      ]);
-      const anchor = await routingActivities.recordRoutingStep({
-        provenance: steps.map(({ step_id, entry, events }) => ({ entry: { subject_id: routing_id, step_id, timestamp: at, ...entry }, events })),
-        projection: { state: { ...state }, request_id: input.request_id, task, requested_by: input.requested_by },
-        anchor_in,
-      });
-      if (anchor_in === 'decision_result' && state.decision_result) state.decision_result.provenance.ledger_anchor = anchor;
-      if (anchor_in === 'resolution' && state.resolution) state.resolution.ledger_anchor = anchor;
-      return anchor;
-    },
-  };
-}

@@ -1,0 +1,118 @@
+import { dueNotifications, levelRank, type RuleSetEvaluation } from './escalation-rules';
+import { agentDid, type OutboxEvent, type ProvenanceActor } from './provenance';
+import { assignReviewer, suggestReviewers, type Assignment, type LoadedReviewer } from './reviewer-assignment';
+import { LEVEL_FOR_RISK, raiseEscalationLevel, type EscalationLevel, type RequiredCapability, type RoutingMode } from './routing-decision';
+import type { RiskLevel } from './risk';
+
+/**
+ * What a running routing decides as it moves between people: who takes it, at what escalation level,
+ * when its current holder's time runs out, and which supervisors to tell. Pure: the reviewers and the time
+ * come in as inputs.
+ *
+ * A routing's holder is one of:
+ *   agent     decided for the agent alone and still open to an escalation (escalation mode, within its window)
+ *   human     a reviewer on the escalation chain holds it
+ */
+export type RoutingHolder = 'agent' | 'human';
+
+/** The needs of an escalation: the routing's own, with a requested capability added or raised to its weight. */
+export function escalationNeeds(needs: readonly RequiredCapability[], target: RequiredCapability | undefined): RequiredCapability[] {
+  if (!target) return [...needs];
+  const own = needs.find((need) => need.capability_id === target.capability_id);
+  return own ? needs.map((need) => (need === own ? { ...need, min_weight: Math.max(need.min_weight, target.min_weight) } : need)) : [...needs, target];
+}
+
+/** Whether the reviewers loaded for the task's own capabilities can serve needs (a rule may have added one). */
+export function candidatesCover(taskNeeds: readonly RequiredCapability[], needs: readonly RequiredCapability[]): boolean {
+  return needs.every((need) => taskNeeds.some((own) => own.capability_id === need.capability_id));
+}
+
+export interface EscalationRequest {
+  /** Whether the request names a capability the new reviewer must hold. */
+  targeted: boolean;
+  urgency?: EscalationLevel | undefined;
+}
+
+/**
+ * Who takes a routing moved by request. From the agent, or to a named capability, the least-loaded
+ * qualified reviewer other than the current one; otherwise the next reviewer up the chain.
+ */
+export function reviewerForRequest(
+  reviewers: readonly LoadedReviewer[],
+  needs: RequiredCapability[],
+  holder: RoutingHolder,
+  request: EscalationRequest,
+  current: Assignment | undefined,
+): Assignment | undefined {
+  if (holder === 'agent' || request.targeted) return assignReviewer(reviewers, needs, current ? { exclude: [current.did] } : {});
+  return assignReviewer(reviewers, needs, { aboveChainLevel: current?.chain_level ?? 0 });
+}
+
+/**
+ * The level a routing moved by request runs at: what was asked, else by its risk when it leaves the agent,
+ * else one above the current level. Moving a routing a human holds never lowers its urgency.
+ */
+export function levelForRequest(holder: RoutingHolder, request: EscalationRequest, current: EscalationLevel, risk: RiskLevel): EscalationLevel {
+  const asked = request.urgency ?? (holder === 'agent' ? LEVEL_FOR_RISK[risk] : raiseEscalationLevel(current));
+  return holder === 'agent' || levelRank(asked) > levelRank(current) ? asked : current;
+}
+
+/** When the holder's level times out: the next reviewer up the chain at the next level, or none (the chain is exhausted). */
+export function nextOnTimeout(
+  reviewers: readonly LoadedReviewer[],
+  needs: RequiredCapability[],
+  from: Assignment,
+  level: EscalationLevel,
+): { next: Assignment; level: EscalationLevel } | undefined {
+  const next = assignReviewer(reviewers, needs, { aboveChainLevel: from.chain_level });
+  return next && { next, level: raiseEscalationLevel(level) };
+}
+
+/** Whom the agent may ask when its confidence falls: the reviewer holding the task first, then the qualified ones by load. */
+export function suggestedReviewers(holderDid: string | undefined, reviewers: readonly LoadedReviewer[], needs: RequiredCapability[]): string[] {
+  return [...new Set([...(holderDid ? [holderDid] : []), ...suggestReviewers(reviewers, needs)])];
+}
+
+/**
+ * Who holds a routing once decided, and for how many seconds before its deadline: a human for their
+ * level's timeout; the agent, open to an escalation, for the window of escalation mode; else nobody (the
+ * routing is closed).
+ */
+export function holderAfterDecision(decision: { human: boolean; routing_mode: RoutingMode | undefined; response_seconds: number; window_seconds: number }): {
+  holder: RoutingHolder | 'none';
+  seconds: number;
+} {
+  if (decision.human) return { holder: 'human', seconds: decision.response_seconds };
+  const open = decision.routing_mode === 'escalation' && decision.window_seconds > 0;
+  return { holder: open ? 'agent' : 'none', seconds: decision.window_seconds };
+}
+
+/**
+ * The supervisors to tell now that the routing is at `level`: each rule's once, when the level first
+ * reaches its threshold. Returns the events and every rule told so far.
+ */
+export function supervisorNotifications(
+  routingId: string,
+  pending: RuleSetEvaluation['notifications'],
+  level: EscalationLevel,
+  notified: readonly string[],
+): { events: OutboxEvent[]; notified: string[] } {
+  const due = dueNotifications(pending, level).filter((notification) => !notified.includes(notification.rule_id));
+  return {
+    events: due.map((notification) => ({
+      event: 'escalation.supervisor_notified',
+      data: { routing_id: routingId, rule_id: notification.rule_id, notification_threshold: notification.notification_threshold, escalation_level: level },
+    })),
+    notified: [...notified, ...due.map((notification) => notification.rule_id)],
+  };
+}
+
+/** The provenance actor of whoever asked for an escalation. */
+export function requesterActor(requestedBy: { type: 'ai_agent' | 'human'; did: string; agent_id?: string | undefined }): ProvenanceActor {
+  return { type: requestedBy.type, did: requestedBy.did, ...(requestedBy.agent_id ? { agent_id: requestedBy.agent_id } : {}) };
+}
+
+/** The actor of an agent's own report. */
+export function agentActor(agentId: string): ProvenanceActor {
+  return { type: 'ai_agent', agent_id: agentId, did: agentDid(agentId) };
+}

@@ -1,0 +1,138 @@
+import type { LoadedReviewer } from '../../domain/reviewer-assignment';
+import type { EscalationLevel, RequiredCapability } from '../../domain/routing-decision';
+import {
+  candidatesCover,
+  escalationNeeds,
+  holderAfterDecision,
+  levelForRequest,
+  nextOnTimeout,
+  requesterActor,
+  reviewerForRequest,
+  suggestedReviewers,
+  supervisorNotifications,
+  type RoutingHolder,
+} from '../../domain/routing-escalation';
+import type { RiskLevel } from '../../domain/risk';
+
+const reviewer = (did: string, chain_level: number, capabilities: Record<string, number>, open_assignments = 0): LoadedReviewer => ({
+  did,
+  display_name: did,
+  capabilities,
+  chain_level,
+  available: true,
+  open_assignments,
+  capacity: null,
+});
+
+const team = [
+  reviewer('did:x:first', 1, { diagnosis: 0.9 }),
+  reviewer('did:x:busy', 1, { diagnosis: 0.9, oncology: 0.9 }, 3),
+  reviewer('did:x:senior', 2, { diagnosis: 0.95 }),
+  reviewer('did:x:chief', 3, { diagnosis: 0.95, oncology: 0.95 }),
+];
+const diagnosis: RequiredCapability[] = [{ capability_id: 'diagnosis', min_weight: 0.8 }];
+const first = { did: 'did:x:first', chain_level: 1, capabilities_matched: [{ capability_id: 'diagnosis', weight: 0.9 }] };
+
+describe('escalationNeeds', () => {
+  it.each<[string, RequiredCapability | undefined, RequiredCapability[]]>([
+    ['keeps the routing’s needs without a target', undefined, diagnosis],
+    ['adds a capability the routing does not need yet', { capability_id: 'oncology', min_weight: 0.5 }, [...diagnosis, { capability_id: 'oncology', min_weight: 0.5 }]],
+    ['raises a needed capability to the weight asked', { capability_id: 'diagnosis', min_weight: 0.95 }, [{ capability_id: 'diagnosis', min_weight: 0.95 }]],
+    ['never lowers a needed capability’s weight', { capability_id: 'diagnosis', min_weight: 0.1 }, diagnosis],
+  ])('%s', (_name, target, expected) => {
+    expect(escalationNeeds(diagnosis, target)).toEqual(expected);
+  });
+});
+
+describe('candidatesCover', () => {
+  it.each<[string, RequiredCapability[], boolean]>([
+    ['covers needs that are the task’s own', diagnosis, true],
+    ['does not cover a capability a rule added', [...diagnosis, { capability_id: 'oncology', min_weight: 0.7 }], false],
+    ['covers no needs at all', [], true],
+  ])('%s', (_name, needs, expected) => {
+    expect(candidatesCover(diagnosis, needs)).toBe(expected);
+  });
+});
+
+describe('reviewerForRequest', () => {
+  it.each<[string, RoutingHolder, boolean, RequiredCapability[], typeof first | undefined, string | undefined]>([
+    ['leaves the agent for the least-loaded first-line reviewer', 'agent', false, diagnosis, undefined, 'did:x:first'],
+    ['moves a human-held routing up the chain without a target', 'human', false, diagnosis, first, 'did:x:senior'],
+    ['moves a human-held routing to the first-line holder of the target, other than the current reviewer', 'human', true, [...diagnosis, { capability_id: 'oncology', min_weight: 0.8 }], first, 'did:x:busy'],
+    ['excludes the current reviewer when the target is their own capability', 'human', true, diagnosis, first, 'did:x:busy'],
+    ['finds nobody when nobody holds the target', 'human', true, [{ capability_id: 'astrophysics', min_weight: 0 }], first, undefined],
+  ])('%s', (_name, holder, targeted, needs, current, expected) => {
+    expect(reviewerForRequest(team, needs, holder, { targeted }, current)?.did).toBe(expected);
+  });
+});
+
+describe('levelForRequest', () => {
+  it.each<[string, RoutingHolder, EscalationLevel | undefined, EscalationLevel, RiskLevel, EscalationLevel]>([
+    ['leaves the agent at the urgency asked', 'agent', 'low', 'none', 'critical', 'low'],
+    ['leaves the agent at the level of its risk when no urgency is asked', 'agent', undefined, 'none', 'critical', 'urgent'],
+    ['moves a human-held routing one level up when no urgency is asked', 'human', undefined, 'medium', 'low', 'high'],
+    ['moves a human-held routing to a higher urgency asked', 'human', 'urgent', 'medium', 'low', 'urgent'],
+    ['never lowers the urgency of a human-held routing', 'human', 'low', 'high', 'low', 'high'],
+    ['keeps urgent at the top of the ladder', 'human', undefined, 'urgent', 'low', 'urgent'],
+  ])('%s', (_name, holder, urgency, current, risk, expected) => {
+    expect(levelForRequest(holder, { targeted: false, urgency }, current, risk)).toBe(expected);
+  });
+});
+
+describe('nextOnTimeout', () => {
+  it.each<[string, number, EscalationLevel, { did: string; level: EscalationLevel } | undefined]>([
+    ['moves from the first line to the next level of the chain, one escalation level up', 1, 'low', { did: 'did:x:senior', level: 'medium' }],
+    ['moves from the second level to the third', 2, 'medium', { did: 'did:x:chief', level: 'high' }],
+    ['finds nobody above the top of the chain', 3, 'high', undefined],
+  ])('%s', (_name, chainLevel, level, expected) => {
+    const moved = nextOnTimeout(team, diagnosis, { ...first, chain_level: chainLevel }, level);
+    expect(moved && { did: moved.next.did, level: moved.level }).toEqual(expected);
+  });
+});
+
+describe('suggestedReviewers', () => {
+  it.each<[string, string | undefined, string[]]>([
+    ['lists the qualified reviewers by load', undefined, ['did:x:first', 'did:x:senior', 'did:x:chief']],
+    ['puts the reviewer holding the task first, once', 'did:x:senior', ['did:x:senior', 'did:x:first', 'did:x:chief']],
+  ])('%s', (_name, holder, expected) => {
+    expect(suggestedReviewers(holder, team, diagnosis)).toEqual(expected);
+  });
+});
+
+describe('holderAfterDecision', () => {
+  it.each<[string, Parameters<typeof holderAfterDecision>[0], ReturnType<typeof holderAfterDecision>]>([
+    ['gives a human decision to the reviewer for their level’s timeout', { human: true, routing_mode: 'escalation', response_seconds: 900, window_seconds: 3600 }, { holder: 'human', seconds: 900 }],
+    ['keeps an autonomous escalation-mode routing open to the agent for its window', { human: false, routing_mode: 'escalation', response_seconds: 0, window_seconds: 3600 }, { holder: 'agent', seconds: 3600 }],
+    ['closes an autonomous ai_first routing at once', { human: false, routing_mode: 'ai_first', response_seconds: 0, window_seconds: 3600 }, { holder: 'none', seconds: 3600 }],
+    ['closes an autonomous escalation-mode routing at once without a window', { human: false, routing_mode: 'escalation', response_seconds: 0, window_seconds: 0 }, { holder: 'none', seconds: 0 }],
+  ])('%s', (_name, decision, expected) => {
+    expect(holderAfterDecision(decision)).toEqual(expected);
+  });
+});
+
+describe('supervisorNotifications', () => {
+  const pending = [
+    { rule_id: 'r-medium', notification_threshold: 'medium' as const },
+    { rule_id: 'r-urgent', notification_threshold: 'urgent' as const },
+  ];
+  it.each<[string, EscalationLevel, string[], string[], string[]]>([
+    ['tells nobody below every threshold', 'low', [], [], []],
+    ['tells a rule’s supervisor when the level reaches its threshold', 'high', [], ['r-medium'], ['r-medium']],
+    ['tells each rule’s supervisor once', 'urgent', ['r-medium'], ['r-urgent'], ['r-medium', 'r-urgent']],
+    ['tells nobody while no human is involved', 'none', [], [], []],
+  ])('%s', (_name, level, notified, told, after) => {
+    const result = supervisorNotifications('rt_1', pending, level, notified);
+    expect(result.events.map((event) => event.data.rule_id)).toEqual(told);
+    expect(result.events.every((event) => event.event === 'escalation.supervisor_notified' && event.data.escalation_level === level)).toBe(true);
+    expect(result.notified).toEqual(after);
+  });
+});
+
+describe('requesterActor', () => {
+  it.each([
+    ['records an agent with its id', { type: 'ai_agent' as const, did: 'did:a', agent_id: 'urn:a' }, { type: 'ai_agent', did: 'did:a', agent_id: 'urn:a' }],
+    ['records a human by DID alone', { type: 'human' as const, did: 'did:h' }, { type: 'human', did: 'did:h' }],
+  ])('%s', (_name, requestedBy, expected) => {
+    expect(requesterActor(requestedBy)).toEqual(expected);
+  });
+});
