@@ -36,16 +36,60 @@ export async function connectWorkerConnection(config: Config): Promise<NativeCon
   return NativeConnection.connect(temporalConnectionOptions(config));
 }
 
-const INDEXED_VALUE_TYPES = {
-  KEYWORD: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  DOUBLE: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+const { IndexedValueType } = temporal.api.enums.v1;
+
+const VALUE_TYPES = {
+  KEYWORD: { code: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, name: 'Keyword' },
+  DOUBLE: { code: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE, name: 'Double' },
 } as const;
 
-/**
- * Registers the routing search attributes with a self-hosted server (the dev server registers them from
- * its flags; Temporal Cloud takes them through its own console or tcld instead).
- */
+export interface AttributeOutcome {
+  name: string;
+  type: string;
+  outcome: 'registered' | 'already registered';
+}
+
+export class SearchAttributeConflict extends Error {
+  override name = 'SearchAttributeConflict';
+}
+
+async function registeredTypes(connection: Connection, namespace: string): Promise<Map<string, number>> {
+  const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+  return new Map(Object.entries(customAttributes ?? {}).map(([name, type]) => [name, Number(type)]));
+}
+
+function typeName(code: number | undefined): string {
+  return code === undefined ? 'none' : (IndexedValueType[code] ?? String(code)).replace('INDEXED_VALUE_TYPE_', '');
+}
+
+/** Registers the attributes the namespace lacks; returns what it did for each one. */
+export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<AttributeOutcome[]> {
+  const before = await registeredTypes(connection, namespace);
+  const conflicts = ALL_SEARCH_ATTRIBUTES.filter((key) => before.has(key.name) && before.get(key.name) !== VALUE_TYPES[key.type].code);
+  if (conflicts.length > 0) {
+    const listed = conflicts.map((key) => `${key.name} is ${typeName(before.get(key.name))}, not ${VALUE_TYPES[key.type].name}`).join('; ');
+    throw new SearchAttributeConflict(`Namespace ${namespace}: ${listed}`);
+  }
+  const missing = ALL_SEARCH_ATTRIBUTES.filter((key) => !before.has(key.name));
+  if (missing.length > 0) {
+    const searchAttributes = Object.fromEntries(missing.map((key) => [key.name, VALUE_TYPES[key.type].code]));
+    try {
+      await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
+    } catch (error) {
+      // Another run may have registered them in the meantime; what counts is that they are there now.
+      const after = await registeredTypes(connection, namespace);
+      if (!missing.every((key) => after.get(key.name) === VALUE_TYPES[key.type].code)) throw error;
+    }
+  }
+  return ALL_SEARCH_ATTRIBUTES.map((key) => ({
+    name: key.name,
+    type: VALUE_TYPES[key.type].name,
+    outcome: before.has(key.name) ? 'already registered' : 'registered',
+  }));
+}
+
+/** Registers every search attribute on a fresh server in one call, as the tests' time-skipping servers need. */
 export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<void> {
-  const searchAttributes = Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((key) => [key.name, INDEXED_VALUE_TYPES[key.type]]));
+  const searchAttributes = Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((key) => [key.name, VALUE_TYPES[key.type].code]));
   await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
 }

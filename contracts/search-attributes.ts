@@ -1,8 +1,8 @@
 /**
  * Custom search attributes set on every routing so an SRE can filter routings in the Temporal UI,
  * e.g. `HandoffDecision = "escalate_to_human" AND HandoffEscalationLevel = "urgent"`. The dev supervisor
- * and the tests register them with the server; production registers them once with
- * `temporal operator search-attribute create`.
+ * and the tests register them with the server; production registers them once per namespace with
+ * `npm run temporal:search-attributes` (docs/operations.md).
  */
 export const TaskTypeKey = { name: 'HandoffTaskType', type: 'KEYWORD' } as const;
 export const AgentIdKey = { name: 'HandoffAgentId', type: 'KEYWORD' } as const;

@@ -8,62 +8,8 @@
  * Exit status: 0 every attribute registered, 1 otherwise.
  */
 import { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
-import { ALL_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 import { loadConfig } from '../app/config';
-import { temporalConnectionOptions } from '../app/temporal';
-
-const { IndexedValueType } = temporal.api.enums.v1;
-
-const VALUE_TYPES = {
-  KEYWORD: { code: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, name: 'Keyword' },
-  DOUBLE: { code: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE, name: 'Double' },
-} as const;
-
-export interface AttributeOutcome {
-  name: string;
-  type: string;
-  outcome: 'registered' | 'already registered';
-}
-
-export class SearchAttributeConflict extends Error {
-  override name = 'SearchAttributeConflict';
-}
-
-async function registeredTypes(connection: Connection, namespace: string): Promise<Map<string, number>> {
-  const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-  return new Map(Object.entries(customAttributes ?? {}).map(([name, type]) => [name, Number(type)]));
-}
-
-function typeName(code: number | undefined): string {
-  return code === undefined ? 'none' : (IndexedValueType[code] ?? String(code)).replace('INDEXED_VALUE_TYPE_', '');
-}
-
-/** Registers the attributes the namespace lacks; returns what it did for each one. */
-export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<AttributeOutcome[]> {
-  const before = await registeredTypes(connection, namespace);
-  const conflicts = ALL_SEARCH_ATTRIBUTES.filter((key) => before.has(key.name) && before.get(key.name) !== VALUE_TYPES[key.type].code);
-  if (conflicts.length > 0) {
-    const listed = conflicts.map((key) => `${key.name} is ${typeName(before.get(key.name))}, not ${VALUE_TYPES[key.type].name}`).join('; ');
-    throw new SearchAttributeConflict(`Namespace ${namespace}: ${listed}`);
-  }
-  const missing = ALL_SEARCH_ATTRIBUTES.filter((key) => !before.has(key.name));
-  if (missing.length > 0) {
-    const searchAttributes = Object.fromEntries(missing.map((key) => [key.name, VALUE_TYPES[key.type].code]));
-    try {
-      await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
-    } catch (error) {
-      // Another run may have registered them in the meantime; what counts is that they are there now.
-      const after = await registeredTypes(connection, namespace);
-      if (!missing.every((key) => after.get(key.name) === VALUE_TYPES[key.type].code)) throw error;
-    }
-  }
-  return ALL_SEARCH_ATTRIBUTES.map((key) => ({
-    name: key.name,
-    type: VALUE_TYPES[key.type].name,
-    outcome: before.has(key.name) ? 'already registered' : 'registered',
-  }));
-}
+import { ensureSearchAttributes, SearchAttributeConflict, temporalConnectionOptions } from '../app/temporal';
 
 const CLOUD_HINT = 'Temporal Cloud takes search attributes in its web UI or with `tcld namespace search-attributes add`, not through the operator API.';
 
