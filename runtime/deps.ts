@@ -5,7 +5,7 @@ import { createKeyRing } from '../services/auth/key-ring';
 import type { OutboundPolicy } from '../services/outbound/url-guard';
 import type { RetrySchedule } from '../domain/webhooks';
 import { secretKeysFrom, type SecretKeys } from '../services/secrets/secret-box';
-import type { LedgerSealerSettings } from '../workflows/seal-ledger';
+import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer } from './config';
 import type { Logger } from './logger';
 import { platformSettings, platformWorkerSettings, type PlatformWorkerSettings } from './platform';

@@ -1,7 +1,7 @@
 import type { TokenSettings } from '../services/auth/tokens';
 import type { OutboundPolicy } from '../services/outbound/url-guard';
 import { secretKeysFrom, type SecretKeys } from '../services/secrets/secret-box';
-import type { RetrySchedule } from '../workflows/execute-agent';
+import type { RetrySchedule } from '../contracts/execute-agent';
 import { type Config, publicBaseUrl, tokenIssuer } from './config';
 
 /** What the platform routes need: defaults they put into the workflows they start. */
