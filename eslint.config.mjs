@@ -63,6 +63,16 @@ export default tseslint.config(
     },
   },
   {
+    // contracts/ are shared by workflows and their clients: the samples' shared module, nothing with I/O.
+    files: ['contracts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!@temporalio/workflow$|\\.\\./domain/|\\./)', message: 'contracts/ may import only @temporalio/workflow, domain/ and contracts/' }] },
+      ],
+    },
+  },
+  {
     // domain/ is pure: no I/O, no Node built-ins, nothing outside itself.
     files: ['domain/**/*.ts'],
     rules: {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { upsertApprovalProjection } from '../db/approvals';
 import { appendProvenance } from '../db/ledger';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
-import type { ApprovalState } from '../workflows/approval';
+import type { ApprovalState } from '../contracts/approval';
 
 export function createApprovalActivities(deps: { db: Knex }) {
   return {

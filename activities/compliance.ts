@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
-import { scanComplianceRecords, upsertComplianceReport, type ComplianceReportProjection, type ScanCursor } from '../db/compliance';
+import type { ScanCursor } from '../contracts/generate-compliance-report';
+import { scanComplianceRecords, upsertComplianceReport, type ComplianceReportProjection } from '../db/compliance';
 import { latestCheckpoint } from '../db/ledger-blocks';
 import { inDomains, tallyRecords, type ComplianceRecord, type ComplianceTally, type LedgerSnapshot } from '../domain/compliance';
 import type { ProvenanceEntry } from '../domain/provenance';
 import { leafHashOfBody } from '../services/ledger/rfc6962';
 
-export type { ComplianceReportProjection, ScanCursor };
+export type { ComplianceReportProjection };
 
 const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
 

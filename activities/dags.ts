@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { upsertDagProjection } from '../db/dags';
 import { appendProvenance } from '../db/ledger';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
-import type { DagState } from '../workflows/run-dag';
+import type { DagState } from '../contracts/run-dag';
 
 export function createDagActivities(deps: { db: Knex }) {
   return {

@@ -13,7 +13,7 @@ import { executionView } from '../services/executions/view';
 import { postJson, type PostOutcome } from '../lib/outbound/post';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../lib/outbound/signature';
 import { createOutboundGuard } from '../lib/outbound/url-guard';
-import type { AgentAnswer, AttemptFailureDetails, ExecutionState } from '../workflows/execute-agent';
+import type { AgentAnswer, AttemptFailureDetails, ExecutionState } from '../contracts/execute-agent';
 
 export interface AgentInvocation {
   execution_id: string;

@@ -7,7 +7,7 @@ import type { WorkerSettings } from './settings';
 import type { Logger } from '../lib/logger';
 import { ensureLedgerKey, type LedgerKey } from '../services/ledger/keys';
 import { sealBlock, type SealedBlock } from '../services/ledger/seal';
-import type { LedgerSealerSettings } from '../workflows/seal-ledger';
+import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 
 export type DueBlock = { kind: 'idle' } | { kind: 'close'; block_number: number } | { kind: 'seal'; through_block: number };
 

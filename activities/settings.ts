@@ -2,7 +2,7 @@ import type { TokenSettings } from '../services/auth/tokens';
 import type { OutboundPolicy } from '../lib/outbound/url-guard';
 import type { SecretKeys } from '../lib/secret-box';
 import type { WebhookSettings } from '../services/webhooks/settings';
-import type { LedgerSealerSettings } from '../workflows/seal-ledger';
+import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 
 /** What activities need beyond their connections; the worker builds them once from the config. */
 export interface WorkerSettings {

@@ -26,7 +26,8 @@ import { createSecretBox, SecretsUnavailableError } from '../lib/secret-box';
 import { deliveryIdFor, startDelivery } from '../services/webhooks/deliveries';
 import { secretContext } from '../services/webhooks/subscriptions';
 import { subscriptionChangeEntry } from '../services/webhooks/subscription-provenance';
-import type { DeliveryState } from '../workflows/deliver-webhook';
+import type { DeliveryState } from '../contracts/deliver-webhook';
+import { FAILURE_TYPES } from '../contracts/failures';
 
 /** Headers beside the signature: which kind of event, and which subscription, a receiver is looking at. */
 export const EVENT_HEADER = 'X-Svc-Event';
@@ -166,10 +167,10 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
         secrets = (await listLiveSecrets(db, subscription.subscription_id)).map((row) => box.open(row.sealed, secretContext(row.subscription_id, row.secret_id)));
       } catch (error) {
         // Retrying within seconds will not configure the key; the workflow's schedule tries again later.
-        if (error instanceof SecretsUnavailableError) throw ApplicationFailure.nonRetryable(error.message, 'secrets_unavailable');
+        if (error instanceof SecretsUnavailableError) throw ApplicationFailure.nonRetryable(error.message, FAILURE_TYPES.secretsUnavailable);
         throw error;
       }
-      if (secrets.length === 0) throw ApplicationFailure.nonRetryable(`Subscription ${subscription.subscription_id} has no live signing secret`, 'no_signing_secret');
+      if (secrets.length === 0) throw ApplicationFailure.nonRetryable(`Subscription ${subscription.subscription_id} has no live signing secret`, FAILURE_TYPES.noSigningSecret);
 
       const rawBody = JSON.stringify(input.event);
       const timestamp = Math.floor(Date.now() / 1000);

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
-import { dispatchOutboxWorkflow, outboxDispatcherId, wakeSignal } from '../workflows/dispatch-outbox';
+import { DISPATCH_OUTBOX_WORKFLOW, outboxDispatcherId, wakeSignal, type DispatchOutboxWorkflow } from '../contracts/dispatch-outbox';
 import type { Logger } from '../lib/logger';
 
 /** The channel the outbox trigger notifies at commit (migration 20261123000300_webhooks). */
@@ -40,7 +40,7 @@ export async function startOutboxDispatch(deps: {
   let lastSignalAt = 0;
 
   const signal = () =>
-    deps.temporal.workflow.signalWithStart(dispatchOutboxWorkflow, {
+    deps.temporal.workflow.signalWithStart<DispatchOutboxWorkflow, []>(DISPATCH_OUTBOX_WORKFLOW, {
       workflowId: outboxDispatcherId(deps.taskQueue),
       taskQueue: deps.taskQueue,
       signal: wakeSignal,

@@ -2,6 +2,7 @@
  * Production entry of a worker alone: runs every workflow and activity of the task queue against an
  * existing Postgres (DATABASE_URL) and Temporal (TEMPORAL_ADDRESS). Stops gracefully on SIGINT/SIGTERM.
  */
+import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { createDb } from '../db/connection';
 import { migrateToLatest } from '../db/migrate';
@@ -13,6 +14,12 @@ import { ensureLedgerKey } from '../services/ledger/keys';
 import { startLedgerSealer } from '../services/ledger/sealer';
 import { startOutboxDispatch } from './outbox-dispatch';
 import { bundleWorkflows, createWorker, installWorkerRuntime } from '../workers/create-worker';
+
+/** `--workflows <file>` bundles another workflows file (the benchmark adds its floor); the production set by default. */
+function workflowsPathArgument(argv: string[]): string | undefined {
+  const at = argv.indexOf('--workflows');
+  return at >= 0 ? path.resolve(argv[at + 1] ?? '') : undefined;
+}
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -28,7 +35,7 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     db,
-    workflowBundle: await bundleWorkflows(),
+    workflowBundle: await bundleWorkflows(workflowsPathArgument(process.argv)),
     settings: workerSettings(config),
     logger,
   });

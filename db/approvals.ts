@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ApprovalStatus } from '../domain/approvals';
-import type { ApprovalState } from '../workflows/approval';
+import type { ApprovalState } from '../contracts/approval';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { upsertProjection } from './projections';
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { ScanCursor } from '../contracts/generate-compliance-report';
 import type { ComplianceReport, ComplianceRequest } from '../domain/compliance';
 
 export interface ComplianceScanRow {
@@ -11,12 +12,6 @@ export interface ComplianceScanRow {
   context_domain: string | null;
   /** recorded_at as Postgres prints it (microseconds), for the next page's cursor. */
   cursor_at: string;
-}
-
-/** Where a scan of a period stopped: the last (recorded_at, seq) it returned. */
-export interface ScanCursor {
-  recorded_at: string;
-  seq: number;
 }
 
 /** A page of the records of [start, end), in (recorded_at, seq) order, with their routing's task type and domain. */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DagStatus } from '../domain/dag';
-import type { DagState } from '../workflows/run-dag';
+import type { DagState } from '../contracts/run-dag';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { upsertProjection } from './projections';
 

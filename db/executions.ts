@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ExecutionStatus } from '../domain/agent-calls';
-import type { ExecutionState } from '../workflows/execute-agent';
+import type { ExecutionState } from '../contracts/execute-agent';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { upsertProjection } from './projections';
 

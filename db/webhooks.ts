@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DeliveryStatus, EndpointDisableReason } from '../domain/webhooks';
-import type { DeliveryState } from '../workflows/deliver-webhook';
+import type { DeliveryState } from '../contracts/deliver-webhook';
 import { paginate, type Page, type PageRequest } from './pagination';
 
 export type SubscriptionStatus = 'enabled' | 'disabled';

@@ -9,8 +9,8 @@ import type { Logger } from '../lib/logger';
 export const WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows', 'index');
 
 /** Bundling takes seconds; build it once per process and share it between workers. */
-export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: require.resolve(WORKFLOWS_PATH), logger: quietBundlerLogger });
+export async function bundleWorkflows(workflowsPath: string = require.resolve(WORKFLOWS_PATH)): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
 }
 
 const quietBundlerLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };

@@ -3,9 +3,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   getExternalWorkflowHandle,
   isCancellation,
   proxyLocalActivities,
@@ -14,75 +11,21 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createApprovalActivities } from '../activities/approvals';
-import type { RiskFactor } from '../domain/agent-calls';
-import type { ApprovalResponse, ApprovalStatus, ResponseKind } from '../domain/approvals';
+import {
+  approvalCreatedUpdate,
+  approvalQuery,
+  approvalRequestedSignal,
+  cancelApprovalUpdate,
+  respondUpdate,
+  type ApprovalRequest,
+  type ApprovalState,
+  type CancelApprovalInput,
+  type RespondInput,
+} from '../contracts/approval';
+import { FAILURE_TYPES } from '../contracts/failures';
+import { PlatformStatusKey } from '../contracts/search-attributes';
 import type { EventKind } from '../domain/events';
 import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';
-import type { RiskLevel } from '../domain/risk';
-import { PlatformStatusKey } from '../contracts/search-attributes';
-
-/** What is asked, of whom, and until when; the workflow id is approval_id. */
-export interface ApprovalRequest {
-  approval_id: string;
-  org_did?: string | undefined;
-  task_id?: string | undefined;
-  agent_id?: string | undefined;
-  /** The execution that waits for this approval, when an agent call asked for it. */
-  execution_id?: string | undefined;
-  /** The workflow DAG whose approval node this is. */
-  workflow_id?: string | undefined;
-  requester_passport_id: string;
-  approver_passport_id?: string | undefined;
-  action_description: string;
-  risk_level: RiskLevel;
-  risk_factors: RiskFactor[];
-  request_data: Record<string, unknown>;
-  /** JSON Schema that modified_params must fit; unset, they may change only request_data's own keys. */
-  params_schema?: Record<string, unknown> | undefined;
-  alternatives: Record<string, unknown>[];
-  /** The deadline of the durable timer: at this instant a pending request becomes expired. */
-  expires_at: string;
-  /** The principal that asked. */
-  requested_by: string;
-}
-
-export interface ApprovalState extends ApprovalRequest {
-  version: number;
-  status: ApprovalStatus;
-  responded_by?: string;
-  response_comment?: string;
-  modified_params?: Record<string, unknown>;
-  response_kind?: ResponseKind;
-  cancelled_by?: string;
-  cancel_reason?: string;
-  /** Ledger transaction of the latest transition. */
-  provenance_id?: string;
-  created_at: string;
-  responded_at?: string;
-  updated_at: string;
-}
-
-export interface RespondInput extends ApprovalResponse {
-  responded_by: string;
-  /** The authenticated caller, recorded beside the DID the body names. */
-  principal: string;
-}
-
-export interface CancelApprovalInput {
-  cancelled_by: string;
-  reason?: string | undefined;
-  principal: string;
-}
-
-/** Failure types the API turns into problems. */
-export const APPROVAL_FAILURES = { notPending: 'approval_not_pending' } as const;
-
-export const approvalCreatedUpdate = defineUpdate<ApprovalState>('created');
-export const respondUpdate = defineUpdate<ApprovalState, [RespondInput]>('respond');
-export const cancelApprovalUpdate = defineUpdate<ApprovalState, [CancelApprovalInput]>('cancel');
-export const approvalQuery = defineQuery<ApprovalState>('status');
-/** Sent to the execution that asked, once the request is recorded, so the execution can answer its caller with it. */
-export const approvalRequestedSignal = defineSignal<[string]>('approvalRequested');
 
 const { recordApprovalStep } = proxyLocalActivities<ReturnType<typeof createApprovalActivities>>({
   startToCloseTimeout: '10 seconds',
@@ -122,7 +65,7 @@ export async function approvalWorkflow(request: ApprovalRequest): Promise<Approv
   let requested: ApprovalState | undefined = undefined;
   let answer: { kind: 'respond'; input: RespondInput } | { kind: 'cancel'; input: CancelApprovalInput } | undefined;
 
-  const notPending = (message: string) => ApplicationFailure.create({ type: APPROVAL_FAILURES.notPending, message, nonRetryable: true });
+  const notPending = (message: string) => ApplicationFailure.create({ type: FAILURE_TYPES.approvalNotPending, message, nonRetryable: true });
   // The clock check covers a deadline that has passed while its timer has not been processed yet (no worker
   // was up at the deadline): the request is expired, whatever arrives first when a worker comes back.
   const mustBePending = () => {

@@ -1,6 +1,5 @@
-import { allHandlersFinished, condition, defineUpdate, setHandler } from '@temporalio/workflow';
-
-export const floorUpdate = defineUpdate<string>('floor');
+import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
+import { floorUpdate } from '../contracts/bench-floor';
 
 /**
  * The benchmark's floor: a workflow that answers one Update-with-Start and does nothing else, so the

@@ -1,46 +1,7 @@
-import { ActivityFailure, CancelledFailure, defineQuery, proxyLocalActivities, setHandler, sleep, TemporalFailure, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, CancelledFailure, proxyLocalActivities, setHandler, sleep, TemporalFailure, workflowInfo } from '@temporalio/workflow';
 import type { createWebhookActivities, SendResult } from '../activities/webhooks';
-import {
-  judgeAttempt,
-  retryDelaySeconds,
-  type AttemptVerdict,
-  type DeliveryFailureReason,
-  type DeliveryStatus,
-  type RetrySchedule,
-  type WebhookEventBody,
-} from '../domain/webhooks';
-
-export interface DeliverWebhookInput {
-  /** The workflow id: one per (event, subscription), or a fresh one for a replay. */
-  delivery_id: string;
-  subscription_id: string;
-  event: WebhookEventBody;
-  /** The waits between attempts, fixed when the delivery starts. */
-  schedule: RetrySchedule;
-  /** The delivery this one replays, if it is a replay. */
-  replay_of?: string | undefined;
-}
-
-/** Everything the delivery's read model shows; versioned so projections apply in order. */
-export interface DeliveryState {
-  delivery_id: string;
-  version: number;
-  subscription_id: string;
-  event_id: string;
-  event: string;
-  status: DeliveryStatus;
-  attempts: number;
-  last_status_code?: number | undefined;
-  last_error?: string | undefined;
-  failure_reason?: DeliveryFailureReason | undefined;
-  next_attempt_at?: string | undefined;
-  replay_of?: string | undefined;
-  created_at: string;
-  updated_at: string;
-  completed_at?: string | undefined;
-}
-
-export const deliveryStatusQuery = defineQuery<DeliveryState>('status');
+import { deliveryStatusQuery, type DeliverWebhookInput, type DeliveryState } from '../contracts/deliver-webhook';
+import { judgeAttempt, retryDelaySeconds, type AttemptVerdict, type DeliveryFailureReason } from '../domain/webhooks';
 
 type Activities = ReturnType<typeof createWebhookActivities>;
 

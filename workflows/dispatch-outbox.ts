@@ -1,13 +1,6 @@
-import { allHandlersFinished, condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks';
-
-/** One dispatcher per task queue; its fixed id makes every start after the first a no-op. */
-export function outboxDispatcherId(taskQueue: string): string {
-  return `outbox-dispatcher:${taskQueue}`;
-}
-
-/** Sent after events are committed (workers LISTEN for them), so the dispatcher need not wait for its poll. */
-export const wakeSignal = defineSignal('wake');
+import { wakeSignal } from '../contracts/dispatch-outbox';
 
 /** Passes per run before continuing as new, so that an idle dispatcher's history stays short too. */
 export const PASSES_PER_RUN = 500;

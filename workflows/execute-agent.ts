@@ -5,8 +5,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
-  defineQuery,
-  defineUpdate,
   executeChild,
   isCancellation,
   proxyActivities,
@@ -16,116 +14,23 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createExecutionActivities } from '../activities/executions';
-import { isFinished, type ExecutionStatus, type RiskFactor } from '../domain/agent-calls';
+import { approvalRequestedSignal } from '../contracts/approval';
+import {
+  cancelExecutionUpdate,
+  executionAcceptedUpdate,
+  executionQuery,
+  progressUpdate,
+  type AttemptFailureDetails,
+  type CancelExecutionInput,
+  type ExecuteAgentInput,
+  type ExecutionState,
+} from '../contracts/execute-agent';
+import { FAILURE_TYPES } from '../contracts/failures';
+import { PlatformStatusKey } from '../contracts/search-attributes';
+import { isFinished } from '../domain/agent-calls';
 import type { EventKind } from '../domain/events';
 import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';
-import type { RiskLevel } from '../domain/risk';
-import { approvalRequestedSignal, approvalWorkflow, type ApprovalRequest } from './approval';
-import { PlatformStatusKey } from '../contracts/search-attributes';
-
-export interface AgentTarget {
-  agent_id: string;
-  agent_uri: string;
-  passport_id: string;
-  endpoint_url: string;
-  /** How long one attempt may take. */
-  timeout_seconds: number;
-}
-
-export interface RetrySchedule {
-  initial_interval_ms: number;
-  backoff_coefficient: number;
-  maximum_interval_ms: number;
-}
-
-/** The execution id is the workflow id; every timeout and retry figure is an input. */
-export interface ExecuteAgentInput {
-  execution_id: string;
-  requested_by: string;
-  task_id?: string | undefined;
-  agent: AgentTarget;
-  capability_uri: string;
-  requester_passport_id: string;
-  parameters: Record<string, unknown>;
-  risk: { level: RiskLevel; factors: RiskFactor[] };
-  max_attempts: number;
-  retry: RetrySchedule;
-  /** An attempt that has not heartbeated for this long is taken as lost (its worker died) and retried. */
-  heartbeat_timeout_ms: number;
-  callback?: { url: string; max_attempts: number; retry: RetrySchedule; timeout_ms: number } | undefined;
-  /** Asked first, as a child workflow, when the agent's policy wants a human to approve this call. */
-  approval?: ApprovalRequest | undefined;
-  /** The workflow DAG node this execution runs. */
-  dag?: { workflow_id: string; node_id: string } | undefined;
-}
-
-export interface ExecutionState {
-  execution_id: string;
-  version: number;
-  status: ExecutionStatus;
-  task_id?: string;
-  agent_id: string;
-  agent_uri: string;
-  capability_uri: string;
-  requester_passport_id: string;
-  requested_by: string;
-  parameters: Record<string, unknown>;
-  risk_level: RiskLevel;
-  risk_factors: RiskFactor[];
-  approval_id?: string;
-  workflow_id?: string;
-  node_id?: string;
-  result_json?: Record<string, unknown>;
-  error_json?: Record<string, unknown>;
-  progress_percent: number;
-  progress_message?: string;
-  callback_url?: string;
-  callback_success?: boolean;
-  callback_attempts: number;
-  max_attempts: number;
-  current_attempt: number;
-  cancelled_by?: string;
-  cancel_reason?: string;
-  provenance_id?: string;
-  queued_at: string;
-  started_at?: string;
-  completed_at?: string;
-  updated_at: string;
-}
-
-export interface CancelExecutionInput {
-  cancelled_by: string;
-  reason?: string | undefined;
-  principal: string;
-}
-
-/** What the agent reports while it works; attempt comes from its progress token. */
-export interface ProgressReport {
-  attempt: number;
-  progress_percent: number;
-  progress_message?: string | undefined;
-}
-
-export interface AgentAnswer {
-  result: Record<string, unknown>;
-  attempt: number;
-}
-
-/** Details every failure of the invocation and callback activities carries. */
-export interface AttemptFailureDetails {
-  attempt: number;
-  status?: number | undefined;
-}
-
-export const EXECUTION_FAILURES = {
-  notCancellable: 'execution_not_cancellable',
-  notProcessing: 'execution_not_processing',
-} as const;
-
-export const executionAcceptedUpdate = defineUpdate<ExecutionState>('accepted');
-export const cancelExecutionUpdate = defineUpdate<ExecutionState, [CancelExecutionInput]>('cancel');
-export const progressUpdate = defineUpdate<ExecutionState, [ProgressReport]>('progress');
-export const executionQuery = defineQuery<ExecutionState>('status');
+import { approvalWorkflow } from './approval';
 
 type Activities = ReturnType<typeof createExecutionActivities>;
 
@@ -198,12 +103,12 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
       cancelRequest = request;
       work.cancel();
       await condition(() => finishedRecorded);
-      if (state.status !== 'cancelled') throw failure(EXECUTION_FAILURES.notCancellable, `Execution ${execution_id} ${state.status} before it could be cancelled`);
+      if (state.status !== 'cancelled') throw failure(FAILURE_TYPES.executionNotCancellable, `Execution ${execution_id} ${state.status} before it could be cancelled`);
       return state;
     },
     {
       validator: (_request: CancelExecutionInput) => {
-        if (cancelRequest || isFinished(state.status)) throw failure(EXECUTION_FAILURES.notCancellable, `Execution ${execution_id} is ${cancelRequest ? 'already being cancelled' : state.status}`);
+        if (cancelRequest || isFinished(state.status)) throw failure(FAILURE_TYPES.executionNotCancellable, `Execution ${execution_id} is ${cancelRequest ? 'already being cancelled' : state.status}`);
       },
     },
   );
@@ -220,8 +125,8 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
     },
     {
       validator: (report) => {
-        if (state.status !== 'processing' || cancelRequest) throw failure(EXECUTION_FAILURES.notProcessing, `Execution ${execution_id} is ${cancelRequest ? 'being cancelled' : state.status}, not processing`);
-        if (report.attempt < state.current_attempt) throw failure(EXECUTION_FAILURES.notProcessing, `Attempt ${report.attempt} is over; attempt ${state.current_attempt} is running`);
+        if (state.status !== 'processing' || cancelRequest) throw failure(FAILURE_TYPES.executionNotProcessing, `Execution ${execution_id} is ${cancelRequest ? 'being cancelled' : state.status}, not processing`);
+        if (report.attempt < state.current_attempt) throw failure(FAILURE_TYPES.executionNotProcessing, `Attempt ${report.attempt} is over; attempt ${state.current_attempt} is running`);
       },
     },
   );

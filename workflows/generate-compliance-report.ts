@@ -1,31 +1,8 @@
 import { ApplicationFailure, continueAsNew, proxyActivities } from '@temporalio/workflow';
-import type { ComplianceReportProjection, createComplianceActivities, ScanCursor } from '../activities/compliance';
-import {
-  buildComplianceReport,
-  emptyTally,
-  mergeTallies,
-  quarterRange,
-  type ComplianceReport,
-  type ComplianceRequest,
-  type ComplianceTally,
-} from '../domain/compliance';
-
-export interface GenerateComplianceReportInput {
-  report_id: string;
-  request: ComplianceRequest;
-  requested_by: string;
-  report_url: string;
-  created_at: string;
-  /** Records per scanning activity. */
-  page_size: number;
-  /** Violations listed in the report (every one is counted). */
-  max_violations: number;
-  /** The run continues as new after this many pages, carrying its tally, to bound its history. */
-  pages_before_continue_as_new: number;
-  activity_timeout_ms: number;
-  /** Where a previous run stopped. */
-  carried?: { tally: ComplianceTally; after: ScanCursor | null };
-}
+import type { ComplianceReportProjection, createComplianceActivities } from '../activities/compliance';
+import { FAILURE_TYPES } from '../contracts/failures';
+import type { GenerateComplianceReportInput, ScanCursor } from '../contracts/generate-compliance-report';
+import { buildComplianceReport, emptyTally, mergeTallies, quarterRange, type ComplianceReport, type ComplianceTally } from '../domain/compliance';
 
 /** The root cause's message: an activity's failure wraps the error that made it fail. */
 function rootMessage(error: unknown): string {
@@ -33,8 +10,6 @@ function rootMessage(error: unknown): string {
   while (current instanceof Error && current.cause instanceof Error) current = current.cause;
   return current instanceof Error ? current.message : String(current);
 }
-
-export const COMPLIANCE_FAILURES = { invalidPeriod: 'invalid_period' } as const;
 
 /**
  * Generates a compliance report: scans the period's records page by page (each page tallied by an
@@ -57,7 +32,7 @@ export async function generateComplianceReportWorkflow(input: GenerateCompliance
     });
 
   const range = quarterRange(input.request.period);
-  if (!range) throw ApplicationFailure.create({ type: COMPLIANCE_FAILURES.invalidPeriod, message: `${input.request.period} is not a quarter (YYYY-Qn)`, nonRetryable: true });
+  if (!range) throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidPeriod, message: `${input.request.period} is not a quarter (YYYY-Qn)`, nonRetryable: true });
   if (!input.carried) await project({ version: 1, status: 'generating', report: null, error: null });
 
   let outcome: { kind: 'continue'; tally: ComplianceTally; after: ScanCursor | null } | { kind: 'done'; report: ComplianceReport };

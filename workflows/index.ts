@@ -1,6 +1,5 @@
-// Every workflow the worker runs; the worker bundles this file as its workflowsPath.
+// Every workflow the production worker runs; the worker bundles this file as its workflowsPath.
 export { routeTaskWorkflow } from './route-task';
-export { benchFloorWorkflow } from './bench-floor';
 export { sealLedgerWorkflow } from './seal-ledger';
 export { generateComplianceReportWorkflow } from './generate-compliance-report';
 export { approvalWorkflow } from './approval';

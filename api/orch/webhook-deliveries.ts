@@ -1,6 +1,6 @@
 import { findDelivery, findSubscription, listAttempts, listDeliveries, type DeliveryRow } from '../../db/webhooks';
 import { replayDelivery, type ReplayDeps } from '../../services/webhooks/replay';
-import type { DeliveryState } from '../../workflows/deliver-webhook';
+import type { DeliveryState } from '../../contracts/deliver-webhook';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

@@ -1,6 +1,6 @@
 import { APPROVAL_DECISIONS, APPROVAL_STATUSES, ESCALATION_DECISIONS, SIMPLE_DECISIONS } from '../../domain/approvals';
 import { RISK_LEVELS } from '../../domain/risk';
-import type { ApprovalState } from '../../workflows/approval';
+import type { ApprovalState } from '../../contracts/approval';
 import { DidSchema, listQuerySchema } from './common';
 import { z } from './zod';
 

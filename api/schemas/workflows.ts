@@ -1,6 +1,6 @@
 import { DAG_EDGE_TYPES, DAG_NODE_STATUSES, DAG_NODE_TYPES, DAG_STATUSES, dagStats, rootNodeIds } from '../../domain/dag';
 import { RISK_LEVELS } from '../../domain/risk';
-import type { DagState } from '../../workflows/run-dag';
+import type { DagState } from '../../contracts/run-dag';
 import { RiskFactorSchema } from './approvals';
 import { DidSchema, LedgerAnchorSchema, listQuerySchema } from './common';
 import { z } from './zod';

@@ -119,11 +119,11 @@ async function startInfrastructure(): Promise<Infrastructure> {
 }
 
 /** The API and a worker as child processes, ready once the API answers /readyz and the worker polls. */
-async function startServices(env: NodeJS.ProcessEnv, baseUrl: string, client: Client, options: { workerEnv?: Record<string, string> } = {}) {
+async function startServices(env: NodeJS.ProcessEnv, baseUrl: string, client: Client, options: { workerEnv?: Record<string, string>; workflowsPath?: string } = {}) {
   say('Starting the API and the worker as child processes…');
   const api = spawnService('api', 'app/api.ts', env);
   onTearDown(() => api.stop());
-  const worker = spawnService('worker', 'app/worker.ts', { ...env, ...options.workerEnv });
+  const worker = spawnService('worker', 'app/worker.ts', { ...env, ...options.workerEnv }, options.workflowsPath ? ['--workflows', options.workflowsPath] : []);
   onTearDown(() => worker.stop());
   await unlessAServiceDies(
     Promise.all([waitUntil('The API', () => apiIsReady(baseUrl)), waitUntil('The worker', () => workerIsPolling(client, env.TEMPORAL_TASK_QUEUE!))]),
@@ -161,15 +161,18 @@ function benchToken(database: BenchDatabase, env: NodeJS.ProcessEnv): Promise<st
 
 /**
  * Everything a suite measures, started: Temporal, the database, the API and a worker on `taskQueue` with the
- * suite's own settings, and a token with every scope.
+ * suite's own settings (and workflows file, when it runs workflows of its own), and a token with every scope.
  */
-export async function startBenchStack(options: { taskQueue: string; env?: Record<string, string>; workerEnv?: Record<string, string> }) {
+export async function startBenchStack(options: { taskQueue: string; env?: Record<string, string>; workerEnv?: Record<string, string>; workflowsPath?: string }) {
   const { temporalServer, database, client } = await startInfrastructure();
   const apiPort = await freePort();
   const env = serviceEnv({ databaseUrl: database.url, poolMax: database.poolMax, temporalAddress: temporalServer.address, apiPort, taskQueue: options.taskQueue, ...(options.env ? { extra: options.env } : {}) });
   const baseUrl = `http://127.0.0.1:${apiPort}`;
   const token = await benchToken(database, env);
-  const { api, worker } = await startServices(env, baseUrl, client, options.workerEnv ? { workerEnv: options.workerEnv } : {});
+  const { api, worker } = await startServices(env, baseUrl, client, {
+    ...(options.workerEnv ? { workerEnv: options.workerEnv } : {}),
+    ...(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}),
+  });
   const stack: BenchStack = { api, worker, temporalPids: temporalServer.process.pid === undefined ? [] : [temporalServer.process.pid], database };
   return { client, database, baseUrl, token, stack, temporalAddress: temporalServer.address };
 }

@@ -7,14 +7,15 @@ import { paramsSchemaOf, type ApprovalResponse } from '../../domain/approvals';
 import type { RiskLevel } from '../../domain/risk';
 import type { PlatformSettings } from '../platform/settings';
 import {
-  APPROVAL_FAILURES,
+  APPROVAL_WORKFLOW,
   approvalCreatedUpdate,
-  approvalWorkflow,
   cancelApprovalUpdate,
   respondUpdate,
   type ApprovalRequest,
   type ApprovalState,
-} from '../../workflows/approval';
+  type ApprovalWorkflow,
+} from '../../contracts/approval';
+import { FAILURE_TYPES } from '../../contracts/failures';
 import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../../contracts/search-attributes';
 import { isClosedOrMissing, startWithUpdate, updateRejection } from '../../lib/temporal-client';
 
@@ -111,8 +112,8 @@ export function approvalRequestOf(
   };
 }
 
-export function approvalStart(taskQueue: string, request: ApprovalRequest): WithStartWorkflowOperation<typeof approvalWorkflow> {
-  return new WithStartWorkflowOperation(approvalWorkflow, {
+export function approvalStart(taskQueue: string, request: ApprovalRequest): WithStartWorkflowOperation<ApprovalWorkflow> {
+  return new WithStartWorkflowOperation<ApprovalWorkflow>(APPROVAL_WORKFLOW, {
     workflowId: request.approval_id,
     taskQueue,
     args: [request],
@@ -147,7 +148,7 @@ async function answerApproval(deps: PlatformServiceDeps, approvalId: string, sen
     return { ok: true, approval: await send() };
   } catch (error) {
     const rejection = updateRejection(error);
-    if (rejection?.type === APPROVAL_FAILURES.notPending) return { ok: false, code: 'approval_not_pending', detail: rejection.message };
+    if (rejection?.type === FAILURE_TYPES.approvalNotPending) return { ok: false, code: 'approval_not_pending', detail: rejection.message };
     if (!isClosedOrMissing(error)) throw error;
     const row = await findApprovalById(deps.db, approvalId);
     if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };

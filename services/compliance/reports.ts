@@ -1,7 +1,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ComplianceReport, ComplianceRequest } from '../../domain/compliance';
-import { generateComplianceReportWorkflow, type GenerateComplianceReportInput } from '../../workflows/generate-compliance-report';
+import { GENERATE_COMPLIANCE_REPORT_WORKFLOW, type GenerateComplianceReportInput, type GenerateComplianceReportWorkflow } from '../../contracts/generate-compliance-report';
 import { resourceId } from '../../lib/ids';
 
 export interface ComplianceServiceDeps {
@@ -42,9 +42,9 @@ export async function requestComplianceReport(
     created_at: input.now.toISOString(),
     ...REPORT_SCAN,
   };
-  let handle: WorkflowHandle<typeof generateComplianceReportWorkflow>;
+  let handle: WorkflowHandle<GenerateComplianceReportWorkflow>;
   try {
-    handle = await deps.temporal.workflow.start(generateComplianceReportWorkflow, {
+    handle = await deps.temporal.workflow.start<GenerateComplianceReportWorkflow>(GENERATE_COMPLIANCE_REPORT_WORKFLOW, {
       workflowId: input.report_id,
       taskQueue: deps.taskQueue,
       args: [args],
@@ -54,7 +54,7 @@ export async function requestComplianceReport(
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    handle = deps.temporal.workflow.getHandle(input.report_id);
+    handle = deps.temporal.workflow.getHandle<GenerateComplianceReportWorkflow>(input.report_id);
   }
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<undefined>((resolve) => {

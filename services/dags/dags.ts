@@ -7,7 +7,7 @@ import { findPlatformAgentByUri } from '../../db/platform-agents';
 import { assessCallRisk, type RiskFactor } from '../../domain/agent-calls';
 import { validateDag, type DagEdgeType, type DagNodeType } from '../../domain/dag';
 import type { RiskLevel } from '../../domain/risk';
-import { dagStartedUpdate, runDagWorkflow, type DagNodeSpec, type DagState, type RunDagInput } from '../../workflows/run-dag';
+import { dagStartedUpdate, RUN_DAG_WORKFLOW, type DagNodeSpec, type DagState, type RunDagInput, type RunDagWorkflow } from '../../contracts/run-dag';
 import { PlatformStatusKey } from '../../contracts/search-attributes';
 import { approvalDeadline, paramsValidator, type FieldProblem, type PlatformServiceDeps } from '../approvals/approvals';
 import { prepareAgentCall } from '../executions/call';
@@ -107,7 +107,7 @@ export async function createDag(deps: PlatformServiceDeps, ids: { workflow_id: s
   if (errors.length > 0) return { ok: false, errors };
 
   const input: RunDagInput = { ...ids, name: body.name, nodes, edges: body.edges };
-  const start = new WithStartWorkflowOperation(runDagWorkflow, {
+  const start = new WithStartWorkflowOperation<RunDagWorkflow>(RUN_DAG_WORKFLOW, {
     workflowId: ids.workflow_id,
     taskQueue: deps.taskQueue,
     args: [input],

@@ -4,8 +4,8 @@ import { executionFromRow, findExecutionById } from '../../db/executions';
 import { findPlatformAgentByUri, type PlatformAgentRow } from '../../db/platform-agents';
 import { checkAgentCall } from '../../domain/agent-calls';
 import type { PlatformSettings } from '../platform/settings';
-import type { ApprovalRequest } from '../../workflows/approval';
-import { executeAgentWorkflow, executionAcceptedUpdate, type ExecuteAgentInput, type ExecutionState } from '../../workflows/execute-agent';
+import type { ApprovalRequest } from '../../contracts/approval';
+import { EXECUTE_AGENT_WORKFLOW, executionAcceptedUpdate, type ExecuteAgentInput, type ExecuteAgentWorkflow, type ExecutionState } from '../../contracts/execute-agent';
 import { AgentIdKey, PlatformStatusKey } from '../../contracts/search-attributes';
 import { approvalDeadline, type FieldProblem, type PlatformServiceDeps } from '../approvals/approvals';
 import { createOutboundGuard } from '../../lib/outbound/url-guard';
@@ -102,7 +102,7 @@ export async function callAgent(deps: PlatformServiceDeps, ids: { execution_id: 
       ? { callback: { url: call.callback_url, max_attempts: deps.settings.callback.maxAttempts, retry: deps.settings.callback.retry, timeout_ms: deps.settings.callback.timeoutMs } }
       : {}),
   };
-  const start = new WithStartWorkflowOperation(executeAgentWorkflow, {
+  const start = new WithStartWorkflowOperation<ExecuteAgentWorkflow>(EXECUTE_AGENT_WORKFLOW, {
     workflowId: ids.execution_id,
     taskQueue: deps.taskQueue,
     args: [input],

@@ -1,5 +1,6 @@
 import { executionFromRow, findExecutionById } from '../../db/executions';
-import { cancelExecutionUpdate, EXECUTION_FAILURES, progressUpdate, type ExecutionState } from '../../workflows/execute-agent';
+import { cancelExecutionUpdate, progressUpdate, type ExecutionState } from '../../contracts/execute-agent';
+import { FAILURE_TYPES } from '../../contracts/failures';
 import type { PlatformServiceDeps } from '../approvals/approvals';
 import { isClosedOrMissing, updateRejection } from '../../lib/temporal-client';
 
@@ -16,7 +17,7 @@ async function updateExecution(
     return { ok: true, execution: await send() };
   } catch (error) {
     const rejection = updateRejection(error);
-    if (rejection?.type === EXECUTION_FAILURES.notCancellable || rejection?.type === EXECUTION_FAILURES.notProcessing) {
+    if (rejection?.type === FAILURE_TYPES.executionNotCancellable || rejection?.type === FAILURE_TYPES.executionNotProcessing) {
       return { ok: false, code: rejection.type, detail: rejection.message };
     }
     if (!isClosedOrMissing(error)) throw error;

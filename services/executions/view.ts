@@ -1,4 +1,4 @@
-import type { ExecutionState } from '../../workflows/execute-agent';
+import type { ExecutionState } from '../../contracts/execute-agent';
 
 /** An execution as the API shows it and as its callback carries it: one shape for both. */
 export function executionView(state: ExecutionState) {

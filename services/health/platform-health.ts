@@ -10,7 +10,7 @@ import { ledgerSealingLag } from '../../db/ledger';
 import { ORCH_CORE_DID } from '../../domain/provenance';
 import type { RiskLevel } from '../../domain/risk';
 import type { PlatformSettings } from '../platform/settings';
-import { approvalWorkflow } from '../../workflows/approval';
+import { APPROVAL_WORKFLOW, type ApprovalWorkflow } from '../../contracts/approval';
 import { PlatformStatusKey } from '../../contracts/search-attributes';
 import { derivedId } from '../../lib/ids';
 
@@ -112,7 +112,7 @@ export async function checkOrganization(deps: HealthDeps, orgDid: string, now: D
   const failing = checks.filter((check) => check.status === 'fail');
   const severity: RiskLevel = bucket === 'unhealthy' ? 'critical' : 'high';
   try {
-    await deps.temporal.workflow.start(approvalWorkflow, {
+    await deps.temporal.workflow.start<ApprovalWorkflow>(APPROVAL_WORKFLOW, {
       workflowId: approval_id,
       taskQueue: deps.taskQueue,
       workflowIdConflictPolicy: 'USE_EXISTING',

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { sealerSettingsSignal, sealLedgerWorkflow, type LedgerSealerSettings } from '../../workflows/seal-ledger';
+import { SEAL_LEDGER_WORKFLOW, sealerSettingsSignal, type LedgerSealerSettings, type SealLedgerWorkflow } from '../../contracts/seal-ledger';
 
 /** One sealer per deployment: the task queue names the deployment (tests run many on one Temporal). */
 export function ledgerSealerWorkflowId(taskQueue: string): string {
@@ -12,7 +12,7 @@ export function ledgerSealerWorkflowId(taskQueue: string): string {
  */
 export async function startLedgerSealer(client: Client, options: { taskQueue: string; settings: LedgerSealerSettings }): Promise<string> {
   const workflowId = ledgerSealerWorkflowId(options.taskQueue);
-  await client.workflow.signalWithStart(sealLedgerWorkflow, {
+  await client.workflow.signalWithStart<SealLedgerWorkflow, [LedgerSealerSettings]>(SEAL_LEDGER_WORKFLOW, {
     workflowId,
     taskQueue: options.taskQueue,
     args: [{ settings: options.settings }],

@@ -1,4 +1,4 @@
-import type { RetrySchedule } from '../../workflows/execute-agent';
+import type { RetrySchedule } from '../../contracts/execute-agent';
 import type { OutboundPolicy } from '../../lib/outbound/url-guard';
 import type { SecretKeys } from '../../lib/secret-box';
 

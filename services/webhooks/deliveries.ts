@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { deliverWebhookWorkflow, type DeliverWebhookInput } from '../../workflows/deliver-webhook';
+import { DELIVER_WEBHOOK_WORKFLOW, type DeliverWebhookInput, type DeliverWebhookWorkflow } from '../../contracts/deliver-webhook';
 import { EventKindKey, WebhookSubscriptionKey } from '../../contracts/search-attributes';
 
 const hashId = (prefix: string, ...parts: string[]) => `${prefix}${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)}`;
@@ -22,7 +22,7 @@ export function replayDeliveryIdFor(originalDeliveryId: string, principalId: str
  */
 export async function startDelivery(temporal: Client, taskQueue: string, input: DeliverWebhookInput): Promise<void> {
   try {
-    await temporal.workflow.start(deliverWebhookWorkflow, {
+    await temporal.workflow.start<DeliverWebhookWorkflow>(DELIVER_WEBHOOK_WORKFLOW, {
       workflowId: input.delivery_id,
       taskQueue,
       args: [input],

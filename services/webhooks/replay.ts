@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { findEvent } from '../../db/events';
 import { findDelivery, findSubscription } from '../../db/webhooks';
 import type { RetrySchedule } from '../../domain/webhooks';
-import type { DeliveryState } from '../../workflows/deliver-webhook';
+import type { DeliveryState } from '../../contracts/deliver-webhook';
 import { replayDeliveryIdFor, startDelivery } from './deliveries';
 
 export interface ReplayDeps {

@@ -1,10 +1,10 @@
+import { sealerStatusQuery } from '../../contracts/seal-ledger';
 import { appendProvenanceBatch } from '../../db/ledger';
 import { closeBlock, ledgerSealingLag, ledgerState } from '../../db/ledger-blocks';
 import type { ProvenanceEntry } from '../../domain/provenance';
 import { ledgerSealerSettings } from '../../app/deps';
 import { verifyStoredLedger } from '../../services/ledger/export';
 import { ledgerSealerWorkflowId, startLedgerSealer } from '../../services/ledger/sealer';
-import { sealerStatusQuery } from '../../workflows/seal-ledger';
 import { startStack, type Stack } from '../support/stack';
 
 // Blocks fall due by size (5 records) long before their age (a minute) could seal them.

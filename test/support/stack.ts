@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { buildApp } from '../../api/app';
+import { outboxDispatcherId } from '../../contracts/dispatch-outbox';
 import { seedDevReviewers } from '../../scripts/dev-seed';
 import { ledgerOrigin, loadConfig, type Config } from '../../app/config';
 import { createAppDeps, ledgerSealerSettings, workerSettings } from '../../app/deps';
@@ -15,7 +16,6 @@ import { issueAccessToken, SCOPES, type Scope } from '../../services/auth/tokens
 import { ensureLedgerKey } from '../../services/ledger/keys';
 import { ledgerSealerWorkflowId, startLedgerSealer } from '../../services/ledger/sealer';
 import { bundleWorkflows, createWorker } from '../../workers/create-worker';
-import { outboxDispatcherId } from '../../workflows/dispatch-outbox';
 import { createTestDatabase, type TestDatabase } from './database';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;

@@ -2,15 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApprovalActivities } from '../../activities/approvals';
-import {
-  approvalCreatedUpdate,
-  approvalQuery,
-  approvalWorkflow,
-  cancelApprovalUpdate,
-  respondUpdate,
-  type ApprovalRequest,
-  type ApprovalState,
-} from '../../workflows/approval';
+import { approvalCreatedUpdate, approvalQuery, cancelApprovalUpdate, respondUpdate, type ApprovalRequest, type ApprovalState } from '../../contracts/approval';
+import { approvalWorkflow } from '../../workflows/approval';
 import { inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;

@@ -4,7 +4,8 @@ import { Worker } from '@temporalio/worker';
 import type { createWebhookActivities, DispatchResult } from '../../activities/webhooks';
 import { startOutboxDispatch } from '../../app/outbox-dispatch';
 import { createLogger } from '../../lib/logger';
-import { dispatchOutboxWorkflow, outboxDispatcherId, PASSES_PER_RUN, wakeSignal } from '../../workflows/dispatch-outbox';
+import { outboxDispatcherId, wakeSignal } from '../../contracts/dispatch-outbox';
+import { dispatchOutboxWorkflow, PASSES_PER_RUN } from '../../workflows/dispatch-outbox';
 import { sharedWorkflowBundle } from '../support/stack';
 
 type Activities = Pick<ReturnType<typeof createWebhookActivities>, 'dispatchOutboxBatch'>;

@@ -3,16 +3,9 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApprovalActivities } from '../../activities/approvals';
 import type { AgentInvocation, CallbackDelivery, createExecutionActivities } from '../../activities/executions';
-import { approvalQuery, respondUpdate, type ApprovalRequest } from '../../workflows/approval';
-import {
-  cancelExecutionUpdate,
-  executeAgentWorkflow,
-  executionAcceptedUpdate,
-  executionQuery,
-  progressUpdate,
-  type ExecuteAgentInput,
-  type ExecutionState,
-} from '../../workflows/execute-agent';
+import { approvalQuery, respondUpdate, type ApprovalRequest } from '../../contracts/approval';
+import { cancelExecutionUpdate, executionAcceptedUpdate, executionQuery, progressUpdate, type ExecuteAgentInput, type ExecutionState } from '../../contracts/execute-agent';
+import { executeAgentWorkflow } from '../../workflows/execute-agent';
 import { inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
 
 type Activities = ReturnType<typeof createExecutionActivities> & ReturnType<typeof createApprovalActivities>;

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import type { ComplianceReportProjection, createComplianceActivities, ScanCursor } from '../../activities/compliance';
+import type { ComplianceReportProjection, createComplianceActivities } from '../../activities/compliance';
+import type { GenerateComplianceReportInput, ScanCursor } from '../../contracts/generate-compliance-report';
 import { tallyRecords, type ComplianceRecord } from '../../domain/compliance';
-import { generateComplianceReportWorkflow, type GenerateComplianceReportInput } from '../../workflows/generate-compliance-report';
+import { generateComplianceReportWorkflow } from '../../workflows/generate-compliance-report';
 import { sharedWorkflowBundle } from '../support/stack';
 
 type Activities = ReturnType<typeof createComplianceActivities>;

@@ -14,9 +14,12 @@ import { Worker } from '@temporalio/worker';
 import { provisionTemporal } from '../../scripts/provision-temporal';
 import { registerSearchAttributes } from '../../app/temporal';
 import { bundleWorkflows } from '../../workers/create-worker';
-import { approvalCreatedUpdate, approvalWorkflow, respondUpdate, type ApprovalRequest } from '../../workflows/approval';
-import { cancelExecutionUpdate, executeAgentWorkflow, executionAcceptedUpdate, type ExecuteAgentInput } from '../../workflows/execute-agent';
-import { runDagWorkflow, type RunDagInput } from '../../workflows/run-dag';
+import { approvalCreatedUpdate, respondUpdate, type ApprovalRequest } from '../../contracts/approval';
+import { cancelExecutionUpdate, executionAcceptedUpdate, type ExecuteAgentInput } from '../../contracts/execute-agent';
+import type { RunDagInput } from '../../contracts/run-dag';
+import { approvalWorkflow } from '../../workflows/approval';
+import { executeAgentWorkflow } from '../../workflows/execute-agent';
+import { runDagWorkflow } from '../../workflows/run-dag';
 
 const TASK_QUEUE = 'record-platform';
 let block = 0;

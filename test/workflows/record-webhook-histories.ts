@@ -9,10 +9,11 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { SendResult } from '../../activities/webhooks';
+import { wakeSignal } from '../../contracts/dispatch-outbox';
 import { provisionTemporal } from '../../scripts/provision-temporal';
 import { bundleWorkflows } from '../../workers/create-worker';
 import { deliverWebhookWorkflow } from '../../workflows/deliver-webhook';
-import { dispatchOutboxWorkflow, wakeSignal } from '../../workflows/dispatch-outbox';
+import { dispatchOutboxWorkflow } from '../../workflows/dispatch-outbox';
 
 const sent = (status: number, retryAfter?: number): SendResult => ({
   kind: 'sent',

@@ -4,8 +4,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApprovalActivities } from '../../activities/approvals';
 import type { createDagActivities } from '../../activities/dags';
 import type { AgentInvocation, createExecutionActivities } from '../../activities/executions';
-import { approvalQuery, respondUpdate } from '../../workflows/approval';
-import { dagStartedUpdate, runDagWorkflow, type DagEdgeSpec, type DagNodeSpec, type DagState, type RunDagInput } from '../../workflows/run-dag';
+import { approvalQuery, respondUpdate } from '../../contracts/approval';
+import { dagStartedUpdate, type DagEdgeSpec, type DagNodeSpec, type DagState, type RunDagInput } from '../../contracts/run-dag';
+import { runDagWorkflow } from '../../workflows/run-dag';
 import { inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
 
 type Activities = ReturnType<typeof createExecutionActivities> & ReturnType<typeof createApprovalActivities> & ReturnType<typeof createDagActivities>;

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { createLedgerActivities, DueBlock } from '../../activities/ledger';
-import { sealerSettingsSignal, sealerStatusQuery, sealLedgerWorkflow, type LedgerSealerSettings } from '../../workflows/seal-ledger';
+import { sealerSettingsSignal, sealerStatusQuery, type LedgerSealerSettings } from '../../contracts/seal-ledger';
+import { sealLedgerWorkflow } from '../../workflows/seal-ledger';
 import { sharedWorkflowBundle } from '../support/stack';
 
 type Activities = ReturnType<typeof createLedgerActivities>;

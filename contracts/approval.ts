@@ -1,0 +1,71 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { RiskFactor } from '../domain/agent-calls';
+import type { ApprovalResponse, ApprovalStatus, ResponseKind } from '../domain/approvals';
+import type { RiskLevel } from '../domain/risk';
+
+/** What is asked, of whom, and until when; the workflow id is approval_id. */
+export interface ApprovalRequest {
+  approval_id: string;
+  org_did?: string | undefined;
+  task_id?: string | undefined;
+  agent_id?: string | undefined;
+  /** The execution that waits for this approval, when an agent call asked for it. */
+  execution_id?: string | undefined;
+  /** The workflow DAG whose approval node this is. */
+  workflow_id?: string | undefined;
+  requester_passport_id: string;
+  approver_passport_id?: string | undefined;
+  action_description: string;
+  risk_level: RiskLevel;
+  risk_factors: RiskFactor[];
+  request_data: Record<string, unknown>;
+  /** JSON Schema that modified_params must fit; unset, they may change only request_data's own keys. */
+  params_schema?: Record<string, unknown> | undefined;
+  alternatives: Record<string, unknown>[];
+  /** The deadline of the durable timer: at this instant a pending request becomes expired. */
+  expires_at: string;
+  /** The principal that asked. */
+  requested_by: string;
+}
+
+export interface ApprovalState extends ApprovalRequest {
+  version: number;
+  status: ApprovalStatus;
+  responded_by?: string;
+  response_comment?: string;
+  modified_params?: Record<string, unknown>;
+  response_kind?: ResponseKind;
+  cancelled_by?: string;
+  cancel_reason?: string;
+  /** Ledger transaction of the latest transition. */
+  provenance_id?: string;
+  created_at: string;
+  responded_at?: string;
+  updated_at: string;
+}
+
+export interface RespondInput extends ApprovalResponse {
+  responded_by: string;
+  /** The authenticated caller, recorded beside the DID the body names. */
+  principal: string;
+}
+
+export interface CancelApprovalInput {
+  cancelled_by: string;
+  reason?: string | undefined;
+  principal: string;
+}
+
+/** The workflow's type name and signature, so that clients start it without loading workflow code. */
+export const APPROVAL_WORKFLOW = 'approvalWorkflow';
+export type ApprovalWorkflow = (request: ApprovalRequest) => Promise<ApprovalState>;
+
+/** Answers once the request is recorded: what its creator (Update-with-Start) is answered with. */
+export const approvalCreatedUpdate = defineUpdate<ApprovalState>('created');
+/** Refused with FAILURE_TYPES.approvalNotPending unless the request is still pending. */
+export const respondUpdate = defineUpdate<ApprovalState, [RespondInput]>('respond');
+/** Refused with FAILURE_TYPES.approvalNotPending unless the request is still pending. */
+export const cancelApprovalUpdate = defineUpdate<ApprovalState, [CancelApprovalInput]>('cancel');
+export const approvalQuery = defineQuery<ApprovalState>('status');
+/** Sent to the execution that asked, once the request is recorded, so the execution can answer its caller with it. */
+export const approvalRequestedSignal = defineSignal<[string]>('approvalRequested');

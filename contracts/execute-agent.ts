@@ -1,0 +1,110 @@
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { ExecutionStatus, RiskFactor } from '../domain/agent-calls';
+import type { RiskLevel } from '../domain/risk';
+import type { ApprovalRequest } from './approval';
+
+export interface AgentTarget {
+  agent_id: string;
+  agent_uri: string;
+  passport_id: string;
+  endpoint_url: string;
+  /** How long one attempt may take. */
+  timeout_seconds: number;
+}
+
+export interface RetrySchedule {
+  initial_interval_ms: number;
+  backoff_coefficient: number;
+  maximum_interval_ms: number;
+}
+
+/** The execution id is the workflow id; every timeout and retry figure is an input. */
+export interface ExecuteAgentInput {
+  execution_id: string;
+  requested_by: string;
+  task_id?: string | undefined;
+  agent: AgentTarget;
+  capability_uri: string;
+  requester_passport_id: string;
+  parameters: Record<string, unknown>;
+  risk: { level: RiskLevel; factors: RiskFactor[] };
+  max_attempts: number;
+  retry: RetrySchedule;
+  /** An attempt that has not heartbeated for this long is taken as lost (its worker died) and retried. */
+  heartbeat_timeout_ms: number;
+  callback?: { url: string; max_attempts: number; retry: RetrySchedule; timeout_ms: number } | undefined;
+  /** Asked first, as a child workflow, when the agent's policy wants a human to approve this call. */
+  approval?: ApprovalRequest | undefined;
+  /** The workflow DAG node this execution runs. */
+  dag?: { workflow_id: string; node_id: string } | undefined;
+}
+
+export interface ExecutionState {
+  execution_id: string;
+  version: number;
+  status: ExecutionStatus;
+  task_id?: string;
+  agent_id: string;
+  agent_uri: string;
+  capability_uri: string;
+  requester_passport_id: string;
+  requested_by: string;
+  parameters: Record<string, unknown>;
+  risk_level: RiskLevel;
+  risk_factors: RiskFactor[];
+  approval_id?: string;
+  workflow_id?: string;
+  node_id?: string;
+  result_json?: Record<string, unknown>;
+  error_json?: Record<string, unknown>;
+  progress_percent: number;
+  progress_message?: string;
+  callback_url?: string;
+  callback_success?: boolean;
+  callback_attempts: number;
+  max_attempts: number;
+  current_attempt: number;
+  cancelled_by?: string;
+  cancel_reason?: string;
+  provenance_id?: string;
+  queued_at: string;
+  started_at?: string;
+  completed_at?: string;
+  updated_at: string;
+}
+
+export interface CancelExecutionInput {
+  cancelled_by: string;
+  reason?: string | undefined;
+  principal: string;
+}
+
+/** What the agent reports while it works; attempt comes from its progress token. */
+export interface ProgressReport {
+  attempt: number;
+  progress_percent: number;
+  progress_message?: string | undefined;
+}
+
+export interface AgentAnswer {
+  result: Record<string, unknown>;
+  attempt: number;
+}
+
+/** Details every failure of the invocation and callback activities carries. */
+export interface AttemptFailureDetails {
+  attempt: number;
+  status?: number | undefined;
+}
+
+/** The workflow's type name and signature, so that clients start it without loading workflow code. */
+export const EXECUTE_AGENT_WORKFLOW = 'executeAgentWorkflow';
+export type ExecuteAgentWorkflow = (input: ExecuteAgentInput) => Promise<ExecutionState>;
+
+/** Answers once the execution is queued and, when an approval is asked for, once that request is recorded too. */
+export const executionAcceptedUpdate = defineUpdate<ExecutionState>('accepted');
+/** Refused with FAILURE_TYPES.executionNotCancellable once the execution has finished or is being cancelled. */
+export const cancelExecutionUpdate = defineUpdate<ExecutionState, [CancelExecutionInput]>('cancel');
+/** Refused with FAILURE_TYPES.executionNotProcessing unless the reporting attempt is the running one. */
+export const progressUpdate = defineUpdate<ExecutionState, [ProgressReport]>('progress');
+export const executionQuery = defineQuery<ExecutionState>('status');
