@@ -165,3 +165,38 @@ describe('nesting depth (JSON_MAX_DEPTH, 32 by default)', () => {
     expect(await rowCounts()).toEqual(before);
   });
 });
+
+describe('timestamps with offsets PostgreSQL refuses (beyond ±15:59) or the year 0', () => {
+  // Future, so that an approval's deadline is refused for its offset, not for having passed.
+  const HOSTILE = ['2027-06-01T00:00:00+16:00', '2027-06-01T00:00:00-23:59', '2027-06-01T00:00:00+99:00', '0000-01-01T00:00:00Z'];
+
+  it.each([
+    ['/v1/events', 'created_at__gte'],
+    ['/v1/events', 'created_at__lte'],
+    ['/v1/orch/webhooks/whsub_x/deliveries', 'created_at__gte'],
+    ['/v1/orch/webhooks/whsub_x/deliveries', 'created_at__lte'],
+    ['/v1/orch/routing/history', 'date__gte'],
+    ['/v1/orch/routing/history', 'date__lte'],
+    ['/v1/orch/audit', 'date__gte'],
+    ['/v1/orch/audit', 'start_date'],
+  ])('answers 400 on %s?%s= naming the parameter', async (path, parameter) => {
+    for (const value of HOSTILE) {
+      const reply = await send('GET', `${path}?${parameter}=${encodeURIComponent(value)}`);
+      expectFieldError(reply, `query.${parameter}`);
+    }
+    const fine = await send('GET', `${path}?${parameter}=${encodeURIComponent('2026-01-01T00:00:00+15:59')}`);
+    expect(fine.status).not.toBe(400);
+    expect(fine.status).toBeLessThan(500);
+  });
+
+  it('answers 400 for an approval’s expires_at and an attestation’s timestamp, naming the field', async () => {
+    const before = await rowCounts();
+    for (const value of HOSTILE) {
+      expectFieldError(await send('POST', '/v1/approvals', { json: approval({ expires_at: value }) }), 'expires_at');
+      const attestation = { agentId: 'urn:acme:agent:auditor:1', organizationId: 'org_acme', recordHash: 'f'.repeat(64), timestamp: value };
+      expectFieldError(await send('POST', '/v1/provenance/attestations', { json: attestation }), 'timestamp');
+      expectFieldError(await send('POST', '/v1/provenance/query', { json: { query: '*', filters: { from: value } } }), 'filters.from');
+    }
+    expect(await rowCounts()).toEqual(before);
+  });
+});
