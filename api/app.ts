@@ -14,6 +14,7 @@ import { registerHealthRoutes } from './health';
 import { accessLog } from './middleware/access-log';
 import { authenticate } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
+import { guardBody } from './middleware/input-guard';
 import { sendProblem, problemRenderer } from './middleware/problem';
 import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
@@ -54,6 +55,8 @@ export interface AppDeps {
     rateLimits: RateLimitSettings;
     corsAllowedOrigins: string[];
     bodyLimit: string;
+    /** Deepest nesting of objects and arrays a JSON body may have. */
+    jsonMaxDepth: number;
     escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
     /** A block's age limit: how long a client should wait for a record's proof. */
     ledgerBlockMaxAgeMs: number;
@@ -96,6 +99,7 @@ export function buildApp(deps: AppDeps): Express {
   app.use(requireJsonBody());
   app.use(express.json({ limit: settings.bodyLimit, strict: false }));
   app.use('/oauth/token', express.urlencoded({ extended: false, limit: '16kb' }));
+  app.use(guardBody({ maxDepth: settings.jsonMaxDepth }));
 
   const api = new ApiBuilder({
     authenticate: authenticate({ db: deps.db, keyRing: deps.keyRing, settings: settings.token }),

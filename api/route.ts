@@ -6,6 +6,7 @@ import { match } from 'path-to-regexp';
 import type { ZodError, ZodType } from 'zod';
 import type { Principal, Scope } from '../services/auth/tokens';
 import { requireScope } from './middleware/auth';
+import { guardParameters } from './middleware/input-guard';
 import type { RateLimitCategory } from './middleware/rate-limit';
 import { Problem, type FieldError } from './problem';
 import { ProblemSchema } from './schemas/common';
@@ -111,7 +112,7 @@ export class ApiBuilder {
     const expressPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     this.table.push({ method: spec.method.toUpperCase(), matches: ((matcher) => (path: string) => matcher(path) !== false)(match(expressPath)) });
 
-    const chain: RequestHandler[] = [];
+    const chain: RequestHandler[] = [guardParameters];
     if (spec.auth !== 'public') chain.push(this.middleware.authenticate);
     if (spec.rateLimit) chain.push(this.middleware.rateLimit(spec.rateLimit));
     if (spec.auth !== 'public') chain.push(requireScope(spec.auth));

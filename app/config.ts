@@ -69,6 +69,8 @@ export const configSchema = z.object({
   CORS_ALLOWED_ORIGINS: commaList.default([]),
   /** Largest JSON body accepted. */
   BODY_LIMIT: z.string().default('256kb'),
+  /** Deepest nesting of objects and arrays in a JSON body (the body itself is level 1); deeper bodies are refused with 400. */
+  JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(1000).default(32),
 
   /** Requests per window and the window, per category (spec: Limits). */
   RATE_LIMIT_WINDOW_SECONDS: seconds.default(3600),

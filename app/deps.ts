@@ -38,6 +38,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     },
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     bodyLimit: config.BODY_LIMIT,
+    jsonMaxDepth: config.JSON_MAX_DEPTH,
     escalationTimeoutsSeconds: escalationTimeouts(config),
     ledgerBlockMaxAgeMs: config.LEDGER_BLOCK_MAX_AGE_MS,
     platform: platformSettings(config),

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { KeyRing } from '../../services/auth/key-ring';
 import { authenticateClient, createServiceAccount, issueAccessToken, isScope, SCOPES, type TokenSettings } from '../../services/auth/tokens';
+import { isStorableText } from '../middleware/input-guard';
 import { Problem, type ProblemCode } from '../problem';
 import type { ApiBuilder } from '../route';
 import { z } from '../schemas/zod';
@@ -38,12 +39,22 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
+  let credentials: { id: string; secret: string };
   try {
-    return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+    credentials = { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
   } catch {
     // Not valid form-encoding (RFC 6749 2.3.1): the client's mistake, so invalid_client rather than a 500.
     return { id: '', secret: '' };
   }
+  // Decoded here, out of reach of the guard of every route's headers.
+  if (!isStorableText(credentials.id) || !isStorableText(credentials.secret)) {
+    const message = 'the client id and secret must not contain U+0000 or an unpaired UTF-16 surrogate';
+    throw new Problem('validation_failed', `HTTP Basic credentials: ${message}`, {
+      errors: [{ field: 'header.authorization', code: 'invalid_format', message }],
+      extensions: { error: 'invalid_request', error_description: message },
+    });
+  }
+  return credentials;
 }
 
 export function registerTokenRoutes(api: ApiBuilder, deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; accessTokenTtlSeconds: number }): void {

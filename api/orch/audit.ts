@@ -4,7 +4,7 @@ import { actionsOfEventType, auditDetails, auditEventType } from '../../domain/a
 import type { ProvenanceEntry } from '../../domain/provenance';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import type { ApiBuilder } from '../route';
-import { LedgerAnchorSchema, listQuerySchema, pageSchema } from '../schemas/common';
+import { isStorableTimestamp, LedgerAnchorSchema, listQuerySchema, pageSchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -12,8 +12,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 const dateOrDateTime = z
   .string()
-  .refine((value) => /^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) && !Number.isNaN(Date.parse(value)), {
-    message: 'must be a date (YYYY-MM-DD, a UTC day) or an ISO 8601 date-time',
+  .refine((value) => /^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) && !Number.isNaN(Date.parse(value)) && isStorableTimestamp(value), {
+    message: 'must be a date (YYYY-MM-DD, a UTC day) or an ISO 8601 date-time, with an offset within ±15:59 and a year from 0001',
   });
 
 const AuditQuerySchema = listQuerySchema

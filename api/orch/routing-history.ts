@@ -7,11 +7,10 @@ import { FEEDBACK_VERDICTS, recordFeedback } from '../../services/routing/feedba
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { DidSchema, LedgerAnchorSchema, listQuerySchema, pageSchema } from '../schemas/common';
+import { DidSchema, LedgerAnchorSchema, listQuerySchema, pageSchema, TimestampSchema } from '../schemas/common';
 import { RoutingIdParamsSchema } from '../schemas/routing';
 import { z } from '../schemas/zod';
 
-const instant = z.iso.datetime({ offset: true }).openapi({ example: '2026-11-01T00:00:00Z' });
 const bound = z.coerce.number().min(0).max(1);
 
 const HistoryQuerySchema = listQuerySchema.extend({
@@ -24,8 +23,8 @@ const HistoryQuerySchema = listQuerySchema.extend({
   risk_level: z.enum(RISK_LEVELS).optional(),
   confidence__gte: bound.optional(),
   confidence__lte: bound.optional(),
-  date__gte: instant.optional().openapi({ description: 'Created at or after (ISO 8601)' }),
-  date__lte: instant.optional().openapi({ description: 'Created at or before (ISO 8601)' }),
+  date__gte: TimestampSchema.optional().openapi({ description: 'Created at or after (ISO 8601)' }),
+  date__lte: TimestampSchema.optional().openapi({ description: 'Created at or before (ISO 8601)' }),
 });
 
 const RoutingHistoryItemSchema = z

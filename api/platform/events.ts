@@ -4,7 +4,7 @@ import { isEventKind } from '../../domain/events';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { listQuerySchema, pageSchema } from '../schemas/common';
+import { listQuerySchema, pageSchema, TimestampSchema } from '../schemas/common';
 import { EventKindSchema } from '../schemas/webhooks';
 import { z } from '../schemas/zod';
 
@@ -38,8 +38,8 @@ const ListEventsQuerySchema = listQuerySchema.extend({
   event: EventKindListSchema.optional(),
   type: EventKindListSchema.optional().openapi({ description: 'Alias of event' }),
   subject_id: z.string().min(1).optional().openapi({ description: 'Events of one routing (or other resource)' }),
-  created_at__gte: z.iso.datetime({ offset: true }).optional(),
-  created_at__lte: z.iso.datetime({ offset: true }).optional(),
+  created_at__gte: TimestampSchema.optional(),
+  created_at__lte: TimestampSchema.optional(),
 });
 
 function renderEvent(row: EventRow) {

@@ -4,11 +4,9 @@ import { attestRecord, getAttestation, type Attestation } from '../../services/l
 import { withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { LedgerAnchorSchema } from '../schemas/common';
+import { LedgerAnchorSchema, TimestampSchema } from '../schemas/common';
 import { ProvenanceStepSchema } from '../schemas/ledger';
 import { z } from '../schemas/zod';
-
-const isoDateTime = z.string().refine((value) => /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value)), { message: 'must be an ISO 8601 date-time' });
 
 const ProvenanceQueryRequestSchema = z
   .object({
@@ -22,8 +20,8 @@ const ProvenanceQueryRequestSchema = z
         action: z.string().min(1).max(100).optional(),
         actor_type: z.enum(['ai_agent', 'orch_core', 'human']).optional(),
         actor_id: z.string().min(1).max(300).optional().openapi({ description: 'The actor’s DID or agent id' }),
-        from: isoDateTime.optional(),
-        to: isoDateTime.optional(),
+        from: TimestampSchema.optional(),
+        to: TimestampSchema.optional(),
         sealed: z.boolean().optional().openapi({ description: 'Only records whose block is (or is not yet) sealed' }),
       })
       .strict()
@@ -54,7 +52,7 @@ const AttestRequestSchema = z
     recordHash: z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, 'must be the record’s hash: 64 hex digits (record_hash of a provenance record)'),
-    timestamp: isoDateTime.openapi({ description: 'When the agent attests, as it says' }),
+    timestamp: TimestampSchema.openapi({ description: 'When the agent attests, as it says' }),
   })
   .strict()
   .openapi('AttestProvenanceRequest');

@@ -1,7 +1,7 @@
 import { APPROVAL_DECISIONS, APPROVAL_STATUSES, ESCALATION_DECISIONS, SIMPLE_DECISIONS } from '../../domain/approvals';
 import { RISK_LEVELS } from '../../domain/risk';
 import type { ApprovalState } from '../../contracts/approval';
-import { DidSchema, listQuerySchema } from './common';
+import { DidSchema, listQuerySchema, TimestampSchema } from './common';
 import { z } from './zod';
 
 const JsonObjectSchema = z.record(z.string(), z.unknown());
@@ -83,7 +83,7 @@ export const CreateApprovalSchema = z
     request_data: JsonObjectSchema.default({}),
     params_schema: JsonObjectSchema.optional().openapi({ description: 'JSON Schema (local $refs only) that modified_params must fit' }),
     alternatives: z.array(JsonObjectSchema).max(20).default([]),
-    expires_at: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Default: now + APPROVAL_DEFAULT_TTL_SECONDS' }),
+    expires_at: TimestampSchema.optional().openapi({ description: 'Default: now + APPROVAL_DEFAULT_TTL_SECONDS' }),
     expires_in_seconds: z.number().int().positive().optional().openapi({ description: 'Instead of expires_at' }),
   })
   .strict()

@@ -5,6 +5,19 @@ export const DidSchema = z
   .regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/, 'must be a DID (did:<method>:<id>)')
   .openapi({ example: 'did:web:example.com:reviewers:alice' });
 
+/** Offsets beyond ±15:59 and the year 0 are ISO 8601 that PostgreSQL's timestamptz refuses. */
+const POSTGRES_OUT_OF_RANGE = /^0000-|[+-](?:1[6-9]|[2-9]\d):\d\d$/;
+
+export function isStorableTimestamp(value: string): boolean {
+  return !POSTGRES_OUT_OF_RANGE.test(value);
+}
+
+/** Every date-time the API accepts, in bodies and in list filters (created_at__gte and the like). */
+export const TimestampSchema = z.iso
+  .datetime({ offset: true, abort: true })
+  .refine(isStorableTimestamp, { message: 'must have an offset within ±15:59 and a year from 0001' })
+  .openapi({ example: '2026-11-01T09:30:00Z' });
+
 export const ProblemSchema = z
   .object({
     type: z.string().openapi({ example: '/problems/validation_failed' }),

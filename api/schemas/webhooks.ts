@@ -1,6 +1,6 @@
 import { EVENT_KINDS, type EventKind } from '../../domain/events';
 import { ALL_EVENTS, DELIVERY_STATUSES } from '../../domain/webhooks';
-import { listQuerySchema } from './common';
+import { listQuerySchema, TimestampSchema } from './common';
 import { z } from './zod';
 
 const eventKinds = Object.keys(EVENT_KINDS) as [EventKind, ...EventKind[]];
@@ -151,6 +151,6 @@ export const ListDeliveriesQuerySchema = listQuerySchema.extend({
   status: z.enum(DELIVERY_STATUSES).optional(),
   event: z.string().optional(),
   event_id: z.string().optional(),
-  created_at__gte: z.iso.datetime({ offset: true }).optional(),
-  created_at__lte: z.iso.datetime({ offset: true }).optional(),
+  created_at__gte: TimestampSchema.optional(),
+  created_at__lte: TimestampSchema.optional(),
 });
