@@ -8,6 +8,7 @@ import type { WebhookSettings } from '../runtime/deps';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
 import type { HumanEscalationLevel } from '../workflows/route-task';
+import { registerServiceAccountRoutes } from './auth/service-accounts';
 import { registerTokenRoutes } from './auth/token';
 import { mountDocs } from './docs';
 import { registerHealthRoutes } from './health';
@@ -104,6 +105,7 @@ export function buildApp(deps: AppDeps): Express {
   });
   registerHealthRoutes(api, deps);
   registerTokenRoutes(api, { db: deps.db, keyRing: deps.keyRing, settings: settings.token, accessTokenTtlSeconds: settings.accessTokenTtlSeconds });
+  registerServiceAccountRoutes(api, deps);
   // Orchestration layer (issue 3): history before {routing_id}, so that Express does not read "history" as an id.
   const routing = {
     db: deps.db,
