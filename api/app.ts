@@ -18,6 +18,7 @@ import { idempotency } from './middleware/idempotency';
 import { sendProblem, problemRenderer } from './middleware/problem';
 import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
+import { requireWellFormedStrings } from './middleware/well-formed-json';
 import { registerLedgerRoutes } from './ledger';
 import { registerAuditRoutes } from './orch/audit';
 import { registerComplianceRoutes } from './orch/compliance';
@@ -96,6 +97,7 @@ export function buildApp(deps: AppDeps): Express {
   app.use(deprecationHeaders(settings.deprecations));
   app.use(requireJsonBody());
   app.use(express.json({ limit: settings.bodyLimit, strict: false }));
+  app.use(requireWellFormedStrings());
   app.use('/oauth/token', express.urlencoded({ extended: false, limit: '16kb' }));
 
   const api = new ApiBuilder({
