@@ -6,6 +6,7 @@ import { createApprovalActivities } from './approvals';
 import { createComplianceActivities } from './compliance';
 import { createDagActivities } from './dags';
 import { createExecutionActivities } from './executions';
+import { withNonRetryableFailures } from './failures';
 import { createLedgerActivities } from './ledger';
 import { createRoutingActivities } from './routing';
 import { createWebhookActivities } from './webhooks';
@@ -20,7 +21,7 @@ export interface ActivityDeps {
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return {
+  return withNonRetryableFailures({
     ...createLedgerActivities(deps),
     ...createRoutingActivities(deps),
     ...createComplianceActivities(deps),
@@ -28,5 +29,5 @@ export function createActivities(deps: ActivityDeps) {
     ...createExecutionActivities(deps),
     ...createDagActivities(deps),
     ...createWebhookActivities(deps),
-  };
+  });
 }

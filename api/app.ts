@@ -8,6 +8,7 @@ import type { WebhookSettings } from '../services/webhooks/settings';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
 import type { HumanEscalationLevel } from '../contracts/route-task';
+import { registerServiceAccountRoutes } from './auth/service-accounts';
 import { registerTokenRoutes } from './auth/token';
 import { mountDocs } from './docs';
 import { registerHealthRoutes } from './health';
@@ -18,6 +19,7 @@ import { guardBody } from './middleware/input-guard';
 import { sendProblem, problemRenderer } from './middleware/problem';
 import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
+import { requireWellFormedStrings } from './middleware/well-formed-json';
 import { registerLedgerRoutes } from './ledger';
 import { registerAuditRoutes } from './orch/audit';
 import { registerComplianceRoutes } from './orch/compliance';
@@ -98,6 +100,7 @@ export function buildApp(deps: AppDeps): Express {
   app.use(deprecationHeaders(settings.deprecations));
   app.use(requireJsonBody());
   app.use(express.json({ limit: settings.bodyLimit, strict: false }));
+  app.use(requireWellFormedStrings());
   app.use('/oauth/token', express.urlencoded({ extended: false, limit: '16kb' }));
   app.use(guardBody({ maxDepth: settings.jsonMaxDepth }));
 
@@ -108,6 +111,7 @@ export function buildApp(deps: AppDeps): Express {
   });
   registerHealthRoutes(api, deps);
   registerTokenRoutes(api, { db: deps.db, keyRing: deps.keyRing, settings: settings.token, accessTokenTtlSeconds: settings.accessTokenTtlSeconds });
+  registerServiceAccountRoutes(api, deps);
   // Orchestration layer (issue 3): history before {routing_id}, so that Express does not read "history" as an id.
   const routing = {
     db: deps.db,

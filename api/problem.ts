@@ -16,6 +16,7 @@ export const PROBLEM_TYPES = {
   reviewer_not_assigned: { status: 403, title: 'The reviewer is not on this routing’s escalation chain' },
   not_found: { status: 404, title: 'No such resource' },
   routing_not_found: { status: 404, title: 'No such routing' },
+  service_account_not_found: { status: 404, title: 'No such service account' },
   method_not_allowed: { status: 405, title: 'The method is not allowed on this resource' },
   idempotency_key_reused: { status: 409, title: 'The Idempotency-Key was used with a different request' },
   idempotency_request_in_flight: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },

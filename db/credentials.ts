@@ -1,5 +1,6 @@
 import type { JWK } from 'jose';
 import type { Knex } from 'knex';
+import { paginate, type Page, type PageRequest } from './pagination';
 
 export interface SigningKeyRow {
   kid: string;
@@ -63,4 +64,25 @@ export async function insertServiceAccount(db: Knex, account: Omit<ServiceAccoun
 
 export async function findServiceAccount(db: Knex, clientId: string): Promise<ServiceAccountRow | undefined> {
   return db<ServiceAccountRow>('service_accounts').where({ client_id: clientId }).first();
+}
+
+export type ServiceAccountSummary = Omit<ServiceAccountRow, 'secret_hash'>;
+
+/** Never the secret's hash: lists are read by administrators, not by the token endpoint. */
+const SUMMARY_COLUMNS = ['client_id', 'name', 'scopes', 'created_at', 'revoked_at'] as const;
+
+export async function listServiceAccounts(db: Knex, page: PageRequest, filter: { status?: 'active' | 'revoked' | undefined }): Promise<Page<ServiceAccountSummary>> {
+  const query = db('service_accounts').select(...SUMMARY_COLUMNS);
+  if (filter.status === 'active') query.whereNull('revoked_at');
+  if (filter.status === 'revoked') query.whereNotNull('revoked_at');
+  return paginate<ServiceAccountSummary>(query, page);
+}
+
+/** Marks the account revoked, keeping the first revocation's time; undefined when there is no such account. */
+export async function markServiceAccountRevoked(db: Knex, clientId: string): Promise<{ client_id: string; revoked_at: Date } | undefined> {
+  const [row] = await db('service_accounts')
+    .where({ client_id: clientId })
+    .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
+    .returning<{ client_id: string; revoked_at: Date }[]>(['client_id', 'revoked_at']);
+  return row;
 }

@@ -1,20 +1,127 @@
+/** Why a value has no canonical JSON form, and where in it the trouble is (`$`, `$.a[0]`, `$["odd key"]`). */
+export class CanonicalJsonError extends TypeError {
+  override name = 'CanonicalJsonError';
+
+  constructor(
+    reason: string,
+    readonly path: string,
+  ) {
+    super(`canonical JSON ${reason} (at ${path})`);
+  }
+}
+
+type PathSegment = string | number;
+
+function formatPath(path: readonly PathSegment[]): string {
+  return '$' + path.map((segment) => (typeof segment === 'number' ? `[${segment}]` : /^[A-Za-z_$][\w$]*$/.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`)).join('');
+}
+
+/** A high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The first lone surrogate of a string, as U+XXXX, or undefined when the string is well-formed UTF-16. */
+export function loneSurrogateIn(text: string): string | undefined {
+  const match = LONE_SURROGATE.exec(text);
+  return match ? `U+${match[0].charCodeAt(0).toString(16).toUpperCase()}` : undefined;
+}
+
+/**
+ * Where the first string (key or value) with a lone surrogate is in parsed JSON, as path segments, or
+ * undefined when every string is well-formed: such a value is JSON, but not I-JSON (RFC 7493 2.1).
+ */
+export function loneSurrogatePath(value: unknown, path: PathSegment[] = []): PathSegment[] | undefined {
+  if (typeof value === 'string') return loneSurrogateIn(value) ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = loneSurrogatePath(item, [...path, index]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = loneSurrogateIn(key) ? [...path, key] : loneSurrogatePath(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function toJsonMethod(value: unknown): ((key: string) => unknown) | undefined {
+  if ((typeof value !== 'object' || value === null) && typeof value !== 'function' && typeof value !== 'bigint') return undefined;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  return typeof toJSON === 'function' ? (toJSON as (key: string) => unknown) : undefined;
+}
+
+/** What JSON.stringify serializes in place of a value (SerializeJSONProperty): toJSON(key)'s result, primitives unboxed. */
+function jsonValueOf(value: unknown, key: string, path: readonly PathSegment[]): unknown {
+  let current = value;
+  const toJSON = toJsonMethod(current);
+  if (toJSON) {
+    current = toJSON.call(current, key);
+    // JSON.stringify calls toJSON once per position: a result with its own toJSON (a Date) would be written as {}.
+    if (toJsonMethod(current)) throw new CanonicalJsonError('refuses a toJSON result that has a toJSON of its own', formatPath(path));
+  }
+  // Their entries are not own properties, so JSON.stringify would write {}.
+  if (current instanceof Map || current instanceof Set) throw new CanonicalJsonError(`cannot represent a ${current instanceof Map ? 'Map' : 'Set'}`, formatPath(path));
+  if (current instanceof Number) return Number(current);
+  if (current instanceof String) return String(current);
+  if (current instanceof Boolean) return current.valueOf();
+  return current;
+}
+
+function serializeString(text: string, path: readonly PathSegment[]): string {
+  const lone = loneSurrogateIn(text);
+  // RFC 8785 3.1: input must be I-JSON, whose strings are well-formed Unicode; a lone surrogate has no UTF-8 form.
+  if (lone) throw new CanonicalJsonError(`refuses a string with a lone surrogate (${lone})`, formatPath(path));
+  return JSON.stringify(text);
+}
+
+function serialize(value: unknown, path: PathSegment[], open: Set<object>): string {
+  if (value === null || typeof value === 'boolean') return JSON.stringify(value);
+  if (typeof value === 'string') return serializeString(value, path);
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new CanonicalJsonError('has no representation for NaN or Infinity', formatPath(path));
+    return JSON.stringify(value);
+  }
+  if (typeof value !== 'object') throw new CanonicalJsonError(`cannot represent a ${typeof value}`, formatPath(path));
+  if (open.has(value)) throw new CanonicalJsonError('cannot represent a structure that contains itself', formatPath(path));
+  open.add(value);
+  let text: string;
+  if (Array.isArray(value)) {
+    text = `[${value
+      .map((item, index) => {
+        const json = jsonValueOf(item, String(index), [...path, index]);
+        return json === undefined ? 'null' : serialize(json, [...path, index], open);
+      })
+      .join(',')}]`;
+  } else {
+    const members: Array<[string, unknown]> = [];
+    for (const [key, item] of Object.entries(value)) {
+      const json = jsonValueOf(item, key, [...path, key]);
+      if (json !== undefined) members.push([key, json]);
+    }
+    members.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    text = `{${members.map(([key, item]) => `${serializeString(key, [...path, key])}:${serialize(item, [...path, key], open)}`).join(',')}}`;
+  }
+  open.delete(value);
+  return text;
+}
+
 /**
  * JSON canonicalization after RFC 8785 (JCS): object keys sorted by UTF-16 code units, no whitespace,
  * numbers and strings as ECMAScript serializes them. Hashes over records are taken over this form, so the
  * same record always hashes the same, whatever order its keys were built in.
+ *
+ * A value is read as JSON.stringify reads it (toJSON(key) first, so a Date is its ISO string; boxed
+ * primitives unboxed; undefined members left out), so that canonicalizing the parsed JSON text of a value
+ * gives the same form as the value itself. What JSON.stringify would drop or empty silently (functions,
+ * symbols, a Map, a Set, a toJSON result with a toJSON of its own) or JSON cannot hold (bigints, NaN,
+ * cycles, lone surrogates) throws a CanonicalJsonError instead: a hashed record must not lose or change a
+ * member on its way to the ledger.
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new TypeError('canonical JSON has no representation for NaN or Infinity');
-    return JSON.stringify(value);
-  }
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(',')}]`;
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  throw new TypeError(`canonical JSON cannot represent a ${typeof value}`);
+  const json = jsonValueOf(value, '', []);
+  if (json === undefined) throw new CanonicalJsonError('cannot represent undefined', '$');
+  return serialize(json, [], new Set());
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { KeyRing } from '../../services/auth/key-ring';
-import { authenticateClient, createServiceAccount, issueAccessToken, isScope, SCOPES, type TokenSettings } from '../../services/auth/tokens';
+import { authenticateClient, issueAccessToken, isScope, type TokenSettings } from '../../services/auth/tokens';
 import { isStorableText } from '../middleware/input-guard';
 import { Problem, type ProblemCode } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -18,15 +18,6 @@ const TokenRequestSchema = z
 const TokenResponseSchema = z
   .object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() })
   .openapi('TokenResponse');
-
-const ServiceAccountRequestSchema = z
-  .object({ name: z.string().min(1).max(200), scopes: z.array(z.enum(SCOPES)).min(1) })
-  .strict()
-  .openapi('CreateServiceAccountRequest');
-
-const ServiceAccountResponseSchema = z
-  .object({ client_id: z.string(), client_secret: z.string().openapi({ description: 'Shown once; only its hash is stored' }), name: z.string(), scopes: z.array(z.string()) })
-  .openapi('ServiceAccount');
 
 /** OAuth errors carry RFC 6749's `error` member beside the problem fields, so OAuth clients read them too. */
 function oauthProblem(code: ProblemCode, error: string, description: string, headers?: Record<string, string>): Problem {
@@ -95,25 +86,6 @@ export function registerTokenRoutes(api: ApiBuilder, deps: { db: Knex; keyRing: 
         ttlSeconds: deps.accessTokenTtlSeconds,
       });
       return { status: 200, body: { access_token, token_type: 'Bearer', expires_in: deps.accessTokenTtlSeconds, scope: requested.join(' ') } };
-    },
-  });
-
-  api.route({
-    method: 'post',
-    path: '/v1/orch/service-accounts',
-    operationId: 'createServiceAccount',
-    summary: 'Create a service account for the client credentials grant (admin)',
-    tags: ['Auth'],
-    auth: 'orch:admin',
-    rateLimit: 'default',
-    // A replay would have to store the secret, which is kept only as a hash.
-    idempotency: false,
-    request: { body: ServiceAccountRequestSchema },
-    responses: { 201: { description: 'The account; the secret is shown only here', schema: ServiceAccountResponseSchema } },
-    handler: async ({ body, res }) => {
-      res.set('Cache-Control', 'no-store');
-      const account = await createServiceAccount(deps.db, body);
-      return { status: 201, body: { ...account, name: body.name, scopes: body.scopes } };
     },
   });
 

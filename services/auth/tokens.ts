@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../db/agents';
-import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount } from '../../db/credentials';
+import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount, markServiceAccountRevoked } from '../../db/credentials';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
 
 /**
@@ -32,6 +32,11 @@ export function isScope(value: string): value is Scope {
 
 export function grants(scopes: readonly string[], needed: Scope): boolean {
   return scopes.some((scope) => isScope(scope) && (scope === needed || IMPLIED[scope].includes(needed)));
+}
+
+/** The requested scopes that `held` does not grant, in the order requested: a principal grants only what it holds. */
+export function scopesNotHeld(held: readonly string[], requested: readonly Scope[]): Scope[] {
+  return requested.filter((scope) => !grants(held, scope));
 }
 
 export interface Principal {
@@ -91,11 +96,28 @@ export async function mintPersonalAccessToken(
   return { token, token_id };
 }
 
-export async function createServiceAccount(db: Knex, options: { name: string; scopes: Scope[] }): Promise<{ client_id: string; client_secret: string }> {
+export type CreateServiceAccountOutcome =
+  | { ok: true; client_id: string; client_secret: string }
+  /** The creator asked to grant scopes its own token does not hold (listed in the order asked). */
+  | { ok: false; code: 'scopes_not_held'; scopes: Scope[] };
+
+/** A service account with some of the creator's scopes: never more than the creator holds, or it could grant itself anything. */
+export async function createServiceAccount(db: Knex, creator: Principal, options: { name: string; scopes: Scope[] }): Promise<CreateServiceAccountOutcome> {
+  const notHeld = scopesNotHeld(creator.scopes, options.scopes);
+  if (notHeld.length > 0) return { ok: false, code: 'scopes_not_held', scopes: notHeld };
   const client_id = `sa_${randomBytes(12).toString('base64url')}`;
   const client_secret = secret(CLIENT_SECRET_PREFIX);
   await insertServiceAccount(db, { client_id, name: options.name, secret_hash: sha256(client_secret).toString('hex'), scopes: options.scopes });
-  return { client_id, client_secret };
+  return { ok: true, client_id, client_secret };
+}
+
+/**
+ * Revokes a service account: its secret stops obtaining tokens and the tokens it holds stop authenticating
+ * (authenticateBearer reads the account on every request). Revoking again changes nothing.
+ */
+export async function revokeServiceAccount(db: Knex, clientId: string): Promise<{ ok: true; revoked_at: Date } | { ok: false; code: 'not_found' }> {
+  const revoked = await markServiceAccountRevoked(db, clientId);
+  return revoked ? { ok: true, revoked_at: revoked.revoked_at } : { ok: false, code: 'not_found' };
 }
 
 /** The service account when the secret matches (compared in constant time) and the account is live. */
@@ -148,6 +170,12 @@ export async function authenticateBearer(deps: { db: Knex; keyRing: KeyRing; set
     });
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+    if (clientId) {
+      // Signed tokens outlive a revocation unless the account is read each time: one primary-key lookup.
+      const account = await findServiceAccount(deps.db, clientId);
+      if (!account) return { ok: false, reason: 'The service account is not recognized' };
+      if (account.revoked_at) return { ok: false, reason: 'The service account has been revoked' };
+    }
     return {
       ok: true,
       principal: clientId

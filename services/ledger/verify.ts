@@ -2,7 +2,7 @@
  * Offline verification with nothing but the log's verifier key: of an inclusion bundle, a consistency
  * bundle, or a whole exported log against its signed checkpoints. No database, no network.
  */
-import { canonicalJson } from '../../domain/canonical-json';
+import { canonicalJson, CanonicalJsonError } from '../../domain/canonical-json';
 import { parseCheckpointText, type Checkpoint } from '../../domain/checkpoint';
 import { appendLeaves, bytesEqual, EMPTY_EDGE, rootOf, verifyConsistency, verifyInclusion, type TreeEdge } from '../../domain/merkle';
 import type { ProvenanceEntry } from '../../domain/provenance';
@@ -30,6 +30,16 @@ export function openCheckpoint(note: string, verifier: NoteVerifier): Checkpoint
   return checkpoint;
 }
 
+/** Why parsed JSON text is not its own RFC 8785 canonical form (it differs, or it has none: a lone surrogate, say), or undefined. */
+function canonicalFormProblem(value: unknown, text: string): string | undefined {
+  try {
+    return canonicalJson(value) === text ? undefined : 'its canonical form differs';
+  } catch (error) {
+    if (error instanceof CanonicalJsonError) return `it has none: ${error.message}`;
+    throw error;
+  }
+}
+
 /**
  * What a leaf body must be: canonical JSON (so its hash is the only one it can have) of a record whose
  * transaction id is derived from its subject and step (so an id cannot be moved to another record).
@@ -41,7 +51,8 @@ function bodyProblem(body: string, transactionId: string): string | undefined {
   } catch {
     return 'its body is not JSON';
   }
-  if (canonicalJson(entry) !== body) return 'its body is not in RFC 8785 canonical form';
+  const notCanonical = canonicalFormProblem(entry, body);
+  if (notCanonical) return `its body is not in RFC 8785 canonical form (${notCanonical})`;
   if (typeof entry.subject_id !== 'string' || typeof entry.step_id !== 'string') return 'its body has no subject_id and step_id';
   if (transactionIdFor(entry.subject_id, entry.step_id) !== transactionId) return `its transaction id is not the one of ${entry.subject_id} / ${entry.step_id}`;
   return undefined;
@@ -225,7 +236,8 @@ export function verifyAttestation(document: AttestationDocument, verifier: NoteV
     return report([], ['the signed statement is not JSON']);
   }
   const problems: string[] = [];
-  if (canonicalJson(statement) !== opened.payload) problems.push('the signed statement is not in canonical form');
+  const notCanonical = canonicalFormProblem(statement, opened.payload);
+  if (notCanonical) problems.push(`the signed statement is not in canonical form (${notCanonical})`);
   if (statement.origin !== verifier.name) problems.push(`the statement is by ${String(statement.origin)}, not ${verifier.name}`);
   const claims: Array<[string, unknown, unknown]> = [
     ['attestationId', document.attestationId, statement.attestation_id],

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
+import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from 'jose';
 import { createKeyRing, rotateSigningKey } from '../../services/auth/key-ring';
-import { mintPersonalAccessToken } from '../../services/auth/tokens';
+import { mintPersonalAccessToken, type Scope } from '../../services/auth/tokens';
 import { startExtraApp, type ExtraApp } from '../support/app';
 import { call, expectProblem, type CallOptions } from '../support/http';
 import { deploymentSigning, foreignEd25519Key, nowSeconds, signJwt } from '../support/jwt';
@@ -236,6 +236,157 @@ describe('service accounts and POST /oauth/token', () => {
     const reply = await requestToken(form({ grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.client_secret, scope }));
     expectProblem(reply, 400, 'invalid_scope');
     expect(reply.body.error).toBe('invalid_scope');
+  });
+});
+
+describe('service accounts grant only what their creator holds', () => {
+  const create = async (creatorScopes: Scope[], scopes: string[], name = 'granted') =>
+    call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', { token: await stack.token(creatorScopes), json: { name, scopes } });
+
+  it('answers 403 insufficient_scope naming every scope the creator does not hold, and creates nothing', async () => {
+    const before = await stack.database.db('service_accounts').count<{ count: string }[]>({ count: '*' });
+    const reply = await create(['orch:admin'], ['orch:read', 'audit:read', 'platform:admin'], 'escalator');
+    expectProblem(reply, 403, 'insufficient_scope');
+    expect(reply.body.scopes_not_held).toEqual(['audit:read', 'platform:admin']);
+    expect(reply.body.detail).toContain('audit:read platform:admin');
+    expect(reply.body.errors).toEqual([
+      { field: 'scopes.1', code: 'scope_not_held', message: expect.stringContaining('audit:read') },
+      { field: 'scopes.2', code: 'scope_not_held', message: expect.stringContaining('platform:admin') },
+    ]);
+    expect(reply.headers.get('www-authenticate')).toBe('Bearer realm="handoff", error="insufficient_scope", scope="audit:read platform:admin"');
+    const after = await stack.database.db('service_accounts').count<{ count: string }[]>({ count: '*' });
+    expect(after).toEqual(before);
+  });
+
+  it('lets a creator grant what its scopes imply, and what it holds beside orch:admin', async () => {
+    expect((await create(['orch:admin'], ['orch:read', 'orch:write', 'orch:agent'])).status).toBe(201);
+    expect((await create(['orch:admin', 'audit:read'], ['audit:read'])).status).toBe(201);
+    expect((await create(['orch:admin', 'platform:admin'], ['platform:write'])).status).toBe(201);
+  });
+
+  it('holds a service account to the scopes of its own token when it creates another', async () => {
+    const parent = (await create(['orch:admin', 'audit:read'], ['orch:admin', 'audit:read'], 'parent')).body;
+    const narrowed = await requestToken({ json: { grant_type: 'client_credentials', client_id: parent.client_id, client_secret: parent.client_secret, scope: 'orch:admin' } });
+    const child = (scopes: string[]) => call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', { token: narrowed.body.access_token, json: { name: 'child', scopes } });
+    expect((await child(['orch:read'])).status).toBe(201);
+    const refused = await child(['audit:read']);
+    expectProblem(refused, 403, 'insufficient_scope');
+    expect(refused.body.scopes_not_held).toEqual(['audit:read']);
+  });
+});
+
+describe('GET /v1/orch/service-accounts', () => {
+  const list = async (query = '', scopes: Scope[] = ['orch:admin']) => call(stack.baseUrl, 'GET', `/v1/orch/service-accounts${query}`, { token: await stack.token(scopes) });
+
+  it('pages through every account with a cursor, and never shows a secret or its hash', async () => {
+    const seen: Array<Record<string, unknown>> = [];
+    let cursor: string | null = null;
+    let total: number | undefined;
+    do {
+      const reply: Awaited<ReturnType<typeof list>> = await list(`?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(reply.status).toBe(200);
+      expect(reply.body.data.length).toBeLessThanOrEqual(2);
+      expect(reply.body.has_more).toBe(reply.body.next_cursor !== null);
+      total ??= reply.body.total_count;
+      expect(reply.body.total_count).toBe(total);
+      seen.push(...reply.body.data);
+      cursor = reply.body.next_cursor;
+    } while (cursor);
+
+    const ids = seen.map((item) => item.client_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(total!);
+    expect(seen.find((item) => item.client_id === account.client_id)).toEqual({
+      client_id: account.client_id,
+      name: 'billing-bot',
+      scopes: ['orch:read', 'orch:write'],
+      status: 'active',
+      created_at: expect.stringMatching(/Z$/),
+      revoked_at: null,
+    });
+    const stored = await stack.database.db('service_accounts').select('secret_hash');
+    const text = JSON.stringify(seen);
+    expect(text).not.toContain('hnd_sk_');
+    for (const { secret_hash } of stored) expect(text).not.toContain(secret_hash);
+    for (const item of seen) expect(Object.keys(item).sort()).toEqual(['client_id', 'created_at', 'name', 'revoked_at', 'scopes', 'status']);
+  });
+
+  it('sorts by name and answers 400 for a cursor it did not issue', async () => {
+    const names = (await list('?sort=-name&limit=100')).body.data.map((item: { name: string }) => item.name);
+    expect(names).toEqual([...names].sort().reverse());
+    expectProblem(await list('?cursor=not-ours'), 400, 'invalid_cursor');
+  });
+
+  it('needs orch:admin', async () => {
+    const reply = await list('', ['orch:write', 'audit:read', 'platform:admin']);
+    expectProblem(reply, 403, 'insufficient_scope');
+    expect(reply.body.required_scope).toBe('orch:admin');
+  });
+});
+
+describe('DELETE /v1/orch/service-accounts/{client_id}', () => {
+  const revoke = async (clientId: string) => call(stack.baseUrl, 'DELETE', `/v1/orch/service-accounts/${clientId}`, { token: await stack.token(['orch:admin']) });
+  const clientCredentials = (victim: { client_id: string; client_secret: string }) =>
+    requestToken({ json: { grant_type: 'client_credentials', client_id: victim.client_id, client_secret: victim.client_secret } });
+
+  it('stops the account’s secret and every token it obtained at once, and shows it revoked', async () => {
+    const victim = (await call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', { token: await stack.token(['orch:admin']), json: { name: 'to-revoke', scopes: ['orch:read'] } })).body;
+    const issued = (await clientCredentials(victim)).body.access_token as string;
+    expect((await get(issued)).status).toBe(200);
+
+    const reply = await revoke(victim.client_id);
+    expect(reply.status).toBe(204);
+    expect(reply.text).toBe('');
+
+    const afterRevoke = await get(issued);
+    expectProblem(afterRevoke, 401, 'unauthorized');
+    expect(afterRevoke.body.detail).toBe('The service account has been revoked');
+    expectProblem(await clientCredentials(victim), 401, 'invalid_client');
+
+    const listed = await call(stack.baseUrl, 'GET', '/v1/orch/service-accounts?status=revoked&limit=100', { token: await stack.token(['orch:admin']) });
+    expect(listed.body.data).toContainEqual(expect.objectContaining({ client_id: victim.client_id, status: 'revoked', revoked_at: expect.stringMatching(/Z$/) }));
+    const active = await call(stack.baseUrl, 'GET', '/v1/orch/service-accounts?status=active&limit=100', { token: await stack.token(['orch:admin']) });
+    expect(active.body.data.map((item: { client_id: string }) => item.client_id)).not.toContain(victim.client_id);
+  });
+
+  it('is idempotent: a second revocation answers 204 and keeps the first revocation time', async () => {
+    const victim = (await call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', { token: await stack.token(['orch:admin']), json: { name: 'twice', scopes: ['orch:read'] } })).body;
+    expect((await revoke(victim.client_id)).status).toBe(204);
+    const [first] = await stack.database.db('service_accounts').where({ client_id: victim.client_id }).select('revoked_at');
+    expect((await revoke(victim.client_id)).status).toBe(204);
+    const [second] = await stack.database.db('service_accounts').where({ client_id: victim.client_id }).select('revoked_at');
+    expect(second.revoked_at).toEqual(first.revoked_at);
+  });
+
+  it('answers 404 service_account_not_found for an unknown id, and 403 without orch:admin', async () => {
+    expectProblem(await revoke('sa_nobody'), 404, 'service_account_not_found');
+    const refused = await call(stack.baseUrl, 'DELETE', `/v1/orch/service-accounts/${account.client_id}`, { token: await stack.token(['orch:write']) });
+    expectProblem(refused, 403, 'insufficient_scope');
+  });
+
+  it('refuses a token that names a service account this deployment does not have', async () => {
+    const own = await deploymentSigning(stack);
+    const orphan = await new SignJWT({ scope: 'orch:read', client_id: 'sa_never_created' })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: own.kid })
+      .setIssuer(own.issuer)
+      .setAudience(own.audience)
+      .setSubject('sa_never_created')
+      .setExpirationTime('5m')
+      .sign(own.key);
+    expectProblem(await get(orphan), 401, 'unauthorized');
+  });
+});
+
+describe('service accounts in the OpenAPI document', () => {
+  it.each([
+    ['post', '/v1/orch/service-accounts', 'createServiceAccount'],
+    ['get', '/v1/orch/service-accounts', 'listServiceAccounts'],
+    ['delete', '/v1/orch/service-accounts/{client_id}', 'revokeServiceAccount'],
+  ])('documents %s %s as %s, administered with orch:admin', async (method, path, operationId) => {
+    const doc = (await call(stack.baseUrl, 'GET', '/openapi.json')).body;
+    const operation = doc.paths[path]?.[method];
+    expect(operation).toMatchObject({ operationId, security: [{ bearerAuth: ['orch:admin'] }] });
+    expect(operation.description).toContain('administered with orch:admin');
   });
 });
 

@@ -71,6 +71,23 @@ describe('RFC 9457 problems', () => {
   });
 
   it.each([
+    ['a value', '{"ai_confidence":0.9,"context":{"notes":["ok","cut \\ud83d"]}}', 'context.notes.1'],
+    ['a key', '{"ai_confidence":0.9,"context":{"\\udc00":1}}', 'context.\\udc00'],
+  ])('answers 400 validation_failed for a lone surrogate in %s, which I-JSON refuses, before any fingerprint or record is taken', async (_where, raw, field) => {
+    const reply = await api('POST', '/v1/orch/routing', { raw, headers: { 'content-type': 'application/json', 'idempotency-key': `lone-${field}` } });
+    expectProblem(reply, 400, 'validation_failed');
+    expect(reply.body.errors).toEqual([{ field, code: 'lone_surrogate', message: expect.stringContaining('lone surrogate') }]);
+  });
+
+  it('accepts a string with a valid surrogate pair', async () => {
+    const reply = await api('POST', '/v1/orch/routing', {
+      raw: '{"ai_confidence":0.9,"context":{"note":"\\ud83d\\ude00"}}',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'pair' },
+    });
+    expect(reply.status).toBe(200);
+  });
+
+  it.each([
     ['text/plain', 'ai_confidence=0.9'],
     ['application/x-www-form-urlencoded', 'ai_confidence=0.9'],
     ['application/json; charset=iso-8859-1', '{"ai_confidence":0.9}'],

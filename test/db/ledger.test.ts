@@ -1,6 +1,6 @@
 import { appendProvenance, appendProvenanceBatch, LedgerAppendError, listProvenanceForSubject } from '../../db/ledger';
 import { closeBlock, ledgerSealingLag, ledgerState } from '../../db/ledger-blocks';
-import { canonicalJson } from '../../domain/canonical-json';
+import { canonicalJson, CanonicalJsonError } from '../../domain/canonical-json';
 import { edgeNodeIds, verifyConsistency } from '../../domain/merkle';
 import type { ProvenanceEntry } from '../../domain/provenance';
 import { verifyStoredLedger } from '../../services/ledger/export';
@@ -116,6 +116,16 @@ describe('appendProvenance', () => {
     expect((await leafIndexes('long-transaction'))[0]).not.toBeNull();
   });
 
+  it('refuses a record with a lone surrogate before writing anything, and stores a Date as its ISO string', async () => {
+    const before = await database.db('ledger_entries').count<{ count: string }[]>({ count: '*' });
+    await expect(appendProvenance(database.db, { entry: entry('surrogate', 'lone', { reasoning: 'cut \uD83D' }) })).rejects.toThrow(CanonicalJsonError);
+    expect(await database.db('ledger_entries').count<{ count: string }[]>({ count: '*' })).toEqual(before);
+
+    await appendProvenance(database.db, { entry: entry('surrogate', 'dated', { input_data: { at: new Date('2026-11-22T01:02:03.004Z') } }) });
+    const [record] = await listProvenanceForSubject(database.db, 'surrogate');
+    expect(record!.entry.input_data).toEqual({ at: '2026-11-22T01:02:03.004Z' });
+  });
+
   it('refuses an ISO-less timestamp before writing anything', async () => {
     await expect(appendProvenance(database.db, { entry: entry('bad', 'time', { timestamp: 'yesterday' }) })).rejects.toThrow(LedgerAppendError);
   });
@@ -162,6 +172,17 @@ describe('sealing', () => {
     expect(verifyInclusionBundle(outcome.bundle, key.signer)).toMatchObject({ ok: true, problems: [] });
     const forged = { ...outcome.bundle, records: outcome.bundle.records.map((record) => ({ ...record, body: record.body.replace('because', 'because I said so') })) };
     expect(verifyInclusionBundle(forged, key.signer).ok).toBe(false);
+  });
+
+  it('reports a body with a lone surrogate as not canonical, rather than failing', async () => {
+    const anchor = await appendProvenance(database.db, { entry: entry('bundle', 'lone') });
+    await seal();
+    const outcome = await recordBundle(database.db, anchor.transaction_id);
+    if (!outcome.ok) throw new Error(outcome.detail);
+    const lone = { ...outcome.bundle, records: outcome.bundle.records.map((record) => ({ ...record, body: record.body.replace('because', 'because \\ud800') })) };
+    const report = verifyInclusionBundle(lone, key.signer);
+    expect(report.ok).toBe(false);
+    expect(report.problems).toEqual([expect.stringMatching(/not in RFC 8785 canonical form.*lone surrogate/)]);
   });
 });
 

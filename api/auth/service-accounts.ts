@@ -1,0 +1,120 @@
+import type { Knex } from 'knex';
+import { listServiceAccounts, type ServiceAccountSummary } from '../../db/credentials';
+import { createServiceAccount, revokeServiceAccount, SCOPES, type Scope } from '../../services/auth/tokens';
+import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import { listQuerySchema, pageSchema } from '../schemas/common';
+import { z } from '../schemas/zod';
+
+const ServiceAccountRequestSchema = z
+  .object({ name: z.string().min(1).max(200), scopes: z.array(z.enum(SCOPES)).min(1) })
+  .strict()
+  .openapi('CreateServiceAccountRequest');
+
+const ServiceAccountResponseSchema = z
+  .object({ client_id: z.string(), client_secret: z.string().openapi({ description: 'Shown once; only its hash is stored' }), name: z.string(), scopes: z.array(z.string()) })
+  .openapi('ServiceAccount');
+
+const ServiceAccountSummarySchema = z
+  .object({
+    client_id: z.string(),
+    name: z.string(),
+    scopes: z.array(z.string()),
+    status: z.enum(['active', 'revoked']),
+    created_at: z.string().openapi({ format: 'date-time' }),
+    revoked_at: z.string().nullable().openapi({ format: 'date-time' }),
+  })
+  .openapi('ServiceAccountSummary', { description: 'A service account without its secret, which is shown only when it is created' });
+
+const ListServiceAccountsQuerySchema = listQuerySchema.extend({ status: z.enum(['active', 'revoked']).optional() });
+
+const ClientIdParamsSchema = z.object({ client_id: z.string().min(1).max(200) });
+
+const SORTABLE = { created_at: 'created_at', name: 'name', client_id: 'client_id' };
+
+const ADMINISTERED_BY =
+  'Service accounts are administered with orch:admin, the scope that configures the orchestration layer whose client credentials grant they serve. ';
+
+function renderServiceAccount(row: ServiceAccountSummary) {
+  return {
+    client_id: row.client_id,
+    name: row.name,
+    scopes: row.scopes,
+    status: row.revoked_at ? ('revoked' as const) : ('active' as const),
+    created_at: row.created_at.toISOString(),
+    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+  };
+}
+
+/** RFC 6750's insufficient_scope: granting a scope takes holding it, so the token lacks what the request needs. */
+function scopesNotHeldProblem(requested: readonly Scope[], notHeld: readonly Scope[]): Problem {
+  return new Problem('insufficient_scope', `This token may not grant scopes it does not hold: ${notHeld.join(' ')}`, {
+    headers: { 'WWW-Authenticate': `Bearer realm="handoff", error="insufficient_scope", scope="${notHeld.join(' ')}"` },
+    extensions: { scopes_not_held: notHeld },
+    errors: requested.flatMap((scope, index) =>
+      notHeld.includes(scope) ? [{ field: `scopes.${index}`, code: 'scope_not_held', message: `${scope} is not held by the caller, so it cannot grant it` }] : [],
+    ),
+  });
+}
+
+export function registerServiceAccountRoutes(api: ApiBuilder, deps: { db: Knex }): void {
+  const common = { tags: ['Auth'], auth: 'orch:admin' as const, rateLimit: 'default' as const };
+
+  api.route({
+    ...common,
+    method: 'post',
+    path: '/v1/orch/service-accounts',
+    operationId: 'createServiceAccount',
+    summary: 'Create a service account for the client credentials grant (admin)',
+    description:
+      ADMINISTERED_BY +
+      'A caller grants only scopes its own token holds (directly or implied, as orch:admin implies orch:read, orch:write and orch:agent): ' +
+      'asking for any other answers 403 insufficient_scope, with scopes_not_held listing them.',
+    // A replay would have to store the secret, which is kept only as a hash.
+    idempotency: false,
+    request: { body: ServiceAccountRequestSchema },
+    responses: {
+      201: { description: 'The account; the secret is shown only here', schema: ServiceAccountResponseSchema },
+      403: { description: 'The token lacks orch:admin, or one of the scopes asked for (insufficient_scope, with scopes_not_held)' },
+    },
+    handler: async ({ body, res, principal }) => {
+      res.set('Cache-Control', 'no-store');
+      const outcome = await createServiceAccount(deps.db, principal, body);
+      if (!outcome.ok) throw scopesNotHeldProblem(body.scopes, outcome.scopes);
+      return { status: 201, body: { client_id: outcome.client_id, client_secret: outcome.client_secret, name: body.name, scopes: body.scopes } };
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/orch/service-accounts',
+    operationId: 'listServiceAccounts',
+    summary: 'List service accounts, active and revoked (admin)',
+    description: `${ADMINISTERED_BY}Secrets are never shown again, nor their hashes.`,
+    request: { query: ListServiceAccountsQuerySchema },
+    responses: { 200: { description: 'A page of service accounts', schema: pageSchema(ServiceAccountSummarySchema, 'ServiceAccountPage') } },
+    handler: async ({ query }) => {
+      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'client_id' });
+      const page = await withCursorProblems(listServiceAccounts(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      return { status: 200, body: { ...page, data: page.data.map(renderServiceAccount) } };
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'delete',
+    path: '/v1/orch/service-accounts/{client_id}',
+    operationId: 'revokeServiceAccount',
+    summary: 'Revoke a service account: its secret and every token it obtained stop working at once (admin)',
+    description: `${ADMINISTERED_BY}Revoking a revoked account answers 204 again and keeps the first revocation time.`,
+    request: { params: ClientIdParamsSchema },
+    responses: { 204: { description: 'Revoked' }, 404: { description: 'No such service account' } },
+    handler: async ({ params }) => {
+      const outcome = await revokeServiceAccount(deps.db, params.client_id);
+      if (!outcome.ok) throw new Problem('service_account_not_found', `No service account ${params.client_id}`);
+      return { status: 204 };
+    },
+  });
+}
