@@ -1,7 +1,7 @@
 import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import express, { type Express } from 'express';
 import path from 'node:path';
-import { PROBLEM_TYPES, type ProblemCode } from './problem';
+import { PROBLEM_TYPES, remediationSteps, type ProblemCode } from './problem';
 import type { ApiBuilder } from './route';
 
 export function openApiDocument(api: ApiBuilder, serverUrl: string) {
@@ -48,6 +48,6 @@ export function mountDocs(app: Express, api: ApiBuilder, serverUrl: string): voi
     const code = req.params.code as ProblemCode;
     const type = Object.hasOwn(PROBLEM_TYPES, code) ? PROBLEM_TYPES[code] : undefined;
     if (!type) return next();
-    res.json({ type: `/problems/${code}`, title: type.title, status: type.status });
+    res.json({ type: `/problems/${code}`, title: type.title, status: type.status, remediation: remediationSteps(code) });
   });
 }

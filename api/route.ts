@@ -3,11 +3,12 @@ import { pipeline } from 'node:stream/promises';
 import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { match } from 'path-to-regexp';
-import type { ZodError, ZodType } from 'zod';
+import type { ZodType } from 'zod';
 import type { Principal, Scope } from '../services/auth/tokens';
+import { fieldErrors } from './field-errors';
 import { requireScope } from './middleware/auth';
 import type { RateLimitCategory } from './middleware/rate-limit';
-import { Problem, type FieldError } from './problem';
+import { Problem } from './problem';
 import { ProblemSchema } from './schemas/common';
 import { z } from './schemas/zod';
 
@@ -62,17 +63,10 @@ export interface ApiMiddleware {
   idempotency: RequestHandler;
 }
 
-function fieldErrors(error: ZodError, location: string): FieldError[] {
-  return error.issues.map((issue) => ({
-    field: [location, ...issue.path.map(String)].filter(Boolean).join('.'),
-    code: issue.code,
-    message: issue.message,
-  }));
-}
-
 function parse<T extends ZodType>(schema: T | undefined, value: unknown, location: string): unknown {
   if (!schema) return undefined;
-  const result = schema.safeParse(value);
+  // The input is kept on each issue only to say what was received (a type name or a short rendering).
+  const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw new Problem('validation_failed', `The ${location} has ${result.error.issues.length} invalid field(s)`, { errors: fieldErrors(result.error, location === 'body' ? '' : location) });
   return result.data;
 }
@@ -82,7 +76,7 @@ const STANDARD_PROBLEMS: Record<number, string> = {
   401: 'Missing or invalid bearer token',
   403: 'The token lacks the required scope',
   429: 'Rate limit exceeded; see Retry-After',
-  500: 'Internal error (shows only the request id)',
+  500: 'Internal error (shows only the request id and an incident id)',
 };
 
 const MUTATING: Method[] = ['post', 'put', 'patch', 'delete'];
