@@ -34,6 +34,13 @@ export const ProblemSchema = z
   .catchall(z.unknown())
   .openapi('Problem', { description: 'RFC 9457 problem details; extension members may follow (escalation, retry_after_seconds, required_scope …).' });
 
+/** The one format of an Idempotency-Key, which the middleware enforces and the document states. */
+export const IdempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII characters');
+
 export const LedgerAnchorSchema = z
   .object({ transaction_id: z.string(), block_number: z.number().int() })
   .openapi('LedgerAnchor');
