@@ -48,7 +48,7 @@ export interface ResponseSpec {
   headers?: Record<string, { description: string }>;
 }
 
-export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | undefined, P extends ZodType | undefined, H extends ZodType | undefined = undefined> {
+interface RouteFields<B extends ZodType | undefined, Q extends ZodType | undefined, P extends ZodType | undefined, H extends ZodType | undefined> {
   method: Method;
   /** OpenAPI form: /v1/orch/routing/{routing_id} */
   path: string;
@@ -56,10 +56,6 @@ export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | un
   summary: string;
   description?: string;
   tags: string[];
-  /** The scope the caller needs, or 'public'. */
-  auth: Scope | 'public';
-  /** The rate-limit category, or null for operational endpoints that must answer whatever the load. */
-  rateLimit: RateLimitCategory | null;
   /** Idempotency-Key support on a mutating route; off where the response holds a secret that must not be stored. */
   idempotency?: boolean;
   /** bodyTypes: the media types the body may come in; application/json when not given. */
@@ -68,10 +64,28 @@ export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | un
   handler: (ctx: RouteContext<Infer<B>, Infer<Q>, Infer<P>, Infer<H>>) => Promise<Reply> | Reply;
 }
 
+/**
+ * auth: the scope the caller needs, or 'public'. rateLimit: the category the call is counted in. Every
+ * authenticated route has one; only a public operational endpoint, which must answer whatever the load, has null.
+ */
+type Metering = { auth: Scope; rateLimit: RateLimitCategory } | { auth: 'public'; rateLimit: RateLimitCategory | null };
+
+export type RouteSpec<
+  B extends ZodType | undefined,
+  Q extends ZodType | undefined,
+  P extends ZodType | undefined,
+  H extends ZodType | undefined = undefined,
+> = RouteFields<B, Q, P, H> & Metering;
+
 export interface ApiMiddleware {
   authenticate: RequestHandler;
   rateLimit: (category: RateLimitCategory) => RequestHandler;
   idempotency: RequestHandler;
+  /**
+   * A router mounted before bodies are read, which the builder fills: it identifies the caller and counts the call
+   * in its operation's category, so that every answer of a counted operation carries X-RateLimit-*.
+   */
+  meter?: Router;
 }
 
 function parse<T extends ZodType>(schema: T | undefined, value: unknown, location: string): unknown {
@@ -135,16 +149,20 @@ function standardProblems(spec: { auth: Scope | 'public'; rateLimit: RateLimitCa
   return problems;
 }
 
+const leaveMeter: RequestHandler = (_req, _res, next) => next('router');
+
 /**
  * Declares the API's routes in one place each: the Express handler chain, the OpenAPI operation, and the
  * table the 405 handler consults, all from the same spec and zod schemas.
  */
 export class ApiBuilder {
   readonly router = Router();
+  readonly meter: Router;
   readonly registry = new OpenAPIRegistry();
   private readonly table: Array<{ method: string; matches: (path: string) => boolean }> = [];
 
   constructor(private readonly middleware: ApiMiddleware) {
+    this.meter = middleware.meter ?? Router();
     this.registry.register('Problem', ProblemSchema);
     this.registry.registerComponent('securitySchemes', 'bearerAuth', {
       type: 'http',
@@ -160,9 +178,13 @@ export class ApiBuilder {
     const expressPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     this.table.push({ method: spec.method.toUpperCase(), matches: ((matcher) => (path: string) => matcher(path) !== false)(match(expressPath)) });
 
+    // The first route that matches a request meters it, as the first that matches answers it.
+    const metering: RequestHandler[] = [];
+    if (spec.rateLimit && spec.auth !== 'public') metering.push(this.middleware.authenticate);
+    if (spec.rateLimit) metering.push(this.middleware.rateLimit(spec.rateLimit));
+    this.meter[spec.method](expressPath, ...metering, leaveMeter);
+
     const chain: RequestHandler[] = [];
-    if (spec.auth !== 'public') chain.push(this.middleware.authenticate);
-    if (spec.rateLimit) chain.push(this.middleware.rateLimit(spec.rateLimit));
     if (spec.auth !== 'public') chain.push(requireScope(spec.auth));
     if (isIdempotent(spec)) chain.push(this.middleware.idempotency);
     chain.push(async (req, res) => {
