@@ -30,21 +30,36 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
+/** A discriminated union's issue is about its discriminator: the value there, and the values it takes. */
+function discriminator(issue: Issue): { value: unknown; options: unknown[] } | undefined {
+  if (issue.code !== 'invalid_union') return undefined;
+  const { discriminator: key, options } = issue as Issue & { discriminator?: unknown; options?: unknown[] };
+  if (typeof key !== 'string' || !Array.isArray(options)) return undefined;
+  const input = issue.input;
+  return { value: typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[key] : undefined, options };
+}
+
 /**
- * What was sent, as far as it is safe to say: the number or boolean itself, the size of a string or array,
- * else the type. A string is shown only where it failed to be one of a few listed values (a typo, not data).
+ * What was sent, as far as it is safe to say: a number or boolean itself, the size of a string or array, else
+ * the type. A string is shown only where it failed to be one of a few listed values (a typo, not data).
  */
 function received(issue: Issue, field: string): string {
-  const value = issue.input;
+  const chosen = discriminator(issue);
+  const value = chosen ? chosen.value : issue.input;
   if (value === undefined) return 'missing';
   if (SENSITIVE_NAME.test(field)) return typeName(value);
-  if (issue.code === 'invalid_value' && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) return literal(value);
   if (issue.code === 'unrecognized_keys') return [...issue.keys.slice(0, 5).map(literal), ...(issue.keys.length > 5 ? ['…'] : [])].join(', ');
+  if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : literal(value);
+  if (typeof value === 'boolean' || typeof value === 'bigint') return literal(value);
+  if (typeof value === 'string' && (issue.code === 'invalid_value' || chosen)) return literal(value);
   if (issue.code === 'invalid_type') return typeName(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return literal(value);
   if (typeof value === 'string') return `string of ${plural(value.length, 'character')}`;
   if (Array.isArray(value)) return `array of ${plural(value.length, 'item')}`;
   return typeName(value);
+}
+
+function oneOf(values: readonly unknown[]): string {
+  return values.length === 1 ? literal(values[0]) : `one of ${values.map(literal).join(', ')}`;
 }
 
 function bound(issue: Extract<Issue, { code: 'too_small' | 'too_big' }>): string | undefined {
@@ -75,7 +90,11 @@ function expected(issue: Issue): string | undefined {
     case 'too_big':
       return bound(issue);
     case 'invalid_value':
-      return issue.values.length === 1 ? literal(issue.values[0]) : `one of ${issue.values.map(literal).join(', ')}`;
+      return oneOf(issue.values);
+    case 'invalid_union': {
+      const chosen = discriminator(issue);
+      return chosen ? oneOf(chosen.options) : undefined;
+    }
     case 'invalid_format':
       return issue.format === 'regex' && 'pattern' in issue ? `a string matching ${String(issue.pattern)}` : issue.format;
     case 'not_multiple_of':

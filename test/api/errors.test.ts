@@ -62,6 +62,16 @@ describe('RFC 9457 problems', () => {
     );
   });
 
+  it('says which values a discriminator takes, and which one it got', async () => {
+    const reply = await api('POST', '/v1/orch/escalation/rules/dry-run', {
+      json: { conditions: [{ condition_type: 'task_type', operator: '==', value: 'probe' }], actions: [{ action: 'explode' }] },
+    });
+    expectProblem(reply, 400, 'validation_failed');
+    expect(reply.body.errors).toEqual([
+      { field: 'actions.0.action', code: 'invalid_union', message: expect.any(String), expected: 'one of "escalate_to_human", "notify_supervisor"', received: '"explode"' },
+    ]);
+  });
+
   it('names a missing required field REQUIRED_FIELD_MISSING', async () => {
     const reply = await api('POST', '/v1/orch/routing', { json: { task_type: 'summarize' } });
     expectProblem(reply, 400, 'validation_failed');
