@@ -98,6 +98,9 @@ export function buildApp(deps: AppDeps): Express {
     }),
   );
   app.use(deprecationHeaders(settings.deprecations));
+  // Callers are identified and counted before any body is read: a refused body (413, 415, malformed JSON) carries X-RateLimit-* too.
+  const meter = express.Router();
+  app.use(meter);
   app.use(requireJsonBody());
   app.use(express.json({ limit: settings.bodyLimit, strict: false }));
   app.use(requireWellFormedStrings());
@@ -108,6 +111,7 @@ export function buildApp(deps: AppDeps): Express {
     authenticate: authenticate({ db: deps.db, keyRing: deps.keyRing, settings: settings.token }),
     rateLimit: (category) => rateLimit({ db: deps.db, settings: settings.rateLimits, logger: deps.logger }, category),
     idempotency: idempotency({ db: deps.db, logger: deps.logger }),
+    meter,
   });
   registerHealthRoutes(api, deps);
   registerTokenRoutes(api, { db: deps.db, keyRing: deps.keyRing, settings: settings.token, accessTokenTtlSeconds: settings.accessTokenTtlSeconds });

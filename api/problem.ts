@@ -1,75 +1,75 @@
 /**
  * The one error type of the API: thrown from any route or middleware, rendered by the problem middleware
- * as RFC 9457 application/problem+json. Each code has one status and title, listed here and served at
- * /problems/{code}.
+ * as RFC 9457 application/problem+json. Each code has one status, title and remediation (what the client can
+ * do about it, in order), listed here and served at /problems/{code}.
  */
 export const PROBLEM_TYPES = {
-  validation_failed: { status: 400, title: 'The request is not valid' },
-  malformed_json: { status: 400, title: 'The request body is not valid JSON' },
-  invalid_cursor: { status: 400, title: 'The pagination cursor is not valid' },
-  invalid_request: { status: 400, title: 'The request cannot be processed' },
-  unsupported_grant_type: { status: 400, title: 'The grant type is not supported' },
-  invalid_scope: { status: 400, title: 'A requested scope is not allowed' },
-  unauthorized: { status: 401, title: 'Authentication is required' },
-  invalid_client: { status: 401, title: 'Client authentication failed' },
-  insufficient_scope: { status: 403, title: 'The token lacks a required scope' },
-  reviewer_not_assigned: { status: 403, title: 'The reviewer is not on this routing’s escalation chain' },
-  not_found: { status: 404, title: 'No such resource' },
-  routing_not_found: { status: 404, title: 'No such routing' },
-  service_account_not_found: { status: 404, title: 'No such service account' },
-  method_not_allowed: { status: 405, title: 'The method is not allowed on this resource' },
-  idempotency_key_reused: { status: 409, title: 'The Idempotency-Key was used with a different request' },
-  idempotency_request_in_flight: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
-  routing_not_awaiting_review: { status: 409, title: 'The routing is not awaiting review' },
-  payload_too_large: { status: 413, title: 'The request body is too large' },
-  unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
-  no_qualified_reviewer: { status: 422, title: 'No reviewer holds the required capabilities' },
-  rate_limited: { status: 429, title: 'Rate limit exceeded' },
-  internal_error: { status: 500, title: 'Internal server error' },
-  service_unavailable: { status: 503, title: 'A dependency of the service is unavailable' },
+  validation_failed: { status: 400, title: 'Validation Failed', remediation: ['Correct each field listed in errors[]: expected says what it takes, received what was sent', 'Send the corrected request; the same Idempotency-Key may be reused'] },
+  malformed_json: { status: 400, title: 'The request body is not valid JSON', remediation: ['Serialize the body with a JSON encoder and send it as application/json'] },
+  invalid_cursor: { status: 400, title: 'The pagination cursor is not valid', remediation: ['Pass next_cursor exactly as the previous page returned it, with the same filters and sort', 'Start again from the first page without a cursor'] },
+  invalid_request: { status: 400, title: 'The request cannot be processed', remediation: ['Read detail for what is wrong and correct the request'] },
+  unsupported_grant_type: { status: 400, title: 'The grant type is not supported', remediation: ['Use grant_type=client_credentials'] },
+  invalid_scope: { status: 400, title: 'A requested scope is not allowed', remediation: ['Request only scopes granted to the client, or omit scope to receive all of them'] },
+  unauthorized: { status: 401, title: 'Authentication is required', remediation: ['Send Authorization: Bearer <token> with a valid, unexpired token', 'Obtain a new token from POST /oauth/token if it has expired'] },
+  invalid_client: { status: 401, title: 'Client authentication failed', remediation: ['Check client_id and client_secret (HTTP Basic or in the body)', 'Ask an administrator for a new service account if the secret is lost'] },
+  insufficient_scope: { status: 403, title: 'The token lacks a required scope', remediation: ['Obtain a token that carries the scope named in required_scope'] },
+  reviewer_not_assigned: { status: 403, title: 'The reviewer is not on this routing’s escalation chain', remediation: ['Have a reviewer assigned to the routing act, or escalate it to one who is'] },
+  not_found: { status: 404, title: 'No such resource', remediation: ['Check the path against the API reference at /docs'] },
+  routing_not_found: { status: 404, title: 'No such routing', remediation: ['Check the routing_id returned when the routing was created'] },
+  method_not_allowed: { status: 405, title: 'The method is not allowed on this resource', remediation: ['Use one of the methods listed in the Allow header'] },
+  idempotency_key_reused: { status: 409, title: 'The Idempotency-Key was used with a different request', remediation: ['Use a new Idempotency-Key for a new request', 'Resend the original request unchanged to receive its stored response'] },
+  idempotency_request_in_flight: { status: 409, title: 'A request with this Idempotency-Key is still being processed', remediation: ['Wait the seconds given in Retry-After, then retry with the same key and body'] },
+  routing_not_awaiting_review: { status: 409, title: 'The routing is not awaiting review', remediation: ['Read the routing’s current status with GET /v1/orch/routing/{routing_id}'] },
+  payload_too_large: { status: 413, title: 'The request body is too large', remediation: ['Send a smaller body: split a batch, or move large content out of free-form fields'] },
+  unsupported_media_type: { status: 415, title: 'The request body must be application/json', remediation: ['Send the body as JSON with Content-Type: application/json (UTF-8)'] },
+  no_qualified_reviewer: { status: 422, title: 'No reviewer holds the required capabilities', remediation: ['Relax required_capabilities or min_weight', 'Register a reviewer with the capability (PUT /v1/orch/reviewers/{did})'] },
+  rate_limited: { status: 429, title: 'Rate limit exceeded', remediation: ['Wait the seconds given in Retry-After (X-RateLimit-Reset says when the window ends)', 'Spread requests over the window; X-RateLimit-Remaining shows what is left'] },
+  internal_error: { status: 500, title: 'Internal server error', remediation: ['Retry later; a request with an Idempotency-Key is safe to retry', 'If it persists, contact support quoting incident_id and request_id'] },
+  service_unavailable: { status: 503, title: 'A dependency of the service is unavailable', remediation: ['Retry later with backoff', 'If it persists, contact support quoting incident_id'] },
+  service_account_not_found: { status: 404, title: 'No such service account', remediation: ['List the service accounts with GET /v1/orch/service-accounts and use a client_id from there'] },
   // The ledger, provenance, audit and compliance.
-  ledger_record_not_found: { status: 404, title: 'No such provenance record' },
-  ledger_checkpoint_not_found: { status: 404, title: 'No such ledger checkpoint' },
-  ledger_proof_unavailable: { status: 422, title: 'No such proof: the tree does not hold what it should prove' },
-  attestation_not_found: { status: 404, title: 'No such attestation' },
-  compliance_report_not_found: { status: 404, title: 'No such compliance report' },
+  ledger_record_not_found: { status: 404, title: 'No such provenance record', remediation: ['Check the transaction_id from the record’s ledger anchor'] },
+  ledger_checkpoint_not_found: { status: 404, title: 'No such ledger checkpoint', remediation: ['Ask for a tree size no larger than the latest checkpoint’s (GET /v1/ledger/checkpoint)'] },
+  ledger_proof_unavailable: { status: 422, title: 'No such proof: the tree does not hold what it should prove', remediation: ['Ask for sizes within the latest checkpoint, the first no larger than the second'] },
+  attestation_not_found: { status: 404, title: 'No such attestation', remediation: ['Check the attestation id returned when it was created'] },
+  compliance_report_not_found: { status: 404, title: 'No such compliance report', remediation: ['Check the report_id, or request the report again with POST /v1/orch/compliance/report'] },
   // Platform: approvals, executions, agents, workflow DAGs, tasks.
-  approval_not_found: { status: 404, title: 'No such approval request' },
-  approval_not_pending: { status: 409, title: 'The approval request is no longer pending' },
-  execution_not_found: { status: 404, title: 'No such execution' },
-  execution_not_cancellable: { status: 409, title: 'The execution is no longer queued or processing' },
-  execution_not_processing: { status: 409, title: 'The execution is not processing this attempt' },
-  invalid_progress_token: { status: 401, title: 'The progress token is missing or not valid for this execution' },
-  agent_not_found: { status: 404, title: 'No such agent' },
-  agent_exists: { status: 409, title: 'An agent with this id is already registered' },
-  agent_inactive: { status: 422, title: 'The agent is not active' },
-  agent_version_not_registered: { status: 422, title: 'That version of the agent is not registered' },
-  capability_not_matched: { status: 422, title: 'The agent does not offer the requested capability' },
-  callback_secret_required: { status: 422, title: 'A callback_url needs a callback signing secret first' },
-  workflow_not_found: { status: 404, title: 'No such workflow' },
-  task_not_found: { status: 404, title: 'No such task' },
+  approval_not_found: { status: 404, title: 'No such approval request', remediation: ['Check the approval id returned when the request was created'] },
+  approval_not_pending: { status: 409, title: 'The approval request is no longer pending', remediation: ['Read its outcome with GET /v1/approvals/{approval_id}; a decided request cannot be answered again'] },
+  execution_not_found: { status: 404, title: 'No such execution', remediation: ['Check the execution id from the call’s Location header'] },
+  execution_not_cancellable: { status: 409, title: 'The execution is no longer queued or processing', remediation: ['Read its final state with GET /v1/executions/{execution_id}'] },
+  execution_not_processing: { status: 409, title: 'The execution is not processing this attempt', remediation: ['Report progress only for the attempt the invocation named; later reports of an old attempt are refused'] },
+  invalid_progress_token: { status: 401, title: 'The progress token is missing or not valid for this execution', remediation: ['Send the progress token from the invocation as a bearer token, before it expires'] },
+  agent_not_found: { status: 404, title: 'No such agent', remediation: ['Check the agent id, or list agents with GET /v1/agents'] },
+  agent_exists: { status: 409, title: 'An agent with this id is already registered', remediation: ['Update the existing agent with PATCH, or register under another id'] },
+  agent_inactive: { status: 422, title: 'The agent is not active', remediation: ['Activate the agent (status active) before calling it'] },
+  agent_version_not_registered: { status: 422, title: 'That version of the agent is not registered', remediation: ['Register that version with POST /v1/agents (its agent_uri and endpoint), then deploy it'] },
+  capability_not_matched: { status: 422, title: 'The agent does not offer the requested capability', remediation: ['Call an agent that lists the capability, or omit it'] },
+  callback_secret_required: { status: 422, title: 'A callback_url needs a callback signing secret first', remediation: ['Create a callback signing secret with POST /v1/callback-secrets, then retry'] },
+  workflow_not_found: { status: 404, title: 'No such workflow', remediation: ['Check the workflow id returned when it was created'] },
+  task_not_found: { status: 404, title: 'No such task', remediation: ['Check the task id returned when it was created'] },
   // Webhooks and events.
-  webhook_not_found: { status: 404, title: 'No such webhook subscription' },
-  webhook_delivery_not_found: { status: 404, title: 'No such webhook delivery' },
-  event_not_found: { status: 404, title: 'No such event' },
-  webhook_disabled: { status: 409, title: 'The webhook subscription is disabled' },
-  webhook_delivery_in_progress: { status: 409, title: 'The delivery is still being attempted' },
-  destination_refused: { status: 422, title: 'The URL is not a destination the service may call' },
-  secrets_unavailable: { status: 503, title: 'Secret encryption is not configured' },
-  // Orchestration layer (issue 3). The four codes of the spec: agent_not_registered (403), safety_violation
-  // (403), escalation_required (422), rule_conflict (409).
-  agent_not_registered: { status: 403, title: 'The AI agent is not registered (or not active)' },
-  agent_id_mismatch: { status: 403, title: 'X-Agent-ID names another agent than the API key' },
-  safety_violation: { status: 403, title: 'The action violates a safety boundary' },
-  confidence_below_threshold: { status: 422, title: 'AI confidence is below the 0.70 threshold for autonomous action' },
-  escalation_required: { status: 422, title: 'Human escalation is required' },
-  confidence_mismatch: { status: 422, title: 'X-Confidence-Score disagrees with the body’s confidence' },
-  rule_conflict: { status: 409, title: 'The escalation rule conflicts with, or is shadowed by, an enabled rule' },
-  routing_closed: { status: 409, title: 'The routing no longer takes escalations or confidence reports' },
-  routing_not_completed: { status: 409, title: 'The routing has no outcome yet' },
-  rule_not_found: { status: 404, title: 'No such escalation rule' },
-  safety_domain_not_found: { status: 404, title: 'No safety configuration for this domain' },
-} as const satisfies Record<string, { status: number; title: string }>;
+  webhook_not_found: { status: 404, title: 'No such webhook subscription', remediation: ['List subscriptions with GET /v1/orch/webhooks'] },
+  webhook_delivery_not_found: { status: 404, title: 'No such webhook delivery', remediation: ['List the subscription’s deliveries with GET /v1/orch/webhooks/{subscription_id}/deliveries'] },
+  event_not_found: { status: 404, title: 'No such event', remediation: ['List events with GET /v1/events'] },
+  webhook_disabled: { status: 409, title: 'The webhook subscription is disabled', remediation: ['Enable the subscription (PATCH with status enabled), then retry'] },
+  webhook_delivery_in_progress: { status: 409, title: 'The delivery is still being attempted', remediation: ['Wait for the delivery to finish, then replay it if it failed'] },
+  destination_refused: { status: 422, title: 'The URL is not a destination the service may call', remediation: ['Use a public http(s) URL; private and loopback addresses are refused unless allow-listed'] },
+  secrets_unavailable: { status: 503, title: 'Secret encryption is not configured', remediation: ['Ask the operator to set SECRETS_ENCRYPTION_KEY', 'Contact support quoting incident_id if it is set'] },
+  // Orchestration layer. The four codes of the spec: agent_not_registered (403), safety_violation (403),
+  // escalation_required (422), rule_conflict (409).
+  agent_not_registered: { status: 403, title: 'The AI agent is not registered (or not active)', remediation: ['Register the agent with POST /v1/orch/agents/register and call with its API key'] },
+  agent_id_mismatch: { status: 403, title: 'X-Agent-ID names another agent than the API key', remediation: ['Send the X-Agent-ID of the agent the API key belongs to, or omit it'] },
+  safety_violation: { status: 403, title: 'The action violates a safety boundary', remediation: ['Stay within the boundary (GET /v1/orch/boundaries), or route the task to a human'] },
+  confidence_below_threshold: { status: 422, title: 'AI confidence is below the 0.70 threshold for autonomous action', remediation: ['Escalate to a human (POST /v1/orch/escalate); escalation.suggested_reviewers names candidates'] },
+  escalation_required: { status: 422, title: 'Human escalation is required', remediation: ['Escalate the task to a human reviewer before acting'] },
+  confidence_mismatch: { status: 422, title: 'X-Confidence-Score disagrees with the body’s confidence', remediation: ['Send the same confidence in X-Confidence-Score and the body, or only one of them'] },
+  rule_conflict: { status: 409, title: 'The escalation rule conflicts with, or is shadowed by, an enabled rule', remediation: ['Resolve the conflicts listed: change priority, conditions or actions', 'Or set allow_conflicts true to store it anyway'] },
+  routing_closed: { status: 409, title: 'The routing no longer takes escalations or confidence reports', remediation: ['Start a new routing for further work on the task'] },
+  routing_not_completed: { status: 409, title: 'The routing has no outcome yet', remediation: ['Wait until the routing completes (GET /v1/orch/routing/{routing_id}), then retry'] },
+  rule_not_found: { status: 404, title: 'No such escalation rule', remediation: ['List rules with GET /v1/orch/escalation/rules'] },
+  safety_domain_not_found: { status: 404, title: 'No safety configuration for this domain', remediation: ['Configure the domain with PUT /v1/orch/safety/config/{domain}'] },
+} as const satisfies Record<string, { status: number; title: string; remediation: readonly [string, ...string[]] }>;
 
 export type ProblemCode = keyof typeof PROBLEM_TYPES;
 
@@ -77,10 +77,19 @@ export interface FieldError {
   field: string;
   code: string;
   message: string;
+  /** What the field takes, where the validator knows it. */
+  expected?: string;
+  /** What was sent: a type name or a short rendering, never a secret or a long value. */
+  received?: string;
 }
 
 export function problemTypeUri(code: ProblemCode): string {
   return `/problems/${code}`;
+}
+
+/** The remediation of a problem type as the body carries it: numbered steps. */
+export function remediationSteps(code: ProblemCode): Array<{ step: number; description: string }> {
+  return PROBLEM_TYPES[code].remediation.map((description, index) => ({ step: index + 1, description }));
 }
 
 export class Problem extends Error {

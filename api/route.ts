@@ -1,15 +1,16 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { getOpenApiMetadata, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { match } from 'path-to-regexp';
-import type { ZodError, ZodType } from 'zod';
+import type { ZodType } from 'zod';
 import type { Principal, Scope } from '../services/auth/tokens';
+import { fieldErrors } from './field-errors';
 import { requireScope } from './middleware/auth';
 import { guardParameters } from './middleware/input-guard';
-import type { RateLimitCategory } from './middleware/rate-limit';
+import { RATE_LIMIT_CATEGORIES, type RateLimitCategory } from './middleware/rate-limit';
 import { Problem, type FieldError } from './problem';
-import { ProblemSchema } from './schemas/common';
+import { IdempotencyKeySchema, ProblemSchema } from './schemas/common';
 import { z } from './schemas/zod';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -38,7 +39,17 @@ export interface RouteContext<B, Q, P, H = undefined> {
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
 
-export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | undefined, P extends ZodType | undefined, H extends ZodType | undefined = undefined> {
+export interface ResponseSpec {
+  description: string;
+  schema?: ZodType;
+  /** The media type of schema: application/json by default, application/problem+json for an error. */
+  contentType?: string;
+  /** The same answer in other media types, chosen by Accept (an HTML page beside the JSON). */
+  alternatives?: Record<string, ZodType>;
+  headers?: Record<string, { description: string }>;
+}
+
+interface RouteFields<B extends ZodType | undefined, Q extends ZodType | undefined, P extends ZodType | undefined, H extends ZodType | undefined> {
   method: Method;
   /** OpenAPI form: /v1/orch/routing/{routing_id} */
   path: string;
@@ -46,47 +57,100 @@ export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | un
   summary: string;
   description?: string;
   tags: string[];
-  /** The scope the caller needs, or 'public'. */
-  auth: Scope | 'public';
-  /** The rate-limit category, or null for operational endpoints that must answer whatever the load. */
-  rateLimit: RateLimitCategory | null;
   /** Idempotency-Key support on a mutating route; off where the response holds a secret that must not be stored. */
   idempotency?: boolean;
-  request?: { body?: B; query?: Q; params?: P; headers?: H };
-  responses: Record<number, { description: string; schema?: ZodType; contentType?: string; headers?: Record<string, { description: string }> }>;
+  /** bodyTypes: the media types the body may come in; application/json when not given. */
+  request?: { body?: B; query?: Q; params?: P; headers?: H; bodyTypes?: string[] };
+  responses: Record<number, ResponseSpec>;
   handler: (ctx: RouteContext<Infer<B>, Infer<Q>, Infer<P>, Infer<H>>) => Promise<Reply> | Reply;
 }
+
+/**
+ * auth: the scope the caller needs, or 'public'. rateLimit: the category the call is counted in. Every
+ * authenticated route has one; only a public operational endpoint, which must answer whatever the load, has null.
+ */
+type Metering = { auth: Scope; rateLimit: RateLimitCategory } | { auth: 'public'; rateLimit: RateLimitCategory | null };
+
+export type RouteSpec<
+  B extends ZodType | undefined,
+  Q extends ZodType | undefined,
+  P extends ZodType | undefined,
+  H extends ZodType | undefined = undefined,
+> = RouteFields<B, Q, P, H> & Metering;
 
 export interface ApiMiddleware {
   authenticate: RequestHandler;
   rateLimit: (category: RateLimitCategory) => RequestHandler;
   idempotency: RequestHandler;
-}
-
-function fieldErrors(error: ZodError, location: string): FieldError[] {
-  return error.issues.map((issue) => ({
-    field: [location, ...issue.path.map(String)].filter(Boolean).join('.'),
-    code: issue.code,
-    message: issue.message,
-  }));
+  /**
+   * A router mounted before bodies are read, which the builder fills: it identifies the caller and counts the call
+   * in its operation's category, so that every answer of a counted operation carries X-RateLimit-*.
+   */
+  meter?: Router;
 }
 
 function parse<T extends ZodType>(schema: T | undefined, value: unknown, location: string): unknown {
   if (!schema) return undefined;
-  const result = schema.safeParse(value);
+  // The input is kept on each issue only to say what was received (a type name or a short rendering).
+  const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw new Problem('validation_failed', `The ${location} has ${result.error.issues.length} invalid field(s)`, { errors: fieldErrors(result.error, location === 'body' ? '' : location) });
   return result.data;
 }
 
-const STANDARD_PROBLEMS: Record<number, string> = {
-  400: 'Invalid request (problem details list the fields)',
-  401: 'Missing or invalid bearer token',
-  403: 'The token lacks the required scope',
-  429: 'Rate limit exceeded; see Retry-After',
-  500: 'Internal error (shows only the request id)',
-};
-
+const PROBLEM_JSON = 'application/problem+json';
 const MUTATING: Method[] = ['post', 'put', 'patch', 'delete'];
+
+/** Response headers documented once under components/headers, and referred to by each response. */
+const integer = { type: 'integer' as const };
+const RESPONSE_HEADERS = {
+  'X-Request-ID': { description: 'The request id: the caller’s X-Request-ID when it is a sane token, else one made here', schema: { type: 'string' as const } },
+  'X-RateLimit-Limit': { description: 'Requests allowed per window in the operation’s category', schema: integer },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { ...integer, minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'When the current window ends (Unix time, seconds)', schema: integer },
+  'X-RateLimit-Resource': { description: 'The category the call was counted in', schema: { type: 'string' as const, enum: [...RATE_LIMIT_CATEGORIES] } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { ...integer, minimum: 1 } },
+  'Idempotent-Replayed': { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string' as const, enum: ['true'] } },
+};
+type ResponseHeader = keyof typeof RESPONSE_HEADERS;
+
+const RATE_LIMIT_HEADERS: ResponseHeader[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Resource'];
+
+function headerRefs(names: ResponseHeader[]): Record<string, { $ref: string }> {
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+interface StandardProblem {
+  status: number;
+  description: string;
+  headers?: ResponseHeader[];
+}
+
+/** The problems an operation of this kind may answer, whatever its handler does. */
+function standardProblems(spec: { auth: Scope | 'public'; rateLimit: RateLimitCategory | null; body: boolean; idempotent: boolean }): StandardProblem[] {
+  const problems: StandardProblem[] = [{ status: 400, description: 'validation_failed (errors[] names each field, with what it expected and received), or malformed_json' }];
+  if (spec.auth !== 'public') {
+    problems.push({ status: 401, description: 'unauthorized: no bearer token, or one that is not valid' });
+    problems.push({ status: 403, description: 'insufficient_scope: the token lacks the scope of this operation' });
+  }
+  if (spec.idempotent) {
+    problems.push({
+      status: 409,
+      description:
+        'idempotency_key_reused: the Idempotency-Key was first used with a different request; ' +
+        'idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After)',
+      headers: ['Retry-After'],
+    });
+  }
+  if (spec.body) {
+    problems.push({ status: 413, description: 'payload_too_large: the body is over the deployment’s BODY_LIMIT' });
+    problems.push({ status: 415, description: 'unsupported_media_type: the body is not in a media type this operation takes' });
+  }
+  if (spec.rateLimit) problems.push({ status: 429, description: `rate_limited: the ${spec.rateLimit} limit of this window is used up`, headers: ['Retry-After'] });
+  problems.push({ status: 500, description: 'internal_error: shows only request_id and incident_id; the error log line carries the same incident_id' });
+  return problems;
+}
+
+const leaveMeter: RequestHandler = (_req, _res, next) => next('router');
 
 /**
  * Declares the API's routes in one place each: the Express handler chain, the OpenAPI operation, and the
@@ -94,16 +158,19 @@ const MUTATING: Method[] = ['post', 'put', 'patch', 'delete'];
  */
 export class ApiBuilder {
   readonly router = Router();
+  readonly meter: Router;
   readonly registry = new OpenAPIRegistry();
   private readonly table: Array<{ method: string; matches: (path: string) => boolean }> = [];
 
   constructor(private readonly middleware: ApiMiddleware) {
+    this.meter = middleware.meter ?? Router();
     this.registry.register('Problem', ProblemSchema);
     this.registry.registerComponent('securitySchemes', 'bearerAuth', {
       type: 'http',
       scheme: 'bearer',
       description: 'An access token from POST /oauth/token (client credentials), or a personal access token (hnd_pat_…).',
     });
+    for (const [name, header] of Object.entries(RESPONSE_HEADERS)) this.registry.registerComponent('headers', name, header);
   }
 
   route<B extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, P extends ZodType | undefined = undefined, H extends ZodType | undefined = undefined>(
@@ -112,12 +179,15 @@ export class ApiBuilder {
     const expressPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     this.table.push({ method: spec.method.toUpperCase(), matches: ((matcher) => (path: string) => matcher(path) !== false)(match(expressPath)) });
 
+    // The first route that matches a request meters it, as the first that matches answers it.
+    const metering: RequestHandler[] = [];
+    if (spec.rateLimit && spec.auth !== 'public') metering.push(this.middleware.authenticate);
+    if (spec.rateLimit) metering.push(this.middleware.rateLimit(spec.rateLimit));
+    this.meter[spec.method](expressPath, ...metering, leaveMeter);
+
     const chain: RequestHandler[] = [guardParameters];
-    if (spec.auth !== 'public') chain.push(this.middleware.authenticate);
-    if (spec.rateLimit) chain.push(this.middleware.rateLimit(spec.rateLimit));
     if (spec.auth !== 'public') chain.push(requireScope(spec.auth));
-    const idempotent = spec.auth !== 'public' && MUTATING.includes(spec.method) && spec.idempotency !== false;
-    if (idempotent) chain.push(this.middleware.idempotency);
+    if (isIdempotent(spec)) chain.push(this.middleware.idempotency);
     chain.push(async (req, res) => {
       const body = parse(spec.request?.body, req.body ?? {}, 'body');
       const query = parse(spec.request?.query, req.query, 'query');
@@ -153,32 +223,53 @@ export class ApiBuilder {
   private openApiOperation<B extends ZodType | undefined, Q extends ZodType | undefined, P extends ZodType | undefined, H extends ZodType | undefined>(
     spec: RouteSpec<B, Q, P, H>,
   ): RouteConfig {
+    const idempotent = isIdempotent(spec);
+    const declared = new Map<string, ResponseSpec & { refs?: ResponseHeader[] }>(Object.entries(spec.responses));
+    for (const problem of standardProblems({ auth: spec.auth, rateLimit: spec.rateLimit, body: spec.request?.body !== undefined, idempotent })) {
+      const own = declared.get(String(problem.status));
+      // A status the route declares too may mean either: both are documented.
+      declared.set(String(problem.status), {
+        ...own,
+        description: own ? `${own.description}; or ${problem.description}` : problem.description,
+        refs: problem.headers ?? [],
+      });
+    }
     const responses: RouteConfig['responses'] = {};
-    for (const [status, response] of Object.entries(spec.responses)) {
+    for (const [status, response] of declared) {
+      const error = Number(status) >= 400;
+      const schema = response.schema ?? (error ? ProblemSchema : undefined);
+      const content = {
+        ...(schema || response.contentType ? { [response.contentType ?? (error ? PROBLEM_JSON : 'application/json')]: { schema: schema ?? {} } } : {}),
+        ...Object.fromEntries(Object.entries(response.alternatives ?? {}).map(([type, alternative]) => [type, { schema: alternative }])),
+      };
+      const refs: ResponseHeader[] = [
+        'X-Request-ID',
+        ...(spec.rateLimit ? RATE_LIMIT_HEADERS : []),
+        ...(response.refs ?? []),
+        ...(idempotent && Number(status) < 300 ? ['Idempotent-Replayed' as const] : []),
+      ];
       responses[status] = {
         description: response.description,
-        ...(response.headers ? { headers: response.headers } : {}),
-        ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema } } } : {}),
+        headers: { ...response.headers, ...headerRefs(refs) },
+        ...(Object.keys(content).length > 0 ? { content } : {}),
       };
     }
-    const standard = spec.auth === 'public' ? [400, 500] : spec.rateLimit ? [400, 401, 403, 429, 500] : [400, 401, 403, 500];
-    for (const status of standard) {
-      responses[status] ??= { description: STANDARD_PROBLEMS[status]!, content: { 'application/problem+json': { schema: ProblemSchema } } };
-    }
-    const idempotencyHeader = spec.auth !== 'public' && MUTATING.includes(spec.method) && spec.idempotency !== false;
+    const unmetered = 'Not rate limited: an operational endpoint answers whatever the load, without X-RateLimit-* headers.';
+    const description = spec.rateLimit ? spec.description : [spec.description, unmetered].filter(Boolean).join(' ');
+    const body = spec.request?.body;
     return {
       method: spec.method,
       path: spec.path,
       operationId: spec.operationId,
       summary: spec.summary,
-      ...(spec.description ? { description: spec.description } : {}),
+      ...(description ? { description } : {}),
       tags: spec.tags,
       ...(spec.auth !== 'public' ? { security: [{ bearerAuth: [spec.auth] }] } : {}),
       request: {
-        ...(spec.request?.body ? { body: { required: true, content: { 'application/json': { schema: spec.request.body } } } } : {}),
+        ...(body ? { body: { required: true, content: Object.fromEntries((spec.request?.bodyTypes ?? ['application/json']).map((type) => [type, { schema: body }])) } } : {}),
         ...(spec.request?.query ? { query: spec.request.query as never } : {}),
         ...(spec.request?.params ? { params: spec.request.params as never } : {}),
-        ...(spec.request?.headers || idempotencyHeader ? { headers: documentedHeaders(spec.request?.headers, idempotencyHeader) as never } : {}),
+        ...(spec.request?.headers || idempotent ? { headers: documentedHeaders(spec.request?.headers, idempotent) as never } : {}),
       },
       responses,
       ...(spec.rateLimit ? { 'x-rate-limit-category': spec.rateLimit } : {}),
@@ -186,16 +277,22 @@ export class ApiBuilder {
   }
 }
 
-/** The route's own headers, with Idempotency-Key beside them on a mutating route. */
-function documentedHeaders(own: ZodType | undefined, idempotent: boolean): ZodType {
-  if (!own) return idempotencyHeaderSchema;
-  return idempotent && own instanceof z.ZodObject ? own.extend(idempotencyHeaderSchema.shape) : own;
+function isIdempotent(spec: { auth: Scope | 'public'; method: Method; idempotency?: boolean }): boolean {
+  return spec.auth !== 'public' && MUTATING.includes(spec.method) && spec.idempotency !== false;
 }
 
-const idempotencyHeaderSchema = z.object({
-  'idempotency-key': z
-    .string()
-    .max(255)
-    .optional()
-    .openapi({ description: 'Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true' }),
+const KEY_FORMAT = 'Visible ASCII, 1 to 255 characters.';
+const idempotencyKeySchema = IdempotencyKeySchema.optional().openapi({
+  description: `Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. ${KEY_FORMAT}`,
 });
+
+/** The route's own headers, with Idempotency-Key (in the one format the middleware takes) beside them on a mutating route. */
+function documentedHeaders(own: ZodType | undefined, idempotent: boolean): ZodType | undefined {
+  if (!idempotent) return own;
+  if (!own) return z.object({ 'idempotency-key': idempotencyKeySchema });
+  if (!(own instanceof z.ZodObject)) return own;
+  // The route may say what the key means to it; the format is the middleware's.
+  const ownKey = own.shape['idempotency-key'] as ZodType | undefined;
+  const meaning = ownKey ? (getOpenApiMetadata(ownKey).description as string | undefined) : undefined;
+  return own.extend({ 'idempotency-key': meaning ? idempotencyKeySchema.openapi({ description: `${meaning}. ${KEY_FORMAT}` }) : idempotencyKeySchema });
+}

@@ -60,7 +60,7 @@ export function registerTokenRoutes(api: ApiBuilder, deps: { db: Knex; keyRing: 
     tags: ['Auth'],
     auth: 'public',
     rateLimit: 'default',
-    request: { body: TokenRequestSchema },
+    request: { body: TokenRequestSchema, bodyTypes: ['application/x-www-form-urlencoded', 'application/json'] },
     responses: {
       200: { description: 'An access token', schema: TokenResponseSchema },
       401: { description: 'invalid_client' },

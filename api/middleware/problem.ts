@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from '../../lib/logger';
-import { Problem, problemTypeUri } from '../problem';
+import { Problem, problemTypeUri, remediationSteps } from '../problem';
 
-export function sendProblem(res: Response, problem: Problem, instance: string): void {
+/** Renders a problem; incidentId is given for a 5xx, whose error log line carries the same id. */
+export function sendProblem(res: Response, problem: Problem, instance: string, incidentId?: string): void {
   for (const [name, value] of Object.entries(problem.options.headers ?? {})) res.set(name, value);
   res
     .status(problem.status)
@@ -15,7 +17,9 @@ export function sendProblem(res: Response, problem: Problem, instance: string): 
       ...(problem.detail ? { detail: problem.detail } : {}),
       instance,
       request_id: res.locals.requestId,
+      ...(incidentId ? { incident_id: incidentId } : {}),
       ...(problem.options.errors ? { errors: problem.options.errors } : {}),
+      remediation: remediationSteps(problem.code),
     });
 }
 
@@ -41,7 +45,8 @@ function fromBodyParser(error: BodyParserError): Problem | undefined {
 
 /**
  * The one renderer of errors. A Problem is shown as it is; anything else is a 500 that shows the request id
- * and nothing of the internals, while the log keeps the stack.
+ * and nothing of the internals, while the log keeps the stack. Every 5xx gets an incident id, in the body and
+ * in its error log line, so that what a client quotes leads an SRE to the cause.
  */
 export function problemRenderer(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
@@ -50,11 +55,16 @@ export function problemRenderer(logger: Logger): ErrorRequestHandler {
       return;
     }
     const problem = error instanceof Problem ? error : fromBodyParser(error as BodyParserError);
-    if (problem) {
-      sendProblem(res, problem, req.originalUrl.split('?')[0] ?? req.path);
+    const instance = req.originalUrl.split('?')[0] ?? req.path;
+    if (problem && problem.status < 500) {
+      sendProblem(res, problem, instance);
       return;
     }
-    logger.error('unhandled error', { request_id: res.locals.requestId, path: req.path, error });
-    sendProblem(res, new Problem('internal_error', `Something went wrong on our side; quote request id ${res.locals.requestId as string}`), req.path);
+    const requestId = res.locals.requestId as string;
+    const incidentId = `inc_${randomUUID()}`;
+    if (problem) logger.error('service problem', { incident_id: incidentId, request_id: requestId, path: req.path, code: problem.code, detail: problem.detail });
+    else logger.error('unhandled error', { incident_id: incidentId, request_id: requestId, path: req.path, error });
+    const shown = problem ?? new Problem('internal_error', `Something went wrong on our side; quote incident id ${incidentId} (request id ${requestId})`);
+    sendProblem(res, shown, instance, incidentId);
   };
 }

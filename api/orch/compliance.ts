@@ -150,7 +150,11 @@ export function registerComplianceRoutes(api: ApiBuilder, deps: ComplianceRouteD
       query: z.object({ format: z.enum(['json', 'html']).optional() }),
     },
     responses: {
-      200: { description: 'The report (or, when its generation failed, why)', schema: z.union([ComplianceReportSchema, ReportFailedSchema]) },
+      200: {
+        description: 'The report (or, when its generation failed, why); as an HTML page with Accept: text/html or ?format=html',
+        schema: z.union([ComplianceReportSchema, ReportFailedSchema]),
+        alternatives: { 'text/html': z.string().openapi({ description: 'The report as a self-contained HTML page' }) },
+      },
       202: { description: 'Still being generated', schema: ReportPendingSchema },
       404: { description: 'No such report' },
     },

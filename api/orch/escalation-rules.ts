@@ -83,7 +83,7 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     tags: ['Escalation rules'],
     auth: 'orch:read',
     rateLimit: 'default',
-    request: { body: DryRunSchema.extend({ actions: CreateRuleSchema.shape.actions, priority: CreateRuleSchema.shape.priority }) },
+    request: { body: DryRunSchema },
     responses: { 200: { description: 'The dry run', schema: DryRunResponseSchema } },
     handler: async ({ body }) => {
       const measured = await dryRun(deps.db, body);

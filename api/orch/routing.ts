@@ -56,7 +56,6 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     request: { body: RoutingRequestSchema },
     responses: {
       200: { description: 'The routing decision', schema: RoutingDecisionSchema },
-      409: { description: 'Idempotency-Key reused with a different body, or still in flight' },
       422: { description: 'A human is needed but no reviewer holds the required capabilities' },
     },
     handler: async ({ req, body, principal }) => {

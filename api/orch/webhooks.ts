@@ -76,7 +76,7 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
     responses: {
       201: { description: 'Created, with its secret', schema: CreatedWebhookSchema },
       200: { description: 'Already created with this Idempotency-Key (secret not shown again)', schema: CreatedWebhookSchema },
-      409: { description: 'The Idempotency-Key created a different subscription' },
+      409: { description: 'idempotency_key_reused: the Idempotency-Key created a different subscription' },
       422: { description: 'The URL is a private or loopback destination (or does not resolve)' },
       503: { description: 'SECRETS_ENCRYPTION_KEY is not configured' },
     },

@@ -31,7 +31,7 @@ export const RegisterAgentSchema = z
     model_info: z.object({ model_type: z.string().max(200).optional(), version: z.string().max(200).optional(), training_data: z.string().max(2000).optional() }).strict().default({}),
   })
   .strict()
-  .openapi('RegisterAgentRequest');
+  .openapi('AgentRegistrationRequest');
 
 export const AgentSchema = z
   .object({

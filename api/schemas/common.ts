@@ -18,21 +18,41 @@ export const TimestampSchema = z.iso
   .refine(isStorableTimestamp, { message: 'must have an offset within ±15:59 and a year from 0001' })
   .openapi({ example: '2026-11-01T09:30:00Z' });
 
+const FieldErrorSchema = z
+  .object({
+    field: z.string().openapi({ description: 'Where: a body path (a.b.0), or query., path. or header. and the name' }),
+    code: z.string().openapi({ description: 'REQUIRED_FIELD_MISSING for an absent required field; otherwise the validator’s code (invalid_type, too_small …)' }),
+    message: z.string(),
+    expected: z.string().optional().openapi({ description: 'What the field takes, where known', example: 'number' }),
+    received: z.string().optional().openapi({ description: 'What was sent: a type name or a short rendering, never a secret or a long value', example: 'string' }),
+  })
+  .openapi('FieldError');
+
+const RemediationStepSchema = z
+  .object({ step: z.number().int().min(1), description: z.string() })
+  .openapi('RemediationStep', { description: 'One thing the client can do about the problem, in order' });
+
 export const ProblemSchema = z
   .object({
-    type: z.string().openapi({ example: '/problems/validation_failed' }),
+    type: z.string().openapi({ example: '/problems/validation_failed', description: 'GET it for the problem type: title, status and remediation' }),
     title: z.string(),
     status: z.number().int(),
     detail: z.string().optional(),
     instance: z.string().openapi({ description: 'The request path' }),
     request_id: z.string(),
-    errors: z
-      .array(z.object({ field: z.string(), code: z.string(), message: z.string() }))
-      .optional()
-      .openapi({ description: 'Field errors, for validation problems' }),
+    incident_id: z.string().optional().openapi({ description: 'On a 5xx: quote it to support; the error log line carries the same id', example: 'inc_0b6f4a52-3c1e-4d0e-9f3a-6f5d2b7c8e91' }),
+    errors: z.array(FieldErrorSchema).optional().openapi({ description: 'Field errors, for validation problems' }),
+    remediation: z.array(RemediationStepSchema).openapi({ description: 'What the client can do, step by step' }),
   })
   .catchall(z.unknown())
-  .openapi('Problem', { description: 'RFC 9457 problem details; extension members may follow.' });
+  .openapi('Problem', { description: 'RFC 9457 problem details; extension members may follow (escalation, retry_after_seconds, required_scope …).' });
+
+/** The one format of an Idempotency-Key, which the middleware enforces and the document states. */
+export const IdempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII characters');
 
 export const LedgerAnchorSchema = z
   .object({ transaction_id: z.string(), block_number: z.number().int() })

@@ -50,7 +50,10 @@ export const PatchRuleSchema = z
   .strict()
   .openapi('PatchEscalationRuleRequest');
 
-export const DryRunSchema = z.object({ conditions: ruleFields.conditions }).strict().openapi('EscalationRuleDryRunRequest');
+export const DryRunSchema = z
+  .object({ conditions: ruleFields.conditions, actions: ruleFields.actions, priority: ruleFields.priority.default('medium') })
+  .strict()
+  .openapi('EscalationRuleDryRunRequest');
 
 const FindingSchema = z.object({ kind: z.enum(['conflict', 'shadowed_by', 'shadows']), rule_id: z.string(), rule_name: z.string(), detail: z.string() }).openapi('RuleFinding');
 

@@ -74,7 +74,7 @@ export const RegisterAgentSchema = z
     status: z.enum(['active', 'inactive']).default('active'),
   })
   .strict()
-  .openapi('RegisterAgentRequest');
+  .openapi('RegisterPlatformAgentRequest');
 
 export const UpdateAgentSchema = z
   .object({

@@ -1,6 +1,6 @@
 import { EVENT_KINDS, type EventKind } from '../../domain/events';
 import { ALL_EVENTS, DELIVERY_STATUSES } from '../../domain/webhooks';
-import { listQuerySchema, TimestampSchema } from './common';
+import { IdempotencyKeySchema, listQuerySchema, TimestampSchema } from './common';
 import { z } from './zod';
 
 const eventKinds = Object.keys(EVENT_KINDS) as [EventKind, ...EventKind[]];
@@ -34,11 +34,7 @@ export const CreateWebhookRequestSchema = z
   .openapi('CreateWebhookRequest');
 
 export const CreateWebhookHeadersSchema = z.object({
-  'idempotency-key': z
-    .string()
-    .max(255)
-    .optional()
-    .openapi({ description: 'Makes a retry safe: the subscription id derives from it, and a retry answers 200 with the same subscription and secret null' }),
+  'idempotency-key': IdempotencyKeySchema.optional().openapi({ description: 'Makes a retry safe: the subscription id derives from it, and a retry answers 200 with the same subscription and secret null' }),
 });
 
 export const UpdateWebhookRequestSchema = z

@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { createDb } from '../../db/connection';
-import { PROBLEM_TYPES } from '../../api/problem';
-import { startExtraApp } from '../support/app';
+import { PROBLEM_TYPES, type ProblemCode } from '../../api/problem';
+import { capturingLogger, startExtraApp } from '../support/app';
 import { call, expectProblem } from '../support/http';
 import { devServerAddress, startStack, type Stack } from '../support/stack';
 
@@ -49,15 +49,62 @@ describe('RFC 9457 problems', () => {
     expect(reply.headers.get('allow')).toBe(allow);
   });
 
-  it('answers 400 validation_failed with field, code and message for each invalid body field', async () => {
-    const reply = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 'high', task_type: '' } });
+  it('answers 400 Validation Failed with field, code, message, expected and received for each invalid body field', async () => {
+    const reply = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 'high', task_type: '', urgency: 'hgh' } });
     expectProblem(reply, 400, 'validation_failed');
+    expect(reply.body.title).toBe('Validation Failed');
     expect(reply.body.errors).toEqual(
       expect.arrayContaining([
-        { field: 'ai_confidence', code: 'invalid_type', message: expect.any(String) },
-        { field: 'task_type', code: 'too_small', message: expect.any(String) },
+        { field: 'ai_confidence', code: 'invalid_type', message: expect.any(String), expected: 'number', received: 'string' },
+        { field: 'task_type', code: 'too_small', message: expect.any(String), expected: 'at least 1 character', received: 'string of 0 characters' },
+        { field: 'urgency', code: 'invalid_value', message: expect.any(String), expected: 'one of "low", "medium", "high", "urgent", "critical"', received: '"hgh"' },
       ]),
     );
+  });
+
+  it('says which values a discriminator takes, and which one it got', async () => {
+    const reply = await api('POST', '/v1/orch/escalation/rules/dry-run', {
+      json: { conditions: [{ condition_type: 'task_type', operator: '==', value: 'probe' }], actions: [{ action: 'explode' }] },
+    });
+    expectProblem(reply, 400, 'validation_failed');
+    expect(reply.body.errors).toEqual([
+      { field: 'actions.0.action', code: 'invalid_union', message: expect.any(String), expected: 'one of "escalate_to_human", "notify_supervisor"', received: '"explode"' },
+    ]);
+  });
+
+  it('names a missing required field REQUIRED_FIELD_MISSING', async () => {
+    const reply = await api('POST', '/v1/orch/routing', { json: { task_type: 'summarize' } });
+    expectProblem(reply, 400, 'validation_failed');
+    expect(reply.body.errors).toEqual([{ field: 'ai_confidence', code: 'REQUIRED_FIELD_MISSING', message: expect.any(String), expected: 'number', received: 'missing' }]);
+  });
+
+  it('never echoes a long value or a credential in received', async () => {
+    const long = 'y'.repeat(600);
+    const tooLong = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 0.9, task_type: long } });
+    expectProblem(tooLong, 400, 'validation_failed');
+    expect(tooLong.body.errors).toEqual([expect.objectContaining({ field: 'task_type', code: 'too_big', expected: 'at most 200 characters', received: 'string of 600 characters' })]);
+
+    const credentials = await api('POST', '/v1/orch/webhooks', { json: { url: 'https://ops:hunter2-s3cret@hooks.example.com/in', events: ['*'] } });
+    expectProblem(credentials, 400, 'validation_failed');
+    expect(credentials.body.errors).toEqual([expect.objectContaining({ field: 'url', received: expect.any(String) })]);
+    expect(credentials.text).not.toContain('hunter2');
+
+    const longEnum = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 0.9, urgency: 'z'.repeat(300) } });
+    const received = longEnum.body.errors[0].received as string;
+    expect(received.length).toBeLessThanOrEqual(40);
+    expect(received).toMatch(/^"z+…"$/);
+  });
+
+  it('carries numbered remediation steps from the problem registry', async () => {
+    const reply = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 7 } });
+    expectProblem(reply, 400, 'validation_failed');
+    expect(reply.body.remediation).toEqual(PROBLEM_TYPES.validation_failed.remediation.map((description, index) => ({ step: index + 1, description })));
+    expect(reply.body.remediation.length).toBeGreaterThan(0);
+  });
+
+  it.each(Object.keys(PROBLEM_TYPES) as ProblemCode[])('has remediation steps for %s', (code) => {
+    expect(PROBLEM_TYPES[code].remediation.length).toBeGreaterThan(0);
+    for (const step of PROBLEM_TYPES[code].remediation) expect(step).toMatch(/^\S.{10,}$/);
   });
 
   it('names query and path fields by where they came from', async () => {
@@ -100,45 +147,76 @@ describe('RFC 9457 problems', () => {
     const problem = await api('GET', '/v1/orch/nothing-here');
     const type = await call(stack.baseUrl, 'GET', problem.body.type);
     expect(type.status).toBe(200);
-    expect(type.body).toEqual({ type: '/problems/not_found', title: PROBLEM_TYPES.not_found.title, status: 404 });
+    expect(type.body).toEqual({
+      type: '/problems/not_found',
+      title: PROBLEM_TYPES.not_found.title,
+      status: 404,
+      remediation: PROBLEM_TYPES.not_found.remediation.map((description, index) => ({ step: index + 1, description })),
+    });
   });
 });
 
 describe('unexpected errors', () => {
-  const INTERNAL_KEYS = ['detail', 'instance', 'request_id', 'status', 'title', 'type'];
+  const INTERNAL_KEYS = ['detail', 'incident_id', 'instance', 'remediation', 'request_id', 'status', 'title', 'type'];
 
-  function expectOpaque500(reply: Awaited<ReturnType<typeof call>>, requestId: string) {
+  function expectOpaque500(reply: Awaited<ReturnType<typeof call>>, requestId: string, lines: Array<Record<string, unknown>>) {
     expectProblem(reply, 500, 'internal_error');
     expect(Object.keys(reply.body).sort()).toEqual(INTERNAL_KEYS);
     expect(reply.body.request_id).toBe(requestId);
-    expect(reply.body.detail).toBe(`Something went wrong on our side; quote request id ${requestId}`);
+    expect(reply.body.incident_id).toMatch(/^inc_[0-9a-f-]{36}$/);
+    expect(reply.body.detail).toBe(`Something went wrong on our side; quote incident id ${reply.body.incident_id as string} (request id ${requestId})`);
     expect(reply.text).not.toMatch(/Error|\bat .*\(|node_modules|\.ts:\d/);
+    // The SRE finds the stack by the id the client quotes.
+    const logged = lines.filter((line) => line.incident_id === reply.body.incident_id);
+    expect(logged).toEqual([expect.objectContaining({ level: 'error', request_id: requestId, error: expect.objectContaining({ stack: expect.any(String) }) })]);
   }
 
-  it('answers 500 showing only the request id when a handler fails (Temporal connection closed)', async () => {
+  it('answers 500 showing only the request and incident ids when a handler fails (Temporal connection closed)', async () => {
     const connection = await Connection.connect({ address: devServerAddress() });
-    const app = await startExtraApp(stack, { temporal: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }) });
+    const { logger, lines } = capturingLogger();
+    const app = await startExtraApp(stack, { temporal: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }), logger });
     await connection.close();
     try {
       const reply = await call(app.baseUrl, 'POST', '/v1/orch/routing', { token, json: { ai_confidence: 0.9 }, headers: { 'x-request-id': 'trace-500-temporal' } });
-      expectOpaque500(reply, 'trace-500-temporal');
+      expectOpaque500(reply, 'trace-500-temporal', lines);
       expect(reply.headers.get('x-request-id')).toBe('trace-500-temporal');
     } finally {
       await app.close();
     }
   });
 
-  it('answers 500 showing only the request id when a middleware fails (database pool destroyed)', async () => {
+  it('answers 500 showing only the request and incident ids when a middleware fails (database pool destroyed)', async () => {
     const db = createDb({ connectionString: stack.database.url, poolMax: 1 });
-    const app = await startExtraApp(stack, { db });
+    const { logger, lines } = capturingLogger();
+    const app = await startExtraApp(stack, { db, logger });
     await db.destroy();
     try {
       const reply = await call(app.baseUrl, 'GET', '/v1/orch/reviewers', { token });
-      expectOpaque500(reply, reply.headers.get('x-request-id')!);
+      expectOpaque500(reply, reply.headers.get('x-request-id')!, lines);
       expect(reply.body.request_id).toMatch(/^req_/);
       expect(reply.text).not.toMatch(/acquire|connection|knex|pool/i);
     } finally {
       await app.close();
     }
+  });
+
+  it('gives a deliberate 5xx problem an incident id too, logged with it', async () => {
+    const { logger, lines } = capturingLogger();
+    const app = await startExtraApp(stack, { config: { SECRETS_ENCRYPTION_KEY: undefined }, logger });
+    try {
+      const reply = await call(app.baseUrl, 'POST', '/v1/callback-secrets', { token });
+      expectProblem(reply, 503, 'secrets_unavailable');
+      expect(reply.body.incident_id).toMatch(/^inc_/);
+      expect(lines.filter((line) => line.incident_id === reply.body.incident_id)).toEqual([
+        expect.objectContaining({ level: 'error', request_id: reply.body.request_id, code: 'secrets_unavailable' }),
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('gives no incident id to a client mistake', async () => {
+    const reply = await api('GET', '/v1/orch/nothing-here');
+    expect(reply.body.incident_id).toBeUndefined();
   });
 });

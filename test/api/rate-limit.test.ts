@@ -110,3 +110,43 @@ describe('rate limits', () => {
     expect(reply.headers.get('x-ratelimit-limit')).toBeNull();
   });
 });
+
+describe('X-RateLimit-* over every operation', () => {
+  // Operational endpoints answer whatever the load and without Postgres (readiness reports it down): never counted, no headers.
+  const UNMETERED = ['GET /.well-known/jwks.json', 'GET /docs', 'GET /docs/init.js', 'GET /healthz', 'GET /openapi.json', 'GET /problems/{code}', 'GET /readyz', 'GET /v1/platform/health'];
+
+  it('counts every operation but the operational ones, and names its category on the answer', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is read as the JSON a client gets
+    const paths = (await call(stack.baseUrl, 'GET', '/openapi.json')).body.paths as Record<string, Record<string, any>>;
+    const unmetered: string[] = [];
+    const answers: Array<{ name: string; headers: Array<string | null> }> = [];
+    const expected: Array<{ name: string; headers: unknown[] }> = [];
+    let caller = 0;
+    for (const [path, item] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        caller += 1;
+        // Without credentials, from an address of its own: the limit is not what this test is about.
+        const reply = await call(stack.baseUrl, method.toUpperCase(), path.replace(/\{\w+\}/g, 'x'), { headers: { 'x-forwarded-for': `198.18.${caller >> 8}.${caller & 255}` } });
+        const category = operation['x-rate-limit-category'] as string | undefined;
+        if (!category) unmetered.push(name);
+        answers.push({ name, headers: ['limit', 'remaining', 'reset', 'resource'].map((header) => reply.headers.get(`x-ratelimit-${header}`)) });
+        const number = expect.stringMatching(/^\d+$/);
+        expected.push({ name, headers: category ? [number, number, number, category] : [null, null, null, null] });
+      }
+    }
+    expect(answers).toEqual(expected);
+    expect(unmetered.sort()).toEqual(UNMETERED);
+  });
+
+  it.each([
+    ['a body over BODY_LIMIT (413)', { raw: JSON.stringify({ ai_confidence: 0.9, context: { note: 'x'.repeat(300 * 1024) } }), headers: { 'content-type': 'application/json' } }, 413],
+    ['a body that is not JSON (415)', { raw: 'ai_confidence=0.9', headers: { 'content-type': 'text/plain' } }, 415],
+    ['malformed JSON (400)', { raw: '{"ai_confidence":', headers: { 'content-type': 'application/json' } }, 400],
+  ])('reports them on the refusal of %s, before the body is read', async (_name, options, status) => {
+    const reply = await call(stack.baseUrl, 'POST', '/v1/orch/routing', { ...options, token: await stack.token(['orch:write'], `refused-${status}`) });
+    expect(reply.status).toBe(status);
+    expect(reply.headers.get('x-ratelimit-resource')).toBe('routing-requests');
+    expect(remaining(reply)).toBe(String(Number(reply.headers.get('x-ratelimit-limit')) - 1));
+  });
+});

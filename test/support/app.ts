@@ -1,12 +1,23 @@
 import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
 import type { Client } from '@temporalio/client';
+import type { Express } from 'express';
 import type { Knex } from 'knex';
+import winston from 'winston';
 import { buildApp } from '../../api/app';
 import type { Config } from '../../app/config';
 import { createAppDeps } from '../../app/deps';
 import { closeServer, listen } from '../../lib/http-server';
-import { createLogger } from '../../lib/logger';
+import { createLogger, type Logger } from '../../lib/logger';
 import type { Stack } from './stack';
+
+export interface ExtraAppOptions {
+  db?: Knex;
+  temporal?: Client;
+  config?: Partial<Config>;
+  /** Where the app's log lines go; a silent logger by default. */
+  logger?: Logger;
+}
 
 export interface ExtraApp {
   baseUrl: string;
@@ -18,12 +29,33 @@ export interface ExtraApp {
  * on the same database and Temporal client, with the same settings; any of them can be swapped for the case
  * under test (a dead database, a closed Temporal connection, a different config).
  */
-export async function startExtraApp(stack: Stack, options: { db?: Knex; temporal?: Client; config?: Partial<Config> } = {}): Promise<ExtraApp> {
-  const config: Config = { ...stack.config, ...options.config };
-  const logger = createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
-  const deps = createAppDeps(config, { db: options.db ?? stack.database.db, temporal: options.temporal ?? stack.temporal, logger });
-  const app = buildApp({ ...deps, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } });
+export async function startExtraApp(stack: Stack, options: ExtraAppOptions = {}): Promise<ExtraApp> {
+  const app = buildStackApp(stack, options);
   const server: Server = await listen(app, { host: '127.0.0.1', port: 0 });
   const { port } = server.address() as { port: number };
   return { baseUrl: `http://127.0.0.1:${port}`, close: () => closeServer(server) };
+}
+
+/** The Express app buildApp makes for a stack's settings, not listening: for tests that inspect its routes. */
+export function buildStackApp(stack: Stack, options: ExtraAppOptions = {}): Express {
+  const config: Config = { ...stack.config, ...options.config };
+  const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
+  const deps = createAppDeps(config, { db: options.db ?? stack.database.db, temporal: options.temporal ?? stack.temporal, logger });
+  return buildApp({ ...deps, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } });
+}
+
+/** The production logger with its lines collected, parsed, instead of printed: for tests of what an SRE reads. */
+export function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    objectMode: true,
+    write(info: Record<string | symbol, unknown>, _encoding, done) {
+      // winston keeps the formatted line under triple-beam's MESSAGE symbol.
+      lines.push(JSON.parse(info[Symbol.for('message')] as string) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = createLogger({ level: 'info' });
+  logger.clear().add(new winston.transports.Stream({ stream: sink }));
+  return { logger, lines };
 }
