@@ -9,7 +9,7 @@ import { fieldErrors } from './field-errors';
 import { requireScope } from './middleware/auth';
 import { guardParameters } from './middleware/input-guard';
 import { RATE_LIMIT_CATEGORIES, type RateLimitCategory } from './middleware/rate-limit';
-import { Problem, type FieldError } from './problem';
+import { Problem } from './problem';
 import { IdempotencyKeySchema, ProblemSchema } from './schemas/common';
 import { z } from './schemas/zod';
 
