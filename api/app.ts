@@ -19,7 +19,6 @@ import { guardBody } from './middleware/input-guard';
 import { sendProblem, problemRenderer } from './middleware/problem';
 import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
-import { requireWellFormedStrings } from './middleware/well-formed-json';
 import { registerLedgerRoutes } from './ledger';
 import { registerAuditRoutes } from './orch/audit';
 import { registerComplianceRoutes } from './orch/compliance';
@@ -103,7 +102,6 @@ export function buildApp(deps: AppDeps): Express {
   app.use(meter);
   app.use(requireJsonBody());
   app.use(express.json({ limit: settings.bodyLimit, strict: false }));
-  app.use(requireWellFormedStrings());
   app.use('/oauth/token', express.urlencoded({ extended: false, limit: '16kb' }));
   app.use(guardBody({ maxDepth: settings.jsonMaxDepth }));
 

@@ -25,28 +25,6 @@ export function loneSurrogateIn(text: string): string | undefined {
   return match ? `U+${match[0].charCodeAt(0).toString(16).toUpperCase()}` : undefined;
 }
 
-/**
- * Where the first string (key or value) with a lone surrogate is in parsed JSON, as path segments, or
- * undefined when every string is well-formed: such a value is JSON, but not I-JSON (RFC 7493 2.1).
- */
-export function loneSurrogatePath(value: unknown, path: PathSegment[] = []): PathSegment[] | undefined {
-  if (typeof value === 'string') return loneSurrogateIn(value) ? path : undefined;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = loneSurrogatePath(item, [...path, index]);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = loneSurrogateIn(key) ? [...path, key] : loneSurrogatePath(item, [...path, key]);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
-
 function toJsonMethod(value: unknown): ((key: string) => unknown) | undefined {
   if ((typeof value !== 'object' || value === null) && typeof value !== 'function' && typeof value !== 'bigint') return undefined;
   const toJSON = (value as { toJSON?: unknown }).toJSON;
