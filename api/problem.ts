@@ -65,6 +65,8 @@ export const PROBLEM_TYPES = {
   confidence_mismatch: { status: 422, title: 'X-Confidence-Score disagrees with the body’s confidence' },
   rule_conflict: { status: 409, title: 'The escalation rule conflicts with, or is shadowed by, an enabled rule' },
   routing_closed: { status: 409, title: 'The routing no longer takes escalations or confidence reports' },
+  routing_not_queued: { status: 409, title: 'The routing is not waiting in the queue for a reviewer' },
+  reviewer_not_available: { status: 422, title: 'No available reviewer is registered with this DID' },
   routing_not_completed: { status: 409, title: 'The routing has no outcome yet' },
   rule_not_found: { status: 404, title: 'No such escalation rule' },
   safety_domain_not_found: { status: 404, title: 'No safety configuration for this domain' },

@@ -9,11 +9,6 @@ import { requireCallingAgent, statedConfidence } from './calling-agent';
 /** Tasks of one batch routed at once; the rest wait their turn. */
 const BATCH_CONCURRENCY = 8;
 
-const noReviewer = (routing_id: string, required: Array<{ capability_id: string; min_weight: number }>) =>
-  new Problem('no_qualified_reviewer', `A human must handle this task, but no available reviewer holds ${required.map((c) => `${c.capability_id} ≥ ${c.min_weight}`).join(', ')}`, {
-    extensions: { routing_id, required_capabilities: required },
-  });
-
 export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingServiceDeps & { logger: Logger }): void {
   api.route({
     method: 'post',
@@ -24,7 +19,8 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
       'The agent is named by X-Agent-ID (or is the owner of the API key) and must be registered and active (agent_not_registered). Its confidence comes ' +
       'from X-Confidence-Score or ai_assessment.confidence; when both are sent they must agree (confidence_mismatch). The task id identifies the task: ' +
       'routing it again answers with its first decision, and /confidence, /escalate and /provenance name it. Routings made here are in escalation ' +
-      'mode by default, so an autonomous one stays open to a later escalation.',
+      'mode by default, so an autonomous one stays open to a later escalation. When a human is needed and no available reviewer qualifies, the task ' +
+      'waits in the queue (assigned_human null, queued says why) and a human takes over as soon as one is available: the agent must not act on it alone.',
     tags: ['Agent operations'],
     auth: 'orch:agent',
     rateLimit: 'routing-requests',
@@ -32,7 +28,7 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
     responses: {
       200: { description: 'The routing decision', schema: AgentRouteResponseSchema },
       403: { description: 'agent_not_registered, or agent_id_mismatch' },
-      422: { description: 'confidence_mismatch, or no_qualified_reviewer when a human is needed and none is available' },
+      422: { description: 'confidence_mismatch' },
     },
     handler: async ({ headers, body, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
@@ -53,7 +49,6 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
         },
       };
       const { routing_id, outcome } = await routeAgentTask(deps, agent, principal, task);
-      if (!outcome.ok) throw noReviewer(routing_id, outcome.required_capabilities);
       return { status: 200, body: agentRouteAnswer(task, outcome.decision), headers: { Location: `/v1/orch/routing/${routing_id}` } };
     },
   });
@@ -64,8 +59,8 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
     operationId: 'batchRouteAgentTasks',
     summary: 'Route up to 100 of an agent’s tasks at once, each decided on its own',
     description:
-      'One routing workflow per task. Each item answers as POST /route does, or fails on its own with a problem (no_qualified_reviewer, ' +
-      'service_unavailable) while the others stand; the reply is 200 with a summary. The batch is idempotent as a whole: each routing id derives ' +
+      'One routing workflow per task. Each item answers as POST /route does (queued when no qualified reviewer is available), or fails on its own ' +
+      'with a problem (service_unavailable) while the others stand; the reply is 200 with a summary. The batch is idempotent as a whole: each routing id derives ' +
       'from the agent and the task id, so a retried batch reaches the same routings, and an Idempotency-Key replays the first reply.',
     tags: ['Agent operations'],
     auth: 'orch:agent',
@@ -90,10 +85,8 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
             assessment: { can_handle: item.can_handle, escalation_recommended: item.escalation_recommendation, human_context: item.human_context },
           };
           try {
-            const { routing_id, outcome } = await routeAgentTask(deps, agent, principal, task);
-            results[index] = outcome.ok
-              ? { status: 'routed', ...agentRouteAnswer(task, outcome.decision) }
-              : { task_id: item.task_id, status: 'failed', routing_id, error: itemProblem(noReviewer(routing_id, outcome.required_capabilities)) };
+            const { outcome } = await routeAgentTask(deps, agent, principal, task);
+            results[index] = { status: 'routed', ...agentRouteAnswer(task, outcome.decision) };
           } catch (error) {
             deps.logger.error('batch item failed', { task_id: item.task_id, agent_id: agent.agent_id, error });
             results[index] = { task_id: item.task_id, status: 'failed', error: itemProblem(new Problem('service_unavailable', 'This task could not be routed now; retry the batch (routed tasks answer with their first decision)')) };

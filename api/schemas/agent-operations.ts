@@ -2,7 +2,7 @@ import { URGENCIES } from '../../domain/escalation-rules';
 import { ROUTING_DECISIONS, ROUTING_MODES, ESCALATION_LEVELS } from '../../domain/routing-decision';
 import { AgentIdSchema } from './agents';
 import { LedgerAnchorSchema } from './common';
-import { RequiredCapabilitySchema } from './routing';
+import { QueuedForSchema, RequiredCapabilitySchema } from './routing';
 import { z } from './zod';
 
 const unit = z.number().min(0).max(1);
@@ -50,7 +50,8 @@ export const AgentRouteResponseSchema = z
     task_id: z.string(),
     routing_decision: z.enum(ROUTING_DECISIONS),
     reason: z.string().openapi({ example: 'ai_confidence_below_threshold' }),
-    assigned_human: z.string().nullable().openapi({ description: 'The DID of the human assigned; null when the agent acts alone' }),
+    assigned_human: z.string().nullable().openapi({ description: 'The DID of the human assigned; null when the agent acts alone, or while the task waits for a qualified reviewer (see queued)' }),
+    queued: QueuedForSchema.optional(),
     ai_context_provided: z.boolean().openapi({ description: 'A human takes over and the agent’s context (human_context, uncertainty reason, recommendation) goes with the task' }),
     fourth_law_triggered: z.boolean(),
     escalation_level: z.enum(ESCALATION_LEVELS),
@@ -119,7 +120,7 @@ export const ConfidenceResponseSchema = z
     confidence: z.number(),
     action_allowed: z.boolean().openapi({ description: 'The agent may act alone' }),
     fourth_law_triggered: z.boolean(),
-    status: z.string(),
+    status: z.string().openapi({ description: 'The routing’s status; queued: the task waits for a qualified human and the agent may not act alone' }),
     assigned_to: AssignedSchema.nullable(),
     suggested_reviewers: z.array(z.string()),
     ledger_anchor: LedgerAnchorSchema,
@@ -142,8 +143,12 @@ export const EscalationResponseSchema = z
   .object({
     escalation_id: z.string(),
     routing_id: z.string(),
-    status: z.literal('assigned'),
-    assigned_to: z.object({ type: z.literal('human'), did: z.string(), capabilities: z.array(z.object({ capability_id: z.string(), weight: z.number() })) }),
+    status: z.enum(['assigned', 'queued']).openapi({ description: 'queued: no available reviewer qualifies yet; the task waits for one (see queued)' }),
+    assigned_to: z
+      .object({ type: z.literal('human'), did: z.string(), capabilities: z.array(z.object({ capability_id: z.string(), weight: z.number() })) })
+      .nullable()
+      .openapi({ description: 'null while queued' }),
+    queued: QueuedForSchema.optional(),
     escalation_level: z.enum(ESCALATION_LEVELS),
     estimated_response_time: z.number().int().openapi({ description: 'Seconds' }),
     escalation_chain: z.array(z.object({ level: z.number().int(), did: z.string(), timestamp: z.string(), escalation_level: z.enum(ESCALATION_LEVELS) })),

@@ -89,9 +89,18 @@ describe('POST /v1/orch/route', () => {
     expect(await events(reply.body.routing_id, 'routing_decision')).toEqual(['escalation.triggered', 'routing.decided', 'routing.escalated']);
   });
 
-  it('answers 422 no_qualified_reviewer when nobody can take it', async () => {
-    const reply = await as('POST', '/v1/orch/route', { json: reviewTask(0.3, { required_capabilities: [{ capability_id: 'astrophysics', min_weight: 0.5 }] }) });
-    expectProblem(reply, 422, 'no_qualified_reviewer');
+  it('queues the task when nobody can take it, tells the agent a human takes over when one is available, and lets it not act alone', async () => {
+    const task = reviewTask(0.3, { required_capabilities: [{ capability_id: 'astrophysics', min_weight: 0.5 }] });
+    const reply = await as('POST', '/v1/orch/route', { json: task });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      routing_decision: 'escalate_to_human',
+      assigned_human: null,
+      queued: { reason: 'no_qualified_reviewer', required_capabilities: [{ capability_id: 'astrophysics', min_weight: 0.5 }], message: expect.stringContaining('a human takes over') },
+    });
+    const report = await as('POST', '/v1/orch/confidence', { json: { task_id: task.task_id, confidence: 0.95 } });
+    expectProblem(report, 422, 'escalation_required');
+    expect(report.body.escalation).toMatchObject({ required: true, reason: 'waiting_for_reviewer' });
   });
 });
 
@@ -104,11 +113,11 @@ describe('POST /v1/orch/batch-route', () => {
     ];
     const reply = await as('POST', '/v1/orch/batch-route', { json: { tasks } });
     expect(reply.status).toBe(200);
-    expect(reply.body.summary).toEqual({ total: 3, routed: 2, failed: 1 });
+    expect(reply.body.summary).toEqual({ total: 3, routed: 3, failed: 0 });
     expect(reply.body.data).toEqual([
       expect.objectContaining({ task_id: tasks[0]!.task_id, status: 'routed', routing_decision: 'ai_autonomous' }),
       expect.objectContaining({ task_id: tasks[1]!.task_id, status: 'routed', routing_decision: 'escalate_to_human', assigned_human: TRIAGE }),
-      expect.objectContaining({ task_id: tasks[2]!.task_id, status: 'failed', routing_id: expect.stringMatching(/^rt_/), error: expect.objectContaining({ type: '/problems/no_qualified_reviewer', status: 422 }) }),
+      expect.objectContaining({ task_id: tasks[2]!.task_id, status: 'routed', routing_decision: 'escalate_to_human', assigned_human: null, queued: expect.objectContaining({ reason: 'no_qualified_reviewer' }) }),
     ]);
     const ids = reply.body.data.map((item: { routing_id: string }) => item.routing_id);
     expect(new Set(ids).size).toBe(3);
@@ -211,11 +220,13 @@ describe('POST /v1/orch/escalate', () => {
     expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:1'))?.actor).toMatchObject({ type: 'ai_agent', agent_id: agent.agent_id });
   });
 
-  it('answers 422 when no reviewer holds the capability asked for, and leaves the task with the agent', async () => {
+  it('queues the task for a human when no reviewer holds the capability asked for, instead of leaving it with the agent', async () => {
     const task = reviewTask(0.9);
     const routed = await as('POST', '/v1/orch/route', { json: task });
-    expectProblem(await as('POST', '/v1/orch/escalate', { json: { task_id: task.task_id, reason: 'x', target_capability: 'astrophysics' } }), 422, 'no_qualified_reviewer');
-    expect((await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`)).body.status).toBe('completed');
+    const reply = await as('POST', '/v1/orch/escalate', { json: { task_id: task.task_id, reason: 'x', target_capability: 'astrophysics' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: 'queued', assigned_to: null, queued: { required_capabilities: [{ capability_id: 'triage_review', min_weight: 0.5 }, { capability_id: 'astrophysics', min_weight: 0 }] } });
+    expect((await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`)).body).toMatchObject({ status: 'queued', assigned_to: null });
   });
 });
 

@@ -6,7 +6,17 @@ import type { AppendProvenanceInput } from '../../domain/provenance';
 import type { LoadedReviewer } from '../../domain/reviewer-assignment';
 import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
 import type { RoutingTask } from '../../domain/routing-decision';
-import { decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, statusQuery, type RouteTaskInput, type RoutingState } from '../../contracts/route-task';
+import {
+  assignUpdate,
+  decideUpdate,
+  escalateUpdate,
+  reportConfidenceUpdate,
+  resolveUpdate,
+  reviewerAvailableSignal,
+  statusQuery,
+  type RouteTaskInput,
+  type RoutingState,
+} from '../../contracts/route-task';
 import { routeTaskWorkflow } from '../../workflows/route-task';
 import { registerSearchAttributes } from '../../runtime/temporal';
 import { sharedWorkflowBundle } from '../support/stack';
@@ -131,6 +141,14 @@ const timerSeconds = (event: { timerStartedEventAttributes?: { startToFireTimeou
 
 const agentRequest = { type: 'ai_agent' as const, did: 'did:web:handoff.local:agents:dx', agent_id: 'urn:acme:agent:dx:1' };
 
+const notifyAt = (threshold: 'low' | 'medium' | 'high' | 'urgent') => ({
+  rule_id: `er_notify_${threshold}`,
+  rule_name: `tell the lead at ${threshold}`,
+  priority: 'medium' as const,
+  conditions: [{ condition_type: 'task_type', operator: '==' as const, value: 'diagnosis' }],
+  actions: [{ action: 'notify_supervisor' as const, notification_threshold: threshold }],
+});
+
 describe('routeTaskWorkflow', () => {
   it('records the four decision moments, then moves up the chain after a 15-minute level and takes the resolution', async () => {
     await withWorker(async (taskQueue) => {
@@ -182,11 +200,74 @@ describe('routeTaskWorkflow', () => {
     });
   });
 
-  it('fails the assignment, not the workflow, when nobody holds the capability', async () => {
+  it('queues a human decision nobody qualifies for: its level rises at each timeout, supervisors told, and it expires past urgent', async () => {
+    context = { ...baseContext(), rules: [notifyAt('high')], rule_set: { version: 1, enabled: 1 } };
     await withWorker(async (taskQueue) => {
-      const { handle, decided } = await start(taskQueue, input({ required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.99 }] }));
-      expect(decided).toMatchObject({ ok: false, code: 'no_qualified_reviewer' });
-      expect((await handle.result()).status).toBe('failed');
+      const { handle, decided } = await start(taskQueue, input({ required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.99 }] }, { timeouts: { low: 60, medium: 120, high: 180, urgent: 240 } }));
+      expect(decided).toMatchObject({
+        ok: true,
+        decision: { decision: 'escalate_to_human', assigned_to: null, queued: { reason: 'no_qualified_reviewer', required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.99 }] }, estimated_response_time: 60 },
+      });
+      expect((await handle.query(statusQuery)).status).toBe('queued');
+      const final = await handle.result();
+      expect(final).toMatchObject({ status: 'expired', escalation_level: 'urgent', escalation_chain: [] });
+      const timers = (await handle.fetchHistory()).events!.filter((event) => event.timerStartedEventAttributes).map(timerSeconds);
+      expect(timers).toEqual([60, 120, 180, 240]);
+      expect(stepIds()).toEqual([...DECISION_STEPS, 'queue:1', 'queue:2', 'queue:3', 'expiry']);
+      expect(eventsOf('routing_decision')).toEqual(['routing.decided', 'routing.queued']);
+      expect(eventsOf('queue:1')).toEqual(['routing.queued']);
+      expect(eventsOf('queue:2')).toEqual(['routing.queued', 'escalation.supervisor_notified']);
+      expect(eventsOf('queue:3')).toEqual(['routing.queued']);
+      expect(appended.find((a) => a.entry.step_id === 'expiry')!.events).toEqual([{ event: 'audit.critical', data: expect.objectContaining({ reason: 'no_qualified_reviewer' }) }]);
+    });
+  });
+
+  it('assigns a queued routing when told a reviewer is available, and the chain runs from there', async () => {
+    reviewers = [];
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({}));
+      await handle.signal(reviewerAvailableSignal);
+      expect((await handle.query(statusQuery)).status).toBe('queued');
+
+      reviewers = [reviewer('did:x:first', 1), reviewer('did:x:second', 2)];
+      await handle.signal(reviewerAvailableSignal);
+      const assigned = await handle.query(statusQuery);
+      expect(assigned).toMatchObject({ status: 'in_progress', assigned_to: { did: 'did:x:first' }, escalation_chain: [{ level: 1, did: 'did:x:first', escalation_level: 'low' }] });
+      expect(eventsOf('escalation:1')).toEqual(['routing.escalated', 'escalation.triggered']);
+      await env.sleep('16 minutes');
+      expect((await handle.query(statusQuery)).assigned_to?.did).toBe('did:x:second');
+    });
+  });
+
+  it('lets an admin assign a queued routing, and refuses once it no longer waits', async () => {
+    reviewers = [];
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({}));
+      const assignment = { reviewer: { did: 'did:x:lead', capabilities: { general_review: 1 }, chain_level: 2 }, assigned_by: { subject: 'admin', principal_id: 'sub:admin' }, reason: 'on call' };
+      const assigned = await handle.executeUpdate(assignUpdate, { args: [assignment] });
+      expect(assigned).toMatchObject({ status: 'assigned', assigned_to: { did: 'did:x:lead', capabilities_matched: [] }, escalation_chain: [{ level: 1, did: 'did:x:lead' }] });
+      expect(appended.find((a) => a.entry.step_id === 'escalation:1')!.entry).toMatchObject({ action: 'assigned_by_admin', actor: { type: 'human', did: 'admin', instance_id: 'sub:admin' } });
+      await expect(handle.executeUpdate(assignUpdate, { args: [assignment] })).rejects.toMatchObject({ cause: { type: 'routing_not_queued' } });
+      await handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:lead', outcome: 'approved' }] });
+    });
+  });
+
+  it('queues an autonomous routing its agent escalates when nobody qualifies, instead of leaving it with the agent', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({ ai_confidence: 0.9, routing_mode: 'escalation' }));
+      reviewers = [];
+      const escalated = await handle.executeUpdate(escalateUpdate, { args: [{ reason: 'unsure', requested_by: agentRequest, target_capability: 'cardiology', urgency: 'high' }] });
+      expect(escalated).toMatchObject({
+        ok: true,
+        escalation: { status: 'queued', assigned_to: null, escalation_level: 'high', queued: { required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.8 }, { capability_id: 'cardiology', min_weight: 0 }] } },
+      });
+      expect(await handle.query(statusQuery)).toMatchObject({ status: 'queued', escalation_level: 'high' });
+      expect(eventsOf('escalation_attempt:1')).toEqual(['routing.queued']);
+      await expect(handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'approved' }] })).rejects.toMatchObject({ cause: { type: 'routing_not_awaiting_review' } });
+
+      reviewers = [reviewer('did:x:cardiologist', 1, { diagnosis: 0.9, cardiology: 0.9 })];
+      await handle.signal(reviewerAvailableSignal);
+      expect(await handle.query(statusQuery)).toMatchObject({ status: 'in_progress', assigned_to: { did: 'did:x:cardiologist' } });
     });
   });
 
