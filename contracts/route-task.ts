@@ -30,6 +30,11 @@ export interface RouteTaskInput {
   escalation_timeouts_seconds: Record<HumanEscalationLevel, number>;
   /** Seconds an autonomous routing in escalation mode stays open to an escalation; 0 or absent: it closes at once. */
   autonomous_escalation_window_seconds?: number | undefined;
+  /**
+   * Seconds after the decision an autonomous routing (any mode) stays open to a manual escalation by a
+   * human (a supervisor's review, which reopens it for a reviewer); 0 or absent: none.
+   */
+  review_window_seconds?: number | undefined;
 }
 
 export interface AssignedTo {

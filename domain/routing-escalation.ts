@@ -107,15 +107,37 @@ export function suggestedReviewers(holderDid: string | undefined, reviewers: rea
 /**
  * Who holds a routing once decided, and for how many seconds before its deadline: a human (or the queue,
  * when none qualified) for the level's timeout; the agent, open to an escalation, for the window of
- * escalation mode; else nobody (the routing is closed).
+ * escalation mode; else, decided for the agent and completed, open to a supervisor's review for the review
+ * window ('review'); else nobody (the routing is closed).
  */
-export function holderAfterDecision(decision: { human: boolean; assigned: boolean; routing_mode: RoutingMode | undefined; response_seconds: number; window_seconds: number }): {
-  holder: RoutingHolder | 'none';
-  seconds: number;
-} {
+export function holderAfterDecision(decision: {
+  human: boolean;
+  assigned: boolean;
+  routing_mode: RoutingMode | undefined;
+  response_seconds: number;
+  window_seconds: number;
+  review_seconds: number;
+}): { holder: RoutingHolder | 'review' | 'none'; seconds: number } {
   if (decision.human) return { holder: decision.assigned ? 'human' : 'queue', seconds: decision.response_seconds };
-  const open = decision.routing_mode === 'escalation' && decision.window_seconds > 0;
-  return { holder: open ? 'agent' : 'none', seconds: decision.window_seconds };
+  if (decision.routing_mode === 'escalation' && decision.window_seconds > 0) return { holder: 'agent', seconds: decision.window_seconds };
+  if (decision.review_seconds > 0) return { holder: 'review', seconds: decision.review_seconds };
+  return { holder: 'none', seconds: decision.window_seconds };
+}
+
+/** When the agent's escalation window ends: the review window still open (seconds since the decision), or closed. */
+export function afterAgentWindow(windowSeconds: number, reviewSeconds: number): { holder: 'review'; seconds: number } | { holder: 'none' } {
+  return reviewSeconds > windowSeconds ? { holder: 'review', seconds: reviewSeconds } : { holder: 'none' };
+}
+
+/** Whether a request may escalate a routing under review: only a human's (a supervisor's), never the agent's. */
+export function mayReopenForReview(requestedBy: { type: 'ai_agent' | 'human' }): boolean {
+  return requestedBy.type === 'human';
+}
+
+/** A duration for people: `7 days`, `90 minutes`, `1 second`. */
+export function describeDuration(seconds: number): string {
+  const [amount, unit] = seconds > 0 && seconds % 86_400 === 0 ? [seconds / 86_400, 'day'] : seconds > 0 && seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds > 0 && seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
 }
 
 /**

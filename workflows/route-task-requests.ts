@@ -2,7 +2,7 @@ import { uuid4 } from '@temporalio/workflow';
 import type { AssignedTo, AssignReviewerInput, ConfidenceOutcome, ConfidenceReport, EscalateOutcome, EscalateRoutingInput, EscalationRecord, ResolveRoutingInput, RoutingResolution } from '../contracts/route-task';
 import { agentDid, ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';
 import { FOURTH_LAW_THRESHOLD, type EscalationLevel, type RequiredCapability } from '../domain/routing-decision';
-import { adminAssignment, agentActor, escalationNeeds, levelForRequest, queuedFor, reviewerForRequest, suggestedReviewers, type RoutingHolder } from '../domain/routing-escalation';
+import { adminAssignment, agentActor, escalationNeeds, levelForRequest, queuedFor, reviewerForRequest, suggestedReviewers } from '../domain/routing-escalation';
 import { confidenceRecord, escalationRecord, escalationRefusedRecord, queuedByRequestRecord, resolutionRecord, type RequestFacts } from '../domain/routing-steps';
 import type { Routing } from './route-task-routing';
 import { PENDING_ANCHOR, routingActivities } from './route-task-run';
@@ -16,7 +16,7 @@ import { PENDING_ANCHOR, routingActivities } from './route-task-run';
  */
 export async function escalate(routing: Routing, request: EscalateRoutingInput, actor: ProvenanceActor): Promise<EscalateOutcome> {
   const { run, routingId: routing_id } = routing;
-  const holder: RoutingHolder = routing.phase === 'agent' ? 'agent' : routing.phase === 'queue' ? 'queue' : 'human';
+  const holder = routing.holder;
   const target = request.target_capability ? { capability_id: request.target_capability, min_weight: request.min_weight ?? 0 } : undefined;
   const needs = escalationNeeds(routing.needs, target);
   const facts = { routing_id, actor, request, from_agent: holder !== 'human' };

@@ -1,10 +1,10 @@
 import { uuid4 } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contracts/failures';
-import type { AssignedTo, EscalationRecord, HumanEscalationLevel, ResolveRoutingInput } from '../contracts/route-task';
+import type { AssignedTo, EscalateRoutingInput, EscalationRecord, HumanEscalationLevel, ResolveRoutingInput } from '../contracts/route-task';
 import type { ProvenanceActor } from '../domain/provenance';
 import type { Assignment } from '../domain/reviewer-assignment';
 import type { EscalationLevel, RequiredCapability } from '../domain/routing-decision';
-import { holderAfterDecision, supervisorNotifications } from '../domain/routing-escalation';
+import { afterAgentWindow, holderAfterDecision, mayReopenForReview, supervisorNotifications, type RoutingHolder } from '../domain/routing-escalation';
 import type { RoutingVerdictV2 } from '../domain/routing-moments';
 import { queueAssignmentRecord } from '../domain/routing-steps';
 import type { Decided } from './route-task-decide';
@@ -13,12 +13,14 @@ import { refusal, type RoutingRun } from './route-task-run';
 /**
  * deciding  the decision is being made
  * agent     decided for the agent alone in escalation mode: open to an escalation until the window ends
+ * review    decided for the agent alone and completed: open to a supervisor's manual escalation, which
+ *           reopens it for a reviewer, until the review window ends
  * queue     a human is needed and none qualified was available: unassigned, waiting for one, its level
  *           rising at each deadline
  * human     a human holds it: waiting for the resolution, with the level's deadline
  * closed    nothing more happens; requests still queued are refused
  */
-export type Phase = 'deciding' | 'agent' | 'queue' | 'human' | 'closed';
+export type Phase = 'deciding' | 'agent' | 'review' | 'queue' | 'human' | 'closed';
 
 /** One routing's state in time after its start; the steps (route-task-requests.ts, route-task-timeouts.ts) move it on. */
 export class Routing {
@@ -36,11 +38,17 @@ export class Routing {
   reports = 0;
   queueSteps = 0;
   private notified: string[] = [];
+  private decidedAt = '';
 
   constructor(readonly run: RoutingRun) {}
 
   get open(): boolean {
-    return this.phase === 'agent' || this.phase === 'queue' || this.phase === 'human';
+    return this.phase !== 'deciding' && this.phase !== 'closed';
+  }
+
+  /** Who a request moves the routing from, for domain/: the agent (also under review), the queue, or a human. */
+  get holder(): RoutingHolder {
+    return this.phase === 'queue' ? 'queue' : this.phase === 'human' ? 'human' : 'agent';
   }
 
   get routingId(): string {
@@ -69,9 +77,19 @@ export class Routing {
     }
   }
 
-  /** Refuses an escalation or a confidence report once the routing no longer takes them. */
-  checkOpen(resolving: boolean): void {
-    if (!this.open || resolving) throw refusal(FAILURE_TYPES.routingClosed, `Routing ${this.routingId} is ${this.run.state.status} and no longer takes escalations or confidence reports`);
+  /** Refuses an escalation once the routing no longer takes it; under review, only a human's (a supervisor's). */
+  checkEscalatable(request: EscalateRoutingInput, resolving: boolean): void {
+    if (this.phase === 'review' && !mayReopenForReview(request.requested_by)) {
+      throw refusal(FAILURE_TYPES.routingClosed, `Routing ${this.routingId} was decided for the agent and its escalation window has ended; only a supervisor's manual escalation can reopen it`);
+    }
+    this.checkReportable(resolving, true);
+  }
+
+  /** Refuses a confidence report (or an escalation) once the routing no longer takes them. */
+  checkReportable(resolving: boolean, escalating = false): void {
+    if (!this.open || resolving || (this.phase === 'review' && !escalating)) {
+      throw refusal(FAILURE_TYPES.routingClosed, `Routing ${this.routingId} is ${this.run.state.status} and no longer takes escalations or confidence reports`);
+    }
   }
 
   /** Refuses an assignment by hand unless the routing waits in the queue. */
@@ -93,9 +111,23 @@ export class Routing {
       routing_mode: input.task.routing_mode,
       response_seconds: decided.human ? this.timeoutOf(this.level) : 0,
       window_seconds: input.autonomous_escalation_window_seconds ?? 0,
+      review_seconds: input.review_window_seconds ?? 0,
     });
+    this.decidedAt = decided.decided_at;
     this.deadline = Date.parse(decided.decided_at) + held.seconds * 1000;
     this.phase = held.holder === 'none' ? 'closed' : held.holder;
+  }
+
+  /** The agent's escalation window ended: open to a supervisor's review for the rest of the review window, or closed. */
+  endAgentWindow(): void {
+    const { input } = this.run;
+    const next = afterAgentWindow(input.autonomous_escalation_window_seconds ?? 0, input.review_window_seconds ?? 0);
+    if (next.holder === 'none') {
+      this.phase = 'closed';
+      return;
+    }
+    this.phase = 'review';
+    this.deadline = Date.parse(this.decidedAt) + next.seconds * 1000;
   }
 
   /** A human holds it now, at `level`, for that level's timeout. */

@@ -8,11 +8,13 @@ import { routingActivities } from './route-task-run';
 const ORCH_CORE: ProvenanceActor = { type: 'orch_core', did: ORCH_CORE_DID };
 
 /**
- * The holder's time ran out: the agent's window closes; a human's level moves up the chain, or expires at
- * its top; a queued routing looks for a reviewer once more, else rises a level, or expires past urgent.
+ * The holder's time ran out: the agent's window closes (to a supervisor's review while that window lasts),
+ * the review window closes; a human's level moves up the chain, or expires at its top; a queued routing
+ * looks for a reviewer once more, else rises a level, or expires past urgent.
  */
 export async function timedOut(routing: Routing): Promise<void> {
-  if (routing.phase === 'agent') {
+  if (routing.phase === 'agent') return routing.endAgentWindow();
+  if (routing.phase === 'review') {
     routing.phase = 'closed';
     return;
   }

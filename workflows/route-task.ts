@@ -40,9 +40,9 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
   });
   setHandler(resolveUpdate, (request) => queued(inbox, 'resolve', () => resolve(routing, request)), { validator: (request) => routing.checkResolvable(request, resolving()) });
   setHandler(escalateUpdate, (request) => queued(inbox, 'escalate', () => escalate(routing, request, requesterActor(request.requested_by))), {
-    validator: (_request) => routing.checkOpen(resolving()),
+    validator: (request) => routing.checkEscalatable(request, resolving()),
   });
-  setHandler(reportConfidenceUpdate, (report) => queued(inbox, 'confidence', () => reportConfidence(routing, report)), { validator: (_report) => routing.checkOpen(resolving()) });
+  setHandler(reportConfidenceUpdate, (report) => queued(inbox, 'confidence', () => reportConfidence(routing, report)), { validator: (_report) => routing.checkReportable(resolving()) });
   setHandler(assignUpdate, (request) => queued(inbox, 'assign', () => assignByAdmin(routing, request)), { validator: (_request) => routing.checkQueued() });
   setHandler(reviewerAvailableSignal, () => {
     if (routing.phase === 'queue') routing.woken = true;

@@ -23,6 +23,8 @@ export interface RoutingServiceDeps {
   escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
   /** How long an autonomous routing in escalation mode stays open to an escalation; absent: it closes at once. */
   autonomousEscalationWindowSeconds?: number | undefined;
+  /** How long an autonomous routing stays open to a supervisor's manual escalation (a review); absent: it closes at once. */
+  reviewWindowSeconds?: number | undefined;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
     requested_by: submission.requested_by,
     escalation_timeouts_seconds: deps.escalationTimeoutsSeconds,
     autonomous_escalation_window_seconds: deps.autonomousEscalationWindowSeconds,
+    review_window_seconds: deps.reviewWindowSeconds,
     task,
   };
   const start = new WithStartWorkflowOperation<RouteTaskWorkflow>(ROUTE_TASK_WORKFLOW_TYPE, {

@@ -2,7 +2,10 @@ import type { LoadedReviewer } from '../../domain/reviewer-assignment';
 import type { EscalationLevel, RequiredCapability } from '../../domain/routing-decision';
 import {
   adminAssignment,
+  afterAgentWindow,
   candidatesCover,
+  describeDuration,
+  mayReopenForReview,
   nextQueueLevel,
   queuedFor,
   escalationNeeds,
@@ -142,14 +145,57 @@ describe('suggestedReviewers', () => {
 });
 
 describe('holderAfterDecision', () => {
+  const decision = (changes: Partial<Parameters<typeof holderAfterDecision>[0]>): Parameters<typeof holderAfterDecision>[0] => ({
+    human: false,
+    assigned: true,
+    routing_mode: 'ai_first',
+    response_seconds: 0,
+    window_seconds: 3600,
+    review_seconds: 0,
+    ...changes,
+  });
   it.each<[string, Parameters<typeof holderAfterDecision>[0], ReturnType<typeof holderAfterDecision>]>([
-    ['gives a human decision to the reviewer for their level’s timeout', { human: true, assigned: true, routing_mode: 'escalation', response_seconds: 900, window_seconds: 3600 }, { holder: 'human', seconds: 900 }],
-    ['queues a human decision nobody qualifies for, for the level’s timeout', { human: true, assigned: false, routing_mode: 'ai_first', response_seconds: 900, window_seconds: 3600 }, { holder: 'queue', seconds: 900 }],
-    ['keeps an autonomous escalation-mode routing open to the agent for its window', { human: false, assigned: true, routing_mode: 'escalation', response_seconds: 0, window_seconds: 3600 }, { holder: 'agent', seconds: 3600 }],
-    ['closes an autonomous ai_first routing at once', { human: false, assigned: true, routing_mode: 'ai_first', response_seconds: 0, window_seconds: 3600 }, { holder: 'none', seconds: 3600 }],
-    ['closes an autonomous escalation-mode routing at once without a window', { human: false, assigned: true, routing_mode: 'escalation', response_seconds: 0, window_seconds: 0 }, { holder: 'none', seconds: 0 }],
-  ])('%s', (_name, decision, expected) => {
-    expect(holderAfterDecision(decision)).toEqual(expected);
+    ['gives a human decision to the reviewer for their level’s timeout', decision({ human: true, routing_mode: 'escalation', response_seconds: 900, review_seconds: 604_800 }), { holder: 'human', seconds: 900 }],
+    ['queues a human decision nobody qualifies for, for the level’s timeout', decision({ human: true, assigned: false, response_seconds: 900 }), { holder: 'queue', seconds: 900 }],
+    ['keeps an autonomous escalation-mode routing open to the agent for its window', decision({ routing_mode: 'escalation', review_seconds: 604_800 }), { holder: 'agent', seconds: 3600 }],
+    ['keeps an autonomous ai_first routing open to a supervisor’s review for the review window', decision({ review_seconds: 604_800 }), { holder: 'review', seconds: 604_800 }],
+    ['closes an autonomous ai_first routing at once without a review window', decision({}), { holder: 'none', seconds: 3600 }],
+    ['closes an autonomous escalation-mode routing at once without either window', decision({ routing_mode: 'escalation', window_seconds: 0 }), { holder: 'none', seconds: 0 }],
+  ])('%s', (_name, facts, expected) => {
+    expect(holderAfterDecision(facts)).toEqual(expected);
+  });
+});
+
+describe('afterAgentWindow', () => {
+  it.each<[string, number, number, ReturnType<typeof afterAgentWindow>]>([
+    ['opens the rest of a longer review window to a supervisor', 86_400, 604_800, { holder: 'review', seconds: 604_800 }],
+    ['closes when the review window is no longer than the agent’s', 86_400, 86_400, { holder: 'none' }],
+    ['closes without a review window', 86_400, 0, { holder: 'none' }],
+  ])('%s', (_name, window, review, expected) => {
+    expect(afterAgentWindow(window, review)).toEqual(expected);
+  });
+});
+
+describe('mayReopenForReview', () => {
+  it.each([
+    ['lets a supervisor reopen a routing under review', 'human' as const, true],
+    ['refuses the agent once its own window has ended', 'ai_agent' as const, false],
+  ])('%s', (_name, type, expected) => {
+    expect(mayReopenForReview({ type })).toBe(expected);
+  });
+});
+
+describe('describeDuration', () => {
+  it.each([
+    [604_800, '7 days'],
+    [86_400, '1 day'],
+    [7200, '2 hours'],
+    [5400, '90 minutes'],
+    [1, '1 second'],
+    [61, '61 seconds'],
+    [0, '0 seconds'],
+  ])('says %i seconds as %s', (seconds, text) => {
+    expect(describeDuration(seconds)).toBe(text);
   });
 });
 

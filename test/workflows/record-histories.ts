@@ -151,6 +151,20 @@ async function main(): Promise<void> {
       await assigned.result();
       await write('route-task-agent-escalated-to-queue-then-assigned-by-admin.json', adminPath.routing_id);
     }
+
+    if (recording('route-task-autonomous-reopened-for-review-then-resolved')) {
+      // Decided for the agent (ai_first), completed; two days later a supervisor reopens it for review
+      // within the seven-day window; the reviewer resolves.
+      reviewers = team;
+      const reviewPath = { ...routingInput({}), review_window_seconds: 7 * 24 * 3600 };
+      const reviewed = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: reviewPath.routing_id, args: [reviewPath] });
+      await reviewed.executeUpdate(decideUpdate);
+      await env.sleep('2 days');
+      await reviewed.executeUpdate(escalateUpdate, { args: [{ reason: 'the diagnosis looks wrong', requested_by: { type: 'human', did: 'did:x:supervisor' } }] });
+      await reviewed.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'rejected' }] });
+      await reviewed.result();
+      await write('route-task-autonomous-reopened-for-review-then-resolved.json', reviewPath.routing_id);
+    }
   });
   await env.teardown();
 }

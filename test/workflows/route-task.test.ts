@@ -91,12 +91,13 @@ const DECISION_STEPS = ['capability_assessment', 'risk_evaluation', 'context_ana
 const stepIds = () => appended.map((a) => a.entry.step_id);
 const eventsOf = (stepId: string) => appended.find((a) => a.entry.step_id === stepId)?.events?.map((e) => e.event);
 
-function input(task: Partial<RoutingTask>, options: { timeouts?: RouteTaskInput['escalation_timeouts_seconds']; window?: number } = {}): RouteTaskInput {
+function input(task: Partial<RoutingTask>, options: { timeouts?: RouteTaskInput['escalation_timeouts_seconds']; window?: number; review?: number } = {}): RouteTaskInput {
   return {
     routing_id: `rt_${randomUUID()}`,
     requested_by: 'test',
     escalation_timeouts_seconds: options.timeouts ?? { low: FIFTEEN_MINUTES, medium: FIFTEEN_MINUTES, high: FIFTEEN_MINUTES, urgent: FIFTEEN_MINUTES },
     autonomous_escalation_window_seconds: options.window ?? 3600,
+    review_window_seconds: options.review,
     task: {
       task_type: 'diagnosis',
       context: {},
@@ -339,6 +340,38 @@ describe('routeTaskWorkflow', () => {
       const timers = (await handle.fetchHistory()).events!.filter((event) => event.timerStartedEventAttributes).map(timerSeconds);
       expect(timers).toEqual([600]);
       await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'late', requested_by: agentRequest }] })).rejects.toBeDefined();
+    });
+  });
+
+  it('keeps a completed ai_first routing open to a supervisor’s review: a human reopens it days later, the agent may not', async () => {
+    const SEVEN_DAYS = 7 * 24 * 3600;
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({ ai_confidence: 0.9 }, { review: SEVEN_DAYS }));
+      expect((await handle.query(statusQuery)).status).toBe('completed');
+      await env.sleep('3 days');
+      await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'x', requested_by: agentRequest }] })).rejects.toMatchObject({ cause: { type: 'routing_closed' } });
+      await expect(handle.executeUpdate(reportConfidenceUpdate, { args: [{ confidence: 0.2, proceed_autonomously: true, agent_id: agentRequest.agent_id }] })).rejects.toMatchObject({ cause: { type: 'routing_closed' } });
+
+      const reopened = await handle.executeUpdate(escalateUpdate, { args: [{ reason: 'the diagnosis looks wrong', requested_by: { type: 'human', did: 'did:x:supervisor' } }] });
+      expect(reopened).toMatchObject({ ok: true, escalation: { status: 'assigned', assigned_to: { did: 'did:x:first' }, escalation_level: 'low', escalation_chain: [{ level: 1, did: 'did:x:first' }] } });
+      expect(await handle.query(statusQuery)).toMatchObject({ status: 'in_progress', decision: 'ai_autonomous', assigned_to: { did: 'did:x:first' } });
+      expect(eventsOf('escalation:1')).toEqual(['routing.escalated', 'escalation.triggered']);
+      await handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'rejected' }] });
+      expect(await handle.result()).toMatchObject({ status: 'completed', resolution: { outcome: 'rejected' } });
+    });
+  });
+
+  it('closes a completed routing when its review window ends, after the agent’s shorter window; history stays two timers long', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({ ai_confidence: 0.9, routing_mode: 'escalation' }, { window: 600, review: 3600 }));
+      await env.sleep('20 minutes');
+      await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'late', requested_by: agentRequest }] })).rejects.toMatchObject({ cause: { type: 'routing_closed' } });
+      const final = await handle.result();
+      expect(final.status).toBe('completed');
+      const history = await handle.fetchHistory();
+      expect(history.events!.filter((event) => event.timerStartedEventAttributes).map(timerSeconds)).toEqual([600, 3000]);
+      expect(history.events!.length).toBeLessThan(40);
+      await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'too late', requested_by: { type: 'human', did: 'did:x:supervisor' } }] })).rejects.toBeDefined();
     });
   });
 
