@@ -62,7 +62,7 @@ export interface ApiMiddleware {
   idempotency: RequestHandler;
 }
 
-function fieldErrors(error: ZodError, location: string): FieldError[] {
+export function fieldErrors(error: ZodError, location: string): FieldError[] {
   return error.issues.map((issue) => ({
     field: [location, ...issue.path.map(String)].filter(Boolean).join('.'),
     code: issue.code,

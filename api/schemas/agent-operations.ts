@@ -59,42 +59,51 @@ export const AgentRouteResponseSchema = z
   })
   .openapi('AgentRouteResponse');
 
-export const BatchRouteRequestSchema = z
+export const BatchRouteItemSchema = z
   .object({
-    tasks: z
-      .array(
-        z
-          .object({
-            task_id: TaskIdSchema,
-            type: z.string().min(1).max(200),
-            confidence: unit,
-            can_handle: z.boolean().optional(),
-            escalation_recommendation: z.boolean().optional(),
-            human_context: z.string().max(10_000).optional(),
-            ...taskFields,
-          })
-          .strict(),
-      )
-      .min(1)
-      .max(100),
+    task_id: TaskIdSchema.openapi({ description: 'Unique within the batch' }),
+    type: z.string().min(1).max(200),
+    confidence: unit,
+    can_handle: z.boolean().optional(),
+    escalation_recommendation: z.boolean().optional(),
+    human_context: z.string().max(10_000).optional(),
+    ...taskFields,
   })
   .strict()
-  .superRefine((body, ctx) => {
-    const ids = body.tasks.map((task) => task.task_id);
-    ids.forEach((id, index) => {
-      if (ids.indexOf(id) !== index) ctx.addIssue({ code: 'custom', path: ['tasks', index, 'task_id'], message: `${id} appears twice in the batch` });
-    });
+  .openapi('BatchRouteItem');
+
+export type BatchRouteItem = z.infer<typeof BatchRouteItemSchema>;
+
+// Items are validated one by one, so that an invalid one fails alone; the document still shows their shape.
+const BatchRouteItemDocumented = z.unknown().openapi({ $ref: '#/components/schemas/BatchRouteItem' } as { description?: string });
+
+export const BatchRouteRequestSchema = z
+  .object({
+    tasks: z.array(BatchRouteItemDocumented).min(1).max(100).openapi({
+      description: 'Each a BatchRouteItem. An item that is not valid (or repeats an earlier task_id) fails on its own, as a validation_failed problem in its result; the others are routed',
+    }),
   })
+  .strict()
   .openapi('BatchRouteRequest');
 
-const ItemProblemSchema = z.object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string().optional() }).catchall(z.unknown());
+const ItemProblemSchema = z
+  .object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string().optional(), errors: z.array(z.object({ field: z.string(), code: z.string(), message: z.string() })).optional() })
+  .catchall(z.unknown());
+
+const itemIndex = z.number().int().openapi({ description: 'The item’s position in the request’s tasks' });
 
 export const BatchRouteResponseSchema = z
   .object({
     data: z.array(
       z.union([
-        AgentRouteResponseSchema.extend({ status: z.literal('routed') }),
-        z.object({ task_id: z.string(), status: z.literal('failed'), routing_id: z.string().optional(), error: ItemProblemSchema }),
+        AgentRouteResponseSchema.extend({ index: itemIndex, status: z.literal('routed') }),
+        z.object({
+          index: itemIndex,
+          task_id: z.string().optional().openapi({ description: 'Absent when the item names none' }),
+          status: z.literal('failed'),
+          routing_id: z.string().optional(),
+          error: ItemProblemSchema.openapi({ description: 'The problem the item alone met: validation_failed (400, with errors as POST /route gives them) or service_unavailable' }),
+        }),
       ]),
     ),
     summary: z.object({ total: z.number().int(), routed: z.number().int(), failed: z.number().int() }),

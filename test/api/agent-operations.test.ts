@@ -130,10 +130,31 @@ describe('POST /v1/orch/batch-route', () => {
     expect(rows[0]!.count).toBe(3);
   });
 
-  it('refuses duplicate task ids, an empty batch and more than 100 tasks', async () => {
-    const dup = await as('POST', '/v1/orch/batch-route', { json: { tasks: [{ task_id: 'same', type: 'x', confidence: 0.9 }, { task_id: 'same', type: 'x', confidence: 0.9 }] } });
-    expectProblem(dup, 400, 'validation_failed');
-    expect(dup.body.errors).toEqual([expect.objectContaining({ field: 'tasks.1.task_id' })]);
+  it('reports invalid items one by one, with their index and the single route’s field errors, and routes the rest', async () => {
+    const first = { task_id: taskId('v'), type: 'review', confidence: 0.95 };
+    const last = { task_id: taskId('v'), type: 'review', confidence: 0.9 };
+    const tasks = [first, { task_id: taskId('v'), type: 'review', confidence: 1.7 }, { type: 'review', confidence: 0.5, bogus: true }, { ...first, confidence: 0.2 }, 'not a task', last];
+    const reply = await as('POST', '/v1/orch/batch-route', { json: { tasks } });
+    expect(reply.status).toBe(200);
+    expect(reply.body.summary).toEqual({ total: 6, routed: 2, failed: 4 });
+    const invalid = (index: number, errors: unknown[]) =>
+      expect.objectContaining({ index, status: 'failed', error: expect.objectContaining({ type: '/problems/validation_failed', title: expect.any(String), status: 400, errors }) });
+    expect(reply.body.data).toEqual([
+      expect.objectContaining({ index: 0, task_id: first.task_id, status: 'routed', routing_decision: 'ai_autonomous' }),
+      invalid(1, [expect.objectContaining({ field: 'confidence', code: 'too_big' })]),
+      invalid(2, expect.arrayContaining([expect.objectContaining({ field: 'task_id', code: 'invalid_type' }), expect.objectContaining({ code: 'unrecognized_keys' })])),
+      invalid(3, [expect.objectContaining({ field: 'task_id', code: 'duplicate', message: expect.stringContaining('index 0') })]),
+      invalid(4, [expect.objectContaining({ field: '', code: 'invalid_type' })]),
+      expect.objectContaining({ index: 5, task_id: last.task_id, status: 'routed' }),
+    ]);
+    expect(reply.body.data[1].task_id).toBe((tasks[1] as { task_id: string }).task_id);
+    expect(reply.body.data[3].routing_id).toBeUndefined();
+    const rows = await stack.database.db('routings').whereIn('request_id', [first.task_id, last.task_id, (tasks[1] as { task_id: string }).task_id]).count<{ count: number }[]>({ count: '*' });
+    expect(rows[0]!.count).toBe(2);
+  });
+
+  it('refuses an empty batch, more than 100 tasks, and a body without a list of tasks', async () => {
+    expectProblem(await as('POST', '/v1/orch/batch-route', { json: { tasks: 'all of them' } }), 400, 'validation_failed');
     expectProblem(await as('POST', '/v1/orch/batch-route', { json: { tasks: [] } }), 400, 'validation_failed');
     const many = Array.from({ length: 101 }, (_, i) => ({ task_id: `t${i}`, type: 'x', confidence: 0.9 }));
     expectProblem(await as('POST', '/v1/orch/batch-route', { json: { tasks: many } }), 400, 'validation_failed');
