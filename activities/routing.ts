@@ -14,7 +14,7 @@ import { DEFAULT_RISK_THRESHOLDS } from '../domain/risk';
 import type { RequiredCapability, RoutingTask } from '../domain/routing-decision';
 import { resolveDomain, type DomainSafetyConfig } from '../domain/safety';
 import type { RoutingState } from '../contracts/route-task';
-import { offerReviewer } from '../services/routing/queue';
+import { FREED_REVIEWER_OFFERS, offerReviewer } from '../services/routing/queue';
 
 export interface RoutingProjection {
   state: RoutingState;
@@ -101,7 +101,7 @@ export function createRoutingActivities(deps: { db: Knex; temporal: Client; logg
       const state = withAnchor(step.projection.state, step.anchor_in, anchor);
       const { released } = await projectRouting(deps.db, { ...step.projection, state }, openAssignment(state));
       // A freed reviewer may be what a queued routing waits for; the queue's own timeouts cover a lost offer.
-      for (const did of released) await offerReviewer(deps, did).catch((error: unknown) => deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }));
+      for (const did of released) await offerReviewer(deps, did, FREED_REVIEWER_OFFERS).catch((error: unknown) => deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }));
       return anchor;
     },
   };
