@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { findAgentProfile } from '../db/agents';
 import { rulesInScope } from '../db/escalation-rules';
@@ -13,6 +14,7 @@ import { DEFAULT_RISK_THRESHOLDS } from '../domain/risk';
 import type { RequiredCapability, RoutingTask } from '../domain/routing-decision';
 import { resolveDomain, type DomainSafetyConfig } from '../domain/safety';
 import type { RoutingState } from '../contracts/route-task';
+import { FREED_REVIEWER_OFFERS, offerReviewer } from '../services/routing/queue';
 
 export interface RoutingProjection {
   state: RoutingState;
@@ -55,7 +57,7 @@ function openAssignment(state: RoutingState): OpenAssignment | undefined {
   return { chain_level: last.level, reviewer_did: last.did, assigned_at: last.timestamp };
 }
 
-export function createRoutingActivities(deps: { db: Knex }) {
+export function createRoutingActivities(deps: { db: Knex; temporal: Client; logger: { warn(message: string, meta?: Record<string, unknown>): unknown } }) {
   return {
     /**
      * The registered agent, the task's domain with its safety configuration (general, or built-in
@@ -97,7 +99,9 @@ export function createRoutingActivities(deps: { db: Knex }) {
       const anchor = (await appendProvenanceBatch(deps.db, step.provenance)).at(-1);
       if (!anchor) throw new Error('A routing step records at least one provenance record');
       const state = withAnchor(step.projection.state, step.anchor_in, anchor);
-      await projectRouting(deps.db, { ...step.projection, state }, openAssignment(state));
+      const { released } = await projectRouting(deps.db, { ...step.projection, state }, openAssignment(state));
+      // A freed reviewer may be what a queued routing waits for; the queue's own timeouts cover a lost offer.
+      for (const did of released) await offerReviewer(deps, did, FREED_REVIEWER_OFFERS).catch((error: unknown) => deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }));
       return anchor;
     },
   };

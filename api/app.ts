@@ -65,6 +65,7 @@ export interface AppDeps {
     webhooks: WebhookSettings;
     // Orchestration layer (issue 3).
     autonomousEscalationWindowSeconds: number;
+    reviewWindowSeconds: number;
     deprecations: Deprecation[];
   };
 }
@@ -121,6 +122,7 @@ export function buildApp(deps: AppDeps): Express {
     taskQueue: settings.taskQueue,
     escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds,
     autonomousEscalationWindowSeconds: settings.autonomousEscalationWindowSeconds,
+    reviewWindowSeconds: settings.reviewWindowSeconds,
   };
   registerRoutingHistoryRoutes(api, deps);
   registerRoutingRoutes(api, routing);

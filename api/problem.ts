@@ -66,6 +66,8 @@ export const PROBLEM_TYPES = {
   confidence_mismatch: { status: 422, title: 'X-Confidence-Score disagrees with the body’s confidence', remediation: ['Send the same confidence in X-Confidence-Score and the body, or only one of them'] },
   rule_conflict: { status: 409, title: 'The escalation rule conflicts with, or is shadowed by, an enabled rule', remediation: ['Resolve the conflicts listed: change priority, conditions or actions', 'Or set allow_conflicts true to store it anyway'] },
   routing_closed: { status: 409, title: 'The routing no longer takes escalations or confidence reports', remediation: ['Start a new routing for further work on the task'] },
+  routing_not_queued: { status: 409, title: 'The routing is not waiting in the queue for a reviewer', remediation: ['Read the routing’s status with GET /v1/orch/routing/{routing_id}: only a queued routing takes an assignment'] },
+  reviewer_not_available: { status: 422, title: 'No available reviewer is registered with this DID', remediation: ['Register or update the reviewer with PUT /v1/orch/reviewers/{did}, or name an available one'] },
   routing_not_completed: { status: 409, title: 'The routing has no outcome yet', remediation: ['Wait until the routing completes (GET /v1/orch/routing/{routing_id}), then retry'] },
   rule_not_found: { status: 404, title: 'No such escalation rule', remediation: ['List rules with GET /v1/orch/escalation/rules'] },
   safety_domain_not_found: { status: 404, title: 'No safety configuration for this domain', remediation: ['Configure the domain with PUT /v1/orch/safety/config/{domain}'] },

@@ -166,6 +166,12 @@ export const configSchema = z.object({
   /** How long an autonomous routing in escalation mode (the agent operations' default) stays open to an escalation. */
   AUTONOMOUS_ESCALATION_WINDOW_SECONDS: seconds.default(24 * 60 * 60),
   /**
+   * How long after its decision an autonomous routing (any mode) can still be escalated by hand
+   * (POST /v1/orch/escalation/manual): a supervisor who reviews what an agent did alone reopens it for a human.
+   * 0: never.
+   */
+  ROUTING_REVIEW_WINDOW_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 60 * 60),
+  /**
    * Deprecated API versions, as a JSON array of {"prefix":"/v1","sunset":"<ISO 8601>","deprecated_at":"<ISO 8601>",
    * "link":"<migration guide URL>"}: responses under a prefix carry Deprecation (RFC 9745), Sunset (RFC 8594) and
    * Link headers. Empty: no version is deprecated.

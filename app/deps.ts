@@ -44,6 +44,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     platform: platformSettings(config),
     webhooks: webhookSettings(config),
     autonomousEscalationWindowSeconds: config.AUTONOMOUS_ESCALATION_WINDOW_SECONDS,
+    reviewWindowSeconds: config.ROUTING_REVIEW_WINDOW_SECONDS,
     deprecations: config.API_DEPRECATIONS,
   };
 }

@@ -10,6 +10,7 @@ export const FAILURE_TYPES = {
   routingNotAwaitingReview: 'routing_not_awaiting_review',
   reviewerNotAssigned: 'reviewer_not_assigned',
   routingClosed: 'routing_closed',
+  routingNotQueued: 'routing_not_queued',
   approvalNotPending: 'approval_not_pending',
   executionNotCancellable: 'execution_not_cancellable',
   executionNotProcessing: 'execution_not_processing',

@@ -1,4 +1,4 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Urgency } from '../domain/escalation-rules';
 import type { LedgerAnchor } from '../domain/provenance';
 import type { CapabilityMatch } from '../domain/reviewer-assignment';
@@ -30,6 +30,11 @@ export interface RouteTaskInput {
   escalation_timeouts_seconds: Record<HumanEscalationLevel, number>;
   /** Seconds an autonomous routing in escalation mode stays open to an escalation; 0 or absent: it closes at once. */
   autonomous_escalation_window_seconds?: number | undefined;
+  /**
+   * Seconds after the decision an autonomous routing (any mode) stays open to a manual escalation by a
+   * human (a supervisor's review, which reopens it for a reviewer); 0 or absent: none.
+   */
+  review_window_seconds?: number | undefined;
 }
 
 export interface AssignedTo {
@@ -46,11 +51,25 @@ export interface EscalationChainEntry {
   timestamp: string;
 }
 
+/**
+ * Why a routing that needs a human has none yet: no available reviewer holds what it needs. It waits in the
+ * queue (status queued) and is assigned as soon as one is (registered, updated or freed) or an admin
+ * assigns one; meanwhile supervisors are told and the escalation levels still rise on their timeouts.
+ */
+export interface QueuedFor {
+  reason: 'no_qualified_reviewer';
+  required_capabilities: RequiredCapability[];
+  /** For the agent: a human takes over when one is available; it must not act alone meanwhile. */
+  message: string;
+}
+
 export interface RoutingDecisionResult {
   routing_id: string;
   decision: RoutingDecisionKind;
   reason: string;
-  assigned_to: AssignedTo;
+  /** null while the routing waits in the queue for a qualified reviewer (see queued). */
+  assigned_to: AssignedTo | null;
+  queued?: QueuedFor;
   escalation_level: EscalationLevel;
   estimated_response_time: number;
   safety_analysis: RoutingVerdict['safety_analysis'];
@@ -60,9 +79,10 @@ export interface RoutingDecisionResult {
   rule_conflict?: { rule_ids: string[]; target_capabilities: string[] };
 }
 
-export type DecideOutcome =
-  | { ok: true; decision: RoutingDecisionResult }
-  | { ok: false; code: 'no_qualified_reviewer'; routing_id: string; required_capabilities: RoutingTask['required_capabilities'] };
+export interface DecideOutcome {
+  ok: true;
+  decision: RoutingDecisionResult;
+}
 
 export const RESOLUTION_OUTCOMES = ['approved', 'rejected', 'modified'] as const;
 export type ResolutionOutcome = (typeof RESOLUTION_OUTCOMES)[number];
@@ -91,11 +111,22 @@ export interface EscalateRoutingInput {
   context?: Record<string, unknown> | undefined;
 }
 
+/** An admin hands a queued routing to a reviewer of their choice (POST /v1/orch/routing/{id}/assign). */
+export interface AssignReviewerInput {
+  reviewer: { did: string; capabilities: Record<string, number>; chain_level: number };
+  /** The authenticated caller who assigned it, recorded as the actor: their subject, and the principal (credential) they used. */
+  assigned_by: { subject: string; principal_id: string };
+  reason?: string | undefined;
+}
+
+/** A hand-over to a human (by request, from the queue or by an admin), or a routing sent to the queue for want of one. */
 export interface EscalationRecord {
   escalation_id: string;
   routing_id: string;
-  status: 'assigned';
-  assigned_to: AssignedTo;
+  status: 'assigned' | 'queued';
+  /** null when queued. */
+  assigned_to: AssignedTo | null;
+  queued?: QueuedFor;
   escalation_level: EscalationLevel;
   estimated_response_time: number;
   escalation_chain: EscalationChainEntry[];
@@ -162,11 +193,14 @@ export interface RoutingState {
 }
 
 /** The failures the routing's updates are refused with; the API turns each into the problem of the same code. */
-export const ROUTING_REFUSALS = [FAILURE_TYPES.routingNotAwaitingReview, FAILURE_TYPES.reviewerNotAssigned, FAILURE_TYPES.routingClosed] as const;
+export const ROUTING_REFUSALS = [FAILURE_TYPES.routingNotAwaitingReview, FAILURE_TYPES.reviewerNotAssigned, FAILURE_TYPES.routingClosed, FAILURE_TYPES.routingNotQueued] as const;
 export type RoutingRefusal = (typeof ROUTING_REFUSALS)[number];
 
 export const decideUpdate = defineUpdate<DecideOutcome>('decide');
 export const resolveUpdate = defineUpdate<RoutingResolution, [ResolveRoutingInput]>('resolve');
 export const escalateUpdate = defineUpdate<EscalateOutcome, [EscalateRoutingInput]>('escalate');
 export const reportConfidenceUpdate = defineUpdate<ConfidenceOutcome, [ConfidenceReport]>('reportConfidence');
+export const assignUpdate = defineUpdate<EscalationRecord, [AssignReviewerInput]>('assign');
 export const statusQuery = defineQuery<RoutingState>('status');
+/** A reviewer who may qualify became available: a queued routing looks for one again. */
+export const reviewerAvailableSignal = defineSignal('reviewerAvailable');

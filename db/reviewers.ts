@@ -50,3 +50,8 @@ export async function insertReviewersIfAbsent(db: Knex, reviewers: Reviewer[]): 
     .ignore();
 }
 
+
+/** One available reviewer by DID, or undefined when unknown or unavailable. */
+export async function findAvailableReviewer(db: Knex, did: string): Promise<Reviewer | undefined> {
+  return db<Reviewer>('reviewers').select(['did', 'display_name', 'capabilities', 'chain_level', 'available']).where({ did, available: true }).first();
+}

@@ -26,13 +26,14 @@ export interface OpenAssignment {
  * Applies a projection only when it is newer than what is stored, so retries and reordering are harmless,
  * and with it the reviewer load it implies: the open assignment recorded, every other one of the routing
  * released. One statement (data-modifying CTEs), so one round trip and atomic without a transaction; the
- * assignment changes happen only when the projection was applied. Says whether it was.
+ * assignment changes happen only when the projection was applied. Says whether it was, and which reviewers
+ * it freed.
  */
 export async function projectRouting(
   db: Knex,
   projection: { state: RoutingState; request_id?: string | undefined; task: RoutingTask; requested_by: string },
   open: OpenAssignment | undefined,
-): Promise<boolean> {
+): Promise<{ applied: boolean; released: string[] }> {
   const { state } = projection;
   const row = {
     routing_id: state.routing_id,
@@ -72,15 +73,30 @@ export async function projectRouting(
          select routing_id, ?::int, ?, ?::timestamptz from projected
          on conflict (routing_id, chain_level) do nothing)`
     : '';
-  const { rows } = await db.raw<{ rows: { applied: number }[] }>(
+  const { rows } = await db.raw<{ rows: { applied: number; released: string[] }[] }>(
     `with projected as (${upsert.sql})${assign},
      released as (
        update reviewer_assignments set released_at = now()
-        where routing_id in (select routing_id from projected) and released_at is null and chain_level is distinct from ?::int)
-     select count(*)::int as applied from projected`,
+        where routing_id in (select routing_id from projected) and released_at is null and chain_level is distinct from ?::int
+        returning reviewer_did)
+     select (select count(*)::int from projected) as applied, (select coalesce(array_agg(distinct reviewer_did), '{}') from released) as released`,
     [...upsert.bindings, ...(open ? [open.chain_level, open.reviewer_did, open.assigned_at] : []), open?.chain_level ?? null],
   );
-  return rows[0]!.applied > 0;
+  return { applied: rows[0]!.applied > 0, released: rows[0]!.released };
+}
+
+/**
+ * Queued routings a reviewer holding these capabilities might serve, oldest first: those whose task needs
+ * no other capability (weights, and capabilities a rule added, are checked by the routing itself).
+ */
+export async function findQueuedRoutingIds(db: Knex, capabilityIds: string[], limit = 500): Promise<string[]> {
+  const rows = await db('routings')
+    .select('routing_id')
+    .where({ status: 'queued' })
+    .whereRaw(`(select coalesce(array_agg(c->>'capability_id'), '{}') from jsonb_array_elements(task->'required_capabilities') c) <@ ?::text[]`, [capabilityIds])
+    .orderBy([{ column: 'created_at' }, { column: 'routing_id' }])
+    .limit(limit);
+  return rows.map((row: { routing_id: string }) => row.routing_id);
 }
 
 export async function findRoutingById(db: Knex, routingId: string): Promise<RoutingRow | undefined> {

@@ -1,6 +1,6 @@
 import { allowedValues, isUnsatisfiable, isWithin, overlaps, regionOf, type Region } from './condition-regions';
 import { conditionProblem, evaluateConditions, type Condition, type RoutingFacts } from './rule-conditions';
-import { ESCALATION_LEVELS, type EscalationLevel, type RuleEvaluation } from './routing-decision';
+import { ESCALATION_LEVELS, LEVEL_FOR_RISK, type EscalationLevel, type RuleEvaluation } from './routing-decision';
 
 /**
  * Escalation rules an admin configures. A rule triggers when all its conditions hold; its actions then
@@ -20,9 +20,22 @@ export interface EscalateAction {
   urgency: Urgency;
 }
 
+/**
+ * What a notify_supervisor action may name: an escalation level, or a risk level (admins think in both).
+ * A risk level reads as the escalation level a routing of that risk runs at (LEVEL_FOR_RISK): low, medium
+ * and high as themselves, critical as urgent.
+ */
+export const NOTIFICATION_THRESHOLDS = [...URGENCIES, 'critical'] as const;
+export type NotificationThreshold = (typeof NOTIFICATION_THRESHOLDS)[number];
+
+/** The escalation level a notification threshold stands for. */
+export function notificationLevel(threshold: NotificationThreshold): Urgency {
+  return threshold === 'critical' ? (LEVEL_FOR_RISK.critical as Urgency) : threshold;
+}
+
 export interface NotifyAction {
   action: 'notify_supervisor';
-  notification_threshold: Urgency;
+  notification_threshold: NotificationThreshold;
 }
 
 export type RuleAction = EscalateAction | NotifyAction;
@@ -72,7 +85,7 @@ export interface RuleSetEvaluation {
   evaluations: RuleEvaluation[];
   outcome: RuleOutcome;
   /** notify_supervisor actions of triggered rules, applied once the escalation level is known. */
-  notifications: Array<{ rule_id: string; notification_threshold: Urgency }>;
+  notifications: Array<{ rule_id: string; notification_threshold: NotificationThreshold }>;
 }
 
 const maxUrgency = (urgencies: Urgency[]) => urgencies.reduce<Urgency>((top, u) => (URGENCIES.indexOf(u) > URGENCIES.indexOf(top) ? u : top), 'low');
@@ -117,7 +130,7 @@ export function evaluateRules(rules: readonly EscalationRule[], facts: RoutingFa
 
 /** The notifications whose threshold the routing's escalation level reached. */
 export function dueNotifications(notifications: RuleSetEvaluation['notifications'], level: EscalationLevel): RuleSetEvaluation['notifications'] {
-  return notifications.filter((notification) => level !== 'none' && levelRank(level) >= levelRank(notification.notification_threshold));
+  return notifications.filter((notification) => level !== 'none' && levelRank(level) >= levelRank(notificationLevel(notification.notification_threshold)));
 }
 
 export interface RuleFinding {
@@ -147,7 +160,7 @@ function effectsCovered(inner: EscalationRule, outer: EscalationRule): boolean {
   const innerNotification = notificationOf(inner);
   if (innerNotification) {
     const outerNotification = notificationOf(outer);
-    if (!outerNotification || URGENCIES.indexOf(outerNotification.notification_threshold) > URGENCIES.indexOf(innerNotification.notification_threshold)) return false;
+    if (!outerNotification || levelRank(notificationLevel(outerNotification.notification_threshold)) > levelRank(notificationLevel(innerNotification.notification_threshold))) return false;
   }
   return true;
 }

@@ -39,6 +39,7 @@ export const EVENT_KINDS = {
   // Orchestration layer (issue 3): emitted by the routing workflow when a triggered escalation rule's
   // notify_supervisor threshold is reached.
   'escalation.supervisor_notified': 'An escalation rule asked for a supervisor to be told, and the routing’s escalation level reached its threshold',
+  'routing.queued': 'A routing needs a human but no available reviewer holds its capabilities: it waits unassigned in the queue, and supervisors should find someone',
 } as const satisfies Record<string, string>;
 
 export type EventKind = keyof typeof EVENT_KINDS;
@@ -81,4 +82,5 @@ export const EVENT_EMITTERS = {
   'platform_agent.updated': 'PATCH /v1/agents/{id} (services/agents.ts)',
   'platform_agent.deployed': 'POST /v1/agents/{id}/deployments (services/agents.ts)',
   'escalation.supervisor_notified': 'routeTaskWorkflow: a triggered escalation rule’s notify_supervisor threshold was reached by the routing’s escalation level (once per routing and rule)',
+  'routing.queued': 'routeTaskWorkflow: a human decision, an escalation from the agent (POST /v1/orch/escalate, /confidence below 0.70, /escalation/manual) or a review found no qualified reviewer, so the routing entered the queue; again each time its escalation level rises there',
 } as const satisfies Record<EventKind, string>;

@@ -3,6 +3,7 @@ import { agentDid, type OutboxEvent, type ProvenanceActor } from './provenance';
 import { assignReviewer, suggestReviewers, type Assignment, type LoadedReviewer } from './reviewer-assignment';
 import { LEVEL_FOR_RISK, raiseEscalationLevel, type EscalationLevel, type RequiredCapability, type RoutingMode } from './routing-decision';
 import type { RiskLevel } from './risk';
+import { describeNeeds } from './routing-steps';
 
 /**
  * What a running routing decides as it moves between people: who takes it, at what escalation level,
@@ -12,8 +13,9 @@ import type { RiskLevel } from './risk';
  * A routing's holder is one of:
  *   agent     decided for the agent alone and still open to an escalation (escalation mode, within its window)
  *   human     a reviewer on the escalation chain holds it
+ *   queue     a human is needed but none qualified was available: it waits, unassigned, for one
  */
-export type RoutingHolder = 'agent' | 'human';
+export type RoutingHolder = 'agent' | 'human' | 'queue';
 
 /** The needs of an escalation: the routing's own, with a requested capability added or raised to its weight. */
 export function escalationNeeds(needs: readonly RequiredCapability[], target: RequiredCapability | undefined): RequiredCapability[] {
@@ -34,8 +36,8 @@ export interface EscalationRequest {
 }
 
 /**
- * Who takes a routing moved by request. From the agent, or to a named capability, the least-loaded
- * qualified reviewer other than the current one; otherwise the next reviewer up the chain.
+ * Who takes a routing moved by request. From the agent or the queue, or to a named capability, the
+ * least-loaded qualified reviewer other than the current one; otherwise the next reviewer up the chain.
  */
 export function reviewerForRequest(
   reviewers: readonly LoadedReviewer[],
@@ -44,17 +46,46 @@ export function reviewerForRequest(
   request: EscalationRequest,
   current: Assignment | undefined,
 ): Assignment | undefined {
-  if (holder === 'agent' || request.targeted) return assignReviewer(reviewers, needs, current ? { exclude: [current.did] } : {});
+  if (holder !== 'human' || request.targeted) return assignReviewer(reviewers, needs, current ? { exclude: [current.did] } : {});
   return assignReviewer(reviewers, needs, { aboveChainLevel: current?.chain_level ?? 0 });
 }
 
 /**
  * The level a routing moved by request runs at: what was asked, else by its risk when it leaves the agent,
- * else one above the current level. Moving a routing a human holds never lowers its urgency.
+ * else one above the current level (the queue's own level for a queued one). Moving a routing a human
+ * holds, or that waits in the queue, never lowers its urgency.
  */
 export function levelForRequest(holder: RoutingHolder, request: EscalationRequest, current: EscalationLevel, risk: RiskLevel): EscalationLevel {
-  const asked = request.urgency ?? (holder === 'agent' ? LEVEL_FOR_RISK[risk] : raiseEscalationLevel(current));
+  const asked = request.urgency ?? (holder === 'agent' ? LEVEL_FOR_RISK[risk] : holder === 'queue' ? current : raiseEscalationLevel(current));
   return holder === 'agent' || levelRank(asked) > levelRank(current) ? asked : current;
+}
+
+/** The level a queued routing rises to when its level times out with nobody found; none past urgent (it expires). */
+export function nextQueueLevel(level: EscalationLevel): EscalationLevel | undefined {
+  return level === 'urgent' ? undefined : raiseEscalationLevel(level);
+}
+
+/**
+ * The assignment an admin makes by hand: the reviewer they chose, whatever the queue waited for, with the
+ * needed capabilities the reviewer does hold at their weight; qualified says whether that is all of them.
+ */
+export function adminAssignment(reviewer: { did: string; capabilities: Record<string, number>; chain_level: number }, needs: readonly RequiredCapability[]): { assignment: Assignment; qualified: boolean } {
+  const held = needs.filter((need) => (reviewer.capabilities[need.capability_id] ?? -1) >= need.min_weight);
+  return {
+    assignment: { did: reviewer.did, chain_level: reviewer.chain_level, capabilities_matched: held.map((need) => ({ capability_id: need.capability_id, weight: reviewer.capabilities[need.capability_id]! })) },
+    qualified: held.length === needs.length,
+  };
+}
+
+/** What a queued routing tells its caller: nobody qualified yet, and that a human takes over as soon as one is. */
+export function queuedFor(needs: RequiredCapability[]): { reason: 'no_qualified_reviewer'; required_capabilities: RequiredCapability[]; message: string } {
+  return {
+    reason: 'no_qualified_reviewer',
+    required_capabilities: needs,
+    message:
+      `No available reviewer holds ${describeNeeds(needs)} now. The task waits in the queue for one and a human takes over as soon as one is ` +
+      'available (supervisors are told); the agent must not act on it alone meanwhile.',
+  };
 }
 
 /** When the holder's level times out: the next reviewer up the chain at the next level, or none (the chain is exhausted). */
@@ -74,17 +105,39 @@ export function suggestedReviewers(holderDid: string | undefined, reviewers: rea
 }
 
 /**
- * Who holds a routing once decided, and for how many seconds before its deadline: a human for their
- * level's timeout; the agent, open to an escalation, for the window of escalation mode; else nobody (the
- * routing is closed).
+ * Who holds a routing once decided, and for how many seconds before its deadline: a human (or the queue,
+ * when none qualified) for the level's timeout; the agent, open to an escalation, for the window of
+ * escalation mode; else, decided for the agent and completed, open to a supervisor's review for the review
+ * window ('review'); else nobody (the routing is closed).
  */
-export function holderAfterDecision(decision: { human: boolean; routing_mode: RoutingMode | undefined; response_seconds: number; window_seconds: number }): {
-  holder: RoutingHolder | 'none';
-  seconds: number;
-} {
-  if (decision.human) return { holder: 'human', seconds: decision.response_seconds };
-  const open = decision.routing_mode === 'escalation' && decision.window_seconds > 0;
-  return { holder: open ? 'agent' : 'none', seconds: decision.window_seconds };
+export function holderAfterDecision(decision: {
+  human: boolean;
+  assigned: boolean;
+  routing_mode: RoutingMode | undefined;
+  response_seconds: number;
+  window_seconds: number;
+  review_seconds: number;
+}): { holder: RoutingHolder | 'review' | 'none'; seconds: number } {
+  if (decision.human) return { holder: decision.assigned ? 'human' : 'queue', seconds: decision.response_seconds };
+  if (decision.routing_mode === 'escalation' && decision.window_seconds > 0) return { holder: 'agent', seconds: decision.window_seconds };
+  if (decision.review_seconds > 0) return { holder: 'review', seconds: decision.review_seconds };
+  return { holder: 'none', seconds: decision.window_seconds };
+}
+
+/** When the agent's escalation window ends: the review window still open (seconds since the decision), or closed. */
+export function afterAgentWindow(windowSeconds: number, reviewSeconds: number): { holder: 'review'; seconds: number } | { holder: 'none' } {
+  return reviewSeconds > windowSeconds ? { holder: 'review', seconds: reviewSeconds } : { holder: 'none' };
+}
+
+/** Whether a request may escalate a routing under review: only a human's (a supervisor's), never the agent's. */
+export function mayReopenForReview(requestedBy: { type: 'ai_agent' | 'human' }): boolean {
+  return requestedBy.type === 'human';
+}
+
+/** A duration for people: `7 days`, `90 minutes`, `1 second`. */
+export function describeDuration(seconds: number): string {
+  const [amount, unit] = seconds > 0 && seconds % 86_400 === 0 ? [seconds / 86_400, 'day'] : seconds > 0 && seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds > 0 && seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
 }
 
 /**

@@ -1,12 +1,13 @@
 import { needsHuman, type RoutingDecisionKind } from './routing-decision';
 
-export const ROUTING_STATUSES = ['pending', 'in_progress', 'completed', 'expired', 'failed'] as const;
+export const ROUTING_STATUSES = ['pending', 'queued', 'in_progress', 'completed', 'expired'] as const;
 /**
  * pending      the decision is being made
+ * queued       a human is needed but no available reviewer qualifies: it waits unassigned until one does
+ *              (or an admin assigns one), its escalation level rising on each timeout
  * in_progress  a human is assigned and the routing waits for their resolution
  * completed    decided autonomously, or resolved by a human
  * expired      the last level of the escalation chain timed out with no resolution
- * failed       no qualified reviewer could be assigned
  */
 export type RoutingStatus = (typeof ROUTING_STATUSES)[number];
 
@@ -32,7 +33,7 @@ export function routingProgress(status: RoutingStatus, decision: RoutingDecision
       return { steps_completed: steps_total, steps_total, current_step: 'completed' };
     case 'expired':
       return { steps_completed: DECISION_STEPS.length + 1, steps_total, current_step: 'expired' };
-    case 'failed':
-      return { steps_completed: DECISION_STEPS.length, steps_total, current_step: 'assignment_failed' };
+    case 'queued':
+      return { steps_completed: DECISION_STEPS.length, steps_total, current_step: HUMAN_STEPS[0] };
   }
 }

@@ -29,10 +29,15 @@ export interface DecisionFacts {
   /** The first three moments, as decided. */
   moments: DecisionMoment[];
   human: boolean;
-  /** Who takes the task; undefined when a human is needed and none qualifies. */
+  /** Who takes the task; undefined when a human is needed and none qualifies (the routing is queued). */
   assigned_to: { type: 'human' | 'ai_agent'; did: string; agent_id?: string; capabilities_matched: CapabilityMatch[] } | undefined;
   /** Supervisor notifications due at the decision's level. */
   notifications: OutboxEvent[];
+}
+
+/** The event of a routing entering the queue, or rising a level there. */
+export function queuedEvent(routingId: string, reason: string, needs: RequiredCapability[], level: EscalationLevel): OutboxEvent {
+  return { event: 'routing.queued', data: { routing_id: routingId, reason, required_capabilities: needs, escalation_level: level } };
 }
 
 /** The four decision moments as records: violations with the context analysis, the outcome's events with the decision. */
@@ -63,12 +68,12 @@ export function decisionRecords(facts: DecisionFacts): RoutingStepRecord[] {
     reasoning:
       assigned_to || !human
         ? `Decided ${verdict.decision} because ${verdict.reason}`
-        : `Decided ${verdict.decision} because ${verdict.reason}, but no available reviewer holds ${describeNeeds(required)}`,
+        : `Decided ${verdict.decision} because ${verdict.reason}, but no available reviewer holds ${describeNeeds(required)}: queued until one does`,
     rules_evaluated: verdict.rules_evaluated,
   };
   const decidedEvent: OutboxEvent = { event: 'routing.decided', data: { routing_id, task_type: task.task_type, decision: verdict.decision, reason: verdict.reason } };
   const outcomeEvents: OutboxEvent[] = !assigned_to
-    ? []
+    ? [queuedEvent(routing_id, verdict.reason, required, verdict.escalation_level), ...facts.notifications]
     : human
       ? [
           { event: 'routing.escalated', data: { task_id: routing_id, reason: verdict.reason, assigned_human: assigned_to.did } },
@@ -87,7 +92,7 @@ export interface RequestFacts {
   routing_id: string;
   actor: ProvenanceActor;
   request: { reason: string; requested_by: { did: string }; target_capability?: string | undefined; urgency?: string | undefined; context?: Record<string, unknown> | undefined };
-  /** Whether the routing leaves the agent (else a human held it). */
+  /** Whether the routing leaves the agent or the queue for its first human (else a human held it). */
   from_agent: boolean;
 }
 
@@ -128,6 +133,71 @@ export function escalationRecord(
   };
 }
 
+/** A routing found nobody for an escalation from the agent, or in the queue: it waits there, at `level`. */
+export function queuedByRequestRecord(facts: RequestFacts & { attempt: number; needs: RequiredCapability[]; level: EscalationLevel; notifications: OutboxEvent[] }): RoutingStepRecord {
+  const { routing_id, request } = facts;
+  return {
+    step_id: `escalation_attempt:${facts.attempt}`,
+    entry: {
+      actor: facts.actor,
+      action: 'queued_by_request',
+      input_data: { reason: request.reason, target_capability: request.target_capability ?? null, urgency: request.urgency ?? null, context: request.context ?? {} },
+      output_data: { required_capabilities: facts.needs, escalation_level: facts.level },
+      reasoning: `${request.requested_by.did} asked for a human, but no available reviewer holds ${describeNeeds(facts.needs)}: queued until one does`,
+    },
+    events: [queuedEvent(routing_id, request.reason, facts.needs, facts.level), ...facts.notifications],
+  };
+}
+
+/** A queued routing's level timed out with nobody found: it stays queued one level up, and supervisors are told again. */
+export function queueRaisedRecord(facts: { routing_id: string; step: number; from_level: EscalationLevel; level: EscalationLevel; waited_seconds: number; needs: RequiredCapability[]; notifications: OutboxEvent[] }): RoutingStepRecord {
+  return {
+    step_id: `queue:${facts.step}`,
+    entry: {
+      actor: ORCH_CORE,
+      action: 'queue_escalated',
+      input_data: { from_level: facts.from_level, waited_seconds: facts.waited_seconds },
+      output_data: { escalation_level: facts.level, required_capabilities: facts.needs },
+      reasoning: `No reviewer holding ${describeNeeds(facts.needs)} became available within ${facts.waited_seconds} s; still queued, now at ${facts.level}`,
+    },
+    events: [queuedEvent(facts.routing_id, 'no_qualified_reviewer', facts.needs, facts.level), ...facts.notifications],
+  };
+}
+
+/** A queued routing handed to a reviewer: one became available, or an admin chose one. */
+export function queueAssignmentRecord(facts: {
+  routing_id: string;
+  actor: ProvenanceActor;
+  by_admin: boolean;
+  escalation_id: string;
+  to: { did: string; capabilities_matched: CapabilityMatch[] };
+  qualified: boolean;
+  level: EscalationLevel;
+  chain_level: number;
+  reason: string | undefined;
+  notifications: OutboxEvent[];
+}): RoutingStepRecord {
+  const { routing_id, to, escalation_id, level } = facts;
+  const why = facts.by_admin ? 'assigned_by_admin' : 'reviewer_available';
+  return {
+    step_id: `escalation:${facts.chain_level}`,
+    entry: {
+      actor: facts.actor,
+      action: facts.by_admin ? 'assigned_by_admin' : 'assigned_from_queue',
+      input_data: { escalation_id, reason: facts.reason ?? null },
+      output_data: { to_did: to.did, escalation_level: level, chain_level: facts.chain_level, capabilities_matched: to.capabilities_matched, qualified: facts.qualified },
+      reasoning: facts.by_admin
+        ? `${facts.actor.did} assigned ${to.did}${facts.qualified ? '' : ', who does not hold every needed capability,'} to the queued routing${facts.reason ? `: ${facts.reason}` : ''}`
+        : `${to.did} is available and holds what the queued routing needs`,
+    },
+    events: [
+      { event: 'routing.escalated', data: { task_id: routing_id, reason: why, assigned_human: to.did } },
+      { event: 'escalation.triggered', data: { task_id: routing_id, escalation_id, reason: why, assigned_human: to.did, escalation_level: level } },
+      ...facts.notifications,
+    ],
+  };
+}
+
 /** A move up the chain after the holder's level timed out. */
 export function chainEscalationRecord(facts: { routing_id: string; from_did: string; timed_out_after_seconds: number; to_did: string; level: EscalationLevel; chain_level: number; notifications: OutboxEvent[] }): RoutingStepRecord {
   return {
@@ -146,8 +216,8 @@ export function chainEscalationRecord(facts: { routing_id: string; from_did: str
   };
 }
 
-/** The last level of the chain timed out with nobody above it. */
-export function expiryRecord(facts: { routing_id: string; level: EscalationLevel; chain_length: number; timed_out_after_seconds: number }): RoutingStepRecord {
+/** The last level of the chain timed out with nobody above it; or, queued, the urgent level did with nobody found. */
+export function expiryRecord(facts: { routing_id: string; level: EscalationLevel; chain_length: number; timed_out_after_seconds: number; queued?: boolean }): RoutingStepRecord {
   return {
     step_id: 'expiry',
     entry: {
@@ -155,9 +225,11 @@ export function expiryRecord(facts: { routing_id: string; level: EscalationLevel
       action: 'routing_expired',
       input_data: { escalation_level: facts.level, chain_length: facts.chain_length },
       output_data: { status: 'expired' },
-      reasoning: `No resolution within ${facts.timed_out_after_seconds} s at the last level of the chain`,
+      reasoning: facts.queued
+        ? `No qualified reviewer became available within ${facts.timed_out_after_seconds} s at the ${facts.level} level`
+        : `No resolution within ${facts.timed_out_after_seconds} s at the last level of the chain`,
     },
-    events: [{ event: 'audit.critical', data: { routing_id: facts.routing_id, reason: 'escalation_chain_exhausted' } }],
+    events: [{ event: 'audit.critical', data: { routing_id: facts.routing_id, reason: facts.queued ? 'no_qualified_reviewer' : 'escalation_chain_exhausted' } }],
   };
 }
 
@@ -188,7 +260,7 @@ export function confidenceRecord(facts: {
   confidence: number;
   proceed_autonomously: boolean;
   reason: string | undefined;
-  held_by: 'human' | 'ai_agent';
+  held_by: 'human' | 'ai_agent' | 'queue';
 }): RoutingStepRecord {
   const below = facts.confidence < FOURTH_LAW_THRESHOLD;
   return {

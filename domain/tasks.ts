@@ -7,7 +7,7 @@ import type { RoutingStatus } from './routing-progress';
  * assigned    handed to its assignee: the agent (decided autonomous) or a human (awaiting their resolution)
  * resolved    the human assigned resolved it
  * expired     nobody on the escalation chain resolved it in time
- * unassigned  a human was needed but nobody holds the required capabilities
+ * unassigned  a human is needed but nobody holds the required capabilities yet (the routing is queued)
  */
 export const TASK_STATUSES = ['routing', 'assigned', 'resolved', 'expired', 'unassigned'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -21,7 +21,7 @@ export function taskStatus(routing: { status: RoutingStatus; decision?: RoutingD
       return routing.decision === 'ai_autonomous' ? 'assigned' : 'resolved';
     case 'expired':
       return 'expired';
-    case 'failed':
+    case 'queued':
       return 'unassigned';
   }
 }

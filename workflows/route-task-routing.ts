@@ -1,54 +1,66 @@
 import { uuid4 } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contracts/failures';
-import type { AssignedTo, ConfidenceOutcome, ConfidenceReport, EscalateOutcome, EscalateRoutingInput, HumanEscalationLevel, ResolveRoutingInput, RoutingResolution } from '../contracts/route-task';
-import { agentDid, ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';
+import type { AssignedTo, EscalateRoutingInput, EscalationRecord, HumanEscalationLevel, ResolveRoutingInput } from '../contracts/route-task';
+import type { ProvenanceActor } from '../domain/provenance';
 import type { Assignment } from '../domain/reviewer-assignment';
-import { FOURTH_LAW_THRESHOLD, type EscalationLevel, type RequiredCapability } from '../domain/routing-decision';
-import { agentActor, escalationNeeds, holderAfterDecision, levelForRequest, nextOnTimeout, reviewerForRequest, suggestedReviewers, supervisorNotifications } from '../domain/routing-escalation';
+import type { EscalationLevel, RequiredCapability } from '../domain/routing-decision';
+import { afterAgentWindow, holderAfterDecision, mayReopenForReview, supervisorNotifications, type RoutingHolder } from '../domain/routing-escalation';
 import type { RoutingVerdictV2 } from '../domain/routing-moments';
-import { chainEscalationRecord, confidenceRecord, escalationRecord, escalationRefusedRecord, expiryRecord, resolutionRecord } from '../domain/routing-steps';
+import { queueAssignmentRecord } from '../domain/routing-steps';
 import type { Decided } from './route-task-decide';
-import { PENDING_ANCHOR, refusal, routingActivities, type RoutingRun } from './route-task-run';
+import { refusal, type RoutingRun } from './route-task-run';
 
 /**
  * deciding  the decision is being made
  * agent     decided for the agent alone in escalation mode: open to an escalation until the window ends
+ * review    decided for the agent alone and completed: open to a supervisor's manual escalation, which
+ *           reopens it for a reviewer, until the review window ends
+ * queue     a human is needed and none qualified was available: unassigned, waiting for one, its level
+ *           rising at each deadline
  * human     a human holds it: waiting for the resolution, with the level's deadline
  * closed    nothing more happens; requests still queued are refused
  */
-export type Phase = 'deciding' | 'agent' | 'human' | 'closed';
+export type Phase = 'deciding' | 'agent' | 'review' | 'queue' | 'human' | 'closed';
 
-/** One routing's life after its start: each step asks domain/ what to do, records it, and moves the phase on. */
+/** One routing's state in time after its start; the steps (route-task-requests.ts, route-task-timeouts.ts) move it on. */
 export class Routing {
   phase: Phase = 'deciding';
   /** When the holder's time ends (ms since the epoch, workflow time). */
   deadline = 0;
-  private verdict!: RoutingVerdictV2;
-  private current: Assignment | undefined;
-  private level: EscalationLevel = 'none';
+  verdict!: RoutingVerdictV2;
+  /** What the reviewer must hold: the decision's needs, widened by an escalation while queued. */
+  needs: RequiredCapability[] = [];
+  current: Assignment | undefined;
+  level: EscalationLevel = 'none';
+  /** Set by the reviewerAvailable signal while queued: look for a reviewer again. */
+  woken = false;
+  attempts = 0;
+  reports = 0;
+  queueSteps = 0;
   private notified: string[] = [];
-  private attempts = 0;
-  private reports = 0;
+  private decidedAt = '';
 
-  constructor(private readonly run: RoutingRun) {}
+  constructor(readonly run: RoutingRun) {}
 
   get open(): boolean {
-    return this.phase === 'agent' || this.phase === 'human';
+    return this.phase !== 'deciding' && this.phase !== 'closed';
   }
 
-  private get routingId(): string {
+  /** Who a request moves the routing from, for domain/: the agent (also under review), the queue, or a human. */
+  get holder(): RoutingHolder {
+    return this.phase === 'queue' ? 'queue' : this.phase === 'human' ? 'human' : 'agent';
+  }
+
+  get routingId(): string {
     return this.run.input.routing_id;
   }
 
-  private get required(): RequiredCapability[] {
-    return this.verdict.required_capabilities;
-  }
-
-  private timeoutOf(level: EscalationLevel): number {
+  timeoutOf(level: EscalationLevel): number {
     return this.run.input.escalation_timeouts_seconds[level as HumanEscalationLevel];
   }
 
-  private notify(level: EscalationLevel) {
+  /** The supervisor notifications due at `level` that were not sent yet; marks them sent. */
+  notify(level: EscalationLevel) {
     const { events, notified } = supervisorNotifications(this.routingId, this.verdict.notifications, level, this.notified);
     this.notified = notified;
     return events;
@@ -65,140 +77,94 @@ export class Routing {
     }
   }
 
-  /** Refuses an escalation or a confidence report once the routing no longer takes them. */
-  checkOpen(resolving: boolean): void {
-    if (!this.open || resolving) throw refusal(FAILURE_TYPES.routingClosed, `Routing ${this.routingId} is ${this.run.state.status} and no longer takes escalations or confidence reports`);
+  /** Refuses an escalation once the routing no longer takes it; under review, only a human's (a supervisor's). */
+  checkEscalatable(request: EscalateRoutingInput, resolving: boolean): void {
+    if (this.phase === 'review' && !mayReopenForReview(request.requested_by)) {
+      throw refusal(FAILURE_TYPES.routingClosed, `Routing ${this.routingId} was decided for the agent and its escalation window has ended; only a supervisor's manual escalation can reopen it`);
+    }
+    this.checkReportable(resolving, true);
+  }
+
+  /** Refuses a confidence report (or an escalation) once the routing no longer takes them. */
+  checkReportable(resolving: boolean, escalating = false): void {
+    if (!this.open || resolving || (this.phase === 'review' && !escalating)) {
+      throw refusal(FAILURE_TYPES.routingClosed, `Routing ${this.routingId} is ${this.run.state.status} and no longer takes escalations or confidence reports`);
+    }
+  }
+
+  /** Refuses an assignment by hand unless the routing waits in the queue. */
+  checkQueued(): void {
+    if (this.phase !== 'queue') throw refusal(FAILURE_TYPES.routingNotQueued, `Routing ${this.routingId} is ${this.run.state.status}, not waiting in the queue for a reviewer`);
   }
 
   /** Takes the routing on from its decision: who holds it, and until when. */
   begin(decided: Decided): void {
     const { input } = this.run;
     this.verdict = decided.verdict;
+    this.needs = decided.verdict.required_capabilities;
     this.notified = decided.notified;
-    if (!decided.assigned) {
-      this.phase = 'closed';
-      return;
-    }
     this.current = decided.assignment;
     this.level = decided.verdict.escalation_level;
     const held = holderAfterDecision({
       human: decided.human,
+      assigned: decided.assignment !== undefined,
       routing_mode: input.task.routing_mode,
       response_seconds: decided.human ? this.timeoutOf(this.level) : 0,
       window_seconds: input.autonomous_escalation_window_seconds ?? 0,
+      review_seconds: input.review_window_seconds ?? 0,
     });
+    this.decidedAt = decided.decided_at;
     this.deadline = Date.parse(decided.decided_at) + held.seconds * 1000;
     this.phase = held.holder === 'none' ? 'closed' : held.holder;
   }
 
-  /** Hands the routing to a (new) human: from the agent, or from the current reviewer to another. */
-  async escalate(request: EscalateRoutingInput, actor: ProvenanceActor): Promise<EscalateOutcome> {
-    const { run, routingId: routing_id } = this;
-    const holder = this.phase === 'agent' ? 'agent' : 'human';
-    const target = request.target_capability ? { capability_id: request.target_capability, min_weight: request.min_weight ?? 0 } : undefined;
-    const needs = escalationNeeds(this.required, target);
-    const facts = { routing_id, actor, request, from_agent: holder === 'agent' };
-    const next = reviewerForRequest(await routingActivities.loadReviewers(needs), needs, holder, { targeted: target !== undefined }, this.current);
-    if (!next) {
-      this.attempts += 1;
-      await run.record([escalationRefusedRecord({ ...facts, attempt: this.attempts, needs })], {});
-      return { ok: false, code: 'no_qualified_reviewer', routing_id, required_capabilities: needs };
+  /** The agent's escalation window ended: open to a supervisor's review for the rest of the review window, or closed. */
+  endAgentWindow(): void {
+    const { input } = this.run;
+    const next = afterAgentWindow(input.autonomous_escalation_window_seconds ?? 0, input.review_window_seconds ?? 0);
+    if (next.holder === 'none') {
+      this.phase = 'closed';
+      return;
     }
-    const level = levelForRequest(holder, { targeted: target !== undefined, urgency: request.urgency }, this.level, this.verdict.risk.level);
-    const at = run.now();
-    const chain_level = run.state.escalation_chain.length + 1;
-    const escalation_id = `esc_${uuid4()}`;
-    const assigned_to: AssignedTo = { type: 'human', did: next.did, capabilities_matched: next.capabilities_matched };
-    const record = escalationRecord({ ...facts, escalation_id, from: this.current?.did ?? this.run.input.task.ai_agent_id, to: next, level, chain_level, notifications: this.notify(level) });
-    const escalation_chain = [...run.state.escalation_chain, { level: chain_level, escalation_level: level, did: next.did, timestamp: at }];
-    const estimated_response_time = this.timeoutOf(level);
-    const ledger_anchor = await run.record([record], {
-      status: 'in_progress',
-      escalation_level: level,
-      assigned_to,
-      assigned_at: at,
-      estimated_response_time,
-      escalation_chain,
-      ...(run.state.escalated_at ? {} : { escalated_at: at }),
-    });
-    this.hand(next, level, at);
-    return { ok: true, escalation: { escalation_id, routing_id, status: 'assigned', assigned_to, escalation_level: level, estimated_response_time, escalation_chain, ledger_anchor } };
+    this.phase = 'review';
+    this.deadline = Date.parse(this.decidedAt) + next.seconds * 1000;
   }
 
-  private hand(to: Assignment, level: EscalationLevel, at: string): void {
+  /** A human holds it now, at `level`, for that level's timeout. */
+  hand(to: Assignment, level: EscalationLevel, at: string): void {
     this.phase = 'human';
     this.current = to;
     this.level = level;
     this.deadline = Date.parse(at) + this.timeoutOf(level) * 1000;
   }
 
-  async resolve(request: ResolveRoutingInput): Promise<RoutingResolution> {
-    const { run } = this;
-    await run.record(
-      [resolutionRecord({ routing_id: this.routingId, ai_recommendation: this.run.input.task.ai_recommendation, resolution: request })],
-      { status: 'completed', resolution: { ...request, resolved_at: run.now(), ledger_anchor: PENDING_ANCHOR } },
-      'resolution',
-    );
-    this.phase = 'closed';
-    return run.state.resolution!;
-  }
-
-  async reportConfidence(report: ConfidenceReport): Promise<ConfidenceOutcome> {
-    const { run } = this;
-    this.reports += 1;
-    const below = report.confidence < FOURTH_LAW_THRESHOLD;
-    const actor = agentActor(report.agent_id);
-    const held_by = this.phase === 'human' ? 'human' : 'ai_agent';
-    const record = confidenceRecord({ report: this.reports, actor, confidence: report.confidence, proceed_autonomously: report.proceed_autonomously, reason: report.reason, held_by });
-    const anchor = await run.record([record], {});
-    const escalation =
-      below && this.phase === 'agent'
-        ? await this.escalate({ reason: 'ai_confidence_below_threshold', requested_by: { type: 'ai_agent', did: agentDid(report.agent_id), agent_id: report.agent_id } }, { type: 'orch_core', did: ORCH_CORE_DID })
-        : undefined;
-    const humanAssigned = this.phase === 'human';
-    const suggested = below ? suggestedReviewers(humanAssigned ? this.current?.did : undefined, await routingActivities.loadReviewers(this.required), this.required) : [];
-    const { state } = run;
-    return {
-      routing_id: this.routingId,
-      confidence: report.confidence,
-      fourth_law_triggered: below,
-      status: state.status,
-      decision: state.decision ?? null,
-      assigned_to: state.assigned_to ?? null,
-      human_assigned: humanAssigned,
-      ...(escalation ? { escalation } : {}),
-      suggested_reviewers: suggested,
-      ledger_anchor: escalation?.ok ? escalation.escalation.ledger_anchor : anchor,
-    };
-  }
-
-  /** The holder's time ran out: the agent's window closes; a human's level moves up the chain, or expires at its top. */
-  async timedOut(): Promise<void> {
-    if (this.phase === 'agent') {
-      this.phase = 'closed';
-      return;
-    }
-    const { run, routingId: routing_id } = this;
-    const from = this.current!;
-    const timed_out_after_seconds = this.timeoutOf(this.level);
-    const moved = nextOnTimeout(await routingActivities.loadReviewers(this.required), this.required, from, this.level);
-    if (!moved) {
-      await run.record([expiryRecord({ routing_id, level: this.level, chain_length: run.state.escalation_chain.length, timed_out_after_seconds })], { status: 'expired' });
-      this.phase = 'closed';
-      return;
-    }
-    const { next, level } = moved;
-    const chain_level = run.state.escalation_chain.length + 1;
-    const at = run.now();
-    this.current = next;
+  /** It waits in the queue at `level`, for that level's timeout. */
+  queue(level: EscalationLevel, at: string): void {
+    this.phase = 'queue';
+    this.current = undefined;
     this.level = level;
-    await run.record([chainEscalationRecord({ routing_id, from_did: from.did, timed_out_after_seconds, to_did: next.did, level, chain_level, notifications: this.notify(level) })], {
-      escalation_level: level,
-      assigned_to: { type: 'human', did: next.did, capabilities_matched: next.capabilities_matched },
-      assigned_at: at,
-      estimated_response_time: this.timeoutOf(level),
-      escalation_chain: [...run.state.escalation_chain, { level: chain_level, escalation_level: level, did: next.did, timestamp: at }],
-    });
     this.deadline = Date.parse(at) + this.timeoutOf(level) * 1000;
+  }
+
+  /** Hands the queued routing to a reviewer who became available, or whom an admin chose. */
+  async assignFromQueue(to: Assignment, how: { actor: ProvenanceActor; by_admin: boolean; qualified: boolean; reason?: string | undefined }): Promise<EscalationRecord> {
+    const { run, routingId: routing_id, level } = this;
+    const at = run.now();
+    const chain_level = run.state.escalation_chain.length + 1;
+    const escalation_id = `esc_${uuid4()}`;
+    const assigned_to: AssignedTo = { type: 'human', did: to.did, capabilities_matched: to.capabilities_matched };
+    const record = queueAssignmentRecord({ routing_id, ...how, reason: how.reason, escalation_id, to, level, chain_level, notifications: this.notify(level) });
+    const escalation_chain = [...run.state.escalation_chain, { level: chain_level, escalation_level: level, did: to.did, timestamp: at }];
+    const estimated_response_time = this.timeoutOf(level);
+    const ledger_anchor = await run.record([record], {
+      status: 'in_progress',
+      assigned_to,
+      assigned_at: at,
+      estimated_response_time,
+      escalation_chain,
+      ...(run.state.escalated_at ? {} : { escalated_at: at }),
+    });
+    this.hand(to, level, at);
+    return { escalation_id, routing_id, status: 'assigned', assigned_to, escalation_level: level, estimated_response_time, escalation_chain, ledger_anchor };
   }
 }

@@ -34,7 +34,7 @@ export function renderEscalation(outcome: EscalateOutcome) {
   const { escalation } = outcome;
   return {
     ...escalation,
-    assigned_to: { type: 'human' as const, did: escalation.assigned_to.did, capabilities: escalation.assigned_to.capabilities_matched },
+    assigned_to: escalation.assigned_to && { type: 'human' as const, did: escalation.assigned_to.did, capabilities: escalation.assigned_to.capabilities_matched },
   };
 }
 
@@ -67,8 +67,10 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
       if (!sent.ok) throw updateProblem(sent, body.task_id);
       const { outcome, violations } = sent.result;
       const assigned_human = outcome.assigned_to?.type === 'human' ? outcome.assigned_to.did : null;
+      const queued = outcome.status === 'queued';
       if (body.proceed_autonomously && outcome.fourth_law_triggered) {
-        throw new Problem('confidence_below_threshold', `Confidence ${confidence} is below ${FOURTH_LAW_THRESHOLD}; ${assigned_human ? `${assigned_human} now holds the task` : 'no reviewer could take the task'}`, {
+        const holder = assigned_human ? `${assigned_human} now holds the task` : queued ? 'it waits in the queue for a qualified reviewer' : 'no reviewer could take the task';
+        throw new Problem('confidence_below_threshold', `Confidence ${confidence} is below ${FOURTH_LAW_THRESHOLD}; ${holder}`, {
           errors: [{ field: 'confidence', code: 'below_threshold', message: `must be at least ${FOURTH_LAW_THRESHOLD} to act autonomously` }],
           extensions: {
             routing_id: outcome.routing_id,
@@ -77,9 +79,10 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
           },
         });
       }
-      if (body.proceed_autonomously && outcome.human_assigned) {
-        throw new Problem('escalation_required', `A human (${assigned_human}) holds task ${body.task_id}; the agent may not act on it alone`, {
-          extensions: { routing_id: outcome.routing_id, assigned_human, escalation: { required: true, reason: 'human_holds_task', suggested_reviewers: assigned_human ? [assigned_human] : [] } },
+      if (body.proceed_autonomously && (outcome.human_assigned || queued)) {
+        const detail = queued ? `Task ${body.task_id} waits in the queue for a qualified human` : `A human (${assigned_human}) holds task ${body.task_id}`;
+        throw new Problem('escalation_required', `${detail}; the agent may not act on it alone`, {
+          extensions: { routing_id: outcome.routing_id, assigned_human, escalation: { required: true, reason: queued ? 'waiting_for_reviewer' : 'human_holds_task', suggested_reviewers: assigned_human ? [assigned_human] : [] } },
         });
       }
       if (violations.length > 0) {
@@ -93,7 +96,7 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
           routing_id: outcome.routing_id,
           task_id: body.task_id,
           confidence,
-          action_allowed: !outcome.fourth_law_triggered && !outcome.human_assigned,
+          action_allowed: !outcome.fourth_law_triggered && !outcome.human_assigned && !queued,
           fourth_law_triggered: outcome.fourth_law_triggered,
           status: outcome.status,
           assigned_to: outcome.assigned_to ? { type: outcome.assigned_to.type, did: outcome.assigned_to.did } : null,
@@ -111,7 +114,9 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
     summary: 'An agent asks for a human to take its task (or, when a human holds it, another one)',
     description:
       'The task goes to the least-loaded qualified reviewer (holding target_capability too, when named) at the urgency asked, or by its risk; ' +
-      'a task a human already holds moves up the chain. Emits escalation.triggered (and routing.escalated when it leaves the agent).',
+      'a task a human already holds moves up the chain. Emits escalation.triggered (and routing.escalated when it leaves the agent). When no ' +
+      'available reviewer qualifies, a task the agent held waits in the queue (status queued, assigned_to null) until one does; a task a human ' +
+      'holds stays with them (422 no_qualified_reviewer).',
     tags: ['Agent operations'],
     auth: 'orch:agent',
     rateLimit: 'routing-requests',
@@ -121,7 +126,7 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
       403: { description: 'agent_not_registered, or agent_id_mismatch' },
       404: { description: 'routing_not_found: no routing for this task' },
       409: { description: 'routing_closed: resolved, expired, or an ai_first routing (or its escalation window ended)' },
-      422: { description: 'no_qualified_reviewer' },
+      422: { description: 'no_qualified_reviewer: a human holds the task and nobody else qualifies (it stays with them)' },
     },
     handler: async ({ req, headers, body, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);

@@ -1,20 +1,27 @@
 import type { Logger } from '../../lib/logger';
 import { routeAgentTask, agentRouteAnswer, type AgentTask } from '../../services/routing/agent-operations';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
-import { Problem, problemTypeUri } from '../problem';
+import { Problem, problemTypeUri, type FieldError } from '../problem';
+import { fieldErrors } from '../field-errors';
 import type { ApiBuilder } from '../route';
-import { AgentConfidenceHeadersSchema, AgentHeadersSchema, AgentRouteRequestSchema, AgentRouteResponseSchema, BatchRouteRequestSchema, BatchRouteResponseSchema } from '../schemas/agent-operations';
+import {
+  AgentConfidenceHeadersSchema,
+  AgentHeadersSchema,
+  AgentRouteRequestSchema,
+  AgentRouteResponseSchema,
+  BatchRouteItemSchema,
+  BatchRouteRequestSchema,
+  BatchRouteResponseSchema,
+  type BatchRouteItem,
+} from '../schemas/agent-operations';
 import { requireCallingAgent, statedConfidence } from './calling-agent';
 
 /** Tasks of one batch routed at once; the rest wait their turn. */
 const BATCH_CONCURRENCY = 8;
 
-const noReviewer = (routing_id: string, required: Array<{ capability_id: string; min_weight: number }>) =>
-  new Problem('no_qualified_reviewer', `A human must handle this task, but no available reviewer holds ${required.map((c) => `${c.capability_id} ≥ ${c.min_weight}`).join(', ')}`, {
-    extensions: { routing_id, required_capabilities: required },
-  });
-
 export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingServiceDeps & { logger: Logger }): void {
+  // Batch items are parsed one by one (the body only documents them), so the item's schema is registered here.
+  api.registry.register('BatchRouteItem', BatchRouteItemSchema);
   api.route({
     method: 'post',
     path: '/v1/orch/route',
@@ -24,7 +31,8 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
       'The agent is named by X-Agent-ID (or is the owner of the API key) and must be registered and active (agent_not_registered). Its confidence comes ' +
       'from X-Confidence-Score or ai_assessment.confidence; when both are sent they must agree (confidence_mismatch). The task id identifies the task: ' +
       'routing it again answers with its first decision, and /confidence, /escalate and /provenance name it. Routings made here are in escalation ' +
-      'mode by default, so an autonomous one stays open to a later escalation.',
+      'mode by default, so an autonomous one stays open to a later escalation. When a human is needed and no available reviewer qualifies, the task ' +
+      'waits in the queue (assigned_human null, queued says why) and a human takes over as soon as one is available: the agent must not act on it alone.',
     tags: ['Agent operations'],
     auth: 'orch:agent',
     rateLimit: 'routing-requests',
@@ -32,7 +40,7 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
     responses: {
       200: { description: 'The routing decision', schema: AgentRouteResponseSchema },
       403: { description: 'agent_not_registered, or agent_id_mismatch' },
-      422: { description: 'confidence_mismatch, or no_qualified_reviewer when a human is needed and none is available' },
+      422: { description: 'confidence_mismatch' },
     },
     handler: async ({ headers, body, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
@@ -53,7 +61,6 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
         },
       };
       const { routing_id, outcome } = await routeAgentTask(deps, agent, principal, task);
-      if (!outcome.ok) throw noReviewer(routing_id, outcome.required_capabilities);
       return { status: 200, body: agentRouteAnswer(task, outcome.decision), headers: { Location: `/v1/orch/routing/${routing_id}` } };
     },
   });
@@ -64,8 +71,9 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
     operationId: 'batchRouteAgentTasks',
     summary: 'Route up to 100 of an agent’s tasks at once, each decided on its own',
     description:
-      'One routing workflow per task. Each item answers as POST /route does, or fails on its own with a problem (no_qualified_reviewer, ' +
-      'service_unavailable) while the others stand; the reply is 200 with a summary. The batch is idempotent as a whole: each routing id derives ' +
+      'One routing workflow per task. Each item answers as POST /route does (queued when no qualified reviewer is available), with its index, or ' +
+      'fails on its own with a problem while the others stand: validation_failed (400, with the field errors POST /route gives; also a task_id ' +
+      'repeated in the batch) or service_unavailable; the reply is 200 with a summary. The batch is idempotent as a whole: each routing id derives ' +
       'from the agent and the task id, so a retried batch reaches the same routings, and an Idempotency-Key replays the first reply.',
     tags: ['Agent operations'],
     auth: 'orch:agent',
@@ -75,10 +83,12 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
     handler: async ({ headers, body, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
       const results: unknown[] = new Array(body.tasks.length);
+      const items = batchItems(body.tasks);
+      for (const invalid of items.invalid) results[invalid.index] = invalid;
       let next = 0;
       const worker = async () => {
-        for (let index = next++; index < body.tasks.length; index = next++) {
-          const item = body.tasks[index]!;
+        for (let at = next++; at < items.valid.length; at = next++) {
+          const { index, item } = items.valid[at]!;
           const task: AgentTask = {
             task_id: item.task_id,
             task_type: item.type,
@@ -90,23 +100,48 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
             assessment: { can_handle: item.can_handle, escalation_recommended: item.escalation_recommendation, human_context: item.human_context },
           };
           try {
-            const { routing_id, outcome } = await routeAgentTask(deps, agent, principal, task);
-            results[index] = outcome.ok
-              ? { status: 'routed', ...agentRouteAnswer(task, outcome.decision) }
-              : { task_id: item.task_id, status: 'failed', routing_id, error: itemProblem(noReviewer(routing_id, outcome.required_capabilities)) };
+            const { outcome } = await routeAgentTask(deps, agent, principal, task);
+            results[index] = { index, status: 'routed', ...agentRouteAnswer(task, outcome.decision) };
           } catch (error) {
             deps.logger.error('batch item failed', { task_id: item.task_id, agent_id: agent.agent_id, error });
-            results[index] = { task_id: item.task_id, status: 'failed', error: itemProblem(new Problem('service_unavailable', 'This task could not be routed now; retry the batch (routed tasks answer with their first decision)')) };
+            results[index] = { index, task_id: item.task_id, status: 'failed', error: itemProblem(new Problem('service_unavailable', 'This task could not be routed now; retry the batch (routed tasks answer with their first decision)')) };
           }
         }
       };
-      await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, body.tasks.length) }, worker));
+      await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, items.valid.length) }, worker));
       const routed = results.filter((result) => (result as { status: string }).status === 'routed').length;
       return { status: 200, body: { data: results, summary: { total: results.length, routed, failed: results.length - routed } } };
     },
   });
 }
 
+/**
+ * Each item of a batch parsed on its own, as POST /route parses its body: the valid ones with their index,
+ * and for each invalid one (or one repeating an earlier task_id) its failed result with the field errors.
+ */
+function batchItems(tasks: unknown[]) {
+  const valid: Array<{ index: number; item: BatchRouteItem }> = [];
+  const invalid: Array<{ index: number; task_id?: string; status: 'failed'; error: ReturnType<typeof itemProblem> }> = [];
+  const first = new Map<string, number>();
+  tasks.forEach((raw, index) => {
+    const parsed = BatchRouteItemSchema.safeParse(raw);
+    const named = raw !== null && typeof raw === 'object' && typeof (raw as { task_id?: unknown }).task_id === 'string' ? { task_id: (raw as { task_id: string }).task_id } : {};
+    const errors = parsed.success ? duplicateOf(parsed.data.task_id, first.get(parsed.data.task_id)) : fieldErrors(parsed.error, '');
+    if (parsed.success && errors.length === 0) {
+      first.set(parsed.data.task_id, index);
+      valid.push({ index, item: parsed.data });
+      return;
+    }
+    invalid.push({ index, ...named, status: 'failed', error: itemProblem(new Problem('validation_failed', `Task ${index} of the batch has ${errors.length} invalid field(s)`, { errors })) });
+  });
+  return { valid, invalid };
+}
+
+function duplicateOf(taskId: string, earlier: number | undefined): FieldError[] {
+  return earlier === undefined ? [] : [{ field: 'task_id', code: 'duplicate', message: `${taskId} appears earlier in the batch (index ${earlier})` }];
+}
+
 function itemProblem(problem: Problem) {
-  return { ...problem.options.extensions, type: problemTypeUri(problem.code), title: problem.title, status: problem.status, detail: problem.detail };
+  const { errors } = problem.options;
+  return { ...problem.options.extensions, type: problemTypeUri(problem.code), title: problem.title, status: problem.status, detail: problem.detail, ...(errors ? { errors } : {}) };
 }

@@ -29,8 +29,10 @@ export function registerManualEscalationRoutes(api: ApiBuilder, deps: RoutingSer
     operationId: 'escalateManually',
     summary: 'Escalate a routing by hand: to a reviewer holding target_capability, or up the chain',
     description:
-      'Works on a routing a human holds (it moves to another reviewer, never at lower urgency) and on an autonomous routing in escalation mode whose ' +
-      'window is open (a human takes it over). Answers with the escalation chain; emits escalation.triggered.',
+      'Works on a routing a human holds (it moves to another reviewer, never at lower urgency), on one waiting in the queue, and on a routing decided ' +
+      'for the agent alone, in any mode, within ROUTING_REVIEW_WINDOW_SECONDS of its decision (default 7 days): a supervisor reviewing what the agent ' +
+      'did reopens it, and a reviewer takes it with the escalation chain (queued when none qualifies). Answers with the escalation chain; emits ' +
+      'escalation.triggered.',
     tags: ['Escalation rules'],
     auth: 'orch:write',
     rateLimit: 'routing-requests',
@@ -38,7 +40,7 @@ export function registerManualEscalationRoutes(api: ApiBuilder, deps: RoutingSer
     responses: {
       200: { description: 'The escalation', schema: EscalationResponseSchema },
       404: { description: 'routing_not_found' },
-      409: { description: 'routing_closed: resolved, expired, failed, or autonomous outside an escalation window' },
+      409: { description: 'routing_closed: resolved, expired, or decided for the agent longer ago than the review window (the detail names it)' },
       422: { description: 'no_qualified_reviewer' },
     },
     handler: async ({ req, body, principal }) => {

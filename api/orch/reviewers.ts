@@ -1,5 +1,7 @@
+import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { listReviewers, upsertReviewer } from '../../db/reviewers';
+import { listReviewers } from '../../db/reviewers';
+import { saveReviewer } from '../../services/routing/queue';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import type { ApiBuilder } from '../route';
 import { DidSchema, listQuerySchema, pageSchema } from '../schemas/common';
@@ -53,7 +55,7 @@ const render = (row: {
   updated_at: row.updated_at.toISOString(),
 });
 
-export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex }): void {
+export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; temporal: Client }): void {
   api.route({
     method: 'get',
     path: '/v1/orch/reviewers',
@@ -76,13 +78,14 @@ export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex }): voi
     path: '/v1/orch/reviewers/{did}',
     operationId: 'putReviewer',
     summary: 'Create or replace a reviewer (admin)',
+    description: 'An available reviewer is offered at once to the routings queued for want of one (each takes them if they qualify).',
     tags: ['Reviewers'],
     auth: 'orch:admin',
     rateLimit: 'default',
     request: { params: z.object({ did: DidSchema }), body: PutReviewerSchema },
     responses: { 204: { description: 'Stored' } },
     handler: async ({ params, body }) => {
-      await upsertReviewer(deps.db, { did: params.did, ...body });
+      await saveReviewer(deps, { did: params.did, ...body });
       return { status: 204 };
     },
   });

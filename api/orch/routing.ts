@@ -5,6 +5,7 @@ import { sendRoutingUpdate, updateIdFor } from '../../services/routing/updates';
 import { resolveUpdate } from '../../contracts/route-task';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { registerRoutingAssignmentRoutes } from './routing-assignment';
 import {
   ResolveRoutingRequestSchema,
   RoutingDecisionSchema,
@@ -42,6 +43,7 @@ function toRoutingStatus(row: RoutingRow) {
 }
 
 export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void {
+  registerRoutingAssignmentRoutes(api, deps);
   api.route({
     method: 'post',
     path: '/v1/orch/routing',
@@ -49,14 +51,16 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     summary: 'Route a task to an AI agent, a human, or both',
     description:
       'Decides synchronously (Fourth Law: below 0.70 confidence a human takes over) and returns the decision; ' +
-      'a routing that needs a human then waits for their resolution, moving up the escalation chain on timeouts.',
+      'a routing that needs a human then waits for their resolution, moving up the escalation chain on timeouts. ' +
+      'When no available reviewer holds the required capabilities, the routing is not dropped: it waits in the queue (status queued, ' +
+      'assigned_to null, queued says why), supervisors are told (routing.queued), its escalation level rises on each timeout, and it is ' +
+      'assigned as soon as a qualified reviewer is registered, updated or freed, or an admin assigns one (POST /v1/orch/routing/{routing_id}/assign).',
     tags: ['Routing'],
     auth: 'orch:write',
     rateLimit: 'routing-requests',
     request: { body: RoutingRequestSchema },
     responses: {
       200: { description: 'The routing decision', schema: RoutingDecisionSchema },
-      422: { description: 'A human is needed but no reviewer holds the required capabilities' },
     },
     handler: async ({ req, body, principal }) => {
       const routing_id = routingIdFor(principal.id, req.get('idempotency-key'));
@@ -76,13 +80,6 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
           routing_mode: body.routing_mode,
         },
       });
-      if (!outcome.ok) {
-        throw new Problem(
-          'no_qualified_reviewer',
-          `A human must handle this task, but no available reviewer holds ${outcome.required_capabilities.map((c) => `${c.capability_id} ≥ ${c.min_weight}`).join(', ')}`,
-          { extensions: { routing_id, required_capabilities: outcome.required_capabilities } },
-        );
-      }
       return { status: 200, body: outcome.decision, headers: { Location: `/v1/orch/routing/${routing_id}` } };
     },
   });
@@ -118,7 +115,7 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
       200: { description: 'The recorded resolution', schema: RoutingResolutionSchema },
       403: { description: 'The reviewer is not on the routing’s escalation chain' },
       404: { description: 'No such routing' },
-      409: { description: 'The routing is not awaiting review (already resolved, expired, or decided autonomously)' },
+      409: { description: 'The routing is not awaiting review (already resolved, expired, decided autonomously, or queued for a reviewer)' },
     },
     handler: async ({ req, params, body, principal }) => {
       const sent = await sendRoutingUpdate(deps, params.routing_id, resolveUpdate, [body], updateIdFor(principal.id, req.get('idempotency-key')));

@@ -106,7 +106,8 @@ export function registerTaskRoutes(api: ApiBuilder, deps: RoutingServiceDeps & {
     summary: 'Submit a task for routing to the workforce',
     description:
       'Goes through the orchestration routing workflow: the agent offering the required capabilities acts alone when confident enough ' +
-      '(Fourth Law: 0.70), otherwise a human holding them is assigned and the escalation chain runs. 422 when a human is needed and none qualifies.',
+      '(Fourth Law: 0.70), otherwise a human holding them is assigned and the escalation chain runs. When none qualifies the task is unassigned: ' +
+      'its routing waits in the queue until a qualified reviewer is available.',
     tags: ['Tasks'],
     auth: 'platform:write',
     rateLimit: 'default',
@@ -114,17 +115,11 @@ export function registerTaskRoutes(api: ApiBuilder, deps: RoutingServiceDeps & {
     responses: {
       201: { description: 'The task, routed', schema: TaskSchema },
       404: { description: 'agent_uri names no registered agent' },
-      422: { description: 'A human must take the task but no available reviewer holds the required capabilities' },
     },
     handler: async ({ req, body, principal }) => {
       const task_id = resourceId('tsk', principal.id, req.get('idempotency-key'));
       const outcome = await submitTask(deps, { task_id, submitted_by: principal.id }, body);
       if (!outcome.ok) throw new Problem(outcome.code, outcome.detail);
-      if (!outcome.decision.ok) {
-        throw new Problem('no_qualified_reviewer', `A human must take this task, but no available reviewer holds ${body.required_capabilities.map((c) => c.capability_id).join(', ') || 'the needed capabilities'}`, {
-          extensions: { task_id, routing_id: outcome.routing_id },
-        });
-      }
       return { status: 201, body: taskView(await find(task_id)), headers: { Location: `/v1/tasks/${task_id}` } };
     },
   });

@@ -2,7 +2,7 @@ import { URGENCIES } from '../../domain/escalation-rules';
 import { ROUTING_DECISIONS, ROUTING_MODES, ESCALATION_LEVELS } from '../../domain/routing-decision';
 import { AgentIdSchema } from './agents';
 import { LedgerAnchorSchema } from './common';
-import { RequiredCapabilitySchema } from './routing';
+import { QueuedForSchema, RequiredCapabilitySchema } from './routing';
 import { z } from './zod';
 
 const unit = z.number().min(0).max(1);
@@ -50,7 +50,8 @@ export const AgentRouteResponseSchema = z
     task_id: z.string(),
     routing_decision: z.enum(ROUTING_DECISIONS),
     reason: z.string().openapi({ example: 'ai_confidence_below_threshold' }),
-    assigned_human: z.string().nullable().openapi({ description: 'The DID of the human assigned; null when the agent acts alone' }),
+    assigned_human: z.string().nullable().openapi({ description: 'The DID of the human assigned; null when the agent acts alone, or while the task waits for a qualified reviewer (see queued)' }),
+    queued: QueuedForSchema.optional(),
     ai_context_provided: z.boolean().openapi({ description: 'A human takes over and the agent’s context (human_context, uncertainty reason, recommendation) goes with the task' }),
     fourth_law_triggered: z.boolean(),
     escalation_level: z.enum(ESCALATION_LEVELS),
@@ -58,42 +59,51 @@ export const AgentRouteResponseSchema = z
   })
   .openapi('AgentRouteResponse');
 
-export const BatchRouteRequestSchema = z
+export const BatchRouteItemSchema = z
   .object({
-    tasks: z
-      .array(
-        z
-          .object({
-            task_id: TaskIdSchema,
-            type: z.string().min(1).max(200),
-            confidence: unit,
-            can_handle: z.boolean().optional(),
-            escalation_recommendation: z.boolean().optional(),
-            human_context: z.string().max(10_000).optional(),
-            ...taskFields,
-          })
-          .strict(),
-      )
-      .min(1)
-      .max(100),
+    task_id: TaskIdSchema.openapi({ description: 'Unique within the batch' }),
+    type: z.string().min(1).max(200),
+    confidence: unit,
+    can_handle: z.boolean().optional(),
+    escalation_recommendation: z.boolean().optional(),
+    human_context: z.string().max(10_000).optional(),
+    ...taskFields,
   })
   .strict()
-  .superRefine((body, ctx) => {
-    const ids = body.tasks.map((task) => task.task_id);
-    ids.forEach((id, index) => {
-      if (ids.indexOf(id) !== index) ctx.addIssue({ code: 'custom', path: ['tasks', index, 'task_id'], message: `${id} appears twice in the batch` });
-    });
+  .openapi('BatchRouteItem');
+
+export type BatchRouteItem = z.infer<typeof BatchRouteItemSchema>;
+
+// Items are validated one by one, so that an invalid one fails alone; the document still shows their shape.
+const BatchRouteItemDocumented = z.unknown().openapi({ $ref: '#/components/schemas/BatchRouteItem' } as { description?: string });
+
+export const BatchRouteRequestSchema = z
+  .object({
+    tasks: z.array(BatchRouteItemDocumented).min(1).max(100).openapi({
+      description: 'Each a BatchRouteItem. An item that is not valid (or repeats an earlier task_id) fails on its own, as a validation_failed problem in its result; the others are routed',
+    }),
   })
+  .strict()
   .openapi('BatchRouteRequest');
 
-const ItemProblemSchema = z.object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string().optional() }).catchall(z.unknown());
+const ItemProblemSchema = z
+  .object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string().optional(), errors: z.array(z.object({ field: z.string(), code: z.string(), message: z.string() })).optional() })
+  .catchall(z.unknown());
+
+const itemIndex = z.number().int().openapi({ description: 'The item’s position in the request’s tasks' });
 
 export const BatchRouteResponseSchema = z
   .object({
     data: z.array(
       z.union([
-        AgentRouteResponseSchema.extend({ status: z.literal('routed') }),
-        z.object({ task_id: z.string(), status: z.literal('failed'), routing_id: z.string().optional(), error: ItemProblemSchema }),
+        AgentRouteResponseSchema.extend({ index: itemIndex, status: z.literal('routed') }),
+        z.object({
+          index: itemIndex,
+          task_id: z.string().optional().openapi({ description: 'Absent when the item names none' }),
+          status: z.literal('failed'),
+          routing_id: z.string().optional(),
+          error: ItemProblemSchema.openapi({ description: 'The problem the item alone met: validation_failed (400, with errors as POST /route gives them) or service_unavailable' }),
+        }),
       ]),
     ),
     summary: z.object({ total: z.number().int(), routed: z.number().int(), failed: z.number().int() }),
@@ -119,7 +129,7 @@ export const ConfidenceResponseSchema = z
     confidence: z.number(),
     action_allowed: z.boolean().openapi({ description: 'The agent may act alone' }),
     fourth_law_triggered: z.boolean(),
-    status: z.string(),
+    status: z.string().openapi({ description: 'The routing’s status; queued: the task waits for a qualified human and the agent may not act alone' }),
     assigned_to: AssignedSchema.nullable(),
     suggested_reviewers: z.array(z.string()),
     ledger_anchor: LedgerAnchorSchema,
@@ -142,8 +152,12 @@ export const EscalationResponseSchema = z
   .object({
     escalation_id: z.string(),
     routing_id: z.string(),
-    status: z.literal('assigned'),
-    assigned_to: z.object({ type: z.literal('human'), did: z.string(), capabilities: z.array(z.object({ capability_id: z.string(), weight: z.number() })) }),
+    status: z.enum(['assigned', 'queued']).openapi({ description: 'queued: no available reviewer qualifies yet; the task waits for one (see queued)' }),
+    assigned_to: z
+      .object({ type: z.literal('human'), did: z.string(), capabilities: z.array(z.object({ capability_id: z.string(), weight: z.number() })) })
+      .nullable()
+      .openapi({ description: 'null while queued' }),
+    queued: QueuedForSchema.optional(),
     escalation_level: z.enum(ESCALATION_LEVELS),
     estimated_response_time: z.number().int().openapi({ description: 'Seconds' }),
     escalation_chain: z.array(z.object({ level: z.number().int(), did: z.string(), timestamp: z.string(), escalation_level: z.enum(ESCALATION_LEVELS) })),

@@ -1,4 +1,4 @@
-import { RULE_PRIORITIES, URGENCIES } from '../../domain/escalation-rules';
+import { NOTIFICATION_THRESHOLDS, RULE_PRIORITIES, URGENCIES } from '../../domain/escalation-rules';
 import { ConditionSchema } from './safety';
 import { z } from './zod';
 
@@ -15,7 +15,11 @@ export const RuleActionSchema = z
     z
       .object({
         action: z.literal('notify_supervisor'),
-        notification_threshold: z.enum(URGENCIES).openapi({ description: 'Tell the supervisor (escalation.supervisor_notified) once the routing’s escalation level reaches this' }),
+        notification_threshold: z.enum(NOTIFICATION_THRESHOLDS).openapi({
+          description:
+            'Tell the supervisor (escalation.supervisor_notified) once the routing’s escalation level reaches this. An escalation level (low, medium, ' +
+            'high, urgent) or a risk level, read as the level a routing of that risk runs at: low, medium and high as themselves, critical as urgent',
+        }),
       })
       .strict(),
   ])

@@ -46,17 +46,34 @@ export const RoutingRequestSchema = z
 
 const CapabilityMatchSchema = z.object({ capability_id: z.string(), weight: z.number() });
 
+export const QueuedForSchema = z
+  .object({
+    reason: z.literal('no_qualified_reviewer'),
+    required_capabilities: z.array(z.object({ capability_id: z.string(), min_weight: z.number() })),
+    message: z.string().openapi({ description: 'For the agent: a human takes over as soon as one is available; it must not act on the task alone meanwhile' }),
+  })
+  .openapi('QueuedForReviewer', {
+    description:
+      'Present when a human is needed but no available reviewer holds the required capabilities: the routing waits unassigned (status queued), ' +
+      'supervisors are told (event routing.queued), its escalation level rises on each level’s timeout (expired after urgent), and it is assigned ' +
+      'as soon as a qualified reviewer is registered, updated or freed, or an admin assigns one.',
+  });
+
 export const RoutingDecisionSchema = z
   .object({
     routing_id: z.string(),
     decision: z.enum(ROUTING_DECISIONS),
     reason: z.string().openapi({ example: 'ai_confidence_below_threshold' }),
-    assigned_to: z.object({
-      type: z.enum(['human', 'ai_agent']),
-      did: z.string(),
-      agent_id: z.string().optional(),
-      capabilities_matched: z.array(CapabilityMatchSchema),
-    }),
+    assigned_to: z
+      .object({
+        type: z.enum(['human', 'ai_agent']),
+        did: z.string(),
+        agent_id: z.string().optional(),
+        capabilities_matched: z.array(CapabilityMatchSchema),
+      })
+      .nullable()
+      .openapi({ description: 'null while the routing waits in the queue for a qualified reviewer (see queued)' }),
+    queued: QueuedForSchema.optional(),
     escalation_level: z.enum(ESCALATION_LEVELS),
     estimated_response_time: z.number().int().openapi({ description: 'Seconds until the assignee is expected to answer' }),
     safety_analysis: z.object({
@@ -87,7 +104,11 @@ export const RoutingIdParamsSchema = z.object({
 export const RoutingStatusSchema = z
   .object({
     routing_id: z.string(),
-    status: z.enum(ROUTING_STATUSES),
+    status: z.enum(ROUTING_STATUSES).openapi({
+      description:
+        'pending: being decided; queued: a human is needed and none qualified is available yet, it waits unassigned; in_progress: a human holds it; ' +
+        'completed: decided autonomously or resolved; expired: nobody resolved it (or, queued, nobody qualified) by the end of the last level',
+    }),
     decision: z.enum(ROUTING_DECISIONS).nullable(),
     reason: z.string().nullable(),
     escalation_level: z.enum(ESCALATION_LEVELS),
@@ -118,6 +139,14 @@ export const ResolveRoutingRequestSchema = z
     message: 'is required when outcome is modified',
   })
   .openapi('ResolveRoutingRequest');
+
+export const AssignRoutingRequestSchema = z
+  .object({
+    reviewer_did: DidSchema.openapi({ description: 'A registered, available reviewer' }),
+    reason: z.string().min(1).max(2000).optional().openapi({ description: 'Why this reviewer, recorded with the assignment' }),
+  })
+  .strict()
+  .openapi('AssignRoutingRequest');
 
 export const RoutingResolutionSchema = z
   .object({

@@ -23,6 +23,8 @@ export interface RoutingServiceDeps {
   escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
   /** How long an autonomous routing in escalation mode stays open to an escalation; absent: it closes at once. */
   autonomousEscalationWindowSeconds?: number | undefined;
+  /** How long an autonomous routing stays open to a supervisor's manual escalation (a review); absent: it closes at once. */
+  reviewWindowSeconds?: number | undefined;
 }
 
 /**
@@ -36,10 +38,9 @@ export function routingIdFor(principalId: string, idempotencyKey: string | undef
   return `rt_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-async function recordedOutcome(db: Knex, routingId: string, required: RoutingTask['required_capabilities']): Promise<DecideOutcome> {
+async function recordedOutcome(db: Knex, routingId: string): Promise<DecideOutcome> {
   const row = await findRoutingById(db, routingId);
   if (row?.decision_result) return { ok: true, decision: row.decision_result };
-  if (row?.status === 'failed') return { ok: false, code: 'no_qualified_reviewer', routing_id: routingId, required_capabilities: required };
   throw new Error(`Routing ${routingId} has closed but its record has no decision`);
 }
 
@@ -65,6 +66,7 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
     requested_by: submission.requested_by,
     escalation_timeouts_seconds: deps.escalationTimeoutsSeconds,
     autonomous_escalation_window_seconds: deps.autonomousEscalationWindowSeconds,
+    review_window_seconds: deps.reviewWindowSeconds,
     task,
   };
   const start = new WithStartWorkflowOperation<RouteTaskWorkflow>(ROUTE_TASK_WORKFLOW_TYPE, {
@@ -82,6 +84,6 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
   });
   return deps.temporal.workflow.executeUpdateWithStart(decideUpdate, { startWorkflowOperation: start }).catch(async (error: unknown) => {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    return recordedOutcome(deps.db, routing_id, task.required_capabilities);
+    return recordedOutcome(deps.db, routing_id);
   });
 }

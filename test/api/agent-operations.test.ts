@@ -89,9 +89,18 @@ describe('POST /v1/orch/route', () => {
     expect(await events(reply.body.routing_id, 'routing_decision')).toEqual(['escalation.triggered', 'routing.decided', 'routing.escalated']);
   });
 
-  it('answers 422 no_qualified_reviewer when nobody can take it', async () => {
-    const reply = await as('POST', '/v1/orch/route', { json: reviewTask(0.3, { required_capabilities: [{ capability_id: 'astrophysics', min_weight: 0.5 }] }) });
-    expectProblem(reply, 422, 'no_qualified_reviewer');
+  it('queues the task when nobody can take it, tells the agent a human takes over when one is available, and lets it not act alone', async () => {
+    const task = reviewTask(0.3, { required_capabilities: [{ capability_id: 'astrophysics', min_weight: 0.5 }] });
+    const reply = await as('POST', '/v1/orch/route', { json: task });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      routing_decision: 'escalate_to_human',
+      assigned_human: null,
+      queued: { reason: 'no_qualified_reviewer', required_capabilities: [{ capability_id: 'astrophysics', min_weight: 0.5 }], message: expect.stringContaining('a human takes over') },
+    });
+    const report = await as('POST', '/v1/orch/confidence', { json: { task_id: task.task_id, confidence: 0.95 } });
+    expectProblem(report, 422, 'escalation_required');
+    expect(report.body.escalation).toMatchObject({ required: true, reason: 'waiting_for_reviewer' });
   });
 });
 
@@ -104,11 +113,11 @@ describe('POST /v1/orch/batch-route', () => {
     ];
     const reply = await as('POST', '/v1/orch/batch-route', { json: { tasks } });
     expect(reply.status).toBe(200);
-    expect(reply.body.summary).toEqual({ total: 3, routed: 2, failed: 1 });
+    expect(reply.body.summary).toEqual({ total: 3, routed: 3, failed: 0 });
     expect(reply.body.data).toEqual([
       expect.objectContaining({ task_id: tasks[0]!.task_id, status: 'routed', routing_decision: 'ai_autonomous' }),
       expect.objectContaining({ task_id: tasks[1]!.task_id, status: 'routed', routing_decision: 'escalate_to_human', assigned_human: TRIAGE }),
-      expect.objectContaining({ task_id: tasks[2]!.task_id, status: 'failed', routing_id: expect.stringMatching(/^rt_/), error: expect.objectContaining({ type: '/problems/no_qualified_reviewer', status: 422 }) }),
+      expect.objectContaining({ task_id: tasks[2]!.task_id, status: 'routed', routing_decision: 'escalate_to_human', assigned_human: null, queued: expect.objectContaining({ reason: 'no_qualified_reviewer' }) }),
     ]);
     const ids = reply.body.data.map((item: { routing_id: string }) => item.routing_id);
     expect(new Set(ids).size).toBe(3);
@@ -121,10 +130,31 @@ describe('POST /v1/orch/batch-route', () => {
     expect(rows[0]!.count).toBe(3);
   });
 
-  it('refuses duplicate task ids, an empty batch and more than 100 tasks', async () => {
-    const dup = await as('POST', '/v1/orch/batch-route', { json: { tasks: [{ task_id: 'same', type: 'x', confidence: 0.9 }, { task_id: 'same', type: 'x', confidence: 0.9 }] } });
-    expectProblem(dup, 400, 'validation_failed');
-    expect(dup.body.errors).toEqual([expect.objectContaining({ field: 'tasks.1.task_id' })]);
+  it('reports invalid items one by one, with their index and the single route’s field errors, and routes the rest', async () => {
+    const first = { task_id: taskId('v'), type: 'review', confidence: 0.95 };
+    const last = { task_id: taskId('v'), type: 'review', confidence: 0.9 };
+    const tasks = [first, { task_id: taskId('v'), type: 'review', confidence: 1.7 }, { type: 'review', confidence: 0.5, bogus: true }, { ...first, confidence: 0.2 }, 'not a task', last];
+    const reply = await as('POST', '/v1/orch/batch-route', { json: { tasks } });
+    expect(reply.status).toBe(200);
+    expect(reply.body.summary).toEqual({ total: 6, routed: 2, failed: 4 });
+    const invalid = (index: number, errors: unknown[]) =>
+      expect.objectContaining({ index, status: 'failed', error: expect.objectContaining({ type: '/problems/validation_failed', title: expect.any(String), status: 400, errors }) });
+    expect(reply.body.data).toEqual([
+      expect.objectContaining({ index: 0, task_id: first.task_id, status: 'routed', routing_decision: 'ai_autonomous' }),
+      invalid(1, [expect.objectContaining({ field: 'confidence', code: 'too_big' })]),
+      invalid(2, expect.arrayContaining([expect.objectContaining({ field: 'task_id', code: 'invalid_type' }), expect.objectContaining({ code: 'unrecognized_keys' })])),
+      invalid(3, [expect.objectContaining({ field: 'task_id', code: 'duplicate', message: expect.stringContaining('index 0') })]),
+      invalid(4, [expect.objectContaining({ field: '', code: 'invalid_type' })]),
+      expect.objectContaining({ index: 5, task_id: last.task_id, status: 'routed' }),
+    ]);
+    expect(reply.body.data[1].task_id).toBe((tasks[1] as { task_id: string }).task_id);
+    expect(reply.body.data[3].routing_id).toBeUndefined();
+    const rows = await stack.database.db('routings').whereIn('request_id', [first.task_id, last.task_id, (tasks[1] as { task_id: string }).task_id]).count<{ count: number }[]>({ count: '*' });
+    expect(rows[0]!.count).toBe(2);
+  });
+
+  it('refuses an empty batch, more than 100 tasks, and a body without a list of tasks', async () => {
+    expectProblem(await as('POST', '/v1/orch/batch-route', { json: { tasks: 'all of them' } }), 400, 'validation_failed');
     expectProblem(await as('POST', '/v1/orch/batch-route', { json: { tasks: [] } }), 400, 'validation_failed');
     const many = Array.from({ length: 101 }, (_, i) => ({ task_id: `t${i}`, type: 'x', confidence: 0.9 }));
     expectProblem(await as('POST', '/v1/orch/batch-route', { json: { tasks: many } }), 400, 'validation_failed');
@@ -211,11 +241,13 @@ describe('POST /v1/orch/escalate', () => {
     expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:1'))?.actor).toMatchObject({ type: 'ai_agent', agent_id: agent.agent_id });
   });
 
-  it('answers 422 when no reviewer holds the capability asked for, and leaves the task with the agent', async () => {
+  it('queues the task for a human when no reviewer holds the capability asked for, instead of leaving it with the agent', async () => {
     const task = reviewTask(0.9);
     const routed = await as('POST', '/v1/orch/route', { json: task });
-    expectProblem(await as('POST', '/v1/orch/escalate', { json: { task_id: task.task_id, reason: 'x', target_capability: 'astrophysics' } }), 422, 'no_qualified_reviewer');
-    expect((await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`)).body.status).toBe('completed');
+    const reply = await as('POST', '/v1/orch/escalate', { json: { task_id: task.task_id, reason: 'x', target_capability: 'astrophysics' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: 'queued', assigned_to: null, queued: { required_capabilities: [{ capability_id: 'triage_review', min_weight: 0.5 }, { capability_id: 'astrophysics', min_weight: 0 }] } });
+    expect((await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`)).body).toMatchObject({ status: 'queued', assigned_to: null });
   });
 });
 

@@ -55,6 +55,23 @@ describe('creating a rule', () => {
     expect((await stepOf(reply.body.rule_id, 'created')).output_data).toMatchObject({ rule: { conditions: [expect.anything(), expect.anything()] } });
   });
 
+  it('accepts a risk level as notification_threshold: critical tells the supervisor once the routing reaches urgent', async () => {
+    const reply = await admin('POST', '/v1/orch/escalation/rules', {
+      json: rule({ rule_name: 'Critical reactor work', conditions: [{ condition_type: 'task_type', operator: '==', value: 'reactor_probe' }], actions: [{ action: 'notify_supervisor', notification_threshold: 'critical' }] }),
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.actions).toEqual([{ action: 'notify_supervisor', notification_threshold: 'critical' }]);
+    expect((await admin('GET', `/v1/orch/escalation/rules/${reply.body.rule_id}`)).body.actions).toEqual([{ action: 'notify_supervisor', notification_threshold: 'critical' }]);
+
+    const high = await route({ task_type: 'reactor_probe', ai_confidence: 0.5, context: { risk_level: 'high' }, required_capabilities: ['general_review'] });
+    expect(high.body.escalation_level).toBe('high');
+    expect(await eventsAt(high.body.routing_id, 'routing_decision')).not.toContain('escalation.supervisor_notified');
+    const urgent = await route({ task_type: 'reactor_probe', ai_confidence: 0.5, escalation_conditions: { life_safety_flag: true }, required_capabilities: ['general_review'] });
+    expect(urgent.body.escalation_level).toBe('urgent');
+    expect(await eventsAt(urgent.body.routing_id, 'routing_decision')).toContain('escalation.supervisor_notified');
+    expectProblem(await admin('POST', '/v1/orch/escalation/rules', { json: rule({ rule_name: 'Bad threshold', actions: [{ action: 'notify_supervisor', notification_threshold: 'extreme' }] }) }), 400, 'validation_failed');
+  });
+
   it('lists the configured task types of a domain it names', async () => {
     const reply = await admin('POST', '/v1/orch/escalation/rules', { json: rule({ rule_name: 'Clinical', conditions: [{ condition_type: 'domain', operator: '==', value: 'healthcare' }], actions: [{ action: 'notify_supervisor', notification_threshold: 'urgent' }] }) });
     expect(reply.body.applies_to).toEqual(['medical_diagnosis', 'prescription', 'treatment_recommendation']);

@@ -1,3 +1,5 @@
+import { startExtraApp } from '../support/app';
+import { eventually } from '../support/eventually';
 import { client, expectProblem } from '../support/http';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
 import { startStack, type Stack } from '../support/stack';
@@ -83,14 +85,47 @@ describe('POST /v1/orch/escalation/manual', () => {
       422,
       'no_qualified_reviewer',
     );
-    const autonomous = await admin('POST', '/v1/orch/routing', { json: { ai_confidence: 0.95 } });
-    expectProblem(await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: autonomous.body.routing_id, escalation_reason: 'x', requested_by: 'did:web:example.com:lead' } }), 409, 'routing_closed');
+    const resolved = await claim();
+    await admin('POST', `/v1/orch/routing/${resolved.body.routing_id}/resolve`, { json: { reviewer_did: resolved.body.assigned_to.did, outcome: 'approved' } });
+    expectProblem(await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: resolved.body.routing_id, escalation_reason: 'x', requested_by: 'did:web:example.com:lead' } }), 409, 'routing_closed');
     expectProblem(
       await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: 'rt_00000000-0000-0000-0000-000000000000', escalation_reason: 'x', requested_by: 'did:web:example.com:lead' } }),
       404,
       'routing_not_found',
     );
     expectProblem(await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: '', requested_by: 'lead' } }), 400, 'validation_failed');
+  });
+
+  it('reopens a completed autonomous routing for review within the review window, and the chain runs to its resolution', async () => {
+    const routed = await admin('POST', '/v1/orch/routing', { json: { task_type: 'claim', ai_confidence: 0.95, required_capabilities: ['claims'] } });
+    expect(routed.body.decision).toBe('ai_autonomous');
+    expect((await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`)).body.status).toBe('completed');
+
+    const reply = await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'the refund looks wrong', requested_by: 'did:web:example.com:supervisor' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: 'assigned', assigned_to: { type: 'human' }, escalation_chain: [{ level: 1 }] });
+    expect((await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`)).body).toMatchObject({ status: 'in_progress', assigned_to: { did: reply.body.assigned_to.did } });
+    expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:1'))?.actor).toEqual({ type: 'human', did: 'did:web:example.com:supervisor' });
+    const resolved = await admin('POST', `/v1/orch/routing/${routed.body.routing_id}/resolve`, { json: { reviewer_did: reply.body.assigned_to.did, outcome: 'rejected', comment: 'refund reversed' } });
+    expect(resolved.status).toBe(200);
+  });
+
+  it('answers 409 naming the review window once it has closed', async () => {
+    const shortWindow = await startExtraApp(stack, { config: { ROUTING_REVIEW_WINDOW_SECONDS: 1 } });
+    try {
+      const viaShort = client(shortWindow.baseUrl, await stack.token());
+      const routed = await viaShort('POST', '/v1/orch/routing', { json: { ai_confidence: 0.95 } });
+      await eventually(
+        async () => (await stack.temporal.workflow.getHandle(routed.body.routing_id).describe()).status.name,
+        (status) => status === 'COMPLETED',
+      );
+      const late = await viaShort('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'too late', requested_by: 'did:web:example.com:supervisor' } });
+      expectProblem(late, 409, 'routing_closed');
+      expect(late.body.detail).toContain('review window of 1 second');
+      expect(late.body.detail).toContain('ROUTING_REVIEW_WINDOW_SECONDS');
+    } finally {
+      await shortWindow.close();
+    }
   });
 
   it('escalates an autonomous routing in escalation mode while its window is open', async () => {

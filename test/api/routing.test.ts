@@ -87,15 +87,6 @@ describe('POST /v1/orch/routing', () => {
     expect(body.assigned_to).toMatchObject({ type: 'human', did: 'did:web:handoff.local:reviewers:grace' });
   });
 
-  it('answers 422 with the routing id when no reviewer holds the capability', async () => {
-    const { status, body, headers } = await call('POST', '/v1/orch/routing', { ...lowConfidenceDiagnosis, required_capabilities: [{ capability_id: 'nuclear_safety', min_weight: 0.5 }] });
-    expect(status).toBe(422);
-    expect(headers.get('content-type')).toContain('application/problem+json');
-    expect(body).toMatchObject({ type: '/problems/no_qualified_reviewer', status: 422, routing_id: expect.stringMatching(/^rt_/) });
-    const routing = await call('GET', `/v1/orch/routing/${body.routing_id}`);
-    expect(routing.body).toMatchObject({ status: 'failed', progress: { current_step: 'assignment_failed' } });
-  });
-
   it('rejects an out-of-range confidence with field errors and writes nothing', async () => {
     const before = await stack.database.db('routings').count<{ count: number }[]>({ count: '*' });
     const { status, body } = await call('POST', '/v1/orch/routing', { ...lowConfidenceDiagnosis, ai_confidence: 1.7, bogus: true });

@@ -1,4 +1,4 @@
-import { findRoutingById, projectRouting, type OpenAssignment } from '../../db/routings';
+import { findQueuedRoutingIds, findRoutingById, projectRouting, type OpenAssignment } from '../../db/routings';
 import type { RoutingTask } from '../../domain/routing-decision';
 import type { RoutingState } from '../../contracts/route-task';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -41,19 +41,19 @@ describe('projectRouting', () => {
     const id = 'rt_projection-1';
     const project = (state: RoutingState, assignment: OpenAssignment | undefined) => projectRouting(database.db, { state, task, requested_by: 'test' }, assignment);
 
-    expect(await project(stateAt(id, 1, ['did:a']), open(1, 'did:a'))).toBe(true);
+    expect(await project(stateAt(id, 1, ['did:a']), open(1, 'did:a'))).toMatchObject({ applied: true });
     expect(await assignments(id)).toEqual([{ chain_level: 1, reviewer_did: 'did:a', open: true }]);
 
     // Up the chain: the new level is open, the old one released, in the same statement.
-    expect(await project(stateAt(id, 2, ['did:a', 'did:b']), open(2, 'did:b'))).toBe(true);
+    expect(await project(stateAt(id, 2, ['did:a', 'did:b']), open(2, 'did:b'))).toEqual({ applied: true, released: ['did:a'] });
     expect(await assignments(id)).toEqual([
       { chain_level: 1, reviewer_did: 'did:a', open: false },
       { chain_level: 2, reviewer_did: 'did:b', open: true },
     ]);
 
     // A retry of version 2 and a late version 1 change neither the record nor the load.
-    expect(await project(stateAt(id, 2, ['did:a', 'did:b']), open(2, 'did:b'))).toBe(false);
-    expect(await project(stateAt(id, 1, ['did:a']), open(1, 'did:a'))).toBe(false);
+    expect(await project(stateAt(id, 2, ['did:a', 'did:b']), open(2, 'did:b'))).toMatchObject({ applied: false });
+    expect(await project(stateAt(id, 1, ['did:a']), open(1, 'did:a'))).toMatchObject({ applied: false });
     expect((await findRoutingById(database.db, id))?.version).toBe(2);
     expect(await assignments(id)).toEqual([
       { chain_level: 1, reviewer_did: 'did:a', open: false },
@@ -61,11 +61,30 @@ describe('projectRouting', () => {
     ]);
 
     // Resolved: nothing stays open.
-    expect(await project(stateAt(id, 3, ['did:a', 'did:b'], 'completed'), undefined)).toBe(true);
+    expect(await project(stateAt(id, 3, ['did:a', 'did:b'], 'completed'), undefined)).toEqual({ applied: true, released: ['did:b'] });
     expect(await assignments(id)).toEqual([
       { chain_level: 1, reviewer_did: 'did:a', open: false },
       { chain_level: 2, reviewer_did: 'did:b', open: false },
     ]);
     expect((await findRoutingById(database.db, id))?.status).toBe('completed');
+  });
+});
+
+describe('findQueuedRoutingIds', () => {
+  it('finds the queued routings whose task needs no capability the reviewer lacks, oldest first', async () => {
+    const queued = (id: string, capabilities: string[], status: RoutingState['status'] = 'queued', at = '2026-11-23T00:00:00.000Z') =>
+      projectRouting(
+        database.db,
+        { state: { ...stateAt(id, 1, [], status), created_at: at }, task: { ...task, required_capabilities: capabilities.map((capability_id) => ({ capability_id, min_weight: 0.5 })) }, requested_by: 'test' },
+        undefined,
+      );
+    await queued('rt_queue-cardio', ['q_cardiology'], 'queued', '2026-11-23T00:00:02.000Z');
+    await queued('rt_queue-both', ['q_cardiology', 'q_surgery'], 'queued', '2026-11-23T00:00:01.000Z');
+    await queued('rt_queue-none', [], 'queued', '2026-11-23T00:00:03.000Z');
+    await queued('rt_queue-assigned', ['q_cardiology'], 'in_progress');
+
+    expect(await findQueuedRoutingIds(database.db, ['q_cardiology', 'q_surgery'])).toEqual(['rt_queue-both', 'rt_queue-cardio', 'rt_queue-none']);
+    expect(await findQueuedRoutingIds(database.db, ['q_cardiology'])).toEqual(['rt_queue-cardio', 'rt_queue-none']);
+    expect(await findQueuedRoutingIds(database.db, [])).toEqual(['rt_queue-none']);
   });
 });

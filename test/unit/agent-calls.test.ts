@@ -71,7 +71,7 @@ describe('tasks', () => {
     [{ status: 'completed', decision: 'ai_autonomous' }, 'assigned'],
     [{ status: 'completed', decision: 'escalate_to_human' }, 'resolved'],
     [{ status: 'expired', decision: 'escalate_to_human' }, 'expired'],
-    [{ status: 'failed', decision: 'escalate_to_human' }, 'unassigned'],
+    [{ status: 'queued', decision: 'escalate_to_human' }, 'unassigned'],
   ] as const)('a task whose routing is %j is %s', (routing, status) => expect(taskStatus(routing)).toBe(status));
 
   const workforce = [

@@ -5,12 +5,15 @@ import {
   appliesTo,
   dueNotifications,
   evaluateRules,
+  notificationLevel,
   ruleProblems,
   ruleScope,
   triggerRate,
   type EscalationRule,
+  type NotificationThreshold,
   type RuleAction,
 } from '../../domain/escalation-rules';
+import type { EscalationLevel } from '../../domain/routing-decision';
 
 const c = (condition_type: string, operator: Condition['operator'], value: Condition['value']): Condition => ({ condition_type, operator, value });
 const escalate = (target_capability: string, urgency: 'low' | 'medium' | 'high' | 'urgent' = 'high', min_weight = 0.8): RuleAction => ({
@@ -66,6 +69,32 @@ describe('evaluateRules', () => {
     expect(dueNotifications(result.notifications, 'low')).toEqual([]);
     expect(dueNotifications(result.notifications, 'high')).toEqual(result.notifications);
     expect(dueNotifications(result.notifications, 'none')).toEqual([]);
+  });
+});
+
+describe('notification thresholds', () => {
+  it.each<[NotificationThreshold, string]>([
+    ['low', 'low'],
+    ['medium', 'medium'],
+    ['high', 'high'],
+    ['urgent', 'urgent'],
+    ['critical', 'urgent'],
+  ])('reads threshold %s as escalation level %s', (threshold, level) => {
+    expect(notificationLevel(threshold)).toBe(level);
+  });
+
+  it.each<[string, NotificationThreshold, EscalationLevel, boolean]>([
+    ['tells nobody about a critical threshold at high', 'critical', 'high', false],
+    ['tells the supervisor of a critical threshold at urgent', 'critical', 'urgent', true],
+    ['tells the supervisor of a high threshold at urgent', 'high', 'urgent', true],
+  ])('%s', (_name, threshold, level, due) => {
+    expect(dueNotifications([{ rule_id: 'n', notification_threshold: threshold }], level)).toHaveLength(due ? 1 : 0);
+  });
+
+  it('finds a rule notifying at critical shadowed by one notifying at urgent, as the same threshold', () => {
+    const conditions = [c('domain', '==', 'finance')];
+    const findings = analyzeRule(rule('new', 'medium', conditions, [{ action: 'notify_supervisor', notification_threshold: 'critical' }]), [rule('old', 'medium', conditions, [notify('urgent')])]);
+    expect(findings).toEqual([expect.objectContaining({ kind: 'shadowed_by', rule_id: 'old' })]);
   });
 });
 

@@ -1,7 +1,13 @@
 import type { LoadedReviewer } from '../../domain/reviewer-assignment';
 import type { EscalationLevel, RequiredCapability } from '../../domain/routing-decision';
 import {
+  adminAssignment,
+  afterAgentWindow,
   candidatesCover,
+  describeDuration,
+  mayReopenForReview,
+  nextQueueLevel,
+  queuedFor,
   escalationNeeds,
   holderAfterDecision,
   levelForRequest,
@@ -61,6 +67,7 @@ describe('reviewerForRequest', () => {
     ['moves a human-held routing to the first-line holder of the target, other than the current reviewer', 'human', true, [...diagnosis, { capability_id: 'oncology', min_weight: 0.8 }], first, 'did:x:busy'],
     ['excludes the current reviewer when the target is their own capability', 'human', true, diagnosis, first, 'did:x:busy'],
     ['finds nobody when nobody holds the target', 'human', true, [{ capability_id: 'astrophysics', min_weight: 0 }], first, undefined],
+    ['takes a queued routing to the least-loaded qualified reviewer at any level', 'queue', false, [{ capability_id: 'oncology', min_weight: 0.92 }], undefined, 'did:x:chief'],
   ])('%s', (_name, holder, targeted, needs, current, expected) => {
     expect(reviewerForRequest(team, needs, holder, { targeted }, current)?.did).toBe(expected);
   });
@@ -74,6 +81,9 @@ describe('levelForRequest', () => {
     ['moves a human-held routing to a higher urgency asked', 'human', 'urgent', 'medium', 'low', 'urgent'],
     ['never lowers the urgency of a human-held routing', 'human', 'low', 'high', 'low', 'high'],
     ['keeps urgent at the top of the ladder', 'human', undefined, 'urgent', 'low', 'urgent'],
+    ['keeps a queued routing at its level when no urgency is asked', 'queue', undefined, 'medium', 'critical', 'medium'],
+    ['raises a queued routing to a higher urgency asked', 'queue', 'urgent', 'medium', 'low', 'urgent'],
+    ['never lowers the urgency of a queued routing', 'queue', 'low', 'high', 'low', 'high'],
   ])('%s', (_name, holder, urgency, current, risk, expected) => {
     expect(levelForRequest(holder, { targeted: false, urgency }, current, risk)).toBe(expected);
   });
@@ -90,6 +100,41 @@ describe('nextOnTimeout', () => {
   });
 });
 
+describe('nextQueueLevel', () => {
+  it.each<[string, EscalationLevel, EscalationLevel | undefined]>([
+    ['raises a queued routing from low to medium', 'low', 'medium'],
+    ['raises a queued routing from high to urgent', 'high', 'urgent'],
+    ['expires a queued routing whose urgent level timed out', 'urgent', undefined],
+  ])('%s', (_name, level, expected) => {
+    expect(nextQueueLevel(level)).toBe(expected);
+  });
+});
+
+describe('adminAssignment', () => {
+  const needs = [
+    { capability_id: 'cardiology', min_weight: 0.8 },
+    { capability_id: 'diagnosis', min_weight: 0.5 },
+  ];
+  it.each<[string, Record<string, number>, string[], boolean]>([
+    ['records a fully qualified reviewer as qualified', { cardiology: 0.9, diagnosis: 0.6 }, ['cardiology', 'diagnosis'], true],
+    ['lists only the capabilities held at their weight', { cardiology: 0.7, diagnosis: 0.6 }, ['diagnosis'], false],
+    ['accepts a reviewer holding none of them, as the admin chose', { general_review: 1 }, [], false],
+  ])('%s', (_name, capabilities, held, qualified) => {
+    const result = adminAssignment({ did: 'did:x:lead', capabilities, chain_level: 2 }, needs);
+    expect(result.assignment.capabilities_matched.map((match) => match.capability_id)).toEqual(held);
+    expect(result).toMatchObject({ assignment: { did: 'did:x:lead', chain_level: 2 }, qualified });
+  });
+});
+
+describe('queuedFor', () => {
+  it('tells the agent which capability is missing and that a human takes over when one is available', () => {
+    const queued = queuedFor([{ capability_id: 'cardiology', min_weight: 0.8 }]);
+    expect(queued).toMatchObject({ reason: 'no_qualified_reviewer', required_capabilities: [{ capability_id: 'cardiology', min_weight: 0.8 }] });
+    expect(queued.message).toContain('cardiology ≥ 0.8');
+    expect(queued.message).toContain('a human takes over as soon as one is available');
+  });
+});
+
 describe('suggestedReviewers', () => {
   it.each<[string, string | undefined, string[]]>([
     ['lists the qualified reviewers by load', undefined, ['did:x:first', 'did:x:senior', 'did:x:chief']],
@@ -100,13 +145,57 @@ describe('suggestedReviewers', () => {
 });
 
 describe('holderAfterDecision', () => {
+  const decision = (changes: Partial<Parameters<typeof holderAfterDecision>[0]>): Parameters<typeof holderAfterDecision>[0] => ({
+    human: false,
+    assigned: true,
+    routing_mode: 'ai_first',
+    response_seconds: 0,
+    window_seconds: 3600,
+    review_seconds: 0,
+    ...changes,
+  });
   it.each<[string, Parameters<typeof holderAfterDecision>[0], ReturnType<typeof holderAfterDecision>]>([
-    ['gives a human decision to the reviewer for their level’s timeout', { human: true, routing_mode: 'escalation', response_seconds: 900, window_seconds: 3600 }, { holder: 'human', seconds: 900 }],
-    ['keeps an autonomous escalation-mode routing open to the agent for its window', { human: false, routing_mode: 'escalation', response_seconds: 0, window_seconds: 3600 }, { holder: 'agent', seconds: 3600 }],
-    ['closes an autonomous ai_first routing at once', { human: false, routing_mode: 'ai_first', response_seconds: 0, window_seconds: 3600 }, { holder: 'none', seconds: 3600 }],
-    ['closes an autonomous escalation-mode routing at once without a window', { human: false, routing_mode: 'escalation', response_seconds: 0, window_seconds: 0 }, { holder: 'none', seconds: 0 }],
-  ])('%s', (_name, decision, expected) => {
-    expect(holderAfterDecision(decision)).toEqual(expected);
+    ['gives a human decision to the reviewer for their level’s timeout', decision({ human: true, routing_mode: 'escalation', response_seconds: 900, review_seconds: 604_800 }), { holder: 'human', seconds: 900 }],
+    ['queues a human decision nobody qualifies for, for the level’s timeout', decision({ human: true, assigned: false, response_seconds: 900 }), { holder: 'queue', seconds: 900 }],
+    ['keeps an autonomous escalation-mode routing open to the agent for its window', decision({ routing_mode: 'escalation', review_seconds: 604_800 }), { holder: 'agent', seconds: 3600 }],
+    ['keeps an autonomous ai_first routing open to a supervisor’s review for the review window', decision({ review_seconds: 604_800 }), { holder: 'review', seconds: 604_800 }],
+    ['closes an autonomous ai_first routing at once without a review window', decision({}), { holder: 'none', seconds: 3600 }],
+    ['closes an autonomous escalation-mode routing at once without either window', decision({ routing_mode: 'escalation', window_seconds: 0 }), { holder: 'none', seconds: 0 }],
+  ])('%s', (_name, facts, expected) => {
+    expect(holderAfterDecision(facts)).toEqual(expected);
+  });
+});
+
+describe('afterAgentWindow', () => {
+  it.each<[string, number, number, ReturnType<typeof afterAgentWindow>]>([
+    ['opens the rest of a longer review window to a supervisor', 86_400, 604_800, { holder: 'review', seconds: 604_800 }],
+    ['closes when the review window is no longer than the agent’s', 86_400, 86_400, { holder: 'none' }],
+    ['closes without a review window', 86_400, 0, { holder: 'none' }],
+  ])('%s', (_name, window, review, expected) => {
+    expect(afterAgentWindow(window, review)).toEqual(expected);
+  });
+});
+
+describe('mayReopenForReview', () => {
+  it.each([
+    ['lets a supervisor reopen a routing under review', 'human' as const, true],
+    ['refuses the agent once its own window has ended', 'ai_agent' as const, false],
+  ])('%s', (_name, type, expected) => {
+    expect(mayReopenForReview({ type })).toBe(expected);
+  });
+});
+
+describe('describeDuration', () => {
+  it.each([
+    [604_800, '7 days'],
+    [86_400, '1 day'],
+    [7200, '2 hours'],
+    [5400, '90 minutes'],
+    [1, '1 second'],
+    [61, '61 seconds'],
+    [0, '0 seconds'],
+  ])('says %i seconds as %s', (seconds, text) => {
+    expect(describeDuration(seconds)).toBe(text);
   });
 });
 

@@ -9,6 +9,9 @@ import {
   escalationRecord,
   escalationRefusedRecord,
   expiryRecord,
+  queueAssignmentRecord,
+  queuedByRequestRecord,
+  queueRaisedRecord,
   resolutionRecord,
   type DecisionFacts,
 } from '../../domain/routing-steps';
@@ -47,7 +50,7 @@ describe('decisionRecords', () => {
   it.each<[string, DecisionFacts, string[]]>([
     ['announces an autonomous decision as completed', decision({}, 'agent'), ['routing.decided', 'routing.completed']],
     ['announces a human decision as escalated, with the supervisors told', decision({ ai_confidence: 0.5 }, 'human'), ['routing.decided', 'routing.escalated', 'escalation.triggered', 'escalation.supervisor_notified']],
-    ['announces only the decision when nobody qualified', decision({ ai_confidence: 0.5 }, 'nobody'), ['routing.decided']],
+    ['announces a queued routing to the supervisors when nobody qualified', decision({ ai_confidence: 0.5 }, 'nobody'), ['routing.decided', 'routing.queued', 'escalation.supervisor_notified']],
   ])('%s', (_name, facts, events) => {
     const records = decisionRecords(facts);
     expect(records.map((record) => record.step_id)).toEqual(['capability_assessment', 'risk_evaluation', 'context_analysis', 'routing_decision']);
@@ -57,7 +60,7 @@ describe('decisionRecords', () => {
 
   it.each<[string, 'human' | 'nobody', string]>([
     ['explains the decision', 'human', 'Decided escalate_to_human because ai_confidence_below_threshold'],
-    ['says who was missing when nobody qualified', 'nobody', 'Decided escalate_to_human because ai_confidence_below_threshold, but no available reviewer holds diagnosis ≥ 0.8'],
+    ['says who was missing when nobody qualified, and that it waits', 'nobody', 'Decided escalate_to_human because ai_confidence_below_threshold, but no available reviewer holds diagnosis ≥ 0.8: queued until one does'],
   ])('%s', (_name, assigned, reasoning) => {
     expect(decisionRecords(decision({ ai_confidence: 0.5 }, assigned))[3]!.entry.reasoning).toBe(reasoning);
   });
@@ -83,6 +86,19 @@ describe('the records of a running routing', () => {
     ['a refused escalation announces nothing', escalationRefusedRecord({ routing_id: 'rt_1', actor, request, from_agent: false, attempt: 3, needs: [] }), 'escalation_attempt:3', []],
     ['a move up the chain announces a reviewer timeout', chainEscalationRecord({ routing_id: 'rt_1', from_did: 'a', timed_out_after_seconds: 60, to_did: 'b', level: 'medium', chain_level: 2, notifications: [] }), 'escalation:2', ['escalation.triggered']],
     ['an expiry is an audit.critical', expiryRecord({ routing_id: 'rt_1', level: 'urgent', chain_length: 3, timed_out_after_seconds: 60 }), 'expiry', ['audit.critical']],
+    ['a queued routing that found nobody for an escalation announces the queue', queuedByRequestRecord({ routing_id: 'rt_1', actor, request, from_agent: true, attempt: 1, needs: [], level: 'high', notifications: [] }), 'escalation_attempt:1', ['routing.queued']],
+    [
+      'a queued routing rising a level announces the queue again, with the supervisors told',
+      queueRaisedRecord({ routing_id: 'rt_1', step: 2, from_level: 'low', level: 'medium', waited_seconds: 60, needs: [], notifications: [{ event: 'escalation.supervisor_notified', data: {} }] }),
+      'queue:2',
+      ['routing.queued', 'escalation.supervisor_notified'],
+    ],
+    [
+      'a queued routing assigned announces the routing escalated, then triggered',
+      queueAssignmentRecord({ routing_id: 'rt_1', actor, by_admin: true, escalation_id: 'esc_3', to: { did: 'did:x:lead', capabilities_matched: [] }, qualified: false, level: 'low', chain_level: 1, reason: undefined, notifications: [] }),
+      'escalation:1',
+      ['routing.escalated', 'escalation.triggered'],
+    ],
     ['a resolution completes the routing', resolutionRecord({ routing_id: 'rt_1', ai_recommendation: undefined, resolution: { reviewer_did: 'did:x:first', outcome: 'approved' } }), 'resolution', ['routing.completed']],
     ['a confidence report announces nothing', confidenceRecord({ report: 2, actor, confidence: 0.9, proceed_autonomously: true, reason: undefined, held_by: 'ai_agent' }), 'confidence:2', []],
   ])('%s', (_name, record, stepId, events) => {

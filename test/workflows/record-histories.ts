@@ -1,12 +1,14 @@
 /**
- * Records the histories the replay test replays: run with `npx tsx test/workflows/record-histories.ts`
- * after a deliberate, versioned change to a workflow, and commit the JSON files. Files recorded by earlier
- * versions stay as they are while routings they describe may still be open: they prove those still replay.
+ * Records the histories the replay test replays: run with `npx tsx test/workflows/record-histories.ts
+ * [name …]` after a deliberate, versioned change to a workflow (only the histories named, or all of them),
+ * and commit the JSON files. Files recorded by earlier versions stay as they are while routings they
+ * describe may still be open: they prove those still replay.
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { createRoutingActivities } from '../../activities/routing';
@@ -15,13 +17,17 @@ import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
 import { provisionTemporal } from '../../scripts/provision-temporal';
 import { registerSearchAttributes } from '../../app/temporal';
 import { bundleWorkflows } from '../../workers/create-worker';
-import { decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, type RouteTaskInput } from '../../contracts/route-task';
+import { assignUpdate, decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, reviewerAvailableSignal, type RouteTaskInput } from '../../contracts/route-task';
 import { routeTaskWorkflow } from '../../workflows/route-task';
 
-const reviewers: LoadedReviewer[] = [
+const team: LoadedReviewer[] = [
   { did: 'did:x:first', display_name: 'First', capabilities: { diagnosis: 0.9 }, chain_level: 1, available: true, open_assignments: 0, capacity: null },
   { did: 'did:x:second', display_name: 'Second', capabilities: { diagnosis: 0.9, oncology: 0.9 }, chain_level: 2, available: true, open_assignments: 2, capacity: 5 },
 ];
+const cardiologist: LoadedReviewer = { did: 'did:x:cardiologist', display_name: 'Cardiologist', capabilities: { diagnosis: 0.9, cardiology: 0.9 }, chain_level: 1, available: true, open_assignments: 0, capacity: null };
+let reviewers = team;
+
+const { EventType } = temporal.api.enums.v1;
 
 const activities: ReturnType<typeof createRoutingActivities> = {
   loadRoutingContext: async () => ({
@@ -71,30 +77,94 @@ async function main(): Promise<void> {
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } } });
   await registerSearchAttributes(env.connection, 'default');
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: 'record', workflowBundle: await bundleWorkflows(), activities });
+  // Waits until the worker has completed a workflow task after the last event of this type, so that what the
+  // test changes next is not seen by the step before.
+  const handled = async (handle: { fetchHistory(): Promise<{ events?: Array<{ eventType?: unknown }> | null }> }, eventType: string) => {
+    for (;;) {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const names = events.map((event) => String(EventType[event.eventType as number] ?? event.eventType));
+      const at = names.lastIndexOf(`EVENT_TYPE_${eventType}`);
+      if (at >= 0 && names.slice(at).includes('EVENT_TYPE_WORKFLOW_TASK_COMPLETED')) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const wanted = process.argv.slice(2);
+  const recording = (name: string) => wanted.length === 0 || wanted.includes(name.replace(/\.json$/, ''));
   const write = async (name: string, workflowId: string) => {
     const file = path.join(__dirname, 'histories', name);
     writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(await env.client.workflow.getHandle(workflowId).fetchHistory())), null, 2)}\n`);
     console.log(`wrote ${file}`);
   };
   await worker.runUntil(async () => {
-    // Autonomous in escalation mode; the agent's confidence drops (a human takes over); the first level
-    // times out; the second reviewer resolves.
-    const agentPath = routingInput({ routing_mode: 'escalation' });
-    const handle = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: agentPath.routing_id, args: [agentPath] });
-    await handle.executeUpdate(decideUpdate);
-    await handle.executeUpdate(reportConfidenceUpdate, { args: [{ confidence: 0.55, proceed_autonomously: false, agent_id: 'urn:acme:agent:dx:1' }] });
-    await env.sleep('16 minutes');
-    await handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:second', outcome: 'approved' }] });
-    await handle.result();
-    await write('route-task-agent-confidence-escalated-then-resolved.json', agentPath.routing_id);
+    if (recording('route-task-agent-confidence-escalated-then-resolved')) {
+      // Autonomous in escalation mode; the agent's confidence drops (a human takes over); the first level
+      // times out; the second reviewer resolves.
+      reviewers = team;
+      const agentPath = routingInput({ routing_mode: 'escalation' });
+      const handle = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: agentPath.routing_id, args: [agentPath] });
+      await handle.executeUpdate(decideUpdate);
+      await handle.executeUpdate(reportConfidenceUpdate, { args: [{ confidence: 0.55, proceed_autonomously: false, agent_id: 'urn:acme:agent:dx:1' }] });
+      await env.sleep('16 minutes');
+      await handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:second', outcome: 'approved' }] });
+      await handle.result();
+      await write('route-task-agent-confidence-escalated-then-resolved.json', agentPath.routing_id);
+    }
 
-    // Escalated at the decision, moved by hand to a target capability, then expired at the top of the chain.
-    const manualPath = routingInput({ ai_confidence: 0.5 });
-    const manual = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: manualPath.routing_id, args: [manualPath] });
-    await manual.executeUpdate(decideUpdate);
-    await manual.executeUpdate(escalateUpdate, { args: [{ reason: 'needs oncology', requested_by: { type: 'human', did: 'did:x:lead' }, target_capability: 'oncology', urgency: 'high' }] });
-    await manual.result();
-    await write('route-task-manual-escalation-then-expired.json', manualPath.routing_id);
+    if (recording('route-task-manual-escalation-then-expired')) {
+      // Escalated at the decision, moved by hand to a target capability, then expired at the top of the chain.
+      reviewers = team;
+      const manualPath = routingInput({ ai_confidence: 0.5 });
+      const manual = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: manualPath.routing_id, args: [manualPath] });
+      await manual.executeUpdate(decideUpdate);
+      await manual.executeUpdate(escalateUpdate, { args: [{ reason: 'needs oncology', requested_by: { type: 'human', did: 'did:x:lead' }, target_capability: 'oncology', urgency: 'high' }] });
+      await manual.result();
+      await write('route-task-manual-escalation-then-expired.json', manualPath.routing_id);
+    }
+
+    if (recording('route-task-queued-then-signalled-then-resolved')) {
+      // Nobody holds cardiology: queued; its level rises once; a signal finds nobody, the next one the
+      // cardiologist, who resolves.
+      reviewers = team;
+      const queuedPath = routingInput({ ai_confidence: 0.5, required_capabilities: [{ capability_id: 'cardiology', min_weight: 0.8 }] });
+      const queued = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: queuedPath.routing_id, args: [queuedPath] });
+      await queued.executeUpdate(decideUpdate);
+      await env.sleep('16 minutes');
+      await queued.signal(reviewerAvailableSignal);
+      await handled(queued, 'WORKFLOW_EXECUTION_SIGNALED');
+      reviewers = [...team, cardiologist];
+      await queued.signal(reviewerAvailableSignal);
+      await queued.executeUpdate(resolveUpdate, { args: [{ reviewer_did: cardiologist.did, outcome: 'approved' }] });
+      await queued.result();
+      await write('route-task-queued-then-signalled-then-resolved.json', queuedPath.routing_id);
+    }
+
+    if (recording('route-task-agent-escalated-to-queue-then-assigned-by-admin')) {
+      // Autonomous in escalation mode; the agent asks for a cardiologist, whom nobody is: queued; an admin
+      // assigns a reviewer of their choice, who resolves.
+      reviewers = team;
+      const adminPath = routingInput({ routing_mode: 'escalation' });
+      const assigned = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: adminPath.routing_id, args: [adminPath] });
+      await assigned.executeUpdate(decideUpdate);
+      await assigned.executeUpdate(escalateUpdate, { args: [{ reason: 'needs cardiology', requested_by: { type: 'ai_agent', did: 'did:x:agent', agent_id: 'urn:acme:agent:dx:1' }, target_capability: 'cardiology' }] });
+      await assigned.executeUpdate(assignUpdate, { args: [{ reviewer: { did: 'did:x:second', capabilities: { diagnosis: 0.9 }, chain_level: 2 }, assigned_by: { subject: 'admin', principal_id: 'sub:admin' }, reason: 'covers cardiology' }] });
+      await assigned.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:second', outcome: 'rejected' }] });
+      await assigned.result();
+      await write('route-task-agent-escalated-to-queue-then-assigned-by-admin.json', adminPath.routing_id);
+    }
+
+    if (recording('route-task-autonomous-reopened-for-review-then-resolved')) {
+      // Decided for the agent (ai_first), completed; two days later a supervisor reopens it for review
+      // within the seven-day window; the reviewer resolves.
+      reviewers = team;
+      const reviewPath = { ...routingInput({}), review_window_seconds: 7 * 24 * 3600 };
+      const reviewed = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: reviewPath.routing_id, args: [reviewPath] });
+      await reviewed.executeUpdate(decideUpdate);
+      await env.sleep('2 days');
+      await reviewed.executeUpdate(escalateUpdate, { args: [{ reason: 'the diagnosis looks wrong', requested_by: { type: 'human', did: 'did:x:supervisor' } }] });
+      await reviewed.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'rejected' }] });
+      await reviewed.result();
+      await write('route-task-autonomous-reopened-for-review-then-resolved.json', reviewPath.routing_id);
+    }
   });
   await env.teardown();
 }

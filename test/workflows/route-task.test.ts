@@ -6,7 +6,17 @@ import type { AppendProvenanceInput } from '../../domain/provenance';
 import type { LoadedReviewer } from '../../domain/reviewer-assignment';
 import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
 import type { RoutingTask } from '../../domain/routing-decision';
-import { decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, statusQuery, type RouteTaskInput, type RoutingState } from '../../contracts/route-task';
+import {
+  assignUpdate,
+  decideUpdate,
+  escalateUpdate,
+  reportConfidenceUpdate,
+  resolveUpdate,
+  reviewerAvailableSignal,
+  statusQuery,
+  type RouteTaskInput,
+  type RoutingState,
+} from '../../contracts/route-task';
 import { routeTaskWorkflow } from '../../workflows/route-task';
 import { registerSearchAttributes } from '../../app/temporal';
 import { sharedWorkflowBundle } from '../support/stack';
@@ -81,12 +91,13 @@ const DECISION_STEPS = ['capability_assessment', 'risk_evaluation', 'context_ana
 const stepIds = () => appended.map((a) => a.entry.step_id);
 const eventsOf = (stepId: string) => appended.find((a) => a.entry.step_id === stepId)?.events?.map((e) => e.event);
 
-function input(task: Partial<RoutingTask>, options: { timeouts?: RouteTaskInput['escalation_timeouts_seconds']; window?: number } = {}): RouteTaskInput {
+function input(task: Partial<RoutingTask>, options: { timeouts?: RouteTaskInput['escalation_timeouts_seconds']; window?: number; review?: number } = {}): RouteTaskInput {
   return {
     routing_id: `rt_${randomUUID()}`,
     requested_by: 'test',
     escalation_timeouts_seconds: options.timeouts ?? { low: FIFTEEN_MINUTES, medium: FIFTEEN_MINUTES, high: FIFTEEN_MINUTES, urgent: FIFTEEN_MINUTES },
     autonomous_escalation_window_seconds: options.window ?? 3600,
+    review_window_seconds: options.review,
     task: {
       task_type: 'diagnosis',
       context: {},
@@ -130,6 +141,14 @@ const timerSeconds = (event: { timerStartedEventAttributes?: { startToFireTimeou
 };
 
 const agentRequest = { type: 'ai_agent' as const, did: 'did:web:handoff.local:agents:dx', agent_id: 'urn:acme:agent:dx:1' };
+
+const notifyAt = (threshold: 'low' | 'medium' | 'high' | 'urgent') => ({
+  rule_id: `er_notify_${threshold}`,
+  rule_name: `tell the lead at ${threshold}`,
+  priority: 'medium' as const,
+  conditions: [{ condition_type: 'task_type', operator: '==' as const, value: 'diagnosis' }],
+  actions: [{ action: 'notify_supervisor' as const, notification_threshold: threshold }],
+});
 
 describe('routeTaskWorkflow', () => {
   it('records the four decision moments, then moves up the chain after a 15-minute level and takes the resolution', async () => {
@@ -182,11 +201,74 @@ describe('routeTaskWorkflow', () => {
     });
   });
 
-  it('fails the assignment, not the workflow, when nobody holds the capability', async () => {
+  it('queues a human decision nobody qualifies for: its level rises at each timeout, supervisors told, and it expires past urgent', async () => {
+    context = { ...baseContext(), rules: [notifyAt('high')], rule_set: { version: 1, enabled: 1 } };
     await withWorker(async (taskQueue) => {
-      const { handle, decided } = await start(taskQueue, input({ required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.99 }] }));
-      expect(decided).toMatchObject({ ok: false, code: 'no_qualified_reviewer' });
-      expect((await handle.result()).status).toBe('failed');
+      const { handle, decided } = await start(taskQueue, input({ required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.99 }] }, { timeouts: { low: 60, medium: 120, high: 180, urgent: 240 } }));
+      expect(decided).toMatchObject({
+        ok: true,
+        decision: { decision: 'escalate_to_human', assigned_to: null, queued: { reason: 'no_qualified_reviewer', required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.99 }] }, estimated_response_time: 60 },
+      });
+      expect((await handle.query(statusQuery)).status).toBe('queued');
+      const final = await handle.result();
+      expect(final).toMatchObject({ status: 'expired', escalation_level: 'urgent', escalation_chain: [] });
+      const timers = (await handle.fetchHistory()).events!.filter((event) => event.timerStartedEventAttributes).map(timerSeconds);
+      expect(timers).toEqual([60, 120, 180, 240]);
+      expect(stepIds()).toEqual([...DECISION_STEPS, 'queue:1', 'queue:2', 'queue:3', 'expiry']);
+      expect(eventsOf('routing_decision')).toEqual(['routing.decided', 'routing.queued']);
+      expect(eventsOf('queue:1')).toEqual(['routing.queued']);
+      expect(eventsOf('queue:2')).toEqual(['routing.queued', 'escalation.supervisor_notified']);
+      expect(eventsOf('queue:3')).toEqual(['routing.queued']);
+      expect(appended.find((a) => a.entry.step_id === 'expiry')!.events).toEqual([{ event: 'audit.critical', data: expect.objectContaining({ reason: 'no_qualified_reviewer' }) }]);
+    });
+  });
+
+  it('assigns a queued routing when told a reviewer is available, and the chain runs from there', async () => {
+    reviewers = [];
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({}));
+      await handle.signal(reviewerAvailableSignal);
+      expect((await handle.query(statusQuery)).status).toBe('queued');
+
+      reviewers = [reviewer('did:x:first', 1), reviewer('did:x:second', 2)];
+      await handle.signal(reviewerAvailableSignal);
+      const assigned = await handle.query(statusQuery);
+      expect(assigned).toMatchObject({ status: 'in_progress', assigned_to: { did: 'did:x:first' }, escalation_chain: [{ level: 1, did: 'did:x:first', escalation_level: 'low' }] });
+      expect(eventsOf('escalation:1')).toEqual(['routing.escalated', 'escalation.triggered']);
+      await env.sleep('16 minutes');
+      expect((await handle.query(statusQuery)).assigned_to?.did).toBe('did:x:second');
+    });
+  });
+
+  it('lets an admin assign a queued routing, and refuses once it no longer waits', async () => {
+    reviewers = [];
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({}));
+      const assignment = { reviewer: { did: 'did:x:lead', capabilities: { general_review: 1 }, chain_level: 2 }, assigned_by: { subject: 'admin', principal_id: 'sub:admin' }, reason: 'on call' };
+      const assigned = await handle.executeUpdate(assignUpdate, { args: [assignment] });
+      expect(assigned).toMatchObject({ status: 'assigned', assigned_to: { did: 'did:x:lead', capabilities_matched: [] }, escalation_chain: [{ level: 1, did: 'did:x:lead' }] });
+      expect(appended.find((a) => a.entry.step_id === 'escalation:1')!.entry).toMatchObject({ action: 'assigned_by_admin', actor: { type: 'human', did: 'admin', instance_id: 'sub:admin' } });
+      await expect(handle.executeUpdate(assignUpdate, { args: [assignment] })).rejects.toMatchObject({ cause: { type: 'routing_not_queued' } });
+      await handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:lead', outcome: 'approved' }] });
+    });
+  });
+
+  it('queues an autonomous routing its agent escalates when nobody qualifies, instead of leaving it with the agent', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({ ai_confidence: 0.9, routing_mode: 'escalation' }));
+      reviewers = [];
+      const escalated = await handle.executeUpdate(escalateUpdate, { args: [{ reason: 'unsure', requested_by: agentRequest, target_capability: 'cardiology', urgency: 'high' }] });
+      expect(escalated).toMatchObject({
+        ok: true,
+        escalation: { status: 'queued', assigned_to: null, escalation_level: 'high', queued: { required_capabilities: [{ capability_id: 'diagnosis', min_weight: 0.8 }, { capability_id: 'cardiology', min_weight: 0 }] } },
+      });
+      expect(await handle.query(statusQuery)).toMatchObject({ status: 'queued', escalation_level: 'high' });
+      expect(eventsOf('escalation_attempt:1')).toEqual(['routing.queued']);
+      await expect(handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'approved' }] })).rejects.toMatchObject({ cause: { type: 'routing_not_awaiting_review' } });
+
+      reviewers = [reviewer('did:x:cardiologist', 1, { diagnosis: 0.9, cardiology: 0.9 })];
+      await handle.signal(reviewerAvailableSignal);
+      expect(await handle.query(statusQuery)).toMatchObject({ status: 'in_progress', assigned_to: { did: 'did:x:cardiologist' } });
     });
   });
 
@@ -258,6 +340,38 @@ describe('routeTaskWorkflow', () => {
       const timers = (await handle.fetchHistory()).events!.filter((event) => event.timerStartedEventAttributes).map(timerSeconds);
       expect(timers).toEqual([600]);
       await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'late', requested_by: agentRequest }] })).rejects.toBeDefined();
+    });
+  });
+
+  it('keeps a completed ai_first routing open to a supervisor’s review: a human reopens it days later, the agent may not', async () => {
+    const SEVEN_DAYS = 7 * 24 * 3600;
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({ ai_confidence: 0.9 }, { review: SEVEN_DAYS }));
+      expect((await handle.query(statusQuery)).status).toBe('completed');
+      await env.sleep('3 days');
+      await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'x', requested_by: agentRequest }] })).rejects.toMatchObject({ cause: { type: 'routing_closed' } });
+      await expect(handle.executeUpdate(reportConfidenceUpdate, { args: [{ confidence: 0.2, proceed_autonomously: true, agent_id: agentRequest.agent_id }] })).rejects.toMatchObject({ cause: { type: 'routing_closed' } });
+
+      const reopened = await handle.executeUpdate(escalateUpdate, { args: [{ reason: 'the diagnosis looks wrong', requested_by: { type: 'human', did: 'did:x:supervisor' } }] });
+      expect(reopened).toMatchObject({ ok: true, escalation: { status: 'assigned', assigned_to: { did: 'did:x:first' }, escalation_level: 'low', escalation_chain: [{ level: 1, did: 'did:x:first' }] } });
+      expect(await handle.query(statusQuery)).toMatchObject({ status: 'in_progress', decision: 'ai_autonomous', assigned_to: { did: 'did:x:first' } });
+      expect(eventsOf('escalation:1')).toEqual(['routing.escalated', 'escalation.triggered']);
+      await handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'rejected' }] });
+      expect(await handle.result()).toMatchObject({ status: 'completed', resolution: { outcome: 'rejected' } });
+    });
+  });
+
+  it('closes a completed routing when its review window ends, after the agent’s shorter window; history stays two timers long', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({ ai_confidence: 0.9, routing_mode: 'escalation' }, { window: 600, review: 3600 }));
+      await env.sleep('20 minutes');
+      await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'late', requested_by: agentRequest }] })).rejects.toMatchObject({ cause: { type: 'routing_closed' } });
+      const final = await handle.result();
+      expect(final.status).toBe('completed');
+      const history = await handle.fetchHistory();
+      expect(history.events!.filter((event) => event.timerStartedEventAttributes).map(timerSeconds)).toEqual([600, 3000]);
+      expect(history.events!.length).toBeLessThan(40);
+      await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'too late', requested_by: { type: 'human', did: 'did:x:supervisor' } }] })).rejects.toBeDefined();
     });
   });
 

@@ -1,0 +1,49 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import type { Knex } from 'knex';
+import { reviewerAvailableSignal } from '../../contracts/route-task';
+import { findAvailableReviewer, upsertReviewer } from '../../db/reviewers';
+import { findQueuedRoutingIds } from '../../db/routings';
+import type { Reviewer } from '../../domain/reviewer-assignment';
+
+export interface ReviewerQueueDeps {
+  db: Knex;
+  temporal: Client;
+}
+
+/** Signals sent at once when offering a reviewer. */
+const SIGNAL_CONCURRENCY = 16;
+
+/**
+ * Tells the oldest queued routings a reviewer may serve that they are available: each routing checks for
+ * itself (weights, capacity, capabilities a rule added) and takes them if it can. Called when a reviewer is
+ * registered or updated (any number may fit), or freed (one slot: a few suffice); a routing that closed
+ * meanwhile is skipped, and one missed is found by its queue's next timeout.
+ */
+export async function offerReviewer(deps: ReviewerQueueDeps, did: string, limit = 500): Promise<number> {
+  const reviewer = await findAvailableReviewer(deps.db, did);
+  if (!reviewer) return 0;
+  const routingIds = await findQueuedRoutingIds(deps.db, Object.keys(reviewer.capabilities), limit);
+  for (let start = 0; start < routingIds.length; start += SIGNAL_CONCURRENCY) {
+    await Promise.all(
+      routingIds.slice(start, start + SIGNAL_CONCURRENCY).map((routingId) =>
+        deps.temporal.workflow
+          .getHandle(routingId)
+          .signal(reviewerAvailableSignal)
+          .catch((error: unknown) => {
+            if (!(error instanceof WorkflowNotFoundError)) throw error;
+          }),
+      ),
+    );
+  }
+  return routingIds.length;
+}
+
+/** How many queued routings a freed reviewer is offered to: they freed one place, and the oldest routing waiting should get it. */
+export const FREED_REVIEWER_OFFERS = 8;
+
+/** Creates or replaces a reviewer (admin), and offers them to the routings waiting for one. */
+export async function saveReviewer(deps: ReviewerQueueDeps, reviewer: Reviewer & { capacity: number | null }): Promise<void> {
+  await upsertReviewer(deps.db, reviewer);
+  if (reviewer.available) await offerReviewer(deps, reviewer.did);
+}

@@ -1,0 +1,74 @@
+import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';
+import { assignReviewer } from '../domain/reviewer-assignment';
+import { nextOnTimeout, nextQueueLevel } from '../domain/routing-escalation';
+import { chainEscalationRecord, expiryRecord, queueRaisedRecord } from '../domain/routing-steps';
+import type { Routing } from './route-task-routing';
+import { routingActivities } from './route-task-run';
+
+const ORCH_CORE: ProvenanceActor = { type: 'orch_core', did: ORCH_CORE_DID };
+
+/**
+ * The holder's time ran out: the agent's window closes (to a supervisor's review while that window lasts),
+ * the review window closes; a human's level moves up the chain, or expires at its top; a queued routing
+ * looks for a reviewer once more, else rises a level, or expires past urgent.
+ */
+export async function timedOut(routing: Routing): Promise<void> {
+  if (routing.phase === 'agent') return routing.endAgentWindow();
+  if (routing.phase === 'review') {
+    routing.phase = 'closed';
+    return;
+  }
+  if (routing.phase === 'queue') return queueTimedOut(routing);
+  const { run, routingId: routing_id } = routing;
+  const from = routing.current!;
+  const timed_out_after_seconds = routing.timeoutOf(routing.level);
+  const moved = nextOnTimeout(await routingActivities.loadReviewers(routing.needs), routing.needs, from, routing.level);
+  if (!moved) {
+    await run.record([expiryRecord({ routing_id, level: routing.level, chain_length: run.state.escalation_chain.length, timed_out_after_seconds })], { status: 'expired' });
+    routing.phase = 'closed';
+    return;
+  }
+  const { next, level } = moved;
+  const chain_level = run.state.escalation_chain.length + 1;
+  const at = run.now();
+  routing.current = next;
+  routing.level = level;
+  await run.record([chainEscalationRecord({ routing_id, from_did: from.did, timed_out_after_seconds, to_did: next.did, level, chain_level, notifications: routing.notify(level) })], {
+    escalation_level: level,
+    assigned_to: { type: 'human', did: next.did, capabilities_matched: next.capabilities_matched },
+    assigned_at: at,
+    estimated_response_time: routing.timeoutOf(level),
+    escalation_chain: [...run.state.escalation_chain, { level: chain_level, escalation_level: level, did: next.did, timestamp: at }],
+  });
+  routing.deadline = Date.parse(at) + routing.timeoutOf(level) * 1000;
+}
+
+async function queueTimedOut(routing: Routing): Promise<void> {
+  // A reviewer may have become available without the signal reaching the routing.
+  if (await assignFromQueue(routing)) return;
+  const { run, routingId: routing_id } = routing;
+  const waited_seconds = routing.timeoutOf(routing.level);
+  const level = nextQueueLevel(routing.level);
+  if (!level) {
+    await run.record([expiryRecord({ routing_id, level: routing.level, chain_length: run.state.escalation_chain.length, timed_out_after_seconds: waited_seconds, queued: true })], { status: 'expired' });
+    routing.phase = 'closed';
+    return;
+  }
+  routing.queueSteps += 1;
+  const at = run.now();
+  const record = queueRaisedRecord({ routing_id, step: routing.queueSteps, from_level: routing.level, level, waited_seconds, needs: routing.needs, notifications: routing.notify(level) });
+  await run.record([record], { escalation_level: level, estimated_response_time: routing.timeoutOf(level) });
+  routing.queue(level, at);
+}
+
+/** A reviewer may have become available (the reviewerAvailable signal): a queued routing looks again. */
+export async function reviewerAvailable(routing: Routing): Promise<void> {
+  routing.woken = false;
+  if (routing.phase === 'queue') await assignFromQueue(routing);
+}
+
+async function assignFromQueue(routing: Routing): Promise<boolean> {
+  const found = assignReviewer(await routingActivities.loadReviewers(routing.needs), routing.needs);
+  if (found) await routing.assignFromQueue(found, { actor: ORCH_CORE, by_admin: false, qualified: true });
+  return found !== undefined;
+}
