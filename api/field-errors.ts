@@ -46,9 +46,9 @@ function discriminator(issue: Issue): { value: unknown; options: unknown[] } | u
 function received(issue: Issue, field: string): string {
   const chosen = discriminator(issue);
   const value = chosen ? chosen.value : issue.input;
+  if (issue.code === 'unrecognized_keys') return [...issue.keys.slice(0, 5).map(literal), ...(issue.keys.length > 5 ? ['…'] : [])].join(', ');
   if (value === undefined) return 'missing';
   if (SENSITIVE_NAME.test(field)) return typeName(value);
-  if (issue.code === 'unrecognized_keys') return [...issue.keys.slice(0, 5).map(literal), ...(issue.keys.length > 5 ? ['…'] : [])].join(', ');
   if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : literal(value);
   if (typeof value === 'boolean' || typeof value === 'bigint') return literal(value);
   if (typeof value === 'string' && (issue.code === 'invalid_value' || chosen)) return literal(value);

@@ -124,7 +124,7 @@ function batchItems(tasks: unknown[]) {
   const invalid: Array<{ index: number; task_id?: string; status: 'failed'; error: ReturnType<typeof itemProblem> }> = [];
   const first = new Map<string, number>();
   tasks.forEach((raw, index) => {
-    const parsed = BatchRouteItemSchema.safeParse(raw);
+    const parsed = BatchRouteItemSchema.safeParse(raw, { reportInput: true });
     const named = raw !== null && typeof raw === 'object' && typeof (raw as { task_id?: unknown }).task_id === 'string' ? { task_id: (raw as { task_id: string }).task_id } : {};
     const errors = parsed.success ? duplicateOf(parsed.data.task_id, first.get(parsed.data.task_id)) : fieldErrors(parsed.error, '');
     if (parsed.success && errors.length === 0) {

@@ -142,7 +142,7 @@ describe('POST /v1/orch/batch-route', () => {
     expect(reply.body.data).toEqual([
       expect.objectContaining({ index: 0, task_id: first.task_id, status: 'routed', routing_decision: 'ai_autonomous' }),
       invalid(1, [expect.objectContaining({ field: 'confidence', code: 'too_big' })]),
-      invalid(2, expect.arrayContaining([expect.objectContaining({ field: 'task_id', code: 'invalid_type' }), expect.objectContaining({ code: 'unrecognized_keys' })])),
+      invalid(2, expect.arrayContaining([expect.objectContaining({ field: 'task_id', code: 'REQUIRED_FIELD_MISSING' }), expect.objectContaining({ code: 'unrecognized_keys', received: '"bogus"' })])),
       invalid(3, [expect.objectContaining({ field: 'task_id', code: 'duplicate', message: expect.stringContaining('index 0') })]),
       invalid(4, [expect.objectContaining({ field: '', code: 'invalid_type' })]),
       expect.objectContaining({ index: 5, task_id: last.task_id, status: 'routed' }),
