@@ -1,4 +1,4 @@
-import type { RetryPolicy } from '@temporalio/workflow';
+import { ApplicationFailure, type RetryPolicy } from '@temporalio/workflow';
 
 /**
  * Every ApplicationFailure type the project raises, in one list: update refusals that the API turns into
@@ -37,3 +37,8 @@ export const DATABASE_ACTIVITY_RETRY: RetryPolicy = {
   maximumAttempts: 70,
   nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
 };
+
+/** Refuses an Update (from its validator or its handler) with a failure of this type, when there is a reason to. */
+export function refuseWith(type: FailureType, reason: string | undefined): void {
+  if (reason !== undefined) throw ApplicationFailure.create({ type, message: reason, nonRetryable: true });
+}
