@@ -47,6 +47,9 @@ export const PROBLEM_TYPES = {
   callback_secret_required: { status: 422, title: 'A callback_url needs a callback signing secret first' },
   workflow_not_found: { status: 404, title: 'No such workflow' },
   task_not_found: { status: 404, title: 'No such task' },
+  // A workflow that could not store what it was given (a value Postgres refuses), or could not store at all.
+  invalid_data: { status: 422, title: 'A value in the request cannot be stored' },
+  storage_failed: { status: 503, title: 'The change could not be stored' },
   // Webhooks and events.
   webhook_not_found: { status: 404, title: 'No such webhook subscription' },
   webhook_delivery_not_found: { status: 404, title: 'No such webhook delivery' },

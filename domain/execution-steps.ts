@@ -51,6 +51,8 @@ export interface ExecutionTransition {
 /** How the work of an execution (its approval, then the agent's call) came to an end. */
 export type ExecutionEnding =
   | { kind: 'not_approved'; approval_id: string; approval_status: string }
+  /** The approval workflow failed (its request could not be stored). */
+  | { kind: 'approval_failed'; approval_id: string; type: string; message: string }
   | { kind: 'answered'; result: Record<string, unknown>; attempt: number }
   | { kind: 'cancelled'; request?: { cancelled_by: string; reason?: string | undefined } | undefined }
   | { kind: 'failed'; message: string; type?: string | undefined; attempt?: number | undefined; status?: number | undefined };
@@ -88,6 +90,13 @@ function ending(execution: ExecutionFacts, agent: { agent_uri: string; passport_
         actor: core,
         reasoning: `The approval ${end.approval_id} was ${end.approval_status}`,
         changes: { error_json: { type: `approval_${end.approval_status}`, approval_id: end.approval_id, message: `The call was not approved: its approval was ${end.approval_status}` } },
+      };
+    case 'approval_failed':
+      return {
+        status: 'failed' as const,
+        actor: core,
+        reasoning: `The approval ${end.approval_id} failed: ${end.message}`,
+        changes: { error_json: { type: end.type, approval_id: end.approval_id, message: end.message } },
       };
     case 'answered':
       return {

@@ -4,6 +4,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
+  ChildWorkflowFailure,
   condition,
   executeChild,
   isCancellation,
@@ -12,31 +13,22 @@ import {
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
-  type RetryPolicy,
 } from '@temporalio/workflow';
 import type { createExecutionActivities } from '../activities/executions';
 import { approvalRequestedSignal } from '../contracts/approval';
 import { cancelExecutionUpdate, executionAcceptedUpdate, executionQuery, progressUpdate } from '../contracts/execute-agent';
-import type { AttemptFailureDetails, CancelExecutionInput, ExecuteAgentInput, ExecutionState, RetrySchedule } from '../contracts/execute-agent';
-import { FAILURE_TYPES, refuseWith } from '../contracts/failures';
+import { queuedExecution, retryPolicyOf } from '../contracts/execute-agent';
+import type { AttemptFailureDetails, CancelExecutionInput, ExecuteAgentInput, ExecutionState } from '../contracts/execute-agent';
+import { DATABASE_ACTIVITY_RETRY, failedWith, FAILURE_TYPES, refuseWith, storageFailure, type WorkflowFailure } from '../contracts/failures';
 import { PlatformStatusKey } from '../contracts/search-attributes';
 import { callbackTransition, cancelRefusal, executionRecord, finishedTransition, progressChanges, progressRefusal, queuedTransition, startedTransition } from '../domain/execution-steps';
 import type { ExecutionEnding, ExecutionTransition } from '../domain/execution-steps';
+import { unstorableRefusal } from '../domain/storable-text';
 import { approvalWorkflow } from './approval';
 
 type Activities = ReturnType<typeof createExecutionActivities>;
 
-const { recordExecutionStep, projectExecution } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '100 ms', maximumInterval: '10 seconds' },
-});
-
-const retryPolicy = (schedule: RetrySchedule, maximumAttempts: number): RetryPolicy => ({
-  maximumAttempts,
-  initialInterval: schedule.initial_interval_ms,
-  backoffCoefficient: schedule.backoff_coefficient,
-  maximumInterval: schedule.maximum_interval_ms,
-});
+const { recordExecutionStep, projectExecution } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: DATABASE_ACTIVITY_RETRY });
 
 /** The attempt an invocation or callback failure reports in its details. */
 function attemptOf(error: ActivityFailure): number | undefined {
@@ -45,48 +37,26 @@ function attemptOf(error: ActivityFailure): number | undefined {
   return (cause.details?.[0] as AttemptFailureDetails | undefined)?.attempt;
 }
 
-function queuedState(input: ExecuteAgentInput, now: string): ExecutionState {
-  return {
-    execution_id: input.execution_id,
-    version: 0,
-    status: 'queued',
-    agent_id: input.agent.agent_id,
-    agent_uri: input.agent.agent_uri,
-    capability_uri: input.capability_uri,
-    requester_passport_id: input.requester_passport_id,
-    requested_by: input.requested_by,
-    parameters: input.parameters,
-    risk_level: input.risk.level,
-    risk_factors: input.risk.factors,
-    progress_percent: 0,
-    callback_attempts: 0,
-    max_attempts: input.max_attempts,
-    current_attempt: 0,
-    queued_at: new Date(workflowInfo().startTime).toISOString(),
-    updated_at: now,
-    ...(input.task_id ? { task_id: input.task_id } : {}),
-    ...(input.approval ? { approval_id: input.approval.approval_id } : {}),
-    ...(input.dag ? { workflow_id: input.dag.workflow_id, node_id: input.dag.node_id } : {}),
-    ...(input.callback ? { callback_url: input.callback.url } : {}),
-  };
-}
-
 /**
  * One asynchronous agent call: queued → processing → completed | failed | cancelled. When the agent's
  * policy wants it, the call first waits for its approval (a child approval workflow). The agent is called
  * over HTTP by an activity whose retry policy is the execution's (max_attempts and backoff); the agent
  * reports progress through the API, which delivers it here as an Update. When the execution finishes,
- * its callback_url receives the result, signed, with its own retries.
+ * its callback_url receives the result, signed, with its own retries. A transition that cannot be stored
+ * fails the execution: its last stored state is kept as failed, and the workflow fails with the reason.
  */
 export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<ExecutionState> {
   const { execution_id } = input;
   const now = () => new Date().toISOString();
-  const state = queuedState(input, now());
+  const state = queuedExecution(input, new Date(workflowInfo().startTime).toISOString(), now());
   /** The state as recorded when the call was accepted: what the caller is answered with. */
   let accepted: ExecutionState | undefined = undefined;
   let approvalRequested = false;
   let finishedRecorded = false;
   let cancelRequest: CancelExecutionInput | undefined;
+  /** The state as last stored, which a failure leaves in the read model. */
+  let recorded: ExecutionState | undefined;
+  let failure: WorkflowFailure | undefined;
   // The approval wait and the agent call run here, so a cancel stops whichever is under way.
   const work = new CancellationScope();
 
@@ -96,7 +66,8 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
   });
   // Accepted once queued and, when an approval is asked for, once that request is recorded too.
   setHandler(executionAcceptedUpdate, async () => {
-    await condition(() => (accepted !== undefined && (!input.approval || approvalRequested)) || finishedRecorded);
+    await condition(() => (accepted !== undefined && (!input.approval || approvalRequested)) || finishedRecorded || failure !== undefined);
+    if (!accepted && failure) throw failedWith(failure);
     return accepted ?? state;
   });
   setHandler(
@@ -104,20 +75,34 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
     async (request) => {
       cancelRequest = request;
       work.cancel();
-      await condition(() => finishedRecorded);
+      await condition(() => finishedRecorded || failure !== undefined);
+      if (failure) throw failedWith(failure);
       refuseWith(FAILURE_TYPES.executionNotCancellable, state.status === 'cancelled' ? undefined : `Execution ${execution_id} ${state.status} before it could be cancelled`);
       return state;
     },
-    { validator: (_request: CancelExecutionInput) => refuseWith(FAILURE_TYPES.executionNotCancellable, cancelRefusal(state, cancelRequest !== undefined)) },
+    {
+      validator: (request: CancelExecutionInput) => {
+        refuseWith(FAILURE_TYPES.executionNotCancellable, cancelRefusal(state, cancelRequest !== undefined));
+        refuseWith(FAILURE_TYPES.invalidData, unstorableRefusal(request, 'cancel'));
+      },
+    },
   );
   setHandler(
     progressUpdate,
     async (report) => {
       Object.assign(state, progressChanges(state, report), { version: state.version + 1, updated_at: now() });
-      await projectExecution({ ...state });
+      await projectExecution({ ...state }).catch((error: unknown) => {
+        const failed = storageFailure(error);
+        throw failed ? failedWith(failed) : error;
+      });
       return state;
     },
-    { validator: (report) => refuseWith(FAILURE_TYPES.executionNotProcessing, progressRefusal(state, cancelRequest !== undefined, report.attempt)) },
+    {
+      validator: (report) => {
+        refuseWith(FAILURE_TYPES.executionNotProcessing, progressRefusal(state, cancelRequest !== undefined, report.attempt));
+        refuseWith(FAILURE_TYPES.invalidData, unstorableRefusal(report, 'progress report'));
+      },
+    },
   );
 
   /** A transition: provenance, events and the projection, never cut short by a cancellation. */
@@ -126,9 +111,25 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
       const at = now();
       Object.assign(state, transition.changes, { version: state.version + 1, updated_at: at });
       upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-      const anchor = await recordExecutionStep({ provenance: executionRecord(state, transition, at), state: { ...state } });
+      const anchor = await recordExecutionStep({ provenance: executionRecord(state, transition, at), state: { ...state } }).catch(async (error: unknown) => {
+        throw await fail(error);
+      });
       state.provenance_id = anchor.transaction_id;
+      recorded = { ...state };
     });
+
+  /** A transition could not be stored: the execution fails, and says why wherever it is read. */
+  async function fail(error: unknown): Promise<unknown> {
+    const failed = storageFailure(error);
+    if (!failed) return error;
+    failure = failed;
+    const at = now();
+    Object.assign(state, { status: 'failed', error_json: { ...failed }, completed_at: at, version: state.version + 1, updated_at: at });
+    upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
+    if (recorded) await projectExecution({ ...recorded, status: 'failed', error_json: { ...failed }, completed_at: at, version: state.version, updated_at: at }).catch(() => undefined);
+    await condition(allHandlersFinished);
+    return failedWith(failed);
+  }
 
   await step(queuedTransition(state));
   accepted = { ...state };
@@ -137,7 +138,7 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
     startToCloseTimeout: input.agent.timeout_seconds * 1000 + 5000,
     heartbeatTimeout: input.heartbeat_timeout_ms,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: retryPolicy(input.retry, input.max_attempts),
+    retry: retryPolicyOf(input.retry, input.max_attempts),
   });
 
   let ending: ExecutionEnding;
@@ -164,7 +165,10 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
     });
   } catch (error) {
     if (isCancellation(error)) ending = { kind: 'cancelled', request: cancelRequest };
-    else if (error instanceof ActivityFailure) {
+    else if (error instanceof ChildWorkflowFailure && input.approval) {
+      const cause = error.cause instanceof ApplicationFailure ? error.cause : undefined;
+      ending = { kind: 'approval_failed', approval_id: input.approval.approval_id, type: cause?.type ?? 'approval_failed', message: cause?.message ?? error.message };
+    } else if (error instanceof ActivityFailure) {
       const cause = error.cause instanceof ApplicationFailure ? error.cause : undefined;
       const details = cause?.details?.[0] as AttemptFailureDetails | undefined;
       ending = { kind: 'failed', type: cause?.type ?? undefined, message: cause?.message ?? error.message, attempt: attemptOf(error), status: details?.status };
@@ -176,7 +180,7 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
 
   if (input.callback) {
     const callback = input.callback;
-    const { deliverCallback } = proxyActivities<Activities>({ startToCloseTimeout: callback.timeout_ms + 5000, retry: retryPolicy(callback.retry, callback.max_attempts) });
+    const { deliverCallback } = proxyActivities<Activities>({ startToCloseTimeout: callback.timeout_ms + 5000, retry: retryPolicyOf(callback.retry, callback.max_attempts) });
     let outcome: { success: boolean; attempts: number; error?: string };
     try {
       const delivered = await CancellationScope.nonCancellable(() =>

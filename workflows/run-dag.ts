@@ -1,5 +1,6 @@
 import { allHandlersFinished, ChildWorkflowFailure, condition, executeChild, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { createDagActivities } from '../activities/dags';
+import { DATABASE_ACTIVITY_RETRY, failedWith, storageFailure, type WorkflowFailure } from '../contracts/failures';
 import { dagQuery, dagStartedUpdate, type DagNodeSpec, type DagState, type RunDagInput } from '../contracts/run-dag';
 import { PlatformStatusKey } from '../contracts/search-attributes';
 import { planDag, predecessorIds, type NodeProgress } from '../domain/dag';
@@ -22,10 +23,7 @@ import {
 import { approvalWorkflow } from './approval';
 import { executeAgentWorkflow } from './execute-agent';
 
-const { recordDagStep } = proxyLocalActivities<ReturnType<typeof createDagActivities>>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '100 ms', maximumInterval: '10 seconds' },
-});
+const { recordDagStep } = proxyLocalActivities<ReturnType<typeof createDagActivities>>({ startToCloseTimeout: '10 seconds', retry: DATABASE_ACTIVITY_RETRY });
 
 function pendingState(input: RunDagInput, createdAt: string, now: string): DagState {
   const { workflow_id } = input;
@@ -68,7 +66,8 @@ function pendingState(input: RunDagInput, createdAt: string, now: string): DagSt
  * A workflow DAG: runs its nodes in dependency order, independent branches in parallel, each agent node as
  * an execution and each approval node as an approval (child workflows, so each has its own history, read
  * model and provenance), condition nodes by evaluating their condition. The first failure stops new nodes
- * from starting; the nodes already running finish, the rest are skipped, and the workflow fails.
+ * from starting; the nodes already running finish, the rest are skipped, and the workflow fails. A step
+ * that cannot be stored fails the run at once: its last stored state is kept as failed, with the reason.
  */
 export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
   const { workflow_id } = input;
@@ -80,10 +79,16 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
   let started = false;
   let nodeFinished = false;
   const running = new Set<string>();
+  /** The state as last stored, which a failure leaves in the read model. */
+  let recorded: DagState | undefined;
+  let failure: WorkflowFailure | undefined;
+  /** What ended a node's run other than its outcome (a failure to store it), for the main loop to throw. */
+  let nodeError: unknown;
 
   setHandler(dagQuery, () => state);
   setHandler(dagStartedUpdate, async () => {
-    await condition(() => started);
+    await condition(() => started || failure !== undefined);
+    if (!started && failure) throw failedWith(failure);
     return state;
   });
 
@@ -92,8 +97,25 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
     state.version += 1;
     state.updated_at = now();
     upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-    const anchor = await recordDagStep({ provenance: step && dagRecord(run, state, step, state.updated_at), state: { ...state, nodes: state.nodes.map((node) => ({ ...node })) } });
+    const stored = { ...state, nodes: state.nodes.map((node) => ({ ...node })) };
+    const anchor = await recordDagStep({ provenance: step && dagRecord(run, state, step, state.updated_at), state: stored }).catch(async (error: unknown) => {
+      throw await fail(error);
+    });
+    recorded = stored;
     return anchor?.transaction_id;
+  }
+
+  /** A step could not be stored: the run fails, and says why wherever it is read. */
+  async function fail(error: unknown): Promise<unknown> {
+    const failed = storageFailure(error);
+    if (!failed || failure) return failure ? failedWith(failure) : error;
+    failure = failed;
+    const at = now();
+    Object.assign(state, { status: 'failed', error: { ...failed }, completed_at: at, version: state.version + 1, updated_at: at });
+    upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
+    if (recorded) await recordDagStep({ state: { ...recorded, status: 'failed', error: { ...failed }, completed_at: at, version: state.version, updated_at: at } }).catch(() => undefined);
+    await condition(allHandlersFinished);
+    return failedWith(failed);
   }
 
   async function runNode(spec: DagNodeSpec): Promise<NodeOutcome> {
@@ -124,6 +146,8 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
       const at = now();
       Object.assign(node, finishedNodeChanges(outcome, at, Date.parse(at) - Date.parse(node.started_at!)));
       node.provenance_id = (await record(nodeFinishedStep(node, spec.agent?.agent, outcome))) ?? null;
+    } catch (error) {
+      nodeError ??= error;
     } finally {
       running.delete(spec.id);
       nodeFinished = true;
@@ -150,6 +174,7 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
     if (running.size === 0) break;
     nodeFinished = false;
     await condition(() => nodeFinished);
+    if (nodeError !== undefined) throw nodeError;
   }
 
   const ending = dagEnding(state.nodes);

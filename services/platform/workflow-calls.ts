@@ -1,6 +1,16 @@
-import { WorkflowUpdateFailedError, type Client, type WithStartWorkflowOperation } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WithStartWorkflowOperation } from '@temporalio/client';
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { UpdateDefinition, Workflow } from '@temporalio/common';
+import { FAILURE_TYPES } from '../../contracts/failures';
+
+/** A workflow that could not store what it was given, or its answer: the outcome its callers get instead of a hang. */
+export type StorageRefusal = { ok: false; code: typeof FAILURE_TYPES.invalidData | typeof FAILURE_TYPES.storageFailed; detail: string };
+
+/** The refusal of a workflow that failed to store its state, from an Update's or the workflow's failure. */
+export function storageRefusal(failure: { type: string; message: string } | undefined): StorageRefusal | undefined {
+  if (failure?.type !== FAILURE_TYPES.invalidData && failure?.type !== FAILURE_TYPES.storageFailed) return undefined;
+  return { ok: false, code: failure.type, detail: failure.message };
+}
 
 /** The failure an Update's validator or handler rejected the request with, when it did so on purpose. */
 export function updateRejection(error: unknown): { type: string; message: string } | undefined {
@@ -15,23 +25,39 @@ export function isClosedOrMissing(error: unknown): boolean {
   return error instanceof WorkflowNotFoundError || (error instanceof Error && /workflow execution already completed/i.test(error.message));
 }
 
+/** Why a closed workflow failed, when it failed with a typed ApplicationFailure. */
+async function closedFailure(temporal: Client, workflowId: string): Promise<{ type: string; message: string } | undefined> {
+  try {
+    await temporal.workflow.getHandle(workflowId).result();
+    return undefined;
+  } catch (error) {
+    if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure && error.cause.type) return { type: error.cause.type, message: error.cause.message };
+    throw error;
+  }
+}
+
 /**
  * Starts a workflow and waits for its first Update's answer (Update-with-Start, conflict policy USE_EXISTING).
  * When a workflow of that id has already closed (a retry long after the first call), the answer is read
- * from its record instead, never produced twice.
+ * from its record instead, never produced twice. A workflow that could not store what it was given
+ * refuses the Update (or has failed with that reason): its refusal is the outcome.
  */
 export async function startWithUpdate<T, W extends Workflow>(
   temporal: Client,
   update: UpdateDefinition<T, []>,
   start: WithStartWorkflowOperation<W>,
   recorded: () => Promise<T | undefined>,
-): Promise<T> {
+): Promise<{ ok: true; value: T } | StorageRefusal> {
   try {
-    return await temporal.workflow.executeUpdateWithStart(update, { startWorkflowOperation: start });
+    return { ok: true, value: await temporal.workflow.executeUpdateWithStart(update, { startWorkflowOperation: start }) };
   } catch (error) {
+    const refused = storageRefusal(updateRejection(error));
+    if (refused) return refused;
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     const record = await recorded();
-    if (record === undefined) throw new Error(`Workflow ${start.options.workflowId} has closed but left no record`);
-    return record;
+    if (record !== undefined) return { ok: true, value: record };
+    const failed = storageRefusal(await closedFailure(temporal, start.options.workflowId));
+    if (failed) return failed;
+    throw new Error(`Workflow ${start.options.workflowId} has closed but left no record`);
   }
 }

@@ -51,6 +51,11 @@ describe('the transitions of an execution', () => {
       { step_id: 'cancelled', actor: core, event: 'execution.cancelled', changes: { status: 'cancelled', completed_at: AT, error_json: { type: 'approval_rejected', approval_id: 'apr_1', message: 'The call was not approved: its approval was rejected' } } },
     ],
     [
+      'fails, on the core’s account, a call whose approval failed',
+      { kind: 'approval_failed', approval_id: 'apr_1', type: 'invalid_data', message: 'cannot be stored' },
+      { step_id: 'failed', actor: core, event: 'execution.failed', changes: { status: 'failed', completed_at: AT, error_json: { type: 'invalid_data', approval_id: 'apr_1', message: 'cannot be stored' } } },
+    ],
+    [
       'completes, on the agent’s account, with its result at 100 % and the later attempt',
       { kind: 'answered', result: { summary: 'hi' }, attempt: 3 },
       { step_id: 'completed', actor: agentActor, reasoning: 'urn:agent:summarizer answered on attempt 3', changes: { status: 'completed', result_json: { summary: 'hi' }, current_attempt: 3, progress_percent: 100 } },
