@@ -2,7 +2,8 @@ import { ActivityFailure, CancelledFailure, proxyLocalActivities, setHandler, sl
 import type { createWebhookActivities, SendResult } from '../activities/webhooks';
 import { deliveryStatusQuery, type DeliverWebhookInput, type DeliveryState } from '../contracts/deliver-webhook';
 import { DATABASE_ACTIVITY_RETRY, failedWith, NON_RETRYABLE_FAILURE_TYPES, storageFailure } from '../contracts/failures';
-import { judgeAttempt, retryDelaySeconds, type AttemptVerdict, type DeliveryFailureReason } from '../domain/webhooks';
+import { attemptChanges, verdictOnOwnFailure } from '../domain/delivery-steps';
+import { judgeAttempt, type AttemptVerdict, type DeliveryFailureReason } from '../domain/webhooks';
 
 type Activities = ReturnType<typeof createWebhookActivities>;
 
@@ -71,34 +72,15 @@ export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promis
     const sent = await send(input, attempt);
     if (sent.kind === 'inactive') return finish('cancelled', sent.reason);
 
-    // Our own failure (no key to open the secret, a lost worker) is retried on the same schedule.
-    const verdict: AttemptVerdict =
-      sent.kind === 'sent'
-        ? judgeAttempt(sent.outcome, attempt, input.schedule, Math.random())
-        : retryOrGiveUp(retryDelaySeconds(input.schedule, attempt, Math.random()));
+    const verdict: AttemptVerdict = sent.kind === 'sent' ? judgeAttempt(sent.outcome, attempt, input.schedule, Math.random()) : verdictOnOwnFailure(input.schedule, attempt, Math.random());
     const observedAt = now();
     const nextAttemptAt = verdict.kind === 'retry' ? new Date(Date.now() + verdict.delay_seconds * 1000).toISOString() : undefined;
-    const outcome: Partial<DeliveryState> =
-      verdict.kind === 'retry'
-        ? { status: 'retrying', next_attempt_at: nextAttemptAt }
-        : verdict.kind === 'delivered'
-          ? { status: 'succeeded', next_attempt_at: undefined, completed_at: observedAt }
-          : { status: 'failed', failure_reason: verdict.reason, next_attempt_at: undefined, completed_at: observedAt };
-    change({
-      attempts: attempt,
-      last_status_code: sent.kind === 'sent' ? sent.outcome.status : undefined,
-      last_error: sent.kind === 'sent' ? sent.outcome.error : sent.error,
-      ...outcome,
-    });
+    change(attemptChanges(attempt, sent.kind === 'sent' ? sent.outcome : { error: sent.error }, verdict, { observed_at: observedAt, next_attempt_at: nextAttemptAt }));
     const recorded = await store((snapshot) => recordDeliveryAttempt({ state: snapshot, sent, verdict, observed_at: observedAt, next_attempt_at: nextAttemptAt }));
     if (verdict.kind !== 'retry') return state;
     if (recorded.endpoint_disabled) return finish('failed', 'endpoint_disabled');
     await sleep(verdict.delay_seconds * 1000);
   }
-}
-
-function retryOrGiveUp(delay: number | undefined): AttemptVerdict {
-  return delay === undefined ? { kind: 'give_up', reason: 'retries_exhausted' } : { kind: 'retry', delay_seconds: delay };
 }
 
 async function send(input: DeliverWebhookInput, attempt: number): Promise<SendResult> {
