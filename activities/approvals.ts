@@ -3,9 +3,10 @@ import { upsertApprovalProjection } from '../db/approvals';
 import { appendProvenance } from '../db/ledger';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
 import type { ApprovalState } from '../contracts/approval';
+import { withInvalidDataFailures } from './failures';
 
 export function createApprovalActivities(deps: { db: Knex }) {
-  return {
+  return withInvalidDataFailures({
     /**
      * One transition of an approval: its provenance record and events, then the read model showing it with
      * the record's id. Both writes are idempotent (the record by its step, the projection by its version).
@@ -15,5 +16,10 @@ export function createApprovalActivities(deps: { db: Knex }) {
       await upsertApprovalProjection(deps.db, { ...step.state, provenance_id: anchor.transaction_id });
       return anchor;
     },
-  };
+
+    /** The read model alone, for a state with no transition to record (a request that failed). */
+    async projectApproval(state: ApprovalState): Promise<void> {
+      await upsertApprovalProjection(deps.db, state);
+    },
+  });
 }

@@ -5,13 +5,14 @@ import { latestCheckpoint } from '../db/ledger-blocks';
 import { inDomains, tallyRecords, type ComplianceRecord, type ComplianceTally, type LedgerSnapshot } from '../domain/compliance';
 import type { ProvenanceEntry } from '../domain/provenance';
 import { leafHashOfBody } from '../services/ledger/rfc6962';
+import { withInvalidDataFailures } from './failures';
 
 export type { ComplianceReportProjection };
 
 const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
 
 export function createComplianceActivities(deps: { db: Knex }) {
-  return {
+  return withInvalidDataFailures({
     /**
      * Tallies one page of a period's records: each record's body is hashed again and compared with its
      * leaf, so a record edited after sealing fails the report's records_sealed check.
@@ -51,5 +52,5 @@ export function createComplianceActivities(deps: { db: Knex }) {
     async projectComplianceReport(projection: ComplianceReportProjection): Promise<void> {
       await upsertComplianceReport(deps.db, projection);
     },
-  };
+  });
 }

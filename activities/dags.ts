@@ -3,9 +3,10 @@ import { upsertDagProjection } from '../db/dags';
 import { appendProvenance } from '../db/ledger';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
 import type { DagState } from '../contracts/run-dag';
+import { withInvalidDataFailures } from './failures';
 
 export function createDagActivities(deps: { db: Knex }) {
-  return {
+  return withInvalidDataFailures({
     /**
      * A step of a workflow DAG: its provenance record when it has one (start, each node's end, the end),
      * then the read model. Idempotent: the record by its step, the projection by its version.
@@ -15,5 +16,5 @@ export function createDagActivities(deps: { db: Knex }) {
       await upsertDagProjection(deps.db, step.state);
       return anchor;
     },
-  };
+  });
 }

@@ -14,6 +14,7 @@ import { postJson, type PostOutcome } from '../lib/outbound/post';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../lib/outbound/signature';
 import { createOutboundGuard } from '../lib/outbound/url-guard';
 import type { AgentAnswer, AttemptFailureDetails, ExecutionState } from '../contracts/execute-agent';
+import { withInvalidDataFailures } from './failures';
 
 export interface AgentInvocation {
   execution_id: string;
@@ -74,7 +75,7 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
   const keyRing = createKeyRing(deps.db);
   const { platform } = deps.settings;
 
-  return {
+  return withInvalidDataFailures({
     /** One transition of an execution: provenance and events, then the read model with the record's id. */
     async recordExecutionStep(step: { provenance: AppendProvenanceInput; state: ExecutionState }): Promise<LedgerAnchor> {
       const anchor = await appendProvenance(deps.db, step.provenance);
@@ -197,5 +198,5 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
       if (verdict.kind !== 'success') throw attemptFailure(verdict, `${delivery.url} ${describe(outcome)}`, { attempt, status: outcome.status }, outcome.retryAfterSeconds);
       return { attempt, status: outcome.status! };
     },
-  };
+  });
 }

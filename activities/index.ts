@@ -6,7 +6,7 @@ import { createApprovalActivities } from './approvals';
 import { createComplianceActivities } from './compliance';
 import { createDagActivities } from './dags';
 import { createExecutionActivities } from './executions';
-import { withNonRetryableFailures } from './failures';
+import { withInvalidDataFailures } from './failures';
 import { createLedgerActivities } from './ledger';
 import { createRoutingActivities } from './routing';
 import { createWebhookActivities } from './webhooks';
@@ -21,13 +21,13 @@ export interface ActivityDeps {
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return withNonRetryableFailures({
+  return {
     ...createLedgerActivities(deps),
-    ...createRoutingActivities(deps),
+    ...withInvalidDataFailures(createRoutingActivities(deps)),
     ...createComplianceActivities(deps),
     ...createApprovalActivities(deps),
     ...createExecutionActivities(deps),
     ...createDagActivities(deps),
     ...createWebhookActivities(deps),
-  });
+  };
 }

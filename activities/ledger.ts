@@ -8,6 +8,7 @@ import type { Logger } from '../lib/logger';
 import { ensureLedgerKey, type LedgerKey } from '../services/ledger/keys';
 import { sealBlock, type SealedBlock } from '../services/ledger/seal';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
+import { withInvalidDataFailures } from './failures';
 
 export type DueBlock = { kind: 'idle' } | { kind: 'close'; block_number: number } | { kind: 'seal'; through_block: number };
 
@@ -25,7 +26,7 @@ export function createLedgerActivities(deps: { db: Knex; settings: WorkerSetting
     return key;
   };
 
-  return {
+  return withInvalidDataFailures({
     /** Provenance for workflows with no read model of their own to write in the same step; idempotent per (subject, step). */
     async appendProvenance(input: AppendProvenanceInput): Promise<LedgerAnchor> {
       return ledger.appendProvenance(deps.db, input);
@@ -73,5 +74,5 @@ export function createLedgerActivities(deps: { db: Knex; settings: WorkerSetting
       if (last) deps.logger.debug('ledger blocks sealed', { blocks: blocks.length, block_number: last.block_number, tree_size: last.tree_size });
       return { count: blocks.length, last };
     },
-  };
+  });
 }

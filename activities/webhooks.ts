@@ -28,6 +28,7 @@ import { secretContext } from '../services/webhooks/subscriptions';
 import { subscriptionChangeEntry } from '../services/webhooks/subscription-provenance';
 import type { DeliveryState } from '../contracts/deliver-webhook';
 import { FAILURE_TYPES } from '../contracts/failures';
+import { withInvalidDataFailures } from './failures';
 
 /** Headers beside the signature: which kind of event, and which subscription, a receiver is looking at. */
 export const EVENT_HEADER = 'X-Svc-Event';
@@ -124,7 +125,7 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
     logger.warn('webhook endpoint disabled', { subscription_id: subscription.subscription_id, reason, failing_since: failingSince, delivery_id: input.state.delivery_id });
   }
 
-  return {
+  return withInvalidDataFailures({
     /**
      * One pass of the outbox dispatcher, in one transaction: claim the oldest undispatched events, start
      * a delivery per event and matching enabled subscription, mark the events dispatched. A crash before
@@ -244,5 +245,5 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
         return { endpoint_disabled: true };
       });
     },
-  };
+  });
 }

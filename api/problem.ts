@@ -48,6 +48,9 @@ export const PROBLEM_TYPES = {
   callback_secret_required: { status: 422, title: 'A callback_url needs a callback signing secret first', remediation: ['Create a callback signing secret with POST /v1/callback-secrets, then retry'] },
   workflow_not_found: { status: 404, title: 'No such workflow', remediation: ['Check the workflow id returned when it was created'] },
   task_not_found: { status: 404, title: 'No such task', remediation: ['Check the task id returned when it was created'] },
+  // A workflow that could not store what it was given (a value Postgres refuses), or could not store at all.
+  invalid_data: { status: 422, title: 'A value in the request cannot be stored', remediation: ['Remove the value named in detail (e.g. a NUL character or an unpaired surrogate) and send the request again'] },
+  storage_failed: { status: 503, title: 'The change could not be stored', remediation: ['Retry later with the same Idempotency-Key', 'If it persists, contact support quoting incident_id'] },
   // Webhooks and events.
   webhook_not_found: { status: 404, title: 'No such webhook subscription', remediation: ['List subscriptions with GET /v1/orch/webhooks'] },
   webhook_delivery_not_found: { status: 404, title: 'No such webhook delivery', remediation: ['List the subscription’s deliveries with GET /v1/orch/webhooks/{subscription_id}/deliveries'] },

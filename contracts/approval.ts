@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RiskFactor } from '../domain/agent-calls';
 import type { ApprovalResponse, ApprovalStatus, ResponseKind } from '../domain/approvals';
 import type { RiskLevel } from '../domain/risk';
+import type { WorkflowFailure } from './failures';
 
 /** What is asked, of whom, and until when; the workflow id is approval_id. */
 export interface ApprovalRequest {
@@ -39,6 +40,8 @@ export interface ApprovalState extends ApprovalRequest {
   cancel_reason?: string;
   /** Ledger transaction of the latest transition. */
   provenance_id?: string;
+  /** Why the request failed (status failed): what it was given could not be stored. */
+  failure?: WorkflowFailure;
   created_at: string;
   responded_at?: string;
   updated_at: string;
@@ -60,7 +63,7 @@ export interface CancelApprovalInput {
 export const APPROVAL_WORKFLOW = 'approvalWorkflow';
 export type ApprovalWorkflow = (request: ApprovalRequest) => Promise<ApprovalState>;
 
-/** Answers once the request is recorded: what its creator (Update-with-Start) is answered with. */
+/** Answers once the request is recorded: what its creator (Update-with-Start) is answered with; refused with the failure when it fails. */
 export const approvalCreatedUpdate = defineUpdate<ApprovalState>('created');
 /** Refused with FAILURE_TYPES.approvalNotPending unless the request is still pending. */
 export const respondUpdate = defineUpdate<ApprovalState, [RespondInput]>('respond');

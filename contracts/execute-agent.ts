@@ -1,7 +1,8 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineUpdate, type RetryPolicy } from '@temporalio/workflow';
 import type { ExecutionStatus, RiskFactor } from '../domain/agent-calls';
 import type { RiskLevel } from '../domain/risk';
 import type { ApprovalRequest } from './approval';
+import { NON_RETRYABLE_FAILURE_TYPES } from './failures';
 
 export interface AgentTarget {
   agent_id: string;
@@ -95,6 +96,44 @@ export interface AgentAnswer {
 export interface AttemptFailureDetails {
   attempt: number;
   status?: number | undefined;
+}
+
+/** The Temporal retry policy of an agent call or a callback: its schedule, bounded by its attempts. */
+export function retryPolicyOf(schedule: RetrySchedule, maximumAttempts: number): RetryPolicy {
+  return {
+    maximumAttempts,
+    initialInterval: schedule.initial_interval_ms,
+    backoffCoefficient: schedule.backoff_coefficient,
+    maximumInterval: schedule.maximum_interval_ms,
+    nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
+  };
+}
+
+/** An execution's state when it is queued: the input, as the read model and the API show it. */
+export function queuedExecution(input: ExecuteAgentInput, queued_at: string, updated_at: string): ExecutionState {
+  return {
+    execution_id: input.execution_id,
+    version: 0,
+    status: 'queued',
+    agent_id: input.agent.agent_id,
+    agent_uri: input.agent.agent_uri,
+    capability_uri: input.capability_uri,
+    requester_passport_id: input.requester_passport_id,
+    requested_by: input.requested_by,
+    parameters: input.parameters,
+    risk_level: input.risk.level,
+    risk_factors: input.risk.factors,
+    progress_percent: 0,
+    callback_attempts: 0,
+    max_attempts: input.max_attempts,
+    current_attempt: 0,
+    queued_at,
+    updated_at,
+    ...(input.task_id ? { task_id: input.task_id } : {}),
+    ...(input.approval ? { approval_id: input.approval.approval_id } : {}),
+    ...(input.dag ? { workflow_id: input.dag.workflow_id, node_id: input.dag.node_id } : {}),
+    ...(input.callback ? { callback_url: input.callback.url } : {}),
+  };
 }
 
 /** The workflow's type name and signature, so that clients start it without loading workflow code. */

@@ -1,4 +1,4 @@
-import type { RetryPolicy } from '@temporalio/workflow';
+import { ApplicationFailure, CancelledFailure, TemporalFailure, type RetryPolicy } from '@temporalio/workflow';
 
 /**
  * Every ApplicationFailure type the project raises, in one list: update refusals that the API turns into
@@ -19,6 +19,8 @@ export const FAILURE_TYPES = {
   invalidData: 'invalid_data',
   secretsUnavailable: 'secrets_unavailable',
   noSigningSecret: 'no_signing_secret',
+  // How a workflow states that it could not store its state: the read model's failure, the workflow's own.
+  storageFailed: 'storage_failed',
 } as const;
 
 export type FailureType = (typeof FAILURE_TYPES)[keyof typeof FAILURE_TYPES];
@@ -38,3 +40,31 @@ export const DATABASE_ACTIVITY_RETRY: RetryPolicy = {
   maximumAttempts: 70,
   nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
 };
+
+/** Refuses an Update (from its validator or its handler) with a failure of this type, when there is a reason to. */
+export function refuseWith(type: FailureType, reason: string | undefined): void {
+  if (reason !== undefined) throw ApplicationFailure.create({ type, message: reason, nonRetryable: true });
+}
+
+/** Why a workflow failed, as its state, its query and its read model say. */
+export interface WorkflowFailure {
+  type: typeof FAILURE_TYPES.invalidData | typeof FAILURE_TYPES.storageFailed;
+  message: string;
+}
+
+/**
+ * What a failed database activity means for its workflow: invalid data as the activity named it, anything
+ * else (its retries spent) as storage that failed. Undefined for a cancellation, which is no failure.
+ */
+export function storageFailure(error: unknown): WorkflowFailure | undefined {
+  if (!(error instanceof TemporalFailure) || error instanceof CancelledFailure) return undefined;
+  for (let cause: unknown = error; cause instanceof TemporalFailure; cause = cause.cause) {
+    if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.invalidData) return { type: FAILURE_TYPES.invalidData, message: cause.message };
+  }
+  return { type: FAILURE_TYPES.storageFailed, message: `The database did not take the change within its retries: ${error.message}` };
+}
+
+/** The failure a workflow ends with once it has stated it: the same type and message, for callers and the Temporal UI. */
+export function failedWith(failure: WorkflowFailure): ApplicationFailure {
+  return ApplicationFailure.create({ type: failure.type, message: failure.message, nonRetryable: true });
+}

@@ -40,6 +40,7 @@ export async function upsertApprovalProjection(db: Knex, state: ApprovalState): 
     cancel_reason: state.cancel_reason ?? null,
     requested_by: state.requested_by,
     provenance_id: state.provenance_id ?? null,
+    failure: json(state.failure),
     created_at: state.created_at,
     responded_at: state.responded_at ?? null,
     expires_at: state.expires_at,

@@ -4,7 +4,8 @@
  * modified parameters must fit when the request names none.
  */
 
-export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired', 'cancelled'] as const;
+/** failed: the request, or its answer, could not be stored (see its failure); no human acts on it any more. */
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired', 'cancelled', 'failed'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 export const APPROVAL_DECISIONS = ['approved', 'rejected'] as const;

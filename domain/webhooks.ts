@@ -84,12 +84,13 @@ export const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed', 
  * pending    the first attempt has not answered yet
  * retrying   an attempt failed; the next one is scheduled (next_attempt_at)
  * succeeded  the receiver answered 2xx
- * failed     given up: endpoint gone (410), destination refused, retries exhausted, or endpoint disabled
+ * failed     given up: endpoint gone (410), destination refused, retries exhausted, endpoint disabled, or not storable
  * cancelled  the subscription was disabled or deleted before the delivery could be made
  */
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-export type DeliveryFailureReason = GiveUpReason | 'endpoint_disabled' | 'subscription_disabled' | 'subscription_deleted';
+/** invalid_data and storage_failed: the attempt was made, but what it came to could not be stored. */
+export type DeliveryFailureReason = GiveUpReason | 'endpoint_disabled' | 'subscription_disabled' | 'subscription_deleted' | 'invalid_data' | 'storage_failed';
 
 export type EndpointDisableReason = 'endpoint_gone' | 'failing';
 

@@ -4,6 +4,7 @@ import * as orchestration from './20261123000100_orchestration';
 import * as ledger from './20261123000200_ledger';
 import * as webhooks from './20261123000300_webhooks';
 import * as platform from './20261123000400_platform';
+import * as approvalFailures from './20261124000100_approval_failures';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -12,4 +13,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261123000200_ledger', migration: ledger },
   { name: '20261123000300_webhooks', migration: webhooks },
   { name: '20261123000400_platform', migration: platform },
+  { name: '20261124000100_approval_failures', migration: approvalFailures },
 ];

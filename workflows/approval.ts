@@ -1,6 +1,5 @@
 import {
   allHandlersFinished,
-  ApplicationFailure,
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
@@ -11,49 +10,25 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createApprovalActivities } from '../activities/approvals';
-import {
-  approvalCreatedUpdate,
-  approvalQuery,
-  approvalRequestedSignal,
-  cancelApprovalUpdate,
-  respondUpdate,
-  type ApprovalRequest,
-  type ApprovalState,
-  type CancelApprovalInput,
-  type RespondInput,
-} from '../contracts/approval';
-import { FAILURE_TYPES } from '../contracts/failures';
+import { approvalCreatedUpdate, approvalQuery, approvalRequestedSignal, cancelApprovalUpdate, respondUpdate } from '../contracts/approval';
+import type { ApprovalRequest, ApprovalState, CancelApprovalInput, RespondInput } from '../contracts/approval';
+import { DATABASE_ACTIVITY_RETRY, failedWith, FAILURE_TYPES, refuseWith, storageFailure, type WorkflowFailure } from '../contracts/failures';
 import { PlatformStatusKey } from '../contracts/search-attributes';
-import type { EventKind } from '../domain/events';
-import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';
+import { answerRefusal, approvalRecord, endedTransition, requestedTransition, type ApprovalEnding, type ApprovalTransition } from '../domain/approval-steps';
+import { unstorableRefusal } from '../domain/storable-text';
 
-const { recordApprovalStep } = proxyLocalActivities<ReturnType<typeof createApprovalActivities>>({
+const { recordApprovalStep, projectApproval } = proxyLocalActivities<ReturnType<typeof createApprovalActivities>>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '100 ms', maximumInterval: '10 seconds' },
+  retry: DATABASE_ACTIVITY_RETRY,
 });
-
-function eventData(state: ApprovalState): Record<string, unknown> {
-  return {
-    approval_id: state.approval_id,
-    status: state.status,
-    org_did: state.org_did ?? null,
-    task_id: state.task_id ?? null,
-    agent_id: state.agent_id ?? null,
-    execution_id: state.execution_id ?? null,
-    requester_passport_id: state.requester_passport_id,
-    approver_passport_id: state.approver_passport_id ?? null,
-    risk_level: state.risk_level,
-    expires_at: state.expires_at,
-    ...(state.responded_by ? { responded_by: state.responded_by, modified_params: state.modified_params ?? null } : {}),
-    ...(state.cancelled_by ? { cancelled_by: state.cancelled_by, reason: state.cancel_reason ?? null } : {}),
-  };
-}
 
 /**
  * One approval request: pending until a human approves or rejects it (respond Update), someone cancels it
  * (cancel Update, or cancellation of the workflow, e.g. by the execution that asked), or its deadline passes
  * (a durable timer, so it expires even when no worker was up at that instant). Each transition is a
- * provenance record and an event; a second answer is refused by the Updates' validators.
+ * provenance record and an event; a second answer is refused by the Updates' validators. A transition
+ * that cannot be stored fails the request: its last stored state is kept as failed, waiting callers are
+ * refused with the failure, and the workflow fails with it.
  */
 export async function approvalWorkflow(request: ApprovalRequest): Promise<ApprovalState> {
   const { approval_id } = request;
@@ -63,21 +38,24 @@ export async function approvalWorkflow(request: ApprovalRequest): Promise<Approv
   let recordedVersion = 0;
   /** The request as first recorded: what its creator is answered with. */
   let requested: ApprovalState | undefined = undefined;
-  let answer: { kind: 'respond'; input: RespondInput } | { kind: 'cancel'; input: CancelApprovalInput } | undefined;
+  /** The state as last stored, which a failure leaves in the read model. */
+  let recorded: ApprovalState | undefined = undefined;
+  let failure: WorkflowFailure | undefined;
+  let answer: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }> | undefined;
 
-  const notPending = (message: string) => ApplicationFailure.create({ type: FAILURE_TYPES.approvalNotPending, message, nonRetryable: true });
-  // The clock check covers a deadline that has passed while its timer has not been processed yet (no worker
-  // was up at the deadline): the request is expired, whatever arrives first when a worker comes back.
-  const mustBePending = () => {
-    if (answer) throw notPending(`Approval ${approval_id} is already being answered`);
-    if (state.status !== 'pending') throw notPending(`Approval ${approval_id} is ${state.status}, not pending`);
-    if (Date.now() >= deadline) throw notPending(`Approval ${approval_id} expired at ${request.expires_at}`);
+  const mustBePending = (input: RespondInput | CancelApprovalInput) => {
+    refuseWith(FAILURE_TYPES.approvalNotPending, answerRefusal(state, answer !== undefined, Date.now(), deadline));
+    refuseWith(FAILURE_TYPES.invalidData, unstorableRefusal(input, 'answer'));
   };
-  const settled = () => condition(() => state.status !== 'pending' && recordedVersion === state.version);
+  const settled = async () => {
+    await condition(() => failure !== undefined || (state.status !== 'pending' && recordedVersion === state.version));
+    if (failure) throw failedWith(failure);
+  };
 
   setHandler(approvalQuery, () => state);
   setHandler(approvalCreatedUpdate, async () => {
-    await condition(() => requested !== undefined);
+    await condition(() => requested !== undefined || failure !== undefined);
+    if (failure) throw failedWith(failure);
     return requested!;
   });
   setHandler(
@@ -87,7 +65,7 @@ export async function approvalWorkflow(request: ApprovalRequest): Promise<Approv
       await settled();
       return state;
     },
-    { validator: (_input: RespondInput) => mustBePending() },
+    { validator: (input: RespondInput) => mustBePending(input) },
   );
   setHandler(
     cancelApprovalUpdate,
@@ -96,32 +74,34 @@ export async function approvalWorkflow(request: ApprovalRequest): Promise<Approv
       await settled();
       return state;
     },
-    { validator: (_input: CancelApprovalInput) => mustBePending() },
+    { validator: (input: CancelApprovalInput) => mustBePending(input) },
   );
 
-  async function step(step_id: string, actor: ProvenanceActor, action: string, reasoning: string, event: EventKind, changes: Partial<ApprovalState>): Promise<void> {
+  async function step(transition: ApprovalTransition): Promise<void> {
     const at = now();
-    Object.assign(state, changes, { version: state.version + 1, updated_at: at });
+    Object.assign(state, transition.changes, { version: state.version + 1, updated_at: at });
     upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-    const anchor = await recordApprovalStep({
-      provenance: {
-        entry: { subject_id: approval_id, step_id, timestamp: at, actor, action, input_data: { ...request }, output_data: { status: state.status, ...changes }, reasoning },
-        events: [{ event, data: eventData(state) }],
-      },
-      state: { ...state },
+    const anchor = await recordApprovalStep({ provenance: approvalRecord(request, state, transition, at), state: { ...state } }).catch(async (error: unknown) => {
+      throw await fail(error);
     });
     state.provenance_id = anchor.transaction_id;
     recordedVersion = state.version;
+    recorded = { ...state };
   }
 
-  await step(
-    'requested',
-    request.agent_id ? { type: 'ai_agent', agent_id: request.agent_id, did: request.requester_passport_id } : { type: 'human', did: request.requester_passport_id },
-    'approval_requested',
-    `${request.requester_passport_id} asks ${request.approver_passport_id ?? 'an approver'} to approve: ${request.action_description}`,
-    'approval.requested',
-    {},
-  );
+  /** A transition could not be stored: the request fails, and says why wherever it is read. */
+  async function fail(error: unknown): Promise<unknown> {
+    const failed = storageFailure(error);
+    if (!failed) return error;
+    failure = failed;
+    Object.assign(state, { status: 'failed', failure, version: state.version + 1, updated_at: now() });
+    upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
+    if (recorded) await projectApproval({ ...recorded, status: 'failed', failure, version: state.version, updated_at: state.updated_at }).catch(() => undefined);
+    await condition(allHandlersFinished);
+    return failedWith(failure);
+  }
+
+  await step(requestedTransition(request));
   requested = { ...state };
   const parent = workflowInfo().parent;
   if (parent && request.execution_id === parent.workflowId) {
@@ -136,46 +116,10 @@ export async function approvalWorkflow(request: ApprovalRequest): Promise<Approv
     await condition(() => answer !== undefined, Math.max(1, deadline - Date.now()));
   } catch (error) {
     if (!isCancellation(error)) throw error;
-    const by = request.execution_id ?? request.workflow_id;
-    await CancellationScope.nonCancellable(() =>
-      step('cancelled', { type: 'orch_core', did: ORCH_CORE_DID }, 'approval_cancelled', 'The workflow was cancelled', 'approval.cancelled', {
-        status: 'cancelled',
-        cancelled_by: ORCH_CORE_DID,
-        cancel_reason: by ? `${by} was cancelled` : 'cancelled in Temporal',
-        responded_at: now(),
-      }),
-    );
+    await CancellationScope.nonCancellable(() => step(endedTransition(request, { kind: 'workflow_cancelled' }, now())));
     throw error;
   }
-
-  if (answer?.kind === 'respond') {
-    const { input } = answer;
-    await step(
-      'responded',
-      { type: 'human', did: input.responded_by },
-      `approval_${input.decision}`,
-      input.comment ?? `${input.responded_by} ${input.decision} the request (${input.response_kind}; caller ${input.principal})`,
-      input.decision === 'approved' ? 'approval.approved' : 'approval.rejected',
-      {
-        status: input.decision,
-        responded_by: input.responded_by,
-        response_kind: input.response_kind,
-        responded_at: now(),
-        ...(input.comment !== undefined ? { response_comment: input.comment } : {}),
-        ...(input.modified_params !== undefined ? { modified_params: input.modified_params } : {}),
-      },
-    );
-  } else if (answer?.kind === 'cancel') {
-    const { input } = answer;
-    await step('cancelled', { type: 'human', did: input.cancelled_by }, 'approval_cancelled', input.reason ?? `${input.cancelled_by} cancelled the request (caller ${input.principal})`, 'approval.cancelled', {
-      status: 'cancelled',
-      cancelled_by: input.cancelled_by,
-      responded_at: now(),
-      ...(input.reason !== undefined ? { cancel_reason: input.reason } : {}),
-    });
-  } else {
-    await step('expired', { type: 'orch_core', did: ORCH_CORE_DID }, 'approval_expired', `No answer by ${request.expires_at}`, 'approval.expired', { status: 'expired' });
-  }
+  await step(endedTransition(request, answer ?? { kind: 'expired' }, now()));
 
   await condition(allHandlersFinished);
   return state;

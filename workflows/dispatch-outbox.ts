@@ -1,35 +1,48 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, continueAsNew, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks';
 import { wakeSignal } from '../contracts/dispatch-outbox';
+import { DATABASE_ACTIVITY_RETRY } from '../contracts/failures';
 
 /** Passes per run before continuing as new, so that an idle dispatcher's history stays short too. */
 export const PASSES_PER_RUN = 500;
 
+/** The wait before the pass after one that gave up, until a pass has said what the poll interval is. */
+const POLL_INTERVAL_UNKNOWN_MS = 10_000;
+
 const { dispatchOutboxBatch } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
   startToCloseTimeout: '2 minutes',
-  // Until Postgres and Temporal answer again; nothing is marked dispatched before its deliveries started.
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  // Nothing is marked dispatched before its deliveries started, so a pass that gives up loses nothing.
+  retry: DATABASE_ACTIVITY_RETRY,
 });
 
 /**
  * Reads the outbox for ever: each pass claims a batch of undispatched events, starts one delivery
  * workflow per event and matching subscription, and marks the batch dispatched. It passes again at once
  * while there is more, on a wake signal, or after the poll interval (the safety net for lost signals).
- * Batch size and poll interval come from the configuration of the worker that runs the pass.
+ * Batch size and poll interval come from the configuration of the worker that runs the pass. A pass
+ * that gives up after its retries (Postgres or Temporal away for long) is logged, and the next one tries.
  */
 export async function dispatchOutboxWorkflow(): Promise<void> {
   let woken = false;
   setHandler(wakeSignal, () => {
     woken = true;
   });
+  let pollIntervalMs = POLL_INTERVAL_UNKNOWN_MS;
   for (let pass = 1; ; pass += 1) {
     woken = false;
-    const { more, poll_interval_ms } = await dispatchOutboxBatch({ task_queue: workflowInfo().taskQueue });
+    let more = false;
+    try {
+      const dispatched = await dispatchOutboxBatch({ task_queue: workflowInfo().taskQueue });
+      ({ more, poll_interval_ms: pollIntervalMs } = dispatched);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      log.warn('an outbox pass gave up; the next pass tries again', { error: error.cause?.message ?? error.message });
+    }
     if (pass >= PASSES_PER_RUN || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       // The next run starts with a pass, so a wake-up that arrives now is not lost.
       return continueAsNew<typeof dispatchOutboxWorkflow>();
     }
-    if (!more) await condition(() => woken, poll_interval_ms);
+    if (!more) await condition(() => woken, pollIntervalMs);
   }
 }

@@ -4,6 +4,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
+  ChildWorkflowFailure,
   condition,
   executeChild,
   isCancellation,
@@ -15,30 +16,21 @@ import {
 } from '@temporalio/workflow';
 import type { createExecutionActivities } from '../activities/executions';
 import { approvalRequestedSignal } from '../contracts/approval';
-import {
-  cancelExecutionUpdate,
-  executionAcceptedUpdate,
-  executionQuery,
-  progressUpdate,
-  type AttemptFailureDetails,
-  type CancelExecutionInput,
-  type ExecuteAgentInput,
-  type ExecutionState,
-} from '../contracts/execute-agent';
-import { FAILURE_TYPES } from '../contracts/failures';
+import { cancelExecutionUpdate, executionAcceptedUpdate, executionQuery, progressUpdate } from '../contracts/execute-agent';
+import { queuedExecution, retryPolicyOf } from '../contracts/execute-agent';
+import type { AttemptFailureDetails, CancelExecutionInput, ExecuteAgentInput, ExecutionState } from '../contracts/execute-agent';
+import { DATABASE_ACTIVITY_RETRY, failedWith, FAILURE_TYPES, refuseWith, storageFailure, type WorkflowFailure } from '../contracts/failures';
 import { PlatformStatusKey } from '../contracts/search-attributes';
-import { isFinished } from '../domain/agent-calls';
-import type { EventKind } from '../domain/events';
-import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';
+import { callbackTransition, cancelRefusal, executionRecord, finishedTransition, progressChanges, progressRefusal, queuedTransition, startedTransition } from '../domain/execution-steps';
+import type { ExecutionEnding, ExecutionTransition } from '../domain/execution-steps';
+import { unstorableRefusal } from '../domain/storable-text';
 import { approvalWorkflow } from './approval';
 
 type Activities = ReturnType<typeof createExecutionActivities>;
 
-const { recordExecutionStep, projectExecution } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '100 ms', maximumInterval: '10 seconds' },
-});
+const { recordExecutionStep, projectExecution } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: DATABASE_ACTIVITY_RETRY });
 
+/** The attempt an invocation or callback failure reports in its details. */
 function attemptOf(error: ActivityFailure): number | undefined {
   const cause = error.cause;
   if (!(cause instanceof ApplicationFailure)) return undefined;
@@ -50,43 +42,23 @@ function attemptOf(error: ActivityFailure): number | undefined {
  * policy wants it, the call first waits for its approval (a child approval workflow). The agent is called
  * over HTTP by an activity whose retry policy is the execution's (max_attempts and backoff); the agent
  * reports progress through the API, which delivers it here as an Update. When the execution finishes,
- * its callback_url receives the result, signed, with its own retries.
+ * its callback_url receives the result, signed, with its own retries. A transition that cannot be stored
+ * fails the execution: its last stored state is kept as failed, and the workflow fails with the reason.
  */
 export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<ExecutionState> {
   const { execution_id } = input;
   const now = () => new Date().toISOString();
-  const state: ExecutionState = {
-    execution_id,
-    version: 0,
-    status: 'queued',
-    agent_id: input.agent.agent_id,
-    agent_uri: input.agent.agent_uri,
-    capability_uri: input.capability_uri,
-    requester_passport_id: input.requester_passport_id,
-    requested_by: input.requested_by,
-    parameters: input.parameters,
-    risk_level: input.risk.level,
-    risk_factors: input.risk.factors,
-    progress_percent: 0,
-    callback_attempts: 0,
-    max_attempts: input.max_attempts,
-    current_attempt: 0,
-    queued_at: new Date(workflowInfo().startTime).toISOString(),
-    updated_at: now(),
-    ...(input.task_id ? { task_id: input.task_id } : {}),
-    ...(input.approval ? { approval_id: input.approval.approval_id } : {}),
-    ...(input.dag ? { workflow_id: input.dag.workflow_id, node_id: input.dag.node_id } : {}),
-    ...(input.callback ? { callback_url: input.callback.url } : {}),
-  };
+  const state = queuedExecution(input, new Date(workflowInfo().startTime).toISOString(), now());
   /** The state as recorded when the call was accepted: what the caller is answered with. */
   let accepted: ExecutionState | undefined = undefined;
   let approvalRequested = false;
   let finishedRecorded = false;
   let cancelRequest: CancelExecutionInput | undefined;
+  /** The state as last stored, which a failure leaves in the read model. */
+  let recorded: ExecutionState | undefined;
+  let failure: WorkflowFailure | undefined;
   // The approval wait and the agent call run here, so a cancel stops whichever is under way.
   const work = new CancellationScope();
-
-  const failure = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
 
   setHandler(executionQuery, () => state);
   setHandler(approvalRequestedSignal, () => {
@@ -94,7 +66,8 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
   });
   // Accepted once queued and, when an approval is asked for, once that request is recorded too.
   setHandler(executionAcceptedUpdate, async () => {
-    await condition(() => (accepted !== undefined && (!input.approval || approvalRequested)) || finishedRecorded);
+    await condition(() => (accepted !== undefined && (!input.approval || approvalRequested)) || finishedRecorded || failure !== undefined);
+    if (!accepted && failure) throw failedWith(failure);
     return accepted ?? state;
   });
   setHandler(
@@ -102,109 +75,82 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
     async (request) => {
       cancelRequest = request;
       work.cancel();
-      await condition(() => finishedRecorded);
-      if (state.status !== 'cancelled') throw failure(FAILURE_TYPES.executionNotCancellable, `Execution ${execution_id} ${state.status} before it could be cancelled`);
+      await condition(() => finishedRecorded || failure !== undefined);
+      if (failure) throw failedWith(failure);
+      refuseWith(FAILURE_TYPES.executionNotCancellable, state.status === 'cancelled' ? undefined : `Execution ${execution_id} ${state.status} before it could be cancelled`);
       return state;
     },
     {
-      validator: (_request: CancelExecutionInput) => {
-        if (cancelRequest || isFinished(state.status)) throw failure(FAILURE_TYPES.executionNotCancellable, `Execution ${execution_id} is ${cancelRequest ? 'already being cancelled' : state.status}`);
+      validator: (request: CancelExecutionInput) => {
+        refuseWith(FAILURE_TYPES.executionNotCancellable, cancelRefusal(state, cancelRequest !== undefined));
+        refuseWith(FAILURE_TYPES.invalidData, unstorableRefusal(request, 'cancel'));
       },
     },
   );
   setHandler(
     progressUpdate,
     async (report) => {
-      state.current_attempt = Math.max(state.current_attempt, report.attempt);
-      state.progress_percent = report.progress_percent;
-      if (report.progress_message !== undefined) state.progress_message = report.progress_message;
-      state.version += 1;
-      state.updated_at = now();
-      await projectExecution({ ...state });
+      Object.assign(state, progressChanges(state, report), { version: state.version + 1, updated_at: now() });
+      await projectExecution({ ...state }).catch((error: unknown) => {
+        const failed = storageFailure(error);
+        throw failed ? failedWith(failed) : error;
+      });
       return state;
     },
     {
       validator: (report) => {
-        if (state.status !== 'processing' || cancelRequest) throw failure(FAILURE_TYPES.executionNotProcessing, `Execution ${execution_id} is ${cancelRequest ? 'being cancelled' : state.status}, not processing`);
-        if (report.attempt < state.current_attempt) throw failure(FAILURE_TYPES.executionNotProcessing, `Attempt ${report.attempt} is over; attempt ${state.current_attempt} is running`);
+        refuseWith(FAILURE_TYPES.executionNotProcessing, progressRefusal(state, cancelRequest !== undefined, report.attempt));
+        refuseWith(FAILURE_TYPES.invalidData, unstorableRefusal(report, 'progress report'));
       },
     },
   );
 
   /** A transition: provenance, events and the projection, never cut short by a cancellation. */
-  function step(step_id: string, actor: ProvenanceActor, action: string, reasoning: string, event: EventKind | undefined, changes: Partial<ExecutionState>): Promise<void> {
-    return CancellationScope.nonCancellable(async () => {
+  const step = (transition: ExecutionTransition) =>
+    CancellationScope.nonCancellable(async () => {
       const at = now();
-      Object.assign(state, changes, { version: state.version + 1, updated_at: at });
+      Object.assign(state, transition.changes, { version: state.version + 1, updated_at: at });
       upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-      const anchor = await recordExecutionStep({
-        provenance: {
-          entry: {
-            subject_id: execution_id,
-            step_id,
-            timestamp: at,
-            actor,
-            action,
-            input_data: { agent_uri: input.agent.agent_uri, capability_uri: input.capability_uri, parameters: state.parameters },
-            output_data: { status: state.status, ...changes },
-            reasoning,
-          },
-          events: event ? [{ event, data: eventData() }] : [],
-        },
-        state: { ...state },
+      const anchor = await recordExecutionStep({ provenance: executionRecord(state, transition, at), state: { ...state } }).catch(async (error: unknown) => {
+        throw await fail(error);
       });
       state.provenance_id = anchor.transaction_id;
+      recorded = { ...state };
     });
+
+  /** A transition could not be stored: the execution fails, and says why wherever it is read. */
+  async function fail(error: unknown): Promise<unknown> {
+    const failed = storageFailure(error);
+    if (!failed) return error;
+    failure = failed;
+    const at = now();
+    Object.assign(state, { status: 'failed', error_json: { ...failed }, completed_at: at, version: state.version + 1, updated_at: at });
+    upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
+    if (recorded) await projectExecution({ ...recorded, status: 'failed', error_json: { ...failed }, completed_at: at, version: state.version, updated_at: at }).catch(() => undefined);
+    await condition(allHandlersFinished);
+    return failedWith(failed);
   }
 
-  function eventData(): Record<string, unknown> {
-    return {
-      execution_id,
-      status: state.status,
-      agent_id: state.agent_id,
-      agent_uri: state.agent_uri,
-      capability_uri: state.capability_uri,
-      task_id: state.task_id ?? null,
-      approval_id: state.approval_id ?? null,
-      ...(state.error_json ? { error: state.error_json } : {}),
-    };
-  }
-
-  const core: ProvenanceActor = { type: 'orch_core', did: ORCH_CORE_DID };
-  const agent: ProvenanceActor = { type: 'ai_agent', agent_id: input.agent.agent_uri, did: input.agent.passport_id };
-
-  await step('queued', core, 'execution_queued', `${input.requester_passport_id} called ${input.capability_uri} on ${input.agent.agent_uri}`, 'execution.queued', {});
+  await step(queuedTransition(state));
   accepted = { ...state };
 
   const { invokeAgent } = proxyActivities<Activities>({
     startToCloseTimeout: input.agent.timeout_seconds * 1000 + 5000,
     heartbeatTimeout: input.heartbeat_timeout_ms,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: {
-      maximumAttempts: input.max_attempts,
-      initialInterval: input.retry.initial_interval_ms,
-      backoffCoefficient: input.retry.backoff_coefficient,
-      maximumInterval: input.retry.maximum_interval_ms,
-    },
+    retry: retryPolicyOf(input.retry, input.max_attempts),
   });
 
-  let finish: { status: 'completed' | 'failed' | 'cancelled'; changes: Partial<ExecutionState>; reasoning: string; actor: ProvenanceActor };
+  let ending: ExecutionEnding;
   try {
-    finish = await work.run(async () => {
+    ending = await work.run(async (): Promise<ExecutionEnding> => {
       if (input.approval) {
         const approval = await executeChild(approvalWorkflow, { workflowId: input.approval.approval_id, args: [input.approval] });
-        if (approval.status !== 'approved') {
-          return {
-            status: 'cancelled' as const,
-            actor: core,
-            reasoning: `The approval ${approval.approval_id} was ${approval.status}`,
-            changes: { error_json: { type: `approval_${approval.status}`, approval_id: approval.approval_id, message: `The call was not approved: its approval was ${approval.status}` } },
-          };
-        }
+        if (approval.status !== 'approved') return { kind: 'not_approved', approval_id: approval.approval_id, approval_status: approval.status };
         // The approver's modified parameters are what the agent receives.
         if (approval.modified_params) state.parameters = { ...state.parameters, ...approval.modified_params };
       }
-      await step('processing', core, 'execution_started', `Calling ${input.agent.agent_uri} at its endpoint`, 'execution.started', { status: 'processing', started_at: now() });
+      await step(startedTransition(state, now()));
       const answer = await invokeAgent({
         execution_id,
         agent_uri: input.agent.agent_uri,
@@ -215,52 +161,26 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
         requester_passport_id: input.requester_passport_id,
         task_id: input.task_id,
       });
-      return {
-        status: 'completed' as const,
-        actor: agent,
-        reasoning: `${input.agent.agent_uri} answered on attempt ${answer.attempt}`,
-        changes: { result_json: answer.result, current_attempt: Math.max(state.current_attempt, answer.attempt), progress_percent: 100 },
-      };
+      return { kind: 'answered', result: answer.result, attempt: answer.attempt };
     });
   } catch (error) {
-    if (isCancellation(error)) {
-      finish = {
-        status: 'cancelled',
-        actor: cancelRequest ? { type: 'human', did: cancelRequest.cancelled_by } : core,
-        reasoning: cancelRequest?.reason ?? `Cancelled by ${cancelRequest?.cancelled_by ?? 'a cancellation of the workflow'}`,
-        changes: { cancelled_by: cancelRequest?.cancelled_by ?? ORCH_CORE_DID, ...(cancelRequest?.reason !== undefined ? { cancel_reason: cancelRequest.reason } : {}) },
-      };
+    if (isCancellation(error)) ending = { kind: 'cancelled', request: cancelRequest };
+    else if (error instanceof ChildWorkflowFailure && input.approval) {
+      const cause = error.cause instanceof ApplicationFailure ? error.cause : undefined;
+      ending = { kind: 'approval_failed', approval_id: input.approval.approval_id, type: cause?.type ?? 'approval_failed', message: cause?.message ?? error.message };
     } else if (error instanceof ActivityFailure) {
       const cause = error.cause instanceof ApplicationFailure ? error.cause : undefined;
       const details = cause?.details?.[0] as AttemptFailureDetails | undefined;
-      finish = {
-        status: 'failed',
-        actor: agent,
-        reasoning: `${input.agent.agent_uri} did not complete the call: ${cause?.message ?? error.message}`,
-        changes: {
-          current_attempt: Math.max(state.current_attempt, attemptOf(error) ?? 0),
-          error_json: { type: cause?.type ?? 'agent_call_failed', message: cause?.message ?? error.message, ...(details?.status !== undefined ? { status: details.status } : {}) },
-        },
-      };
-    } else {
-      throw error;
-    }
+      ending = { kind: 'failed', type: cause?.type ?? undefined, message: cause?.message ?? error.message, attempt: attemptOf(error), status: details?.status };
+    } else throw error;
   }
 
-  await step(finish.status, finish.actor, `execution_${finish.status}`, finish.reasoning, `execution.${finish.status}`, { status: finish.status, completed_at: now(), ...finish.changes });
+  await step(finishedTransition(state, input.agent, ending, now()));
   finishedRecorded = true;
 
   if (input.callback) {
     const callback = input.callback;
-    const { deliverCallback } = proxyActivities<Activities>({
-      startToCloseTimeout: callback.timeout_ms + 5000,
-      retry: {
-        maximumAttempts: callback.max_attempts,
-        initialInterval: callback.retry.initial_interval_ms,
-        backoffCoefficient: callback.retry.backoff_coefficient,
-        maximumInterval: callback.retry.maximum_interval_ms,
-      },
-    });
+    const { deliverCallback } = proxyActivities<Activities>({ startToCloseTimeout: callback.timeout_ms + 5000, retry: retryPolicyOf(callback.retry, callback.max_attempts) });
     let outcome: { success: boolean; attempts: number; error?: string };
     try {
       const delivered = await CancellationScope.nonCancellable(() =>
@@ -271,14 +191,7 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
       if (!(error instanceof ActivityFailure)) throw error;
       outcome = { success: false, attempts: attemptOf(error) ?? callback.max_attempts, error: error.cause?.message ?? error.message };
     }
-    await step(
-      'callback',
-      core,
-      outcome.success ? 'callback_delivered' : 'callback_failed',
-      outcome.success ? `${callback.url} took the result on attempt ${outcome.attempts}` : `${callback.url} did not take the result in ${outcome.attempts} attempts: ${outcome.error}`,
-      undefined,
-      { callback_success: outcome.success, callback_attempts: outcome.attempts },
-    );
+    await step(callbackTransition(callback.url, outcome));
   }
 
   await condition(allHandlersFinished);

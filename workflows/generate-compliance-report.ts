@@ -1,6 +1,6 @@
 import { ApplicationFailure, continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { ComplianceReportProjection, createComplianceActivities } from '../activities/compliance';
-import { FAILURE_TYPES } from '../contracts/failures';
+import { DATABASE_ACTIVITY_RETRY, FAILURE_TYPES } from '../contracts/failures';
 import type { GenerateComplianceReportInput, ScanCursor } from '../contracts/generate-compliance-report';
 import { buildComplianceReport, emptyTally, mergeTallies, quarterRange, type ComplianceReport, type ComplianceTally } from '../domain/compliance';
 
@@ -19,7 +19,7 @@ function rootMessage(error: unknown): string {
 export async function generateComplianceReportWorkflow(input: GenerateComplianceReportInput): Promise<ComplianceReport> {
   const { scanCompliancePage, latestLedgerSnapshot, projectComplianceReport } = proxyActivities<ReturnType<typeof createComplianceActivities>>({
     startToCloseTimeout: input.activity_timeout_ms,
-    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+    retry: DATABASE_ACTIVITY_RETRY,
   });
   const project = (changes: Pick<ComplianceReportProjection, 'version' | 'status' | 'report' | 'error'>) =>
     projectComplianceReport({

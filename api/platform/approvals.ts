@@ -42,6 +42,7 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     handler: async ({ req, body, principal }) => {
       const approval_id = resourceId('apr', principal.id, req.get('idempotency-key'));
       const outcome = await createApproval(deps, { approval_id, requested_by: principal.id }, body);
+      if (!outcome.ok && 'code' in outcome) throw new Problem(outcome.code, outcome.detail);
       if (!outcome.ok) throw new Problem('validation_failed', 'The approval request cannot be created as given', { errors: outcome.errors });
       return { status: 201, body: approvalView(outcome.approval), headers: { Location: `/v1/approvals/${approval_id}` } };
     },

@@ -43,6 +43,7 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     handler: async ({ req, body, principal }) => {
       const workflow_id = resourceId('wfl', principal.id, req.get('idempotency-key'));
       const outcome = await createDag(deps, { workflow_id, requested_by: principal.id }, { ...body, requester_passport_id: body.requester_passport_id ?? principalDid(principal.id) });
+      if (!outcome.ok && 'code' in outcome) throw new Problem(outcome.code, outcome.detail);
       if (!outcome.ok) throw new Problem('validation_failed', 'The workflow cannot run as given', { errors: outcome.errors });
       return { status: 201, body: workflowDetail(outcome.workflow), headers: { Location: `/v1/workflows/${workflow_id}` } };
     },

@@ -32,6 +32,10 @@ export const ApprovalSchema = z
     cancelled_by: z.string().nullable(),
     cancel_reason: z.string().nullable(),
     provenance_id: z.string().nullable().openapi({ description: 'Ledger transaction of the latest transition' }),
+    failure: z
+      .object({ type: z.string(), message: z.string() })
+      .nullable()
+      .openapi({ description: 'With status failed: why the request, or its answer, could not be recorded (type invalid_data or storage_failed)' }),
     created_at: z.string(),
     responded_at: z.string().nullable(),
     expires_at: z.string(),
@@ -63,6 +67,7 @@ export function approvalView(state: ApprovalState): z.infer<typeof ApprovalSchem
     cancelled_by: state.cancelled_by ?? null,
     cancel_reason: state.cancel_reason ?? null,
     provenance_id: state.provenance_id ?? null,
+    failure: state.failure ?? null,
     created_at: state.created_at,
     responded_at: state.responded_at ?? null,
     expires_at: state.expires_at,

@@ -117,7 +117,7 @@ export const WebhookDeliverySchema = z
     failure_reason: z
       .string()
       .nullable()
-      .openapi({ description: 'endpoint_gone, destination_refused, retries_exhausted, endpoint_disabled, subscription_disabled, subscription_deleted' }),
+      .openapi({ description: 'endpoint_gone, destination_refused, retries_exhausted, endpoint_disabled, subscription_disabled, subscription_deleted, invalid_data, storage_failed' }),
     next_attempt_at: z.string().nullable(),
     replay_of: z.string().nullable().openapi({ description: 'The delivery this one replays' }),
     created_at: z.string(),

@@ -18,6 +18,7 @@ import {
 import { FAILURE_TYPES } from '../../contracts/failures';
 import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../../contracts/search-attributes';
 import { isClosedOrMissing, startWithUpdate, updateRejection } from '../../lib/temporal-client';
+import { storageRefusal, type StorageRefusal } from '../platform/refusals';
 
 export interface PlatformServiceDeps {
   db: Knex;
@@ -82,7 +83,7 @@ export interface NewApproval {
   expires_in_seconds?: number | undefined;
 }
 
-export type CreateApprovalOutcome = { ok: true; approval: ApprovalState } | { ok: false; errors: FieldProblem[] };
+export type CreateApprovalOutcome = { ok: true; approval: ApprovalState } | { ok: false; errors: FieldProblem[] } | StorageRefusal;
 
 /** The request as its workflow takes it; risk defaults to what request_data shows (amount, irreversible, …). */
 export function approvalRequestOf(
@@ -131,17 +132,18 @@ export function approvalStart(taskQueue: string, request: ApprovalRequest): With
 export async function createApproval(deps: PlatformServiceDeps, ids: { approval_id: string; requested_by: string }, body: NewApproval): Promise<CreateApprovalOutcome> {
   const prepared = approvalRequestOf(deps.settings, new Date(), ids, body);
   if (!prepared.ok) return prepared;
-  const approval = await startWithUpdate(deps.temporal, approvalCreatedUpdate, approvalStart(deps.taskQueue, prepared.request), async () => {
+  const started = await startWithUpdate(deps.temporal, approvalCreatedUpdate, approvalStart(deps.taskQueue, prepared.request), async () => {
     const row = await findApprovalById(deps.db, ids.approval_id);
     return row && approvalFromRow(row);
-  });
-  return { ok: true, approval };
+  }, storageRefusal);
+  return started.ok ? { ok: true, approval: started.value } : started;
 }
 
 export type AnswerOutcome =
   | { ok: true; approval: ApprovalState }
   | { ok: false; code: 'approval_not_found' | 'approval_not_pending'; detail: string }
-  | { ok: false; code: 'invalid_modified_params'; errors: FieldProblem[] };
+  | { ok: false; code: 'invalid_modified_params'; errors: FieldProblem[] }
+  | StorageRefusal;
 
 async function answerApproval(deps: PlatformServiceDeps, approvalId: string, send: () => Promise<ApprovalState>): Promise<AnswerOutcome> {
   try {
@@ -149,6 +151,8 @@ async function answerApproval(deps: PlatformServiceDeps, approvalId: string, sen
   } catch (error) {
     const rejection = updateRejection(error);
     if (rejection?.type === FAILURE_TYPES.approvalNotPending) return { ok: false, code: 'approval_not_pending', detail: rejection.message };
+    const refused = storageRefusal(rejection);
+    if (refused) return refused;
     if (!isClosedOrMissing(error)) throw error;
     const row = await findApprovalById(deps.db, approvalId);
     if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };

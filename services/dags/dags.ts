@@ -13,6 +13,7 @@ import { approvalDeadline, paramsValidator, type FieldProblem, type PlatformServ
 import { prepareAgentCall } from '../executions/call';
 import { derivedId } from '../../lib/ids';
 import { startWithUpdate } from '../../lib/temporal-client';
+import { storageRefusal, type StorageRefusal } from '../platform/refusals';
 
 export interface NewDagNode {
   id: string;
@@ -41,7 +42,7 @@ export interface NewDag {
   edges: Array<{ id: string; from_node_id: string; to_node_id: string; edge_type: DagEdgeType; condition?: string | undefined; metadata: Record<string, unknown> }>;
 }
 
-export type CreateDagOutcome = { ok: true; workflow: DagState } | { ok: false; errors: FieldProblem[] };
+export type CreateDagOutcome = { ok: true; workflow: DagState } | { ok: false; errors: FieldProblem[] } | StorageRefusal;
 
 /** An agent node is checked like a call to /v1/agents/call: its execution and any approval it needs are part of the spec. */
 async function agentNodeSpec(deps: PlatformServiceDeps, workflowId: string, requester: string, node: NewDagNode, field: string, now: Date): Promise<DagNodeSpec['agent'] | FieldProblem[]> {
@@ -115,11 +116,11 @@ export async function createDag(deps: PlatformServiceDeps, ids: { workflow_id: s
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     typedSearchAttributes: [{ key: PlatformStatusKey, value: 'pending' }],
   });
-  const workflow = await startWithUpdate(deps.temporal, dagStartedUpdate, start, async () => {
+  const started = await startWithUpdate(deps.temporal, dagStartedUpdate, start, async () => {
     const row = await findDagById(deps.db, ids.workflow_id);
     return row && dagFromRow(row);
-  });
-  return { ok: true, workflow };
+  }, storageRefusal);
+  return started.ok ? { ok: true, workflow: started.value } : started;
 }
 
 /**

@@ -11,6 +11,7 @@ import { approvalDeadline, type FieldProblem, type PlatformServiceDeps } from '.
 import { createOutboundGuard } from '../../lib/outbound/url-guard';
 import { derivedId } from '../../lib/ids';
 import { startWithUpdate } from '../../lib/temporal-client';
+import { storageRefusal, type StorageRefusal } from '../platform/refusals';
 
 export interface AgentCall {
   capability_uri: string;
@@ -77,7 +78,8 @@ export function prepareAgentCall(settings: PlatformSettings, agent: PlatformAgen
 export type CallOutcome =
   | { ok: true; execution: ExecutionState; approval_required: boolean }
   | { ok: false; code: 'agent_not_found' | 'agent_inactive' | 'capability_not_matched' | 'callback_secret_required'; detail: string }
-  | { ok: false; code: 'invalid'; errors: FieldProblem[] };
+  | { ok: false; code: 'invalid'; errors: FieldProblem[] }
+  | StorageRefusal;
 
 /**
  * The unified gateway: checks the call, then starts its execution workflow (Update-with-Start) and answers
@@ -113,11 +115,11 @@ export async function callAgent(deps: PlatformServiceDeps, ids: { execution_id: 
       { key: AgentIdKey, value: agent.agent_uri },
     ],
   });
-  const execution = await startWithUpdate(deps.temporal, executionAcceptedUpdate, start, async () => {
+  const started = await startWithUpdate(deps.temporal, executionAcceptedUpdate, start, async () => {
     const row = await findExecutionById(deps.db, ids.execution_id);
     return row && executionFromRow(row);
-  });
-  return { ok: true, execution, approval_required: prepared.approval_required };
+  }, storageRefusal);
+  return started.ok ? { ok: true, execution: started.value, approval_required: prepared.approval_required } : started;
 }
 
 export async function callAgentByUri(deps: PlatformServiceDeps, ids: { execution_id: string; requested_by: string }, agentUri: string, call: AgentCall): Promise<CallOutcome> {

@@ -3,8 +3,12 @@ import { cancelExecutionUpdate, progressUpdate, type ExecutionState } from '../.
 import { FAILURE_TYPES } from '../../contracts/failures';
 import type { PlatformServiceDeps } from '../approvals/approvals';
 import { isClosedOrMissing, updateRejection } from '../../lib/temporal-client';
+import { storageRefusal, type StorageRefusal } from '../platform/refusals';
 
-export type ExecutionUpdateOutcome = { ok: true; execution: ExecutionState } | { ok: false; code: 'execution_not_found' | 'execution_not_cancellable' | 'execution_not_processing'; detail: string };
+export type ExecutionUpdateOutcome =
+  | { ok: true; execution: ExecutionState }
+  | { ok: false; code: 'execution_not_found' | 'execution_not_cancellable' | 'execution_not_processing'; detail: string }
+  | StorageRefusal;
 
 /** Sends an Update to the execution's workflow; a closed workflow is answered from its record. */
 async function updateExecution(
@@ -20,6 +24,8 @@ async function updateExecution(
     if (rejection?.type === FAILURE_TYPES.executionNotCancellable || rejection?.type === FAILURE_TYPES.executionNotProcessing) {
       return { ok: false, code: rejection.type, detail: rejection.message };
     }
+    const refused = storageRefusal(rejection);
+    if (refused) return refused;
     if (!isClosedOrMissing(error)) throw error;
     const row = await findExecutionById(deps.db, executionId);
     if (!row) return { ok: false, code: 'execution_not_found', detail: `No execution ${executionId}` };

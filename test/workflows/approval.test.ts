@@ -14,6 +14,9 @@ let projections: ApprovalState[];
 let answerGate: { reached: () => void; release: Promise<void> } | undefined;
 
 const activities: ReturnType<typeof createApprovalActivities> = {
+  async projectApproval(state) {
+    projections.push(state);
+  },
   async recordApprovalStep({ provenance, state }) {
     if (answerGate && provenance.entry.step_id !== 'requested') {
       answerGate.reached();

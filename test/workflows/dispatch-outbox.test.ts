@@ -5,6 +5,7 @@ import type { createWebhookActivities, DispatchResult } from '../../activities/w
 import { startOutboxDispatch } from '../../app/outbox-dispatch';
 import { createLogger } from '../../lib/logger';
 import { outboxDispatcherId, wakeSignal } from '../../contracts/dispatch-outbox';
+import { DATABASE_ACTIVITY_RETRY } from '../../contracts/failures';
 import { dispatchOutboxWorkflow, PASSES_PER_RUN } from '../../workflows/dispatch-outbox';
 import { sharedWorkflowBundle } from '../support/stack';
 
@@ -54,6 +55,29 @@ describe('dispatchOutboxWorkflow', () => {
       await handle.terminate('test done');
     });
   });
+
+  it('gives a pass up after its bounded retries, and goes on with the next pass', async () => {
+    let calls = 0;
+    const activities: Activities = {
+      async dispatchOutboxBatch() {
+        calls += 1;
+        if (calls <= DATABASE_ACTIVITY_RETRY.maximumAttempts!) throw new Error('the database is away');
+        return { events: 0, deliveries: 0, more: false, poll_interval_ms: 3_600_000 };
+      },
+    };
+    const taskQueue = `wf-${randomUUID()}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(dispatchOutboxWorkflow, { taskQueue, workflowId: `dispatcher-${randomUUID()}` });
+      // The retries back off to a minute and give up after about an hour; the next pass follows.
+      await env.sleep('90 minutes');
+      await waitUntil(() => calls > DATABASE_ACTIVITY_RETRY.maximumAttempts!);
+      const history = await handle.fetchHistory();
+      expect(history.events!.filter((event) => event.activityTaskFailedEventAttributes)).toHaveLength(1);
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      await handle.terminate('test done');
+    });
+  }, 60_000);
 
   it(`continues as new after ${PASSES_PER_RUN} passes, so its history stays short`, async () => {
     let passes = 0;

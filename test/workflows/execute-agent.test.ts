@@ -30,6 +30,7 @@ const activities: Activities = {
   async projectExecution(state) {
     projections.push(state);
   },
+  async projectApproval() {},
   async recordApprovalStep({ provenance }) {
     return record(provenance);
   },

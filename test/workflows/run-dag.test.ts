@@ -25,6 +25,7 @@ const activities: Activities = {
     return record(provenance);
   },
   async projectExecution() {},
+  async projectApproval() {},
   async recordApprovalStep({ provenance }) {
     return record(provenance);
   },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { createLedgerActivities, DueBlock } from '../../activities/ledger';
+import { DATABASE_ACTIVITY_RETRY } from '../../contracts/failures';
 import { sealerSettingsSignal, sealerStatusQuery, type LedgerSealerSettings } from '../../contracts/seal-ledger';
 import { sealLedgerWorkflow } from '../../workflows/seal-ledger';
 import { sharedWorkflowBundle } from '../support/stack';
@@ -57,6 +58,30 @@ async function withWorker<T>(activities: object, run: (taskQueue: string) => Pro
 }
 
 describe('sealLedgerWorkflow', () => {
+  it('gives a cycle up after its bounded retries, and goes on with the next cycle', async () => {
+    const { calls, activities } = scripted([{ kind: 'seal', through_block: 2 }]);
+    const attempts = DATABASE_ACTIVITY_RETRY.maximumAttempts!;
+    let awaited = 0;
+    // Every attempt fails but the one after the first cycle gave up; failing again afterwards keeps the
+    // workflow waiting on its backoff, so that the test server can skip time.
+    const failing = {
+      ...activities,
+      async awaitDueBlock(given: LedgerSealerSettings) {
+        awaited += 1;
+        if (awaited !== attempts + 1) throw new Error('the database is away');
+        return activities.awaitDueBlock(given);
+      },
+    };
+    await withWorker(failing, async (taskQueue) => {
+      const handle = await env.client.workflow.start(sealLedgerWorkflow, { taskQueue, workflowId: `sealer-${randomUUID()}`, args: [{ settings }] });
+      // The first cycle's retries back off to a minute and give up after about an hour.
+      await env.sleep('90 minutes');
+      expect(calls).toContainEqual(['seal', 2]);
+      expect(await handle.query(sealerStatusQuery)).toMatchObject({ cycles: 3, last_sealed_block: 2 });
+      await handle.terminate('test done');
+    });
+  }, 60_000);
+
   it('closes a block due by size or age, seals what is closed, and continues as new after its cycles', async () => {
     const { calls, activities } = scripted(
       [

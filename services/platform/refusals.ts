@@ -1,0 +1,10 @@
+import { FAILURE_TYPES } from '../../contracts/failures';
+
+/** A workflow that could not store what it was given, or its answer: the outcome its callers get instead of a hang. */
+export type StorageRefusal = { ok: false; code: typeof FAILURE_TYPES.invalidData | typeof FAILURE_TYPES.storageFailed; detail: string };
+
+/** The refusal of a workflow that failed to store its state, from an Update's or the workflow's failure. */
+export function storageRefusal(failure: { type: string; message: string } | undefined): StorageRefusal | undefined {
+  if (failure?.type !== FAILURE_TYPES.invalidData && failure?.type !== FAILURE_TYPES.storageFailed) return undefined;
+  return { ok: false, code: failure.type, detail: failure.message };
+}
