@@ -66,7 +66,7 @@ describe('a workflow whose data Postgres cannot store, as its callers see it', (
     const execution_id = newId('exe');
     const agent = await findPlatformAgentByUri(stack.database.db, AGENT);
     const outcome = await callAgent(deps, { execution_id, requested_by: 'sub:test' }, agent, { capability_uri: 'capability://acme/summarize', passport: ADA, parameters: { text: LONE_SURROGATE } });
-    expect(outcome).toEqual({ ok: false, code: 'invalid_data', detail: expect.stringContaining('Postgres cannot store a value') });
+    expect(outcome).toEqual({ ok: false, code: 'invalid_data', detail: expect.stringContaining('lone surrogate') });
   });
 
   it('refuses to run a DAG whose node input holds a NUL: invalid_data, at once', async () => {
