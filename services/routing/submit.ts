@@ -3,7 +3,6 @@ import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { findRoutingById } from '../../db/routings';
-import type { RoutingTask } from '../../domain/routing-decision';
 import {
   AgentIdKey,
   ConfidenceKey,
@@ -11,7 +10,6 @@ import {
   ROUTE_TASK_WORKFLOW_TYPE,
   TaskTypeKey,
   type DecideOutcome,
-  type HumanEscalationLevel,
   type RouteTaskInput,
   type RouteTaskWorkflow,
 } from '../../contracts/route-task';
@@ -20,11 +18,9 @@ export interface RoutingServiceDeps {
   db: Knex;
   temporal: Client;
   taskQueue: string;
-  escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
-  /** How long an autonomous routing in escalation mode stays open to an escalation; absent: it closes at once. */
-  autonomousEscalationWindowSeconds?: number | undefined;
-  /** How long an autonomous routing stays open to a supervisor's manual escalation (a review); absent: it closes at once. */
-  reviewWindowSeconds?: number | undefined;
+  escalationTimeoutsSeconds: RouteTaskInput['escalation_timeouts_seconds'];
+  autonomousEscalationWindowSeconds?: RouteTaskInput['autonomous_escalation_window_seconds'];
+  reviewWindowSeconds?: RouteTaskInput['review_window_seconds'];
 }
 
 /**
@@ -44,14 +40,8 @@ async function recordedOutcome(db: Knex, routingId: string): Promise<DecideOutco
   throw new Error(`Routing ${routingId} has closed but its record has no decision`);
 }
 
-export interface SubmitRoutingInput {
-  routing_id: string;
-  /** The caller's own id for the request, kept for correlation. */
-  request_id?: string | undefined;
-  /** The principal that submitted the routing. */
-  requested_by: string;
-  task: RoutingTask;
-}
+/** The workflow's input without the deployment's settings, which submitRouting adds. */
+export type SubmitRoutingInput = Pick<RouteTaskInput, 'routing_id' | 'request_id' | 'requested_by' | 'task'>;
 
 /**
  * Starts the routing workflow (workflow id = routing id) and waits for its decision with
@@ -61,13 +51,10 @@ export interface SubmitRoutingInput {
 export async function submitRouting(deps: RoutingServiceDeps, submission: SubmitRoutingInput): Promise<DecideOutcome> {
   const { routing_id, task } = submission;
   const input: RouteTaskInput = {
-    routing_id,
-    request_id: submission.request_id,
-    requested_by: submission.requested_by,
+    ...submission,
     escalation_timeouts_seconds: deps.escalationTimeoutsSeconds,
     autonomous_escalation_window_seconds: deps.autonomousEscalationWindowSeconds,
     review_window_seconds: deps.reviewWindowSeconds,
-    task,
   };
   const start = new WithStartWorkflowOperation<RouteTaskWorkflow>(ROUTE_TASK_WORKFLOW_TYPE, {
     workflowId: routing_id,
