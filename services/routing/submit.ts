@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { findRoutingById } from '../../db/routings';
+import { startWithUpdate } from '../../lib/temporal-client';
 import {
   AgentIdKey,
   ConfidenceKey,
@@ -34,12 +34,6 @@ export function routingIdFor(principalId: string, idempotencyKey: string | undef
   return `rt_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-async function recordedOutcome(db: Knex, routingId: string): Promise<DecideOutcome> {
-  const row = await findRoutingById(db, routingId);
-  if (row?.decision_result) return { ok: true, decision: row.decision_result };
-  throw new Error(`Routing ${routingId} has closed but its record has no decision`);
-}
-
 /** The workflow's input without the deployment's settings, which submitRouting adds. */
 export type SubmitRoutingInput = Pick<RouteTaskInput, 'routing_id' | 'request_id' | 'requested_by' | 'task'>;
 
@@ -69,8 +63,8 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
       { key: ConfidenceKey, value: task.ai_confidence },
     ],
   });
-  return deps.temporal.workflow.executeUpdateWithStart(decideUpdate, { startWorkflowOperation: start }).catch(async (error: unknown) => {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    return recordedOutcome(deps.db, routing_id);
+  return startWithUpdate(deps.temporal, decideUpdate, start, async () => {
+    const row = await findRoutingById(deps.db, routing_id);
+    return row?.decision_result ? { ok: true, decision: row.decision_result } : undefined;
   });
 }
