@@ -1,7 +1,8 @@
 import { findRoutingById, type RoutingRow } from '../../db/routings';
 import { routingProgress } from '../../domain/routing-progress';
-import { routingIdFor, submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';
-import { sendRoutingUpdate, updateIdFor } from '../../services/routing/updates';
+import { resourceId, updateIdFor } from '../../lib/ids';
+import { submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';
+import { sendRoutingUpdate } from '../../services/routing/updates';
 import { resolveUpdate } from '../../contracts/route-task';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -64,7 +65,7 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
       200: { description: 'The routing decision', schema: RoutingDecisionSchema },
     },
     handler: async ({ req, body, principal }) => {
-      const routing_id = routingIdFor(principal.id, req.get('idempotency-key'));
+      const routing_id = resourceId('rt', principal.id, req.get('idempotency-key'));
       // The rest of the body is the task as domain/ takes it.
       const { request_id, task_id, urgency, ai_agent_id, context, ...task } = body;
       const outcome = await submitRouting(deps, {

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { findRoutingById } from '../../db/routings';
@@ -12,7 +12,8 @@ import { reportConfidenceUpdate, type ConfidenceOutcome, type ConfidenceReport, 
 import type { Principal } from '../auth/tokens';
 import { violationEvents } from '../safety/check';
 import { domainConfigFor } from '../safety/domains';
-import { routingIdFor, submitRouting, type RoutingServiceDeps } from './submit';
+import { idempotencyDigest, resourceId } from '../../lib/ids';
+import { submitRouting, type RoutingServiceDeps } from './submit';
 import { sendRoutingUpdate, type UpdateResult } from './updates';
 
 /**
@@ -21,7 +22,7 @@ import { sendRoutingUpdate, type UpdateResult } from './updates';
  * routings: the routing id derives from the agent and the task id.
  */
 export function agentRoutingId(agentId: string, taskId: string): string {
-  return routingIdFor(`agent:${agentId}`, `task:${taskId}`);
+  return resourceId('rt', `agent:${agentId}`, `task:${taskId}`);
 }
 
 /** An agent's task: the routing task's fields the agent gives, with what it says of its own ability, named by its own task id. */
@@ -123,7 +124,7 @@ export async function logAgentAction(
   const routing_id = agentRoutingId(agent.agent_id, action.task_id);
   const routing = await findRoutingById(db, routing_id);
   if (!routing) return { ok: false, code: 'routing_not_found' };
-  const suffix = idempotencyKey ? createHash('sha256').update(`${principal.id}\n${idempotencyKey}`).digest('hex').slice(0, 32) : randomUUID();
+  const suffix = idempotencyKey ? idempotencyDigest(principal.id, idempotencyKey) : randomUUID();
   const step_id = `agent_action:${suffix}`;
   const logged_at = new Date().toISOString();
   // The action is judged at the risk its routing was decided at.

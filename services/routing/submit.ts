@@ -1,4 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { findRoutingById } from '../../db/routings';
@@ -21,17 +20,6 @@ export interface RoutingServiceDeps {
   escalationTimeoutsSeconds: RouteTaskInput['escalation_timeouts_seconds'];
   autonomousEscalationWindowSeconds?: RouteTaskInput['autonomous_escalation_window_seconds'];
   reviewWindowSeconds?: RouteTaskInput['review_window_seconds'];
-}
-
-/**
- * With an Idempotency-Key (or any caller-chosen key) the routing id derives from the caller and the key,
- * so a retry after a crash anywhere between the workflow's start and the reply reaches the same routing
- * instead of a second one.
- */
-export function routingIdFor(principalId: string, idempotencyKey: string | undefined): string {
-  if (!idempotencyKey) return `rt_${randomUUID()}`;
-  const hex = createHash('sha256').update(`${principalId}\n${idempotencyKey}`).digest('hex');
-  return `rt_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** The workflow's input without the deployment's settings, which submitRouting adds. */

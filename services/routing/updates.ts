@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { Knex } from 'knex';
@@ -9,11 +8,6 @@ import { isClosedOrMissing, updateRejection } from '../../lib/temporal-client';
 
 export type UpdateFailureCode = 'routing_not_found' | RoutingRefusal;
 export type UpdateResult<R> = { ok: true; result: R } | { ok: false; code: UpdateFailureCode; detail: string };
-
-/** An update id from the caller and its Idempotency-Key, so a retried request gets the first answer. */
-export function updateIdFor(principalId: string, idempotencyKey: string | undefined): string | undefined {
-  return idempotencyKey ? `upd_${createHash('sha256').update(`${principalId}\n${idempotencyKey}`).digest('hex').slice(0, 32)}` : undefined;
-}
 
 /**
  * Sends an Update to a routing's workflow and waits for its answer. A refusal by the workflow's validator,
