@@ -43,7 +43,7 @@ export async function escalateByHand(
   if (sent.ok || sent.code !== FAILURE_TYPES.routingClosed) return sent;
   const row = await findRoutingById(deps.db, routing_id);
   if (row?.status !== 'completed' || row.decision !== 'ai_autonomous' || !row.decision_result) return sent;
-  const windowSeconds = deps.reviewWindowSeconds ?? 0;
+  const windowSeconds = deps.reviewWindowSeconds;
   const decidedAt = row.decision_result.provenance.timestamp;
   const endedAt = new Date(Date.parse(decidedAt) + windowSeconds * 1000).toISOString();
   return {

@@ -18,8 +18,9 @@ export interface RoutingServiceDeps {
   temporal: Client;
   taskQueue: string;
   escalationTimeoutsSeconds: RouteTaskInput['escalation_timeouts_seconds'];
-  autonomousEscalationWindowSeconds?: RouteTaskInput['autonomous_escalation_window_seconds'];
-  reviewWindowSeconds?: RouteTaskInput['review_window_seconds'];
+  // Required, unlike in the input: an entry that left them out would route without the deployment's windows.
+  autonomousEscalationWindowSeconds: NonNullable<RouteTaskInput['autonomous_escalation_window_seconds']>;
+  reviewWindowSeconds: NonNullable<RouteTaskInput['review_window_seconds']>;
 }
 
 /** The workflow's input without the deployment's settings, which submitRouting adds. */
