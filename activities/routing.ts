@@ -4,7 +4,7 @@ import { findAgentProfile } from '../db/agents';
 import { rulesInScope } from '../db/escalation-rules';
 import { appendProvenanceBatch } from '../db/ledger';
 import { findAvailableReviewersWithCapabilities } from '../db/reviewers';
-import { projectRouting, type OpenAssignment } from '../db/routings';
+import { projectRouting, type OpenAssignment, type RoutingProjection } from '../db/routings';
 import { listSafetyDomains } from '../db/safety';
 import type { AgentProfile } from '../domain/agents';
 import type { EscalationRule } from '../domain/escalation-rules';
@@ -15,13 +15,6 @@ import type { RequiredCapability, RoutingTask } from '../domain/routing-decision
 import { resolveDomain, type DomainSafetyConfig } from '../domain/safety';
 import type { RoutingState } from '../contracts/route-task';
 import { FREED_REVIEWER_OFFERS, offerReviewer } from '../services/routing/queue';
-
-export interface RoutingProjection {
-  state: RoutingState;
-  request_id?: string | undefined;
-  task: RoutingTask;
-  requested_by: string;
-}
 
 export interface RoutingStep {
   /** One or more provenance records, appended in order. */

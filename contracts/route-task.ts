@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Urgency } from '../domain/escalation-rules';
 import type { LedgerAnchor } from '../domain/provenance';
 import type { CapabilityMatch } from '../domain/reviewer-assignment';
+import type { RiskLevel } from '../domain/risk';
 import type { EscalationLevel, RequiredCapability, RoutingDecisionKind, RoutingMode, RoutingTask, RoutingVerdict } from '../domain/routing-decision';
 import type { RoutingStatus } from '../domain/routing-progress';
 import { FAILURE_TYPES } from './failures';
@@ -119,16 +120,13 @@ export interface AssignReviewerInput {
   reason?: string | undefined;
 }
 
-/** A hand-over to a human (by request, from the queue or by an admin), or a routing sent to the queue for want of one. */
-export interface EscalationRecord {
+/**
+ * A hand-over to a human (by request, from the queue or by an admin), or a routing sent to the queue for want
+ * of one: who holds it and how soon they answer, as at the decision (assigned_to null when queued).
+ */
+export interface EscalationRecord extends Pick<RoutingDecisionResult, 'routing_id' | 'assigned_to' | 'queued' | 'escalation_level' | 'estimated_response_time'> {
   escalation_id: string;
-  routing_id: string;
   status: 'assigned' | 'queued';
-  /** null when queued. */
-  assigned_to: AssignedTo | null;
-  queued?: QueuedFor;
-  escalation_level: EscalationLevel;
-  estimated_response_time: number;
   escalation_chain: EscalationChainEntry[];
   ledger_anchor: LedgerAnchor;
 }
@@ -162,18 +160,18 @@ export interface ConfidenceOutcome {
   ledger_anchor: LedgerAnchor;
 }
 
-/** Everything the routing's read model and status query show; versioned so projections apply in order. */
-export interface RoutingState {
+/**
+ * Everything the routing's read model and status query show; versioned so projections apply in order. The
+ * task's own fields are the task's, copied so that lists filter and sort on them.
+ */
+export interface RoutingState extends Pick<RoutingTask, 'task_type' | 'ai_agent_id' | 'ai_confidence'> {
   routing_id: string;
   version: number;
   status: RoutingStatus;
-  task_type: string;
-  ai_agent_id: string;
-  ai_confidence: number;
   decision?: RoutingDecisionKind;
   reason?: string;
   escalation_level: EscalationLevel;
-  risk_level?: string;
+  risk_level?: RiskLevel;
   assigned_to?: AssignedTo;
   assigned_at?: string;
   estimated_response_time?: number;

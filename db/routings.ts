@@ -1,12 +1,13 @@
 import type { Knex } from 'knex';
-import type { RoutingTask } from '../domain/routing-decision';
 import { paginate, type Page, type PageRequest } from './pagination';
-import type { RoutingState } from '../contracts/route-task';
+import type { RouteTaskInput, RoutingState } from '../contracts/route-task';
 
-export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'> {
+/** What a projection writes: the workflow's state, and the parts of its input the row keeps beside it. */
+export type RoutingProjection = Pick<RouteTaskInput, 'request_id' | 'task' | 'requested_by'> & { state: RoutingState };
+
+/** The row as Postgres stores it: the state with its timestamps as dates, and the projection's input beside it. */
+export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'>, Pick<RoutingProjection, 'requested_by' | 'task'> {
   request_id: string | null;
-  requested_by: string;
-  task: RoutingTask;
   created_at: Date;
   updated_at: Date;
   assigned_at: Date | null;
@@ -31,7 +32,7 @@ export interface OpenAssignment {
  */
 export async function projectRouting(
   db: Knex,
-  projection: { state: RoutingState; request_id?: string | undefined; task: RoutingTask; requested_by: string },
+  projection: RoutingProjection,
   open: OpenAssignment | undefined,
 ): Promise<{ applied: boolean; released: string[] }> {
   const { state } = projection;
@@ -103,19 +104,15 @@ export async function findRoutingById(db: Knex, routingId: string): Promise<Rout
   return db<RoutingRow>('routings').where({ routing_id: routingId }).first();
 }
 
-export interface RoutingFilter {
-  status?: string | undefined;
-  decision?: string | undefined;
-  task_type?: string | undefined;
+/** Equal to the row's columns, and bounds (__gte/__lte) on the confidence and the creation date. */
+export type RoutingFilter = Partial<Pick<RoutingRow, 'status' | 'decision' | 'task_type' | 'domain' | 'escalation_level' | 'risk_level'>> & {
+  /** The ai_agent_id. */
   agent?: string | undefined;
-  domain?: string | undefined;
-  escalation_level?: string | undefined;
-  risk_level?: string | undefined;
   confidence__gte?: number | undefined;
   confidence__lte?: number | undefined;
   date__gte?: string | undefined;
   date__lte?: string | undefined;
-}
+};
 
 const HISTORY_COLUMNS = [
   'routing_id',
@@ -136,12 +133,9 @@ const HISTORY_COLUMNS = [
   'escalated_at',
   'created_at',
   'updated_at',
-];
+] as const satisfies ReadonlyArray<keyof RoutingRow>;
 
-export type RoutingHistoryRow = Pick<
-  RoutingRow,
-  'routing_id' | 'status' | 'decision' | 'reason' | 'task_type' | 'ai_agent_id' | 'ai_confidence' | 'risk_level' | 'domain' | 'routing_mode' | 'escalation_level' | 'assigned_to' | 'fourth_law_triggered' | 'safety_violation_count' | 'rules_triggered' | 'escalated_at' | 'created_at' | 'updated_at'
->;
+export type RoutingHistoryRow = Pick<RoutingRow, (typeof HISTORY_COLUMNS)[number]>;
 
 /** The routings read model filtered by field (bounds by __gte/__lte), as a keyset page. */
 export async function listRoutings(db: Knex, page: PageRequest, filter: RoutingFilter): Promise<Page<RoutingHistoryRow>> {

@@ -2,10 +2,14 @@ import { WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WithS
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { UpdateDefinition, Workflow } from '@temporalio/common';
 
-/** The failure an Update's validator or handler rejected the request with, when it did so on purpose. */
-export function updateRejection(error: unknown): { type: string; message: string } | undefined {
+/**
+ * The failure an Update's validator or handler rejected the request with, when it did so on purpose; given
+ * `types`, only a failure of one of them (any other rejection is unexpected to the caller).
+ */
+export function updateRejection<T extends string = string>(error: unknown, types?: readonly T[]): { type: T; message: string } | undefined {
   if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type) {
-    return { type: error.cause.type, message: error.cause.message };
+    const { type, message } = error.cause;
+    if (!types || (types as readonly string[]).includes(type)) return { type: type as T, message };
   }
   return undefined;
 }

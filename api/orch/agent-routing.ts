@@ -1,5 +1,7 @@
+import type { RoutingDecisionResult } from '../../contracts/route-task';
+import { needsHuman } from '../../domain/routing-decision';
 import type { Logger } from '../../lib/logger';
-import { routeAgentTask, agentRouteAnswer, type AgentTask } from '../../services/routing/agent-operations';
+import { routeAgentTask, type AgentTask } from '../../services/routing/agent-operations';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
 import { Problem, problemTypeUri, type FieldError } from '../problem';
 import { fieldErrors } from '../field-errors';
@@ -14,6 +16,7 @@ import {
   BatchRouteResponseSchema,
   type BatchRouteItem,
 } from '../schemas/agent-operations';
+import type { z } from '../schemas/zod';
 import { requireCallingAgent, statedConfidence } from './calling-agent';
 
 /** Tasks of one batch routed at once; the rest wait their turn. */
@@ -45,20 +48,11 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
     handler: async ({ headers, body, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
       const confidence = statedConfidence(headers['x-confidence-score'], body.ai_assessment.confidence, 'ai_assessment.confidence');
+      const { ai_assessment, escalation_recommendation, human_context, ...fields } = body;
       const task: AgentTask = {
-        task_id: body.task_id,
-        task_type: body.task_type,
-        confidence,
-        context: body.context,
-        ai_recommendation: body.ai_recommendation,
-        required_capabilities: body.required_capabilities,
-        routing_mode: body.routing_mode,
-        assessment: {
-          can_handle: body.ai_assessment.can_handle,
-          escalation_recommended: body.escalation_recommendation,
-          uncertainty_reason: body.ai_assessment.uncertainty_reason,
-          human_context: body.human_context,
-        },
+        ...fields,
+        ai_confidence: confidence,
+        agent_assessment: { can_handle: ai_assessment.can_handle, escalation_recommended: escalation_recommendation, uncertainty_reason: ai_assessment.uncertainty_reason, human_context },
       };
       const { routing_id, outcome } = await routeAgentTask(deps, agent, principal, task);
       return { status: 200, body: agentRouteAnswer(task, outcome.decision), headers: { Location: `/v1/orch/routing/${routing_id}` } };
@@ -89,16 +83,8 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
       const worker = async () => {
         for (let at = next++; at < items.valid.length; at = next++) {
           const { index, item } = items.valid[at]!;
-          const task: AgentTask = {
-            task_id: item.task_id,
-            task_type: item.type,
-            confidence: item.confidence,
-            context: item.context,
-            ai_recommendation: item.ai_recommendation,
-            required_capabilities: item.required_capabilities,
-            routing_mode: item.routing_mode,
-            assessment: { can_handle: item.can_handle, escalation_recommended: item.escalation_recommendation, human_context: item.human_context },
-          };
+          const { type, confidence, can_handle, escalation_recommendation, human_context, ...fields } = item;
+          const task: AgentTask = { ...fields, task_type: type, ai_confidence: confidence, agent_assessment: { can_handle, escalation_recommended: escalation_recommendation, human_context } };
           try {
             const { outcome } = await routeAgentTask(deps, agent, principal, task);
             results[index] = { index, status: 'routed', ...agentRouteAnswer(task, outcome.decision) };
@@ -113,6 +99,24 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
       return { status: 200, body: { data: results, summary: { total: results.length, routed, failed: results.length - routed } } };
     },
   });
+}
+
+/** The spec's answer to POST /route, with the routing's id and level beside it. */
+function agentRouteAnswer(task: AgentTask, decision: RoutingDecisionResult): z.output<typeof AgentRouteResponseSchema> {
+  const human = needsHuman(decision.decision);
+  const handedOver = [task.agent_assessment.human_context, task.agent_assessment.uncertainty_reason, task.ai_recommendation].some((text) => typeof text === 'string' && text.length > 0);
+  return {
+    routing_id: decision.routing_id,
+    task_id: task.task_id,
+    routing_decision: decision.decision,
+    reason: decision.reason,
+    assigned_human: human && decision.assigned_to ? decision.assigned_to.did : null,
+    ...(decision.queued ? { queued: decision.queued } : {}),
+    ai_context_provided: human && handedOver,
+    fourth_law_triggered: decision.fourth_law_triggered === true,
+    escalation_level: decision.escalation_level,
+    estimated_response_time: decision.estimated_response_time,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { assignQueuedRouting } from '../../services/routing/assignment';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
-import { updateIdFor } from '../../services/routing/updates';
+import { updateIdFor } from '../../lib/ids';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { EscalationResponseSchema } from '../schemas/agent-operations';

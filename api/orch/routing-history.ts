@@ -8,7 +8,7 @@ import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { DidSchema, LedgerAnchorSchema, listQuerySchema, pageSchema, TimestampSchema } from '../schemas/common';
-import { RoutingIdParamsSchema } from '../schemas/routing';
+import { AssigneeSchema, RoutingIdParamsSchema } from '../schemas/routing';
 import { z } from '../schemas/zod';
 
 const bound = z.coerce.number().min(0).max(1);
@@ -40,7 +40,7 @@ const RoutingHistoryItemSchema = z
     domain: z.string().nullable(),
     routing_mode: z.enum(ROUTING_MODES).nullable(),
     escalation_level: z.enum(ESCALATION_LEVELS),
-    assigned_to: z.object({ type: z.enum(['human', 'ai_agent']), did: z.string() }).nullable(),
+    assigned_to: AssigneeSchema.nullable(),
     fourth_law_triggered: z.boolean().nullable(),
     safety_violations: z.number().int(),
     rules_triggered: z.array(z.string()),
@@ -52,7 +52,7 @@ const RoutingHistoryItemSchema = z
 
 const SORTABLE = { created_at: 'created_at', ai_confidence: 'ai_confidence', confidence: 'ai_confidence', status: 'status', task_type: 'task_type', decision: 'decision', updated_at: 'updated_at' };
 
-function render(row: RoutingHistoryRow) {
+function render(row: RoutingHistoryRow): z.output<typeof RoutingHistoryItemSchema> {
   return {
     routing_id: row.routing_id,
     status: row.status,

@@ -1,7 +1,8 @@
 import { findRoutingById, type RoutingRow } from '../../db/routings';
 import { routingProgress } from '../../domain/routing-progress';
-import { routingIdFor, submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';
-import { sendRoutingUpdate, updateIdFor } from '../../services/routing/updates';
+import { resourceId, updateIdFor } from '../../lib/ids';
+import { submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';
+import { sendRoutingUpdate } from '../../services/routing/updates';
 import { resolveUpdate } from '../../contracts/route-task';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -14,12 +15,13 @@ import {
   RoutingResolutionSchema,
   RoutingStatusSchema,
 } from '../schemas/routing';
+import type { z } from '../schemas/zod';
 
 export type RoutingDeps = RoutingServiceDeps;
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
 
-function toRoutingStatus(row: RoutingRow) {
+function toRoutingStatus(row: RoutingRow): z.output<typeof RoutingStatusSchema> {
   const estimated =
     row.assigned_at && row.estimated_response_time !== null && row.status === 'in_progress'
       ? new Date(new Date(row.assigned_at).getTime() + (row.estimated_response_time ?? 0) * 1000).toISOString()
@@ -63,24 +65,17 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
       200: { description: 'The routing decision', schema: RoutingDecisionSchema },
     },
     handler: async ({ req, body, principal }) => {
-      const routing_id = routingIdFor(principal.id, req.get('idempotency-key'));
+      const routing_id = resourceId('rt', principal.id, req.get('idempotency-key'));
+      // The rest of the body is the task as domain/ takes it.
+      const { request_id, task_id, urgency, ai_agent_id, context, ...task } = body;
       const outcome = await submitRouting(deps, {
         routing_id,
-        request_id: body.request_id ?? body.task_id,
+        request_id: request_id ?? task_id,
         requested_by: principal.id,
-        task: {
-          task_type: body.task_type,
-          context: body.urgency ? { ...body.context, urgency: body.urgency } : body.context,
-          ai_agent_id: body.ai_agent_id ?? principal.subject,
-          ai_confidence: body.ai_confidence,
-          ai_recommendation: body.ai_recommendation,
-          required_capabilities: body.required_capabilities,
-          safety_requirements: body.safety_requirements,
-          escalation_conditions: body.escalation_conditions,
-          routing_mode: body.routing_mode,
-        },
+        task: { ...task, context: urgency ? { ...context, urgency } : context, ai_agent_id: ai_agent_id ?? principal.subject },
       });
-      return { status: 200, body: outcome.decision, headers: { Location: `/v1/orch/routing/${routing_id}` } };
+      const decision: z.output<typeof RoutingDecisionSchema> = outcome.decision;
+      return { status: 200, body: decision, headers: { Location: `/v1/orch/routing/${routing_id}` } };
     },
   });
 

@@ -17,7 +17,14 @@ export interface PlatformRouteDeps {
   db: Knex;
   temporal: Client;
   keyRing: KeyRing;
-  settings: { taskQueue: string; token: TokenSettings; platform: PlatformSettings; escalationTimeoutsSeconds: Record<HumanEscalationLevel, number> };
+  settings: {
+    taskQueue: string;
+    token: TokenSettings;
+    platform: PlatformSettings;
+    escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
+    autonomousEscalationWindowSeconds: number;
+    reviewWindowSeconds: number;
+  };
 }
 
 /** Every route of the platform API (/v1 outside /v1/orch). */
@@ -29,5 +36,6 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
   registerExecutionRoutes(api, { ...services, keyRing: deps.keyRing, token: deps.settings.token });
   registerWorkflowRoutes(api, services);
   registerPlatformHealthRoutes(api, services);
-  registerTaskRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: deps.settings.taskQueue, escalationTimeoutsSeconds: deps.settings.escalationTimeoutsSeconds });
+  const { taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds } = deps.settings;
+  registerTaskRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds });
 }

@@ -2,10 +2,8 @@ import { URGENCIES } from '../../domain/escalation-rules';
 import { ROUTING_DECISIONS, ROUTING_MODES, ESCALATION_LEVELS } from '../../domain/routing-decision';
 import { AgentIdSchema } from './agents';
 import { LedgerAnchorSchema } from './common';
-import { QueuedForSchema, RequiredCapabilitySchema } from './routing';
+import { AssigneeSchema, CapabilityMatchSchema, QueuedForSchema, RoutingRequestSchema, unit } from './routing';
 import { z } from './zod';
-
-const unit = z.number().min(0).max(1);
 
 export const AgentHeadersSchema = z.object({
   'x-agent-id': AgentIdSchema.optional().openapi({ description: 'The calling agent’s URN; required unless the bearer token is the agent’s own API key' }),
@@ -24,8 +22,8 @@ export const AgentConfidenceHeadersSchema = AgentHeadersSchema.extend({
 const TaskIdSchema = z.string().min(1).max(200);
 const taskFields = {
   context: z.record(z.string(), z.unknown()).default({}).openapi({ description: 'Free-form; read for risk, domain, boundaries and rules' }),
-  ai_recommendation: z.string().max(10_000).optional(),
-  required_capabilities: z.array(RequiredCapabilitySchema).max(50).default([]).openapi({ description: 'What the human who may take over must hold' }),
+  ai_recommendation: RoutingRequestSchema.shape.ai_recommendation,
+  required_capabilities: RoutingRequestSchema.shape.required_capabilities.openapi({ description: 'What the human who may take over must hold' }),
   routing_mode: z.enum(ROUTING_MODES).optional().openapi({ description: 'Default escalation: an autonomous routing stays open to /confidence and /escalate' }),
 };
 
@@ -120,8 +118,6 @@ export const ConfidenceRequestSchema = z
   .strict()
   .openapi('ConfidenceReport');
 
-const AssignedSchema = z.object({ type: z.enum(['human', 'ai_agent']), did: z.string() });
-
 export const ConfidenceResponseSchema = z
   .object({
     routing_id: z.string(),
@@ -130,7 +126,7 @@ export const ConfidenceResponseSchema = z
     action_allowed: z.boolean().openapi({ description: 'The agent may act alone' }),
     fourth_law_triggered: z.boolean(),
     status: z.string().openapi({ description: 'The routing’s status; queued: the task waits for a qualified human and the agent may not act alone' }),
-    assigned_to: AssignedSchema.nullable(),
+    assigned_to: AssigneeSchema.nullable(),
     suggested_reviewers: z.array(z.string()),
     ledger_anchor: LedgerAnchorSchema,
   })
@@ -154,7 +150,7 @@ export const EscalationResponseSchema = z
     routing_id: z.string(),
     status: z.enum(['assigned', 'queued']).openapi({ description: 'queued: no available reviewer qualifies yet; the task waits for one (see queued)' }),
     assigned_to: z
-      .object({ type: z.literal('human'), did: z.string(), capabilities: z.array(z.object({ capability_id: z.string(), weight: z.number() })) })
+      .object({ type: z.literal('human'), did: z.string(), capabilities: z.array(CapabilityMatchSchema) })
       .nullable()
       .openapi({ description: 'null while queued' }),
     queued: QueuedForSchema.optional(),

@@ -5,7 +5,8 @@ import { RESOLUTION_OUTCOMES } from '../../contracts/route-task';
 import { DidSchema, LedgerAnchorSchema } from './common';
 import { z } from './zod';
 
-const unit = z.number().min(0).max(1);
+/** A confidence, weight or threshold: 0 to 1. */
+export const unit = z.number().min(0).max(1);
 
 export const RequiredCapabilitySchema = z
   .union([
@@ -44,7 +45,17 @@ export const RoutingRequestSchema = z
   .strict()
   .openapi('RoutingRequest');
 
-const CapabilityMatchSchema = z.object({ capability_id: z.string(), weight: z.number() });
+export const CapabilityMatchSchema = z.object({ capability_id: z.string(), weight: z.number() });
+
+const AssignedToSchema = z.object({
+  type: z.enum(['human', 'ai_agent']),
+  did: z.string(),
+  agent_id: z.string().optional(),
+  capabilities_matched: z.array(CapabilityMatchSchema),
+});
+
+/** Who holds a routing, as its status, its history and a confidence report show it. */
+export const AssigneeSchema = AssignedToSchema.pick({ type: true, did: true });
 
 export const QueuedForSchema = z
   .object({
@@ -64,15 +75,7 @@ export const RoutingDecisionSchema = z
     routing_id: z.string(),
     decision: z.enum(ROUTING_DECISIONS),
     reason: z.string().openapi({ example: 'ai_confidence_below_threshold' }),
-    assigned_to: z
-      .object({
-        type: z.enum(['human', 'ai_agent']),
-        did: z.string(),
-        agent_id: z.string().optional(),
-        capabilities_matched: z.array(CapabilityMatchSchema),
-      })
-      .nullable()
-      .openapi({ description: 'null while the routing waits in the queue for a qualified reviewer (see queued)' }),
+    assigned_to: AssignedToSchema.nullable().openapi({ description: 'null while the routing waits in the queue for a qualified reviewer (see queued)' }),
     queued: QueuedForSchema.optional(),
     escalation_level: z.enum(ESCALATION_LEVELS),
     estimated_response_time: z.number().int().openapi({ description: 'Seconds until the assignee is expected to answer' }),
@@ -101,6 +104,19 @@ export const RoutingIdParamsSchema = z.object({
   routing_id: z.string().regex(/^rt_[A-Za-z0-9-]{1,64}$/, 'must be a routing id (rt_…)').openapi({ example: 'rt_3f0c…' }),
 });
 
+export const RoutingResolutionSchema = z
+  .object({
+    routing_id: z.string(),
+    status: z.literal('completed'),
+    reviewer_did: z.string(),
+    outcome: z.enum(RESOLUTION_OUTCOMES),
+    comment: z.string().optional(),
+    modified_recommendation: z.string().optional(),
+    resolved_at: z.string(),
+    ledger_anchor: LedgerAnchorSchema,
+  })
+  .openapi('RoutingResolution');
+
 export const RoutingStatusSchema = z
   .object({
     routing_id: z.string(),
@@ -112,15 +128,13 @@ export const RoutingStatusSchema = z
     decision: z.enum(ROUTING_DECISIONS).nullable(),
     reason: z.string().nullable(),
     escalation_level: z.enum(ESCALATION_LEVELS),
-    assigned_to: z.object({ type: z.enum(['human', 'ai_agent']), did: z.string() }).nullable(),
+    assigned_to: AssigneeSchema.nullable(),
     created_at: z.string(),
     assigned_at: z.string().nullable(),
     progress: z.object({ steps_completed: z.number().int(), steps_total: z.number().int(), current_step: z.string() }),
     estimated_completion: z.string().nullable(),
     escalation_chain: z.array(z.object({ level: z.number().int(), escalation_level: z.enum(ESCALATION_LEVELS), did: z.string(), timestamp: z.string() })),
-    resolution: z
-      .object({ reviewer_did: z.string(), outcome: z.enum(RESOLUTION_OUTCOMES), comment: z.string().optional(), resolved_at: z.string() })
-      .nullable(),
+    resolution: RoutingResolutionSchema.pick({ reviewer_did: true, outcome: true, comment: true, resolved_at: true }).nullable(),
   })
   .openapi('RoutingStatus');
 
@@ -147,16 +161,3 @@ export const AssignRoutingRequestSchema = z
   })
   .strict()
   .openapi('AssignRoutingRequest');
-
-export const RoutingResolutionSchema = z
-  .object({
-    routing_id: z.string(),
-    status: z.literal('completed'),
-    reviewer_did: z.string(),
-    outcome: z.enum(RESOLUTION_OUTCOMES),
-    comment: z.string().optional(),
-    modified_recommendation: z.string().optional(),
-    resolved_at: z.string(),
-    ledger_anchor: LedgerAnchorSchema,
-  })
-  .openapi('RoutingResolution');

@@ -1,18 +1,19 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { findRoutingById } from '../../db/routings';
 import type { AgentProfile } from '../../domain/agents';
 import { agentDid, type LedgerAnchor } from '../../domain/provenance';
 import { assessRisk, isRiskLevel, type RiskAssessment } from '../../domain/risk';
-import { needsHuman, type AgentAssessment, type RequiredCapability, type RoutingMode } from '../../domain/routing-decision';
+import type { RoutingTask } from '../../domain/routing-decision';
 import { actionOf } from '../../domain/routing-moments';
 import { agentConstraintViolations, type Violation } from '../../domain/safety';
-import { reportConfidenceUpdate, type ConfidenceOutcome, type DecideOutcome, type RoutingDecisionResult } from '../../contracts/route-task';
+import { reportConfidenceUpdate, type ConfidenceOutcome, type ConfidenceReport, type DecideOutcome } from '../../contracts/route-task';
 import type { Principal } from '../auth/tokens';
 import { violationEvents } from '../safety/check';
 import { domainConfigFor } from '../safety/domains';
-import { routingIdFor, submitRouting, type RoutingServiceDeps } from './submit';
+import { idempotencyDigest, resourceId } from '../../lib/ids';
+import { submitRouting, type RoutingServiceDeps } from './submit';
 import { sendRoutingUpdate, type UpdateResult } from './updates';
 
 /**
@@ -21,62 +22,27 @@ import { sendRoutingUpdate, type UpdateResult } from './updates';
  * routings: the routing id derives from the agent and the task id.
  */
 export function agentRoutingId(agentId: string, taskId: string): string {
-  return routingIdFor(`agent:${agentId}`, `task:${taskId}`);
+  return resourceId('rt', `agent:${agentId}`, `task:${taskId}`);
 }
 
-export interface AgentTask {
-  task_id: string;
-  task_type: string;
-  confidence: number;
-  context: Record<string, unknown>;
-  ai_recommendation?: string | undefined;
-  required_capabilities: RequiredCapability[];
-  assessment: AgentAssessment;
-  routing_mode?: RoutingMode | undefined;
-}
+/** An agent's task: the routing task's fields the agent gives, with what it says of its own ability, named by its own task id. */
+export type AgentTask = Pick<RoutingTask, 'task_type' | 'context' | 'ai_confidence' | 'ai_recommendation' | 'required_capabilities' | 'routing_mode'> &
+  Required<Pick<RoutingTask, 'agent_assessment'>> & { task_id: string };
 
 /**
  * Routes an agent's task, in escalation mode unless it asks otherwise, so that the agent can still report
  * confidence or escalate while it works. Routing the same task id again answers with its first decision.
  */
 export async function routeAgentTask(deps: RoutingServiceDeps, agent: AgentProfile, principal: Principal, task: AgentTask): Promise<{ routing_id: string; outcome: DecideOutcome }> {
-  const routing_id = agentRoutingId(agent.agent_id, task.task_id);
+  const { task_id, ...fields } = task;
+  const routing_id = agentRoutingId(agent.agent_id, task_id);
   const outcome = await submitRouting(deps, {
     routing_id,
-    request_id: task.task_id,
+    request_id: task_id,
     requested_by: principal.id,
-    task: {
-      task_type: task.task_type,
-      context: task.context,
-      ai_agent_id: agent.agent_id,
-      ai_confidence: task.confidence,
-      ai_recommendation: task.ai_recommendation,
-      required_capabilities: task.required_capabilities,
-      safety_requirements: {},
-      escalation_conditions: {},
-      routing_mode: task.routing_mode ?? 'escalation',
-      agent_assessment: task.assessment,
-    },
+    task: { ...fields, ai_agent_id: agent.agent_id, safety_requirements: {}, escalation_conditions: {}, routing_mode: task.routing_mode ?? 'escalation' },
   });
   return { routing_id, outcome };
-}
-
-/** The spec's answer to POST /route, with the routing's id and level beside it. */
-export function agentRouteAnswer(task: AgentTask, decision: RoutingDecisionResult) {
-  const human = needsHuman(decision.decision);
-  const handedOver = [task.assessment.human_context, task.assessment.uncertainty_reason, task.ai_recommendation].some((text) => typeof text === 'string' && text.length > 0);
-  return {
-    routing_id: decision.routing_id,
-    task_id: task.task_id,
-    routing_decision: decision.decision,
-    reason: decision.reason,
-    assigned_human: human && decision.assigned_to ? decision.assigned_to.did : null,
-    ...(decision.queued ? { queued: decision.queued } : {}),
-    ai_context_provided: human && handedOver,
-    fourth_law_triggered: decision.fourth_law_triggered === true,
-    escalation_level: decision.escalation_level,
-    estimated_response_time: decision.estimated_response_time,
-  };
 }
 
 export interface ConfidenceAnswer {
@@ -93,7 +59,7 @@ export interface ConfidenceAnswer {
 export async function reportAgentConfidence(
   deps: RoutingServiceDeps,
   agent: AgentProfile,
-  report: { task_id: string; confidence: number; proceed_autonomously: boolean; reason?: string | undefined },
+  report: Omit<ConfidenceReport, 'agent_id'> & { task_id: string },
   updateId: string | undefined,
 ): Promise<UpdateResult<ConfidenceAnswer>> {
   const routing_id = agentRoutingId(agent.agent_id, report.task_id);
@@ -158,7 +124,7 @@ export async function logAgentAction(
   const routing_id = agentRoutingId(agent.agent_id, action.task_id);
   const routing = await findRoutingById(db, routing_id);
   if (!routing) return { ok: false, code: 'routing_not_found' };
-  const suffix = idempotencyKey ? createHash('sha256').update(`${principal.id}\n${idempotencyKey}`).digest('hex').slice(0, 32) : randomUUID();
+  const suffix = idempotencyKey ? idempotencyDigest(principal.id, idempotencyKey) : randomUUID();
   const step_id = `agent_action:${suffix}`;
   const logged_at = new Date().toISOString();
   // The action is judged at the risk its routing was decided at.

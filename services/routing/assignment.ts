@@ -1,5 +1,5 @@
 import { findAvailableReviewer } from '../../db/reviewers';
-import { assignUpdate, type EscalationRecord } from '../../contracts/route-task';
+import { assignUpdate, type AssignReviewerInput, type EscalationRecord } from '../../contracts/route-task';
 import type { Principal } from '../auth/tokens';
 import type { RoutingServiceDeps } from './submit';
 import { sendRoutingUpdate, type UpdateResult } from './updates';
@@ -11,7 +11,7 @@ import { sendRoutingUpdate, type UpdateResult } from './updates';
 export async function assignQueuedRouting(
   deps: RoutingServiceDeps,
   principal: Principal,
-  request: { routing_id: string; reviewer_did: string; reason?: string | undefined },
+  request: Pick<AssignReviewerInput, 'reason'> & { routing_id: string; reviewer_did: string },
   updateId: string | undefined,
 ): Promise<UpdateResult<EscalationRecord> | { ok: false; code: 'reviewer_not_available'; detail: string }> {
   const reviewer = await findAvailableReviewer(deps.db, request.reviewer_did);

@@ -1,22 +1,15 @@
 import type { AgentProfile } from '../../domain/agents';
-import type { Urgency } from '../../domain/escalation-rules';
 import { agentDid } from '../../domain/provenance';
 import { FAILURE_TYPES } from '../../contracts/failures';
-import { escalateUpdate, type EscalateOutcome } from '../../contracts/route-task';
+import { escalateUpdate, type EscalateOutcome, type EscalateRoutingInput } from '../../contracts/route-task';
 import { findRoutingById } from '../../db/routings';
 import { describeDuration } from '../../domain/routing-escalation';
 import { agentRoutingId } from './agent-operations';
 import type { RoutingServiceDeps } from './submit';
 import { sendRoutingUpdate, type UpdateResult } from './updates';
 
-/** Escalation by request: the routing workflow picks the reviewer and records the chain. */
-export interface EscalationRequest {
-  reason: string;
-  urgency?: Urgency | undefined;
-  target_capability?: string | undefined;
-  min_weight?: number | undefined;
-  context?: Record<string, unknown> | undefined;
-}
+/** Escalation by request, its requester aside: the routing workflow picks the reviewer and records the chain. */
+export type EscalationRequest = Omit<EscalateRoutingInput, 'requested_by'>;
 
 /** The agent asks for a human on its task (POST /escalate). */
 export async function escalateAgentTask(
@@ -50,7 +43,7 @@ export async function escalateByHand(
   if (sent.ok || sent.code !== FAILURE_TYPES.routingClosed) return sent;
   const row = await findRoutingById(deps.db, routing_id);
   if (row?.status !== 'completed' || row.decision !== 'ai_autonomous' || !row.decision_result) return sent;
-  const windowSeconds = deps.reviewWindowSeconds ?? 0;
+  const windowSeconds = deps.reviewWindowSeconds;
   const decidedAt = row.decision_result.provenance.timestamp;
   const endedAt = new Date(Date.parse(decidedAt) + windowSeconds * 1000).toISOString();
   return {

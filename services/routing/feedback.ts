@@ -26,7 +26,7 @@ export interface Feedback {
  */
 export async function recordFeedback(
   db: Knex,
-  input: { routing_id: string; verdict: FeedbackVerdict; reason: string; submitted_by: string },
+  input: Pick<Feedback, 'routing_id' | 'verdict' | 'reason' | 'submitted_by'>,
   principal: Principal,
 ): Promise<{ ok: true; feedback: Feedback } | { ok: false; code: 'routing_not_found' | 'routing_not_completed'; status?: string }> {
   const routing = await findRoutingById(db, input.routing_id);

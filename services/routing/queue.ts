@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { reviewerAvailableSignal } from '../../contracts/route-task';
 import { findAvailableReviewer, upsertReviewer } from '../../db/reviewers';
 import { findQueuedRoutingIds } from '../../db/routings';
 import type { Reviewer } from '../../domain/reviewer-assignment';
+import { isClosedOrMissing } from '../../lib/temporal-client';
 
 export interface ReviewerQueueDeps {
   db: Knex;
@@ -31,7 +31,7 @@ export async function offerReviewer(deps: ReviewerQueueDeps, did: string, limit 
           .getHandle(routingId)
           .signal(reviewerAvailableSignal)
           .catch((error: unknown) => {
-            if (!(error instanceof WorkflowNotFoundError)) throw error;
+            if (!isClosedOrMissing(error)) throw error;
           }),
       ),
     );

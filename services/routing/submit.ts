@@ -1,9 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { findRoutingById } from '../../db/routings';
-import type { RoutingTask } from '../../domain/routing-decision';
+import { startWithUpdate } from '../../lib/temporal-client';
 import {
   AgentIdKey,
   ConfidenceKey,
@@ -11,7 +9,6 @@ import {
   ROUTE_TASK_WORKFLOW_TYPE,
   TaskTypeKey,
   type DecideOutcome,
-  type HumanEscalationLevel,
   type RouteTaskInput,
   type RouteTaskWorkflow,
 } from '../../contracts/route-task';
@@ -20,38 +17,14 @@ export interface RoutingServiceDeps {
   db: Knex;
   temporal: Client;
   taskQueue: string;
-  escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
-  /** How long an autonomous routing in escalation mode stays open to an escalation; absent: it closes at once. */
-  autonomousEscalationWindowSeconds?: number | undefined;
-  /** How long an autonomous routing stays open to a supervisor's manual escalation (a review); absent: it closes at once. */
-  reviewWindowSeconds?: number | undefined;
+  escalationTimeoutsSeconds: RouteTaskInput['escalation_timeouts_seconds'];
+  // Required, unlike in the input: an entry that left them out would route without the deployment's windows.
+  autonomousEscalationWindowSeconds: NonNullable<RouteTaskInput['autonomous_escalation_window_seconds']>;
+  reviewWindowSeconds: NonNullable<RouteTaskInput['review_window_seconds']>;
 }
 
-/**
- * With an Idempotency-Key (or any caller-chosen key) the routing id derives from the caller and the key,
- * so a retry after a crash anywhere between the workflow's start and the reply reaches the same routing
- * instead of a second one.
- */
-export function routingIdFor(principalId: string, idempotencyKey: string | undefined): string {
-  if (!idempotencyKey) return `rt_${randomUUID()}`;
-  const hex = createHash('sha256').update(`${principalId}\n${idempotencyKey}`).digest('hex');
-  return `rt_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
-
-async function recordedOutcome(db: Knex, routingId: string): Promise<DecideOutcome> {
-  const row = await findRoutingById(db, routingId);
-  if (row?.decision_result) return { ok: true, decision: row.decision_result };
-  throw new Error(`Routing ${routingId} has closed but its record has no decision`);
-}
-
-export interface SubmitRoutingInput {
-  routing_id: string;
-  /** The caller's own id for the request, kept for correlation. */
-  request_id?: string | undefined;
-  /** The principal that submitted the routing. */
-  requested_by: string;
-  task: RoutingTask;
-}
+/** The workflow's input without the deployment's settings, which submitRouting adds. */
+export type SubmitRoutingInput = Pick<RouteTaskInput, 'routing_id' | 'request_id' | 'requested_by' | 'task'>;
 
 /**
  * Starts the routing workflow (workflow id = routing id) and waits for its decision with
@@ -61,13 +34,10 @@ export interface SubmitRoutingInput {
 export async function submitRouting(deps: RoutingServiceDeps, submission: SubmitRoutingInput): Promise<DecideOutcome> {
   const { routing_id, task } = submission;
   const input: RouteTaskInput = {
-    routing_id,
-    request_id: submission.request_id,
-    requested_by: submission.requested_by,
+    ...submission,
     escalation_timeouts_seconds: deps.escalationTimeoutsSeconds,
     autonomous_escalation_window_seconds: deps.autonomousEscalationWindowSeconds,
     review_window_seconds: deps.reviewWindowSeconds,
-    task,
   };
   const start = new WithStartWorkflowOperation<RouteTaskWorkflow>(ROUTE_TASK_WORKFLOW_TYPE, {
     workflowId: routing_id,
@@ -82,8 +52,8 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
       { key: ConfidenceKey, value: task.ai_confidence },
     ],
   });
-  return deps.temporal.workflow.executeUpdateWithStart(decideUpdate, { startWorkflowOperation: start }).catch(async (error: unknown) => {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    return recordedOutcome(deps.db, routing_id);
+  return startWithUpdate(deps.temporal, decideUpdate, start, async () => {
+    const row = await findRoutingById(deps.db, routing_id);
+    return row?.decision_result ? { ok: true, decision: row.decision_result } : undefined;
   });
 }

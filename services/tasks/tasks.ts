@@ -3,23 +3,20 @@ import { appendProvenance } from '../../db/ledger';
 import { findPlatformAgentByUri, type PlatformAgentRow } from '../../db/platform-agents';
 import { insertTaskIfAbsent } from '../../db/tasks';
 import { ORCH_CORE_DID } from '../../domain/provenance';
-import type { RequiredCapability, RoutingTask } from '../../domain/routing-decision';
+import type { RoutingTask } from '../../domain/routing-decision';
 import { agentForCapabilities } from '../../domain/tasks';
 import { submitRouting, type RoutingServiceDeps } from '../routing/submit';
 import type { DecideOutcome } from '../../contracts/route-task';
 import { derivedId } from '../../lib/ids';
 
-export interface NewTask {
-  title: string;
-  description?: string | undefined;
-  task_type: string;
-  required_capabilities: RequiredCapability[];
-  context: Record<string, unknown>;
-  agent_uri?: string | undefined;
-  ai_confidence?: number | undefined;
-  ai_recommendation?: string | undefined;
-  urgency?: string | undefined;
-}
+/** A task for the workforce: the routing task's fields as the submitter gives them (the confidence optional), with its title and the agent proposed. */
+export type NewTask = Pick<RoutingTask, 'task_type' | 'required_capabilities' | 'context' | 'ai_recommendation'> &
+  Partial<Pick<RoutingTask, 'ai_confidence'>> & {
+    title: string;
+    description?: string | undefined;
+    agent_uri?: string | undefined;
+    urgency?: string | undefined;
+  };
 
 export type SubmitTaskOutcome =
   | { ok: true; task_id: string; routing_id: string; agent_uri: string | null; decision: DecideOutcome }

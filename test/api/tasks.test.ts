@@ -1,3 +1,4 @@
+import { defaultPayloadConverter } from '@temporalio/common';
 import { client, expectProblem } from '../support/http';
 import { startStack, type Stack } from '../support/stack';
 
@@ -13,6 +14,13 @@ beforeAll(async () => {
   expect(registered.status).toBe(201);
 });
 afterAll(() => stack?.stop());
+
+/** The input a workflow was started with, as Temporal recorded it. */
+async function startInput(workflowId: string): Promise<unknown> {
+  const history = await stack.temporal.workflow.getHandle(workflowId).fetchHistory();
+  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
+}
 
 describe('POST /v1/tasks', () => {
   it('hands a task to the agent offering its capabilities when the agent is confident enough', async () => {
@@ -66,6 +74,23 @@ describe('POST /v1/tasks', () => {
     expect(retry.body).toEqual(first.body);
     const rows = await stack.database.db('ledger_entries').where({ subject_id: first.body.task_id });
     expect(rows).toHaveLength(1);
+  });
+
+  it('routes with the deployment’s windows, so a supervisor may reopen for review a task the agent took alone', async () => {
+    const reply = await api('POST', '/v1/tasks', { json: { title: 'Summarize the minutes', task_type: 'summarize', required_capabilities: ['summarize'], ai_confidence: 0.95 } });
+    expect(reply.body).toMatchObject({ decision: 'ai_autonomous', agent_uri: SUMMARIZER });
+    expect(await startInput(reply.body.routing_id)).toMatchObject({
+      autonomous_escalation_window_seconds: stack.config.AUTONOMOUS_ESCALATION_WINDOW_SECONDS,
+      review_window_seconds: stack.config.ROUTING_REVIEW_WINDOW_SECONDS,
+    });
+
+    const reopened = await api('POST', '/v1/orch/escalation/manual', {
+      json: { routing_id: reply.body.routing_id, escalation_reason: 'the summary leaves out the budget', requested_by: 'did:web:example.com:supervisor' },
+    });
+    expect(reopened.status).toBe(200);
+    // Nobody holds summarize: the reopened routing waits for a reviewer.
+    expect(reopened.body).toMatchObject({ routing_id: reply.body.routing_id, status: 'queued' });
+    expect((await api('GET', `/v1/tasks/${reply.body.task_id}`)).body).toMatchObject({ status: 'unassigned' });
   });
 
   it.each([
