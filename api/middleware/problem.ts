@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from '../../lib/logger';
+import { StorageRefusedError } from '../../services/platform/refusals';
 import { Problem, problemTypeUri, remediationSteps } from '../problem';
 
 /** Renders a problem; incidentId is given for a 5xx, whose error log line carries the same id. */
@@ -54,7 +55,7 @@ export function problemRenderer(logger: Logger): ErrorRequestHandler {
       next(error);
       return;
     }
-    const problem = error instanceof Problem ? error : fromBodyParser(error as BodyParserError);
+    const problem = error instanceof Problem ? error : error instanceof StorageRefusedError ? new Problem(error.refusal.code, error.refusal.detail) : fromBodyParser(error as BodyParserError);
     const instance = req.originalUrl.split('?')[0] ?? req.path;
     if (problem && problem.status < 500) {
       sendProblem(res, problem, instance);

@@ -2,6 +2,7 @@ import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { findRoutingById } from '../../db/routings';
 import { startWithUpdate } from '../../lib/temporal-client';
+import { throwStorageRefusal } from '../platform/refusals';
 import {
   AgentIdKey,
   ConfidenceKey,
@@ -52,8 +53,15 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
       { key: ConfidenceKey, value: task.ai_confidence },
     ],
   });
-  return startWithUpdate(deps.temporal, decideUpdate, start, async () => {
-    const row = await findRoutingById(deps.db, routing_id);
-    return row?.decision_result ? { ok: true, decision: row.decision_result } : undefined;
-  });
+  const started = await startWithUpdate<DecideOutcome, RouteTaskWorkflow, never>(
+    deps.temporal,
+    decideUpdate,
+    start,
+    async () => {
+      const row = await findRoutingById(deps.db, routing_id);
+      return row?.decision_result ? { ok: true as const, decision: row.decision_result } : undefined;
+    },
+    throwStorageRefusal,
+  );
+  return started.value;
 }
