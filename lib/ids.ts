@@ -8,7 +8,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * key, so a retry after a crash anywhere between the workflow's start and the reply reaches the same
  * resource instead of creating a second one.
  */
-export function resourceId(prefix: string, principalId: string, idempotencyKey?: string | undefined): string {
+export function resourceId(prefix: string, principalId: string, idempotencyKey?: string): string {
   return `${prefix}_${idempotencyKey ? uuidFromHex(sha256(`${principalId}\n${idempotencyKey}`)) : randomUUID()}`;
 }
 

@@ -22,7 +22,7 @@ export function isClosedOrMissing(error: unknown): boolean {
  */
 export async function startWithUpdate<T, W extends Workflow>(
   temporal: Client,
-  update: UpdateDefinition<T, []>,
+  update: UpdateDefinition<T>,
   start: WithStartWorkflowOperation<W>,
   recorded: () => Promise<T | undefined>,
 ): Promise<T> {
