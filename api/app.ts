@@ -74,7 +74,10 @@ export interface AppDeps {
 function requireJsonBody(): RequestHandler {
   return (req, _res, next) => {
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-    if (!hasBody || req.is('application/json') || (req.path === '/oauth/token' && req.is('application/x-www-form-urlencoded'))) return next();
+    if (!hasBody || req.is('application/json') || (req.path === '/oauth/token' && req.is('application/x-www-form-urlencoded'))) {
+      next();
+      return;
+    }
     throw new Problem('unsupported_media_type', `Send the body as application/json, not ${req.get('content-type') ?? 'an unnamed type'}`);
   };
 }

@@ -10,7 +10,7 @@ const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readon
 /** The schema under its wrappers: a named schema made optional or described again is still the same schema. */
 function core(schema: z.ZodType): object {
   let def = schema._zod.def as { type: string; innerType?: z.ZodType };
-  while (WRAPPERS.has(def.type) && def.innerType) def = def.innerType._zod.def as typeof def;
+  while (WRAPPERS.has(def.type) && def.innerType) def = def.innerType._zod.def;
   return def;
 }
 

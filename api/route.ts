@@ -6,7 +6,7 @@ import { match } from 'path-to-regexp';
 import type { ZodType } from 'zod';
 import type { Principal, Scope } from '../services/auth/tokens';
 import { fieldErrors } from './field-errors';
-import { requireScope } from './middleware/auth';
+import { principalOf, requireScope } from './middleware/auth';
 import { guardParameters } from './middleware/input-guard';
 import { RATE_LIMIT_CATEGORIES, type RateLimitCategory } from './middleware/rate-limit';
 import { Problem } from './problem';
@@ -89,7 +89,7 @@ export interface ApiMiddleware {
   meter?: Router;
 }
 
-function parse<T extends ZodType>(schema: T | undefined, value: unknown, location: string): unknown {
+function parse(schema: ZodType | undefined, value: unknown, location: string): unknown {
   if (!schema) return undefined;
   // The input is kept on each issue only to say what was received (a type name or a short rendering).
   const result = schema.safeParse(value, { reportInput: true });
@@ -193,13 +193,13 @@ export class ApiBuilder {
       const query = parse(spec.request?.query, req.query, 'query');
       const params = parse(spec.request?.params, req.params, 'path');
       const headers = parse(spec.request?.headers, req.headers, 'header');
-      const reply = await spec.handler({ req, res, body, query, params, headers, principal: res.locals.principal } as RouteContext<Infer<B>, Infer<Q>, Infer<P>, Infer<H>>);
+      const reply = await spec.handler({ req, res, body, query, params, headers, principal: principalOf(res) } as RouteContext<Infer<B>, Infer<Q>, Infer<P>, Infer<H>>);
       if (reply.headers) res.set(reply.headers);
       if (reply.stream) {
         res.status(reply.status).type(reply.stream.contentType);
         // Backpressure from the client paces the source; a client that goes away stops it.
-        await pipeline(Readable.from(reply.stream.chunks), res).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
+        await pipeline(Readable.from(reply.stream.chunks), res).catch((error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
         });
         return;
       }
@@ -273,7 +273,7 @@ export class ApiBuilder {
       },
       responses,
       ...(spec.rateLimit ? { 'x-rate-limit-category': spec.rateLimit } : {}),
-    } as RouteConfig;
+    };
   }
 }
 

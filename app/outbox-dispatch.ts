@@ -40,7 +40,7 @@ export async function startOutboxDispatch(deps: {
   let lastSignalAt = 0;
 
   const signal = () =>
-    deps.temporal.workflow.signalWithStart<DispatchOutboxWorkflow, []>(DISPATCH_OUTBOX_WORKFLOW, {
+    deps.temporal.workflow.signalWithStart<DispatchOutboxWorkflow>(DISPATCH_OUTBOX_WORKFLOW, {
       workflowId: outboxDispatcherId(deps.taskQueue),
       taskQueue: deps.taskQueue,
       signal: wakeSignal,
@@ -60,6 +60,7 @@ export async function startOutboxDispatch(deps: {
           if (stopped) break;
           lastSignalAt = Date.now();
           await signal().catch((error: unknown) => logger.warn('could not wake the outbox dispatcher; its poll will find the events', { error: (error as Error).message }));
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake() sets again and stop() sets stopped while the loop awaits
         } while (again && !stopped);
       } finally {
         inFlight = undefined;

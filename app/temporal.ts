@@ -55,7 +55,7 @@ export class SearchAttributeConflict extends Error {
 
 async function registeredTypes(connection: Connection, namespace: string): Promise<Map<string, number>> {
   const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-  return new Map(Object.entries(customAttributes ?? {}).map(([name, type]) => [name, Number(type)]));
+  return new Map(Object.entries(customAttributes));
 }
 
 function typeName(code: number | undefined): string {

@@ -27,8 +27,8 @@ export async function insertAgent(db: Knex, agent: Omit<AgentRow, 'version' | 'r
       safety_constraints: JSON.stringify(agent.safety_constraints),
       model_info: JSON.stringify(agent.model_info),
     })
-    .returning(PUBLIC_COLUMNS);
-  return row as AgentRow;
+    .returning<AgentRow[]>(PUBLIC_COLUMNS);
+  return row!;
 }
 
 export async function findAgent(db: Knex, agentId: string): Promise<AgentRow | undefined> {
@@ -63,6 +63,6 @@ export async function updateAgent(
   const values: Record<string, unknown> = { ...changes, updated_at: db.fn.now(), version: db.raw('version + 1') };
   if (changes.capabilities) values.capabilities = JSON.stringify(changes.capabilities);
   if (changes.safety_constraints) values.safety_constraints = JSON.stringify(changes.safety_constraints);
-  const [row] = await db('agents').where({ agent_id: agentId }).update(values).returning(PUBLIC_COLUMNS);
-  return row as AgentRow | undefined;
+  const [row] = await db('agents').where({ agent_id: agentId }).update(values).returning<AgentRow[]>(PUBLIC_COLUMNS);
+  return row;
 }

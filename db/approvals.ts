@@ -73,7 +73,7 @@ export async function listApprovals(db: Knex, page: PageRequest, filter: Approva
 
 export async function countApprovalsByStatus(db: Knex, status: ApprovalStatus): Promise<number> {
   const [row] = await db('approvals').where({ status }).count<{ count: number }[]>({ count: '*' });
-  return Number(row?.count ?? 0);
+  return row?.count ?? 0;
 }
 
 const iso = (value: Date | null | undefined) => (value ? new Date(value).toISOString() : undefined);

@@ -46,7 +46,7 @@ export async function listDags(db: Knex, page: PageRequest, filter: { status?: D
 
 export async function countDagsByStatus(db: Knex, status: DagStatus): Promise<number> {
   const [row] = await db('platform_workflows').where({ status }).count<{ count: number }[]>({ count: '*' });
-  return Number(row?.count ?? 0);
+  return row?.count ?? 0;
 }
 
 const iso = (value: Date | null | undefined) => (value ? new Date(value).toISOString() : undefined);

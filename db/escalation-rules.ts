@@ -43,21 +43,21 @@ export async function bumpRuleSetVersion(db: Knex): Promise<number> {
   const [row] = await db('escalation_rule_set')
     .where({ id: 1 })
     .update({ version: db.raw('version + 1'), enabled_rules: db('escalation_rules').count('*').where({ enabled: true }) })
-    .returning('version');
-  return Number((row as { version: number }).version);
+    .returning<Array<{ version: number }>>('version');
+  return row!.version;
 }
 
 export async function insertRule(db: Knex, rule: RuleWrite & { rule_id: string; created_by: string }): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
-  const [row] = await db('escalation_rules').insert(asJson(rule)).returning(COLUMNS);
-  return { row: row as EscalationRuleRow, rule_set_version: await bumpRuleSetVersion(db) };
+  const [row] = await db('escalation_rules').insert(asJson(rule)).returning<EscalationRuleRow[]>(COLUMNS);
+  return { row: row!, rule_set_version: await bumpRuleSetVersion(db) };
 }
 
 export async function updateRule(db: Knex, ruleId: string, changes: Partial<RuleWrite>): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
   const [row] = await db('escalation_rules')
     .where({ rule_id: ruleId })
     .update({ ...asJson(changes), version: db.raw('version + 1'), updated_at: db.fn.now() })
-    .returning(COLUMNS);
-  return { row: row as EscalationRuleRow, rule_set_version: await bumpRuleSetVersion(db) };
+    .returning<EscalationRuleRow[]>(COLUMNS);
+  return { row: row!, rule_set_version: await bumpRuleSetVersion(db) };
 }
 
 export async function deleteRule(db: Knex, ruleId: string): Promise<number> {
@@ -103,7 +103,7 @@ export async function enabledRules(db: Knex): Promise<EscalationRule[]> {
 export async function rulesInScope(db: Knex, scope: { task_type: string; domain: string }): Promise<{ rules: EscalationRule[]; rule_set: { version: number; enabled: number } }> {
   // One statement, so the rules and the rule-set version recorded beside them come from one snapshot: the
   // version row joined to the rules in scope (none: one row without a rule).
-  const { rows } = await db.raw<{ rows: Array<{ version: string; enabled_rules: number } & Partial<RuleColumns>> }>(
+  const { rows } = await db.raw<{ rows: Array<{ version: number; enabled_rules: number } & Partial<RuleColumns>> }>(
     `select s.version, s.enabled_rules, r.rule_id, r.rule_name, r.priority, r.conditions, r.actions
        from escalation_rule_set s
        left join escalation_rules r
@@ -116,7 +116,7 @@ export async function rulesInScope(db: Knex, scope: { task_type: string; domain:
   );
   const set = rows[0];
   const rules = rows.filter((row): row is typeof row & RuleColumns => row.rule_id != null);
-  return { rules: rules.map(toRule), rule_set: { version: Number(set?.version ?? 0), enabled: Number(set?.enabled_rules ?? 0) } };
+  return { rules: rules.map(toRule), rule_set: { version: set?.version ?? 0, enabled: set?.enabled_rules ?? 0 } };
 }
 
 /**
@@ -136,7 +136,7 @@ export async function routingHistoryFacts(db: Knex, options: { windowDays: numbe
       task_type: row.task_type,
       domain: row.domain ?? (typeof context.domain === 'string' ? context.domain : 'general'),
       risk_level: isRiskLevel(row.risk_level) ? row.risk_level : 'low',
-      ai_confidence: Number(row.ai_confidence),
+      ai_confidence: row.ai_confidence,
       context,
     };
   });
@@ -156,5 +156,5 @@ export async function countEnabledRulesForDomain(db: Knex, domain: string): Prom
     .count<{ count: number }[]>({ count: '*' })
     .where({ enabled: true })
     .andWhere((q) => q.whereNull('scope_domains').orWhereRaw('scope_domains @> array[?]::text[]', [domain]));
-  return Number(row?.count ?? 0);
+  return row?.count ?? 0;
 }

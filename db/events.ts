@@ -38,5 +38,5 @@ export async function listEvents(
 }
 
 export async function findEvent(db: Knex, eventId: string): Promise<EventRow | undefined> {
-  return eventsQuery(db).where('e.event_id', eventId).first();
+  return eventsQuery(db).where('e.event_id', eventId).first<EventRow | undefined>();
 }

@@ -75,7 +75,7 @@ function executionsWithLiveAttempts(db: Knex): Knex.QueryBuilder {
 }
 
 export async function findExecutionById(db: Knex, executionId: string): Promise<ExecutionRow | undefined> {
-  return executionsWithLiveAttempts(db).where('e.execution_id', executionId).first();
+  return executionsWithLiveAttempts(db).where('e.execution_id', executionId).first<ExecutionRow | undefined>();
 }
 
 export async function listExecutionAttempts(db: Knex, executionId: string): Promise<AttemptRow[]> {
@@ -91,7 +91,7 @@ export async function listExecutions(db: Knex, page: PageRequest, filter: { stat
 
 export async function countExecutionsByStatus(db: Knex): Promise<Record<string, number>> {
   const rows = await db('executions').select('status').count<{ status: string; count: number }[]>({ count: '*' }).groupBy('status');
-  return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+  return Object.fromEntries(rows.map((row) => [row.status, row.count]));
 }
 
 /** The start of an attempt; a retried activity (same attempt) finds the row there and leaves it. */
@@ -120,8 +120,8 @@ export function executionFromRow(row: ExecutionRow): ExecutionState {
   for (const [key, value] of Object.entries(rest)) if (value !== null) state[key] = value;
   return {
     ...(state as unknown as ExecutionState),
-    current_attempt: Number(live_attempt),
-    callback_attempts: Number(live_callback_attempts),
+    current_attempt: live_attempt,
+    callback_attempts: live_callback_attempts,
     queued_at: iso(row.queued_at)!,
     updated_at: iso(row.updated_at)!,
     ...(row.started_at ? { started_at: iso(row.started_at)! } : {}),

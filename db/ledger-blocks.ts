@@ -23,13 +23,12 @@ export async function ledgerState(db: Knex): Promise<LedgerState> {
      group by closed.last_closed`,
   );
   const row = rows[0]!;
-  const last_closed_block = Number(row.last_closed);
   return {
-    open_block: last_closed_block + 1,
-    last_closed_block,
-    last_sealed_block: Number(row.last_sealed),
-    open_block_leaves: Number(row.leaves),
-    open_block_age_ms: row.age_ms === null ? null : Math.max(0, Number(row.age_ms)),
+    open_block: row.last_closed + 1,
+    last_closed_block: row.last_closed,
+    last_sealed_block: row.last_sealed,
+    open_block_leaves: row.leaves,
+    open_block_age_ms: row.age_ms === null ? null : Math.max(0, row.age_ms),
   };
 }
 
@@ -45,7 +44,7 @@ export async function closeBlock(db: Knex, blockNumber: number, options: { lockT
     await trx.raw(`select set_config('lock_timeout', ?, true)`, [`${Math.max(1, Math.round(options.lockTimeoutMs))}ms`]);
     await trx.raw('select pg_advisory_xact_lock(?)', [LEDGER_LOCKS.append]);
     const last = await trx('ledger_blocks').max<{ max: number | null }[]>({ max: 'block_number' });
-    const lastClosed = Number(last[0]?.max ?? 0);
+    const lastClosed = last[0]?.max ?? 0;
     if (lastClosed >= blockNumber) return { ok: true as const, block_number: blockNumber };
     if (lastClosed !== blockNumber - 1) return { ok: false as const, code: 'out_of_order' as const, last_closed_block: lastClosed };
     await trx('ledger_blocks').insert({ block_number: blockNumber });
@@ -77,11 +76,11 @@ export async function ledgerSealingLag(db: Knex): Promise<SealingLag> {
   );
   const row = rows[0]!;
   return {
-    unsealed_leaves: Number(row.unsealed),
-    oldest_unsealed_age_seconds: row.oldest_age === null ? null : Math.max(0, Number(row.oldest_age)),
-    last_sealed_block: row.block_number === null ? null : Number(row.block_number),
+    unsealed_leaves: row.unsealed,
+    oldest_unsealed_age_seconds: row.oldest_age === null ? null : Math.max(0, row.oldest_age),
+    last_sealed_block: row.block_number,
     last_sealed_at: row.sealed_at ? new Date(row.sealed_at).toISOString() : null,
-    tree_size: Number(row.tree_size ?? 0),
+    tree_size: row.tree_size ?? 0,
   };
 }
 
@@ -90,12 +89,12 @@ export async function ledgerSealingLag(db: Knex): Promise<SealingLag> {
  * in order, so they are the ones after the last checkpoint (an index range, however long the log).
  */
 export async function unsealedClosedBlocks(db: Knex, throughBlock: number): Promise<number[]> {
-  const rows = await db('ledger_blocks')
+  const rows = await db<{ block_number: number }>('ledger_blocks')
     .where('block_number', '>', db('ledger_checkpoints').select(db.raw('coalesce(max(block_number), 0)')))
     .where('block_number', '<=', throughBlock)
     .orderBy('block_number', 'asc')
     .select('block_number');
-  return rows.map((row: { block_number: number }) => Number(row.block_number));
+  return rows.map((row) => row.block_number);
 }
 
 export interface CheckpointRow {
@@ -107,27 +106,21 @@ export interface CheckpointRow {
   sealed_at: Date;
 }
 
-const normalizeCheckpoint = (row: CheckpointRow): CheckpointRow => ({ ...row, block_number: Number(row.block_number), tree_size: Number(row.tree_size) });
-
 export async function findCheckpoint(db: Knex, blockNumber: number): Promise<CheckpointRow | undefined> {
-  const row: CheckpointRow | undefined = await db('ledger_checkpoints').where({ block_number: blockNumber }).first();
-  return row && normalizeCheckpoint(row);
+  return db<CheckpointRow>('ledger_checkpoints').where({ block_number: blockNumber }).first();
 }
 
 export async function latestCheckpoint(db: Knex): Promise<CheckpointRow | undefined> {
-  const row: CheckpointRow | undefined = await db('ledger_checkpoints').orderBy('block_number', 'desc').first();
-  return row && normalizeCheckpoint(row);
+  return db<CheckpointRow>('ledger_checkpoints').orderBy('block_number', 'desc').first();
 }
 
 /** The first checkpoint whose tree holds `treeSize` leaves (blocks whose appends all rolled back share a size). */
 export async function checkpointWithTreeSize(db: Knex, treeSize: number): Promise<CheckpointRow | undefined> {
-  const row: CheckpointRow | undefined = await db('ledger_checkpoints').where({ tree_size: treeSize }).orderBy('block_number', 'asc').first();
-  return row && normalizeCheckpoint(row);
+  return db<CheckpointRow>('ledger_checkpoints').where({ tree_size: treeSize }).orderBy('block_number', 'asc').first();
 }
 
 export async function listCheckpoints(db: Knex, options: { afterBlock: number; limit: number }): Promise<CheckpointRow[]> {
-  const rows: CheckpointRow[] = await db('ledger_checkpoints').where('block_number', '>', options.afterBlock).orderBy('block_number', 'asc').limit(options.limit);
-  return rows.map(normalizeCheckpoint);
+  return db<CheckpointRow>('ledger_checkpoints').where('block_number', '>', options.afterBlock).orderBy('block_number', 'asc').limit(options.limit);
 }
 
 /** The sealing writes, in the sealer's transaction. */
@@ -165,8 +158,8 @@ export const sealWrites = {
   },
 
   async insertCheckpoint(trx: Knex.Transaction, row: Omit<CheckpointRow, 'sealed_at'>): Promise<CheckpointRow> {
-    const [inserted] = await trx('ledger_checkpoints').insert(row).returning('*');
-    return normalizeCheckpoint(inserted as CheckpointRow);
+    const [inserted] = await trx<CheckpointRow>('ledger_checkpoints').insert(row).returning('*');
+    return inserted!;
   },
 };
 
@@ -178,5 +171,5 @@ export async function findNodes(db: Knex, ids: ReadonlyArray<{ level: number; in
      join unnest(?::smallint[], ?::bigint[]) as wanted(level, idx) on n.level = wanted.level and n.idx = wanted.idx`,
     [ids.map((id) => id.level), ids.map((id) => id.index)],
   );
-  return new Map(rows.map((row) => [`${row.level}:${Number(row.idx)}`, row.hash]));
+  return new Map(rows.map((row) => [`${row.level}:${row.idx}`, row.hash]));
 }

@@ -23,7 +23,7 @@ export async function insertLedgerKeyOnce(db: Knex, create: () => Omit<LedgerKey
     await trx.raw('select pg_advisory_xact_lock(?)', [LEDGER_LOCKS.key]);
     const existing = await findLedgerKeyRow(trx);
     if (existing) return existing;
-    const [row] = await trx('ledger_keys').insert(create()).returning('*');
-    return row as LedgerKeyRow;
+    const [row] = await trx('ledger_keys').insert(create()).returning<LedgerKeyRow[]>('*');
+    return row!;
   });
 }

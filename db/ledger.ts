@@ -74,7 +74,7 @@ export async function appendProvenanceBatch(db: Knex, inputs: readonly AppendPro
     JSON.stringify([...rows.values()]),
     LEDGER_LOCKS.append,
   ]);
-  const anchors = new Map(appended.map((row) => [row.transaction_id, Number(row.block_number)]));
+  const anchors = new Map(appended.map((row) => [row.transaction_id, row.block_number]));
 
   return inputs.map(({ entry }) => {
     const transaction_id = transactionIdFor(entry.subject_id, entry.step_id);
@@ -99,18 +99,18 @@ export interface ProvenanceRecord {
 function toRecord(row: EntryRow): ProvenanceRecord {
   return {
     entry: JSON.parse(row.body) as ProvenanceEntry,
-    anchor: { transaction_id: row.transaction_id, block_number: Number(row.block_number) },
+    anchor: { transaction_id: row.transaction_id, block_number: row.block_number },
     hash: row.leaf_hash.toString('hex'),
-    leaf_index: row.leaf_index === null ? null : Number(row.leaf_index),
+    leaf_index: row.leaf_index,
     body: row.body,
-    seq: Number(row.seq),
+    seq: row.seq,
   };
 }
 
 const entryColumns = (db: Knex) =>
   db('ledger_entries as e')
     .leftJoin('ledger_leaves as l', 'l.transaction_id', 'e.transaction_id')
-    .select('e.seq', 'e.transaction_id', 'e.subject_id', 'e.step_id', 'e.body', 'e.leaf_hash', 'e.block_number', 'e.created_at', 'l.leaf_index');
+    .select<EntryRow[]>('e.seq', 'e.transaction_id', 'e.subject_id', 'e.step_id', 'e.body', 'e.leaf_hash', 'e.block_number', 'e.created_at', 'l.leaf_index');
 
 /** The records of one subject (a routing, an approval…), in the order they were appended. */
 export async function listProvenanceForSubject(db: Knex, subjectId: string): Promise<ProvenanceRecord[]> {

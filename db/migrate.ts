@@ -3,9 +3,9 @@ import { MIGRATIONS } from '../migrations';
 
 /** Migrations are listed in code so the same list runs under tsx, jest and compiled JavaScript. */
 export const migrationSource: Knex.MigrationSource<{ name: string; migration: Knex.Migration }> = {
-  getMigrations: async () => [...MIGRATIONS],
+  getMigrations: () => Promise.resolve([...MIGRATIONS]),
   getMigrationName: (entry) => entry.name,
-  getMigration: async (entry) => entry.migration,
+  getMigration: (entry) => Promise.resolve(entry.migration),
 };
 
 export async function migrateToLatest(db: Knex): Promise<string[]> {

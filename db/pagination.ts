@@ -39,12 +39,13 @@ function decodeCursor(cursor: string, sort: SortField[]): CursorValue[] {
   } catch {
     throw new InvalidCursorError('The cursor is not one this API issued');
   }
+  if (typeof parsed !== 'object' || parsed === null) throw new InvalidCursorError('The cursor is not one this API issued');
   const body = parsed as { s?: unknown; v?: unknown };
-  if (typeof body !== 'object' || body === null || !Array.isArray(body.v) || body.v.length !== sort.length || !body.v.every(isCursorValue)) {
+  if (!Array.isArray(body.v) || body.v.length !== sort.length || !body.v.every(isCursorValue)) {
     throw new InvalidCursorError('The cursor is not one this API issued');
   }
   if (body.s !== sortSignature(sort)) throw new InvalidCursorError('The cursor was issued for another sort order; start again without it');
-  return body.v as CursorValue[];
+  return body.v;
 }
 
 function isCursorValue(value: unknown): value is CursorValue {
@@ -86,16 +87,17 @@ export async function paginate<T extends object>(query: Knex.QueryBuilder, page:
   for (const field of sort) pageQuery.orderBy(field.column, field.direction);
   let rows: Record<string, unknown>[];
   try {
-    rows = await pageQuery.limit(limit + 1);
+    rows = (await pageQuery.limit(limit + 1)) as Record<string, unknown>[];
   } catch (error) {
     // Values Postgres cannot read as their columns' types came from a cursor we did not issue.
     if (page.cursor && isDataException(error)) throw new InvalidCursorError('The cursor is not one this API issued');
     throw error;
   }
   const has_more = rows.length > limit;
-  const data = rows.slice(0, limit);
-  const last = data[data.length - 1];
+  const kept = rows.slice(0, limit);
+  const last = kept[kept.length - 1];
   const next_cursor = has_more && last ? encodeCursor(sort, sort.map((_, index) => last[cursorColumn(index)] as CursorValue)) : null;
-  for (const row of data) sort.forEach((_, index) => delete row[cursorColumn(index)]);
-  return { data: data as T[], has_more, next_cursor, total_count: Number(total[0]?.count ?? 0) };
+  const cursorColumns = new Set(sort.map((_, index) => cursorColumn(index)));
+  const data = kept.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !cursorColumns.has(column))));
+  return { data: data as T[], has_more, next_cursor, total_count: total[0]?.count ?? 0 };
 }

@@ -18,7 +18,7 @@ const COLUMNS = ['reviewers.did', 'reviewers.display_name', 'reviewers.capabilit
 export async function findAvailableReviewersWithCapabilities(db: Knex, capabilityIds: string[]): Promise<LoadedReviewer[]> {
   const query = withLoad(db, db('reviewers').select(COLUMNS).where({ available: true }));
   if (capabilityIds.length > 0) query.whereRaw('capabilities \\?& ?::text[]', [capabilityIds]);
-  return query.orderBy([{ column: 'chain_level' }, { column: 'did' }]);
+  return (await query.orderBy([{ column: 'chain_level' }, { column: 'did' }])) as LoadedReviewer[];
 }
 
 export async function upsertReviewer(db: Knex, reviewer: Reviewer & { capacity?: number | null | undefined }): Promise<void> {

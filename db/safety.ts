@@ -37,8 +37,8 @@ export async function putSafetyDomain(
     .insert({ domain: config.domain, ...values })
     .onConflict('domain')
     .merge({ ...values, version: db.raw('safety_domains.version + 1'), updated_at: db.fn.now() })
-    .returning(COLUMNS);
-  return row as SafetyDomainRow;
+    .returning<SafetyDomainRow[]>(COLUMNS);
+  return row!;
 }
 
 export interface SafetyCheckRow {

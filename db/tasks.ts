@@ -29,7 +29,7 @@ export async function insertTaskIfAbsent(db: Knex, task: Omit<TaskRow, 'created_
 }
 
 export async function findTaskWithRouting(db: Knex, taskId: string): Promise<TaskWithRouting | undefined> {
-  const row = await db('platform_tasks as t')
+  return db('platform_tasks as t')
     .leftJoin('routings as r', 'r.routing_id', 't.routing_id')
     .select(
       't.*',
@@ -40,6 +40,5 @@ export async function findTaskWithRouting(db: Knex, taskId: string): Promise<Tas
       ),
     )
     .where('t.task_id', taskId)
-    .first();
-  return row as TaskWithRouting | undefined;
+    .first<TaskWithRouting | undefined>();
 }

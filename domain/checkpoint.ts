@@ -14,6 +14,7 @@ const BASE64_HASH = /^[A-Za-z0-9+/]{43}=$/;
 
 /** An origin is a key name too: non-empty, with no spaces and no plus (C2SP signed-note). */
 export function isValidOrigin(origin: string): boolean {
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- by code point on purpose: no code point may be a control character
   return origin.length > 0 && !/[\s+]/u.test(origin) && [...origin].every((char) => char.charCodeAt(0) >= 0x20);
 }
 

@@ -188,7 +188,7 @@ export function tallyRecords(records: readonly ComplianceRecord[], maxViolations
       if (decision !== 'ai_autonomous') tally.escalations_triggered += 1;
       const risk = object(output.risk)?.level ?? object(output.safety_analysis)?.risk_level;
       if ((risk === 'high' || risk === 'critical') && decision === 'ai_autonomous') {
-        fail(violation('human_oversight_high_risk', record, `a ${String(risk)}-risk decision was left to the AI alone`));
+        fail(violation('human_oversight_high_risk', record, `a ${risk}-risk decision was left to the AI alone`));
       }
     } else if (/^escalat|_escalated$/.test(entry.action)) {
       tally.escalations_triggered += 1;

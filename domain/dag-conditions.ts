@@ -54,7 +54,7 @@ function tokenize(text: string): Token[] {
       let j = i + 1;
       for (; j < text.length && text[j] !== char; j += 1) {
         if (text[j] === '\\' && j + 1 < text.length) j += 1;
-        value += text[j];
+        value += text[j]!;
       }
       if (j >= text.length) throw new ConditionSyntaxError(`unterminated string at ${i}`);
       tokens.push({ type: 'string', value, at: i });
@@ -214,8 +214,7 @@ function compare(op: ComparisonOperator, left: unknown, right: unknown): boolean
   }
   const comparable = (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string');
   if (!comparable) return false;
-  const [x, y] = [a as number | string, b as number | string];
-  return op === '<' ? x < y : op === '<=' ? x <= y : op === '>' ? x > y : x >= y;
+  return op === '<' ? a < b : op === '<=' ? a <= b : op === '>' ? a > b : a >= b;
 }
 
 /** Whether the condition holds for the scope (a node's output); a bare value counts when it is truthy. */

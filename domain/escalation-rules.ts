@@ -115,7 +115,7 @@ export function evaluateRules(rules: readonly EscalationRule[], facts: RoutingFa
   const deciding = escalating.filter(({ rule }) => priorityRank(rule.priority) === top);
   const overridden = new Set(escalating.filter(({ rule }) => priorityRank(rule.priority) < top).map(({ rule }) => rule.rule_id));
   for (const evaluation of evaluations) {
-    if (overridden.has(evaluation.rule_id)) evaluation.reason = `${evaluation.reason}; overridden by a ${RULE_PRIORITIES[top]} priority rule`;
+    if (overridden.has(evaluation.rule_id)) evaluation.reason = `${evaluation.reason}; overridden by a ${RULE_PRIORITIES[top]!} priority rule`;
   }
   const capabilities = [...new Set(deciding.map(({ action }) => action.target_capability))];
   const rule_ids = deciding.map(({ rule }) => rule.rule_id);

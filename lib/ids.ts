@@ -13,7 +13,7 @@ export function idempotencyDigest(principalId: string, idempotencyKey: string): 
  * key, so a retry after a crash anywhere between the workflow's start and the reply reaches the same
  * resource instead of creating a second one.
  */
-export function resourceId(prefix: string, principalId: string, idempotencyKey?: string | undefined): string {
+export function resourceId(prefix: string, principalId: string, idempotencyKey?: string): string {
   return `${prefix}_${idempotencyKey ? uuidFromHex(idempotencyDigest(principalId, idempotencyKey)) : randomUUID()}`;
 }
 

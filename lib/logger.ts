@@ -7,7 +7,7 @@ interface SerializedError {
   message: string;
   stack?: string;
   code?: unknown;
-  cause?: SerializedError | unknown;
+  cause?: unknown;
 }
 
 function serializeError(error: Error, depth = 0): SerializedError {
@@ -41,6 +41,7 @@ export function createLogger(options: { level: string; silent?: boolean }): Logg
     silent: options.silent ?? false,
     format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), errorFields(), winston.format.json()),
     defaultMeta: { service: 'handoff' },
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- winston types its Console transport as an interface; it is a TransportStream
     transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],
   });
 }

@@ -38,7 +38,7 @@ async function closedFailure(temporal: Client, workflowId: string): Promise<{ ty
  */
 export async function startWithUpdate<T, W extends Workflow, R>(
   temporal: Client,
-  update: UpdateDefinition<T, []>,
+  update: UpdateDefinition<T>,
   start: WithStartWorkflowOperation<W>,
   recorded: () => Promise<T | undefined>,
   refusalOf: (failure: { type: string; message: string } | undefined) => R | undefined,

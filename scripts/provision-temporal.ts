@@ -125,8 +125,8 @@ if (require.main === module) {
       if (!quiet) console.log(`temporal: ${binaries.cli}\ntemporal-test-server: ${binaries.testServer}`);
       if (!existsSync(binaries.cli)) process.exitCode = 1;
     })
-    .catch((error: Error) => {
-      console.error(error.message);
+    .catch((error: unknown) => {
+      console.error((error as Error).message);
       process.exitCode = 1;
     });
 }

@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import type { SearchAttributeType } from '@temporalio/common';
 import { ALL_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 
-const SEARCH_ATTRIBUTE_TYPE_NAMES: Record<string, string> = { KEYWORD: 'Keyword', DOUBLE: 'Double', TEXT: 'Text', INT: 'Int', BOOL: 'Bool', DATETIME: 'Datetime' };
+const SEARCH_ATTRIBUTE_TYPE_NAMES: Record<SearchAttributeType, string> = { KEYWORD: 'Keyword', DOUBLE: 'Double', TEXT: 'Text', INT: 'Int', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
 
 export interface DevServer {
   address: string;
@@ -28,7 +29,7 @@ async function waitUntilServing(address: string, child: ChildProcess, timeoutMs:
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
-  throw new Error(`temporal server did not serve within ${timeoutMs} ms: ${(lastError as Error)?.message}`);
+  throw new Error(`temporal server did not serve within ${timeoutMs} ms: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
 }
 
 /**
@@ -76,7 +77,10 @@ export async function startTemporalDevServer(options: {
     process: child,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null) {
+          resolve();
+          return;
+        }
         const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
         child.once('exit', () => {
           clearTimeout(force);

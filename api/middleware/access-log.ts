@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '../../lib/logger';
 import { principalOf } from './auth';
+import { requestIdOf } from './request-id';
 
 /** One line per request once it is answered: what an SRE greps for, keyed by request id. */
 export function accessLog(logger: Logger): RequestHandler {
@@ -9,7 +10,7 @@ export function accessLog(logger: Logger): RequestHandler {
     res.on('finish', () => {
       const level = res.statusCode >= 500 ? 'error' : 'http';
       logger.log(level, 'request', {
-        request_id: res.locals.requestId,
+        request_id: requestIdOf(res),
         method: req.method,
         path: req.path,
         status: res.statusCode,

@@ -15,11 +15,15 @@ export function principalOf(res: Response): Principal | undefined {
 export function authenticate(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings }): RequestHandler {
   return async (req, res, next) => {
     const header = req.get('authorization');
-    if (!header) return next();
+    if (!header) {
+      next();
+      return;
+    }
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match?.[1]) {
       res.locals.authError = 'The Authorization header must be "Bearer <token>"';
-      return next();
+      next();
+      return;
     }
     const result = await authenticateBearer(deps, match[1]);
     if (result.ok) res.locals.principal = result.principal;

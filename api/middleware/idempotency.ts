@@ -7,6 +7,7 @@ import type { Logger } from '../../lib/logger';
 import { Problem } from '../problem';
 import { IdempotencyKeySchema } from '../schemas/common';
 import { principalOf } from './auth';
+import { requestIdOf } from './request-id';
 
 const TTL_SECONDS = 24 * 60 * 60;
 /** How long a claim holds before a duplicate may take over, should the process holding it die. */
@@ -29,7 +30,10 @@ function releasesKey(status: number): boolean {
 export function idempotency(deps: { db: Knex; logger: Logger }): RequestHandler {
   return async (req, res, next) => {
     const key = req.get('idempotency-key');
-    if (key === undefined) return next();
+    if (key === undefined) {
+      next();
+      return;
+    }
     if (!IdempotencyKeySchema.safeParse(key).success) {
       throw new Problem('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
         errors: [{ field: 'Idempotency-Key', code: 'invalid_format', message: 'must be 1 to 255 visible ASCII characters' }],
@@ -68,7 +72,7 @@ export function idempotency(deps: { db: Knex; logger: Logger }): RequestHandler 
               body: text,
             });
       finish
-        .catch((error: unknown) => deps.logger.error('idempotency record failed', { request_id: res.locals.requestId, error }))
+        .catch((error: unknown) => deps.logger.error('idempotency record failed', { request_id: requestIdOf(res), error }))
         .finally(() => send(text));
       return res;
     };

@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from '../../lib/logger';
 import { StorageRefusedError } from '../../services/platform/refusals';
 import { Problem, problemTypeUri, remediationSteps } from '../problem';
+import { requestIdOf } from './request-id';
 
 /** Renders a problem; incidentId is given for a 5xx, whose error log line carries the same id. */
 export function sendProblem(res: Response, problem: Problem, instance: string, incidentId?: string): void {
@@ -17,7 +18,7 @@ export function sendProblem(res: Response, problem: Problem, instance: string, i
       status: problem.status,
       ...(problem.detail ? { detail: problem.detail } : {}),
       instance,
-      request_id: res.locals.requestId,
+      request_id: requestIdOf(res),
       ...(incidentId ? { incident_id: incidentId } : {}),
       ...(problem.options.errors ? { errors: problem.options.errors } : {}),
       remediation: remediationSteps(problem.code),
@@ -61,7 +62,7 @@ export function problemRenderer(logger: Logger): ErrorRequestHandler {
       sendProblem(res, problem, instance);
       return;
     }
-    const requestId = res.locals.requestId as string;
+    const requestId = requestIdOf(res);
     const incidentId = `inc_${randomUUID()}`;
     if (problem) logger.error('service problem', { incident_id: incidentId, request_id: requestId, path: req.path, code: problem.code, detail: problem.detail });
     else logger.error('unhandled error', { incident_id: incidentId, request_id: requestId, path: req.path, error });

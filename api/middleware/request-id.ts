@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 
 const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -12,4 +12,9 @@ export function requestId(): RequestHandler {
     res.set('X-Request-ID', id);
     next();
   };
+}
+
+/** The request's id, as requestId() set it. */
+export function requestIdOf(res: Response): string {
+  return res.locals.requestId as string;
 }

@@ -81,7 +81,7 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
         });
       }
       if (body.proceed_autonomously && (outcome.human_assigned || queued)) {
-        const detail = queued ? `Task ${body.task_id} waits in the queue for a qualified human` : `A human (${assigned_human}) holds task ${body.task_id}`;
+        const detail = queued ? `Task ${body.task_id} waits in the queue for a qualified human` : `A human${assigned_human ? ` (${assigned_human})` : ''} holds task ${body.task_id}`;
         throw new Problem('escalation_required', `${detail}; the agent may not act on it alone`, {
           extensions: { routing_id: outcome.routing_id, assigned_human, escalation: { required: true, reason: queued ? 'waiting_for_reviewer' : 'human_holds_task', suggested_reviewers: assigned_human ? [assigned_human] : [] } },
         });

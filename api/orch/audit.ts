@@ -80,8 +80,8 @@ function render(row: AuditRow) {
     task_type: row.task_type,
     actor: { type: entry.actor.type, ...(entry.actor.did ? { did: entry.actor.did } : {}), ...(entry.actor.agent_id ? { agent_id: entry.actor.agent_id } : {}) },
     details: auditDetails(entry, row.risk_level),
-    ledger_anchor: { transaction_id: row.transaction_id, block_number: Number(row.block_number) },
-    leaf_index: row.leaf_index === null ? null : Number(row.leaf_index),
+    ledger_anchor: { transaction_id: row.transaction_id, block_number: row.block_number },
+    leaf_index: row.leaf_index,
   };
 }
 

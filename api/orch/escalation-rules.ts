@@ -39,7 +39,7 @@ function render(row: EscalationRuleRow) {
 /** A write's answer, or the problem of its failure. */
 function written(result: RuleWriteResult, ruleId?: string) {
   if (result.ok) return { ...render(result.rule), findings: result.findings };
-  if (result.code === 'rule_not_found') throw new Problem('rule_not_found', `No escalation rule ${ruleId}`);
+  if (result.code === 'rule_not_found') throw new Problem('rule_not_found', ruleId ? `No escalation rule ${ruleId}` : 'No such escalation rule');
   if (result.code === 'invalid_rule') {
     throw new Problem('validation_failed', result.errors.map((error) => error.message).join('; '), { errors: result.errors.map((error) => ({ ...error, code: 'invalid_rule' })) });
   }

@@ -42,18 +42,21 @@ export function renderSubscription(row: SubscriptionRow) {
 }
 
 /** The known refusals of the subscription service, as problems. */
-function refusal(outcome: { code: string; reason?: string }, subscriptionId?: string): Problem {
+function refusal(
+  outcome: { code: 'destination_refused'; reason: string } | { code: 'secrets_unavailable' | 'idempotency_key_reused' | 'not_found' },
+  subscriptionId?: string,
+): Problem {
   switch (outcome.code) {
     case 'destination_refused':
       return new Problem('destination_refused', `The URL ${outcome.reason}; OUTBOUND_PRIVATE_ALLOWLIST admits private destinations`, {
-        errors: [{ field: 'url', code: 'destination_refused', message: outcome.reason ?? 'refused' }],
+        errors: [{ field: 'url', code: 'destination_refused', message: outcome.reason }],
       });
     case 'secrets_unavailable':
       return new Problem('secrets_unavailable', 'Webhook signing secrets are sealed with SECRETS_ENCRYPTION_KEY, which this deployment has not configured');
     case 'idempotency_key_reused':
       return new Problem('idempotency_key_reused', 'This Idempotency-Key created a different subscription');
     default:
-      return new Problem('webhook_not_found', `No webhook subscription ${subscriptionId}`);
+      return new Problem('webhook_not_found', subscriptionId ? `No webhook subscription ${subscriptionId}` : 'No such webhook subscription');
   }
 }
 

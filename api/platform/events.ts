@@ -51,7 +51,7 @@ function renderEvent(row: EventRow) {
     provenance: {
       subject_id: row.subject_id,
       step_id: row.step_id,
-      ledger_anchor: { transaction_id: row.transaction_id, block_number: Number(row.block_number) },
+      ledger_anchor: { transaction_id: row.transaction_id, block_number: row.block_number },
       url: row.subject_id.startsWith('rt_') ? `/v1/orch/provenance/${row.subject_id}` : null,
     },
   };

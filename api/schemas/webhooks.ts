@@ -45,7 +45,7 @@ export const UpdateWebhookRequestSchema = z
     status: z.enum(['enabled', 'disabled']).optional().openapi({ description: 'enabled also re-enables an endpoint the service disabled, and clears its run of failures' }),
   })
   .strict()
-  .refine((body) => Object.values(body).some((value) => value !== undefined), 'name at least one of url, events, description, status')
+  .refine((body) => Object.values<unknown>(body).some((value) => value !== undefined), 'name at least one of url, events, description, status')
   .openapi('UpdateWebhookRequest');
 
 export const RotateSecretRequestSchema = z

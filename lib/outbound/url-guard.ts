@@ -233,14 +233,21 @@ export function createOutboundGuard(policy: OutboundPolicy, options: { resolve?:
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
     const host = hostname.toLowerCase();
     resolve(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
-      if (error) return callback(error, '', 0);
+      if (error) {
+        callback(error, '', 0);
+        return;
+      }
       for (const { address } of addresses) {
         const refused = refusalOf(host, address);
         if (!refused) continue;
         const refusal = Object.assign(new Error(`${hostname} resolves to a private or loopback address (${describeRefusal(address, refused)})`), { code: 'EOUTBOUNDREFUSED' });
-        return callback(refusal, '', 0);
+        callback(refusal, '', 0);
+        return;
       }
-      if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if (lookupOptions.all) {
+        (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        return;
+      }
       const first = addresses[0]!;
       callback(null, first.address, first.family);
     });
@@ -255,7 +262,10 @@ export function createOutboundGuard(policy: OutboundPolicy, options: { resolve?:
       if (literal) return literal;
       return new Promise((resolve) => {
         lookup(bareHost(parsed.url), { all: true }, (error) => {
-          if (!error) return resolve(parsed);
+          if (!error) {
+            resolve(parsed);
+            return;
+          }
           const refused = (error as { code?: string }).code === 'EOUTBOUNDREFUSED';
           resolve({ ok: false, reason: refused ? error.message : `cannot be resolved (${(error as { code?: string }).code ?? error.message})` });
         });

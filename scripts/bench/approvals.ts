@@ -15,7 +15,7 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { percentile, runClosedLoop, summarize, type LoadFigures, type LoadRun, type Send } from './load';
 import { procStatusKb, ProcessMeter } from './processes';
-import { toMiB, writeResults } from './report';
+import { fixed, toMiB, writeResults } from './report';
 import { onTearDown, runSuite, say, settle, startBenchStack, unlessAServiceDies, waitUntil, watchedBy } from './stack';
 
 const APPROVALS = Number(process.env.HANDOFF_BENCH_APPROVALS ?? 10_000);
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   const guarded = <T>(work: Promise<T>) => unlessAServiceDies(work, [api, worker]);
   const countWhere = async (table: string, where: Record<string, string>) => {
     const [row] = await database.db(table).where(where).count<{ count: number }[]>({ count: '*' });
-    return Number(row?.count ?? 0);
+    return row?.count ?? 0;
   };
 
   const ids: string[] = [];
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     return { ok: true };
   };
   const answer: Send = async (index) => {
-    const reply = await post(`/v1/approvals/${ids[index]}/respond`, { decision: 'approved', responded_by: 'did:web:bench.example:people:approver' }, 200);
+    const reply = await post(`/v1/approvals/${ids[index]!}/respond`, { decision: 'approved', responded_by: 'did:web:bench.example:people:approver' }, 200);
     if (!reply.ok) return reply;
     return reply.body.status === 'approved' ? { ok: true } : { ok: false, error: `answered ${String(reply.body.status)}` };
   };
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   const pendingRows = await countWhere('approvals', { status: 'pending' });
   const { count: runningWorkflows } = await client.workflow.count(`WorkflowType = "approvalWorkflow" AND ExecutionStatus = "Running"`);
   const heldRssMiB = toMiB(procStatusKb(worker.pid, 'VmRSS'));
-  say(`  holding ${runningWorkflows} open approval workflows (${pendingRows} pending in the read model); worker RSS ${heldRssMiB?.toFixed(0)} MiB`);
+  say(`  holding ${runningWorkflows} open approval workflows (${pendingRows} pending in the read model); worker RSS ${fixed(heldRssMiB, 0)} MiB`);
 
   say(`Answering all ${APPROVALS} at concurrency ${CONCURRENCY}…`);
   const answerMeter = new ProcessMeter(watchedBy(stack));
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     "select extract(epoch from completed_at - queued_at) * 1000 as ms from executions where status = 'completed' order by queued_at offset ?",
     [WARM_UP],
   );
-  const endToEnd = durations.map((row) => Number(row.ms)).sort((a, b) => a - b);
+  const endToEnd = durations.map((row) => row.ms).sort((a, b) => a - b);
   say(`  ${(EXECUTIONS / drainedSeconds).toFixed(0)} executions/s end to end, call→completed p50 ${percentile(endToEnd, 50).toFixed(0)} ms, p99 ${percentile(endToEnd, 99).toFixed(0)} ms`);
 
   const usage = (meter: ProcessMeter, count: number) => {
@@ -177,7 +177,7 @@ async function main(): Promise<void> {
     ['start rate', `${opened.throughputPerSecond.toFixed(1)} approvals/s`],
     ['create latency p50 / p99', `${opened.p50Ms.toFixed(1)} / ${opened.p99Ms.toFixed(1)} ms`],
     ['open approval workflows held', `${runningWorkflows} (read model: ${pendingRows} pending)`],
-    ['worker RSS with all waits open', `${heldRssMiB?.toFixed(0)} MiB (cache ${WORKER_CACHE} workflows, heap ${WORKER_HEAP_MB} MiB)`],
+    ['worker RSS with all waits open', `${fixed(heldRssMiB, 0)} MiB (cache ${WORKER_CACHE} workflows, heap ${WORKER_HEAP_MB} MiB)`],
     ['answers (errors)', `${answered.requests} (${answered.errors}); ${approvedRows - WARM_UP} of them approved in the read model`],
     ['respond → recorded decision p50 / p99', `${answered.p50Ms.toFixed(1)} / ${answered.p99Ms.toFixed(1)} ms`],
     ['answer throughput', `${answered.throughputPerSecond.toFixed(1)} answers/s`],
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
     ['execution accept p50 / p99', `${accepted.p50Ms.toFixed(1)} / ${accepted.p99Ms.toFixed(1)} ms`],
     ['execution throughput, end to end', `${(EXECUTIONS / drainedSeconds).toFixed(1)} executions/s`],
     ['call → completed p50 / p99', `${percentile(endToEnd, 50).toFixed(1)} / ${percentile(endToEnd, 99).toFixed(1)} ms`],
-    ['worker peak RSS (whole run)', `${results.peakRssWholeRunMiB.worker?.toFixed(0)} MiB`],
+    ['worker peak RSS (whole run)', `${fixed(results.peakRssWholeRunMiB.worker, 0)} MiB`],
     ['machine CPU busy (open / answer / executions)', `${[results.open, results.answer, results.executions].map((phase) => phase.machineCpuBusyPercent?.toFixed(0) ?? 'n/a').join(' / ')} %`],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));

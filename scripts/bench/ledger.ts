@@ -14,7 +14,7 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { appendProvenance, appendProvenanceBatch } from '../../db/ledger';
-import { ledgerSealingLag } from '../../db/ledger-blocks';
+import { latestCheckpoint, ledgerSealingLag } from '../../db/ledger-blocks';
 import { migrateToLatest } from '../../db/migrate';
 import { inclusionRanges, nodesFor, verifyInclusion } from '../../domain/merkle';
 import type { AppendProvenanceInput } from '../../domain/provenance';
@@ -145,7 +145,8 @@ interface ProofFigures {
 async function measureProofs(database: BenchDatabase, key: LedgerKey): Promise<ProofFigures> {
   const lag = await ledgerSealingLag(database.db);
   const treeSize = lag.tree_size;
-  const checkpoint = openCheckpoint((await database.db('ledger_checkpoints').orderBy('block_number', 'desc').first()).checkpoint, key.signer);
+  const latest = await latestCheckpoint(database.db);
+  const checkpoint = openCheckpoint(latest!.checkpoint, key.signer);
   const root = Buffer.from(checkpoint.rootHash, 'base64');
   const leafIndexes = Array.from({ length: PROOFS_PER_SIZE }, () => Math.floor(Math.random() * treeSize));
   const rows: Array<{ leaf_index: number; transaction_id: string; body: string }> = await database
@@ -153,7 +154,7 @@ async function measureProofs(database: BenchDatabase, key: LedgerKey): Promise<P
     .join('ledger_entries as e', 'e.transaction_id', 'l.transaction_id')
     .whereIn('l.leaf_index', leafIndexes)
     .select('l.leaf_index', 'l.transaction_id', 'e.body');
-  const byIndex = new Map(rows.map((row) => [Number(row.leaf_index), row]));
+  const byIndex = new Map(rows.map((row) => [row.leaf_index, row]));
 
   // Warm-up: the first queries pay for plans and cold pages.
   for (const index of leafIndexes.slice(0, 200)) await inclusionProof(database.db, index, treeSize);

@@ -214,7 +214,7 @@ async function enable(bench: Bench, configuration: Configuration): Promise<void>
     await bumpRuleSetVersion(trx);
   });
   const [row] = await db('escalation_rules').where({ enabled: true }).count<{ count: number }[]>({ count: '*' });
-  const count = Number(row?.count ?? 0);
+  const count = row?.count ?? 0;
   const expected = prefix ? END_TO_END_RULES : 0;
   if (count !== expected) throw new Error(`${configuration}: ${count} rules enabled, expected ${expected}`);
 }
@@ -235,7 +235,7 @@ function routingSend(bench: Bench): Send {
     if (response.status !== 200) return { ok: false, error: `HTTP ${response.status}: ${text.slice(0, 300)}` };
     const decision = (JSON.parse(text) as { decision?: string }).decision;
     const expected = human ? 'escalate_to_human' : 'ai_autonomous';
-    return decision === expected ? { ok: true } : { ok: false, error: `decision ${decision}, expected ${expected}` };
+    return decision === expected ? { ok: true } : { ok: false, error: `decision ${decision ?? 'missing'}, expected ${expected}` };
   };
 }
 
@@ -253,7 +253,7 @@ function agentRouteSend(bench: Bench, apiKey: string, runId: string): Send {
     const text = await response.text();
     if (response.status !== 200) return { ok: false, error: `HTTP ${response.status}: ${text.slice(0, 300)}` };
     const answer = JSON.parse(text) as { routing_decision?: string; fourth_law_triggered?: boolean };
-    return answer.fourth_law_triggered === confidence < 0.7 ? { ok: true } : { ok: false, error: `fourth_law_triggered ${answer.fourth_law_triggered} at ${confidence}` };
+    return answer.fourth_law_triggered === confidence < 0.7 ? { ok: true } : { ok: false, error: `fourth_law_triggered ${String(answer.fourth_law_triggered ?? 'missing')} at ${confidence}` };
   };
 }
 

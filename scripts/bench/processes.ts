@@ -29,7 +29,7 @@ export function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv
   let stopping = false;
   const exited = new Promise<never>((_, reject) => {
     child.once('exit', (code, signal) => {
-      if (!stopping) reject(new Error(`${name} exited unexpectedly (code ${code}, signal ${signal})`));
+      if (!stopping) reject(new Error(`${name} exited unexpectedly (${signal ? `signal ${signal}` : `code ${String(code)}`})`));
     });
   });
   exited.catch(() => undefined);
@@ -40,7 +40,10 @@ export function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv
     stop: () =>
       new Promise<void>((resolve) => {
         stopping = true;
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) {
+          resolve();
+          return;
+        }
         // SIGTERM lets the API drain and the worker finish its tasks; a hung one is killed.
         const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
         child.once('exit', () => {

@@ -63,7 +63,7 @@ export function judge(routing: PhaseFigures, floor: PhaseFigures): Pick<Results,
   };
 }
 
-const fixed = (value: number | null, digits = 1) => (value === null ? 'n/a' : value.toFixed(digits));
+export const fixed = (value: number | null, digits = 1) => (value === null ? 'n/a' : value.toFixed(digits));
 
 function tableRows(results: Results): string[][] {
   const { routing, floor, ratios, targets } = results;

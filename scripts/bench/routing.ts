@@ -57,7 +57,7 @@ function routingSend(baseUrl: string, token: string): Send {
     const text = await response.text();
     if (response.status !== 200) return { ok: false, error: `HTTP ${response.status}: ${text.slice(0, 300)}` };
     const decision = (JSON.parse(text) as { decision?: string }).decision;
-    return decision === expectedDecision ? { ok: true } : { ok: false, error: `decision ${decision}, expected ${expectedDecision}` };
+    return decision === expectedDecision ? { ok: true } : { ok: false, error: `decision ${decision ?? 'missing'}, expected ${expectedDecision}` };
   };
 }
 

@@ -5,6 +5,7 @@
  * error or Ctrl-C.
  */
 import { Client, Connection } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
 import { migrateToLatest } from '../../db/migrate';
 import { loadConfig, tokenIssuer } from '../../app/config';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
@@ -74,9 +75,12 @@ async function apiIsReady(baseUrl: string): Promise<boolean> {
 }
 
 async function workerIsPolling(client: Client, taskQueue: string): Promise<boolean> {
-  // 1 is TASK_QUEUE_TYPE_WORKFLOW.
-  const { pollers } = await client.workflowService.describeTaskQueue({ namespace: NAMESPACE, taskQueue: { name: taskQueue }, taskQueueType: 1 });
-  return (pollers?.length ?? 0) > 0;
+  const { pollers } = await client.workflowService.describeTaskQueue({
+    namespace: NAMESPACE,
+    taskQueue: { name: taskQueue },
+    taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  return pollers.length > 0;
 }
 
 /**

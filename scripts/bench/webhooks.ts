@@ -115,12 +115,12 @@ async function measureFloor(address: string, count: number): Promise<number> {
     taskQueue,
     workflowBundle: await bundleWorkflows(),
     activities: {
-      projectDelivery: async () => undefined,
-      sendDelivery: async () => ({ kind: 'sent', url: 'http://floor.invalid/', attempted_at: new Date().toISOString(), outcome: { status: 204, duration_ms: 0 } }),
-      recordDeliveryAttempt: async () => {
+      projectDelivery: () => Promise.resolve(undefined),
+      sendDelivery: () => Promise.resolve({ kind: 'sent', url: 'http://floor.invalid/', attempted_at: new Date().toISOString(), outcome: { status: 204, duration_ms: 0 } }),
+      recordDeliveryAttempt: () => {
         recorded += 1;
         if (recorded === count) allRecorded();
-        return { endpoint_disabled: false };
+        return Promise.resolve({ endpoint_disabled: false });
       },
     },
   });

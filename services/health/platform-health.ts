@@ -60,7 +60,7 @@ async function pollers(deps: HealthDeps, type: 'workflow' | 'activity'): Promise
     taskQueueType: type === 'workflow' ? proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
   });
   const now = Date.now() / 1000;
-  const live = (seen ?? []).filter((poller) => now - Number(poller.lastAccessTime?.seconds ?? 0) <= POLLER_FRESH_SECONDS);
+  const live = seen.filter((poller) => now - Number(poller.lastAccessTime?.seconds ?? 0) <= POLLER_FRESH_SECONDS);
   if (live.length === 0) throw new Error(`no worker polls the ${type} tasks of ${deps.taskQueue}`);
   return `${live.length} ${type} poller(s) on ${deps.taskQueue}`;
 }

@@ -63,8 +63,8 @@ function statementOf(record: ProvenanceRecord, key: LedgerKey, input: { attestat
 }
 
 async function toAttestation(db: Knex, row: AttestationRow): Promise<Attestation> {
-  const own = await db('ledger_entries').where({ subject_id: row.attestation_id, step_id: 'attestation' }).first('transaction_id', 'block_number');
-  return { statement: JSON.parse(row.statement) as AttestationStatement, jws: row.jws, ledger_anchor: { transaction_id: own.transaction_id, block_number: Number(own.block_number) } };
+  const own = await db('ledger_entries').where({ subject_id: row.attestation_id, step_id: 'attestation' }).first<LedgerAnchor>('transaction_id', 'block_number');
+  return { statement: JSON.parse(row.statement) as AttestationStatement, jws: row.jws, ledger_anchor: { transaction_id: own.transaction_id, block_number: own.block_number } };
 }
 
 /**

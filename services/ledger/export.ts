@@ -35,8 +35,8 @@ export async function* exportLedger(db: Knex): AsyncGenerator<ExportLine> {
           .select('l.leaf_index', 'l.transaction_id', 'l.block_number', 'e.body');
         if (leaves.length === 0) throw new Error(`leaf ${nextLeaf} of checkpoint ${checkpoint.block_number} is missing`);
         for (const leaf of leaves) {
-          yield { leaf: { index: Number(leaf.leaf_index), transaction_id: leaf.transaction_id, block_number: Number(leaf.block_number), body: leaf.body } };
-          nextLeaf = Number(leaf.leaf_index) + 1;
+          yield { leaf: { index: leaf.leaf_index, transaction_id: leaf.transaction_id, block_number: leaf.block_number, body: leaf.body } };
+          nextLeaf = leaf.leaf_index + 1;
         }
       }
       yield { checkpoint: { block_number: checkpoint.block_number, tree_size: checkpoint.tree_size, note: checkpoint.checkpoint } };

@@ -48,7 +48,7 @@ export async function inclusionBundle(db: Knex, records: ProvenanceRecord[], opt
       : { ok: false, code: 'tree_size_unknown', detail: `no checkpoint has a tree of ${options.treeSize} leaves` };
   }
   const outside = records.find((record) => record.leaf_index! >= checkpoint.tree_size);
-  if (outside) return { ok: false, code: 'tree_size_too_small', detail: `leaf ${outside.leaf_index} is not in the tree of ${checkpoint.tree_size} leaves` };
+  if (outside) return { ok: false, code: 'tree_size_too_small', detail: `leaf ${outside.leaf_index!} is not in the tree of ${checkpoint.tree_size} leaves` };
   const proofs = await Promise.all(records.map((record) => inclusionProof(db, record.leaf_index!, checkpoint.tree_size)));
   return {
     ok: true,

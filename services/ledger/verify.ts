@@ -7,7 +7,7 @@ import { parseCheckpointText, type Checkpoint } from '../../domain/checkpoint';
 import { appendLeaves, bytesEqual, EMPTY_EDGE, rootOf, verifyConsistency, verifyInclusion, type TreeEdge } from '../../domain/merkle';
 import type { ProvenanceEntry } from '../../domain/provenance';
 import { transactionIdFor } from '../../db/ledger';
-import { CONSISTENCY_BUNDLE_FORMAT, EXPORT_FORMAT, INCLUSION_BUNDLE_FORMAT, type ConsistencyBundle, type ExportLine, type InclusionBundle } from './formats';
+import { CONSISTENCY_BUNDLE_FORMAT, EXPORT_FORMAT, INCLUSION_BUNDLE_FORMAT, type BundledRecord, type ConsistencyBundle, type ExportLine, type InclusionBundle } from './formats';
 import { openCompactJws } from '../../lib/jws';
 import { leafHashOfBody, rfc6962 } from './rfc6962';
 import { NoteError, openNote, type NoteVerifier } from '../../lib/signed-note';
@@ -19,6 +19,14 @@ export interface VerifyReport {
   /** What failed, one line each; empty when ok. */
   problems: string[];
 }
+
+// The verifiers take files as read, not as the formats they check: any format, and arrays that may be missing.
+type InclusionBundleAsRead = Omit<InclusionBundle, 'format' | 'records'> & {
+  format: unknown;
+  records?: Array<Omit<BundledRecord, 'inclusion_proof'> & { inclusion_proof?: string[] }>;
+};
+type ConsistencyBundleAsRead = Omit<ConsistencyBundle, 'format' | 'proof'> & { format: unknown; proof?: string[] };
+type ExportLineAsRead = ExportLine | { format: unknown };
 
 const b64 = (value: string) => Buffer.from(value, 'base64');
 
@@ -62,7 +70,7 @@ function report(verified: string[], problems: string[]): VerifyReport {
   return { ok: problems.length === 0 && verified.length > 0, verified, problems };
 }
 
-export function verifyInclusionBundle(bundle: InclusionBundle, verifier: NoteVerifier): VerifyReport {
+export function verifyInclusionBundle(bundle: InclusionBundleAsRead, verifier: NoteVerifier): VerifyReport {
   const verified: string[] = [];
   const problems: string[] = [];
   if (bundle.format !== INCLUSION_BUNDLE_FORMAT) return report([], [`not an inclusion bundle (${String(bundle.format)})`]);
@@ -93,7 +101,7 @@ export function verifyInclusionBundle(bundle: InclusionBundle, verifier: NoteVer
   return report(verified, problems);
 }
 
-export function verifyConsistencyBundle(bundle: ConsistencyBundle, verifier: NoteVerifier): VerifyReport {
+export function verifyConsistencyBundle(bundle: ConsistencyBundleAsRead, verifier: NoteVerifier): VerifyReport {
   if (bundle.format !== CONSISTENCY_BUNDLE_FORMAT) return report([], [`not a consistency bundle (${String(bundle.format)})`]);
   try {
     if (bundle.first.checkpoint === null && bundle.first.tree_size !== 0) return report([], ['the first tree has leaves but no checkpoint']);
@@ -146,15 +154,15 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
   for await (const text of lines) {
     lineNumber += 1;
     if (text.trim() === '') continue;
-    let line: ExportLine;
+    let line: ExportLineAsRead;
     try {
-      line = JSON.parse(text) as ExportLine;
+      line = JSON.parse(text) as ExportLineAsRead;
     } catch {
       problems.push(`line ${lineNumber}: not JSON`);
       break;
     }
     if ('format' in line) {
-      if (line.format !== EXPORT_FORMAT || header) problems.push(`line ${lineNumber}: unexpected header ${line.format}`);
+      if (line.format !== EXPORT_FORMAT || header) problems.push(`line ${lineNumber}: unexpected header ${String(line.format)}`);
       header = true;
       continue;
     }
@@ -226,7 +234,7 @@ export interface AttestationDocument {
 }
 
 /** Whether the log's key signed this attestation, and the signed statement says what the document says. */
-export function verifyAttestation(document: AttestationDocument, verifier: NoteVerifier): VerifyReport {
+export function verifyAttestation(document: Omit<AttestationDocument, 'signature'> & { signature?: string | null }, verifier: NoteVerifier): VerifyReport {
   const opened = openCompactJws(document.signature ?? '', verifier);
   if (!opened) return report([], ['the attestation’s signature is not an EdDSA JWS by the log’s key']);
   let statement: Record<string, unknown>;

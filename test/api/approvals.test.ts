@@ -214,7 +214,7 @@ describe('GET /v1/approvals', () => {
     for (let i = 0; i < 5; i += 1) {
       ids.push(await pending({ org_did: org, approver_passport_id: i < 3 ? CFO : 'did:web:acme.example:people:ceo', agent_id: `agent://acme/lister-${i % 2}@1.0.0` }));
     }
-    await api('POST', `/v1/approvals/${ids[0]}/respond`, { json: { decision: 'reject', reason: 'no' } });
+    await api('POST', `/v1/approvals/${ids[0]!}/respond`, { json: { decision: 'reject', reason: 'no' } });
   });
 
   it('filters by status, approver and agent_id, newest first', async () => {

@@ -133,7 +133,7 @@ describe('GET /.well-known/jwks.json', () => {
     const [key] = reply.body.keys as JWK[];
     expect(key).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
     expect(key).not.toHaveProperty('d');
-    expect(key!.kid).toBe(await calculateJwkThumbprint({ kty: key!.kty!, crv: key!.crv!, x: key!.x! }));
+    expect(key!.kid).toBe(await calculateJwkThumbprint({ kty: key!.kty, crv: key!.crv!, x: key!.x! }));
   });
 
   it('lets a third party verify an issued token offline with the published keys', async () => {

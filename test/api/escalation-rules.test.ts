@@ -35,7 +35,7 @@ describe('creating a rule', () => {
   it('estimates the trigger rate by replaying the stored routings, and lists the task types it applies to', async () => {
     for (const ai_confidence of [0.5, 0.6, 0.8, 0.9]) await route({ task_type: 'rate_probe', ai_confidence, required_capabilities: ['general_review'] });
     await route({ task_type: 'other_probe', ai_confidence: 0.5, required_capabilities: ['general_review'] });
-    const replayed = Number((await stack.database.db('routings').whereNotNull('risk_level').count<{ count: number }[]>({ count: '*' }))[0]!.count);
+    const replayed = (await stack.database.db('routings').whereNotNull('risk_level').count<{ count: number }[]>({ count: '*' }))[0]!.count;
 
     const reply = await admin('POST', '/v1/orch/escalation/rules', {
       json: rule({ rule_name: 'Unsure probes', conditions: [{ condition_type: 'task_type', operator: '==', value: 'rate_probe' }, { condition_type: 'ai_confidence', operator: '<', value: 0.7 }], actions: [{ action: 'notify_supervisor', notification_threshold: 'low' }] }),
@@ -106,7 +106,7 @@ describe('rules in routing', () => {
     });
     const analysis = await stepOf(routed.body.routing_id, 'context_analysis');
     expect(analysis.rules_evaluated).toEqual(expect.arrayContaining([{ rule_id: ruleId, triggered: true, reason: 'domain logistics == logistics; amount 6000 >= 5000' }]));
-    const enabled = Number((await stack.database.db('escalation_rules').where({ enabled: true }).count<{ count: number }[]>({ count: '*' }))[0]!.count);
+    const enabled = (await stack.database.db('escalation_rules').where({ enabled: true }).count<{ count: number }[]>({ count: '*' }))[0]!.count;
     const { version } = await stack.database.db('escalation_rule_set').first();
     expect(analysis.input_data.rule_set).toEqual({ version: Number(version), enabled_rules: enabled, rules_in_scope: 1 });
     expect(await eventsAt(routed.body.routing_id, 'routing_decision')).toEqual(['escalation.supervisor_notified', 'escalation.triggered', 'routing.decided', 'routing.escalated']);

@@ -92,7 +92,7 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
     } finally {
       await stack.startWorker();
     }
-    const completed = await first!;
+    const completed = await first;
     expect(completed.status).toBe(200);
     const replay = await post(routingBody(requestId), key);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');

@@ -79,7 +79,7 @@ describe('the OpenAPI document', () => {
           const allowed = Object.keys(closed.properties ?? {});
           for (const other of members.filter((_, at) => at !== index)) {
             for (const name of new Set<string>([...Object.keys(other.properties ?? {}), ...(other.required ?? [])])) {
-              if (!allowed.includes(name)) found.push(`${where}: member ${index} forbids ${name as string}`);
+              if (!allowed.includes(name)) found.push(`${where}: member ${index} forbids ${name}`);
             }
           }
         });

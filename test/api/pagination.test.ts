@@ -28,7 +28,7 @@ const putReviewer = async (did: string, chainLevel: number, extra: Record<string
   const reply = await call(stack.baseUrl, 'PUT', `/v1/orch/reviewers/${did}`, { token: admin, json: { display_name: did, chain_level: chainLevel, ...extra } });
   expect(reply.status).toBe(204);
 };
-const allDids = async () => ((await stack.database.db('reviewers').select('did')) as { did: string }[]).map((row) => row.did);
+const allDids = async () => (await stack.database.db<{ did: string }>('reviewers').select('did')).map((row) => row.did);
 
 /** Follows next_cursor to the end (bounded, so a cursor that never advances fails instead of looping). */
 async function walk(query: string, between?: (pageNumber: number) => Promise<void>): Promise<{ pages: Page[]; rows: Reviewer[] }> {

@@ -83,9 +83,9 @@ describe('feedback and agent performance', () => {
     for (let i = 0; i < 6; i += 1) autonomous.push(await routeTask(0.9));
     const escalated: string[] = [];
     for (let i = 0; i < 4; i += 1) escalated.push(await routeTask(0.5, 'ledger_dispute'));
-    await admin('POST', `/v1/orch/routing/${autonomous[0]}/feedback`, { json: { verdict: 'flagged', reason: 'check this', submitted_by: REVIEWER } });
-    await admin('POST', `/v1/orch/routing/${autonomous[1]}/feedback`, { json: { verdict: 'confirmed', reason: 'fine', submitted_by: REVIEWER } });
-    for (const [id, outcome] of [[escalated[0], 'approved'], [escalated[1], 'approved'], [escalated[2], 'rejected']] as const) {
+    await admin('POST', `/v1/orch/routing/${autonomous[0]!}/feedback`, { json: { verdict: 'flagged', reason: 'check this', submitted_by: REVIEWER } });
+    await admin('POST', `/v1/orch/routing/${autonomous[1]!}/feedback`, { json: { verdict: 'confirmed', reason: 'fine', submitted_by: REVIEWER } });
+    for (const [id, outcome] of [[escalated[0]!, 'approved'], [escalated[1]!, 'approved'], [escalated[2]!, 'rejected']] as const) {
       expect((await admin('POST', `/v1/orch/routing/${id}/resolve`, { json: { reviewer_did: REVIEWER, outcome } })).status).toBe(200);
     }
     await as('POST', '/v1/orch/safety/check', { json: { action: 'ledger_check', actor: { type: 'ai_agent', confidence: 0.5 } } });

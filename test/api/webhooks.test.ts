@@ -195,7 +195,7 @@ describe('webhook deliveries', () => {
       [500, true],
       [200, true],
     ]);
-    const [delivery] = (await api('GET', `/v1/orch/webhooks/${subscription_id}/deliveries?event_id=${eventId}`)).body.data;
+    const [delivery] = (await api('GET', `/v1/orch/webhooks/${subscription_id}/deliveries?event_id=${eventId!}`)).body.data;
     await waitForDelivery(subscription_id, delivery.delivery_id, 'succeeded');
     const detail = await api('GET', `/v1/orch/webhooks/${subscription_id}/deliveries/${delivery.delivery_id}`);
     expect(detail.body).toMatchObject({ status: 'succeeded', attempts: 3 });
@@ -274,7 +274,7 @@ describe('webhook deliveries', () => {
     const { subscription_id } = await subscribe('/replayed', ['routing.completed']);
     const [eventId] = await emitEvents(stack.database.db, [{ event: 'routing.completed', data: { routing_id: 'rt_replay' } }]);
     await receiver.waitFor(() => eventIdsOn('/replayed').includes(eventId));
-    const [original] = (await api('GET', `/v1/orch/webhooks/${subscription_id}/deliveries?event_id=${eventId}`)).body.data;
+    const [original] = (await api('GET', `/v1/orch/webhooks/${subscription_id}/deliveries?event_id=${eventId!}`)).body.data;
     await waitForDelivery(subscription_id, original.delivery_id, 'succeeded');
 
     const replay = await api('POST', `/v1/orch/webhooks/${subscription_id}/deliveries/${original.delivery_id}/replay`, { headers: { 'idempotency-key': 'replay-1' } });
@@ -292,7 +292,7 @@ describe('webhook deliveries', () => {
       [eventId, true],
       [eventId, true],
     ]);
-    const listed = await api('GET', `/v1/orch/webhooks/${subscription_id}/deliveries?event_id=${eventId}`);
+    const listed = await api('GET', `/v1/orch/webhooks/${subscription_id}/deliveries?event_id=${eventId!}`);
     expect(listed.body.data.map((delivery: { delivery_id: string }) => delivery.delivery_id).sort()).toEqual([original.delivery_id, replay.body.delivery_id].sort());
   });
 
@@ -301,7 +301,7 @@ describe('webhook deliveries', () => {
     receiver.respond('/down', () => ({ status: 500 }));
     const [eventId] = await emitEvents(stack.database.db, [{ event: 'escalation.triggered', data: { task_id: 'rt_down' } }]);
     await receiver.waitFor(() => eventIdsOn('/down').includes(eventId));
-    const [delivery] = (await api('GET', `/v1/orch/webhooks/${subscription_id}/deliveries?event_id=${eventId}`)).body.data;
+    const [delivery] = (await api('GET', `/v1/orch/webhooks/${subscription_id}/deliveries?event_id=${eventId!}`)).body.data;
     await waitForDelivery(subscription_id, delivery.delivery_id, 'retrying');
     expectProblem(await api('POST', `/v1/orch/webhooks/${subscription_id}/deliveries/${delivery.delivery_id}/replay`), 409, 'webhook_delivery_in_progress');
 
@@ -332,7 +332,7 @@ describe('the outbox dispatcher', () => {
       await waitUntil(async () => (await db('outbox_events').whereIn('event_id', ids).whereNotNull('dispatched_at')).length === 5);
       const { rows } = await db.raw<{ rows: { last_value: number }[] }>('select last_value from dispatch_marks');
       // One failed marking, then the five rows marked by the retried pass.
-      expect(Number(rows[0]!.last_value)).toBeGreaterThanOrEqual(6);
+      expect(rows[0]!.last_value).toBeGreaterThanOrEqual(6);
       await waitUntil(async () => {
         const page = await api('GET', `/v1/orch/webhooks/${subscription_id}/deliveries?status=succeeded&limit=100`);
         return page.body.data.length === 5;

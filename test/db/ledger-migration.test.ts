@@ -114,7 +114,7 @@ describe('the ledger migration', () => {
     }
     expect(rows.map((row: { step_id: string }) => row.step_id)).toEqual(['routing_decision', 'resolution']);
     expect(await db('ledger_head').first()).toEqual({ id: 1, seq: 2, hash: prev });
-    expect((await db('outbox_events').orderBy('provenance_seq')).map((row: { event: string; provenance_seq: number }) => [row.event, Number(row.provenance_seq)])).toEqual([
+    expect((await db('outbox_events').orderBy('provenance_seq')).map((row: { event: string; provenance_seq: number }) => [row.event, row.provenance_seq])).toEqual([
       ['routing.decided', 1],
       ['routing.completed', 2],
     ]);

@@ -203,7 +203,7 @@ describe('append-only tables', () => {
     await closeBlock(database.db, open_block, { lockTimeoutMs: 2000 });
     const { max } = (await database.db('ledger_leaves').max('leaf_index as max').first()) as { max: number };
     const transaction_id = (await database.db('ledger_entries').where({ subject_id: 'gap' }).first()).transaction_id;
-    await expect(database.db('ledger_leaves').insert({ leaf_index: Number(max) + 2, transaction_id, block_number: open_block })).rejects.toThrow(/gap/);
+    await expect(database.db('ledger_leaves').insert({ leaf_index: max + 2, transaction_id, block_number: open_block })).rejects.toThrow(/gap/);
     await seal();
   });
 });

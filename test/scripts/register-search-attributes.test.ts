@@ -58,7 +58,7 @@ afterAll(async () => {
 
 async function registered(): Promise<Record<string, number>> {
   const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-  return Object.fromEntries(Object.entries(customAttributes ?? {}).map(([name, type]) => [name, Number(type)]));
+  return Object.fromEntries(Object.entries(customAttributes));
 }
 
 describe('npm run temporal:search-attributes', () => {
