@@ -39,7 +39,7 @@ export function createComplianceActivities(deps: { db: Knex }) {
       const last = rows[rows.length - 1];
       return {
         tally: tallyRecords(records.filter((record) => inDomains(record, input.domains)), input.max_violations),
-        next: rows.length === input.page_size && last ? { recorded_at: last.cursor_at, seq: Number(last.seq) } : null,
+        next: rows.length === input.page_size && last ? { recorded_at: last.cursor_at, seq: last.seq } : null,
       };
     },
 

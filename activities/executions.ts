@@ -132,7 +132,7 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
         recordAttemptFinished(deps.db, { execution_id: call.execution_id, kind: 'agent', attempt, outcome: result, status_code: outcome.status, error, duration_ms: outcome.durationMs });
 
       if (context.cancellationSignal.aborted) {
-        await finished('cancelled', String((context.cancellationSignal.reason as Error | undefined)?.message ?? 'cancelled'));
+        await finished('cancelled', (context.cancellationSignal.reason as Error | undefined)?.message ?? 'cancelled');
         throw cancellationOutcome(context.cancellationSignal, attempt);
       }
       const verdict = judgeAgentAnswer(outcome);
@@ -149,7 +149,7 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
         parsed = outcome.responseSnippet ? JSON.parse(outcome.responseSnippet) : undefined;
       } catch {
         await finished('failed', 'answer is not JSON');
-        throw attemptFailure({ kind: 'give_up', reason: 'agent_answer_invalid' }, `${call.agent_uri} answered ${outcome.status} with a body that is not JSON`, { attempt, status: outcome.status });
+        throw attemptFailure({ kind: 'give_up', reason: 'agent_answer_invalid' }, `${call.agent_uri} answered ${outcome.status ?? 'without a status'} with a body that is not JSON`, { attempt, status: outcome.status });
       }
       await finished('succeeded');
       return { result: resultObject(parsed), attempt };

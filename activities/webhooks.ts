@@ -106,7 +106,7 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
         reasoning:
           reason === 'endpoint_gone'
             ? 'The endpoint answered 410 Gone'
-            : `Every attempt since ${failingSince} failed, for longer than ${settings.webhooks.disableAfterFailingSeconds} s`,
+            : `Every attempt since ${failingSince ?? 'the first'} failed, for longer than ${settings.webhooks.disableAfterFailingSeconds} s`,
       }),
       events: [
         {

@@ -113,7 +113,7 @@ export function dagEnding(nodes: readonly NodeFacts[]): { status: Extract<DagSta
   return {
     status,
     skip,
-    ...(failed.length > 0 ? { error: { type: 'node_failed', node_ids: failed, message: `Node ${failed[0]} failed` } } : {}),
+    ...(failed.length > 0 ? { error: { type: 'node_failed', node_ids: failed, message: `Node ${failed[0]!} failed` } } : {}),
     step: {
       step_id: 'finished',
       actor: core,

@@ -136,7 +136,7 @@ export function callbackTransition(url: string, outcome: { success: boolean; att
     step_id: 'callback',
     actor: core,
     action: outcome.success ? 'callback_delivered' : 'callback_failed',
-    reasoning: outcome.success ? `${url} took the result on attempt ${outcome.attempts}` : `${url} did not take the result in ${outcome.attempts} attempts: ${outcome.error}`,
+    reasoning: outcome.success ? `${url} took the result on attempt ${outcome.attempts}` : `${url} did not take the result in ${outcome.attempts} attempts: ${outcome.error ?? 'no answer'}`,
     changes: { callback_success: outcome.success, callback_attempts: outcome.attempts },
   };
 }

@@ -187,7 +187,7 @@ export function queueAssignmentRecord(facts: {
       input_data: { escalation_id, reason: facts.reason ?? null },
       output_data: { to_did: to.did, escalation_level: level, chain_level: facts.chain_level, capabilities_matched: to.capabilities_matched, qualified: facts.qualified },
       reasoning: facts.by_admin
-        ? `${facts.actor.did} assigned ${to.did}${facts.qualified ? '' : ', who does not hold every needed capability,'} to the queued routing${facts.reason ? `: ${facts.reason}` : ''}`
+        ? `${facts.actor.did ?? 'An admin'} assigned ${to.did}${facts.qualified ? '' : ', who does not hold every needed capability,'} to the queued routing${facts.reason ? `: ${facts.reason}` : ''}`
         : `${to.did} is available and holds what the queued routing needs`,
     },
     events: [

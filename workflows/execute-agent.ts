@@ -18,7 +18,7 @@ import type { createExecutionActivities } from '../activities/executions';
 import { approvalRequestedSignal } from '../contracts/approval';
 import { cancelExecutionUpdate, executionAcceptedUpdate, executionQuery, progressUpdate } from '../contracts/execute-agent';
 import { queuedExecution, retryPolicyOf } from '../contracts/execute-agent';
-import type { AttemptFailureDetails, CancelExecutionInput, ExecuteAgentInput, ExecutionState } from '../contracts/execute-agent';
+import type { AttemptFailureDetails, CancelExecutionInput, ExecuteAgentInput, ExecutionState, ProgressReport } from '../contracts/execute-agent';
 import { DATABASE_ACTIVITY_RETRY, failedWith, FAILURE_TYPES, refuseWith, storageFailure, type WorkflowFailure } from '../contracts/failures';
 import { PlatformStatusKey } from '../contracts/search-attributes';
 import { callbackTransition, cancelRefusal, executionRecord, finishedTransition, progressChanges, progressRefusal, queuedTransition, startedTransition } from '../domain/execution-steps';
@@ -98,7 +98,7 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
       return state;
     },
     {
-      validator: (report) => {
+      validator: (report: ProgressReport) => {
         refuseWith(FAILURE_TYPES.executionNotProcessing, progressRefusal(state, cancelRequest !== undefined, report.attempt));
         refuseWith(FAILURE_TYPES.invalidData, unstorableRefusal(report, 'progress report'));
       },

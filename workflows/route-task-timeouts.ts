@@ -13,7 +13,10 @@ const ORCH_CORE: ProvenanceActor = { type: 'orch_core', did: ORCH_CORE_DID };
  * looks for a reviewer once more, else rises a level, or expires past urgent.
  */
 export async function timedOut(routing: Routing): Promise<void> {
-  if (routing.phase === 'agent') return routing.endAgentWindow();
+  if (routing.phase === 'agent') {
+    routing.endAgentWindow();
+    return;
+  }
   if (routing.phase === 'review') {
     routing.phase = 'closed';
     return;

@@ -8,6 +8,8 @@ import {
   resolveUpdate,
   reviewerAvailableSignal,
   statusQuery,
+  type EscalateRoutingInput,
+  type ResolveRoutingInput,
   type RouteTaskInput,
   type RoutingState,
 } from '../contracts/route-task';
@@ -38,9 +40,9 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
     await condition(() => run.outcome !== undefined);
     return run.outcome!;
   });
-  setHandler(resolveUpdate, (request) => queued(inbox, 'resolve', () => resolve(routing, request)), { validator: (request) => routing.checkResolvable(request, resolving()) });
+  setHandler(resolveUpdate, (request) => queued(inbox, 'resolve', () => resolve(routing, request)), { validator: (request: ResolveRoutingInput) => routing.checkResolvable(request, resolving()) });
   setHandler(escalateUpdate, (request) => queued(inbox, 'escalate', () => escalate(routing, request, requesterActor(request.requested_by))), {
-    validator: (request) => routing.checkEscalatable(request, resolving()),
+    validator: (request: EscalateRoutingInput) => routing.checkEscalatable(request, resolving()),
   });
   setHandler(reportConfidenceUpdate, (report) => queued(inbox, 'confidence', () => reportConfidence(routing, report)), { validator: (_report) => routing.checkReportable(resolving()) });
   setHandler(assignUpdate, (request) => queued(inbox, 'assign', () => assignByAdmin(routing, request)), { validator: (_request) => routing.checkQueued() });

@@ -174,7 +174,7 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
     if (running.size === 0) break;
     nodeFinished = false;
     await condition(() => nodeFinished);
-    if (nodeError !== undefined) throw nodeError;
+    if (nodeError !== undefined) throw nodeError instanceof Error ? nodeError : new Error('A node failed with a value that is not an Error');
   }
 
   const ending = dagEnding(state.nodes);

@@ -113,7 +113,7 @@ function agentRouteAnswer(task: AgentTask, decision: RoutingDecisionResult): z.o
     assigned_human: human && decision.assigned_to ? decision.assigned_to.did : null,
     ...(decision.queued ? { queued: decision.queued } : {}),
     ai_context_provided: human && handedOver,
-    fourth_law_triggered: decision.fourth_law_triggered === true,
+    fourth_law_triggered: decision.fourth_law_triggered,
     escalation_level: decision.escalation_level,
     estimated_response_time: decision.estimated_response_time,
   };

@@ -60,7 +60,7 @@ function render(row: RoutingHistoryRow): z.output<typeof RoutingHistoryItemSchem
     reason: row.reason ?? null,
     task_type: row.task_type,
     ai_agent_id: row.ai_agent_id,
-    ai_confidence: Number(row.ai_confidence),
+    ai_confidence: row.ai_confidence,
     risk_level: row.risk_level ?? null,
     domain: row.domain ?? null,
     routing_mode: row.routing_mode ?? null,
@@ -133,7 +133,7 @@ export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }
     handler: async ({ params, body, principal }) => {
       const result = await recordFeedback(deps.db, { routing_id: params.routing_id, ...body }, principal);
       if (!result.ok && result.code === 'routing_not_found') throw new Problem('routing_not_found', `No routing ${params.routing_id}`);
-      if (!result.ok) throw new Problem('routing_not_completed', `Routing ${params.routing_id} is ${result.status}; feedback is for completed routings`);
+      if (!result.ok) throw new Problem('routing_not_completed', `Routing ${params.routing_id} is ${result.status ?? 'not completed'}; feedback is for completed routings`);
       return { status: 201, body: result.feedback };
     },
   });

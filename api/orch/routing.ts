@@ -23,7 +23,7 @@ const iso = (value: Date | string | null | undefined) => (value ? new Date(value
 
 function toRoutingStatus(row: RoutingRow): z.output<typeof RoutingStatusSchema> {
   const estimated =
-    row.assigned_at && row.estimated_response_time !== null && row.status === 'in_progress'
+    row.assigned_at && typeof row.estimated_response_time === 'number' && row.status === 'in_progress'
       ? new Date(new Date(row.assigned_at).getTime() + (row.estimated_response_time ?? 0) * 1000).toISOString()
       : null;
   return {

@@ -186,7 +186,7 @@ export const LoggedProvenanceSchema = z
 
 export const BoundariesQuerySchema = z.object({
   action: z.string().min(1).max(200),
-  amount: z.coerce.number().finite().optional(),
+  amount: z.coerce.number().optional(),
   domain: z.string().min(1).max(63).optional().openapi({ description: 'Default: the domain listing the action as a task type, else general' }),
 });
 

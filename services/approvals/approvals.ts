@@ -52,7 +52,7 @@ export function approvalDeadline(settings: PlatformSettings, now: Date, given: {
 /** A JSON Schema we can check parameters against; refuses remote $refs and what zod cannot read. */
 export function paramsValidator(schema: Record<string, unknown>): { ok: true; validator: z.ZodType } | { ok: false; message: string } {
   try {
-    return { ok: true, validator: z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]) };
+    return { ok: true, validator: z.fromJSONSchema(schema) };
   } catch (error) {
     return { ok: false, message: `is not a JSON Schema this service can apply: ${(error as Error).message}` };
   }

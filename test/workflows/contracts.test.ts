@@ -25,7 +25,7 @@ const names = [APPROVAL_WORKFLOW, EXECUTE_AGENT_WORKFLOW, RUN_DAG_WORKFLOW, DELI
 
 describe('workflow contracts', () => {
   it.each(names)('the production worker runs %s under its contract name', (name) => {
-    expect(typeof signatures[name]).toBe('function');
+    expect(typeof (signatures as Record<string, unknown>)[name]).toBe('function');
   });
 
   it('leaves the benchmark floor out of the production workflows and in the bench worker’s', () => {

@@ -20,7 +20,7 @@ let callbackAttempts: Array<{ attempt: number; startedAt: number; event: string 
 let agentBehaviour: (call: AgentInvocation, attempt: number) => Promise<Record<string, unknown>>;
 let callbackBehaviour: (delivery: CallbackDelivery, attempt: number) => Promise<void>;
 
-const record = ledger.record;
+const record: typeof ledger.record = (...args) => ledger.record(...args);
 
 const activities: Activities = {
   async recordExecutionStep({ provenance, state }) {

@@ -12,7 +12,7 @@ import { approvalCreatedUpdate, approvalQuery, type ApprovalRequest, type Approv
 import type { DeliverWebhookInput } from '../../contracts/deliver-webhook';
 import { executionQuery, type ExecuteAgentInput, type ExecutionState } from '../../contracts/execute-agent';
 import { FAILURE_TYPES } from '../../contracts/failures';
-import { dagStartedUpdate, type DagState, type RunDagInput } from '../../contracts/run-dag';
+import { dagStartedUpdate, type RunDagInput } from '../../contracts/run-dag';
 import { createDb } from '../../db/connection';
 import { approvalFromRow, findApprovalById } from '../../db/approvals';
 import { dagFromRow, findDagById } from '../../db/dags';
@@ -268,7 +268,7 @@ describe('a workflow whose data Postgres cannot store', () => {
       expect(await handle.executeUpdate(dagStartedUpdate)).toMatchObject({ status: 'running' });
       expect(await handle.result()).toMatchObject({ status: 'failed', nodes: [{ id: 'a', status: 'failed', error: { type: 'child_workflow_failed' } }] });
       const row = await findDagById(database.db, workflow_id);
-      expect(row && (dagFromRow(row) as DagState)).toMatchObject({ status: 'failed' });
+      expect(row && dagFromRow(row)).toMatchObject({ status: 'failed' });
     });
   }, 20_000);
 

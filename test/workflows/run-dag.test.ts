@@ -18,7 +18,7 @@ let dagProjections: DagState[];
 let calls: Array<{ execution_id: string; parameters: Record<string, unknown> }>;
 let agentBehaviour: (call: AgentInvocation) => Promise<Record<string, unknown>>;
 
-const record = ledger.record;
+const record: typeof ledger.record = (...args) => ledger.record(...args);
 
 const activities: Activities = {
   async recordExecutionStep({ provenance }) {
