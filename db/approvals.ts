@@ -1,15 +1,14 @@
 import type { Knex } from 'knex';
 import type { ApprovalStatus } from '../domain/approvals';
 import type { ApprovalState } from '../contracts/approval';
+import type { Nullable } from '../lib/nullable';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { upsertProjection } from './projections';
 
-export interface ApprovalRow extends Omit<ApprovalState, 'created_at' | 'responded_at' | 'expires_at' | 'updated_at'> {
-  created_at: Date;
-  responded_at: Date | null;
-  expires_at: Date;
-  updated_at: Date;
-}
+type ApprovalDates = 'created_at' | 'responded_at' | 'expires_at' | 'updated_at';
+
+/** The state as the approvals table holds it: unset fields null, instants as Date. */
+export type ApprovalRow = Nullable<Omit<ApprovalState, ApprovalDates>> & { [K in ApprovalDates]: undefined extends ApprovalState[K] ? Date | null : Date };
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
@@ -45,7 +44,7 @@ export async function upsertApprovalProjection(db: Knex, state: ApprovalState): 
     responded_at: state.responded_at ?? null,
     expires_at: state.expires_at,
     updated_at: state.updated_at,
-  };
+  } satisfies Record<keyof ApprovalState, unknown>;
   await upsertProjection(db, 'approvals', { key: 'approval_id', once: ['created_at'] }, row);
 }
 
@@ -53,13 +52,10 @@ export async function findApprovalById(db: Knex, approvalId: string): Promise<Ap
   return db<ApprovalRow>('approvals').where({ approval_id: approvalId }).first();
 }
 
-export interface ApprovalFilter {
-  status?: ApprovalStatus | undefined;
-  approver?: string | undefined;
-  requester?: string | undefined;
-  agent_id?: string | undefined;
-  org_did?: string | undefined;
-}
+export type ApprovalFilter = Partial<Pick<ApprovalState, 'status' | 'agent_id' | 'org_did'>> & {
+  approver?: ApprovalState['approver_passport_id'] | undefined;
+  requester?: ApprovalState['requester_passport_id'] | undefined;
+};
 
 export async function listApprovals(db: Knex, page: PageRequest, filter: ApprovalFilter): Promise<Page<ApprovalRow>> {
   const query = db<ApprovalRow>('approvals').select('*');

@@ -1,17 +1,14 @@
 import type { Knex } from 'knex';
 import type { DagStatus } from '../domain/dag';
 import type { DagState } from '../contracts/run-dag';
+import type { Nullable } from '../lib/nullable';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { upsertProjection } from './projections';
 
-export interface DagRow extends Omit<DagState, 'created_at' | 'started_at' | 'completed_at' | 'updated_at' | 'error' | 'provenance_id'> {
-  error: Record<string, unknown> | null;
-  provenance_id: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
-  updated_at: Date;
-}
+type DagDates = 'created_at' | 'started_at' | 'completed_at' | 'updated_at';
+
+/** A DAG's state as platform_workflows holds it: unset fields null, instants as Date. */
+export type DagRow = Nullable<Omit<DagState, DagDates>> & { [K in DagDates]: undefined extends DagState[K] ? Date | null : Date };
 
 export async function upsertDagProjection(db: Knex, state: DagState): Promise<void> {
   const row = {
@@ -29,7 +26,7 @@ export async function upsertDagProjection(db: Knex, state: DagState): Promise<vo
     started_at: state.started_at ?? null,
     completed_at: state.completed_at ?? null,
     updated_at: state.updated_at,
-  };
+  } satisfies Record<keyof DagState, unknown>;
   await upsertProjection(db, 'platform_workflows', { key: 'workflow_id', once: ['created_at'] }, row);
 }
 
@@ -37,7 +34,7 @@ export async function findDagById(db: Knex, workflowId: string): Promise<DagRow 
   return db<DagRow>('platform_workflows').where({ workflow_id: workflowId }).first();
 }
 
-export async function listDags(db: Knex, page: PageRequest, filter: { status?: DagStatus | undefined; agent_id?: string | undefined }): Promise<Page<DagRow>> {
+export async function listDags(db: Knex, page: PageRequest, filter: Partial<Pick<DagState, 'status'>> & { agent_id?: DagState['agent_ids'][number] | undefined }): Promise<Page<DagRow>> {
   const query = db<DagRow>('platform_workflows').select('*');
   if (filter.status) query.where({ status: filter.status });
   if (filter.agent_id) query.whereRaw('? = any(agent_ids)', [filter.agent_id]);

@@ -1,18 +1,17 @@
 import type { Knex } from 'knex';
-import type { ExecutionStatus } from '../domain/agent-calls';
 import type { ExecutionState } from '../contracts/execute-agent';
+import type { Nullable } from '../lib/nullable';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { upsertProjection } from './projections';
 
-export interface ExecutionRow extends Omit<ExecutionState, 'queued_at' | 'started_at' | 'completed_at' | 'updated_at'> {
-  queued_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
-  updated_at: Date;
+type ExecutionDates = 'queued_at' | 'started_at' | 'completed_at' | 'updated_at';
+
+/** The state as the executions table holds it (unset fields null, instants as Date), with the attempt log's counts. */
+export type ExecutionRow = Nullable<Omit<ExecutionState, ExecutionDates>> & { [K in ExecutionDates]: undefined extends ExecutionState[K] ? Date | null : Date } & {
   /** Live from the attempt log: the attempt under way may be later than the last projection knows. */
   live_attempt: number;
   live_callback_attempts: number;
-}
+};
 
 export interface AttemptRow {
   execution_id: string;
@@ -61,7 +60,7 @@ export async function upsertExecutionProjection(db: Knex, state: ExecutionState)
     started_at: state.started_at ?? null,
     completed_at: state.completed_at ?? null,
     updated_at: state.updated_at,
-  };
+  } satisfies Record<keyof ExecutionState, unknown>;
   await upsertProjection(db, 'executions', { key: 'execution_id', once: ['queued_at'] }, row);
 }
 
@@ -82,7 +81,7 @@ export async function listExecutionAttempts(db: Knex, executionId: string): Prom
   return db<AttemptRow>('execution_attempts').where({ execution_id: executionId }).orderBy([{ column: 'kind' }, { column: 'attempt' }]);
 }
 
-export async function listExecutions(db: Knex, page: PageRequest, filter: { status?: ExecutionStatus | undefined; agent_id?: string | undefined }): Promise<Page<ExecutionRow>> {
+export async function listExecutions(db: Knex, page: PageRequest, filter: Partial<Pick<ExecutionState, 'status' | 'agent_id'>>): Promise<Page<ExecutionRow>> {
   const query = executionsWithLiveAttempts(db);
   if (filter.status) query.where('e.status', filter.status);
   if (filter.agent_id) query.where((where) => where.where('e.agent_id', filter.agent_id!).orWhere('e.agent_uri', filter.agent_id!));

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { DeliveryStatus, EndpointDisableReason } from '../domain/webhooks';
 import type { DeliveryState } from '../contracts/deliver-webhook';
+import type { Nullable } from '../lib/nullable';
 import { paginate, type Page, type PageRequest } from './pagination';
 
 export type SubscriptionStatus = 'enabled' | 'disabled';
@@ -156,23 +157,10 @@ export async function noteEndpointFailure(db: Knex, subscriptionId: string, at: 
 
 // Deliveries ------------------------------------------------------------------------------------------
 
-export interface DeliveryRow {
-  delivery_id: string;
-  version: number;
-  subscription_id: string;
-  event_id: string;
-  event: string;
-  status: DeliveryStatus;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  failure_reason: string | null;
-  next_attempt_at: Date | null;
-  replay_of: string | null;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-}
+type DeliveryDates = 'next_attempt_at' | 'created_at' | 'updated_at' | 'completed_at';
+
+/** A delivery's state as webhook_deliveries holds it: unset fields null, instants as Date. */
+export type DeliveryRow = Nullable<Omit<DeliveryState, DeliveryDates>> & { [K in DeliveryDates]: undefined extends DeliveryState[K] ? Date | null : Date };
 
 const DELIVERY_COLUMNS = [
   'delivery_id',
@@ -190,7 +178,7 @@ const DELIVERY_COLUMNS = [
   'created_at',
   'updated_at',
   'completed_at',
-] as const;
+] as const satisfies ReadonlyArray<keyof DeliveryRow>;
 
 /** Applies a delivery workflow's state only when it is newer than what is stored. */
 export async function upsertDeliveryProjection(db: Knex, state: DeliveryState): Promise<void> {
@@ -210,7 +198,7 @@ export async function upsertDeliveryProjection(db: Knex, state: DeliveryState): 
     created_at: state.created_at,
     updated_at: state.updated_at,
     completed_at: state.completed_at ?? null,
-  };
+  } satisfies Record<keyof DeliveryState, unknown>;
   const { delivery_id: _key, subscription_id: _subscription, event_id: _eventId, event: _event, replay_of: _replay, created_at: _created, ...changes } = row;
   await db('webhook_deliveries').insert(row).onConflict('delivery_id').merge(changes).where('webhook_deliveries.version', '<', state.version);
 }

@@ -123,7 +123,8 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
     if (spec.node_type === 'condition') return conditionOutcome(spec.condition, upstream);
     try {
       if (spec.agent) {
-        const args = [{ ...spec.agent, parameters: nodeInput(spec.input, upstream), requested_by: input.requested_by, dag: { workflow_id, node_id: spec.id } }] as const;
+        const { approval, ...execution } = spec.agent;
+        const args = [{ ...execution, parameters: nodeInput(spec.input, upstream), requested_by: input.requested_by, dag: { workflow_id, node_id: spec.id }, ...(approval ? { approval: { ...approval, requested_by: input.requested_by } } : {}) }] as const;
         return executionOutcome(await executeChild(executeAgentWorkflow, { workflowId: spec.agent.execution_id, args }));
       }
       if (spec.approval) {

@@ -182,16 +182,8 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     responses: CALL_RESPONSES,
     handler: async ({ req, body, principal }) => {
       const execution_id = resourceId('exe', principal.id, req.get('idempotency-key'));
-      return accepted(
-        await callAgentByUri(deps, { execution_id, requested_by: principal.id }, body.agentUri, {
-          capability_uri: body.capabilityUri,
-          passport: body.passport,
-          parameters: body.parameters,
-          task_id: body.task_id,
-          callback_url: body.callback_url,
-          max_attempts: body.max_attempts,
-        }),
-      );
+      const { agentUri, capabilityUri, ...call } = body;
+      return accepted(await callAgentByUri(deps, { execution_id, requested_by: principal.id }, agentUri, { ...call, capability_uri: capabilityUri }));
     },
   });
 

@@ -2,9 +2,8 @@ import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { approvalFromRow, findApprovalById } from '../../db/approvals';
-import { assessCallRisk, type RiskFactor } from '../../domain/agent-calls';
-import { paramsSchemaOf, type ApprovalResponse } from '../../domain/approvals';
-import type { RiskLevel } from '../../domain/risk';
+import { assessCallRisk } from '../../domain/agent-calls';
+import { paramsSchemaOf } from '../../domain/approvals';
 import type { PlatformSettings } from '../platform/settings';
 import {
   APPROVAL_WORKFLOW,
@@ -14,6 +13,8 @@ import {
   type ApprovalRequest,
   type ApprovalState,
   type ApprovalWorkflow,
+  type CancelApprovalInput,
+  type RespondInput,
 } from '../../contracts/approval';
 import { FAILURE_TYPES } from '../../contracts/failures';
 import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../../contracts/search-attributes';
@@ -67,21 +68,14 @@ export function checkModifiedParams(approval: Pick<ApprovalState, 'params_schema
   return result.error.issues.map((issue) => ({ field: ['modified_params', ...issue.path.map(String)].join('.'), code: issue.code, message: issue.message }));
 }
 
-export interface NewApproval {
-  org_did?: string | undefined;
-  task_id?: string | undefined;
-  agent_id?: string | undefined;
-  requester_passport_id: string;
-  approver_passport_id?: string | undefined;
-  action_description: string;
-  risk_level?: RiskLevel | undefined;
-  risk_factors?: RiskFactor[] | undefined;
-  request_data: Record<string, unknown>;
-  params_schema?: Record<string, unknown> | undefined;
-  alternatives: Record<string, unknown>[];
-  expires_at?: string | undefined;
-  expires_in_seconds?: number | undefined;
-}
+/**
+ * A new request as its creator gives it: the workflow's request without the ids this service assigns and the
+ * links only executions and DAGs set; risk and deadline may be left to defaults, the deadline given as a lifetime.
+ */
+export type NewApproval = Omit<ApprovalRequest, ApprovalIds | 'execution_id' | 'workflow_id' | 'risk_level' | 'risk_factors' | 'expires_at'> &
+  Partial<Pick<ApprovalRequest, 'risk_level' | 'risk_factors' | 'expires_at'>> & { expires_in_seconds?: number | undefined };
+
+type ApprovalIds = 'approval_id' | 'requested_by';
 
 export type CreateApprovalOutcome = { ok: true; approval: ApprovalState } | { ok: false; errors: FieldProblem[] } | StorageRefusal;
 
@@ -89,7 +83,7 @@ export type CreateApprovalOutcome = { ok: true; approval: ApprovalState } | { ok
 export function approvalRequestOf(
   settings: PlatformSettings,
   now: Date,
-  ids: { approval_id: string; requested_by: string },
+  ids: Pick<ApprovalRequest, ApprovalIds>,
   body: NewApproval,
 ): { ok: true; request: ApprovalRequest } | { ok: false; errors: FieldProblem[] } {
   const deadline = approvalDeadline(settings, now, body);
@@ -129,7 +123,7 @@ export function approvalStart(taskQueue: string, request: ApprovalRequest): With
 }
 
 /** Starts the approval's workflow and answers once its request is recorded (provenance, event, read model). */
-export async function createApproval(deps: PlatformServiceDeps, ids: { approval_id: string; requested_by: string }, body: NewApproval): Promise<CreateApprovalOutcome> {
+export async function createApproval(deps: PlatformServiceDeps, ids: Pick<ApprovalRequest, ApprovalIds>, body: NewApproval): Promise<CreateApprovalOutcome> {
   const prepared = approvalRequestOf(deps.settings, new Date(), ids, body);
   if (!prepared.ok) return prepared;
   const started = await startWithUpdate(deps.temporal, approvalCreatedUpdate, approvalStart(deps.taskQueue, prepared.request), async () => {
@@ -167,7 +161,7 @@ async function answerApproval(deps: PlatformServiceDeps, approvalId: string, sen
 export async function respondToApproval(
   deps: PlatformServiceDeps,
   approvalId: string,
-  answer: ApprovalResponse & { responded_by: string; principal: string },
+  answer: RespondInput,
 ): Promise<AnswerOutcome> {
   const row = await findApprovalById(deps.db, approvalId);
   if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
@@ -179,6 +173,6 @@ export async function respondToApproval(
   return answerApproval(deps, approvalId, () => deps.temporal.workflow.getHandle(approvalId).executeUpdate(respondUpdate, { args: [answer] }));
 }
 
-export async function cancelApproval(deps: PlatformServiceDeps, approvalId: string, request: { cancelled_by: string; reason?: string | undefined; principal: string }): Promise<AnswerOutcome> {
+export async function cancelApproval(deps: PlatformServiceDeps, approvalId: string, request: CancelApprovalInput): Promise<AnswerOutcome> {
   return answerApproval(deps, approvalId, () => deps.temporal.workflow.getHandle(approvalId).executeUpdate(cancelApprovalUpdate, { args: [request] }));
 }

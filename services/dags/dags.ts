@@ -4,9 +4,9 @@ import { dagFromRow, findDagById } from '../../db/dags';
 import { findExecutionById } from '../../db/executions';
 import { listProvenanceForSubject, type ProvenanceRecord } from '../../db/ledger';
 import { findPlatformAgentByUri } from '../../db/platform-agents';
-import { assessCallRisk, type RiskFactor } from '../../domain/agent-calls';
-import { validateDag, type DagEdgeType, type DagNodeType } from '../../domain/dag';
-import type { RiskLevel } from '../../domain/risk';
+import { assessCallRisk } from '../../domain/agent-calls';
+import { validateDag } from '../../domain/dag';
+import type { ExecuteAgentInput } from '../../contracts/execute-agent';
 import { dagStartedUpdate, RUN_DAG_WORKFLOW, type DagNodeSpec, type DagState, type RunDagInput, type RunDagWorkflow } from '../../contracts/run-dag';
 import { PlatformStatusKey } from '../../contracts/search-attributes';
 import { approvalDeadline, paramsValidator, type FieldProblem, type PlatformServiceDeps } from '../approvals/approvals';
@@ -15,32 +15,18 @@ import { derivedId } from '../../lib/ids';
 import { startWithUpdate } from '../../lib/temporal-client';
 import { storageRefusal, type StorageRefusal } from '../platform/refusals';
 
-export interface NewDagNode {
-  id: string;
-  node_type: DagNodeType;
-  node_name: string;
-  input: Record<string, unknown>;
-  visual_metadata: Record<string, unknown>;
-  condition?: string | undefined;
-  agent?: { agentUri: string; capabilityUri: string; max_attempts?: number | undefined } | undefined;
-  approval?:
-    | {
-        action_description: string;
-        approver_passport_id?: string | undefined;
-        expires_in_seconds?: number | undefined;
-        params_schema?: Record<string, unknown> | undefined;
-        risk_level?: RiskLevel | undefined;
-        risk_factors?: RiskFactor[] | undefined;
-      }
-    | undefined;
-}
+type ApprovalNodeSpec = NonNullable<DagNodeSpec['approval']>;
 
-export interface NewDag {
-  name: string;
-  requester_passport_id: string;
-  nodes: NewDagNode[];
-  edges: Array<{ id: string; from_node_id: string; to_node_id: string; edge_type: DagEdgeType; condition?: string | undefined; metadata: Record<string, unknown> }>;
-}
+/**
+ * A node as its creator gives it: the spec's own fields, the agent named by the call's URIs (its execution is
+ * prepared here), the approval with its risk and lifetime left to defaults (its ids and deadline set here).
+ */
+export type NewDagNode = Pick<DagNodeSpec, 'id' | 'node_type' | 'node_name' | 'input' | 'visual_metadata' | 'condition'> & {
+  agent?: ({ agentUri: string; capabilityUri: string } & Partial<Pick<ExecuteAgentInput, 'max_attempts'>>) | undefined;
+  approval?: (Pick<ApprovalNodeSpec, 'action_description' | 'approver_passport_id' | 'params_schema'> & Partial<Pick<ApprovalNodeSpec, 'expires_in_seconds' | 'risk_level' | 'risk_factors'>>) | undefined;
+};
+
+export type NewDag = Pick<RunDagInput, 'name' | 'edges'> & Pick<ApprovalNodeSpec, 'requester_passport_id'> & { nodes: NewDagNode[] };
 
 export type CreateDagOutcome = { ok: true; workflow: DagState } | { ok: false; errors: FieldProblem[] } | StorageRefusal;
 
@@ -84,13 +70,14 @@ function approvalNodeSpec(deps: PlatformServiceDeps, workflowId: string, request
  * Validates the DAG (acyclic, known node types, edges between its nodes, conditions that parse, each node
  * with what its type needs) and every agent node's call, then starts the workflow and answers once it runs.
  */
-export async function createDag(deps: PlatformServiceDeps, ids: { workflow_id: string; requested_by: string }, body: NewDag): Promise<CreateDagOutcome> {
+export async function createDag(deps: PlatformServiceDeps, ids: Pick<RunDagInput, 'workflow_id' | 'requested_by'>, body: NewDag): Promise<CreateDagOutcome> {
   const errors: FieldProblem[] = validateDag(body);
   const now = new Date();
   const nodes: DagNodeSpec[] = [];
   for (const [index, node] of body.nodes.entries()) {
     const field = `nodes.${index}`;
-    const spec: DagNodeSpec = { id: node.id, node_type: node.node_type, node_name: node.node_name, input: node.input, visual_metadata: node.visual_metadata, condition: node.condition };
+    const { agent: _agent, approval: _approval, ...fields } = node;
+    const spec: DagNodeSpec = fields;
     if ((node.node_type === 'agent') !== (node.agent !== undefined)) errors.push({ field: `${field}.agent`, code: node.agent ? 'unexpected' : 'required', message: 'agent nodes, and only they, name an agent to call' });
     if ((node.node_type === 'approval') !== (node.approval !== undefined)) errors.push({ field: `${field}.approval`, code: node.approval ? 'unexpected' : 'required', message: 'approval nodes, and only they, describe an approval' });
     if (node.node_type === 'agent' && node.agent) {

@@ -13,18 +13,23 @@ import { derivedId } from '../../lib/ids';
 import { startWithUpdate } from '../../lib/temporal-client';
 import { storageRefusal, type StorageRefusal } from '../platform/refusals';
 
-export interface AgentCall {
-  capability_uri: string;
-  /** The requester's DID (the spec's `passport`). */
-  passport: string;
-  parameters: Record<string, unknown>;
-  task_id?: string | undefined;
-  callback_url?: string | undefined;
-  max_attempts?: number | undefined;
-}
+/**
+ * A call as the gateway takes it: the execution's own fields of its workflow input, the requester's DID under
+ * the spec's name (`passport`), the callback by its URL only, and attempts left to the agent's default.
+ */
+export type AgentCall = Pick<ExecuteAgentInput, 'capability_uri' | 'parameters' | 'task_id'> &
+  Partial<Pick<ExecuteAgentInput, 'max_attempts'>> & {
+    passport: ExecuteAgentInput['requester_passport_id'];
+    callback_url?: NonNullable<ExecuteAgentInput['callback']>['url'] | undefined;
+  };
+
+type ExecutionIds = Pick<ExecuteAgentInput, 'execution_id' | 'requested_by'>;
+
+/** The approval an execution asks for before the caller is known: its workflow request without requested_by. */
+export type PreparedApproval = Omit<ApprovalRequest, 'requested_by'>;
 
 export type PreparedCall =
-  | { ok: true; input: Omit<ExecuteAgentInput, 'execution_id' | 'requested_by' | 'callback'>; approval_required: boolean }
+  | { ok: true; input: Omit<ExecuteAgentInput, keyof ExecutionIds | 'callback' | 'approval'> & { approval?: PreparedApproval }; approval_required: boolean }
   | { ok: false; code: 'agent_inactive' | 'capability_not_matched'; detail: string }
   | { ok: false; code: 'invalid'; errors: FieldProblem[] };
 
@@ -36,7 +41,7 @@ export type PreparedCall =
 export function prepareAgentCall(settings: PlatformSettings, agent: PlatformAgentRow, executionId: string, call: AgentCall, now: Date): PreparedCall {
   const check = checkAgentCall(agent, { capability_uri: call.capability_uri, parameters: call.parameters });
   if (!check.ok) return check;
-  let approval: Omit<ApprovalRequest, 'requested_by'> | undefined;
+  let approval: PreparedApproval | undefined;
   if (check.approval_required) {
     const deadline = approvalDeadline(settings, now, { expires_in_seconds: agent.approval_policy.approval_ttl_seconds });
     if (!deadline.ok) return { ok: false, code: 'invalid', errors: [deadline.error] };
@@ -70,7 +75,7 @@ export function prepareAgentCall(settings: PlatformSettings, agent: PlatformAgen
       max_attempts: call.max_attempts ?? agent.max_attempts,
       retry: settings.agentRetry,
       heartbeat_timeout_ms: settings.heartbeatTimeoutMs,
-      ...(approval ? { approval: approval as ApprovalRequest } : {}),
+      ...(approval ? { approval } : {}),
     },
   };
 }
@@ -85,7 +90,7 @@ export type CallOutcome =
  * The unified gateway: checks the call, then starts its execution workflow (Update-with-Start) and answers
  * once the execution is queued, and, when an approval is needed, once that request is recorded too.
  */
-export async function callAgent(deps: PlatformServiceDeps, ids: { execution_id: string; requested_by: string }, agent: PlatformAgentRow | undefined, call: AgentCall): Promise<CallOutcome> {
+export async function callAgent(deps: PlatformServiceDeps, ids: ExecutionIds, agent: PlatformAgentRow | undefined, call: AgentCall): Promise<CallOutcome> {
   if (!agent) return { ok: false, code: 'agent_not_found', detail: 'No agent is registered with that agent URI' };
   const prepared = prepareAgentCall(deps.settings, agent, ids.execution_id, call, new Date());
   if (!prepared.ok) return prepared;
@@ -96,10 +101,11 @@ export async function callAgent(deps: PlatformServiceDeps, ids: { execution_id: 
       return { ok: false, code: 'callback_secret_required', detail: 'Callbacks are signed with your callback signing secret: create one with POST /v1/callback-secrets, then call again' };
     }
   }
+  const { approval, ...execution } = prepared.input;
   const input: ExecuteAgentInput = {
-    ...prepared.input,
+    ...execution,
     ...ids,
-    ...(prepared.input.approval ? { approval: { ...prepared.input.approval, requested_by: ids.requested_by } } : {}),
+    ...(approval ? { approval: { ...approval, requested_by: ids.requested_by } } : {}),
     ...(call.callback_url !== undefined
       ? { callback: { url: call.callback_url, max_attempts: deps.settings.callback.maxAttempts, retry: deps.settings.callback.retry, timeout_ms: deps.settings.callback.timeoutMs } }
       : {}),
@@ -122,6 +128,6 @@ export async function callAgent(deps: PlatformServiceDeps, ids: { execution_id: 
   return started.ok ? { ok: true, execution: started.value, approval_required: prepared.approval_required } : started;
 }
 
-export async function callAgentByUri(deps: PlatformServiceDeps, ids: { execution_id: string; requested_by: string }, agentUri: string, call: AgentCall): Promise<CallOutcome> {
+export async function callAgentByUri(deps: PlatformServiceDeps, ids: ExecutionIds, agentUri: string, call: AgentCall): Promise<CallOutcome> {
   return callAgent(deps, ids, await findPlatformAgentByUri(deps.db, agentUri), call);
 }

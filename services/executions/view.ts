@@ -1,7 +1,11 @@
 import type { ExecutionState } from '../../contracts/execute-agent';
+import type { Nullable } from '../../lib/nullable';
+
+/** The state under its resource id, without what only the workflow keeps (version, the principal that asked), unset fields null. */
+export type ExecutionView = { id: ExecutionState['execution_id'] } & Nullable<Omit<ExecutionState, 'execution_id' | 'version' | 'requested_by'>>;
 
 /** An execution as the API shows it and as its callback carries it: one shape for both. */
-export function executionView(state: ExecutionState) {
+export function executionView(state: ExecutionState): ExecutionView {
   return {
     id: state.execution_id,
     status: state.status,
@@ -34,5 +38,3 @@ export function executionView(state: ExecutionState) {
     updated_at: state.updated_at,
   };
 }
-
-export type ExecutionView = ReturnType<typeof executionView>;

@@ -7,6 +7,7 @@ let stack: Stack;
 let api: ReturnType<typeof client>;
 let agent: RemoteParty;
 const WRITER = 'agent://acme/writer@1.0.0';
+const GUARDED = 'agent://acme/guarded@1.0.0';
 const BOSS = 'did:web:acme.example:people:boss';
 
 beforeAll(async () => {
@@ -20,6 +21,7 @@ beforeAll(async () => {
   });
   const admin = client(stack.baseUrl, await stack.token(['platform:admin']));
   await admin('POST', '/v1/agents', { json: { agent_uri: WRITER, endpoint_url: `${agent.url}/run`, capabilities: ['capability://acme/write'], approval_policy: { require_approval_at: 'never' } } });
+  await admin('POST', '/v1/agents', { json: { agent_uri: GUARDED, endpoint_url: `${agent.url}/run`, capabilities: ['capability://acme/write'], approval_policy: { require_approval_at: 'low', approver_passport_id: BOSS } } });
 });
 afterAll(async () => {
   await agent?.close();
@@ -121,6 +123,20 @@ describe('POST /v1/workflows', () => {
     expect(steps).toEqual(expect.arrayContaining(['score:queued', 'score:completed', '-:node:score', 'sign-off:requested', 'sign-off:responded', '-:node:sign-off', 'send:completed', '-:node:send']));
     const blocks = trace.body.records.map((r: { ledger_anchor: { block_number: number } }) => r.ledger_anchor.block_number);
     expect(blocks).toEqual([...blocks].sort((a, b) => a - b));
+  });
+
+  it('runs an agent node whose agent wants an approval: the request is recorded and the call runs once approved', async () => {
+    const created = await create({ nodes: [{ ...write('guarded'), agent: { agentUri: GUARDED, capabilityUri: 'capability://acme/write' } }] });
+    expect(created.status).toBe(201);
+    const queue = await eventually(
+      () => api('GET', `/v1/approvals?agent_id=${encodeURIComponent(GUARDED)}`),
+      (reply) => reply.body.data.length > 0,
+    );
+    expect(queue.body.data).toEqual([expect.objectContaining({ status: 'pending', approver_passport_id: BOSS, execution_id: expect.stringMatching(/^exe_/) })]);
+    const approved = await api('POST', `/v1/approvals/${queue.body.data[0].id}/respond`, { json: { decision: 'approved', responded_by: BOSS } });
+    expect(approved.status).toBe(200);
+    const done = await finished(created.body.workflow_id);
+    expect(done).toMatchObject({ status: 'completed', nodes: [expect.objectContaining({ id: 'guarded', status: 'completed', output: { wrote: 'guarded', saw: [] } })] });
   });
 
   it('fails the workflow when a node fails, and skips what comes after', async () => {
