@@ -1,30 +1,16 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RiskFactor } from '../domain/agent-calls';
 import type { ApprovalResponse, ApprovalStatus, ResponseKind } from '../domain/approvals';
-import type { RiskLevel } from '../domain/risk';
+import type { ApprovalRequestFacts } from '../domain/approval-steps';
 import type { WorkflowFailure } from './failures';
 
 /** What is asked, of whom, and until when; the workflow id is approval_id. */
-export interface ApprovalRequest {
-  approval_id: string;
-  org_did?: string | undefined;
-  task_id?: string | undefined;
-  agent_id?: string | undefined;
-  /** The execution that waits for this approval, when an agent call asked for it. */
-  execution_id?: string | undefined;
-  /** The workflow DAG whose approval node this is. */
-  workflow_id?: string | undefined;
-  requester_passport_id: string;
-  approver_passport_id?: string | undefined;
-  action_description: string;
-  risk_level: RiskLevel;
+export interface ApprovalRequest extends ApprovalRequestFacts {
   risk_factors: RiskFactor[];
   request_data: Record<string, unknown>;
   /** JSON Schema that modified_params must fit; unset, they may change only request_data's own keys. */
   params_schema?: Record<string, unknown> | undefined;
   alternatives: Record<string, unknown>[];
-  /** The deadline of the durable timer: at this instant a pending request becomes expired. */
-  expires_at: string;
   /** The principal that asked. */
   requested_by: string;
 }

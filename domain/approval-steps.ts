@@ -5,20 +5,24 @@
  */
 import type { ApprovalDecision, ApprovalStatus, ResponseKind } from './approvals';
 import type { EventKind } from './events';
+import type { RiskLevel } from './risk';
 import { ORCH_CORE_DID, type AppendProvenanceInput, type ProvenanceActor } from './provenance';
 
-/** What the transitions read of a request. */
+/** What the transitions read of a request: the part of the approval's workflow input (contracts/approval.ts) that decides. */
 export interface ApprovalRequestFacts {
   approval_id: string;
   org_did?: string | undefined;
   task_id?: string | undefined;
   agent_id?: string | undefined;
+  /** The execution that waits for this approval, when an agent call asked for it. */
   execution_id?: string | undefined;
+  /** The workflow DAG whose approval node this is. */
   workflow_id?: string | undefined;
   requester_passport_id: string;
   approver_passport_id?: string | undefined;
   action_description: string;
-  risk_level: string;
+  risk_level: RiskLevel;
+  /** The deadline of the durable timer: at this instant a pending request becomes expired. */
   expires_at: string;
 }
 
