@@ -39,6 +39,11 @@ function fromBodyParser(error: BodyParserError): Problem | undefined {
   }
 }
 
+/** The router could not percent-decode a path parameter (`%`, `%zz`, bytes that are not UTF-8). */
+function isUndecodablePath(error: unknown): boolean {
+  return error instanceof URIError && (error as URIError & { status?: number }).status === 400;
+}
+
 /**
  * The one renderer of errors. A Problem is shown as it is; anything else is a 500 that shows the request id
  * and nothing of the internals, while the log keeps the stack.
@@ -49,7 +54,12 @@ export function problemRenderer(logger: Logger): ErrorRequestHandler {
       next(error);
       return;
     }
-    const problem = error instanceof Problem ? error : fromBodyParser(error as BodyParserError);
+    const problem =
+      error instanceof Problem
+        ? error
+        : isUndecodablePath(error)
+          ? new Problem('invalid_request', 'A path segment is not valid percent-encoded UTF-8')
+          : fromBodyParser(error as BodyParserError);
     if (problem) {
       sendProblem(res, problem, req.originalUrl.split('?')[0] ?? req.path);
       return;

@@ -79,6 +79,10 @@ describe('RFC 9457 problems', () => {
     expectProblem(reply, 415, 'unsupported_media_type');
   });
 
+  it.each(['%', '%zz', '%E0%A4'])('answers 400 invalid_request for a path parameter that is not percent-encoded UTF-8 (%s)', async (segment) => {
+    for (const method of ['GET', 'DELETE']) expectProblem(await api(method, `/v1/orch/routing/${segment}`), 400, 'invalid_request');
+  });
+
   it('serves each problem type at its type URI', async () => {
     const problem = await api('GET', '/v1/orch/nothing-here');
     const type = await call(stack.baseUrl, 'GET', problem.body.type);
