@@ -157,7 +157,7 @@ export class ApiBuilder {
       responses[status] = {
         description: response.description,
         ...(response.headers ? { headers: response.headers } : {}),
-        ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema } } } : {}),
+        ...documentedContent(Number(status), response),
       };
     }
     const standard = spec.auth === 'public' ? [400, 500] : spec.rateLimit ? [400, 401, 403, 429, 500] : [400, 401, 403, 500];
@@ -183,6 +183,13 @@ export class ApiBuilder {
       ...(spec.rateLimit ? { 'x-rate-limit-category': spec.rateLimit } : {}),
     } as RouteConfig;
   }
+}
+
+/** A response's body in the document: its own schema, or for an error that names none, the problem document every error is. */
+function documentedContent(status: number, response: { schema?: ZodType; contentType?: string }) {
+  const schema = response.schema ?? (status >= 400 ? ProblemSchema : undefined);
+  if (!schema) return {};
+  return { content: { [response.contentType ?? (response.schema ? 'application/json' : 'application/problem+json')]: { schema } } };
 }
 
 /** The route's own headers, with Idempotency-Key beside them on a mutating route. */
