@@ -6,6 +6,7 @@ import { match } from 'path-to-regexp';
 import type { ZodError, ZodType } from 'zod';
 import type { Principal, Scope } from '../services/auth/tokens';
 import { requireScope } from './middleware/auth';
+import { IDEMPOTENCY_KEY_PATTERN } from './middleware/idempotency';
 import type { RateLimitCategory } from './middleware/rate-limit';
 import { Problem, type FieldError } from './problem';
 import { ProblemSchema } from './schemas/common';
@@ -201,7 +202,7 @@ function documentedHeaders(own: ZodType | undefined, idempotent: boolean): ZodTy
 const idempotencyHeaderSchema = z.object({
   'idempotency-key': z
     .string()
-    .max(255)
+    .regex(IDEMPOTENCY_KEY_PATTERN)
     .optional()
     .openapi({ description: 'Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true' }),
 });

@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/logger';
 import { Problem } from '../problem';
 import { principalOf } from './auth';
 
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const TTL_SECONDS = 24 * 60 * 60;
 /** How long a claim holds before a duplicate may take over, should the process holding it die. */
 const LOCK_SECONDS = 120;
@@ -30,7 +30,7 @@ export function idempotency(deps: { db: Knex; logger: Logger }): RequestHandler 
   return async (req, res, next) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
-    if (!KEY_PATTERN.test(key)) {
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
       throw new Problem('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
         errors: [{ field: 'Idempotency-Key', code: 'invalid_format', message: 'must be 1 to 255 visible ASCII characters' }],
       });
