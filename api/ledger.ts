@@ -10,6 +10,7 @@ import {
   ConsistencyBundleSchema,
   ConsistencyQuerySchema,
   InclusionBundleSchema,
+  LedgerExportSchema,
   LedgerKeySchema,
   ProofPendingSchema,
   TransactionIdParamsSchema,
@@ -159,7 +160,7 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
     tags: ['Ledger'],
     auth: 'audit:read',
     rateLimit: 'audit-logs',
-    responses: { 200: { description: 'application/x-ndjson', contentType: 'application/x-ndjson' } },
+    responses: { 200: { description: 'The sealed log as JSON lines', contentType: 'application/x-ndjson', schema: LedgerExportSchema } },
     handler: async () => {
       if (!(await loadLedgerIdentity(deps.db))) throw new Problem('service_unavailable', 'The ledger has no key yet: start the service once');
       return { status: 200, stream: { contentType: 'application/x-ndjson', chunks: ndjson(exportLedger(deps.db)) } };

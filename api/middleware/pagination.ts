@@ -9,7 +9,8 @@ export function parseSort(sort: string | undefined, options: { allowed: Record<s
   const requested = (sort ?? options.fallback).split(',').map((part) => part.trim()).filter(Boolean);
   const fields: SortField[] = requested.map((part) => {
     const name = part.replace(/^-/, '');
-    const column = options.allowed[name];
+    // Own fields only: toString or __proto__ would otherwise come from Object.prototype.
+    const column = Object.hasOwn(options.allowed, name) ? options.allowed[name] : undefined;
     if (!column) {
       throw new Problem('validation_failed', `Cannot sort by ${name}`, {
         errors: [{ field: 'query.sort', code: 'invalid_value', message: `sortable fields: ${Object.keys(options.allowed).join(', ')}` }],

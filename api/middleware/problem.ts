@@ -45,6 +45,11 @@ function fromBodyParser(error: BodyParserError): Problem | undefined {
   }
 }
 
+/** The router could not percent-decode a path parameter (`%`, `%zz`, bytes that are not UTF-8). */
+function isUndecodablePath(error: unknown): boolean {
+  return error instanceof URIError && (error as URIError & { status?: number }).status === 400;
+}
+
 /**
  * The one renderer of errors. A Problem is shown as it is; anything else is a 500 that shows the request id
  * and nothing of the internals, while the log keeps the stack. Every 5xx gets an incident id, in the body and
@@ -56,7 +61,14 @@ export function problemRenderer(logger: Logger): ErrorRequestHandler {
       next(error);
       return;
     }
-    const problem = error instanceof Problem ? error : error instanceof StorageRefusedError ? new Problem(error.refusal.code, error.refusal.detail) : fromBodyParser(error as BodyParserError);
+    const problem =
+      error instanceof Problem
+        ? error
+        : error instanceof StorageRefusedError
+          ? new Problem(error.refusal.code, error.refusal.detail)
+          : isUndecodablePath(error)
+            ? new Problem('invalid_request', 'A path segment is not valid percent-encoded UTF-8')
+            : fromBodyParser(error as BodyParserError);
     const instance = req.originalUrl.split('?')[0] ?? req.path;
     if (problem && problem.status < 500) {
       sendProblem(res, problem, instance);

@@ -9,14 +9,17 @@ export const AgentHeadersSchema = z.object({
   'x-agent-id': AgentIdSchema.optional().openapi({ description: 'The calling agent’s URN; required unless the bearer token is the agent’s own API key' }),
 });
 
+const CONFIDENCE_HEADER = /^(0(\.\d{1,12})?|1(\.0{1,12})?|\.\d{1,12})$/;
+
 export const AgentConfidenceHeadersSchema = AgentHeadersSchema.extend({
   'x-confidence-score': z
     .string()
     .trim()
-    .regex(/^(0(\.\d{1,12})?|1(\.0{1,12})?|\.\d{1,12})$/, 'must be a number from 0 to 1')
+    .regex(CONFIDENCE_HEADER, 'must be a number from 0 to 1')
     .transform(Number)
     .optional()
-    .openapi({ type: 'string', description: 'The agent’s confidence, 0 to 1; must agree with the body’s when both are sent' }),
+    // The transform hides the regex from the document, so the pattern is stated again.
+    .openapi({ type: 'string', pattern: CONFIDENCE_HEADER.source, description: 'The agent’s confidence, 0 to 1; must agree with the body’s when both are sent' }),
 });
 
 const TaskIdSchema = z.string().min(1).max(200);

@@ -36,7 +36,8 @@ export const TreeSizeQuerySchema = z.object({
 });
 
 export const ConsistencyQuerySchema = z.object({
-  first: z.coerce.number().int().min(0).openapi({ description: 'Tree size of the checkpoint you hold' }),
+  // A coerced number reads as optional to the document generator; the parameter is required.
+  first: z.coerce.number().int().min(0).openapi({ description: 'Tree size of the checkpoint you hold', param: { required: true } }),
   second: z.coerce.number().int().min(0).optional().openapi({ description: 'Tree size to prove it extends into; default the latest checkpoint' }),
 });
 
@@ -99,3 +100,5 @@ export const ProvenanceStepSchema = z.object({
   reasoning: z.string(),
   rules_evaluated: z.array(z.object({ rule_id: z.string(), triggered: z.boolean(), reason: z.string() })).optional().openapi({ description: 'Present on routing steps' }),
 });
+
+export const LedgerExportSchema = z.string().openapi({ description: 'JSON lines (application/x-ndjson), one JSON object per line, as the operation describes' });

@@ -13,6 +13,8 @@ const WebhookUrlSchema = z
   .url({ protocol: /^https?$/, message: 'must be an absolute http or https URL' })
   .max(2048)
   .refine((url) => {
+    // Refinements run even when the URL check above has failed; that failure is reported already.
+    if (!URL.canParse(url)) return true;
     const { username, password } = new URL(url);
     return !username && !password;
   }, 'must not carry credentials')

@@ -68,6 +68,20 @@ describe('POST /v1/orch/route', () => {
     expectProblem(await as('POST', '/v1/orch/route', { json: { task_id: taskId() } }), 400, 'validation_failed');
   });
 
+  it('documents the syntax of X-Confidence-Score it enforces', async () => {
+    const doc = (await call(stack.baseUrl, 'GET', '/openapi.json')).body;
+    const header = doc.paths['/v1/orch/route'].post.parameters.find((parameter: { name: string }) => parameter.name === 'x-confidence-score');
+    const documented = new RegExp(header.schema.pattern);
+    for (const refused of ['high', '1.5', '-0.1', '0.5.5']) {
+      expect(documented.test(refused)).toBe(false);
+      expectProblem(await as('POST', '/v1/orch/route', { json: { task_id: taskId(), task_type: 'review' }, headers: { 'x-confidence-score': refused } }), 400, 'validation_failed');
+    }
+    for (const admitted of ['0.95', '1', '.8']) {
+      expect(documented.test(admitted)).toBe(true);
+      expect((await as('POST', '/v1/orch/route', { json: { task_id: taskId(), task_type: 'review' }, headers: { 'x-confidence-score': admitted } })).status).toBe(200);
+    }
+  });
+
   it('answers a task routed again with its first decision', async () => {
     const task = reviewTask(0.9);
     const first = await as('POST', '/v1/orch/route', { json: task });

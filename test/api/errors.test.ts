@@ -143,6 +143,21 @@ describe('RFC 9457 problems', () => {
     expectProblem(reply, 415, 'unsupported_media_type');
   });
 
+  it.each(['%', '%zz', '%E0%A4'])('answers 400 invalid_request for a path parameter that is not percent-encoded UTF-8 (%s)', async (segment) => {
+    for (const method of ['GET', 'DELETE']) expectProblem(await api(method, `/v1/orch/routing/${segment}`), 400, 'invalid_request');
+  });
+
+  it('documents every error of every operation as a Problem, and every answer but 204 with its body', async () => {
+    const doc = (await call(stack.baseUrl, 'GET', '/openapi.json')).body;
+    type Content = Record<string, { schema?: { $ref?: string } }>;
+    const responses = Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Content }> }>>).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, operation]) => Object.entries(operation.responses).map(([status, response]) => ({ at: `${method} ${path} ${status}`, status: Number(status), content: response.content }))),
+    );
+    const isProblem = (content: Content | undefined) => content?.['application/problem+json']?.schema?.$ref === '#/components/schemas/Problem';
+    expect(responses.filter((response) => response.status >= 400 && response.status < 500 && !isProblem(response.content)).map((r) => r.at)).toEqual([]);
+    expect(responses.filter((response) => response.status !== 204 && !response.content).map((r) => r.at)).toEqual([]);
+  });
+
   it('serves each problem type at its type URI', async () => {
     const problem = await api('GET', '/v1/orch/nothing-here');
     const type = await call(stack.baseUrl, 'GET', problem.body.type);

@@ -66,6 +66,20 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
     expect(await routingsFor(requestId)).toEqual([corrected.body.routing_id]);
   });
 
+  it('documents the keys it takes: 1 to 255 visible ASCII characters', async () => {
+    const doc = (await call(stack.baseUrl, 'GET', '/openapi.json')).body;
+    const header = doc.paths['/v1/orch/routing'].post.parameters.find((parameter: { name: string }) => parameter.name.toLowerCase() === 'idempotency-key');
+    const pattern = new RegExp(header.schema.pattern);
+    const documented = { test: (key: string) => key.length >= header.schema.minLength && key.length <= header.schema.maxLength && pattern.test(key) };
+    for (const key of ['a b', 'clé', '', 'x'.repeat(256)]) {
+      expect(documented.test(key)).toBe(false);
+      expectProblem(await post(routingBody(`refused-${randomUUID()}`), key), 400, 'validation_failed');
+    }
+    const admitted = `~!${newKey()}`;
+    expect(documented.test(admitted)).toBe(true);
+    expect((await post(routingBody(`admitted-${randomUUID()}`), admitted)).status).toBe(200);
+  });
+
   it('answers 409 idempotency_key_reused for the same key with a different body', async () => {
     const key = newKey();
     const requestId = `reuse-${randomUUID()}`;

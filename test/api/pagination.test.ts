@@ -140,4 +140,8 @@ describe('cursor pagination on GET /v1/orch/reviewers', () => {
     expectProblem(reply, 400, 'validation_failed');
     expect(reply.body.errors).toEqual([expect.objectContaining({ field: 'query.sort', message: expect.stringContaining('chain_level') })]);
   });
+
+  it.each(['toString', '-constructor', '__proto__', 'hasOwnProperty'])('answers 400 for sort=%s, a name every object has but no sortable field is', async (sort) => {
+    expectProblem(await list(`sort=${sort}`), 400, 'validation_failed');
+  });
 });

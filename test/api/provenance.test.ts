@@ -219,4 +219,11 @@ describe('the OpenAPI document', () => {
     expect(doc.components.schemas.InclusionBundle.properties.records.items.required).toEqual(expect.arrayContaining(['body', 'leaf_index', 'inclusion_proof']));
     expect(doc.components.schemas.ComplianceReport.properties.compliance_status.properties.hipaa_compliant.description).toMatch(/human_oversight_high_risk/);
   });
+
+  it('documents what the ledger operations take and give: first is required for a consistency proof, the export is JSON lines', async () => {
+    const doc = (await client(stack.baseUrl)('GET', '/openapi.json')).body;
+    expect(doc.paths['/v1/ledger/consistency'].get.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'first', in: 'query', required: true })]));
+    expectProblem(await client(stack.baseUrl)('GET', '/v1/ledger/consistency'), 400, 'validation_failed');
+    expect(Object.keys(doc.paths['/v1/ledger/export'].get.responses['200'].content)).toEqual(['application/x-ndjson']);
+  });
 });

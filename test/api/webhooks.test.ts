@@ -114,6 +114,7 @@ describe('webhook subscriptions', () => {
     ['an unknown event kind', { url: 'https://example.com/hook', events: ['routing.exploded'] }, 'events.0'],
     ['no events', { url: 'https://example.com/hook', events: [] }, 'events'],
     ['a non-http URL', { url: 'ftp://example.com/hook', events: ['*'] }, 'url'],
+    ['a URL that is not absolute', { url: 'hooks.example.com/handoff', events: ['*'] }, 'url'],
     ['credentials in the URL', { url: 'https://user:pw@example.com/hook', events: ['*'] }, 'url'],
     ['an unknown field', { url: 'https://example.com/hook', events: ['*'], secret: 'mine' }, ''],
   ])('rejects %s with a field error', async (_name, body, field) => {
