@@ -80,8 +80,8 @@ async function fuzz(operation: Operation, options: RequestOptions, context: Wire
   const property = fc.asyncProperty(requestArbitrary(document, operation, options), async (plan) => {
     const reading = readRequest(operation, validator, plan, context.pool);
     const wire = wireRequest(operation, plan, context);
-    const answer = await send(plan.overRateLimit ? spent.baseUrl : stack.baseUrl, wire, REQUEST_TIMEOUT_MS).catch((error: Error) => {
-      throw new Error(`- ${error.message}\n--- request\n${shownWire(wire)}`);
+    const answer = await send(plan.overRateLimit ? spent.baseUrl : stack.baseUrl, wire, REQUEST_TIMEOUT_MS).catch((error: unknown) => {
+      throw new Error(`- ${error instanceof Error ? error.message : String(error)}\n--- request\n${shownWire(wire)}`);
     });
     if (answer.status >= 200 && answer.status < 300) context.pool.harvest(answer.json);
     const refusal = shapeRefusal(reading, answer);

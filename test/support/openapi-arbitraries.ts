@@ -366,9 +366,7 @@ function spliced(value: string, inserted: string, at: number): string {
 
 function withoutKey(value: unknown, key: string): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const copy: Record<string, unknown> = { ...value };
-  delete copy[key];
-  return copy;
+  return Object.fromEntries(Object.entries(value).filter(([name]) => name !== key));
 }
 
 /** Adds a key as an own property, even __proto__, the way JSON.parse on the server will see it. */

@@ -11,7 +11,7 @@ export function answerViolations(operation: Operation, validator: DocumentValida
   const { status } = answer;
   if (status >= 500 && !(status === 503 && answer.headers['retry-after'])) violations.push(`${status} is a server error`);
 
-  const key = [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => operation.responses[candidate]);
+  const key = [String(status), `${String(status).charAt(0)}XX`, 'default'].find((candidate) => operation.responses[candidate]);
   const mediaType = (answer.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (!key) {
     violations.push(`${status} is not a documented response (documented: ${Object.keys(operation.responses).join(', ')})`);

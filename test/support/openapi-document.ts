@@ -118,7 +118,7 @@ export function resolveSchema(document: OpenApiDocument, schema: JsonSchema): Js
       .map((segment) => decodeURIComponent(segment).replaceAll('~1', '/').replaceAll('~0', '~'))
       .reduce<unknown>((node, segment) => (node as Record<string, unknown> | undefined)?.[segment], document);
     if (!target) throw new Error(`Cannot resolve ${current.$ref}`);
-    current = target as JsonSchema;
+    current = target;
   }
   return current;
 }
@@ -127,8 +127,8 @@ export function resolveSchema(document: OpenApiDocument, schema: JsonSchema): Js
 function isDateTime(value: string): boolean {
   const match = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/.exec(value);
   if (!match) return false;
-  const [year, month, day, hour, minute, second, , offsetHour, offsetMinute] = match.slice(1).map(Number) as number[];
-  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  const [year, month, day, hour, minute, second, , offsetHour, offsetMinute] = match.slice(1).map<number>(Number);
+  const daysInMonth = new Date(Date.UTC(year!, month, 0)).getUTCDate();
   return (
     month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth &&
     hour! <= 23 && minute! <= 59 && second! <= 60 &&
@@ -184,7 +184,7 @@ export function createDocumentValidator(document: OpenApiDocument) {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, validateSchema: false, formats: FORMATS });
   // OpenAPI's own keywords: those of the schema objects, and those of the document around them.
   ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs', 'openapi', 'info', 'servers', 'paths', 'components', 'tags', 'security', 'webhooks', 'jsonSchemaDialect']);
-  ajv.addSchema(document as object, DOCUMENT_ID);
+  ajv.addSchema(document, DOCUMENT_ID);
   const compiled = new Map<string, ValidateFunction>();
 
   return {
