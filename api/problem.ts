@@ -23,7 +23,7 @@ export const PROBLEM_TYPES = {
   payload_too_large: { status: 413, title: 'The request body is too large', remediation: ['Send a smaller body: split a batch, or move large content out of free-form fields'] },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json', remediation: ['Send the body as JSON with Content-Type: application/json (UTF-8)'] },
   no_qualified_reviewer: { status: 422, title: 'No reviewer holds the required capabilities', remediation: ['Relax required_capabilities or min_weight', 'Register a reviewer with the capability (PUT /v1/orch/reviewers/{did})'] },
-  rate_limited: { status: 429, title: 'Rate limit exceeded', remediation: ['Wait the seconds given in Retry-After (X-RateLimit-Reset says when the window ends)', 'Spread requests over the window; X-RateLimit-Remaining shows what is left'] },
+  rate_limit_exceeded: { status: 429, title: 'Rate limit exceeded', remediation: ['Wait the seconds given in Retry-After (X-RateLimit-Reset says when the window ends)', 'Spread requests over the window; X-RateLimit-Remaining shows what is left'] },
   internal_error: { status: 500, title: 'Internal server error', remediation: ['Retry later; a request with an Idempotency-Key is safe to retry', 'If it persists, contact support quoting incident_id and request_id'] },
   service_unavailable: { status: 503, title: 'A dependency of the service is unavailable', remediation: ['Retry later with backoff', 'If it persists, contact support quoting incident_id'] },
   service_account_not_found: { status: 404, title: 'No such service account', remediation: ['List the service accounts with GET /v1/orch/service-accounts and use a client_id from there'] },

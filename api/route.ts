@@ -145,7 +145,7 @@ function standardProblems(spec: { auth: Scope | 'public'; rateLimit: RateLimitCa
     problems.push({ status: 413, description: 'payload_too_large: the body is over the deployment’s BODY_LIMIT' });
     problems.push({ status: 415, description: 'unsupported_media_type: the body is not in a media type this operation takes' });
   }
-  if (spec.rateLimit) problems.push({ status: 429, description: `rate_limited: the ${spec.rateLimit} limit of this window is used up`, headers: ['Retry-After'] });
+  if (spec.rateLimit) problems.push({ status: 429, description: `rate_limit_exceeded: the ${spec.rateLimit} limit of this window is used up`, headers: ['Retry-After'] });
   problems.push({ status: 500, description: 'internal_error: shows only request_id and incident_id; the error log line carries the same incident_id' });
   return problems;
 }

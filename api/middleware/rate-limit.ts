@@ -55,7 +55,7 @@ export function rateLimit(deps: { db: Knex; settings: RateLimitSettings; logger:
     }
     if (count > limit) {
       const retryAfter = Math.max(1, Math.ceil(resetSeconds - now / 1000));
-      throw new Problem('rate_limited', `The ${category} limit of ${limit} requests per ${windowSeconds} s is used up`, {
+      throw new Problem('rate_limit_exceeded', `The ${category} limit of ${limit} requests per ${windowSeconds} s is used up`, {
         headers: { 'Retry-After': String(retryAfter) },
         extensions: { retry_after_seconds: retryAfter },
       });

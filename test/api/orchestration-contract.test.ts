@@ -62,10 +62,10 @@ describe('rate limits per category', () => {
       expect([reply.status, reply.headers.get('x-ratelimit-resource'), reply.headers.get('x-ratelimit-limit')]).toEqual([200, 'safety-checks', '3']);
     }
     const refused = await check();
-    expectProblem(refused, 429, 'rate_limited');
+    expectProblem(refused, 429, 'rate_limit_exceeded');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     const boundaries = await as('GET', '/v1/orch/boundaries?action=x');
-    expectProblem(boundaries, 429, 'rate_limited');
+    expectProblem(boundaries, 429, 'rate_limit_exceeded');
 
     const routed = await as('POST', '/v1/orch/route', { json: { task_id: taskId(), ai_assessment: { confidence: 0.9 } } });
     expect([routed.status, routed.headers.get('x-ratelimit-resource')]).toEqual([200, 'routing-requests']);

@@ -54,7 +54,7 @@ describe('rate limits', () => {
   it('answers 429 with Retry-After and retry_after_seconds once the limit is used up', async () => {
     for (let i = 1; i <= LIMIT; i += 1) expect(remaining(await listAs('greedy'))).toBe(String(LIMIT - i));
     const refused = await listAs('greedy');
-    expectProblem(refused, 429, 'rate_limited');
+    expectProblem(refused, 429, 'rate_limit_exceeded');
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(refused.body.retry_after_seconds).toBe(retryAfter);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
