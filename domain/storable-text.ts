@@ -4,7 +4,11 @@
  */
 
 // eslint-disable-next-line no-control-regex -- the NUL character is exactly what Postgres refuses
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function isStorableText(value: string): boolean {
+  return !UNSTORABLE.test(value);
+}
 
 /** Where in a value (a JSON path) a string Postgres cannot store sits, or undefined when every string is storable. */
 export function unstorableText(value: unknown, path = '$'): string | undefined {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { KeyRing } from '../../services/auth/key-ring';
 import { authenticateClient, issueAccessToken, isScope, type TokenSettings } from '../../services/auth/tokens';
-import { isStorableText } from '../middleware/input-guard';
+import { isStorableText } from '../../domain/storable-text';
 import { Problem, type ProblemCode } from '../problem';
 import type { ApiBuilder } from '../route';
 import { z } from '../schemas/zod';

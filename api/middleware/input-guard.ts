@@ -1,9 +1,7 @@
 import type { RequestHandler } from 'express';
+import { isStorableText, UNSTORABLE } from '../../domain/storable-text';
 import { Problem, type FieldError } from '../problem';
 
-/** U+0000 and UTF-16 surrogates without their other half: PostgreSQL's text and jsonb cannot hold them. */
-// eslint-disable-next-line no-control-regex -- U+0000 is the character to find
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_EACH = new RegExp(UNSTORABLE.source, 'g');
 const UNSTORABLE_MESSAGE = 'must not contain U+0000 or an unpaired UTF-16 surrogate';
 
@@ -12,10 +10,6 @@ const MAX_ERRORS = 20;
 
 /** The request headers whose values reach the database (stored, or looked up); the rest are read and dropped. */
 const STORED_HEADERS = ['idempotency-key', 'x-agent-id'] as const;
-
-export function isStorableText(value: string): boolean {
-  return !UNSTORABLE.test(value);
-}
 
 /** A key as part of a field name, with the characters refused escaped, so that the problem itself stays storable text. */
 function segment(key: string): string {
