@@ -5,6 +5,7 @@ import * as ledger from './20261123000200_ledger';
 import * as webhooks from './20261123000300_webhooks';
 import * as platform from './20261123000400_platform';
 import * as approvalFailures from './20261124000100_approval_failures';
+import * as identity from './20261125000100_identity';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -14,4 +15,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261123000300_webhooks', migration: webhooks },
   { name: '20261123000400_platform', migration: platform },
   { name: '20261124000100_approval_failures', migration: approvalFailures },
+  { name: '20261125000100_identity', migration: identity },
 ];

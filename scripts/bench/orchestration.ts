@@ -21,6 +21,7 @@ import { bumpRuleSetVersion, insertRule } from '../../db/escalation-rules';
 import type { Condition, RoutingFacts } from '../../domain/rule-conditions';
 import { evaluateRules, ruleScope, RULE_PRIORITIES, type EscalationRule } from '../../domain/escalation-rules';
 import { DEFAULT_RISK_THRESHOLDS, RISK_LEVELS } from '../../domain/risk';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { decideRoutingMoments } from '../../domain/routing-moments';
 import { registerAgent } from '../../services/agents/registry';
 import type { Principal } from '../../services/auth/tokens';
@@ -294,7 +295,7 @@ async function main(): Promise<void> {
   const ratioAll = routing.rules_1000_all_in_scope.p99Ms / routing.no_rules.p99Ms;
 
   await enable(bench, 'no_rules');
-  const principal: Principal = { id: 'bench', kind: 'jwt', subject: 'bench', scopes: ['orch:admin'] };
+  const principal: Principal = { id: 'bench', kind: 'jwt', subject: 'bench', scopes: ['orch:admin'], organization_id: DEFAULT_ORGANIZATION_ID };
   const registered = await registerAgent(stack.database.db, { agent_id: 'urn:bench:agent:route:1', agent_name: 'bench', agent_type: 'route', capabilities: [], safety_constraints: {}, model_info: {} }, principal);
   if (!registered.ok) throw new Error('could not register the bench agent');
   const routeSend = agentRouteSend(bench, registered.api_key, randomBytes(4).toString('hex'));

@@ -3,6 +3,7 @@ import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 
 import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../db/agents';
 import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount, markServiceAccountRevoked } from '../../db/credentials';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
 
 /**
@@ -39,12 +40,26 @@ export function scopesNotHeld(held: readonly string[], requested: readonly Scope
   return requested.filter((scope) => !grants(held, scope));
 }
 
+/**
+ * The Passport a credential authenticates, and the credential that did: what the provenance record of a
+ * human act names, so that anyone verifying the log sees who decided and with which key or passkey.
+ */
+export interface Actor {
+  passport_id: string;
+  did: string;
+  credential: { type: 'passkey' | 'device_key' | 'delegation_token'; id: string };
+}
+
 export interface Principal {
   /** Stable id used for rate limits and idempotency: `pat:<id>`, `sa:<client_id>`, `agent:<agent_id>` or `sub:<subject>`. */
   id: string;
-  kind: 'personal_access_token' | 'service_account' | 'jwt' | 'agent';
+  kind: 'personal_access_token' | 'service_account' | 'jwt' | 'agent' | 'session' | 'delegation_token';
   subject: string;
   scopes: string[];
+  /** The tenant: the caller sees and changes only this organization's resources. */
+  organization_id: string;
+  /** Present when the credential authenticates a Passport (a session or a delegation token). */
+  actor?: Actor;
 }
 
 export const PAT_PREFIX = 'hnd_pat_';
@@ -142,14 +157,14 @@ export async function authenticateBearer(deps: { db: Knex; keyRing: KeyRing; set
     const agent = await findAgentByKeyHash(deps.db, sha256(token).toString('hex'));
     if (!agent) return { ok: false, reason: 'The agent key is not recognized' };
     if (agent.status !== 'active') return { ok: false, reason: `The agent ${agent.agent_id} is ${agent.status}` };
-    return { ok: true, principal: { id: `agent:${agent.agent_id}`, kind: 'agent', subject: agent.agent_id, scopes: ['orch:agent'] } };
+    return { ok: true, principal: { id: `agent:${agent.agent_id}`, kind: 'agent', subject: agent.agent_id, scopes: ['orch:agent'], organization_id: DEFAULT_ORGANIZATION_ID } };
   }
   if (token.startsWith(PAT_PREFIX)) {
     const row = await findApiTokenByHash(deps.db, sha256(token).toString('hex'));
     if (!row) return { ok: false, reason: 'The token is not recognized' };
     if (row.revoked_at) return { ok: false, reason: 'The token has been revoked' };
     if (row.expires_at && row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'The token has expired' };
-    return { ok: true, principal: { id: `pat:${row.token_id}`, kind: 'personal_access_token', subject: row.token_id, scopes: row.scopes } };
+    return { ok: true, principal: { id: `pat:${row.token_id}`, kind: 'personal_access_token', subject: row.token_id, scopes: row.scopes, organization_id: DEFAULT_ORGANIZATION_ID } };
   }
 
   let kid: string | undefined;
@@ -179,8 +194,8 @@ export async function authenticateBearer(deps: { db: Knex; keyRing: KeyRing; set
     return {
       ok: true,
       principal: clientId
-        ? { id: `sa:${clientId}`, kind: 'service_account', subject: payload.sub!, scopes }
-        : { id: `sub:${payload.sub!}`, kind: 'jwt', subject: payload.sub!, scopes },
+        ? { id: `sa:${clientId}`, kind: 'service_account', subject: payload.sub!, scopes, organization_id: DEFAULT_ORGANIZATION_ID }
+        : { id: `sub:${payload.sub!}`, kind: 'jwt', subject: payload.sub!, scopes, organization_id: DEFAULT_ORGANIZATION_ID },
     };
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The token has expired' };
