@@ -44,9 +44,42 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable();
     t.index(['organization_id', 'created_at', 'passport_id']);
   });
+
+  // A Passport's keys: server-held (agents, organizations; private key sealed) or a device's (people; public only).
+  await knex.schema.createTable('passport_keys', (t) => {
+    t.text('kid').primary();
+    t.text('passport_id').notNullable().references('passport_id').inTable('passports');
+    t.jsonb('public_jwk').notNullable();
+    t.text('sealed_private_key');
+    t.text('source').notNullable();
+    t.text('device_id');
+    t.text('status').notNullable();
+    t.timestamp('created_at', { useTz: true }).notNullable();
+    t.timestamp('retired_at', { useTz: true });
+    t.timestamp('verify_until', { useTz: true });
+    t.timestamp('revoked_at', { useTz: true });
+    t.text('revoke_reason');
+    t.index(['passport_id', 'created_at']);
+  });
+
+  // A person's passkeys (WebAuthn credentials); the signature counter catches a cloned authenticator.
+  await knex.schema.createTable('webauthn_credentials', (t) => {
+    t.text('credential_id').primary();
+    t.text('passport_id').notNullable().references('passport_id').inTable('passports');
+    t.text('public_key').notNullable();
+    t.bigInteger('counter').notNullable();
+    t.specificType('transports', 'text[]').notNullable();
+    t.text('status').notNullable();
+    t.timestamp('created_at', { useTz: true }).notNullable();
+    t.timestamp('last_used_at', { useTz: true });
+    t.timestamp('revoked_at', { useTz: true });
+    t.index(['passport_id', 'created_at']);
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('webauthn_credentials');
+  await knex.schema.dropTable('passport_keys');
   await knex.schema.dropTable('passports');
   await knex.schema.dropTable('organizations');
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Knex } from 'knex';
+import { sessionCredentialIsActive } from '../../db/sessions';
 import { SIGNING_ALGORITHM, type KeyRing } from '../auth/key-ring';
 import type { Actor, TokenSettings } from '../auth/tokens';
 
@@ -82,4 +84,15 @@ export async function verifySessionToken(deps: { keyRing: KeyRing; settings: Tok
     if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The session token is not valid (${error.code})` };
     throw error;
   }
+}
+
+/** A session that is valid now: its token verifies and the credential it is bound to has not been revoked or rotated away. */
+export async function authenticateSession(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings }, token: string): Promise<SessionVerification> {
+  const verified = await verifySessionToken(deps, token);
+  if (!verified.ok) return verified;
+  const { credential, passport_id } = verified.session;
+  if (!(await sessionCredentialIsActive(deps.db, { ...credential, passport_id }))) {
+    return { ok: false, reason: `The ${credential.type === 'passkey' ? 'passkey' : 'device key'} this session was signed in with is no longer active` };
+  }
+  return verified;
 }

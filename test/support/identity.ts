@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type KeyLike } from 'jose';
+import { tokenIssuer } from '../../app/config';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { createKeyRing } from '../../services/auth/key-ring';
+import { issueSessionToken, type Session } from '../../services/sessions/session-tokens';
+import type { Stack } from './stack';
+
+export interface SignedInPerson {
+  passport_id: string;
+  did: string;
+  /** The device key's kid (its RFC 7638 thumbprint) and private key, for proofs the test signs itself. */
+  kid: string;
+  privateKey: KeyLike;
+  sessionToken: string;
+  session: Session;
+}
+
+/**
+ * A person as the device ceremony leaves one, written straight into the stack's database: an individual
+ * Passport, one active device key held by the test, and a session token signed in with that key. For tests
+ * of what comes after sign-in; the ceremonies themselves have tests of their own.
+ */
+export async function signedInPerson(stack: Stack, options: { organization_id?: string; name?: string; ttlSeconds?: number } = {}): Promise<SignedInPerson> {
+  const organization_id = options.organization_id ?? DEFAULT_ORGANIZATION_ID;
+  const passport_id = `pp_${randomUUID()}`;
+  const did = `did:web:${new URL(stack.baseUrl).host.replace(':', '%3A')}:passports:${passport_id}`;
+  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(publicJwk);
+  const now = new Date();
+  const { db } = stack.database;
+  await db('passports').insert({
+    passport_id, did, type: 'individual', name: options.name ?? 'Test person', organization_id,
+    metadata: JSON.stringify({}), capabilities: [], status: 'active', created_at: now, updated_at: now,
+  });
+  await db('passport_keys').insert({
+    kid, passport_id, public_jwk: JSON.stringify({ ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }), sealed_private_key: null,
+    source: 'device', device_id: 'test-device', status: 'active', created_at: now,
+  });
+  const { token, session } = await issueSessionToken(
+    createKeyRing(db),
+    { issuer: tokenIssuer(stack.config), audience: stack.config.AUTH_AUDIENCE },
+    { passport_id, did, organization_id, credential: { type: 'device_key', id: kid }, ttlSeconds: options.ttlSeconds ?? 900 },
+  );
+  return { passport_id, did, kid, privateKey, sessionToken: token, session };
+}
