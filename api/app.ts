@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '../lib/logger';
 import type { PlatformSettings } from '../services/platform/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
+import type { WebAuthnSettings } from '../services/webauthn/settings';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
 import type { HumanEscalationLevel } from '../contracts/route-task';
@@ -40,6 +41,8 @@ import { registerPlatformRoutes } from './platform';
 import { registerWebhookDeliveryRoutes } from './orch/webhook-deliveries';
 import { registerWebhookRoutes } from './orch/webhooks';
 import { registerEventRoutes } from './platform/events';
+import { registerPasskeyPage } from './platform/passkey-page';
+import { registerWebAuthnRoutes } from './platform/webauthn';
 import { Problem } from './problem';
 import { ApiBuilder } from './route';
 
@@ -67,6 +70,7 @@ export interface AppDeps {
     autonomousEscalationWindowSeconds: number;
     reviewWindowSeconds: number;
     deprecations: Deprecation[];
+    webauthn: WebAuthnSettings;
   };
 }
 
@@ -147,6 +151,8 @@ export function buildApp(deps: AppDeps): Express {
   registerWebhookRoutes(api, { db: deps.db, settings: settings.webhooks });
   registerWebhookDeliveryRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, retrySchedule: settings.webhooks.retrySchedule });
   registerEventRoutes(api, deps);
+  registerWebAuthnRoutes(api, { db: deps.db, keyRing: deps.keyRing, logger: deps.logger, settings: { token: settings.token, webauthn: settings.webauthn } });
+  registerPasskeyPage(api);
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);
 

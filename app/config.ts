@@ -139,6 +139,17 @@ export const configSchema = z.object({
   LEDGER_BLOCK_MAX_AGE_MS: z.coerce.number().int().positive().default(5000),
   /** Health turns degraded once a record has waited this long for its checkpoint (the sealer is stuck or gone). */
   LEDGER_SEALING_LAG_ALERT_SECONDS: seconds.default(60),
+  // Passkeys (WebAuthn) and sessions.
+  /** The relying party id passkeys are bound to: a domain (an IP address is not one). Default: PUBLIC_BASE_URL's host name. */
+  WEBAUTHN_RP_ID: z.string().optional(),
+  /** The name an authenticator shows for this service. */
+  WEBAUTHN_RP_NAME: z.string().default('Handoff'),
+  /** Origins (scheme://host[:port]) a passkey ceremony may run on, comma-separated. Default: PUBLIC_BASE_URL's origin. */
+  WEBAUTHN_ORIGINS: commaList.pipe(z.array(z.url())).optional(),
+  /** How long a registration or sign-in challenge can be answered; each answers once. */
+  WEBAUTHN_CHALLENGE_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+  /** Lifetime of a session token from a passkey sign-in (exchanged for delegation tokens, used to manage passkeys). */
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(24 * 60 * 60).default(15 * 60),
   // Platform: approvals, agent executions and their callbacks.
   /** Seconds an approval request stays pending when the caller gives no expires_at, and the most it may ask for. */
   APPROVAL_DEFAULT_TTL_SECONDS: seconds.default(24 * 60 * 60),
@@ -227,4 +238,10 @@ export function ledgerOrigin(config: Config): string {
 
 export function tokenIssuer(config: Config): string {
   return config.AUTH_ISSUER ?? publicBaseUrl(config);
+}
+
+/** WebAuthn's relying party: the RP id and the origins ceremonies may run on, from PUBLIC_BASE_URL unless set. */
+export function webauthnRelyingParty(config: Config): { rpId: string; origins: string[] } {
+  const base = new URL(publicBaseUrl(config));
+  return { rpId: config.WEBAUTHN_RP_ID ?? base.hostname, origins: config.WEBAUTHN_ORIGINS ?? [base.origin] };
 }

@@ -6,7 +6,9 @@ import type { WorkerSettings } from '../activities/settings';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { secretKeysFrom } from '../lib/secret-box';
 import type { WebhookSettings } from '../services/webhooks/settings';
-import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer } from './config';
+import { didWebHost } from '../services/webauthn/passport-did';
+import type { WebAuthnSettings } from '../services/webauthn/settings';
+import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer, webauthnRelyingParty } from './config';
 import type { Logger } from '../lib/logger';
 import { platformSettings, platformWorkerSettings } from './platform';
 
@@ -46,6 +48,17 @@ export function appSettings(config: Config): AppDeps['settings'] {
     autonomousEscalationWindowSeconds: config.AUTONOMOUS_ESCALATION_WINDOW_SECONDS,
     reviewWindowSeconds: config.ROUTING_REVIEW_WINDOW_SECONDS,
     deprecations: config.API_DEPRECATIONS,
+    webauthn: webauthnSettings(config),
+  };
+}
+
+export function webauthnSettings(config: Config): WebAuthnSettings {
+  return {
+    ...webauthnRelyingParty(config),
+    rpName: config.WEBAUTHN_RP_NAME,
+    didHost: didWebHost(publicBaseUrl(config)),
+    challengeTtlSeconds: config.WEBAUTHN_CHALLENGE_TTL_SECONDS,
+    sessionTtlSeconds: config.SESSION_TTL_SECONDS,
   };
 }
 

@@ -1,0 +1,86 @@
+import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { findPassportIdentity, findPasskey, lockPasskey, recordPasskeyUse, revokePasskey, type PassportIdentity } from '../../db/webauthn';
+import { decideSignatureCounter } from '../../domain/webauthn';
+import { issueChallenge, knownTransports, signInWithPasskey, takeChallenge, type CeremonyFailure, type SignedIn, type WebAuthnDeps } from './ceremony';
+
+/** Sign-in options for a discoverable passkey: the browser offers the person's passkeys for this RP, no account named first. */
+export async function startAuthentication(deps: WebAuthnDeps): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; expires_at: Date }> {
+  const { webauthn } = deps.settings;
+  const options = await generateAuthenticationOptions({ rpID: webauthn.rpId, userVerification: 'required', timeout: webauthn.challengeTtlSeconds * 1000 });
+  const challenge = await issueChallenge(deps, {
+    challenge: options.challenge,
+    ceremony: 'authentication',
+    organization_id: null,
+    passport_id: null,
+    user_name: null,
+    display_name: null,
+    rotates_credential_id: null,
+  });
+  return { options, expires_at: challenge.expires_at };
+}
+
+export type AuthenticationOutcome =
+  | { ok: true; passport: PassportIdentity; credential_id: string; signedIn: SignedIn }
+  | CeremonyFailure
+  | { ok: false; code: 'passkey_unknown' | 'passkey_revoked' | 'passport_inactive' | 'counter_regression'; detail: string };
+
+/**
+ * Verifies an assertion and signs the person in. A signature counter that does not grow means the passkey
+ * has been copied: the passkey is revoked at once (every session signed in with it ends) and the sign-in refused.
+ */
+export async function authenticate(deps: WebAuthnDeps, response: AuthenticationResponseJSON): Promise<AuthenticationOutcome> {
+  const taken = await takeChallenge(deps, response.response.clientDataJSON, { ceremony: 'authentication' });
+  if (!taken.ok) return taken;
+  const passkey = await findPasskey(deps.db, response.id);
+  if (!passkey) return { ok: false, code: 'passkey_unknown', detail: 'No passkey with this credential id is registered here' };
+  if (passkey.status !== 'active') return { ok: false, code: 'passkey_revoked', detail: `This passkey was revoked (${passkey.revoke_reason ?? 'revoked'})` };
+  const userHandle = response.response.userHandle;
+  if (userHandle !== undefined && Buffer.from(userHandle, 'base64url').toString('utf8') !== passkey.passport_id) {
+    return { ok: false, code: 'verification_failed', detail: 'The user handle does not belong to this passkey' };
+  }
+  const passport = await findPassportIdentity(deps.db, passkey.passport_id);
+  if (passport?.status !== 'active') return { ok: false, code: 'passport_inactive', detail: 'The Passport of this passkey is not active' };
+
+  const { webauthn } = deps.settings;
+  let presentedCounter: number;
+  try {
+    // The counter is judged below, under a row lock, so that two sign-ins at once are judged in turn.
+    const verification = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: taken.challenge.challenge,
+      expectedOrigin: webauthn.origins,
+      expectedRPID: webauthn.rpId,
+      credential: { id: passkey.credential_id, publicKey: Buffer.from(passkey.public_key, 'base64url'), counter: 0, transports: knownTransports(passkey.transports) },
+      requireUserVerification: true,
+    });
+    if (!verification.verified) return { ok: false, code: 'verification_failed', detail: 'The assertion signature did not verify' };
+    presentedCounter = verification.authenticationInfo.newCounter;
+  } catch (error) {
+    return { ok: false, code: 'verification_failed', detail: (error as Error).message };
+  }
+
+  const judged = await deps.db.transaction(async (trx) => {
+    const locked = await lockPasskey(trx, passkey.credential_id);
+    if (locked?.status !== 'active') return { ok: false as const, code: 'passkey_revoked' as const, detail: 'This passkey was revoked while signing in' };
+    const decision = decideSignatureCounter(locked.counter, presentedCounter);
+    if (!decision.ok) {
+      await revokePasskey(trx, locked.credential_id, 'counter_regression');
+      return {
+        ok: false as const,
+        code: 'counter_regression' as const,
+        detail: `The signature counter went from ${decision.stored} to ${decision.presented}: this passkey looks cloned and has been revoked`,
+      };
+    }
+    await recordPasskeyUse(trx, locked.credential_id, decision.counter);
+    return { ok: true as const };
+  });
+  if (!judged.ok) {
+    if (judged.code === 'counter_regression') {
+      deps.logger.warn('passkey revoked: signature counter went back (cloned authenticator)', { passport_id: passport.passport_id, credential_id: passkey.credential_id });
+    }
+    return judged;
+  }
+  const signedIn = await signInWithPasskey(deps, passport, passkey.credential_id);
+  deps.logger.info('signed in with a passkey', { passport_id: passport.passport_id, credential_id: passkey.credential_id, session_id: signedIn.session.session_id });
+  return { ok: true, passport, credential_id: passkey.credential_id, signedIn };
+}
