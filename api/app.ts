@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '../lib/logger';
 import type { PlatformSettings } from '../services/platform/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
+import type { PassportSettings } from '../services/passports/settings';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
 import type { HumanEscalationLevel } from '../contracts/route-task';
@@ -67,6 +68,7 @@ export interface AppDeps {
     autonomousEscalationWindowSeconds: number;
     reviewWindowSeconds: number;
     deprecations: Deprecation[];
+    passports: PassportSettings;
   };
 }
 

@@ -5,6 +5,7 @@ import { createKeyRing } from '../services/auth/key-ring';
 import type { WorkerSettings } from '../activities/settings';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { secretKeysFrom } from '../lib/secret-box';
+import type { PassportSettings } from '../services/passports/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
 import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer } from './config';
 import type { Logger } from '../lib/logger';
@@ -46,6 +47,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     autonomousEscalationWindowSeconds: config.AUTONOMOUS_ESCALATION_WINDOW_SECONDS,
     reviewWindowSeconds: config.ROUTING_REVIEW_WINDOW_SECONDS,
     deprecations: config.API_DEPRECATIONS,
+    passports: passportSettings(config),
   };
 }
 
@@ -80,6 +82,16 @@ export function webhookSettings(config: Config): WebhookSettings {
     disableAfterFailingSeconds: config.WEBHOOK_DISABLE_AFTER_FAILING_SECONDS,
     dispatchBatchSize: config.WEBHOOK_DISPATCH_BATCH_SIZE,
     dispatchPollMs: config.WEBHOOK_DISPATCH_POLL_MS,
+  };
+}
+
+export function passportSettings(config: Config): PassportSettings {
+  return {
+    publicBaseUrl: publicBaseUrl(config),
+    secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
+    challengeTtlSeconds: config.PASSPORT_CHALLENGE_TTL_SECONDS,
+    sessionTtlSeconds: config.PASSPORT_SESSION_TTL_SECONDS,
+    keyVerifyWindowSeconds: config.PASSPORT_KEY_VERIFY_WINDOW_SECONDS,
   };
 }
 
