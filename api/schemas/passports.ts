@@ -137,13 +137,33 @@ export const ChallengeSchema = z
 
 const CompactJwsSchema = z.string().max(8192).regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be a compact JWS (three base64url parts)');
 
+const DidKeySchema = z
+  .string()
+  .regex(/^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]{44}$/, 'must be an Ed25519 did:key (did:key:z6Mk…)')
+  .openapi({ example: 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp' });
+
+/** x: 32 bytes in unpadded base64url, whose last character carries two zero bits. */
+const DevicePublicJwkSchema = z
+  .strictObject(
+    {
+      kty: z.literal('OKP'),
+      crv: z.literal('Ed25519'),
+      x: z.string().regex(/^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/, 'must be the 32-byte public key in unpadded base64url'),
+      kid: z.string().max(100).optional(),
+      alg: z.literal('EdDSA').optional(),
+      use: z.literal('sig').optional(),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' && issue.keys.includes('d') ? 'must be the public key only: d is the private key, which never leaves the device' : undefined) },
+  )
+  .openapi('DevicePublicJwk');
+
 export const DeviceRegistrationSchema = z
   .object({
     proof: CompactJwsSchema.openapi({ description: 'A JWT, typ device-proof+jwt, alg EdDSA, signed by the device key, with claims challenge and deviceId' }),
     deviceId: z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'must be visible ASCII').openapi({ example: 'iphone-7f3a' }),
     publicKey: z
-      .union([z.string().max(200), JsonObjectSchema])
-      .openapi({ description: 'The device’s Ed25519 public key: a JWK (kty OKP, crv Ed25519, x; never d) or its did:key (did:key:z6Mk…)' }),
+      .union([DidKeySchema, DevicePublicJwkSchema])
+      .openapi({ description: 'The device’s Ed25519 public key: a JWK (kty OKP, crv Ed25519, x; never d), or its did:key (did:key:z6Mk…)' }),
   })
   .strict()
   .openapi('DeviceRegistration');

@@ -125,7 +125,7 @@ export type RegistrationOutcome = { ok: true; passport: PassportWithKeys } | Cer
  */
 export async function registerDevice(deps: DeviceCeremonyDeps, body: { proof: string; deviceId: string; publicKey: unknown }): Promise<RegistrationOutcome> {
   const key = devicePublicKey(body.publicKey);
-  if (!key.ok) return { ok: false, code: 'invalid', errors: [{ field: 'publicKey', code: 'invalid_key', message: key.reason }] };
+  if (!key.ok) return { ok: false, code: 'invalid', errors: [{ field: 'publicKey', code: 'custom', message: key.reason }] };
   const verified = await verifyProof(body.proof, key.jwk);
   if (!verified.ok) return { ok: false, code: 'device_proof_invalid', detail: verified.detail };
   if (verified.payload.deviceId !== body.deviceId) return { ok: false, code: 'device_proof_invalid', detail: 'The proof names another deviceId than the body' };

@@ -271,6 +271,8 @@ describe('the device ceremony', () => {
     const withPrivate = await register({ ...answer, publicKey: await exportJWK(device.privateKey) });
     expectProblem(withPrivate, 400, 'validation_failed');
     expect(withPrivate.body.errors).toEqual([expect.objectContaining({ field: 'publicKey', message: expect.stringMatching(/private key/) })]);
+    // A did:key of the right form whose multicodec is not Ed25519's (0xed01).
+    expectProblem(await register({ ...answer, publicKey: 'did:key:z6Mk1111111111111111111111111111111111111111111' }), 400, 'validation_failed');
 
     expect((await register(answer)).status).toBe(201);
     expectProblem(await register(answer), 401, 'challenge_used');
