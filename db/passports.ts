@@ -127,6 +127,13 @@ export async function insertChallenge(db: Knex, row: Omit<ChallengeRow, 'consume
   await db('passport_challenges').insert({ ...row, registration: row.registration === null ? null : JSON.stringify(row.registration) });
 }
 
+/** Deletes up to `limit` challenges that expired before `before`: a challenge is worth nothing once expired. */
+export async function purgeExpiredChallenges(db: Knex, before: Date, limit: number): Promise<number> {
+  return db('passport_challenges')
+    .whereIn('challenge_hash', db('passport_challenges').select('challenge_hash').where('expires_at', '<', before).limit(limit))
+    .delete();
+}
+
 export async function findChallenge(db: Knex, challengeHash: string): Promise<ChallengeRow | undefined> {
   return db('passport_challenges').where({ challenge_hash: challengeHash }).first<ChallengeRow | undefined>();
 }

@@ -8,6 +8,7 @@ import {
   findPassport,
   findPassportKey,
   insertChallenge,
+  purgeExpiredChallenges,
   insertPassport,
   insertPassportKey,
   type ChallengePurpose,
@@ -35,6 +36,10 @@ export type CeremonyRefusal =
   | { ok: false; code: 'device_proof_invalid' | 'challenge_unknown' | 'challenge_used' | 'challenge_expired' | 'device_key_revoked'; detail: string }
   | { ok: false; code: 'invalid'; errors: Array<{ field: string; code: string; message: string }> };
 
+/** An expired challenge is kept an hour, so a late answer still hears challenge_expired rather than challenge_unknown. */
+const EXPIRED_CHALLENGE_KEEP_MS = 3_600_000;
+const PURGE_BATCH = 20;
+
 const hashOf = (challenge: string) => createHash('sha256').update(challenge).digest('hex');
 
 async function newChallenge(
@@ -46,6 +51,8 @@ async function newChallenge(
   const now = new Date();
   const expires_at = new Date(now.getTime() + settings.challengeTtlSeconds * 1000);
   await insertChallenge(db, { ...row, challenge_hash: hashOf(challenge), created_at: now, expires_at });
+  // Each new challenge clears a few long-expired ones, so the table stays as small as the traffic of one TTL.
+  await purgeExpiredChallenges(db, new Date(now.getTime() - EXPIRED_CHALLENGE_KEEP_MS), PURGE_BATCH);
   return { challenge, expires_at };
 }
 
@@ -155,6 +162,7 @@ export async function registerDevice(deps: DeviceCeremonyDeps, body: { proof: st
         output_data: { did, organization_id: challenge.organization_id, kid, did_key: didKeyOfJwk(key.jwk), key_source: 'device' },
         reasoning: `A device proved possession of the key ${kid} over a registration challenge from ${challenge.requested_by ?? 'the service'}; the person's Passport ${did} holds only its public key`,
       },
+      events: [{ event: 'passport.created', data: { passport_id: passportId, did, type: 'individual', organization_id: challenge.organization_id, kid } }],
     });
     return true;
   });

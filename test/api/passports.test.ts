@@ -7,7 +7,7 @@ import { createKeyRing } from '../../services/auth/key-ring';
 import { signAsPassport, verifyPassportSignature } from '../../services/passports/signing';
 import { authenticateSession } from '../../services/sessions/session-tokens';
 import { call, client, expectProblem } from '../support/http';
-import { provenanceEntry } from '../support/ledger-records';
+import { eventKinds, provenanceEntry } from '../support/ledger-records';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -96,6 +96,7 @@ describe('POST /v1/passports', () => {
       action: 'passport_created',
       output_data: { did: reply.body.data.did, kid: publicKeyJwk.kid, key_source: 'server', organization_id: 'org_default' },
     });
+    expect(await eventKinds(db(), passportId, 'created')).toEqual(['passport.created']);
   });
 
   it('refuses to make a person’s key: an individual Passport points at the device ceremony', async () => {
@@ -209,6 +210,7 @@ describe('rotating and revoking keys', () => {
     const jwks = await writer('GET', `/v1/passports/${agent.passportId}/jwks`);
     expect(jwks.body.keys.map((key: { kid: string }) => key.kid).sort()).toEqual([agent.publicKeyJwk.kid, newKid].sort());
     expect(await provenanceEntry(db(), agent.passportId, `key_rotated:${newKid}`)).toMatchObject({ action: 'passport_key_rotated', output_data: { retired_kids: [agent.publicKeyJwk.kid] } });
+    expect(await eventKinds(db(), agent.passportId, `key_rotated:${newKid}`)).toEqual(['passport.key_rotated']);
     expect(JSON.stringify(await provenanceEntry(db(), agent.passportId, `key_rotated:${newKid}`))).not.toContain('correct horse');
 
     expectProblem(await writer('POST', `/v1/passports/${agent.passportId}/keys/rotate`, { json: {} }), 400, 'validation_failed');
@@ -228,6 +230,7 @@ describe('rotating and revoking keys', () => {
     const document = await call(stack.baseUrl, 'GET', `/passports/${agent.passportId}/did.json`);
     expect(JSON.parse(document.text)).toMatchObject({ verificationMethod: [], alsoKnownAs: [] });
     expect(await provenanceEntry(db(), agent.passportId, `key_revoked:${agent.publicKeyJwk.kid}`)).toMatchObject({ action: 'passport_key_revoked', input_data: { reason: 'key exposed in a log' } });
+    expect(await eventKinds(db(), agent.passportId, `key_revoked:${agent.publicKeyJwk.kid}`)).toEqual(['passport.key_revoked']);
 
     expectProblem(await writer('POST', `/v1/passports/${agent.passportId}/keys/${agent.publicKeyJwk.kid}/revoke`, { json: { reason: 'again' } }), 409, 'passport_key_already_revoked');
     expectProblem(await writer('POST', `/v1/passports/${agent.passportId}/keys/${'A'.repeat(43)}/revoke`, { json: { reason: 'x' } }), 404, 'passport_key_not_found');
@@ -282,6 +285,13 @@ describe('the device ceremony', () => {
     await db()('passport_challenges').update({ expires_at: new Date(Date.now() - 1000) }).whereNull('consumed_at').where('purpose', 'registration');
     expectProblem(await register({ proof: await proof(late.privateKey, { challenge: lateChallenge, deviceId: late.deviceId }), deviceId: late.deviceId, publicKey: late.jwk }), 401, 'challenge_expired');
     expectProblem(await register({ proof: await proof(late.privateKey, { challenge: 'never-issued', deviceId: late.deviceId }), deviceId: late.deviceId, publicKey: late.jwk }), 401, 'challenge_unknown');
+
+    // Long-expired challenges are cleared as new ones are made.
+    await db()('passport_challenges').update({ expires_at: new Date(Date.now() - 2 * 3_600_000) }).whereNull('consumed_at').where('purpose', 'registration');
+    const expiredBefore = await db()('passport_challenges').where('expires_at', '<', new Date(Date.now() - 3_600_000));
+    expect(expiredBefore.length).toBeGreaterThan(0);
+    await registrationChallenge();
+    expect(await db()('passport_challenges').whereIn('challenge_hash', expiredBefore.map((row: { challenge_hash: string }) => row.challenge_hash))).toEqual([]);
   });
 
   it('signs a person in with an active device key, and refuses replay, expiry, a wrong signature and a revoked key', async () => {
