@@ -8,7 +8,9 @@ const CapabilityIdSchema = z
   .regex(/^(?:capability:\/\/(?:[a-z0-9][a-z0-9._-]{0,62}\/)?)?[a-z0-9][a-z0-9._-]{0,62}$/, 'must be a capability URI (capability://<org>/<name>) or a capability name')
   .openapi({ description: 'A capability URI, or a bare name (stored as capability://<name>)', example: 'capability://acme/summarize' });
 
-const NameSchema = z.string().trim().min(1).max(200);
+/** Not blank: at least one character that is not white space. */
+const TextSchema = (max: number) => z.string().max(max).regex(/\S/, 'must not be blank');
+const NameSchema = TextSchema(200);
 
 export const PassportIdParamsSchema = z.object({
   passport_id: z.string().regex(/^pp_[A-Za-z0-9_-]{1,100}$/, 'must be a Passport id (pp_…)').openapi({ example: 'pp_0b6f4a52-3c1e-4d0e-9f3a-6f5d2b7c8e91' }),
@@ -116,7 +118,7 @@ export const KeysRotatedSchema = z
   .object({ passportId: z.string(), did: z.string(), key: PassportKeySchema, retired: z.array(PassportKeySchema) })
   .openapi('PassportKeysRotated');
 
-export const RevokeKeySchema = z.object({ reason: z.string().trim().min(1).max(500) }).strict().openapi('RevokePassportKey');
+export const RevokeKeySchema = z.object({ reason: TextSchema(500) }).strict().openapi('RevokePassportKey');
 
 export const RevokedKeySchema = z.object({ passportId: z.string(), key: PassportKeySchema }).openapi('PassportKeyRevoked');
 
