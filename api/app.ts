@@ -6,6 +6,7 @@ import type { Logger } from '../lib/logger';
 import type { PlatformSettings } from '../services/platform/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
 import type { WebAuthnSettings } from '../services/webauthn/settings';
+import type { PassportSettings } from '../services/passports/settings';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
 import type { HumanEscalationLevel } from '../contracts/route-task';
@@ -71,6 +72,7 @@ export interface AppDeps {
     reviewWindowSeconds: number;
     deprecations: Deprecation[];
     webauthn: WebAuthnSettings;
+    passports: PassportSettings;
   };
 }
 

@@ -51,6 +51,18 @@ export const PROBLEM_TYPES = {
   // A workflow that could not store what it was given (a value Postgres refuses), or could not store at all.
   invalid_data: { status: 422, title: 'A value in the request cannot be stored', remediation: ['Remove the value named in detail (e.g. a NUL character or an unpaired surrogate) and send the request again'] },
   storage_failed: { status: 503, title: 'The change could not be stored', remediation: ['Retry later with the same Idempotency-Key', 'If it persists, contact support quoting incident_id'] },
+  // Passports, their keys and the device ceremony.
+  passport_not_found: { status: 404, title: 'No such Passport', remediation: ['Check the passportId returned when the Passport was created'] },
+  passport_key_not_found: { status: 404, title: 'The Passport has no such key', remediation: ['List the Passport’s keys with GET /v1/passports/{passport_id}; a kid is the key’s RFC 7638 thumbprint'] },
+  passport_key_already_revoked: { status: 409, title: 'The key is revoked already', remediation: ['Nothing to do: a revoked key stays revoked; rotate to make a new one'] },
+  passport_keys_on_device: { status: 409, title: 'This Passport’s keys live on its person’s devices', remediation: ['Register a new device key with the device ceremony (POST /v1/passports/device-challenges, then POST /v1/passports/devices)', 'Revoke a lost device’s key with POST /v1/passports/{passport_id}/keys/{kid}/revoke'] },
+  organization_passport_exists: { status: 409, title: 'The organization has its Passport already', remediation: ['Use the organization Passport named in passport_id; rotate its keys rather than creating another'] },
+  device_key_exists: { status: 409, title: 'The device key is registered already', remediation: ['Make a new key pair on the device for a new Passport, or sign in with this one (POST /v1/passports/{passport_id}/sessions)'] },
+  device_proof_invalid: { status: 401, title: 'The device proof does not verify', remediation: ['Sign a JWT (typ device-proof+jwt, alg EdDSA) with the device key over {challenge, deviceId}; for sign-in put the key’s kid in the header'] },
+  challenge_unknown: { status: 401, title: 'The proof answers no challenge this service issued for it', remediation: ['Ask for a challenge (registration: POST /v1/passports/device-challenges; sign-in: POST /v1/passports/{passport_id}/sign-in-challenges) and sign that one'] },
+  challenge_used: { status: 401, title: 'The challenge was answered already', remediation: ['Ask for a new challenge: each is single-use'] },
+  challenge_expired: { status: 401, title: 'The challenge has expired', remediation: ['Ask for a new challenge and answer it within its expiresAt'] },
+  device_key_revoked: { status: 401, title: 'The device key was revoked', remediation: ['Register the device again with a new key (POST /v1/passports/devices with a new registration challenge)'] },
   // Webhooks and events.
   webhook_not_found: { status: 404, title: 'No such webhook subscription', remediation: ['List subscriptions with GET /v1/orch/webhooks'] },
   webhook_delivery_not_found: { status: 404, title: 'No such webhook delivery', remediation: ['List the subscription’s deliveries with GET /v1/orch/webhooks/{subscription_id}/deliveries'] },

@@ -98,6 +98,15 @@ export const configSchema = z.object({
   SECRETS_ENCRYPTION_KEY: secretKey.optional(),
   /** Keys that sealed secrets before the current one, comma-separated; they only open, until every secret is rotated. */
   SECRETS_ENCRYPTION_PREVIOUS_KEYS: commaList.pipe(z.array(secretKey)).default([]),
+
+  /** How long a Passport device ceremony challenge (registration or sign-in) may be answered. */
+  PASSPORT_CHALLENGE_TTL_SECONDS: seconds.max(3600).default(300),
+  /** Lifetime of the session token a device sign-in issues. */
+  /**
+   * How long a rotated-out agent or organization key still verifies, and so the longest a signature by a
+   * Passport key may live (default 30 days, the longest delegation token).
+   */
+  PASSPORT_KEY_VERIFY_WINDOW_SECONDS: seconds.default(2_592_000),
   /** Waits between webhook delivery attempts in seconds, comma-separated; about a day in all by default. */
   WEBHOOK_RETRY_DELAYS_SECONDS: z
     .string()

@@ -5,8 +5,8 @@ import { createKeyRing } from '../services/auth/key-ring';
 import type { WorkerSettings } from '../activities/settings';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { secretKeysFrom } from '../lib/secret-box';
+import type { PassportSettings } from '../services/passports/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
-import { didWebHost } from '../services/webauthn/passport-did';
 import type { WebAuthnSettings } from '../services/webauthn/settings';
 import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer, webauthnRelyingParty } from './config';
 import type { Logger } from '../lib/logger';
@@ -49,6 +49,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     reviewWindowSeconds: config.ROUTING_REVIEW_WINDOW_SECONDS,
     deprecations: config.API_DEPRECATIONS,
     webauthn: webauthnSettings(config),
+    passports: passportSettings(config),
   };
 }
 
@@ -56,7 +57,7 @@ export function webauthnSettings(config: Config): WebAuthnSettings {
   return {
     ...webauthnRelyingParty(config),
     rpName: config.WEBAUTHN_RP_NAME,
-    didHost: didWebHost(publicBaseUrl(config)),
+    publicBaseUrl: publicBaseUrl(config),
     challengeTtlSeconds: config.WEBAUTHN_CHALLENGE_TTL_SECONDS,
     sessionTtlSeconds: config.SESSION_TTL_SECONDS,
   };
@@ -93,6 +94,16 @@ export function webhookSettings(config: Config): WebhookSettings {
     disableAfterFailingSeconds: config.WEBHOOK_DISABLE_AFTER_FAILING_SECONDS,
     dispatchBatchSize: config.WEBHOOK_DISPATCH_BATCH_SIZE,
     dispatchPollMs: config.WEBHOOK_DISPATCH_POLL_MS,
+  };
+}
+
+export function passportSettings(config: Config): PassportSettings {
+  return {
+    publicBaseUrl: publicBaseUrl(config),
+    secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
+    challengeTtlSeconds: config.PASSPORT_CHALLENGE_TTL_SECONDS,
+    sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+    keyVerifyWindowSeconds: config.PASSPORT_KEY_VERIFY_WINDOW_SECONDS,
   };
 }
 

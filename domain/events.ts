@@ -34,6 +34,10 @@ export const EVENT_KINDS = {
   'platform_agent.registered': 'An agent was registered in the platform registry with its endpoint',
   'platform_agent.updated': 'A registered agent’s endpoint, capabilities, policy or status changed',
   'platform_agent.deployed': 'A version of an agent was deployed to an environment',
+  // Identity: Passports and their keys.
+  'passport.created': 'A Passport was created: an agent’s or the organization’s, or a person’s by the device ceremony',
+  'passport.key_rotated': 'A Passport’s key was rotated: a new key signs, the old one verifies until its verify_until',
+  'passport.key_revoked': 'A Passport’s key was revoked: drop it from any cached DID document or JWKS of the Passport',
   // Webhooks.
   'webhook.endpoint_disabled': 'A webhook endpoint was disabled: it answered 410 Gone, or every attempt failed for days',
   // Orchestration layer (issue 3): emitted by the routing workflow when a triggered escalation rule's
@@ -82,5 +86,8 @@ export const EVENT_EMITTERS = {
   'platform_agent.updated': 'PATCH /v1/agents/{id} (services/agents.ts)',
   'platform_agent.deployed': 'POST /v1/agents/{id}/deployments (services/agents.ts)',
   'escalation.supervisor_notified': 'routeTaskWorkflow: a triggered escalation rule’s notify_supervisor threshold was reached by the routing’s escalation level (once per routing and rule)',
+  'passport.created': 'POST /v1/passports and POST /v1/passports/devices (services/passports/), in the transaction that stores the Passport and its key',
+  'passport.key_rotated': 'POST /v1/passports/{id}/keys/rotate (services/passports/passports.ts), in the transaction that retires the old keys',
+  'passport.key_revoked': 'POST /v1/passports/{id}/keys/{kid}/revoke (services/passports/passports.ts), in the transaction that revokes the key',
   'routing.queued': 'routeTaskWorkflow: a human decision, an escalation from the agent (POST /v1/orch/escalate, /confidence below 0.70, /escalation/manual) or a review found no qualified reviewer, so the routing entered the queue; again each time its escalation level rises there',
 } as const satisfies Record<EventKind, string>;

@@ -4,12 +4,14 @@ import type { HumanEscalationLevel } from '../../contracts/route-task';
 import type { PlatformSettings } from '../../services/platform/settings';
 import type { KeyRing } from '../../services/auth/key-ring';
 import type { TokenSettings } from '../../services/auth/tokens';
+import type { PassportSettings } from '../../services/passports/settings';
 import type { ApiBuilder } from '../route';
 import { registerAgentRoutes } from './agents';
 import { registerApprovalRoutes } from './approvals';
 import { registerEscalationRoutes } from './escalations';
 import { registerExecutionRoutes } from './executions';
 import { registerPlatformHealthRoutes } from './health';
+import { registerPassportRoutes } from './passports';
 import { registerTaskRoutes } from './tasks';
 import { registerWorkflowRoutes } from './workflows';
 
@@ -24,6 +26,7 @@ export interface PlatformRouteDeps {
     escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
     autonomousEscalationWindowSeconds: number;
     reviewWindowSeconds: number;
+    passports: PassportSettings;
   };
 }
 
@@ -38,4 +41,5 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
   registerPlatformHealthRoutes(api, services);
   const { taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds } = deps.settings;
   registerTaskRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds });
+  registerPassportRoutes(api, { db: deps.db, keyRing: deps.keyRing, token: deps.settings.token, settings: deps.settings.passports });
 }

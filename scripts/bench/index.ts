@@ -19,6 +19,7 @@ const SUITES: Suite[] = [
   { name: 'approvals', script: 'approvals.ts', measures: '10,000 open approvals on one worker, answered; executions against a local agent' },
   { name: 'webhooks', script: 'webhooks.ts', measures: 'webhook fan-out: 1,000 events to 3 subscribers on a local receiver, until all are delivered' },
   { name: 'orchestration', script: 'orchestration.ts', measures: 'escalation rule evaluation (1, 100, 10,000 rules), routing p99 with 1,000 rules against none, /route at concurrency 32' },
+  { name: 'identity', script: 'identity.ts', measures: 'Passport creation (POST /v1/passports) against a Passport read, and device registration' },
 ];
 
 function runSuite(suite: Suite): Promise<number> {

@@ -11,7 +11,7 @@ import {
 } from '../../db/webauthn';
 import type { Session } from '../sessions/session-tokens';
 import { issueChallenge, signInWithPasskey, takeChallenge, verifyNewPasskey, type CeremonyFailure, type SignedIn, type WebAuthnDeps } from './ceremony';
-import { passportDid } from './passport-did';
+import { passportDidWeb } from '../../domain/did';
 
 export interface CreationOptions {
   options: PublicKeyCredentialCreationOptionsJSON;
@@ -87,7 +87,7 @@ export async function completeEnrollment(deps: WebAuthnDeps, response: Registrat
     registered = await deps.db.transaction(async (trx) => {
       const passport = await insertIndividualPassport(trx, {
         passport_id,
-        did: passportDid(deps.settings.webauthn.didHost, passport_id),
+        did: passportDidWeb(deps.settings.webauthn.publicBaseUrl, passport_id),
         name: challenge.display_name ?? challenge.user_name!,
         organization_id,
         user_name: challenge.user_name!,

@@ -5,8 +5,8 @@ export interface WebAuthnSettings {
   rpName: string;
   /** Origins a ceremony may run on: the page's scheme, host and port, exactly. */
   origins: string[];
-  /** The host part of a person's did:web (PUBLIC_BASE_URL's host, the port percent-encoded). */
-  didHost: string;
+  /** PUBLIC_BASE_URL: a person's did:web is made from it (domain/did.ts passportDidWeb). */
+  publicBaseUrl: string;
   challengeTtlSeconds: number;
   sessionTtlSeconds: number;
 }

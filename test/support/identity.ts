@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type KeyLike } from 'jose';
-import { tokenIssuer } from '../../app/config';
+import { publicBaseUrl, tokenIssuer } from '../../app/config';
+import { passportDidWeb } from '../../domain/did';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { createKeyRing } from '../../services/auth/key-ring';
 import { issueSessionToken, type Session } from '../../services/sessions/session-tokens';
@@ -24,7 +25,7 @@ export interface SignedInPerson {
 export async function signedInPerson(stack: Stack, options: { organization_id?: string; name?: string; ttlSeconds?: number } = {}): Promise<SignedInPerson> {
   const organization_id = options.organization_id ?? DEFAULT_ORGANIZATION_ID;
   const passport_id = `pp_${randomUUID()}`;
-  const did = `did:web:${new URL(stack.baseUrl).host.replace(':', '%3A')}:passports:${passport_id}`;
+  const did = passportDidWeb(publicBaseUrl(stack.config), passport_id);
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
