@@ -246,6 +246,8 @@ async function verifyAndCheck(deps: DelegationDeps, token: string): Promise<{ ok
   if (!verified.ok) return verified;
   const revocation = await deps.revocations.check(verified.claims.token_id, verified.claims.chain);
   if (revocation.state === 'revoked') return { ok: false, reason: revocation.which === 'token' ? 'The delegation token has been revoked' : 'The delegation has been revoked' };
+  // Fail closed: a token whose revocation this instance cannot confirm is not accepted.
+  if (revocation.state === 'unknown') return { ok: false, reason: 'Whether the delegation token is revoked cannot be confirmed right now; retry shortly' };
   return verified;
 }
 
