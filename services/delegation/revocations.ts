@@ -11,9 +11,20 @@ export interface RevocationSettings {
   pollWithoutListenMs: number;
   /** How far back a catch-up reads before the last one began, so that a revocation committed late is not missed. */
   lookBackMs: number;
+  /** How long a check waits for a catch-up it needs before it answers 'unknown': a slow database does not hang requests. */
+  checkWaitMs: number;
 }
 
-export const DEFAULT_REVOCATION_SETTINGS: RevocationSettings = { maxStalenessMs: 1000, pollWhileListeningMs: 5000, pollWithoutListenMs: 250, lookBackMs: 5000 };
+export const DEFAULT_REVOCATION_SETTINGS: RevocationSettings = { maxStalenessMs: 1000, pollWhileListeningMs: 5000, pollWithoutListenMs: 250, lookBackMs: 5000, checkWaitMs: 2000 };
+
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from the database within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
 
 export type RevocationCheck = { state: 'valid' } | { state: 'revoked'; which: 'token' | 'delegation' } | { state: 'unknown' };
 
@@ -119,10 +130,13 @@ export function createRevocationRegistry(deps: { db: Knex; listenUrl?: string | 
       if (closed) return { state: 'unknown' };
       try {
         started ??= start();
-        await started;
-        if (!fresh()) await catchUp();
+        await within(started, settings.checkWaitMs);
+        if (!fresh()) await within(catchUp(), settings.checkWaitMs);
       } catch (error) {
-        started = undefined;
+        // A start that failed is tried again by the next check; one still running is awaited by it.
+        void started?.catch(() => {
+          started = undefined;
+        });
         logger.error('revocation state unknown; refusing delegation tokens', { error: (error as Error).message });
         return { state: 'unknown' };
       }
