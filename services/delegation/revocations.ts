@@ -15,7 +15,7 @@ export interface RevocationSettings {
   checkWaitMs: number;
 }
 
-export const DEFAULT_REVOCATION_SETTINGS: RevocationSettings = { maxStalenessMs: 1000, pollWhileListeningMs: 5000, pollWithoutListenMs: 250, lookBackMs: 5000, checkWaitMs: 2000 };
+export const DEFAULT_REVOCATION_SETTINGS: RevocationSettings = { maxStalenessMs: 1000, pollWhileListeningMs: 5000, pollWithoutListenMs: 250, lookBackMs: 2000, checkWaitMs: 2000 };
 
 function within<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
