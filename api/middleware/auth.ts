@@ -58,8 +58,10 @@ export function requireAccess(scope: Scope, capability: Capability | undefined):
       capability && principal.scopes.includes(capability)
         ? `This operation is ${CAPABILITIES[capability].risk} risk; the token's risk_level is ${riskLevel}`
         : `This operation needs ${needs}`;
+    // RFC 6750's scope attribute names what this kind of token would need: a capability for a delegation token.
+    const wanted = principal.kind === 'delegation_token' && capability ? capability : scope;
     throw new Problem('insufficient_scope', detail, {
-      headers: { 'WWW-Authenticate': `Bearer realm="handoff", error="insufficient_scope", scope="${capability ?? scope}"` },
+      headers: { 'WWW-Authenticate': `Bearer realm="handoff", error="insufficient_scope", scope="${wanted}"` },
       extensions: { required_scope: scope, ...(capability ? { required_capability: capability } : {}) },
     });
   };
