@@ -9,6 +9,9 @@ import type { WebAuthnSettings } from '../services/webauthn/settings';
 import type { PassportSettings } from '../services/passports/settings';
 import type { KeyRing } from '../services/auth/key-ring';
 import type { TokenSettings } from '../services/auth/tokens';
+import { authenticateDelegationToken } from '../services/delegation/delegations';
+import { DELEGATION_TOKEN_TYPE } from '../services/delegation/delegation-tokens';
+import type { RevocationRegistry } from '../services/delegation/revocations';
 import type { HumanEscalationLevel } from '../contracts/route-task';
 import { registerServiceAccountRoutes } from './auth/service-accounts';
 import { registerTokenRoutes } from './auth/token';
@@ -39,6 +42,7 @@ import { registerProvenanceRoutes } from './orch/provenance';
 import { registerReviewerRoutes } from './orch/reviewers';
 import { registerRoutingRoutes } from './orch/routing';
 import { registerPlatformRoutes } from './platform';
+import { registerDelegationRoutes } from './platform/delegation';
 import { registerWebhookDeliveryRoutes } from './orch/webhook-deliveries';
 import { registerWebhookRoutes } from './orch/webhooks';
 import { registerEventRoutes } from './platform/events';
@@ -52,6 +56,8 @@ export interface AppDeps {
   temporal: Client;
   keyRing: KeyRing;
   logger: Logger;
+  /** Every unexpired delegation-token revocation, kept current on this instance (services/delegation/revocations.ts). */
+  revocations: RevocationRegistry;
   settings: {
     publicBaseUrl: string;
     taskQueue: string;
@@ -115,8 +121,10 @@ export function buildApp(deps: AppDeps): Express {
   app.use('/oauth/token', express.urlencoded({ extended: false, limit: '16kb' }));
   app.use(guardBody({ maxDepth: settings.jsonMaxDepth }));
 
+  const delegation = { db: deps.db, keyRing: deps.keyRing, settings: settings.token, revocations: deps.revocations };
+  const verifiers = { [DELEGATION_TOKEN_TYPE]: (token: string) => authenticateDelegationToken(delegation, token) };
   const api = new ApiBuilder({
-    authenticate: authenticate({ db: deps.db, keyRing: deps.keyRing, settings: settings.token }),
+    authenticate: authenticate({ db: deps.db, keyRing: deps.keyRing, settings: settings.token, verifiers }),
     rateLimit: (category) => rateLimit({ db: deps.db, settings: settings.rateLimits, logger: deps.logger }, category),
     idempotency: idempotency({ db: deps.db, logger: deps.logger }),
     meter,
@@ -150,6 +158,7 @@ export function buildApp(deps: AppDeps): Express {
   registerComplianceRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, publicBaseUrl: settings.publicBaseUrl });
   registerReviewerRoutes(api, deps);
   registerPlatformRoutes(api, deps);
+  registerDelegationRoutes(api, delegation);
   registerWebhookRoutes(api, { db: deps.db, settings: settings.webhooks });
   registerWebhookDeliveryRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, retrySchedule: settings.webhooks.retrySchedule });
   registerEventRoutes(api, deps);

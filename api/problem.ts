@@ -63,6 +63,16 @@ export const PROBLEM_TYPES = {
   challenge_used: { status: 401, title: 'The challenge was answered already', remediation: ['Ask for a new challenge: each is single-use'] },
   challenge_expired: { status: 401, title: 'The challenge has expired', remediation: ['Ask for a new challenge and answer it within its expiresAt'] },
   device_key_revoked: { status: 401, title: 'The device key was revoked', remediation: ['Register the device again with a new key (POST /v1/passports/devices with a new registration challenge)'] },
+  // Delegation tokens and capabilities.
+  passport_required: { status: 403, title: 'The operation needs a Passport’s credential', remediation: ['Call with a delegation token (POST /v1/delegation-tokens/exchange) or a session token of the Passport that delegates'] },
+  delegation_widening: { status: 403, title: 'A delegation can only narrow what its parent holds', remediation: ['Ask only for capabilities the parent holds, an expiry no later than its, its environment, and a risk_level no higher than its (widening[] lists each excess)'] },
+  verification_tier_too_low: { status: 403, title: 'The sign-in is below the required verification tier', remediation: ['Sign in with a stronger credential (a passkey reaches tier 2, a device key tier 1), then exchange again'] },
+  identity_tier_too_low: { status: 403, title: 'The Passport is below the required identity tier', remediation: ['Raise the Passport’s identity tier (verify its organization e-mail link for tier 1; organization attestation for tier 2), or ask for a lower tier'] },
+  agent_delegation_refused: { status: 403, title: 'A token held by an agent cannot delegate further', remediation: ['Delegate from the person’s own session or delegation token'] },
+  revoked_by_mismatch: { status: 403, title: 'revoked_by must be the caller’s own DID', remediation: ['Omit revoked_by, or send the DID of the Passport the token belongs to'] },
+  delegation_not_found: { status: 404, title: 'No such delegation', remediation: ['Check the delegation_id returned by the exchange or by POST /v1/delegation-tokens'] },
+  delegation_token_not_found: { status: 404, title: 'No such delegation token', remediation: ['List tokens with GET /v1/delegation-tokens'] },
+  delegation_token_not_active: { status: 409, title: 'The delegation token is no longer active', remediation: ['Read its status with GET /v1/delegation-tokens/{token_id}; a rotated or revoked token cannot be rotated or revoked again'] },
   // Webhooks and events.
   webhook_not_found: { status: 404, title: 'No such webhook subscription', remediation: ['List subscriptions with GET /v1/orch/webhooks'] },
   webhook_delivery_not_found: { status: 404, title: 'No such webhook delivery', remediation: ['List the subscription’s deliveries with GET /v1/orch/webhooks/{subscription_id}/deliveries'] },

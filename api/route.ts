@@ -6,7 +6,8 @@ import { match } from 'path-to-regexp';
 import type { ZodType } from 'zod';
 import type { Principal, Scope } from '../services/auth/tokens';
 import { fieldErrors } from './field-errors';
-import { principalOf, requireScope } from './middleware/auth';
+import { capabilityOf } from './capabilities';
+import { principalOf, requireAccess } from './middleware/auth';
 import { guardParameters } from './middleware/input-guard';
 import { RATE_LIMIT_CATEGORIES, type RateLimitCategory } from './middleware/rate-limit';
 import { Problem } from './problem';
@@ -130,7 +131,7 @@ function standardProblems(spec: { auth: Scope | 'public'; rateLimit: RateLimitCa
   const problems: StandardProblem[] = [{ status: 400, description: 'validation_failed (errors[] names each field, with what it expected and received), or malformed_json' }];
   if (spec.auth !== 'public') {
     problems.push({ status: 401, description: 'unauthorized: no bearer token, or one that is not valid' });
-    problems.push({ status: 403, description: 'insufficient_scope: the token lacks the scope of this operation' });
+    problems.push({ status: 403, description: 'insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation' });
   }
   if (spec.idempotent) {
     problems.push({
@@ -168,7 +169,7 @@ export class ApiBuilder {
     this.registry.registerComponent('securitySchemes', 'bearerAuth', {
       type: 'http',
       scheme: 'bearer',
-      description: 'An access token from POST /oauth/token (client credentials), or a personal access token (hnd_pat_…).',
+      description: 'An access token from POST /oauth/token (client credentials), a personal access token (hnd_pat_…), or a delegation token (dt+jwt, from POST /v1/delegation-tokens/exchange) whose capabilities include the operation’s x-capability.',
     });
     for (const [name, header] of Object.entries(RESPONSE_HEADERS)) this.registry.registerComponent('headers', name, header);
   }
@@ -186,7 +187,7 @@ export class ApiBuilder {
     this.meter[spec.method](expressPath, ...metering, leaveMeter);
 
     const chain: RequestHandler[] = [guardParameters];
-    if (spec.auth !== 'public') chain.push(requireScope(spec.auth));
+    if (spec.auth !== 'public') chain.push(requireAccess(spec.auth, capabilityOf(spec.method, spec.path)));
     if (isIdempotent(spec)) chain.push(this.middleware.idempotency);
     chain.push(async (req, res) => {
       const body = parse(spec.request?.body, req.body ?? {}, 'body');
@@ -273,6 +274,7 @@ export class ApiBuilder {
       },
       responses,
       ...(spec.rateLimit ? { 'x-rate-limit-category': spec.rateLimit } : {}),
+      ...(spec.auth !== 'public' && capabilityOf(spec.method, spec.path) ? { 'x-capability': capabilityOf(spec.method, spec.path) } : {}),
     };
   }
 }

@@ -22,8 +22,10 @@ async function main(): Promise<void> {
   await ensureSigningKey(db);
   await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
   const temporal = await connectTemporalClient(config);
-  const app = buildApp(createAppDeps(config, { db, temporal, logger }));
+  const deps = createAppDeps(config, { db, temporal, logger });
+  const app = buildApp(deps);
   await listenUntilSignalled(app, { host: config.HOST, port: config.PORT, logger }, async () => {
+    await deps.revocations.close();
     await temporal.connection.close();
     await db.destroy();
   });

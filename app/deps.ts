@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { AppDeps } from '../api/app';
 import { createKeyRing } from '../services/auth/key-ring';
+import { createRevocationRegistry } from '../services/delegation/revocations';
 import type { WorkerSettings } from '../activities/settings';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { secretKeysFrom } from '../lib/secret-box';
@@ -107,6 +108,12 @@ export function passportSettings(config: Config): PassportSettings {
   };
 }
 
-export function createAppDeps(config: Config, parts: { db: Knex; temporal: Client; logger: Logger }): AppDeps {
-  return { ...parts, keyRing: createKeyRing(parts.db), settings: appSettings(config) };
+/**
+ * listenUrl: where the revocation registry LISTENs (a Postgres server; DATABASE_URL unless given). Without one
+ * (the embedded PGlite has no LISTEN) it polls. Close deps.revocations on shutdown.
+ */
+export function createAppDeps(config: Config, parts: { db: Knex; temporal: Client; logger: Logger; listenUrl?: string | undefined }): AppDeps {
+  const { listenUrl, ...shared } = parts;
+  const revocations = createRevocationRegistry({ db: parts.db, listenUrl: 'listenUrl' in parts ? listenUrl : config.DATABASE_URL, logger: parts.logger });
+  return { ...shared, keyRing: createKeyRing(parts.db), revocations, settings: appSettings(config) };
 }

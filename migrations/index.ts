@@ -8,6 +8,7 @@ import * as approvalFailures from './20261124000100_approval_failures';
 import * as identity from './20261125000100_identity';
 import * as passports from './20261125000300_passports';
 import * as webauthn from './20261125000400_webauthn';
+import * as delegation from './20261125000500_delegation';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -20,4 +21,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261125000100_identity', migration: identity },
   { name: '20261125000300_passports', migration: passports },
   { name: '20261125000400_webauthn', migration: webauthn },
+  { name: '20261125000500_delegation', migration: delegation },
 ];

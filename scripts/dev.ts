@@ -94,7 +94,9 @@ async function main(): Promise<void> {
   // Webhook deliveries start from the outbox: keep its dispatcher running, woken by commits on a Postgres server.
   const outbox = await startOutboxDispatch({ temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, databaseUrl: config.DATABASE_URL, minWakeIntervalMs: config.WEBHOOK_DISPATCH_WAKE_INTERVAL_MS, logger });
   cleanups.unshift(() => outbox.stop());
-  const app = buildApp(createAppDeps(config, { db, temporal, logger }));
+  const appDeps = createAppDeps(config, { db, temporal, logger });
+  cleanups.unshift(() => appDeps.revocations.close());
+  const app = buildApp(appDeps);
   const server = await listen(app, { host: config.HOST, port: config.PORT });
 
   const token = await issueAccessToken(

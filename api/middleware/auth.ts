@@ -1,7 +1,8 @@
 import type { RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { KeyRing } from '../../services/auth/key-ring';
-import { authenticateBearer, grants, type Principal, type Scope, type TokenSettings } from '../../services/auth/tokens';
+import { allowsCapability, CAPABILITIES, type Capability } from '../../domain/capabilities';
+import { authenticateBearer, grants, type Principal, type Scope, type TokenSettings, type TypedTokenVerifiers } from '../../services/auth/tokens';
 import { Problem } from '../problem';
 
 export function principalOf(res: Response): Principal | undefined {
@@ -10,9 +11,9 @@ export function principalOf(res: Response): Principal | undefined {
 
 /**
  * Identifies the caller when a bearer token is present, without rejecting yet: the rate limiter runs next
- * (so even refused calls carry rate-limit headers), then requireScope says 401 or 403.
+ * (so even refused calls carry rate-limit headers), then requireAccess says 401 or 403.
  */
-export function authenticate(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings }): RequestHandler {
+export function authenticate(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verifiers?: TypedTokenVerifiers }): RequestHandler {
   return async (req, res, next) => {
     const header = req.get('authorization');
     if (!header) {
@@ -32,7 +33,13 @@ export function authenticate(deps: { db: Knex; keyRing: KeyRing; settings: Token
   };
 }
 
-export function requireScope(scope: Scope): RequestHandler {
+/**
+ * An operation's scope or its capability (api/capabilities.ts): a scoped token (access token, PAT, service
+ * account) passes with the scope, which implies the capability; a delegation token passes with the
+ * capability, at a risk_level no lower than the capability's. An operation with no capability is closed to
+ * delegation tokens.
+ */
+export function requireAccess(scope: Scope, capability: Capability | undefined): RequestHandler {
   return (_req, res, next) => {
     const principal = principalOf(res);
     if (!principal) {
@@ -41,12 +48,21 @@ export function requireScope(scope: Scope): RequestHandler {
         headers: { 'WWW-Authenticate': `Bearer realm="handoff"${res.locals.authError ? ', error="invalid_token"' : ''}` },
       });
     }
-    if (!grants(principal.scopes, scope)) {
-      throw new Problem('insufficient_scope', `This operation needs the scope ${scope}`, {
-        headers: { 'WWW-Authenticate': `Bearer realm="handoff", error="insufficient_scope", scope="${scope}"` },
-        extensions: { required_scope: scope },
-      });
+    const riskLevel = principal.actor?.delegation?.risk_level ?? 'high';
+    if (grants(principal.scopes, scope) || (capability !== undefined && allowsCapability(principal.scopes, capability, riskLevel))) {
+      next();
+      return;
     }
-    next();
+    const needs = capability ? `the capability ${capability} (or the scope ${scope})` : `the scope ${scope}`;
+    const detail =
+      capability && principal.scopes.includes(capability)
+        ? `This operation is ${CAPABILITIES[capability].risk} risk; the token's risk_level is ${riskLevel}`
+        : `This operation needs ${needs}`;
+    // RFC 6750's scope attribute names what this kind of token would need: a capability for a delegation token.
+    const wanted = principal.kind === 'delegation_token' && capability ? capability : scope;
+    throw new Problem('insufficient_scope', detail, {
+      headers: { 'WWW-Authenticate': `Bearer realm="handoff", error="insufficient_scope", scope="${wanted}"` },
+      extensions: { required_scope: scope, ...(capability ? { required_capability: capability } : {}) },
+    });
   };
 }

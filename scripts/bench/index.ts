@@ -18,8 +18,8 @@ const SUITES: Suite[] = [
   { name: 'ledger', script: 'ledger.ts', measures: 'ledger appends per second (single and batched) and inclusion-proof time at 100,000 and 1,000,000 leaves' },
   { name: 'approvals', script: 'approvals.ts', measures: '10,000 open approvals on one worker, answered; executions against a local agent' },
   { name: 'webhooks', script: 'webhooks.ts', measures: 'webhook fan-out: 1,000 events to 3 subscribers on a local receiver, until all are delivered' },
+  { name: 'identity', script: 'identity.ts', measures: 'delegation-token verifications per second with 100,000 revocations on record; session → delegation token exchange p50/p99; Passport creation (POST /v1/passports) against a Passport read, and device registration' },
   { name: 'orchestration', script: 'orchestration.ts', measures: 'escalation rule evaluation (1, 100, 10,000 rules), routing p99 with 1,000 rules against none, /route at concurrency 32' },
-  { name: 'identity', script: 'identity.ts', measures: 'Passport creation (POST /v1/passports) against a Passport read, and device registration' },
 ];
 
 function runSuite(suite: Suite): Promise<number> {

@@ -48,6 +48,26 @@ export interface Actor {
   passport_id: string;
   did: string;
   credential: { type: 'passkey' | 'device_key' | 'delegation_token'; id: string };
+  /**
+   * Present when a delegation token authenticated the call: credential above is then the passkey or device
+   * key that signed in the session the token came from, and this names the token and what bounds it.
+   */
+  delegation?: DelegationGrant;
+}
+
+/** The delegation a token belongs to, as its claims carry it (services/delegation/delegation-tokens.ts). */
+export interface DelegationGrant {
+  delegation_id: string;
+  token_id: string;
+  /** Delegation ids from the root (exchanged from a session) down to this one. */
+  chain: string[];
+  /** The agent the person delegated to; absent when the person holds the token. */
+  agent_did?: string;
+  risk_level: 'low' | 'standard' | 'high';
+  environment: string | null;
+  verification_tier: number;
+  identity_tier: number;
+  expires_at: Date;
 }
 
 export interface Principal {
@@ -152,7 +172,13 @@ export function mintAgentKey(): { api_key: string; api_key_hash: string } {
 
 export type BearerResult = { ok: true; principal: Principal } | { ok: false; reason: string };
 
-export async function authenticateBearer(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings }, token: string): Promise<BearerResult> {
+/** A verifier for the signed tokens of one JOSE `typ` (dt+jwt: services/delegation), chosen by the token's header. */
+export type TypedTokenVerifiers = Readonly<Record<string, (token: string) => Promise<BearerResult>>>;
+
+export async function authenticateBearer(
+  deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verifiers?: TypedTokenVerifiers },
+  token: string,
+): Promise<BearerResult> {
   if (token.startsWith(AGENT_KEY_PREFIX)) {
     const agent = await findAgentByKeyHash(deps.db, sha256(token).toString('hex'));
     if (!agent) return { ok: false, reason: 'The agent key is not recognized' };
@@ -167,13 +193,15 @@ export async function authenticateBearer(deps: { db: Knex; keyRing: KeyRing; set
     return { ok: true, principal: { id: `pat:${row.token_id}`, kind: 'personal_access_token', subject: row.token_id, scopes: row.scopes, organization_id: DEFAULT_ORGANIZATION_ID } };
   }
 
-  let kid: string | undefined;
+  let header: ReturnType<typeof decodeProtectedHeader>;
   try {
-    kid = decodeProtectedHeader(token).kid;
+    header = decodeProtectedHeader(token);
   } catch {
     return { ok: false, reason: 'The token is malformed' };
   }
-  const key = kid ? await deps.keyRing.verificationKey(kid) : undefined;
+  const verifier = typeof header.typ === 'string' && Object.hasOwn(deps.verifiers ?? {}, header.typ) ? deps.verifiers?.[header.typ] : undefined;
+  if (verifier) return verifier(token);
+  const key = header.kid ? await deps.keyRing.verificationKey(header.kid) : undefined;
   if (!key) return { ok: false, reason: 'The token was not signed by a key of this deployment' };
   try {
     const { payload } = await jwtVerify(token, key, {

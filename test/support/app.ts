@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import type { Knex } from 'knex';
 import winston from 'winston';
-import { buildApp } from '../../api/app';
+import { buildApp, type AppDeps } from '../../api/app';
 import type { Config } from '../../app/config';
 import { createAppDeps } from '../../app/deps';
 import { closeServer, listen } from '../../lib/http-server';
@@ -30,18 +30,30 @@ export interface ExtraApp {
  * under test (a dead database, a closed Temporal connection, a different config).
  */
 export async function startExtraApp(stack: Stack, options: ExtraAppOptions = {}): Promise<ExtraApp> {
-  const app = buildStackApp(stack, options);
+  const { app, deps } = stackApp(stack, options);
   const server: Server = await listen(app, { host: '127.0.0.1', port: 0 });
   const { port } = server.address() as { port: number };
-  return { baseUrl: `http://127.0.0.1:${port}`, close: () => closeServer(server) };
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    async close() {
+      await closeServer(server);
+      await deps.revocations.close();
+    },
+  };
 }
 
 /** The Express app buildApp makes for a stack's settings, not listening: for tests that inspect its routes. */
 export function buildStackApp(stack: Stack, options: ExtraAppOptions = {}): Express {
+  return stackApp(stack, options).app;
+}
+
+function stackApp(stack: Stack, options: ExtraAppOptions): { app: Express; deps: AppDeps } {
   const config: Config = { ...stack.config, ...options.config };
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
-  const deps = createAppDeps(config, { db: options.db ?? stack.database.db, temporal: options.temporal ?? stack.temporal, logger });
-  return buildApp({ ...deps, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } });
+  // On the stack's own Postgres server the instance LISTENs for revocations, as a production instance does.
+  const listenUrl = options.db || stack.database.embedded ? undefined : stack.database.url;
+  const deps = createAppDeps(config, { db: options.db ?? stack.database.db, temporal: options.temporal ?? stack.temporal, logger, listenUrl });
+  return { app: buildApp({ ...deps, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } }), deps };
 }
 
 /** The production logger with its lines collected, parsed, instead of printed: for tests of what an SRE reads. */

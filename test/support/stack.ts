@@ -102,7 +102,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   await startLedgerSealer(temporal, { taskQueue, settings: ledgerSealerSettings(config) });
-  const deps = createAppDeps(config, { db: database.db, temporal, logger });
+  const deps = createAppDeps(config, { db: database.db, temporal, logger, listenUrl: database.embedded ? undefined : database.url });
   const app = buildApp({ ...deps, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } });
   const server: Server = await listen(app, { host: '127.0.0.1', port: config.PORT });
   const keyRing = createKeyRing(database.db);
@@ -122,6 +122,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     stopWorker,
     async stop() {
       await closeServer(server);
+      await deps.revocations.close();
       await stopWorker();
       // The dispatcher and the sealer would otherwise keep their timers on the run's shared dev server.
       for (const workflowId of [outboxDispatcherId(taskQueue), ledgerSealerWorkflowId(taskQueue)]) {

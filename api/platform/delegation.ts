@@ -1,0 +1,285 @@
+import { findDelegation, findToken, listRevocations, listTokens } from '../../db/delegation';
+import {
+  delegateToAgent,
+  delegationScope,
+  delegationStatus,
+  exchangeForDelegationToken,
+  revokeDelegation,
+  revokeDelegationToken,
+  rotateDelegationToken,
+  type DelegationDeps,
+  type IssueOutcome,
+} from '../../services/delegation/delegations';
+import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import { pageSchema } from '../schemas/common';
+import {
+  DelegateRequestSchema,
+  DelegationIdParamsSchema,
+  DelegationStatusSchema,
+  delegationStatusView,
+  DelegationTokenSchema,
+  ExchangeRequestSchema,
+  IssuedTokenSchema,
+  issuedView,
+  ListRevocationsQuerySchema,
+  ListTokensQuerySchema,
+  ReasonSchema,
+  REVOCATION_SORTABLE,
+  RevocationSchema,
+  RevocationStatusSchema,
+  revocationView,
+  RevokeDelegationSchema,
+  TOKEN_SORTABLE,
+  TokenIdParamsSchema,
+  tokenView,
+} from '../schemas/delegation';
+
+const tags = ['Delegation'];
+
+function issued(outcome: IssueOutcome) {
+  if (outcome.ok) return { status: 201, body: issuedView(outcome.issued, new Date()) };
+  switch (outcome.code) {
+    case 'delegation_widening':
+      throw new Problem('delegation_widening', `Refused: ${outcome.widening.map((w) => w.field).join(', ')} would widen the parent`, { extensions: { widening: outcome.widening } });
+    case 'verification_tier_too_low':
+    case 'identity_tier_too_low':
+      throw new Problem(outcome.code, `Required tier ${outcome.required}, reached ${outcome.actual}`, { extensions: { required_tier: outcome.required, actual_tier: outcome.actual } });
+    case 'unauthorized':
+      throw new Problem('unauthorized', outcome.detail, { headers: { 'WWW-Authenticate': 'Bearer realm="handoff", error="invalid_token"' } });
+    default:
+      throw new Problem(outcome.code, outcome.detail);
+  }
+}
+
+/** The person's own tokens only, unless the caller is a scoped (non-Passport) administrator of the organization. */
+export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps): void {
+  api.route({
+    method: 'post',
+    path: '/v1/delegation-tokens/exchange',
+    operationId: 'exchangeDelegationToken',
+    summary: 'Exchange a session token for a delegation token',
+    description:
+      'RFC 8693-style token exchange: subject_token is the session token from a passkey or device-key sign-in (or, in the Authorization header, ' +
+      'the bearer token); a delegation token as subject is narrowed. The new token holds at most what the subject holds: a signed-in person’s ' +
+      'capabilities, or the subject token’s capabilities, expiry, environment and risk_level. The response holds the token: it is not stored for replay.',
+    tags,
+    auth: 'public',
+    rateLimit: 'default',
+    idempotency: false,
+    request: { body: ExchangeRequestSchema },
+    responses: {
+      201: { description: 'The delegation token', schema: IssuedTokenSchema },
+      401: { description: 'unauthorized: no subject token, or one that is not valid, expired, or whose credential or Passport is no longer active' },
+      403: { description: 'delegation_widening, verification_tier_too_low or identity_tier_too_low' },
+    },
+    handler: async ({ req, body }) => {
+      const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+      const subject_token = body.subject_token ?? bearer;
+      if (!subject_token) throw new Problem('unauthorized', 'Send the session token as subject_token (or as the bearer token)', { headers: { 'WWW-Authenticate': 'Bearer realm="handoff"' } });
+      const capabilities = [...new Set([...(body.capabilities ?? []), ...(body.scopes ?? [])])];
+      return issued(await exchangeForDelegationToken(deps, { ...body, subject_token, capabilities }));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/delegation-tokens',
+    operationId: 'generateDelegationToken',
+    summary: 'Delegate to an agent',
+    description:
+      'A person’s delegation token (or session) delegates some of what it holds to an agent: the new token’s sub is the person, act.sub the agent. ' +
+      'It can only narrow: capabilities, expiry, environment and risk_level no wider than the caller’s token. Revoking the caller’s delegation revokes it too.',
+    tags,
+    auth: 'platform:write',
+    rateLimit: 'default',
+    idempotency: false,
+    request: { body: DelegateRequestSchema },
+    responses: {
+      201: { description: 'The agent’s delegation token', schema: IssuedTokenSchema },
+      403: { description: 'passport_required, agent_delegation_refused or delegation_widening' },
+      404: { description: 'agent_not_found' },
+    },
+    handler: async ({ body, principal }) => issued(await delegateToAgent(deps, principal, { ...body, agent_id: body.agentId })),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/delegation-tokens',
+    operationId: 'listDelegationTokens',
+    summary: 'List delegation tokens',
+    description: 'A Passport sees the tokens of its own delegations; a scoped administrator those of its organization. Newest first by default.',
+    tags,
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { query: ListTokensQuerySchema },
+    responses: { 200: { description: 'A page of tokens', schema: pageSchema(DelegationTokenSchema, 'DelegationTokenPage') } },
+    handler: async ({ query, principal }) => {
+      const sort = parseSort(query.sort, { allowed: TOKEN_SORTABLE, fallback: '-created_at', uniqueKey: 'delegation_tokens.token_id' });
+      const page = await withCursorProblems(listTokens(deps.db, delegationScope(principal), { limit: query.limit, cursor: query.cursor, sort }, query));
+      return { status: 200, body: { ...page, data: page.data.map(tokenView) } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/delegation-tokens/by-delegation/{delegation_id}',
+    operationId: 'listDelegationTokensByDelegation',
+    summary: 'Fetch the tokens of a delegation',
+    description: 'The token and its rotations, newest first.',
+    tags,
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { params: DelegationIdParamsSchema, query: ListTokensQuerySchema.omit({ delegation_id: true }) },
+    responses: { 200: { description: 'A page of tokens', schema: pageSchema(DelegationTokenSchema, 'DelegationTokenPage') }, 404: { description: 'delegation_not_found' } },
+    handler: async ({ params, query, principal }) => {
+      const scope = delegationScope(principal);
+      if (!(await findDelegation(deps.db, scope, params.delegation_id))) throw new Problem('delegation_not_found');
+      const sort = parseSort(query.sort, { allowed: TOKEN_SORTABLE, fallback: '-created_at', uniqueKey: 'delegation_tokens.token_id' });
+      const page = await withCursorProblems(listTokens(deps.db, scope, { limit: query.limit, cursor: query.cursor, sort }, { ...query, delegation_id: params.delegation_id }));
+      return { status: 200, body: { ...page, data: page.data.map(tokenView) } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/delegation-tokens/{token_id}',
+    operationId: 'getDelegationToken',
+    summary: 'Read a delegation token',
+    tags,
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { params: TokenIdParamsSchema },
+    responses: { 200: { description: 'The token (never its value)', schema: DelegationTokenSchema }, 404: { description: 'delegation_token_not_found' } },
+    handler: async ({ params, principal }) => {
+      const token = await findToken(deps.db, delegationScope(principal), params.token_id);
+      if (!token) throw new Problem('delegation_token_not_found');
+      return { status: 200, body: tokenView(token) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/delegation-tokens/{token_id}/rotate',
+    operationId: 'rotateDelegationToken',
+    summary: 'Rotate a delegation token',
+    description: 'A new token (new jti) in the same delegation, with the same claims and expiry; the old one is revoked on every instance within a second.',
+    tags,
+    auth: 'platform:write',
+    rateLimit: 'default',
+    idempotency: false,
+    request: { params: TokenIdParamsSchema, body: ReasonSchema },
+    responses: {
+      201: { description: 'The new token', schema: IssuedTokenSchema },
+      404: { description: 'delegation_token_not_found' },
+      409: { description: 'delegation_token_not_active' },
+    },
+    handler: async ({ params, body, principal }) => {
+      const outcome = await rotateDelegationToken(deps, principal, params.token_id, body.reason);
+      if (!outcome.ok) throw new Problem(outcome.code);
+      return { status: 201, body: issuedView(outcome.issued, new Date()) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/delegation-tokens/{token_id}/revoke',
+    operationId: 'revokeDelegationToken',
+    summary: 'Revoke a delegation token',
+    description: 'Refused by every API instance within a second. Other tokens of the delegation stay valid; revoke the delegation to end them all.',
+    tags,
+    auth: 'platform:write',
+    rateLimit: 'default',
+    request: { params: TokenIdParamsSchema, body: ReasonSchema },
+    responses: {
+      200: { description: 'The revoked token', schema: DelegationTokenSchema },
+      404: { description: 'delegation_token_not_found' },
+      409: { description: 'delegation_token_not_active' },
+    },
+    handler: async ({ params, body, principal }) => {
+      const outcome = await revokeDelegationToken(deps, principal, params.token_id, body.reason);
+      if (!outcome.ok) throw new Problem(outcome.code);
+      return { status: 200, body: tokenView(outcome.token) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/delegations/{delegation_id}/revoke',
+    operationId: 'revokeDelegation',
+    summary: 'Revoke a delegation permanently',
+    description:
+      'Every token of the delegation, and of every delegation made from it, is refused by every API instance within a second. Permanent; ' +
+      'revoking again returns the first revocation with 200.',
+    tags,
+    auth: 'platform:write',
+    rateLimit: 'default',
+    request: { params: DelegationIdParamsSchema, body: RevokeDelegationSchema },
+    responses: {
+      201: { description: 'The revocation', schema: RevocationSchema },
+      200: { description: 'The delegation was already revoked: its revocation', schema: RevocationSchema },
+      403: { description: 'revoked_by_mismatch' },
+      404: { description: 'delegation_not_found' },
+    },
+    handler: async ({ params, body, principal }) => {
+      const outcome = await revokeDelegation(deps, principal, params.delegation_id, body);
+      if (!outcome.ok) throw new Problem(outcome.code, 'detail' in outcome ? outcome.detail : undefined);
+      return { status: outcome.created ? 201 : 200, body: revocationView(outcome.revocation) };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/delegations/revocations',
+    operationId: 'listDelegationRevocations',
+    summary: 'List revocations',
+    description: 'Newest first by default; filter by revoked_by (a DID) and since (revoked_at at or after).',
+    tags,
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { query: ListRevocationsQuerySchema },
+    responses: { 200: { description: 'A page of revocations', schema: pageSchema(RevocationSchema, 'DelegationRevocationPage') } },
+    handler: async ({ query, principal }) => {
+      const sort = parseSort(query.sort, { allowed: REVOCATION_SORTABLE, fallback: '-revoked_at', uniqueKey: 'delegation_revocations.id' });
+      const filters = { revoked_by: query.revoked_by, since: query.since ? new Date(query.since) : undefined };
+      const page = await withCursorProblems(listRevocations(deps.db, delegationScope(principal), { limit: query.limit, cursor: query.cursor, sort }, filters));
+      return { status: 200, body: { ...page, data: page.data.map(revocationView) } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/delegations/{delegation_id}/revocation',
+    operationId: 'getDelegationRevocationStatus',
+    summary: 'Is a delegation revoked',
+    tags,
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { params: DelegationIdParamsSchema },
+    responses: { 200: { description: 'Whether it is revoked, and the revocation', schema: RevocationStatusSchema }, 404: { description: 'delegation_not_found' } },
+    handler: async ({ params, principal }) => {
+      const found = await delegationStatus(deps, principal, params.delegation_id);
+      if (!found) throw new Problem('delegation_not_found');
+      const { revocation } = found;
+      return { status: 200, body: { delegation_id: params.delegation_id, is_revoked: revocation !== undefined, revocation: revocation ? revocationView(revocation) : null } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/v1/delegations/{delegation_id}',
+    operationId: 'getDelegationStatus',
+    summary: 'Read a delegation and its status',
+    tags,
+    auth: 'platform:read',
+    rateLimit: 'default',
+    request: { params: DelegationIdParamsSchema },
+    responses: { 200: { description: 'The delegation', schema: DelegationStatusSchema }, 404: { description: 'delegation_not_found' } },
+    handler: async ({ params, principal }) => {
+      const found = await delegationStatus(deps, principal, params.delegation_id);
+      if (!found) throw new Problem('delegation_not_found');
+      return { status: 200, body: delegationStatusView(found.delegation, found.status, found.revocation) };
+    },
+  });
+}

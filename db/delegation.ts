@@ -1,0 +1,222 @@
+import type { Knex } from 'knex';
+import type { RiskLevel } from '../domain/capabilities';
+import { paginate, type Page, type PageRequest } from './pagination';
+
+export const REVOCATIONS_CHANNEL = 'delegation_revocations';
+
+export interface DelegationRow {
+  delegation_id: string;
+  organization_id: string;
+  passport_id: string;
+  did: string;
+  agent_did: string | null;
+  agent_id: string | null;
+  parent_delegation_id: string | null;
+  chain: string[];
+  capabilities: string[];
+  environment: string | null;
+  risk_level: RiskLevel;
+  verification_tier: number;
+  identity_tier: number;
+  credential_type: 'passkey' | 'device_key';
+  credential_id: string;
+  created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface DelegationTokenRow {
+  token_id: string;
+  delegation_id: string;
+  status: 'active' | 'rotated' | 'revoked';
+  created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+  revoke_reason: string | null;
+  replaced_by: string | null;
+}
+
+export interface RevocationRow {
+  id: string;
+  organization_id: string;
+  delegation_id: string;
+  token_id: string | null;
+  revoked_by: string;
+  revoked_at: Date;
+  reason: string | null;
+  metadata: Record<string, unknown>;
+  expires_at: Date;
+}
+
+/** Who may see a delegation: its organization, and within it the delegator alone unless the caller is not a Passport. */
+export interface DelegationScope {
+  organization_id: string;
+  passport_id?: string | undefined;
+}
+
+function scoped(query: Knex.QueryBuilder, scope: DelegationScope, table = 'delegations'): Knex.QueryBuilder {
+  query.where(`${table}.organization_id`, scope.organization_id);
+  if (scope.passport_id !== undefined) query.where(`${table}.passport_id`, scope.passport_id);
+  return query;
+}
+
+export async function insertDelegation(db: Knex, delegation: Omit<DelegationRow, 'revoked_at'>, token: Omit<DelegationTokenRow, 'revoked_at' | 'revoke_reason' | 'replaced_by' | 'status'>): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('delegations').insert({ ...delegation, revoked_at: null });
+    await trx('delegation_tokens').insert({ ...token, status: 'active' });
+  });
+}
+
+export async function findDelegation(db: Knex, scope: DelegationScope, delegationId: string): Promise<DelegationRow | undefined> {
+  return (await scoped(db('delegations').where({ delegation_id: delegationId }), scope).first()) as DelegationRow | undefined;
+}
+
+export interface TokenWithDelegation extends DelegationTokenRow {
+  delegation: DelegationRow;
+}
+
+const TOKEN_COLUMNS = ['token_id', 'status', 'created_at', 'expires_at', 'revoked_at', 'revoke_reason', 'replaced_by'].map((column) => `delegation_tokens.${column}`);
+
+function withDelegation(row: Record<string, unknown>): TokenWithDelegation {
+  const { token_id, status, created_at, expires_at, revoked_at, revoke_reason, replaced_by, d_created_at, d_expires_at, d_revoked_at, ...delegation } = row;
+  return {
+    token_id, status, created_at, expires_at, revoked_at, revoke_reason, replaced_by,
+    delegation_id: delegation.delegation_id,
+    delegation: { ...delegation, created_at: d_created_at, expires_at: d_expires_at, revoked_at: d_revoked_at },
+  } as TokenWithDelegation;
+}
+
+function tokensQuery(db: Knex, scope: DelegationScope): Knex.QueryBuilder {
+  return scoped(
+    db('delegation_tokens')
+      .join('delegations', 'delegations.delegation_id', 'delegation_tokens.delegation_id')
+      .select(...TOKEN_COLUMNS, 'delegations.*', 'delegations.created_at as d_created_at', 'delegations.expires_at as d_expires_at', 'delegations.revoked_at as d_revoked_at'),
+    scope,
+  );
+}
+
+export async function findToken(db: Knex, scope: DelegationScope, tokenId: string): Promise<TokenWithDelegation | undefined> {
+  const row = (await tokensQuery(db, scope).where('delegation_tokens.token_id', tokenId).first()) as Record<string, unknown> | undefined;
+  return row ? withDelegation(row) : undefined;
+}
+
+export async function listTokens(db: Knex, scope: DelegationScope, page: PageRequest, filters: { delegation_id?: string | undefined; status?: string | undefined }): Promise<Page<TokenWithDelegation>> {
+  const query = tokensQuery(db, scope);
+  if (filters.delegation_id) query.where('delegation_tokens.delegation_id', filters.delegation_id);
+  if (filters.status) query.where('delegation_tokens.status', filters.status);
+  const result = await paginate<Record<string, unknown>>(query, page);
+  return { ...result, data: result.data.map(withDelegation) };
+}
+
+/** Replaces an active token by a new one in the same delegation; false when the old one is no longer active. */
+export async function rotateToken(
+  db: Knex,
+  old: { token_id: string; reason: string; at: Date },
+  next: Omit<DelegationTokenRow, 'revoked_at' | 'revoke_reason' | 'replaced_by' | 'status'>,
+  revocation: RevocationRow,
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const updated = await trx('delegation_tokens')
+      .where({ token_id: old.token_id, status: 'active' })
+      .update({ status: 'rotated', revoked_at: old.at, revoke_reason: old.reason, replaced_by: next.token_id });
+    if (updated === 0) return false;
+    await trx('delegation_tokens').insert({ ...next, status: 'active' });
+    await recordRevocation(trx, revocation);
+    return true;
+  });
+}
+
+/** Revokes one token; false when it was not active. */
+export async function revokeToken(db: Knex, revocation: RevocationRow & { token_id: string }): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const updated = await trx('delegation_tokens')
+      .where({ token_id: revocation.token_id, status: 'active' })
+      .update({ status: 'revoked', revoked_at: revocation.revoked_at, revoke_reason: revocation.reason });
+    if (updated === 0) return false;
+    await recordRevocation(trx, revocation);
+    return true;
+  });
+}
+
+/** Revokes a delegation for good; the existing revocation when it already was. */
+export async function revokeDelegation(db: Knex, revocation: RevocationRow): Promise<{ created: boolean; revocation: RevocationRow }> {
+  return db.transaction(async (trx) => {
+    const updated = await trx('delegations').where({ delegation_id: revocation.delegation_id }).whereNull('revoked_at').update({ revoked_at: revocation.revoked_at });
+    if (updated === 0) {
+      const existing = await findFamilyRevocation(trx, revocation.delegation_id);
+      if (existing) return { created: false, revocation: existing };
+    }
+    await trx('delegation_tokens').where({ delegation_id: revocation.delegation_id, status: 'active' }).update({ status: 'revoked', revoked_at: revocation.revoked_at, revoke_reason: revocation.reason });
+    await recordRevocation(trx, revocation);
+    return { created: true, revocation };
+  });
+}
+
+/** The row and, delivered at commit, a notification every API instance applies at once. */
+async function recordRevocation(trx: Knex.Transaction, revocation: RevocationRow): Promise<void> {
+  await trx('delegation_revocations').insert({ ...revocation, metadata: JSON.stringify(revocation.metadata) });
+  await trx.raw('select pg_notify(?, ?)', [REVOCATIONS_CHANNEL, JSON.stringify({ d: revocation.delegation_id, t: revocation.token_id })]);
+}
+
+export async function findFamilyRevocation(db: Knex, delegationId: string): Promise<RevocationRow | undefined> {
+  return (await db('delegation_revocations').where({ delegation_id: delegationId }).whereNull('token_id').first()) as RevocationRow | undefined;
+}
+
+export async function listRevocations(
+  db: Knex,
+  scope: DelegationScope,
+  page: PageRequest,
+  filters: { revoked_by?: string | undefined; since?: Date | undefined },
+): Promise<Page<RevocationRow>> {
+  const query = db('delegation_revocations')
+    .select('delegation_revocations.*')
+    .where('delegation_revocations.organization_id', scope.organization_id);
+  if (scope.passport_id !== undefined) {
+    query.whereIn('delegation_revocations.delegation_id', db('delegations').select('delegation_id').where({ passport_id: scope.passport_id }));
+  }
+  if (filters.revoked_by) query.where('delegation_revocations.revoked_by', filters.revoked_by);
+  if (filters.since) query.where('delegation_revocations.revoked_at', '>=', filters.since);
+  return paginate<RevocationRow>(query, page);
+}
+
+/** What an instance must refuse: revocations whose tokens have not expired, recorded after `since` (all when undefined). */
+export async function revocationsRecordedSince(db: Knex, since: Date | undefined): Promise<Array<{ delegation_id: string; token_id: string | null }>> {
+  const query = db('delegation_revocations').select('delegation_id', 'token_id').where('expires_at', '>', db.fn.now());
+  if (since) query.where('recorded_at', '>=', since);
+  return query;
+}
+
+export async function databaseNow(db: Knex): Promise<Date> {
+  const result = await db.raw<{ rows: Array<{ now: Date }> }>('select now() as now');
+  return result.rows[0]!.now;
+}
+
+export interface PassportForDelegation {
+  passport_id: string;
+  did: string;
+  type: string;
+  organization_id: string;
+  status: string;
+  identity_tier: number;
+}
+
+export async function findPassportForDelegation(db: Knex, passportId: string): Promise<PassportForDelegation | undefined> {
+  return db('passports').where({ passport_id: passportId }).select('passport_id', 'did', 'type', 'organization_id', 'status', 'identity_tier').first<PassportForDelegation | undefined>();
+}
+
+/** The DID an agent id names: an agent Passport (by id or DID), a platform agent's Passport, or a registered orchestration agent. */
+export async function findAgentDid(db: Knex, organizationId: string, agentId: string): Promise<{ did: string; agent_id: string } | undefined> {
+  const passport = await db('passports')
+    .where({ type: 'agent', organization_id: organizationId })
+    .andWhere((q) => q.where({ passport_id: agentId }).orWhere({ did: agentId }))
+    .select('passport_id', 'did')
+    .first<{ passport_id: string; did: string } | undefined>();
+  if (passport) return { did: passport.did, agent_id: passport.passport_id };
+  const platformAgent = await db('platform_agents')
+    .join('passports', 'passports.passport_id', 'platform_agents.passport_id')
+    .where({ 'platform_agents.agent_id': agentId, 'passports.organization_id': organizationId })
+    .select('platform_agents.agent_id', 'passports.did')
+    .first<{ agent_id: string; did: string } | undefined>();
+  if (platformAgent) return platformAgent;
+  return db('agents').where({ agent_id: agentId }).select('agent_id', 'did').first<{ agent_id: string; did: string } | undefined>();
+}
