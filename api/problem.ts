@@ -51,6 +51,9 @@ export const PROBLEM_TYPES = {
   // A workflow that could not store what it was given (a value Postgres refuses), or could not store at all.
   invalid_data: { status: 422, title: 'A value in the request cannot be stored', remediation: ['Remove the value named in detail (e.g. a NUL character or an unpaired surrogate) and send the request again'] },
   storage_failed: { status: 503, title: 'The change could not be stored', remediation: ['Retry later with the same Idempotency-Key', 'If it persists, contact support quoting incident_id'] },
+  // Organizations.
+  organization_not_found: { status: 404, title: 'No such organization', remediation: ['List the organizations you can see with GET /v1/organizations'] },
+  organization_exists: { status: 409, title: 'An organization already has this org_did or slug', remediation: ['Choose another org_did or slug, or use the existing organization'] },
   // Webhooks and events.
   webhook_not_found: { status: 404, title: 'No such webhook subscription', remediation: ['List subscriptions with GET /v1/orch/webhooks'] },
   webhook_delivery_not_found: { status: 404, title: 'No such webhook delivery', remediation: ['List the subscription’s deliveries with GET /v1/orch/webhooks/{subscription_id}/deliveries'] },

@@ -26,16 +26,35 @@ const TENANT_TABLES = [
 ] as const;
 
 /**
- * Tenancy: organization_id on every resource and credential, backfilled with the default organization and
- * then required without a default, so a write that forgets its tenant fails instead of landing in the
- * default one. Ledger records and their outbox events carry it too, outside the hashed body: the log stays
+ * Tables whose every write names its organization, so none may fall back to the default one. The others
+ * (the platform's workflow read models, agents registry, tasks, callback secrets and compliance reports)
+ * keep the default until their writes carry the organization.
+ */
+const STRICT_TABLES: ReadonlySet<string> = new Set([
+  'api_tokens',
+  'service_accounts',
+  'agents',
+  'reviewers',
+  'routings',
+  'escalation_rules',
+  'safety_domains',
+  'safety_checks',
+  'routing_feedback',
+  'webhook_subscriptions',
+  'webhook_deliveries',
+]);
+
+/**
+ * Tenancy: organization_id on every resource and credential, backfilled with the default organization and,
+ * where every write names it, required without a default, so a write that forgets its tenant fails instead
+ * of landing in the default one. Ledger records and their outbox events carry it too, outside the hashed body: the log stays
  * one global chain, while audit, provenance and event queries show a caller only its organization's records.
  * Keys a caller chooses (a reviewer's DID, a safety domain's name) become unique per organization.
  */
 export async function up(knex: Knex): Promise<void> {
   for (const table of TENANT_TABLES) {
     await knex.raw(`alter table ?? add column organization_id text not null default '${DEFAULT_ORGANIZATION_ID}' references organizations (organization_id)`, [table]);
-    await knex.raw('alter table ?? alter column organization_id drop default', [table]);
+    if (STRICT_TABLES.has(table)) await knex.raw('alter table ?? alter column organization_id drop default', [table]);
   }
   // Adding a column with a default rewrites no row, so the ledger's append-only triggers do not fire.
   for (const table of ['ledger_entries', 'outbox_events']) {
