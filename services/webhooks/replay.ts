@@ -35,7 +35,7 @@ export async function replayDelivery(
   if (!original) return { ok: false, code: 'webhook_delivery_not_found' };
   if (original.status === 'pending' || original.status === 'retrying') return { ok: false, code: 'webhook_delivery_in_progress' };
   if (subscription.status !== 'enabled') return { ok: false, code: 'webhook_disabled' };
-  const event = await findEvent(deps.db, original.event_id);
+  const event = await findEvent(deps.db, input.organization_id, original.event_id);
   if (!event) throw new Error(`The event ${original.event_id} of delivery ${original.delivery_id} is missing from the outbox`);
 
   const delivery_id = replayDeliveryIdFor(original.delivery_id, input.principal_id, input.idempotency_key);
