@@ -15,7 +15,7 @@ let document: OpenApiDocument;
 let tokenA: string;
 let tokenB: string;
 /** Organization A's resources, created through the API by A's caller. */
-const a = { organization_b: '', agent_id: '', routing_id: '', rule_id: '', subscription_id: '', client_id: '' };
+const a = { organization_b: '', agent_id: '', routing_id: '', rule_id: '', subscription_id: '', client_id: '', event_id: '' };
 
 const REVIEWER = 'did:web:tenancy.test:reviewers:ada';
 
@@ -51,6 +51,9 @@ beforeAll(async () => {
   const account = await asA('POST', '/v1/orch/service-accounts', { name: 'alpha-ci', scopes: ['orch:read'] });
   expect(account.status).toBe(201);
   a.client_id = account.body.client_id;
+  const events = await asA('GET', '/v1/events?limit=1');
+  expect(events.body.data).toHaveLength(1);
+  a.event_id = events.body.data[0].event_id;
   document = (await call(stack.baseUrl, 'GET', '/openapi.json')).body as OpenApiDocument;
 });
 
@@ -113,6 +116,7 @@ const CROSS_TENANT: Record<string, Probe> = {
   'GET /v1/orch/service-accounts': probe('GET', () => '/v1/orch/service-accounts', listWithout('client_id', () => a.client_id)),
   'DELETE /v1/orch/service-accounts/{client_id}': probe('DELETE', () => `/v1/orch/service-accounts/${a.client_id}`, notFound),
   'GET /v1/orch/audit': probe('GET', () => '/v1/orch/audit', listWithout('routing_id', () => a.routing_id)),
+  'GET /v1/events/{event_id}': probe('GET', () => `/v1/events/${a.event_id}`, notFound),
   'GET /v1/events': probe('GET', () => '/v1/events', (reply) => {
     expect(reply.status).toBe(200);
     expect(JSON.stringify(reply.body.data)).not.toContain(a.routing_id);
@@ -180,7 +184,6 @@ for (const key of [
   'GET /v1/platform/status',
   'POST /v1/orch/compliance/report',
   'GET /v1/orch/compliance/reports/{report_id}',
-  'GET /v1/events/{event_id}',
   'GET /v1/ledger/records/{transaction_id}/proof',
   'GET /v1/ledger/export',
 ]) {
