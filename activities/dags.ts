@@ -4,6 +4,7 @@ import { appendProvenance } from '../db/ledger';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
 import type { DagState } from '../contracts/run-dag';
 import { withInvalidDataFailures } from './failures';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 
 export function createDagActivities(deps: { db: Knex }) {
   return withInvalidDataFailures({
@@ -12,7 +13,7 @@ export function createDagActivities(deps: { db: Knex }) {
      * then the read model. Idempotent: the record by its step, the projection by its version.
      */
     async recordDagStep(step: { provenance?: AppendProvenanceInput | undefined; state: DagState }): Promise<LedgerAnchor | undefined> {
-      const anchor = step.provenance ? await appendProvenance(deps.db, step.provenance) : undefined;
+      const anchor = step.provenance ? await appendProvenance(deps.db, { ...step.provenance, organization_id: DEFAULT_ORGANIZATION_ID }) : undefined;
       await upsertDagProjection(deps.db, step.state);
       return anchor;
     },

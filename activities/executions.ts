@@ -15,6 +15,7 @@ import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../lib/ou
 import { createOutboundGuard } from '../lib/outbound/url-guard';
 import type { AgentAnswer, AttemptFailureDetails, ExecutionState } from '../contracts/execute-agent';
 import { withInvalidDataFailures } from './failures';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 
 export interface AgentInvocation {
   execution_id: string;
@@ -78,7 +79,7 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
   return withInvalidDataFailures({
     /** One transition of an execution: provenance and events, then the read model with the record's id. */
     async recordExecutionStep(step: { provenance: AppendProvenanceInput; state: ExecutionState }): Promise<LedgerAnchor> {
-      const anchor = await appendProvenance(deps.db, step.provenance);
+      const anchor = await appendProvenance(deps.db, { ...step.provenance, organization_id: DEFAULT_ORGANIZATION_ID });
       await upsertExecutionProjection(deps.db, { ...step.state, provenance_id: anchor.transaction_id });
       return anchor;
     },

@@ -9,6 +9,7 @@ import { ensureLedgerKey, type LedgerKey } from '../services/ledger/keys';
 import { sealBlock, type SealedBlock } from '../services/ledger/seal';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { withInvalidDataFailures } from './failures';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 
 export type DueBlock = { kind: 'idle' } | { kind: 'close'; block_number: number } | { kind: 'seal'; through_block: number };
 
@@ -28,8 +29,8 @@ export function createLedgerActivities(deps: { db: Knex; settings: WorkerSetting
 
   return withInvalidDataFailures({
     /** Provenance for workflows with no read model of their own to write in the same step; idempotent per (subject, step). */
-    async appendProvenance(input: AppendProvenanceInput): Promise<LedgerAnchor> {
-      return ledger.appendProvenance(deps.db, input);
+    async appendProvenance(input: AppendProvenanceInput & { organization_id?: string | undefined }): Promise<LedgerAnchor> {
+      return ledger.appendProvenance(deps.db, { ...input, organization_id: input.organization_id ?? DEFAULT_ORGANIZATION_ID });
     },
 
     /**

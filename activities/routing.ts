@@ -1,12 +1,14 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { findAgentProfile } from '../db/agents';
+import { findAutonomyProfile } from '../db/organizations';
 import { rulesInScope } from '../db/escalation-rules';
 import { appendProvenanceBatch } from '../db/ledger';
 import { findAvailableReviewersWithCapabilities } from '../db/reviewers';
 import { projectRouting, type OpenAssignment, type RoutingProjection } from '../db/routings';
 import { listSafetyDomains } from '../db/safety';
 import type { AgentProfile } from '../domain/agents';
+import { DEFAULT_ORGANIZATION_ID, type AutonomyProfile } from '../domain/organizations';
 import type { EscalationRule } from '../domain/escalation-rules';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
 import type { LoadedReviewer } from '../domain/reviewer-assignment';
@@ -33,6 +35,8 @@ export interface RoutingContext {
   rule_set: { version: number; enabled: number };
   /** Available reviewers holding the task's own capabilities, so a human decision rarely needs another load. */
   reviewers: LoadedReviewer[];
+  /** The organization's autonomy profile: how far its agents may act alone. */
+  autonomy_profile: AutonomyProfile;
 }
 
 function withAnchor(state: RoutingState, anchorIn: RoutingStep['anchor_in'], anchor: LedgerAnchor): RoutingState {
@@ -57,26 +61,32 @@ export function createRoutingActivities(deps: { db: Knex; temporal: Client; logg
      * thresholds and no boundaries when even that is missing), the enabled rules in its scope, and the
      * reviewers who could take it: all a decision needs, in one local activity.
      */
-    async loadRoutingContext(task: RoutingTask): Promise<RoutingContext> {
-      const [agent, domains] = await Promise.all([findAgentProfile(deps.db, task.ai_agent_id), listSafetyDomains(deps.db)]);
+    async loadRoutingContext(task: RoutingTask, organizationId = DEFAULT_ORGANIZATION_ID): Promise<RoutingContext> {
+      const [agent, domains, autonomy_profile] = await Promise.all([
+        findAgentProfile(deps.db, organizationId, task.ai_agent_id),
+        listSafetyDomains(deps.db, organizationId),
+        findAutonomyProfile(deps.db, organizationId),
+      ]);
       const domain = resolveDomain(task, domains);
       const config = domains.find((d) => d.domain === domain) ?? domains.find((d) => d.domain === 'general');
       const safety: DomainSafetyConfig = config
         ? { domain: config.domain, boundaries: config.boundaries, risk_thresholds: config.risk_thresholds, task_types: config.task_types }
         : { domain, boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] };
       const [{ rules, rule_set }, reviewers] = await Promise.all([
-        rulesInScope(deps.db, { task_type: task.task_type, domain }),
+        rulesInScope(deps.db, organizationId, { task_type: task.task_type, domain }),
         findAvailableReviewersWithCapabilities(
           deps.db,
+          organizationId,
           task.required_capabilities.map((capability) => capability.capability_id),
         ),
       ]);
-      return { agent, domain, safety, rules, rule_set, reviewers };
+      return { agent, domain, safety, rules, rule_set, reviewers, autonomy_profile };
     },
 
-    async loadReviewers(required: RequiredCapability[]): Promise<LoadedReviewer[]> {
+    async loadReviewers(required: RequiredCapability[], organizationId = DEFAULT_ORGANIZATION_ID): Promise<LoadedReviewer[]> {
       return findAvailableReviewersWithCapabilities(
         deps.db,
+        organizationId,
         required.map((capability) => capability.capability_id),
       );
     },
@@ -89,12 +99,13 @@ export function createRoutingActivities(deps: { db: Knex; temporal: Client; logg
      */
     async recordRoutingStep(step: RoutingStep): Promise<LedgerAnchor> {
       // One statement for all of the step's records (the four decision moments come together).
-      const anchor = (await appendProvenanceBatch(deps.db, step.provenance)).at(-1);
+      const organization_id = step.projection.organization_id ?? DEFAULT_ORGANIZATION_ID;
+      const anchor = (await appendProvenanceBatch(deps.db, step.provenance.map((record) => ({ ...record, organization_id })))).at(-1);
       if (!anchor) throw new Error('A routing step records at least one provenance record');
       const state = withAnchor(step.projection.state, step.anchor_in, anchor);
       const { released } = await projectRouting(deps.db, { ...step.projection, state }, openAssignment(state));
       // A freed reviewer may be what a queued routing waits for; the queue's own timeouts cover a lost offer.
-      for (const did of released) await offerReviewer(deps, did, FREED_REVIEWER_OFFERS).catch((error: unknown) => deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }));
+      for (const did of released) await offerReviewer(deps, organization_id, did, FREED_REVIEWER_OFFERS).catch((error: unknown) => deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }));
       return anchor;
     },
   };

@@ -108,6 +108,7 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
             ? 'The endpoint answered 410 Gone'
             : `Every attempt since ${failingSince ?? 'the first'} failed, for longer than ${settings.webhooks.disableAfterFailingSeconds} s`,
       }),
+      organization_id: subscription.organization_id,
       events: [
         {
           event: 'webhook.endpoint_disabled',
@@ -141,7 +142,8 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
         const deliveries = events.flatMap((row) => {
           const event: WebhookEventBody = { id: row.event_id, event: row.event, created_at: row.created_at.toISOString(), data: row.data };
           return subscriptions
-            .filter((subscription) => subscriptionMatches(subscription.events, row.event))
+            // An organization's events reach only its own subscriptions.
+            .filter((subscription) => subscription.organization_id === row.organization_id && subscriptionMatches(subscription.events, row.event))
             .map((subscription) => ({ delivery_id: deliveryIdFor(row.event_id, subscription.subscription_id), subscription_id: subscription.subscription_id, event, schedule: retrySchedule }));
         });
         await forEachConcurrently(deliveries, DISPATCH_START_CONCURRENCY, (delivery) => startDelivery(deps.temporal, input.task_queue, delivery));

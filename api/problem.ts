@@ -73,6 +73,9 @@ export const PROBLEM_TYPES = {
   delegation_not_found: { status: 404, title: 'No such delegation', remediation: ['Check the delegation_id returned by the exchange or by POST /v1/delegation-tokens'] },
   delegation_token_not_found: { status: 404, title: 'No such delegation token', remediation: ['List tokens with GET /v1/delegation-tokens'] },
   delegation_token_not_active: { status: 409, title: 'The delegation token is no longer active', remediation: ['Read its status with GET /v1/delegation-tokens/{token_id}; a rotated or revoked token cannot be rotated or revoked again'] },
+  // Organizations.
+  organization_not_found: { status: 404, title: 'No such organization', remediation: ['List the organizations you can see with GET /v1/organizations'] },
+  organization_exists: { status: 409, title: 'An organization already has this org_did or slug', remediation: ['Choose another org_did or slug, or use the existing organization'] },
   // Webhooks and events.
   webhook_not_found: { status: 404, title: 'No such webhook subscription', remediation: ['List subscriptions with GET /v1/orch/webhooks'] },
   webhook_delivery_not_found: { status: 404, title: 'No such webhook delivery', remediation: ['List the subscription’s deliveries with GET /v1/orch/webhooks/{subscription_id}/deliveries'] },

@@ -27,6 +27,8 @@ export interface RouteTaskInput {
   task: RoutingTask;
   /** The principal that submitted the routing. */
   requested_by: string;
+  /** The organization the routing belongs to; absent (histories from before tenancy): the default one. */
+  organization_id?: string | undefined;
   /** Seconds a reviewer at each level has before the routing moves up the chain. */
   escalation_timeouts_seconds: Record<HumanEscalationLevel, number>;
   /** Seconds an autonomous routing in escalation mode stays open to an escalation; 0 or absent: it closes at once. */

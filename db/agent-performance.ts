@@ -11,10 +11,10 @@ const AUTONOMOUS = "(r.decision = 'ai_autonomous' and r.escalated_at is null)";
  * The outcome counts of an agent's routings in the period before `until` of `seconds` and the one before
  * it, by task type, with the reasons it escalated and its safety checks: what agentPerformance needs.
  */
-export async function agentOutcomes(db: Knex, agentId: string, until: Date, seconds: number): Promise<Record<Period, PeriodInput>> {
+export async function agentOutcomes(db: Knex, organizationId: string, agentId: string, until: Date, seconds: number): Promise<Record<Period, PeriodInput>> {
   const currentStart = new Date(until.getTime() - seconds * 1000);
   const previousStart = new Date(until.getTime() - 2 * seconds * 1000);
-  const bindings = { agent: agentId, current: currentStart, previous: previousStart, until };
+  const bindings = { org: organizationId, agent: agentId, current: currentStart, previous: previousStart, until };
   const period = `case when r.created_at >= :current then 'current' else 'previous' end`;
   const [outcomes, reasons, checks] = await Promise.all([
     db.raw<{ rows: Array<TaskTypeOutcomes & { period: Period }> }>(
@@ -32,7 +32,7 @@ export async function agentOutcomes(db: Knex, agentId: string, until: Date, seco
          coalesce(sum(r.safety_violation_count), 0)::int as safety_violations,
          (count(*) filter (where coalesce((r.decision_result -> 'safety_analysis' ->> 'all_constraints_met')::boolean, false)))::int as boundaries_met
        from routings r left join latest_feedback f using (routing_id)
-       where r.ai_agent_id = :agent and r.created_at >= :previous and r.created_at < :until
+       where r.organization_id = :org and r.ai_agent_id = :agent and r.created_at >= :previous and r.created_at < :until
        group by 1, 2`,
       bindings,
     ),
@@ -41,7 +41,7 @@ export async function agentOutcomes(db: Knex, agentId: string, until: Date, seco
          case when r.decision = 'ai_autonomous' then 'escalated_after_decision' else coalesce(r.reason, 'unknown') end as reason,
          count(*)::int as count
        from routings r
-       where r.ai_agent_id = :agent and r.created_at >= :previous and r.created_at < :until and ${ESCALATED}
+       where r.organization_id = :org and r.ai_agent_id = :agent and r.created_at >= :previous and r.created_at < :until and ${ESCALATED}
        group by 1, 2`,
       bindings,
     ),
@@ -51,7 +51,7 @@ export async function agentOutcomes(db: Knex, agentId: string, until: Date, seco
          (count(*) filter (where allowed and violation_count = 0))::int as passed,
          coalesce(sum(violation_count), 0)::int as violations
        from safety_checks
-       where agent_id = :agent and created_at >= :previous and created_at < :until
+       where organization_id = :org and agent_id = :agent and created_at >= :previous and created_at < :until
        group by 1`,
       bindings,
     ),

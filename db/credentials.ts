@@ -36,6 +36,7 @@ export interface ApiTokenRow {
   name: string;
   token_hash: string;
   scopes: string[];
+  organization_id: string;
   created_by: string | null;
   expires_at: Date | null;
   revoked_at: Date | null;
@@ -54,6 +55,7 @@ export interface ServiceAccountRow {
   name: string;
   secret_hash: string;
   scopes: string[];
+  organization_id: string;
   created_at: Date;
   revoked_at: Date | null;
 }
@@ -69,19 +71,24 @@ export async function findServiceAccount(db: Knex, clientId: string): Promise<Se
 export type ServiceAccountSummary = Omit<ServiceAccountRow, 'secret_hash'>;
 
 /** Never the secret's hash: lists are read by administrators, not by the token endpoint. */
-const SUMMARY_COLUMNS = ['client_id', 'name', 'scopes', 'created_at', 'revoked_at'] as const;
+const SUMMARY_COLUMNS = ['client_id', 'name', 'scopes', 'organization_id', 'created_at', 'revoked_at'] as const;
 
-export async function listServiceAccounts(db: Knex, page: PageRequest, filter: { status?: 'active' | 'revoked' | undefined }): Promise<Page<ServiceAccountSummary>> {
-  const query = db('service_accounts').select(...SUMMARY_COLUMNS);
+export async function listServiceAccounts(
+  db: Knex,
+  organizationId: string,
+  page: PageRequest,
+  filter: { status?: 'active' | 'revoked' | undefined },
+): Promise<Page<ServiceAccountSummary>> {
+  const query = db('service_accounts').select(...SUMMARY_COLUMNS).where({ organization_id: organizationId });
   if (filter.status === 'active') query.whereNull('revoked_at');
   if (filter.status === 'revoked') query.whereNotNull('revoked_at');
   return paginate<ServiceAccountSummary>(query, page);
 }
 
 /** Marks the account revoked, keeping the first revocation's time; undefined when there is no such account. */
-export async function markServiceAccountRevoked(db: Knex, clientId: string): Promise<{ client_id: string; revoked_at: Date } | undefined> {
+export async function markServiceAccountRevoked(db: Knex, organizationId: string, clientId: string): Promise<{ client_id: string; revoked_at: Date } | undefined> {
   const [row] = await db('service_accounts')
-    .where({ client_id: clientId })
+    .where({ client_id: clientId, organization_id: organizationId })
     .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
     .returning<{ client_id: string; revoked_at: Date }[]>(['client_id', 'revoked_at']);
   return row;

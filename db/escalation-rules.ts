@@ -47,34 +47,39 @@ export async function bumpRuleSetVersion(db: Knex): Promise<number> {
   return row!.version;
 }
 
-export async function insertRule(db: Knex, rule: RuleWrite & { rule_id: string; created_by: string }): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
+export async function insertRule(db: Knex, rule: RuleWrite & { rule_id: string; created_by: string; organization_id: string }): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
   const [row] = await db('escalation_rules').insert(asJson(rule)).returning<EscalationRuleRow[]>(COLUMNS);
   return { row: row!, rule_set_version: await bumpRuleSetVersion(db) };
 }
 
-export async function updateRule(db: Knex, ruleId: string, changes: Partial<RuleWrite>): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
+export async function updateRule(db: Knex, organizationId: string, ruleId: string, changes: Partial<RuleWrite>): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
   const [row] = await db('escalation_rules')
-    .where({ rule_id: ruleId })
+    .where({ rule_id: ruleId, organization_id: organizationId })
     .update({ ...asJson(changes), version: db.raw('version + 1'), updated_at: db.fn.now() })
     .returning<EscalationRuleRow[]>(COLUMNS);
   return { row: row!, rule_set_version: await bumpRuleSetVersion(db) };
 }
 
-export async function deleteRule(db: Knex, ruleId: string): Promise<number> {
-  await db('escalation_rules').where({ rule_id: ruleId }).delete();
+export async function deleteRule(db: Knex, organizationId: string, ruleId: string): Promise<number> {
+  await db('escalation_rules').where({ rule_id: ruleId, organization_id: organizationId }).delete();
   return bumpRuleSetVersion(db);
 }
 
 /** The rule, locked for the rest of the transaction when `forUpdate`. */
-export async function findRule(db: Knex, ruleId: string, options: { forUpdate?: boolean } = {}): Promise<EscalationRuleRow | undefined> {
-  const query = db('escalation_rules').select(COLUMNS).where({ rule_id: ruleId });
+export async function findRule(db: Knex, organizationId: string, ruleId: string, options: { forUpdate?: boolean } = {}): Promise<EscalationRuleRow | undefined> {
+  const query = db('escalation_rules').select(COLUMNS).where({ rule_id: ruleId, organization_id: organizationId });
   if (options.forUpdate) query.forUpdate();
   const row: unknown = await query.first();
   return row as EscalationRuleRow | undefined;
 }
 
-export async function listRules(db: Knex, page: PageRequest, filter: { enabled?: boolean | undefined; priority?: RulePriority | undefined }): Promise<Page<EscalationRuleRow>> {
-  const query = db('escalation_rules').select(COLUMNS);
+export async function listRules(
+  db: Knex,
+  organizationId: string,
+  page: PageRequest,
+  filter: { enabled?: boolean | undefined; priority?: RulePriority | undefined },
+): Promise<Page<EscalationRuleRow>> {
+  const query = db('escalation_rules').select(COLUMNS).where({ organization_id: organizationId });
   if (filter.enabled !== undefined) query.where({ enabled: filter.enabled });
   if (filter.priority) query.where({ priority: filter.priority });
   return paginate<EscalationRuleRow>(query, page);
@@ -91,8 +96,8 @@ const toRule = (row: RuleColumns): EscalationRule => ({
 });
 
 /** Every enabled rule, for the static analysis of a new or changed one. */
-export async function enabledRules(db: Knex): Promise<EscalationRule[]> {
-  const rows = await db('escalation_rules').select('rule_id', 'rule_name', 'priority', 'conditions', 'actions').where({ enabled: true }).orderBy('rule_id');
+export async function enabledRules(db: Knex, organizationId: string): Promise<EscalationRule[]> {
+  const rows = await db('escalation_rules').select('rule_id', 'rule_name', 'priority', 'conditions', 'actions').where({ enabled: true, organization_id: organizationId }).orderBy('rule_id');
   return rows.map(toRule);
 }
 
@@ -100,19 +105,22 @@ export async function enabledRules(db: Knex): Promise<EscalationRule[]> {
  * The enabled rules that can match a routing of this task type and domain (a rule without a task type or
  * domain condition matches any), the rule set's version, and how many rules are enabled in all.
  */
-export async function rulesInScope(db: Knex, scope: { task_type: string; domain: string }): Promise<{ rules: EscalationRule[]; rule_set: { version: number; enabled: number } }> {
+export async function rulesInScope(db: Knex, organizationId: string, scope: { task_type: string; domain: string }): Promise<{ rules: EscalationRule[]; rule_set: { version: number; enabled: number } }> {
   // One statement, so the rules and the rule-set version recorded beside them come from one snapshot: the
-  // version row joined to the rules in scope (none: one row without a rule).
+  // version row joined to the rules in scope (none: one row without a rule). The version counts changes in
+  // every organization; the enabled rules are the organization's own.
   const { rows } = await db.raw<{ rows: Array<{ version: number; enabled_rules: number } & Partial<RuleColumns>> }>(
-    `select s.version, s.enabled_rules, r.rule_id, r.rule_name, r.priority, r.conditions, r.actions
+    `select s.version, (select count(*) from escalation_rules e where e.enabled and e.organization_id = ?)::int as enabled_rules,
+            r.rule_id, r.rule_name, r.priority, r.conditions, r.actions
        from escalation_rule_set s
        left join escalation_rules r
          on r.enabled
+        and r.organization_id = ?
         and (r.scope_task_types is null or r.scope_task_types @> array[?]::text[])
         and (r.scope_domains is null or r.scope_domains @> array[?]::text[])
       where s.id = 1
       order by r.rule_id`,
-    [scope.task_type, scope.domain],
+    [organizationId, organizationId, scope.task_type, scope.domain],
   );
   const set = rows[0];
   const rules = rows.filter((row): row is typeof row & RuleColumns => row.rule_id != null);
@@ -123,9 +131,10 @@ export async function rulesInScope(db: Knex, scope: { task_type: string; domain:
  * The facts of the routings decided in the last `windowDays` days, newest first and at most `limit`, as
  * they were decided (domain and risk level as recorded), for a dry run of a rule.
  */
-export async function routingHistoryFacts(db: Knex, options: { windowDays: number; limit: number }): Promise<RoutingFacts[]> {
+export async function routingHistoryFacts(db: Knex, organizationId: string, options: { windowDays: number; limit: number }): Promise<RoutingFacts[]> {
   const rows = await db('routings')
     .select('task_type', 'domain', 'risk_level', 'ai_confidence', db.raw("task -> 'context' as context"))
+    .where({ organization_id: organizationId })
     .whereNotNull('risk_level')
     .where('created_at', '>=', db.raw(`now() - make_interval(days => ?)`, [options.windowDays]))
     .orderBy('created_at', 'desc')
@@ -143,18 +152,18 @@ export async function routingHistoryFacts(db: Knex, options: { windowDays: numbe
 }
 
 /** Task types seen in the history per domain, for a rule's applies_to. */
-export async function taskTypesByDomain(db: Knex): Promise<Map<string, string[]>> {
-  const rows = await db('routings').distinct('domain', 'task_type').whereNotNull('domain');
+export async function taskTypesByDomain(db: Knex, organizationId: string): Promise<Map<string, string[]>> {
+  const rows = await db('routings').distinct('domain', 'task_type').where({ organization_id: organizationId }).whereNotNull('domain');
   const byDomain = new Map<string, string[]>();
   for (const row of rows as Array<{ domain: string; task_type: string }>) byDomain.set(row.domain, [...(byDomain.get(row.domain) ?? []), row.task_type]);
   return byDomain;
 }
 
 /** Enabled rules that can apply in a domain: those naming it, and those naming no domain. */
-export async function countEnabledRulesForDomain(db: Knex, domain: string): Promise<number> {
+export async function countEnabledRulesForDomain(db: Knex, organizationId: string, domain: string): Promise<number> {
   const [row] = await db('escalation_rules')
     .count<{ count: number }[]>({ count: '*' })
-    .where({ enabled: true })
+    .where({ enabled: true, organization_id: organizationId })
     .andWhere((q) => q.whereNull('scope_domains').orWhereRaw('scope_domains @> array[?]::text[]', [domain]));
   return row?.count ?? 0;
 }

@@ -26,10 +26,11 @@ function eventsQuery(db: Knex): Knex.QueryBuilder {
 
 export async function listEvents(
   db: Knex,
+  organizationId: string,
   page: PageRequest,
   filter: { events?: string[] | undefined; subject_id?: string | undefined; created_at__gte?: string | undefined; created_at__lte?: string | undefined },
 ): Promise<Page<EventRow>> {
-  const query = eventsQuery(db);
+  const query = eventsQuery(db).where('e.organization_id', organizationId);
   if (filter.events && filter.events.length > 0) query.whereIn('e.event', filter.events);
   if (filter.subject_id) query.where('p.subject_id', filter.subject_id);
   if (filter.created_at__gte) query.where('e.created_at', '>=', filter.created_at__gte);
@@ -37,6 +38,6 @@ export async function listEvents(
   return paginate<EventRow>(query, page);
 }
 
-export async function findEvent(db: Knex, eventId: string): Promise<EventRow | undefined> {
-  return eventsQuery(db).where('e.event_id', eventId).first<EventRow | undefined>();
+export async function findEvent(db: Knex, organizationId: string, eventId: string): Promise<EventRow | undefined> {
+  return eventsQuery(db).where('e.event_id', eventId).where('e.organization_id', organizationId).first<EventRow | undefined>();
 }

@@ -25,6 +25,12 @@ export interface EntryRow {
   created_at: Date;
 }
 
+/**
+ * A record and the organization it belongs to, stored beside it outside the hashed body: audit, provenance
+ * and event queries show each organization its own records. Absent: the default organization.
+ */
+export type TenantProvenanceInput = AppendProvenanceInput & { organization_id?: string | undefined };
+
 export class LedgerAppendError extends Error {
   override name = 'LedgerAppendError';
 }
@@ -33,7 +39,7 @@ export class LedgerAppendError extends Error {
  * Appends one provenance record to the log, and its events to the outbox, in one statement; see
  * appendProvenanceBatch.
  */
-export async function appendProvenance(db: Knex, input: AppendProvenanceInput): Promise<LedgerAnchor> {
+export async function appendProvenance(db: Knex, input: TenantProvenanceInput): Promise<LedgerAnchor> {
   const [anchor] = await appendProvenanceBatch(db, [input]);
   return anchor!;
 }
@@ -46,10 +52,10 @@ export async function appendProvenance(db: Knex, input: AppendProvenanceInput): 
  * the append lock is then held until it commits, which delays the block's closure, not other appends.
  * Leaf indexes are given when the block is sealed, gapless and in order of arrival.
  */
-export async function appendProvenanceBatch(db: Knex, inputs: readonly AppendProvenanceInput[]): Promise<LedgerAnchor[]> {
+export async function appendProvenanceBatch(db: Knex, inputs: readonly TenantProvenanceInput[]): Promise<LedgerAnchor[]> {
   if (inputs.length === 0) return [];
   const rows = new Map<string, Record<string, unknown>>();
-  for (const { entry, events } of inputs) {
+  for (const { entry, events, organization_id } of inputs) {
     if (!entry.subject_id || !entry.step_id) throw new LedgerAppendError('a provenance record needs a subject_id and a step_id');
     if (Number.isNaN(Date.parse(entry.timestamp))) throw new LedgerAppendError(`${JSON.stringify(entry.timestamp)} is not an ISO 8601 timestamp`);
     const transaction_id = transactionIdFor(entry.subject_id, entry.step_id);
@@ -64,6 +70,7 @@ export async function appendProvenanceBatch(db: Knex, inputs: readonly AppendPro
       actor_type: entry.actor.type,
       recorded_at: entry.timestamp,
       events: (events ?? []).map((event) => ({ event_id: `evt_${randomUUID()}`, event: event.event, data: event.data })),
+      organization_id,
     });
   }
 
@@ -113,8 +120,11 @@ const entryColumns = (db: Knex) =>
     .select<EntryRow[]>('e.seq', 'e.transaction_id', 'e.subject_id', 'e.step_id', 'e.body', 'e.leaf_hash', 'e.block_number', 'e.created_at', 'l.leaf_index');
 
 /** The records of one subject (a routing, an approval…), in the order they were appended. */
-export async function listProvenanceForSubject(db: Knex, subjectId: string): Promise<ProvenanceRecord[]> {
-  const rows: EntryRow[] = await entryColumns(db).where('e.subject_id', subjectId).orderBy('e.seq', 'asc');
+/** organizationId: only that organization's records (a caller's view); absent: all (the ledger's own tools). */
+export async function listProvenanceForSubject(db: Knex, subjectId: string, organizationId?: string): Promise<ProvenanceRecord[]> {
+  const query = entryColumns(db).where('e.subject_id', subjectId);
+  if (organizationId !== undefined) query.where('e.organization_id', organizationId);
+  const rows: EntryRow[] = await query.orderBy('e.seq', 'asc');
   return rows.map(toRecord);
 }
 

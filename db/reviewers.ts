@@ -15,13 +15,13 @@ function withLoad(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
 const COLUMNS = ['reviewers.did', 'reviewers.display_name', 'reviewers.capabilities', 'reviewers.chain_level', 'reviewers.available', 'reviewers.capacity'];
 
 /** Available reviewers holding every named capability (weights are checked by the domain), with their load. */
-export async function findAvailableReviewersWithCapabilities(db: Knex, capabilityIds: string[]): Promise<LoadedReviewer[]> {
-  const query = withLoad(db, db('reviewers').select(COLUMNS).where({ available: true }));
+export async function findAvailableReviewersWithCapabilities(db: Knex, organizationId: string, capabilityIds: string[]): Promise<LoadedReviewer[]> {
+  const query = withLoad(db, db('reviewers').select(COLUMNS).where({ available: true, organization_id: organizationId }));
   if (capabilityIds.length > 0) query.whereRaw('capabilities \\?& ?::text[]', [capabilityIds]);
   return (await query.orderBy([{ column: 'chain_level' }, { column: 'did' }])) as LoadedReviewer[];
 }
 
-export async function upsertReviewer(db: Knex, reviewer: Reviewer & { capacity?: number | null | undefined }): Promise<void> {
+export async function upsertReviewer(db: Knex, organizationId: string, reviewer: Reviewer & { capacity?: number | null | undefined }): Promise<void> {
   const fields = {
     display_name: reviewer.display_name,
     capabilities: JSON.stringify(reviewer.capabilities),
@@ -30,28 +30,33 @@ export async function upsertReviewer(db: Knex, reviewer: Reviewer & { capacity?:
     capacity: reviewer.capacity ?? null,
   };
   await db('reviewers')
-    .insert({ did: reviewer.did, ...fields })
-    .onConflict('did')
+    .insert({ organization_id: organizationId, did: reviewer.did, ...fields })
+    .onConflict(['organization_id', 'did'])
     .merge({ ...fields, updated_at: db.fn.now() });
 }
 
-export async function listReviewers(db: Knex, page: PageRequest, filter: { available?: boolean | undefined; capability?: string | undefined }): Promise<Page<ReviewerRow>> {
-  const query = withLoad(db, db('reviewers').select([...COLUMNS, 'reviewers.created_at', 'reviewers.updated_at']));
+export async function listReviewers(
+  db: Knex,
+  organizationId: string,
+  page: PageRequest,
+  filter: { available?: boolean | undefined; capability?: string | undefined },
+): Promise<Page<ReviewerRow>> {
+  const query = withLoad(db, db('reviewers').select([...COLUMNS, 'reviewers.created_at', 'reviewers.updated_at']).where({ 'reviewers.organization_id': organizationId }));
   if (filter.available !== undefined) query.where({ available: filter.available });
   if (filter.capability) query.whereRaw('capabilities \\? ?', [filter.capability]);
   return paginate<ReviewerRow>(query, page);
 }
 
-export async function insertReviewersIfAbsent(db: Knex, reviewers: Reviewer[]): Promise<void> {
+export async function insertReviewersIfAbsent(db: Knex, organizationId: string, reviewers: Reviewer[]): Promise<void> {
   if (reviewers.length === 0) return;
   await db('reviewers')
-    .insert(reviewers.map((r) => ({ ...r, capabilities: JSON.stringify(r.capabilities) })))
-    .onConflict('did')
+    .insert(reviewers.map((r) => ({ ...r, organization_id: organizationId, capabilities: JSON.stringify(r.capabilities) })))
+    .onConflict(['organization_id', 'did'])
     .ignore();
 }
 
 
 /** One available reviewer by DID, or undefined when unknown or unavailable. */
-export async function findAvailableReviewer(db: Knex, did: string): Promise<Reviewer | undefined> {
-  return db<Reviewer>('reviewers').select(['did', 'display_name', 'capabilities', 'chain_level', 'available']).where({ did, available: true }).first();
+export async function findAvailableReviewer(db: Knex, organizationId: string, did: string): Promise<Reviewer | undefined> {
+  return db<Reviewer>('reviewers').select(['did', 'display_name', 'capabilities', 'chain_level', 'available']).where({ did, available: true }).where('organization_id', organizationId).first();
 }

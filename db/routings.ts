@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 import { paginate, type Page, type PageRequest } from './pagination';
 import type { RouteTaskInput, RoutingState } from '../contracts/route-task';
 
 /** What a projection writes: the workflow's state, and the parts of its input the row keeps beside it. */
-export type RoutingProjection = Pick<RouteTaskInput, 'request_id' | 'task' | 'requested_by'> & { state: RoutingState };
+export type RoutingProjection = Pick<RouteTaskInput, 'request_id' | 'task' | 'requested_by' | 'organization_id'> & { state: RoutingState };
 
 /** The row as Postgres stores it: the state with its timestamps as dates, and the projection's input beside it. */
 export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'>, Pick<RoutingProjection, 'requested_by' | 'task'> {
@@ -42,6 +43,7 @@ export async function projectRouting(
     status: state.status,
     request_id: projection.request_id ?? null,
     requested_by: projection.requested_by,
+    organization_id: projection.organization_id ?? DEFAULT_ORGANIZATION_ID,
     task_type: state.task_type,
     ai_agent_id: state.ai_agent_id,
     ai_confidence: state.ai_confidence,
@@ -65,7 +67,7 @@ export async function projectRouting(
     created_at: state.created_at,
     updated_at: state.updated_at,
   };
-  const { routing_id: _key, request_id: _request, requested_by: _by, task: _task, created_at: _created, ...changes } = row;
+  const { routing_id: _key, request_id: _request, requested_by: _by, organization_id: _organization, task: _task, created_at: _created, ...changes } = row;
   const upsert = db('routings').insert(row).onConflict('routing_id').merge(changes).where('routings.version', '<', state.version).returning('routing_id').toSQL();
   // The CTEs share one snapshot: the release cannot see the assignment inserted beside it, and skips its level.
   const assign = open
@@ -90,18 +92,18 @@ export async function projectRouting(
  * Queued routings a reviewer holding these capabilities might serve, oldest first: those whose task needs
  * no other capability (weights, and capabilities a rule added, are checked by the routing itself).
  */
-export async function findQueuedRoutingIds(db: Knex, capabilityIds: string[], limit = 500): Promise<string[]> {
+export async function findQueuedRoutingIds(db: Knex, organizationId: string, capabilityIds: string[], limit = 500): Promise<string[]> {
   const rows = await db('routings')
     .select('routing_id')
-    .where({ status: 'queued' })
+    .where({ status: 'queued', organization_id: organizationId })
     .whereRaw(`(select coalesce(array_agg(c->>'capability_id'), '{}') from jsonb_array_elements(task->'required_capabilities') c) <@ ?::text[]`, [capabilityIds])
     .orderBy([{ column: 'created_at' }, { column: 'routing_id' }])
     .limit(limit);
   return rows.map((row: { routing_id: string }) => row.routing_id);
 }
 
-export async function findRoutingById(db: Knex, routingId: string): Promise<RoutingRow | undefined> {
-  return db<RoutingRow>('routings').where({ routing_id: routingId }).first();
+export async function findRoutingById(db: Knex, organizationId: string, routingId: string): Promise<RoutingRow | undefined> {
+  return db<RoutingRow>('routings').where({ routing_id: routingId }).where('organization_id', organizationId).first();
 }
 
 /** Equal to the row's columns, and bounds (__gte/__lte) on the confidence and the creation date. */
@@ -138,8 +140,8 @@ const HISTORY_COLUMNS = [
 export type RoutingHistoryRow = Pick<RoutingRow, (typeof HISTORY_COLUMNS)[number]>;
 
 /** The routings read model filtered by field (bounds by __gte/__lte), as a keyset page. */
-export async function listRoutings(db: Knex, page: PageRequest, filter: RoutingFilter): Promise<Page<RoutingHistoryRow>> {
-  const query = db('routings').select(HISTORY_COLUMNS);
+export async function listRoutings(db: Knex, organizationId: string, page: PageRequest, filter: RoutingFilter): Promise<Page<RoutingHistoryRow>> {
+  const query = db('routings').select(HISTORY_COLUMNS).where({ organization_id: organizationId });
   const equal = { status: filter.status, decision: filter.decision, task_type: filter.task_type, ai_agent_id: filter.agent, domain: filter.domain, escalation_level: filter.escalation_level, risk_level: filter.risk_level };
   for (const [column, value] of Object.entries(equal)) if (value !== undefined) query.where(column, value);
   if (filter.confidence__gte !== undefined) query.where('ai_confidence', '>=', filter.confidence__gte);

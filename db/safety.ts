@@ -10,13 +10,13 @@ export interface SafetyDomainRow extends DomainSafetyConfig {
 
 const COLUMNS = ['domain', 'boundaries', 'risk_thresholds', 'task_types', 'version', 'updated_by', 'updated_at'];
 
-export async function listSafetyDomains(db: Knex): Promise<SafetyDomainRow[]> {
-  const rows: unknown = await db('safety_domains').select(COLUMNS).orderBy('domain');
+export async function listSafetyDomains(db: Knex, organizationId: string): Promise<SafetyDomainRow[]> {
+  const rows: unknown = await db('safety_domains').select(COLUMNS).where({ organization_id: organizationId }).orderBy('domain');
   return rows as SafetyDomainRow[];
 }
 
-export async function findSafetyDomain(db: Knex, domain: string, options: { forUpdate?: boolean } = {}): Promise<SafetyDomainRow | undefined> {
-  const query = db('safety_domains').select(COLUMNS).where({ domain });
+export async function findSafetyDomain(db: Knex, organizationId: string, domain: string, options: { forUpdate?: boolean } = {}): Promise<SafetyDomainRow | undefined> {
+  const query = db('safety_domains').select(COLUMNS).where({ organization_id: organizationId, domain });
   if (options.forUpdate) query.forUpdate();
   const row: unknown = await query.first();
   return row as SafetyDomainRow | undefined;
@@ -25,6 +25,7 @@ export async function findSafetyDomain(db: Knex, domain: string, options: { forU
 /** Creates the domain's configuration or replaces it, one version up. */
 export async function putSafetyDomain(
   db: Knex,
+  organizationId: string,
   config: { domain: string; boundaries: Boundary[]; risk_thresholds: RiskThresholds; task_types: string[]; updated_by: string },
 ): Promise<SafetyDomainRow> {
   const values = {
@@ -34,14 +35,24 @@ export async function putSafetyDomain(
     updated_by: config.updated_by,
   };
   const [row] = await db('safety_domains')
-    .insert({ domain: config.domain, ...values })
-    .onConflict('domain')
+    .insert({ organization_id: organizationId, domain: config.domain, ...values })
+    .onConflict(['organization_id', 'domain'])
     .merge({ ...values, version: db.raw('safety_domains.version + 1'), updated_at: db.fn.now() })
     .returning<SafetyDomainRow[]>(COLUMNS);
   return row!;
 }
 
+/** Copies every domain of one organization into another, as version 1 of each. */
+export async function copySafetyDomains(db: Knex, copy: { from: string; to: string; updatedBy: string }): Promise<void> {
+  await db.raw(
+    `insert into safety_domains (organization_id, domain, boundaries, risk_thresholds, task_types, version, updated_by, updated_at)
+     select ?, domain, boundaries, risk_thresholds, task_types, 1, ?, now() from safety_domains where organization_id = ?`,
+    [copy.to, copy.updatedBy, copy.from],
+  );
+}
+
 export interface SafetyCheckRow {
+  organization_id: string;
   boundary_check_id: string;
   agent_id: string | null;
   actor_type: string;

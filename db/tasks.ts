@@ -3,6 +3,7 @@ import type { RoutingRow } from './routings';
 
 export interface TaskRow {
   task_id: string;
+  organization_id: string;
   routing_id: string;
   title: string;
   description: string | null;

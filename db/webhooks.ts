@@ -8,6 +8,7 @@ export type SubscriptionStatus = 'enabled' | 'disabled';
 
 export interface SubscriptionRow {
   subscription_id: string;
+  organization_id: string;
   version: number;
   url: string;
   events: string[];
@@ -23,6 +24,7 @@ export interface SubscriptionRow {
 
 const SUBSCRIPTION_COLUMNS = [
   'subscription_id',
+  'organization_id',
   'version',
   'url',
   'events',
@@ -50,7 +52,7 @@ export interface SecretRow {
  * Inserts a new subscription unless its id exists; false when it does. A concurrent insert of the same id
  * waits for the first transaction and then sees its row.
  */
-export async function insertSubscriptionIfAbsent(db: Knex, row: Pick<SubscriptionRow, 'subscription_id' | 'url' | 'events' | 'description' | 'created_by'>): Promise<boolean> {
+export async function insertSubscriptionIfAbsent(db: Knex, row: Pick<SubscriptionRow, 'subscription_id' | 'organization_id' | 'url' | 'events' | 'description' | 'created_by'>): Promise<boolean> {
   const inserted = await db('webhook_subscriptions')
     .insert({ ...row, version: 1, status: 'enabled' })
     .onConflict('subscription_id')
@@ -60,15 +62,26 @@ export async function insertSubscriptionIfAbsent(db: Knex, row: Pick<Subscriptio
 }
 
 /** A subscription that has not been deleted (unless asked); `lock` holds it until the transaction ends. */
-export async function findSubscription(db: Knex, subscriptionId: string, options: { lock?: boolean; includeDeleted?: boolean } = {}): Promise<SubscriptionRow | undefined> {
+/** organizationId: only that organization's subscription (a caller's); absent: any (the delivery workflows'). */
+export async function findSubscription(
+  db: Knex,
+  subscriptionId: string,
+  options: { lock?: boolean; includeDeleted?: boolean; organizationId?: string } = {},
+): Promise<SubscriptionRow | undefined> {
   const query = db<SubscriptionRow>('webhook_subscriptions').select(...SUBSCRIPTION_COLUMNS).where({ subscription_id: subscriptionId });
+  if (options.organizationId !== undefined) query.where({ organization_id: options.organizationId });
   if (!options.includeDeleted) query.whereNull('deleted_at');
   if (options.lock) query.forUpdate();
   return query.first();
 }
 
-export async function listSubscriptions(db: Knex, page: PageRequest, filter: { status?: SubscriptionStatus | undefined; event?: string | undefined }): Promise<Page<SubscriptionRow>> {
-  const query = db<SubscriptionRow>('webhook_subscriptions').select(...SUBSCRIPTION_COLUMNS).whereNull('deleted_at');
+export async function listSubscriptions(
+  db: Knex,
+  organizationId: string,
+  page: PageRequest,
+  filter: { status?: SubscriptionStatus | undefined; event?: string | undefined },
+): Promise<Page<SubscriptionRow>> {
+  const query = db<SubscriptionRow>('webhook_subscriptions').select(...SUBSCRIPTION_COLUMNS).where({ organization_id: organizationId }).whereNull('deleted_at');
   if (filter.status) query.where({ status: filter.status });
   if (filter.event) query.whereRaw('events && ?::text[]', [[filter.event, '*']]);
   return paginate<SubscriptionRow>(query, page);
@@ -97,8 +110,8 @@ export async function markSubscriptionDeleted(db: Knex, subscriptionId: string):
 }
 
 /** Enabled subscriptions and the kinds they receive, for the dispatcher's fan-out. */
-export async function listEnabledSubscriptionEvents(db: Knex): Promise<Array<Pick<SubscriptionRow, 'subscription_id' | 'events'>>> {
-  return db('webhook_subscriptions').select('subscription_id', 'events').where({ status: 'enabled' }).whereNull('deleted_at');
+export async function listEnabledSubscriptionEvents(db: Knex): Promise<Array<Pick<SubscriptionRow, 'subscription_id' | 'events' | 'organization_id'>>> {
+  return db('webhook_subscriptions').select('subscription_id', 'events', 'organization_id').where({ status: 'enabled' }).whereNull('deleted_at');
 }
 
 // Secrets ---------------------------------------------------------------------------------------------
@@ -200,11 +213,13 @@ export async function upsertDeliveryProjection(db: Knex, state: DeliveryState): 
     completed_at: state.completed_at ?? null,
   } satisfies Record<keyof DeliveryState, unknown>;
   const { delivery_id: _key, subscription_id: _subscription, event_id: _eventId, event: _event, replay_of: _replay, created_at: _created, ...changes } = row;
-  await db('webhook_deliveries').insert(row).onConflict('delivery_id').merge(changes).where('webhook_deliveries.version', '<', state.version);
+  // A delivery belongs to its subscription's organization.
+  const organization_id = db('webhook_subscriptions').select('organization_id').where({ subscription_id: state.subscription_id });
+  await db('webhook_deliveries').insert({ ...row, organization_id }).onConflict('delivery_id').merge(changes).where('webhook_deliveries.version', '<', state.version);
 }
 
-export async function findDelivery(db: Knex, subscriptionId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
-  return db<DeliveryRow>('webhook_deliveries').select(...DELIVERY_COLUMNS).where({ subscription_id: subscriptionId, delivery_id: deliveryId }).first();
+export async function findDelivery(db: Knex, organizationId: string, subscriptionId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+  return db<DeliveryRow>('webhook_deliveries').select(...DELIVERY_COLUMNS).where({ subscription_id: subscriptionId, delivery_id: deliveryId }).where('organization_id', organizationId).first();
 }
 
 export async function listDeliveries(
@@ -252,6 +267,7 @@ export async function listAttempts(db: Knex, deliveryId: string): Promise<Array<
 
 export interface OutboxRow {
   event_id: string;
+  organization_id: string;
   event: string;
   data: Record<string, unknown>;
   created_at: Date;
@@ -263,7 +279,7 @@ export interface OutboxRow {
  */
 export async function claimUndispatchedEvents(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
   return trx<OutboxRow>('outbox_events')
-    .select('event_id', 'event', 'data', 'created_at')
+    .select('event_id', 'organization_id', 'event', 'data', 'created_at')
     .whereNull('dispatched_at')
     .orderBy([{ column: 'created_at' }, { column: 'event_id' }])
     .limit(limit)

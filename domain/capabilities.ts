@@ -8,7 +8,7 @@ export const RISK_LEVELS = ['low', 'standard', 'high'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 
 /** The scopes of access tokens, PATs and service accounts (services/auth/tokens.ts), which keep working. */
-export type LegacyScope = 'orch:read' | 'orch:write' | 'orch:admin' | 'audit:read' | 'platform:read' | 'platform:write' | 'platform:admin' | 'orch:agent';
+export type LegacyScope = 'orch:read' | 'orch:write' | 'orch:admin' | 'audit:read' | 'platform:read' | 'platform:write' | 'platform:admin' | 'orch:agent' | 'cloud:admin:global';
 
 export interface CapabilityDefinition {
   description: string;
@@ -38,6 +38,8 @@ export const CAPABILITIES = {
   'provenance:attest': { description: 'Attest a provenance record', risk: 'standard', implied_by: 'platform:write' },
   'health:read': { description: 'Read the platform status', risk: 'low', implied_by: 'platform:read' },
   'health:check': { description: 'Run an organization health check', risk: 'standard', implied_by: 'platform:write' },
+  'organizations:read': { description: 'Read one’s own organization', risk: 'low', implied_by: 'platform:read' },
+  'organizations:create': { description: 'Create organizations and see every one (deployment administration)', risk: 'high', implied_by: 'cloud:admin:global' },
   'passports:read': { description: 'Read Passports of one’s organization, their JWKS and DID documents', risk: 'low', implied_by: 'platform:read' },
   'passports:create': { description: 'Create agent Passports and invite a person’s device (a registration challenge)', risk: 'standard', implied_by: 'platform:write' },
   'passports:keys': { description: 'Rotate and revoke the keys of one’s organization’s Passports', risk: 'high', implied_by: 'platform:write' },

@@ -1,9 +1,10 @@
 import { agentCapabilityWeight, type AgentProfile } from './agents';
+import { autonomyPolicy, type AutonomyPolicy } from './autonomy';
+import type { AutonomyProfile } from './organizations';
 import type { RoutingFacts } from './rule-conditions';
 import { evaluateRules, levelRank, type EscalationRule, type RuleSetEvaluation } from './escalation-rules';
 import { assessRisk, riskRank, type RiskAssessment } from './risk';
 import {
-  FOURTH_LAW_THRESHOLD,
   LEVEL_FOR_RISK,
   type EscalationLevel,
   type RequiredCapability,
@@ -38,6 +39,8 @@ export interface RoutingInputs {
   /** The enabled rules in the task's scope (task type and domain). */
   rules: EscalationRule[];
   rule_set: { version: number; enabled: number };
+  /** The organization's autonomy profile; absent: balanced. */
+  autonomy_profile?: AutonomyProfile | undefined;
 }
 
 export type DecisionStepId = 'capability_assessment' | 'risk_evaluation' | 'context_analysis' | 'routing_decision';
@@ -93,7 +96,7 @@ export function actionOf(task: Pick<RoutingTask, 'task_type' | 'context'>): stri
   return typeof task.context.action === 'string' && task.context.action.length > 0 ? task.context.action : task.task_type;
 }
 
-function capabilityAssessment(task: RoutingTask, agent: AgentProfile | null, riskLevel: EscalationLevel) {
+function capabilityAssessment(task: RoutingTask, agent: AgentProfile | null, riskLevel: EscalationLevel, confidenceThreshold: number) {
   const assessment = task.agent_assessment ?? {};
   // A registered agent that declares capabilities is held to them; others are judged by confidence alone.
   const gaps =
@@ -102,7 +105,7 @@ function capabilityAssessment(task: RoutingTask, agent: AgentProfile | null, ris
       : [];
   const threshold = task.escalation_conditions.uncertainty_threshold;
   const triggers = [
-    trigger('fourth_law', 'escalate', true, riskLevel, task.ai_confidence < FOURTH_LAW_THRESHOLD, 'ai_confidence_below_threshold', 'ai_confidence_at_or_above_threshold'),
+    trigger('fourth_law', 'escalate', true, riskLevel, task.ai_confidence < confidenceThreshold, 'ai_confidence_below_threshold', 'ai_confidence_at_or_above_threshold'),
     trigger(
       'uncertainty_threshold',
       'escalate',
@@ -129,7 +132,7 @@ function capabilityAssessment(task: RoutingTask, agent: AgentProfile | null, ris
     output_data: { ai_can_handle: !triggers.some((t) => t.triggered), capability_gaps: gaps, triggers: triggers.filter((t) => t.triggered).map((t) => t.reason) },
     reasoning: triggers.some((t) => t.triggered)
       ? `The AI cannot take this alone: ${triggers.filter((t) => t.triggered).map((t) => t.reason).join(', ')}`
-      : `Confidence ${task.ai_confidence} meets the ${FOURTH_LAW_THRESHOLD} threshold and no capability is missing`,
+      : `Confidence ${task.ai_confidence} meets the ${confidenceThreshold} threshold and no capability is missing`,
   };
   return { triggers, moment };
 }
@@ -161,7 +164,7 @@ function riskEvaluation(task: RoutingTask, inputs: RoutingInputs) {
   return { risk, triggers, moment };
 }
 
-function contextAnalysis(task: RoutingTask, inputs: RoutingInputs, risk: RiskAssessment) {
+function contextAnalysis(task: RoutingTask, inputs: RoutingInputs, risk: RiskAssessment, policy: AutonomyPolicy) {
   const byRisk = LEVEL_FOR_RISK[risk.level];
   const action = actionOf(task);
   const routingFacts = facts(task, inputs.domain, risk);
@@ -191,7 +194,15 @@ function contextAnalysis(task: RoutingTask, inputs: RoutingInputs, risk: RiskAss
     trigger('rule_conflict', 'escalate', false, ruleLevel, outcome.kind === 'conflict', 'rule_conflict', 'no_rule_conflict'),
     trigger('agent_requires_human_confirmation', 'confirm', false, byRisk, boundaries.confirmation_required, 'agent_requires_human_confirmation', 'agent_may_act_alone'),
     trigger('safety_boundary_advisory', 'confirm', false, byRisk, confirming.length > 0, 'safety_boundary_advisory', 'no_advisory_finding'),
-    trigger('high_risk_confirmation', 'confirm', false, byRisk, riskRank(risk.level) >= riskRank('high'), 'high_risk_requires_human_confirmation', 'risk_below_high'),
+    trigger(
+      'high_risk_confirmation',
+      'confirm',
+      false,
+      byRisk,
+      riskRank(risk.level) >= riskRank(policy.hybrid_from_risk),
+      riskRank(risk.level) >= riskRank('high') ? 'high_risk_requires_human_confirmation' : 'autonomy_profile_requires_human_confirmation',
+      `risk_below_${policy.hybrid_from_risk}`,
+    ),
     trigger('hybrid_mode', 'confirm', false, byRisk, mode === 'hybrid', 'hybrid_mode', `routing_mode_${mode}`),
   ];
   const moment: DecisionMoment = {
@@ -247,8 +258,9 @@ export function decideRoutingMoments(inputs: RoutingInputs): { moments: Decision
   const { task } = inputs;
   const risked = riskEvaluation(task, inputs);
   const { risk } = risked;
-  const capability = capabilityAssessment(task, inputs.agent, LEVEL_FOR_RISK[risk.level]);
-  const context = contextAnalysis(task, inputs, risk);
+  const policy = autonomyPolicy(inputs.autonomy_profile);
+  const capability = capabilityAssessment(task, inputs.agent, LEVEL_FOR_RISK[risk.level], policy.confidence_threshold);
+  const context = contextAnalysis(task, inputs, risk, policy);
   const triggers = [...risked.triggers, ...capability.triggers, ...context.triggers].sort((a, b) => SEVERITY_ORDER.indexOf(a.rule_id) - SEVERITY_ORDER.indexOf(b.rule_id));
   const escalating = triggers.filter((t) => t.triggered && t.effect === 'escalate');
   const confirming = triggers.filter((t) => t.triggered && t.effect === 'confirm');

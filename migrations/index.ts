@@ -6,6 +6,7 @@ import * as webhooks from './20261123000300_webhooks';
 import * as platform from './20261123000400_platform';
 import * as approvalFailures from './20261124000100_approval_failures';
 import * as identity from './20261125000100_identity';
+import * as tenancy from './20261125000200_tenancy';
 import * as passports from './20261125000300_passports';
 import * as webauthn from './20261125000400_webauthn';
 import * as delegation from './20261125000500_delegation';
@@ -19,6 +20,7 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261123000400_platform', migration: platform },
   { name: '20261124000100_approval_failures', migration: approvalFailures },
   { name: '20261125000100_identity', migration: identity },
+  { name: '20261125000200_tenancy', migration: tenancy },
   { name: '20261125000300_passports', migration: passports },
   { name: '20261125000400_webauthn', migration: webauthn },
   { name: '20261125000500_delegation', migration: delegation },

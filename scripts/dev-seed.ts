@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { insertReviewersIfAbsent } from '../db/reviewers';
 import type { Reviewer } from '../domain/reviewer-assignment';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 
 /** A few people so that a fresh dev start can route to humans and climb an escalation chain. */
 export const DEV_REVIEWERS: Reviewer[] = [
@@ -12,5 +13,5 @@ export const DEV_REVIEWERS: Reviewer[] = [
 
 /** Adds the dev reviewers that are missing; edits made to them since are kept. */
 export async function seedDevReviewers(db: Knex): Promise<void> {
-  await insertReviewersIfAbsent(db, DEV_REVIEWERS);
+  await insertReviewersIfAbsent(db, DEFAULT_ORGANIZATION_ID, DEV_REVIEWERS);
 }

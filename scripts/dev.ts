@@ -24,6 +24,7 @@ import { seedDevReviewers } from './dev-seed';
 import { devSecretsKey } from './dev-secrets-key';
 import { provisionTemporal } from './provision-temporal';
 import { startTemporalDevServer, type DevServer } from './temporal-dev-server';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 
 const DEV_TOKEN_TTL_SECONDS = 12 * 60 * 60;
 const TEMPORAL_UI_PORT = 8233;
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
   const token = await issueAccessToken(
     createKeyRing(db),
     { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
-    { subject: 'dev-admin', scopes: SCOPES, ttlSeconds: DEV_TOKEN_TTL_SECONDS },
+    { subject: 'dev-admin', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: DEV_TOKEN_TTL_SECONDS },
   );
   const base = publicBaseUrl(config);
   say(

@@ -1,17 +1,24 @@
 /**
- * `npm run token -- [--name NAME] [--scopes orch:read,orch:write] [--days N]`: mints a personal access
- * token, prints it once, and stores only its hash. Uses DATABASE_URL, or the embedded Postgres of
- * `npm start` (running or not).
+ * `npm run token -- [--name NAME] [--scopes orch:read,orch:write] [--days N] [--organization ORG_ID]`: mints a
+ * personal access token in the organization (the default one unless named), prints it once, and stores only
+ * its hash. Uses DATABASE_URL, or the embedded Postgres of `npm start` (running or not).
  */
 import { parseArgs } from 'node:util';
 import { migrateToLatest } from '../db/migrate';
 import { loadConfig } from '../app/config';
 import { openDatabase } from '../app/database';
+import { findOrganization } from '../db/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 import { isScope, mintPersonalAccessToken, SCOPES, type Scope } from '../services/auth/tokens';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { name: { type: 'string', default: 'cli' }, scopes: { type: 'string', default: SCOPES.join(',') }, days: { type: 'string' } },
+    options: {
+      name: { type: 'string', default: 'cli' },
+      organization: { type: 'string', default: DEFAULT_ORGANIZATION_ID },
+      scopes: { type: 'string', default: SCOPES.join(',') },
+      days: { type: 'string' },
+    },
   });
   const scopes = values.scopes.split(',').map((scope) => scope.trim()).filter(Boolean);
   const unknown = scopes.filter((scope) => !isScope(scope));
@@ -22,13 +29,15 @@ async function main(): Promise<void> {
   const database = await openDatabase(loadConfig(process.env), { serveEmbedded: false });
   try {
     await migrateToLatest(database.db);
+    if (!(await findOrganization(database.db, values.organization))) throw new Error(`No organization ${values.organization}`);
     const { token, token_id } = await mintPersonalAccessToken(database.db, {
       name: values.name,
       scopes: scopes as Scope[],
+      organizationId: values.organization,
       expiresAt: days === undefined ? null : new Date(Date.now() + days * 86_400_000),
       createdBy: 'npm run token',
     });
-    console.log(`Personal access token ${token_id} (${scopes.join(' ')}) — shown once, store it now:\n${token}`);
+    console.log(`Personal access token ${token_id} in ${values.organization} (${scopes.join(' ')}) — shown once, store it now:\n${token}`);
   } finally {
     await database.close();
   }

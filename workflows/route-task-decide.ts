@@ -24,11 +24,11 @@ export interface Decided {
  */
 export async function decide(run: RoutingRun): Promise<Decided> {
   const { task, routing_id } = run.input;
-  const { reviewers: candidates, ...context } = await routingActivities.loadRoutingContext(task);
+  const { reviewers: candidates, ...context } = await routingActivities.loadRoutingContext(task, run.input.organization_id);
   const { moments, verdict } = decideRoutingMoments({ task, ...context });
   const human = needsHuman(verdict.decision);
   const required = verdict.required_capabilities;
-  const assignment = human ? assignReviewer(candidatesCover(task.required_capabilities, required) ? candidates : await routingActivities.loadReviewers(required), required) : undefined;
+  const assignment = human ? assignReviewer(candidatesCover(task.required_capabilities, required) ? candidates : await routingActivities.loadReviewers(required, run.input.organization_id), required) : undefined;
   const decidedAt = run.now();
   const assigned_to: AssignedTo | undefined = !human
     ? { type: 'ai_agent', did: agentDid(task.ai_agent_id), agent_id: task.ai_agent_id, capabilities_matched: [] }

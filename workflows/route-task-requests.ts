@@ -20,7 +20,7 @@ export async function escalate(routing: Routing, request: EscalateRoutingInput, 
   const target = request.target_capability ? { capability_id: request.target_capability, min_weight: request.min_weight ?? 0 } : undefined;
   const needs = escalationNeeds(routing.needs, target);
   const facts = { routing_id, actor, request, from_agent: holder !== 'human' };
-  const next = reviewerForRequest(await routingActivities.loadReviewers(needs), needs, holder, { targeted: target !== undefined }, routing.current);
+  const next = reviewerForRequest(await routingActivities.loadReviewers(needs, routing.run.input.organization_id), needs, holder, { targeted: target !== undefined }, routing.current);
   const level = levelForRequest(holder, { targeted: target !== undefined, urgency: request.urgency }, routing.level, routing.verdict.risk.level);
   if (!next && holder === 'human') {
     routing.attempts += 1;
@@ -94,7 +94,7 @@ export async function reportConfidence(routing: Routing, report: ConfidenceRepor
       ? await escalate(routing, { reason: 'ai_confidence_below_threshold', requested_by: { type: 'ai_agent', did: agentDid(report.agent_id), agent_id: report.agent_id } }, { type: 'orch_core', did: ORCH_CORE_DID })
       : undefined;
   const humanAssigned = routing.phase === 'human';
-  const suggested = below ? suggestedReviewers(humanAssigned ? routing.current?.did : undefined, await routingActivities.loadReviewers(routing.needs), routing.needs) : [];
+  const suggested = below ? suggestedReviewers(humanAssigned ? routing.current?.did : undefined, await routingActivities.loadReviewers(routing.needs, routing.run.input.organization_id), routing.needs) : [];
   const { state } = run;
   return {
     routing_id: routing.routingId,

@@ -63,7 +63,7 @@ export function createRoutingRun(input: RouteTaskInput): RoutingRun {
       ]);
       const anchor = await routingActivities.recordRoutingStep({
         provenance: steps.map(({ step_id, entry, events }) => ({ entry: { subject_id: routing_id, step_id, timestamp: at, ...entry }, events })),
-        projection: { state: { ...state }, request_id: input.request_id, task, requested_by: input.requested_by },
+        projection: { state: { ...state }, request_id: input.request_id, task, requested_by: input.requested_by, organization_id: input.organization_id },
         anchor_in,
       });
       if (anchor_in === 'decision_result' && state.decision_result) state.decision_result.provenance.ledger_anchor = anchor;

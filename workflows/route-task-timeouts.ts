@@ -25,7 +25,7 @@ export async function timedOut(routing: Routing): Promise<void> {
   const { run, routingId: routing_id } = routing;
   const from = routing.current!;
   const timed_out_after_seconds = routing.timeoutOf(routing.level);
-  const moved = nextOnTimeout(await routingActivities.loadReviewers(routing.needs), routing.needs, from, routing.level);
+  const moved = nextOnTimeout(await routingActivities.loadReviewers(routing.needs, routing.run.input.organization_id), routing.needs, from, routing.level);
   if (!moved) {
     await run.record([expiryRecord({ routing_id, level: routing.level, chain_length: run.state.escalation_chain.length, timed_out_after_seconds })], { status: 'expired' });
     routing.phase = 'closed';
@@ -71,7 +71,7 @@ export async function reviewerAvailable(routing: Routing): Promise<void> {
 }
 
 async function assignFromQueue(routing: Routing): Promise<boolean> {
-  const found = assignReviewer(await routingActivities.loadReviewers(routing.needs), routing.needs);
+  const found = assignReviewer(await routingActivities.loadReviewers(routing.needs, routing.run.input.organization_id), routing.needs);
   if (found) await routing.assignFromQueue(found, { actor: ORCH_CORE, by_admin: false, qualified: true });
   return found !== undefined;
 }

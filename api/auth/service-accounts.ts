@@ -95,9 +95,9 @@ export function registerServiceAccountRoutes(api: ApiBuilder, deps: { db: Knex }
     description: `${ADMINISTERED_BY}Secrets are never shown again, nor their hashes.`,
     request: { query: ListServiceAccountsQuerySchema },
     responses: { 200: { description: 'A page of service accounts', schema: pageSchema(ServiceAccountSummarySchema, 'ServiceAccountPage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'client_id' });
-      const page = await withCursorProblems(listServiceAccounts(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      const page = await withCursorProblems(listServiceAccounts(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map(renderServiceAccount) } };
     },
   });
@@ -111,8 +111,8 @@ export function registerServiceAccountRoutes(api: ApiBuilder, deps: { db: Knex }
     description: `${ADMINISTERED_BY}Revoking a revoked account answers 204 again and keeps the first revocation time.`,
     request: { params: ClientIdParamsSchema },
     responses: { 204: { description: 'Revoked' }, 404: { description: 'No such service account' } },
-    handler: async ({ params }) => {
-      const outcome = await revokeServiceAccount(deps.db, params.client_id);
+    handler: async ({ params, principal }) => {
+      const outcome = await revokeServiceAccount(deps.db, principal.organization_id, params.client_id);
       if (!outcome.ok) throw new Problem('service_account_not_found', `No service account ${params.client_id}`);
       return { status: 204 };
     },

@@ -82,6 +82,7 @@ export function registerTokenRoutes(api: ApiBuilder, deps: { db: Knex; keyRing: 
       const access_token = await issueAccessToken(deps.keyRing, deps.settings, {
         subject: account.client_id,
         clientId: account.client_id,
+        organizationId: account.organization_id,
         scopes: requested,
         ttlSeconds: deps.accessTokenTtlSeconds,
       });

@@ -29,8 +29,8 @@ export function registerAgentPerformanceRoutes(api: ApiBuilder, deps: { db: Knex
     rateLimit: 'agent-monitoring',
     request: { params: AgentParamsSchema, query: PeriodQuerySchema },
     responses: { 200: { description: 'The agent’s performance', schema: AgentPerformanceSchema }, 404: { description: 'agent_not_found' } },
-    handler: async ({ params, query }) => {
-      const performance = await performanceOf(deps.db, params.agent_id, new Date(), periodSeconds(query.period)!);
+    handler: async ({ params, query, principal }) => {
+      const performance = await performanceOf(deps.db, principal.organization_id, params.agent_id, new Date(), periodSeconds(query.period)!);
       if (!performance) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
       return { status: 200, body: { agent_id: params.agent_id, period: query.period, ...performance } };
     },

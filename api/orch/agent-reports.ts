@@ -64,7 +64,7 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
     handler: async ({ req, headers, body, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
       const confidence = statedConfidence(headers['x-confidence-score'], body.confidence, 'confidence');
-      const sent = await reportAgentConfidence(deps, agent, { ...body, confidence }, updateIdFor(principal.id, req.get('idempotency-key')));
+      const sent = await reportAgentConfidence(deps, principal.organization_id, agent, { ...body, confidence }, updateIdFor(principal.id, req.get('idempotency-key')));
       if (!sent.ok) throw updateProblem(sent, body.task_id);
       const { outcome, violations } = sent.result;
       const assigned_human = outcome.assigned_to?.type === 'human' ? outcome.assigned_to.did : null;
@@ -131,7 +131,7 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
     },
     handler: async ({ req, headers, body, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
-      const sent = await escalateAgentTask(deps, agent, body, updateIdFor(principal.id, req.get('idempotency-key')));
+      const sent = await escalateAgentTask(deps, principal.organization_id, agent, body, updateIdFor(principal.id, req.get('idempotency-key')));
       if (!sent.ok) throw updateProblem(sent, body.task_id);
       return { status: 200, body: renderEscalation(sent.result) };
     },

@@ -67,9 +67,9 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     rateLimit: 'agent-monitoring',
     request: { query: ListAgentsQuerySchema },
     responses: { 200: { description: 'A page of agents', schema: pageSchema(AgentSchema, 'AgentPage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'registered_at', uniqueKey: 'agent_id' });
-      const page = await withCursorProblems(listAgents(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      const page = await withCursorProblems(listAgents(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map(renderAgent) } };
     },
   });
@@ -84,8 +84,8 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     rateLimit: 'agent-monitoring',
     request: { params: AgentParamsSchema },
     responses: { 200: { description: 'The agent', schema: AgentSchema }, 404: { description: 'agent_not_found' } },
-    handler: async ({ params }) => {
-      const row = await findAgent(deps.db, params.agent_id);
+    handler: async ({ params, principal }) => {
+      const row = await findAgent(deps.db, principal.organization_id, params.agent_id);
       if (!row) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
       return { status: 200, body: renderAgent(row) };
     },

@@ -101,12 +101,12 @@ export function registerAuditRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     rateLimit: 'audit-logs',
     request: { query: AuditQuerySchema },
     responses: { 200: { description: 'A page of audit entries', schema: AuditPageSchema } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: '-timestamp', uniqueKey: 'e.seq' });
       const starts = [query.start_date, query.date__gte].filter((value): value is string => value !== undefined).map(startOf);
       const eventType = query.event_type ?? query.type;
       const page = await withCursorProblems(
-        listAuditEntries(deps.db, { limit: query.limit, cursor: query.cursor, sort }, {
+        listAuditEntries(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, {
           from: starts.length > 0 ? new Date(Math.max(...starts.map((date) => date.getTime()))) : undefined,
           before: query.end_date ? after(query.end_date) : undefined,
           actions: eventType ? actionsOfEventType(eventType) : undefined,

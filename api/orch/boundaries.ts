@@ -23,7 +23,7 @@ export function registerBoundaryRoutes(api: ApiBuilder, deps: { db: Knex }): voi
     handler: async ({ headers, query, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
       const context: Record<string, unknown> = { ...(query.amount !== undefined ? { amount: query.amount } : {}), ...(query.domain ? { domain: query.domain } : {}) };
-      const { domain, config } = await domainConfigFor(deps.db, { task_type: query.action, context });
+      const { domain, config } = await domainConfigFor(deps.db, principal.organization_id, { task_type: query.action, context });
       const { risk, evaluation, verdict } = assessAction({ action: query.action, context, actor: { type: 'ai_agent', agent_id: agent.agent_id }, agent, config, domain });
       return {
         status: 200,

@@ -45,7 +45,7 @@ export function registerManualEscalationRoutes(api: ApiBuilder, deps: RoutingSer
     },
     handler: async ({ req, body, principal }) => {
       const { escalation_reason, ...request } = body;
-      const sent = await escalateByHand(deps, { ...request, reason: escalation_reason }, updateIdFor(principal.id, req.get('idempotency-key')));
+      const sent = await escalateByHand(deps, principal.organization_id, { ...request, reason: escalation_reason }, updateIdFor(principal.id, req.get('idempotency-key')));
       if (!sent.ok) throw new Problem(sent.code === 'routing_not_found' ? 'routing_not_found' : 'routing_closed', sent.detail);
       return { status: 200, body: renderEscalation(sent.result) };
     },

@@ -85,9 +85,9 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     rateLimit: 'default',
     request: { body: DryRunSchema },
     responses: { 200: { description: 'The dry run', schema: DryRunResponseSchema } },
-    handler: async ({ body }) => {
-      const measured = await dryRun(deps.db, body);
-      const findings = analyzeRule({ rule_id: 'er_dry_run', rule_name: 'dry run', ...body }, await enabledRules(deps.db));
+    handler: async ({ body, principal }) => {
+      const measured = await dryRun(deps.db, principal.organization_id, body);
+      const findings = analyzeRule({ rule_id: 'er_dry_run', rule_name: 'dry run', ...body }, await enabledRules(deps.db, principal.organization_id));
       const { estimated_trigger_rate, ...basis } = measured.trigger_rate;
       return { status: 200, body: { applies_to: measured.applies_to, estimated_trigger_rate, trigger_rate_basis: basis, findings } };
     },
@@ -103,9 +103,9 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     rateLimit: 'default',
     request: { query: ListRulesQuerySchema },
     responses: { 200: { description: 'A page of rules', schema: pageSchema(RuleSchema, 'EscalationRulePage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'rule_id' });
-      const page = await withCursorProblems(listRules(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      const page = await withCursorProblems(listRules(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map(render) } };
     },
   });
@@ -120,8 +120,8 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     rateLimit: 'default',
     request: { params: RuleParamsSchema },
     responses: { 200: { description: 'The rule', schema: RuleSchema }, 404: { description: 'rule_not_found' } },
-    handler: async ({ params }) => {
-      const row = await findRule(deps.db, params.rule_id);
+    handler: async ({ params, principal }) => {
+      const row = await findRule(deps.db, principal.organization_id, params.rule_id);
       if (!row) throw new Problem('rule_not_found', `No escalation rule ${params.rule_id}`);
       return { status: 200, body: render(row) };
     },

@@ -31,8 +31,8 @@ const ProvenanceHistorySchema = z
   })
   .openapi('ProvenanceHistory');
 
-async function routingRecords(db: Knex, routingId: string) {
-  const [routing, records] = await Promise.all([findRoutingById(db, routingId), listProvenanceForSubject(db, routingId)]);
+async function routingRecords(db: Knex, organizationId: string, routingId: string) {
+  const [routing, records] = await Promise.all([findRoutingById(db, organizationId, routingId), listProvenanceForSubject(db, routingId, organizationId)]);
   if (!routing && records.length === 0) throw new Problem('routing_not_found', `No routing ${routingId}`);
   return { routing, records };
 }
@@ -48,8 +48,8 @@ export function registerProvenanceRoutes(api: ApiBuilder, deps: { db: Knex; bloc
     rateLimit: 'provenance-queries',
     request: { params: RoutingIdParamsSchema },
     responses: { 200: { description: 'Provenance history', schema: ProvenanceHistorySchema }, 404: { description: 'No such routing' } },
-    handler: async ({ params }) => {
-      const { routing, records } = await routingRecords(deps.db, params.routing_id);
+    handler: async ({ params, principal }) => {
+      const { routing, records } = await routingRecords(deps.db, principal.organization_id, params.routing_id);
       const chain = records.map((record) => record.entry);
       return {
         status: 200,
@@ -80,8 +80,8 @@ export function registerProvenanceRoutes(api: ApiBuilder, deps: { db: Knex; bloc
       404: { description: 'No such routing, or no checkpoint of that tree size' },
       422: { description: 'A step is not in the tree of that size' },
     },
-    handler: async ({ params, query }) => {
-      const { records } = await routingRecords(deps.db, params.routing_id);
+    handler: async ({ params, query, principal }) => {
+      const { records } = await routingRecords(deps.db, principal.organization_id, params.routing_id);
       return bundleReply(await inclusionBundle(deps.db, records, atTreeSize(query.tree_size)), deps.blockMaxAgeMs);
     },
   });

@@ -66,9 +66,9 @@ export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; tempor
     rateLimit: 'default',
     request: { query: ListReviewersQuerySchema },
     responses: { 200: { description: 'A page of reviewers', schema: pageSchema(ReviewerSchema, 'ReviewerPage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'chain_level', uniqueKey: 'reviewers.did' });
-      const page = await withCursorProblems(listReviewers(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      const page = await withCursorProblems(listReviewers(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map(render) } };
     },
   });
@@ -84,8 +84,8 @@ export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; tempor
     rateLimit: 'default',
     request: { params: z.object({ did: DidSchema }), body: PutReviewerSchema },
     responses: { 204: { description: 'Stored' } },
-    handler: async ({ params, body }) => {
-      await saveReviewer(deps, { did: params.did, ...body });
+    handler: async ({ params, body, principal }) => {
+      await saveReviewer(deps, principal.organization_id, { did: params.did, ...body });
       return { status: 204 };
     },
   });

@@ -108,9 +108,9 @@ export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }
     rateLimit: 'routing-requests',
     request: { query: HistoryQuerySchema },
     responses: { 200: { description: 'A page of routings', schema: pageSchema(RoutingHistoryItemSchema, 'RoutingHistoryPage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: '-created_at', uniqueKey: 'routing_id' });
-      const page = await withCursorProblems(listRoutings(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      const page = await withCursorProblems(listRoutings(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map(render) } };
     },
   });

@@ -72,6 +72,7 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
         routing_id,
         request_id: request_id ?? task_id,
         requested_by: principal.id,
+        organization_id: principal.organization_id,
         task: { ...task, context: urgency ? { ...context, urgency } : context, ai_agent_id: ai_agent_id ?? principal.subject },
       });
       const decision: z.output<typeof RoutingDecisionSchema> = outcome.decision;
@@ -89,8 +90,8 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     rateLimit: 'routing-requests',
     request: { params: RoutingIdParamsSchema },
     responses: { 200: { description: 'The routing status', schema: RoutingStatusSchema }, 404: { description: 'No such routing' } },
-    handler: async ({ params }) => {
-      const row = await findRoutingById(deps.db, params.routing_id);
+    handler: async ({ params, principal }) => {
+      const row = await findRoutingById(deps.db, principal.organization_id, params.routing_id);
       if (!row) throw new Problem('routing_not_found', `No routing ${params.routing_id}`);
       return { status: 200, body: toRoutingStatus(row) };
     },
@@ -113,7 +114,7 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
       409: { description: 'The routing is not awaiting review (already resolved, expired, decided autonomously, or queued for a reviewer)' },
     },
     handler: async ({ req, params, body, principal }) => {
-      const sent = await sendRoutingUpdate(deps, params.routing_id, resolveUpdate, [body], updateIdFor(principal.id, req.get('idempotency-key')));
+      const sent = await sendRoutingUpdate(deps, principal.organization_id, params.routing_id, resolveUpdate, [body], updateIdFor(principal.id, req.get('idempotency-key')));
       if (sent.ok) return { status: 200, body: { routing_id: params.routing_id, status: 'completed', ...sent.result } };
       if (sent.code === 'routing_not_found') throw new Problem('routing_not_found', sent.detail);
       if (sent.code === 'reviewer_not_assigned') throw new Problem('reviewer_not_assigned', sent.detail);

@@ -11,13 +11,13 @@ import { z } from '../schemas/zod';
 
 const DomainSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lower-case letters, digits, _ or -').openapi({ example: 'healthcare' });
 
-async function renderConfig(db: Knex, row: SafetyDomainRow) {
+async function renderConfig(db: Knex, organizationId: string, row: SafetyDomainRow) {
   return {
     domain: row.domain,
     boundaries: row.boundaries,
     risk_thresholds: row.risk_thresholds,
     task_types: row.task_types,
-    escalation_rules: await countEnabledRulesForDomain(db, row.domain),
+    escalation_rules: await countEnabledRulesForDomain(db, organizationId, row.domain),
     version: row.version,
     last_updated: row.updated_at.toISOString(),
   };
@@ -45,7 +45,7 @@ export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void 
       const own = principal.kind === 'agent' ? principal.subject : undefined;
       if (own && body.actor.agent_id && body.actor.agent_id !== own) throw new Problem('agent_id_mismatch', `The API key belongs to ${own}, not ${body.actor.agent_id}`);
       const actor = { ...body.actor, agent_id: body.actor.agent_id ?? (body.actor.type === 'ai_agent' ? own : undefined) };
-      const agent = actor.type === 'ai_agent' && actor.agent_id ? await findAgentProfile(deps.db, actor.agent_id) : null;
+      const agent = actor.type === 'ai_agent' && actor.agent_id ? await findAgentProfile(deps.db, principal.organization_id, actor.agent_id) : null;
       if (actor.type === 'ai_agent' && actor.agent_id && agent?.status !== 'active') {
         throw new Problem('agent_not_registered', agent ? `Agent ${actor.agent_id} is ${agent.status}` : `No agent ${actor.agent_id} is registered`);
       }
@@ -63,10 +63,10 @@ export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void 
     rateLimit: 'safety-checks',
     request: { query: z.object({ domain: DomainSchema.default('general') }) },
     responses: { 200: { description: 'The configuration', schema: SafetyConfigSchema }, 404: { description: 'safety_domain_not_found' } },
-    handler: async ({ query }) => {
-      const row = await findSafetyDomain(deps.db, query.domain);
+    handler: async ({ query, principal }) => {
+      const row = await findSafetyDomain(deps.db, principal.organization_id, query.domain);
       if (!row) throw new Problem('safety_domain_not_found', `No safety configuration for ${query.domain}; tasks there are judged by general’s. PUT /v1/orch/safety/config/${query.domain} creates one.`);
-      return { status: 200, body: await renderConfig(deps.db, row) };
+      return { status: 200, body: await renderConfig(deps.db, principal.organization_id, row) };
     },
   });
 
@@ -83,7 +83,7 @@ export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void 
     responses: { 200: { description: 'The configuration as stored', schema: SafetyConfigSchema } },
     handler: async ({ params, body, principal }) => {
       const row = await putDomainConfig(deps.db, { domain: params.domain, ...body }, principal);
-      return { status: 200, body: await renderConfig(deps.db, row) };
+      return { status: 200, body: await renderConfig(deps.db, principal.organization_id, row) };
     },
   });
 }

@@ -49,9 +49,9 @@ export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps)
     summary: 'The deliveries of a subscription, newest first',
     request: { params: SubscriptionIdParamsSchema, query: ListDeliveriesQuerySchema },
     responses: { 200: { description: 'A page of deliveries', schema: pageSchema(WebhookDeliverySchema, 'WebhookDeliveryPage') }, 404: { description: 'No such subscription' } },
-    handler: async ({ params, query }) => {
+    handler: async ({ params, query, principal }) => {
       // A deleted subscription's deliveries stay readable: their logs are an audit trail.
-      if (!(await findSubscription(deps.db, params.subscription_id, { includeDeleted: true }))) throw new Problem('webhook_not_found', `No webhook subscription ${params.subscription_id}`);
+      if (!(await findSubscription(deps.db, params.subscription_id, { includeDeleted: true, organizationId: principal.organization_id }))) throw new Problem('webhook_not_found', `No webhook subscription ${params.subscription_id}`);
       const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: '-created_at', uniqueKey: 'delivery_id' });
       const page = await withCursorProblems(listDeliveries(deps.db, params.subscription_id, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map(renderDelivery) } };
@@ -66,8 +66,8 @@ export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps)
     summary: 'A delivery with the log of its attempts (status, duration, error, the start of the answer)',
     request: { params: DeliveryParamsSchema },
     responses: { 200: { description: 'The delivery', schema: WebhookDeliveryDetailSchema }, 404: { description: 'No such subscription or delivery' } },
-    handler: async ({ params }) => {
-      const delivery = await findDelivery(deps.db, params.subscription_id, params.delivery_id);
+    handler: async ({ params, principal }) => {
+      const delivery = await findDelivery(deps.db, principal.organization_id, params.subscription_id, params.delivery_id);
       if (!delivery) throw new Problem('webhook_delivery_not_found', `No delivery ${params.delivery_id} of subscription ${params.subscription_id}`);
       const attempts = await listAttempts(deps.db, delivery.delivery_id);
       return {
@@ -107,7 +107,7 @@ export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps)
       409: { description: 'The delivery is still being attempted, or the subscription is disabled' },
     },
     handler: async ({ req, params, principal }) => {
-      const outcome = await replayDelivery(deps, { ...params, principal_id: principal.id, idempotency_key: req.get('idempotency-key') });
+      const outcome = await replayDelivery(deps, { ...params, principal_id: principal.id, organization_id: principal.organization_id, idempotency_key: req.get('idempotency-key') });
       if (!outcome.ok) throw new Problem(outcome.code, REPLAY_REFUSALS[outcome.code]);
       return {
         status: 202,

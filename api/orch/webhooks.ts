@@ -84,7 +84,7 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
       503: { description: 'SECRETS_ENCRYPTION_KEY is not configured' },
     },
     handler: async ({ req, body, principal }) => {
-      const outcome = await createSubscription(deps, { principal_id: principal.id, idempotency_key: req.get('idempotency-key'), ...body });
+      const outcome = await createSubscription(deps, { principal_id: principal.id, organization_id: principal.organization_id, idempotency_key: req.get('idempotency-key'), ...body });
       if (!outcome.ok) throw refusal(outcome);
       const reply = { ...renderSubscription(outcome.subscription), secret: outcome.secret };
       const headers: Record<string, string> = { Location: `/v1/orch/webhooks/${outcome.subscription.subscription_id}` };
@@ -100,9 +100,9 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
     summary: 'List webhook subscriptions',
     request: { query: ListWebhooksQuerySchema },
     responses: { 200: { description: 'A page of subscriptions', schema: pageSchema(WebhookSubscriptionSchema, 'WebhookSubscriptionPage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'subscription_id' });
-      const page = await withCursorProblems(listSubscriptions(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      const page = await withCursorProblems(listSubscriptions(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map(renderSubscription) } };
     },
   });
@@ -115,8 +115,8 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
     summary: 'Read a webhook subscription and when its secrets expire',
     request: { params: SubscriptionIdParamsSchema },
     responses: { 200: { description: 'The subscription', schema: WebhookSubscriptionDetailSchema }, 404: { description: 'No such subscription' } },
-    handler: async ({ params }) => {
-      const row = await findSubscription(deps.db, params.subscription_id);
+    handler: async ({ params, principal }) => {
+      const row = await findSubscription(deps.db, params.subscription_id, { organizationId: principal.organization_id });
       if (!row) throw refusal({ code: 'not_found' }, params.subscription_id);
       const secrets = await listLiveSecrets(deps.db, row.subscription_id);
       return { status: 200, body: { ...renderSubscription(row), secrets: secrets.map((secret) => ({ created_at: secret.created_at.toISOString(), expires_at: iso(secret.expires_at) })) } };
@@ -136,7 +136,7 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
       422: { description: 'The URL is a private or loopback destination (or does not resolve)' },
     },
     handler: async ({ params, body, principal }) => {
-      const outcome = await changeSubscription(deps, params.subscription_id, principal.id, body);
+      const outcome = await changeSubscription(deps, principal.organization_id, params.subscription_id, principal.id, body);
       if (!outcome.ok) throw refusal(outcome, params.subscription_id);
       return { status: 200, body: renderSubscription(outcome.subscription) };
     },
@@ -151,7 +151,7 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
     request: { params: SubscriptionIdParamsSchema },
     responses: { 204: { description: 'Deleted' }, 404: { description: 'No such subscription' } },
     handler: async ({ params, principal }) => {
-      const outcome = await deleteSubscription(deps, params.subscription_id, principal.id);
+      const outcome = await deleteSubscription(deps, principal.organization_id, params.subscription_id, principal.id);
       if (!outcome.ok) throw refusal(outcome, params.subscription_id);
       return { status: 204 };
     },
@@ -172,7 +172,7 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
       503: { description: 'SECRETS_ENCRYPTION_KEY is not configured' },
     },
     handler: async ({ params, body, principal }) => {
-      const outcome = await rotateSecret(deps, params.subscription_id, principal.id, body.overlap_seconds);
+      const outcome = await rotateSecret(deps, principal.organization_id, params.subscription_id, principal.id, body.overlap_seconds);
       if (!outcome.ok) throw refusal(outcome, params.subscription_id);
       return { status: 200, body: { subscription_id: params.subscription_id, secret: outcome.secret, previous_secrets_expire_at: outcome.previous_secrets_expire_at } };
     },

@@ -68,9 +68,9 @@ export function registerEventRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     summary: 'The events the service emitted, newest first, each with its provenance record',
     request: { query: ListEventsQuerySchema },
     responses: { 200: { description: 'A page of events', schema: pageSchema(EventSchema, 'EventPage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: EVENT_SORT_COLUMNS, fallback: '-created_at', uniqueKey: EVENT_SORT_COLUMNS.event_id });
-      const page = await withCursorProblems(listEvents(deps.db, { limit: query.limit, cursor: query.cursor, sort }, { ...query, events: query.event ?? query.type }));
+      const page = await withCursorProblems(listEvents(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, { ...query, events: query.event ?? query.type }));
       return { status: 200, body: { ...page, data: page.data.map(renderEvent) } };
     },
   });
@@ -83,8 +83,8 @@ export function registerEventRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     summary: 'One event with its provenance record',
     request: { params: z.object({ event_id: z.string().min(1).max(100) }) },
     responses: { 200: { description: 'The event', schema: EventSchema }, 404: { description: 'No such event' } },
-    handler: async ({ params }) => {
-      const row = await findEvent(deps.db, params.event_id);
+    handler: async ({ params, principal }) => {
+      const row = await findEvent(deps.db, principal.organization_id, params.event_id);
       if (!row) throw new Problem('event_not_found', `No event ${params.event_id}`);
       return { status: 200, body: renderEvent(row) };
     },

@@ -10,6 +10,7 @@ import { registerAgentRoutes } from './agents';
 import { registerApprovalRoutes } from './approvals';
 import { registerEscalationRoutes } from './escalations';
 import { registerExecutionRoutes } from './executions';
+import { registerOrganizationRoutes } from './organizations';
 import { registerPlatformHealthRoutes } from './health';
 import { registerPassportRoutes } from './passports';
 import { registerTaskRoutes } from './tasks';
@@ -33,6 +34,7 @@ export interface PlatformRouteDeps {
 /** Every route of the platform API (/v1 outside /v1/orch). */
 export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps): void {
   const services = { db: deps.db, temporal: deps.temporal, taskQueue: deps.settings.taskQueue, settings: deps.settings.platform };
+  registerOrganizationRoutes(api, services);
   registerApprovalRoutes(api, services);
   registerEscalationRoutes(api, services);
   registerAgentRoutes(api, services);

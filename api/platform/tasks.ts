@@ -118,7 +118,7 @@ export function registerTaskRoutes(api: ApiBuilder, deps: RoutingServiceDeps & {
     },
     handler: async ({ req, body, principal }) => {
       const task_id = resourceId('tsk', principal.id, req.get('idempotency-key'));
-      const outcome = await submitTask(deps, { task_id, submitted_by: principal.id }, body);
+      const outcome = await submitTask(deps, { task_id, submitted_by: principal.id, organization_id: principal.organization_id }, body);
       if (!outcome.ok) throw new Problem(outcome.code, outcome.detail);
       return { status: 201, body: taskView(await find(task_id)), headers: { Location: `/v1/tasks/${task_id}` } };
     },

@@ -186,6 +186,7 @@ async function seedRules(bench: Bench): Promise<void> {
       await insertRule(trx, {
         rule_id: `er_${randomUUIDFrom(next)}`,
         created_by: 'bench',
+        organization_id: DEFAULT_ORGANIZATION_ID,
         rule_name: row.name,
         description: '',
         conditions: row.conditions,

@@ -15,6 +15,7 @@ import { provisionTemporal } from '../provision-temporal';
 import { startTemporalDevServer, type DevServer } from '../temporal-dev-server';
 import { createBenchDatabase, serviceBackendPids, type BenchDatabase } from './database';
 import { cpuSeconds, freePort, type ProcessMeter, spawnService, type Service } from './processes';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 export const NAMESPACE = 'default';
 const READY_TIMEOUT_MS = 120_000;
@@ -160,7 +161,7 @@ export function watchedBy(stack: BenchStack): ConstructorParameters<typeof Proce
 /** A token with every scope, from the database's signing key, for the services' config. */
 function benchToken(database: BenchDatabase, env: NodeJS.ProcessEnv): Promise<string> {
   const config = loadConfig(env);
-  return issueAccessToken(createKeyRing(database.db), { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE }, { subject: 'bench', scopes: SCOPES, ttlSeconds: 3600 });
+  return issueAccessToken(createKeyRing(database.db), { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE }, { subject: 'bench', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 3600 });
 }
 
 /**

@@ -19,7 +19,7 @@ export async function callingAgent(db: Knex, principal: Principal, headerAgentId
   }
   const agentId = headerAgentId ?? own;
   if (!agentId) return { ok: false, code: 'agent_id_required', detail: 'Name the calling agent in X-Agent-ID (or call with the agent’s own API key)' };
-  const agent = await findAgentProfile(db, agentId);
+  const agent = await findAgentProfile(db, principal.organization_id, agentId);
   if (!agent) return { ok: false, code: 'agent_not_registered', detail: `No agent ${agentId} is registered; an admin registers it with POST /v1/orch/agents/register` };
   if (agent.status !== 'active') return { ok: false, code: 'agent_not_registered', detail: `Agent ${agentId} is ${agent.status}` };
   return { ok: true, agent };

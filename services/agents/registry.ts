@@ -30,7 +30,7 @@ export async function registerAgent(
   const did = agentDid(registration.agent_id);
   try {
     const agent = await db.transaction(async (trx) => {
-      const row = await insertAgent(trx, { ...registration, did, status: 'active', registered_by: principal.id, api_key_hash });
+      const row = await insertAgent(trx, { ...registration, did, status: 'active', organization_id: principal.organization_id, registered_by: principal.id, api_key_hash });
       await appendProvenance(trx, {
         entry: {
           subject_id: row.agent_id,
@@ -42,6 +42,7 @@ export async function registerAgent(
           output_data: { did, status: row.status },
           reasoning: `${principal.id} registered ${row.agent_name} (${row.agent_type})`,
         },
+        organization_id: principal.organization_id,
         events: [{ event: 'agent.registered', data: { agent_id: row.agent_id, did, agent_name: row.agent_name, agent_type: row.agent_type, status: row.status } }],
       });
       return row;
@@ -58,9 +59,9 @@ export type AgentChanges = Partial<{ status: AgentStatus; safety_constraints: Ag
 /** Changes an agent (suspending it shuts its key and X-Agent-ID out at once), recorded in provenance. */
 export async function changeAgent(db: Knex, agentId: string, changes: AgentChanges, principal: Principal): Promise<AgentRow | undefined> {
   return db.transaction(async (trx) => {
-    const before = await findAgent(trx, agentId);
+    const before = await findAgent(trx, principal.organization_id, agentId);
     if (!before) return undefined;
-    const row = await updateAgent(trx, agentId, changes);
+    const row = await updateAgent(trx, principal.organization_id, agentId, changes);
     if (!row) return undefined;
     await appendProvenance(trx, {
       entry: {
@@ -73,6 +74,7 @@ export async function changeAgent(db: Knex, agentId: string, changes: AgentChang
         output_data: { status: row.status, version: row.version, previous_status: before.status },
         reasoning: `${principal.id} changed ${Object.keys(changes).join(', ')}`,
       },
+      organization_id: principal.organization_id,
     });
     return row;
   });
@@ -82,7 +84,7 @@ export async function changeAgent(db: Knex, agentId: string, changes: AgentChang
 export async function rotateAgentKey(db: Knex, agentId: string, principal: Principal): Promise<{ agent: AgentRow; api_key: string } | undefined> {
   const { api_key, api_key_hash } = mintAgentKey();
   return db.transaction(async (trx) => {
-    const row = await updateAgent(trx, agentId, { api_key_hash });
+    const row = await updateAgent(trx, principal.organization_id, agentId, { api_key_hash });
     if (!row) return undefined;
     await appendProvenance(trx, {
       entry: {
@@ -95,6 +97,7 @@ export async function rotateAgentKey(db: Knex, agentId: string, principal: Princ
         output_data: { version: row.version },
         reasoning: `${principal.id} replaced the agent's API key`,
       },
+      organization_id: principal.organization_id,
     });
     return { agent: row, api_key };
   });

@@ -11,8 +11,10 @@ import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
  * reads, write submits and answers, admin configures. Until the identity work makes platform calls carry
  * delegation tokens, platform callers hold these scopes on the same bearer tokens. orch:agent is the one
  * scope of a registered agent's API key: the agent operations (/route, /confidence, …) and nothing else.
+ * cloud:admin:global (the platform spec's name) administers the deployment across organizations: it creates
+ * organizations and lists all of them; it grants nothing inside another organization's resources.
  */
-export const SCOPES = ['orch:read', 'orch:write', 'orch:admin', 'audit:read', 'platform:read', 'platform:write', 'platform:admin', 'orch:agent'] as const;
+export const SCOPES = ['orch:read', 'orch:write', 'orch:admin', 'audit:read', 'platform:read', 'platform:write', 'platform:admin', 'orch:agent', 'cloud:admin:global'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** An admin scope configures its layer, so it may also read and write there; audit:read stays separate. */
@@ -25,6 +27,7 @@ const IMPLIED: Record<Scope, Scope[]> = {
   'platform:write': [],
   'platform:admin': ['platform:read', 'platform:write'],
   'orch:agent': [],
+  'cloud:admin:global': [],
 };
 
 export function isScope(value: string): value is Scope {
@@ -99,10 +102,10 @@ export interface TokenSettings {
 export async function issueAccessToken(
   keyRing: KeyRing,
   settings: TokenSettings,
-  claims: { subject: string; scopes: readonly string[]; clientId?: string; ttlSeconds: number },
+  claims: { subject: string; scopes: readonly string[]; clientId?: string; organizationId: string; ttlSeconds: number },
 ): Promise<string> {
   const { kid, privateKey } = await keyRing.signingKey();
-  return new SignJWT({ scope: claims.scopes.join(' '), ...(claims.clientId ? { client_id: claims.clientId } : {}) })
+  return new SignJWT({ scope: claims.scopes.join(' '), org: claims.organizationId, ...(claims.clientId ? { client_id: claims.clientId } : {}) })
     .setProtectedHeader({ alg: SIGNING_ALGORITHM, typ: ACCESS_TOKEN_TYPE, kid })
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)
@@ -116,7 +119,7 @@ export async function issueAccessToken(
 /** Random, shown once, stored only as its SHA-256 (the token's entropy makes a slow hash unnecessary). */
 export async function mintPersonalAccessToken(
   db: Knex,
-  options: { name: string; scopes: Scope[]; expiresAt?: Date | null; createdBy?: string | null },
+  options: { name: string; scopes: Scope[]; organizationId: string; expiresAt?: Date | null; createdBy?: string | null },
 ): Promise<{ token: string; token_id: string }> {
   const token = secret(PAT_PREFIX);
   const token_id = `pat_${randomUUID()}`;
@@ -125,6 +128,7 @@ export async function mintPersonalAccessToken(
     name: options.name,
     token_hash: sha256(token).toString('hex'),
     scopes: options.scopes,
+    organization_id: options.organizationId,
     created_by: options.createdBy ?? null,
     expires_at: options.expiresAt ?? null,
   });
@@ -136,13 +140,16 @@ export type CreateServiceAccountOutcome =
   /** The creator asked to grant scopes its own token does not hold (listed in the order asked). */
   | { ok: false; code: 'scopes_not_held'; scopes: Scope[] };
 
-/** A service account with some of the creator's scopes: never more than the creator holds, or it could grant itself anything. */
+/**
+ * A service account in the creator's organization with some of the creator's scopes: never more than the
+ * creator holds, or it could grant itself anything.
+ */
 export async function createServiceAccount(db: Knex, creator: Principal, options: { name: string; scopes: Scope[] }): Promise<CreateServiceAccountOutcome> {
   const notHeld = scopesNotHeld(creator.scopes, options.scopes);
   if (notHeld.length > 0) return { ok: false, code: 'scopes_not_held', scopes: notHeld };
   const client_id = `sa_${randomBytes(12).toString('base64url')}`;
   const client_secret = secret(CLIENT_SECRET_PREFIX);
-  await insertServiceAccount(db, { client_id, name: options.name, secret_hash: sha256(client_secret).toString('hex'), scopes: options.scopes });
+  await insertServiceAccount(db, { client_id, name: options.name, secret_hash: sha256(client_secret).toString('hex'), scopes: options.scopes, organization_id: creator.organization_id });
   return { ok: true, client_id, client_secret };
 }
 
@@ -150,8 +157,8 @@ export async function createServiceAccount(db: Knex, creator: Principal, options
  * Revokes a service account: its secret stops obtaining tokens and the tokens it holds stop authenticating
  * (authenticateBearer reads the account on every request). Revoking again changes nothing.
  */
-export async function revokeServiceAccount(db: Knex, clientId: string): Promise<{ ok: true; revoked_at: Date } | { ok: false; code: 'not_found' }> {
-  const revoked = await markServiceAccountRevoked(db, clientId);
+export async function revokeServiceAccount(db: Knex, organizationId: string, clientId: string): Promise<{ ok: true; revoked_at: Date } | { ok: false; code: 'not_found' }> {
+  const revoked = await markServiceAccountRevoked(db, organizationId, clientId);
   return revoked ? { ok: true, revoked_at: revoked.revoked_at } : { ok: false, code: 'not_found' };
 }
 
@@ -183,14 +190,14 @@ export async function authenticateBearer(
     const agent = await findAgentByKeyHash(deps.db, sha256(token).toString('hex'));
     if (!agent) return { ok: false, reason: 'The agent key is not recognized' };
     if (agent.status !== 'active') return { ok: false, reason: `The agent ${agent.agent_id} is ${agent.status}` };
-    return { ok: true, principal: { id: `agent:${agent.agent_id}`, kind: 'agent', subject: agent.agent_id, scopes: ['orch:agent'], organization_id: DEFAULT_ORGANIZATION_ID } };
+    return { ok: true, principal: { id: `agent:${agent.agent_id}`, kind: 'agent', subject: agent.agent_id, scopes: ['orch:agent'], organization_id: agent.organization_id } };
   }
   if (token.startsWith(PAT_PREFIX)) {
     const row = await findApiTokenByHash(deps.db, sha256(token).toString('hex'));
     if (!row) return { ok: false, reason: 'The token is not recognized' };
     if (row.revoked_at) return { ok: false, reason: 'The token has been revoked' };
     if (row.expires_at && row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'The token has expired' };
-    return { ok: true, principal: { id: `pat:${row.token_id}`, kind: 'personal_access_token', subject: row.token_id, scopes: row.scopes, organization_id: DEFAULT_ORGANIZATION_ID } };
+    return { ok: true, principal: { id: `pat:${row.token_id}`, kind: 'personal_access_token', subject: row.token_id, scopes: row.scopes, organization_id: row.organization_id } };
   }
 
   let header: ReturnType<typeof decodeProtectedHeader>;
@@ -213,18 +220,17 @@ export async function authenticateBearer(
     });
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+    // A token signed before tenancy has no org claim: it was issued in the one organization there was.
+    const organizationId = typeof payload.org === 'string' ? payload.org : DEFAULT_ORGANIZATION_ID;
     if (clientId) {
       // Signed tokens outlive a revocation unless the account is read each time: one primary-key lookup.
       const account = await findServiceAccount(deps.db, clientId);
       if (!account) return { ok: false, reason: 'The service account is not recognized' };
       if (account.revoked_at) return { ok: false, reason: 'The service account has been revoked' };
+      // The account's organization, not the claim's, so a token never outlives a move out of it.
+      return { ok: true, principal: { id: `sa:${clientId}`, kind: 'service_account', subject: payload.sub!, scopes, organization_id: account.organization_id } };
     }
-    return {
-      ok: true,
-      principal: clientId
-        ? { id: `sa:${clientId}`, kind: 'service_account', subject: payload.sub!, scopes, organization_id: DEFAULT_ORGANIZATION_ID }
-        : { id: `sub:${payload.sub!}`, kind: 'jwt', subject: payload.sub!, scopes, organization_id: DEFAULT_ORGANIZATION_ID },
-    };
+    return { ok: true, principal: { id: `sub:${payload.sub!}`, kind: 'jwt', subject: payload.sub!, scopes, organization_id: organizationId } };
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The token has expired' };
     if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The token is not valid (${error.code})` };

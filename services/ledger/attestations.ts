@@ -6,6 +6,7 @@ import { canonicalJson } from '../../domain/canonical-json';
 import type { LedgerAnchor } from '../../domain/provenance';
 import { loadLedgerKey, type LedgerKey } from './keys';
 import { signCompactJws } from '../../lib/jws';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 export const ATTESTATION_TYPE = 'handoff-attestation/v1';
 export const ATTESTATION_JWS_TYPE = 'handoff-attestation+jws';
@@ -89,6 +90,7 @@ export async function attestRecord(
   const jws = signCompactJws(canonicalJson(statement), { typ: ATTESTATION_JWS_TYPE, kid: key.verifierKey }, key.signer);
   return db.transaction(async (trx) => {
     await appendProvenance(trx, {
+      organization_id: DEFAULT_ORGANIZATION_ID,
       entry: {
         subject_id: attestationId,
         step_id: 'attestation',

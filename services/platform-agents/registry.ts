@@ -17,6 +17,7 @@ import { ORCH_CORE_DID } from '../../domain/provenance';
 import type { PlatformSettings } from '../platform/settings';
 import { paramsValidator, type FieldProblem } from '../approvals/approvals';
 import { createOutboundGuard } from '../../lib/outbound/url-guard';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 export interface AgentRegistryDeps {
   db: Knex;
@@ -82,6 +83,7 @@ export async function registerAgent(deps: AgentRegistryDeps, principalId: string
   const created = await deps.db.transaction(async (trx) => {
     if (!(await insertPlatformAgent(trx, row))) return false;
     await appendProvenance(trx, {
+      organization_id: DEFAULT_ORGANIZATION_ID,
       entry: {
         subject_id: agent_id,
         step_id: 'registered',
@@ -109,6 +111,7 @@ export async function updateAgent(deps: AgentRegistryDeps, principalId: string, 
     const row = await updatePlatformAgent(trx, agentId, changes);
     if (!row) return undefined;
     await appendProvenance(trx, {
+      organization_id: DEFAULT_ORGANIZATION_ID,
       entry: {
         subject_id: agentId,
         step_id: `updated:${randomUUID()}`,
@@ -152,6 +155,7 @@ export async function deployAgent(
       deployed_by: principalId,
     });
     await appendProvenance(trx, {
+      organization_id: DEFAULT_ORGANIZATION_ID,
       entry: {
         subject_id: row.deployment_id,
         step_id: 'deployed',

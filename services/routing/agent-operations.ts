@@ -40,6 +40,7 @@ export async function routeAgentTask(deps: RoutingServiceDeps, agent: AgentProfi
     routing_id,
     request_id: task_id,
     requested_by: principal.id,
+    organization_id: principal.organization_id,
     task: { ...fields, ai_agent_id: agent.agent_id, safety_requirements: {}, escalation_conditions: {}, routing_mode: task.routing_mode ?? 'escalation' },
   });
   return { routing_id, outcome };
@@ -58,18 +59,19 @@ export interface ConfidenceAnswer {
  */
 export async function reportAgentConfidence(
   deps: RoutingServiceDeps,
+  organizationId: string,
   agent: AgentProfile,
   report: Omit<ConfidenceReport, 'agent_id'> & { task_id: string },
   updateId: string | undefined,
 ): Promise<UpdateResult<ConfidenceAnswer>> {
   const routing_id = agentRoutingId(agent.agent_id, report.task_id);
-  const sent = await sendRoutingUpdate(deps, routing_id, reportConfidenceUpdate, [{ ...report, agent_id: agent.agent_id }], updateId);
+  const sent = await sendRoutingUpdate(deps, organizationId, routing_id, reportConfidenceUpdate, [{ ...report, agent_id: agent.agent_id }], updateId);
   if (!sent.ok) return sent;
   const outcome = sent.result;
   if (!report.proceed_autonomously || outcome.fourth_law_triggered || outcome.human_assigned) return { ok: true, result: { outcome, violations: [] } };
-  const routing = await findRoutingById(deps.db, routing_id);
+  const routing = await findRoutingById(deps.db, organizationId, routing_id);
   if (!routing) return { ok: true, result: { outcome, violations: [] } };
-  const { config } = await domainConfigFor(deps.db, routing.task);
+  const { config } = await domainConfigFor(deps.db, organizationId, routing.task);
   const risk = assessRisk({ context: routing.task.context, lifeSafetyFlag: routing.task.escalation_conditions.life_safety_flag === true }, config.risk_thresholds);
   const violations = agentConstraintViolations(agent, actionOf(routing.task), routing.task.context, risk);
   if (violations.length > 0) {
@@ -85,6 +87,7 @@ export async function reportAgentConfidence(
         reasoning: `The agent's constraints forbid acting alone on this task: ${violations.map((v) => v.reason).join(', ')}`,
       },
       events: violationEvents(violations, { routing_id, agent_id: agent.agent_id }),
+      organization_id: organizationId,
     });
   }
   return { ok: true, result: { outcome, violations } };
@@ -122,7 +125,7 @@ export async function logAgentAction(
   idempotencyKey: string | undefined,
 ): Promise<{ ok: true; logged: LoggedAction } | { ok: false; code: 'routing_not_found' }> {
   const routing_id = agentRoutingId(agent.agent_id, action.task_id);
-  const routing = await findRoutingById(db, routing_id);
+  const routing = await findRoutingById(db, principal.organization_id, routing_id);
   if (!routing) return { ok: false, code: 'routing_not_found' };
   const suffix = idempotencyKey ? idempotencyDigest(principal.id, idempotencyKey) : randomUUID();
   const step_id = `agent_action:${suffix}`;
@@ -131,6 +134,7 @@ export async function logAgentAction(
   const risk: RiskAssessment = { score: 0, level: isRiskLevel(routing.risk_level) ? routing.risk_level : 'low', factors: [] };
   const violations = agentConstraintViolations(agent, action.action, { ...routing.task.context, ...action.input_data }, risk);
   const ledger_anchor = await appendProvenance(db, {
+    organization_id: principal.organization_id,
     entry: {
       subject_id: routing_id,
       step_id,

@@ -14,6 +14,7 @@ export type EscalationRequest = Omit<EscalateRoutingInput, 'requested_by'>;
 /** The agent asks for a human on its task (POST /escalate). */
 export async function escalateAgentTask(
   deps: RoutingServiceDeps,
+  organizationId: string,
   agent: AgentProfile,
   request: EscalationRequest & { task_id: string },
   updateId: string | undefined,
@@ -21,6 +22,7 @@ export async function escalateAgentTask(
   const { task_id, ...escalation } = request;
   return sendRoutingUpdate(
     deps,
+    organizationId,
     agentRoutingId(agent.agent_id, task_id),
     escalateUpdate,
     [{ ...escalation, requested_by: { type: 'ai_agent', did: agentDid(agent.agent_id), agent_id: agent.agent_id } }],
@@ -35,13 +37,14 @@ export async function escalateAgentTask(
  */
 export async function escalateByHand(
   deps: RoutingServiceDeps,
+  organizationId: string,
   request: EscalationRequest & { routing_id: string; requested_by: string },
   updateId: string | undefined,
 ): Promise<UpdateResult<EscalateOutcome>> {
   const { routing_id, requested_by, ...escalation } = request;
-  const sent = await sendRoutingUpdate(deps, routing_id, escalateUpdate, [{ ...escalation, requested_by: { type: 'human', did: requested_by } }], updateId);
+  const sent = await sendRoutingUpdate(deps, organizationId, routing_id, escalateUpdate, [{ ...escalation, requested_by: { type: 'human', did: requested_by } }], updateId);
   if (sent.ok || sent.code !== FAILURE_TYPES.routingClosed) return sent;
-  const row = await findRoutingById(deps.db, routing_id);
+  const row = await findRoutingById(deps.db, organizationId, routing_id);
   if (row?.status !== 'completed' || row.decision !== 'ai_autonomous' || !row.decision_result) return sent;
   const windowSeconds = deps.reviewWindowSeconds;
   const decidedAt = row.decision_result.provenance.timestamp;

@@ -29,13 +29,13 @@ export async function recordFeedback(
   input: Pick<Feedback, 'routing_id' | 'verdict' | 'reason' | 'submitted_by'>,
   principal: Principal,
 ): Promise<{ ok: true; feedback: Feedback } | { ok: false; code: 'routing_not_found' | 'routing_not_completed'; status?: string }> {
-  const routing = await findRoutingById(db, input.routing_id);
+  const routing = await findRoutingById(db, principal.organization_id, input.routing_id);
   if (!routing) return { ok: false, code: 'routing_not_found' };
   if (routing.status !== 'completed') return { ok: false, code: 'routing_not_completed', status: routing.status };
   const feedback_id = `fb_${randomUUID()}`;
   const created_at = new Date().toISOString();
   const ledger_anchor = await db.transaction(async (trx) => {
-    await trx('routing_feedback').insert({ feedback_id, ...input, principal: principal.id, created_at });
+    await trx('routing_feedback').insert({ feedback_id, ...input, principal: principal.id, organization_id: principal.organization_id, created_at });
     return appendProvenance(trx, {
       entry: {
         subject_id: input.routing_id,
@@ -47,6 +47,7 @@ export async function recordFeedback(
         output_data: { decision: routing.decision ?? null, resolution_outcome: routing.resolution?.outcome ?? null },
         reasoning: `${input.submitted_by} ${input.verdict} the outcome: ${input.reason}`,
       },
+      organization_id: principal.organization_id,
     });
   });
   return { ok: true, feedback: { feedback_id, ...input, created_at, ledger_anchor } };

@@ -20,10 +20,10 @@ const SIGNAL_CONCURRENCY = 16;
  * registered or updated (any number may fit), or freed (one slot: a few suffice); a routing that closed
  * meanwhile is skipped, and one missed is found by its queue's next timeout.
  */
-export async function offerReviewer(deps: ReviewerQueueDeps, did: string, limit = 500): Promise<number> {
-  const reviewer = await findAvailableReviewer(deps.db, did);
+export async function offerReviewer(deps: ReviewerQueueDeps, organizationId: string, did: string, limit = 500): Promise<number> {
+  const reviewer = await findAvailableReviewer(deps.db, organizationId, did);
   if (!reviewer) return 0;
-  const routingIds = await findQueuedRoutingIds(deps.db, Object.keys(reviewer.capabilities), limit);
+  const routingIds = await findQueuedRoutingIds(deps.db, organizationId, Object.keys(reviewer.capabilities), limit);
   for (let start = 0; start < routingIds.length; start += SIGNAL_CONCURRENCY) {
     await Promise.all(
       routingIds.slice(start, start + SIGNAL_CONCURRENCY).map((routingId) =>
@@ -43,7 +43,7 @@ export async function offerReviewer(deps: ReviewerQueueDeps, did: string, limit 
 export const FREED_REVIEWER_OFFERS = 8;
 
 /** Creates or replaces a reviewer (admin), and offers them to the routings waiting for one. */
-export async function saveReviewer(deps: ReviewerQueueDeps, reviewer: Reviewer & { capacity: number | null }): Promise<void> {
-  await upsertReviewer(deps.db, reviewer);
-  if (reviewer.available) await offerReviewer(deps, reviewer.did);
+export async function saveReviewer(deps: ReviewerQueueDeps, organizationId: string, reviewer: Reviewer & { capacity: number | null }): Promise<void> {
+  await upsertReviewer(deps.db, organizationId, reviewer);
+  if (reviewer.available) await offerReviewer(deps, organizationId, reviewer.did);
 }

@@ -25,7 +25,7 @@ export interface RoutingServiceDeps {
 }
 
 /** The workflow's input without the deployment's settings, which submitRouting adds. */
-export type SubmitRoutingInput = Pick<RouteTaskInput, 'routing_id' | 'request_id' | 'requested_by' | 'task'>;
+export type SubmitRoutingInput = Pick<RouteTaskInput, 'routing_id' | 'request_id' | 'requested_by' | 'task'> & { organization_id: string };
 
 /**
  * Starts the routing workflow (workflow id = routing id) and waits for its decision with
@@ -58,7 +58,7 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
     decideUpdate,
     start,
     async () => {
-      const row = await findRoutingById(deps.db, routing_id);
+      const row = await findRoutingById(deps.db, submission.organization_id, routing_id);
       return row?.decision_result ? { ok: true as const, decision: row.decision_result } : undefined;
     },
     throwStorageRefusal,

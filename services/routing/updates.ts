@@ -16,11 +16,14 @@ export type UpdateResult<R> = { ok: true; result: R } | { ok: false; code: Updat
  */
 export async function sendRoutingUpdate<R, A extends [unknown, ...unknown[]]>(
   deps: { db: Knex; temporal: Client },
+  organizationId: string,
   routingId: string,
   update: UpdateDefinition<R, A>,
   args: A,
   updateId?: string,
 ): Promise<UpdateResult<R>> {
+  // Another organization's routing is answered as an unknown one; its workflow never hears of the request.
+  if (!(await findRoutingById(deps.db, organizationId, routingId))) return { ok: false, code: 'routing_not_found', detail: `No routing ${routingId}` };
   try {
     const result = await deps.temporal.workflow.getHandle(routingId).executeUpdate(update, { args, ...(updateId ? { updateId } : {}) });
     return { ok: true, result };
@@ -28,7 +31,7 @@ export async function sendRoutingUpdate<R, A extends [unknown, ...unknown[]]>(
     const refused = updateRejection(error, ROUTING_REFUSALS);
     if (refused) return { ok: false, code: refused.type, detail: refused.message };
     if (!isClosedOrMissing(error)) throw error;
-    const row = await findRoutingById(deps.db, routingId);
+    const row = await findRoutingById(deps.db, organizationId, routingId);
     if (!row) return { ok: false, code: 'routing_not_found', detail: `No routing ${routingId}` };
     return { ok: false, code: FAILURE_TYPES.routingClosed, detail: `Routing ${routingId} is ${row.status} and its workflow has closed` };
   }

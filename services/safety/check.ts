@@ -49,7 +49,7 @@ export function violationEvents(violations: readonly Violation[], about: Record<
  * agent performance and audits count it.
  */
 export async function runSafetyCheck(db: Knex, request: SafetyCheckRequest, agent: AgentProfile | null, principal: Principal): Promise<SafetyCheckResult> {
-  const { domain, config } = await domainConfigFor(db, { task_type: request.action, context: request.context });
+  const { domain, config } = await domainConfigFor(db, principal.organization_id, { task_type: request.action, context: request.context });
   const { risk, evaluation, threes, verdict } = assessAction({ action: request.action, context: request.context, actor: request.actor, agent, config, domain });
   const result: SafetyCheckResult = {
     boundary_check_id: `bc_${randomUUID()}`,
@@ -66,6 +66,7 @@ export async function runSafetyCheck(db: Knex, request: SafetyCheckRequest, agen
   };
   await db.transaction(async (trx) => {
     await insertSafetyCheck(trx, {
+      organization_id: principal.organization_id,
       boundary_check_id: result.boundary_check_id,
       agent_id: request.actor.agent_id ?? null,
       actor_type: request.actor.type,
@@ -88,6 +89,7 @@ export async function runSafetyCheck(db: Knex, request: SafetyCheckRequest, agen
         reasoning: `${result.violations.length} of ${result.boundaries_checked} boundaries crossed in ${domain}; Rule of Threes ${threes.overall_assessment}; ${verdict.required_action}`,
       },
       events: violationEvents(result.violations, { boundary_check_id: result.boundary_check_id, agent_id: request.actor.agent_id ?? null, action: request.action, domain }),
+      organization_id: principal.organization_id,
     });
   });
   return result;

@@ -2,9 +2,15 @@ import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { putSafetyDomain, type SafetyDomainRow } from '../../db/safety';
 import type { RiskThresholds } from '../../domain/risk';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import type { Boundary } from '../../domain/safety';
 import type { Principal } from '../auth/tokens';
 import { recordedBy } from '../auth/recorded-by';
+
+/** Domain names repeat across organizations; the default organization's keep the subject they always had. */
+function safetyConfigSubject(organizationId: string, domain: string): string {
+  return organizationId === DEFAULT_ORGANIZATION_ID ? `safety_config:${domain}` : `safety_config:${organizationId}:${domain}`;
+}
 
 /** Creates or replaces a domain's safety configuration, with its provenance record, in one transaction. */
 export async function putDomainConfig(
@@ -13,10 +19,10 @@ export async function putDomainConfig(
   principal: Principal,
 ): Promise<SafetyDomainRow> {
   return db.transaction(async (trx) => {
-    const row = await putSafetyDomain(trx, { ...config, updated_by: principal.id });
+    const row = await putSafetyDomain(trx, principal.organization_id, { ...config, updated_by: principal.id });
     await appendProvenance(trx, {
       entry: {
-        subject_id: `safety_config:${config.domain}`,
+        subject_id: safetyConfigSubject(principal.organization_id, config.domain),
         step_id: `v${row.version}`,
         timestamp: row.updated_at.toISOString(),
         actor: recordedBy(principal),
@@ -25,6 +31,7 @@ export async function putDomainConfig(
         output_data: { version: row.version },
         reasoning: `${principal.id} set ${config.boundaries.length} boundaries and thresholds ${JSON.stringify(config.risk_thresholds)} for ${config.domain}`,
       },
+      organization_id: principal.organization_id,
     });
     return row;
   });

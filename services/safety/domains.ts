@@ -7,8 +7,12 @@ import { resolveDomain, type DomainSafetyConfig } from '../../domain/safety';
  * The domain an action belongs to (the one named, else the one listing it as a task type, else general)
  * and the configuration it is judged by; an unconfigured domain is judged by general's.
  */
-export async function domainConfigFor(db: Knex, task: { task_type: string; context: Record<string, unknown> }): Promise<{ domain: string; config: DomainSafetyConfig }> {
-  const configs = await listSafetyDomains(db);
+export async function domainConfigFor(
+  db: Knex,
+  organizationId: string,
+  task: { task_type: string; context: Record<string, unknown> },
+): Promise<{ domain: string; config: DomainSafetyConfig }> {
+  const configs = await listSafetyDomains(db, organizationId);
   const domain = resolveDomain(task, configs);
   const found = configs.find((config) => config.domain === domain) ?? configs.find((config) => config.domain === 'general');
   return {

@@ -33,7 +33,7 @@ async function activeAgents(db: Knex): Promise<PlatformAgentRow[]> {
  * rules) whether that agent acts or a qualified human takes it. Without a confidence, a human takes it.
  * The task record links the task to its routing, written once with its provenance and event.
  */
-export async function submitTask(deps: RoutingServiceDeps, ids: { task_id: string; submitted_by: string }, body: NewTask): Promise<SubmitTaskOutcome> {
+export async function submitTask(deps: RoutingServiceDeps, ids: { task_id: string; submitted_by: string; organization_id: string }, body: NewTask): Promise<SubmitTaskOutcome> {
   let agent: PlatformAgentRow | undefined;
   if (body.agent_uri) {
     agent = await findPlatformAgentByUri(deps.db, body.agent_uri);
@@ -44,9 +44,10 @@ export async function submitTask(deps: RoutingServiceDeps, ids: { task_id: strin
   const routing_id = derivedId('rt', ids.task_id, 'routing');
   const agent_uri = agent?.agent_uri ?? null;
   await deps.db.transaction(async (trx) => {
-    const created = await insertTaskIfAbsent(trx, { task_id: ids.task_id, routing_id, title: body.title, description: body.description ?? null, task_type: body.task_type, agent_uri, request: { ...body }, submitted_by: ids.submitted_by });
+    const created = await insertTaskIfAbsent(trx, { task_id: ids.task_id, organization_id: ids.organization_id, routing_id, title: body.title, description: body.description ?? null, task_type: body.task_type, agent_uri, request: { ...body }, submitted_by: ids.submitted_by });
     if (!created) return;
     await appendProvenance(trx, {
+      organization_id: ids.organization_id,
       entry: {
         subject_id: ids.task_id,
         step_id: 'submitted',
@@ -70,6 +71,6 @@ export async function submitTask(deps: RoutingServiceDeps, ids: { task_id: strin
     safety_requirements: {},
     escalation_conditions: {},
   };
-  const decision = await submitRouting(deps, { routing_id, request_id: ids.task_id, requested_by: ids.submitted_by, task });
+  const decision = await submitRouting(deps, { routing_id, request_id: ids.task_id, requested_by: ids.submitted_by, organization_id: ids.organization_id, task });
   return { ok: true, task_id: ids.task_id, routing_id, agent_uri, decision };
 }

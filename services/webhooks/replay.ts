@@ -25,14 +25,17 @@ export type ReplayOutcome =
  */
 export async function replayDelivery(
   deps: ReplayDeps,
-  input: { subscription_id: string; delivery_id: string; principal_id: string; idempotency_key?: string | undefined },
+  input: { subscription_id: string; delivery_id: string; principal_id: string; organization_id: string; idempotency_key?: string | undefined },
 ): Promise<ReplayOutcome> {
-  const [subscription, original] = await Promise.all([findSubscription(deps.db, input.subscription_id), findDelivery(deps.db, input.subscription_id, input.delivery_id)]);
+  const [subscription, original] = await Promise.all([
+    findSubscription(deps.db, input.subscription_id, { organizationId: input.organization_id }),
+    findDelivery(deps.db, input.organization_id, input.subscription_id, input.delivery_id),
+  ]);
   if (!subscription) return { ok: false, code: 'webhook_not_found' };
   if (!original) return { ok: false, code: 'webhook_delivery_not_found' };
   if (original.status === 'pending' || original.status === 'retrying') return { ok: false, code: 'webhook_delivery_in_progress' };
   if (subscription.status !== 'enabled') return { ok: false, code: 'webhook_disabled' };
-  const event = await findEvent(deps.db, original.event_id);
+  const event = await findEvent(deps.db, input.organization_id, original.event_id);
   if (!event) throw new Error(`The event ${original.event_id} of delivery ${original.delivery_id} is missing from the outbox`);
 
   const delivery_id = replayDeliveryIdFor(original.delivery_id, input.principal_id, input.idempotency_key);

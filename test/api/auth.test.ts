@@ -6,6 +6,7 @@ import { startExtraApp, type ExtraApp } from '../support/app';
 import { call, expectProblem, type CallOptions } from '../support/http';
 import { deploymentSigning, foreignEd25519Key, nowSeconds, signJwt } from '../support/jwt';
 import { startStack, type Stack } from '../support/stack';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 let stack: Stack;
 let account: { client_id: string; client_secret: string };
@@ -147,7 +148,7 @@ describe('GET /.well-known/jwks.json', () => {
 
 describe('personal access tokens', () => {
   it('authenticate with exactly their scopes', async () => {
-    const { token } = await mintPersonalAccessToken(stack.database.db, { name: 'ci', scopes: ['orch:read'] });
+    const { token } = await mintPersonalAccessToken(stack.database.db, { name: 'ci', scopes: ['orch:read'], organizationId: DEFAULT_ORGANIZATION_ID });
     expect(token).toMatch(/^hnd_pat_/);
     expect((await get(token)).status).toBe(200);
     const write = await route(token);
@@ -155,7 +156,7 @@ describe('personal access tokens', () => {
   });
 
   it('are stored only as their SHA-256', async () => {
-    const { token, token_id } = await mintPersonalAccessToken(stack.database.db, { name: 'stored', scopes: ['orch:read'] });
+    const { token, token_id } = await mintPersonalAccessToken(stack.database.db, { name: 'stored', scopes: ['orch:read'], organizationId: DEFAULT_ORGANIZATION_ID });
     const rows = await stack.database.db('api_tokens').select('*');
     const secretPart = token.slice('hnd_pat_'.length);
     expect(JSON.stringify(rows)).not.toContain(secretPart);
@@ -163,14 +164,14 @@ describe('personal access tokens', () => {
   });
 
   it('are refused once revoked or expired', async () => {
-    const revoked = await mintPersonalAccessToken(stack.database.db, { name: 'revoked', scopes: ['orch:read'] });
+    const revoked = await mintPersonalAccessToken(stack.database.db, { name: 'revoked', scopes: ['orch:read'], organizationId: DEFAULT_ORGANIZATION_ID });
     expect((await get(revoked.token)).status).toBe(200);
     await stack.database.db('api_tokens').where({ token_id: revoked.token_id }).update({ revoked_at: new Date() });
     const afterRevoke = await get(revoked.token);
     expectProblem(afterRevoke, 401, 'unauthorized');
     expect(afterRevoke.body.detail).toBe('The token has been revoked');
 
-    const expired = await mintPersonalAccessToken(stack.database.db, { name: 'expired', scopes: ['orch:read'], expiresAt: new Date(Date.now() - 1000) });
+    const expired = await mintPersonalAccessToken(stack.database.db, { name: 'expired', scopes: ['orch:read'], organizationId: DEFAULT_ORGANIZATION_ID, expiresAt: new Date(Date.now() - 1000) });
     const afterExpiry = await get(expired.token);
     expectProblem(afterExpiry, 401, 'unauthorized');
     expect(afterExpiry.body.detail).toBe('The token has expired');

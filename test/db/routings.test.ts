@@ -2,6 +2,7 @@ import { findQueuedRoutingIds, findRoutingById, projectRouting, type OpenAssignm
 import type { RoutingTask } from '../../domain/routing-decision';
 import type { RoutingState } from '../../contracts/route-task';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -54,7 +55,7 @@ describe('projectRouting', () => {
     // A retry of version 2 and a late version 1 change neither the record nor the load.
     expect(await project(stateAt(id, 2, ['did:a', 'did:b']), open(2, 'did:b'))).toMatchObject({ applied: false });
     expect(await project(stateAt(id, 1, ['did:a']), open(1, 'did:a'))).toMatchObject({ applied: false });
-    expect((await findRoutingById(database.db, id))?.version).toBe(2);
+    expect((await findRoutingById(database.db, DEFAULT_ORGANIZATION_ID, id))?.version).toBe(2);
     expect(await assignments(id)).toEqual([
       { chain_level: 1, reviewer_did: 'did:a', open: false },
       { chain_level: 2, reviewer_did: 'did:b', open: true },
@@ -66,7 +67,7 @@ describe('projectRouting', () => {
       { chain_level: 1, reviewer_did: 'did:a', open: false },
       { chain_level: 2, reviewer_did: 'did:b', open: false },
     ]);
-    expect((await findRoutingById(database.db, id))?.status).toBe('completed');
+    expect((await findRoutingById(database.db, DEFAULT_ORGANIZATION_ID, id))?.status).toBe('completed');
   });
 });
 
@@ -83,8 +84,8 @@ describe('findQueuedRoutingIds', () => {
     await queued('rt_queue-none', [], 'queued', '2026-11-23T00:00:03.000Z');
     await queued('rt_queue-assigned', ['q_cardiology'], 'in_progress');
 
-    expect(await findQueuedRoutingIds(database.db, ['q_cardiology', 'q_surgery'])).toEqual(['rt_queue-both', 'rt_queue-cardio', 'rt_queue-none']);
-    expect(await findQueuedRoutingIds(database.db, ['q_cardiology'])).toEqual(['rt_queue-cardio', 'rt_queue-none']);
-    expect(await findQueuedRoutingIds(database.db, [])).toEqual(['rt_queue-none']);
+    expect(await findQueuedRoutingIds(database.db, DEFAULT_ORGANIZATION_ID, ['q_cardiology', 'q_surgery'])).toEqual(['rt_queue-both', 'rt_queue-cardio', 'rt_queue-none']);
+    expect(await findQueuedRoutingIds(database.db, DEFAULT_ORGANIZATION_ID, ['q_cardiology'])).toEqual(['rt_queue-cardio', 'rt_queue-none']);
+    expect(await findQueuedRoutingIds(database.db, DEFAULT_ORGANIZATION_ID, [])).toEqual(['rt_queue-none']);
   });
 });

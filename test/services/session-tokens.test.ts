@@ -4,6 +4,7 @@ import { issueAccessToken } from '../../services/auth/tokens';
 import { authenticateSession, issueSessionToken, verifySessionToken } from '../../services/sessions/session-tokens';
 import { signedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -30,7 +31,7 @@ describe('session tokens', () => {
 
   it('refuse an access token, an expired session and a tampered one', async () => {
     const { keyRing, settings } = deps();
-    const access = await issueAccessToken(keyRing, settings, { subject: 'x', scopes: ['platform:read'], ttlSeconds: 60 });
+    const access = await issueAccessToken(keyRing, settings, { subject: 'x', scopes: ['platform:read'], organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 60 });
     expect(await verifySessionToken(deps(), access)).toMatchObject({ ok: false, reason: expect.stringContaining('not valid') });
     const person = await signedInPerson(stack);
     const expired = await issueSessionToken(keyRing, settings, { ...person.session, ttlSeconds: 60, now: new Date(Date.now() - 3600_000) });

@@ -5,6 +5,7 @@ import { EVENT_SORT_COLUMNS, listEvents } from '../../db/events';
 import { appendProvenance } from '../../db/ledger';
 import type { EventKind } from '../../domain/events';
 import { ORCH_CORE_DID } from '../../domain/provenance';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 /**
  * Emits events the way every emitter does: a provenance record and its events in one appendProvenance.
@@ -24,7 +25,7 @@ export async function emitEvents(db: Knex, events: Array<{ event: EventKind; dat
     },
     events: events.map(({ event, data }) => ({ event, data: data ?? { subject_id: subjectId } })),
   });
-  const { data: rows } = await listEvents(db, { limit: 100, sort: [{ column: EVENT_SORT_COLUMNS.event_id, direction: 'asc' }] }, { subject_id: subjectId });
+  const { data: rows } = await listEvents(db, DEFAULT_ORGANIZATION_ID, { limit: 100, sort: [{ column: EVENT_SORT_COLUMNS.event_id, direction: 'asc' }] }, { subject_id: subjectId });
   // The outbox keeps no order within one record; match each row back to the event it came from.
   const unmatched = [...rows];
   return events.map(({ event, data }) => {

@@ -17,6 +17,7 @@ import { ensureLedgerKey } from '../../services/ledger/keys';
 import { ledgerSealerWorkflowId, startLedgerSealer } from '../../services/ledger/sealer';
 import { bundleWorkflows, createWorker } from '../../workers/create-worker';
 import { createTestDatabase, type TestDatabase } from './database';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** Bundled once per test file and shared by its workers. */
@@ -38,8 +39,8 @@ export interface Stack {
   temporal: Client;
   taskQueue: string;
   worker: Worker;
-  /** A JWT from the deployment key with the given scopes (all of them by default). */
-  token(scopes?: Scope[], subject?: string): Promise<string>;
+  /** A JWT from the deployment key with the given scopes (all of them by default), in the default organization unless named. */
+  token(scopes?: Scope[], subject?: string, organizationId?: string): Promise<string>;
   /** Starts a worker again after stopWorker, as a restarted process would. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
@@ -116,8 +117,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     get worker() {
       return worker!;
     },
-    token: (scopes = [...SCOPES], subject = 'test-user') =>
-      issueAccessToken(keyRing, deps.settings.token, { subject, scopes, ttlSeconds: 600 }),
+    token: (scopes = [...SCOPES], subject = 'test-user', organizationId = DEFAULT_ORGANIZATION_ID) =>
+      issueAccessToken(keyRing, deps.settings.token, { subject, scopes, organizationId, ttlSeconds: 600 }),
     startWorker,
     stopWorker,
     async stop() {

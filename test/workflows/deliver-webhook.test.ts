@@ -14,6 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 import { emitEvents } from '../support/events';
 import { sharedWorkflowBundle } from '../support/stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 type Activities = Pick<ReturnType<typeof createWebhookActivities>, 'sendDelivery' | 'projectDelivery' | 'recordDeliveryAttempt'>;
 
@@ -173,7 +174,7 @@ describe('deliverWebhookWorkflow with its real activities, Postgres and a receiv
     const SIX_HOURS = 6 * 60 * 60;
     const config = loadConfig({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: String(SIX_HOURS) });
     const settings = workerSettings(config);
-    const created = await createSubscription({ db: database.db, settings: settings.webhooks }, { principal_id: 'test', url: receiver.url('/never'), events: ['audit.critical'] });
+    const created = await createSubscription({ db: database.db, settings: settings.webhooks }, { principal_id: 'test', organization_id: DEFAULT_ORGANIZATION_ID, url: receiver.url('/never'), events: ['audit.critical'] });
     if (!created.ok || !created.secret) throw new Error(`subscription not created: ${JSON.stringify(created)}`);
     const subscriptionId = created.subscription.subscription_id;
     receiver.knowSecret('/never', created.secret);

@@ -28,6 +28,7 @@ import { executeAgentWorkflow } from '../../workflows/execute-agent';
 import { runDagWorkflow } from '../../workflows/run-dag';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 // What PostgreSQL cannot store: NUL in text or jsonb, a lone surrogate in jsonb.
 const NUL = 'before\u0000after';
@@ -286,7 +287,7 @@ describe('a workflow whose data Postgres cannot store', () => {
       const result = await handle.result().catch((error: unknown) => error);
       expect(result).toBeInstanceOf(WorkflowFailedError);
       expect((result as WorkflowFailedError).cause).toEqual(expect.objectContaining({ type: FAILURE_TYPES.invalidData }));
-      expect(await findDelivery(database.db, args.subscription_id, args.delivery_id)).toMatchObject({ status: 'failed', failure_reason: FAILURE_TYPES.invalidData });
+      expect(await findDelivery(database.db, DEFAULT_ORGANIZATION_ID, args.subscription_id, args.delivery_id)).toMatchObject({ status: 'failed', failure_reason: FAILURE_TYPES.invalidData });
       expect(attempts.filter((name) => name === 'sendDelivery')).toHaveLength(1);
     });
   }, 20_000);

@@ -31,6 +31,7 @@ const { EventType } = temporal.api.enums.v1;
 
 const activities: ReturnType<typeof createRoutingActivities> = {
   loadRoutingContext: async () => ({
+    autonomy_profile: 'balanced' as const,
     agent: null,
     domain: 'general',
     safety: { domain: 'general', boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] },

@@ -43,6 +43,7 @@ let context: Omit<RoutingContext, 'reviewers'>;
 let reviewerLoads: string[][];
 
 const baseContext = (): Omit<RoutingContext, 'reviewers'> => ({
+  autonomy_profile: 'balanced',
   agent: null,
   domain: 'general',
   safety: { domain: 'general', boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] },

@@ -1,0 +1,227 @@
+import { call, type CallResult } from '../support/http';
+import type { OpenApiDocument } from '../support/openapi-document';
+import { startStack, type Stack } from '../support/stack';
+
+/*
+ * Tenant isolation, generated from the served OpenAPI document: every operation must be classified here,
+ * either probed across tenants (organization B's caller aims at organization A's resources and must get
+ * what an unknown id gets, or a list without them) or named as not tenant-scoped with the reason. A new
+ * operation fails the test until it is classified.
+ */
+jest.setTimeout(300_000);
+
+let stack: Stack;
+let document: OpenApiDocument;
+let tokenA: string;
+let tokenB: string;
+/** Organization A's resources, created through the API by A's caller. */
+const a = { organization_b: '', agent_id: '', routing_id: '', rule_id: '', subscription_id: '', client_id: '', event_id: '' };
+
+const REVIEWER = 'did:web:tenancy.test:reviewers:ada';
+
+const asA = (method: string, path: string, json?: unknown) => call(stack.baseUrl, method, path, { token: tokenA, ...(json === undefined ? {} : { json }) });
+const asB = (method: string, path: string, json?: unknown) => call(stack.baseUrl, method, path, { token: tokenB, ...(json === undefined ? {} : { json }) });
+
+beforeAll(async () => {
+  stack = await startStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' });
+  tokenA = await stack.token(['orch:admin', 'audit:read', 'platform:admin'], 'alice');
+  const created = await call(stack.baseUrl, 'POST', '/v1/organizations', { token: await stack.token(['cloud:admin:global'], 'operator'), json: { org_did: 'did:web:beta.example', name: 'Beta' } });
+  expect(created.status).toBe(201);
+  a.organization_b = created.body.organization_id;
+  tokenB = await stack.token(['orch:admin', 'audit:read', 'platform:admin'], 'bob', a.organization_b);
+
+  expect((await asA('PUT', `/v1/orch/reviewers/${REVIEWER}`, { display_name: 'Ada', capabilities: { general_review: 0.9 } })).status).toBe(204);
+  const agent = await asA('POST', '/v1/orch/agents/register', { agent_id: 'urn:alpha:agent:triage:1', agent_name: 'Triage', agent_type: 'triage' });
+  expect(agent.status).toBe(201);
+  a.agent_id = agent.body.agent_id;
+  const routing = await asA('POST', '/v1/orch/routing', { task_type: 'summarize', ai_agent_id: a.agent_id, ai_confidence: 0.4 });
+  expect(routing.status).toBe(200);
+  a.routing_id = routing.body.routing_id;
+  const rule = await asA('POST', '/v1/orch/escalation/rules', {
+    rule_name: 'Alpha shipments',
+    conditions: [{ condition_type: 'task_type', operator: '==', value: 'alpha_shipment' }],
+    actions: [{ action: 'notify_supervisor', notification_threshold: 'low' }],
+    priority: 'medium',
+  });
+  expect(rule.status).toBe(201);
+  a.rule_id = rule.body.rule_id;
+  const webhook = await asA('POST', '/v1/orch/webhooks', { url: 'http://127.0.0.1:9/alpha', events: ['routing.decided'] });
+  expect(webhook.status).toBe(201);
+  a.subscription_id = webhook.body.subscription_id;
+  const account = await asA('POST', '/v1/orch/service-accounts', { name: 'alpha-ci', scopes: ['orch:read'] });
+  expect(account.status).toBe(201);
+  a.client_id = account.body.client_id;
+  const events = await asA('GET', '/v1/events?limit=1');
+  expect(events.body.data).toHaveLength(1);
+  a.event_id = events.body.data[0].event_id;
+  document = (await call(stack.baseUrl, 'GET', '/openapi.json')).body as OpenApiDocument;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const notFound = (reply: CallResult) => {
+  expect({ status: reply.status, body: reply.body as unknown }).toMatchObject({ status: 404, body: { status: 404 } });
+};
+/** A list B sees does not hold A's item. */
+const listWithout = (field: string, value: () => string) => (reply: CallResult) => {
+  expect(reply.status).toBe(200);
+  expect((reply.body.data as Array<Record<string, unknown>>).map((item) => item[field])).not.toContain(value());
+};
+
+type Probe = () => Promise<void>;
+const probe = (method: string, path: () => string, check: (reply: CallResult) => void, body?: unknown): Probe => async () => check(await asB(method, path(), body));
+
+/** Operations B's caller aims at A's resources; keyed `METHOD path` as the document names them. */
+const CROSS_TENANT: Record<string, Probe> = {
+  'GET /v1/organizations': probe('GET', () => '/v1/organizations', (reply) => {
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.map((org: { organization_id: string }) => org.organization_id)).toEqual([a.organization_b]);
+  }),
+  'GET /v1/organizations/{organization_id}': probe('GET', () => '/v1/organizations/org_default', notFound),
+  'GET /v1/orch/routing/{routing_id}': probe('GET', () => `/v1/orch/routing/${a.routing_id}`, notFound),
+  'POST /v1/orch/routing/{routing_id}/resolve': probe('POST', () => `/v1/orch/routing/${a.routing_id}/resolve`, notFound, { reviewer_did: REVIEWER, outcome: 'approved' }),
+  'POST /v1/orch/routing/{routing_id}/feedback': probe('POST', () => `/v1/orch/routing/${a.routing_id}/feedback`, notFound, { verdict: 'flagged', reason: 'probe', submitted_by: REVIEWER }),
+  'POST /v1/orch/routing/{routing_id}/assign': async () => {
+    // B's own reviewer of the same DID (DIDs are unique per organization), so that only the routing is A's.
+    expect((await asB('PUT', `/v1/orch/reviewers/${REVIEWER}`, { display_name: 'Ada at Beta', capabilities: { general_review: 0.9 } })).status).toBe(204);
+    notFound(await asB('POST', `/v1/orch/routing/${a.routing_id}/assign`, { reviewer_did: REVIEWER, reason: 'probe' }));
+  },
+  'GET /v1/orch/routing/history': probe('GET', () => '/v1/orch/routing/history', listWithout('routing_id', () => a.routing_id)),
+  'POST /v1/orch/escalation/manual': async () => notFound(await asB('POST', '/v1/orch/escalation/manual', { routing_id: a.routing_id, escalation_reason: 'probe', requested_by: REVIEWER })),
+  'GET /v1/orch/provenance/{routing_id}': probe('GET', () => `/v1/orch/provenance/${a.routing_id}`, notFound),
+  'GET /v1/orch/provenance/{routing_id}/proof': probe('GET', () => `/v1/orch/provenance/${a.routing_id}/proof`, notFound),
+  // B may hold a reviewer of the same DID (the assign probe makes one); A's, named Ada, never shows.
+  'GET /v1/orch/reviewers': probe('GET', () => '/v1/orch/reviewers', listWithout('display_name', () => 'Ada')),
+  'GET /v1/orch/agents': probe('GET', () => '/v1/orch/agents', listWithout('agent_id', () => a.agent_id)),
+  'GET /v1/orch/agents/{agent_id}': probe('GET', () => `/v1/orch/agents/${encodeURIComponent(a.agent_id)}`, notFound),
+  'PATCH /v1/orch/agents/{agent_id}': probe('PATCH', () => `/v1/orch/agents/${encodeURIComponent(a.agent_id)}`, notFound, { status: 'suspended' }),
+  'POST /v1/orch/agents/{agent_id}/api-key': probe('POST', () => `/v1/orch/agents/${encodeURIComponent(a.agent_id)}/api-key`, notFound),
+  'GET /v1/orch/agents/{agent_id}/performance': probe('GET', () => `/v1/orch/agents/${encodeURIComponent(a.agent_id)}/performance`, notFound),
+  'GET /v1/orch/escalation/rules': probe('GET', () => '/v1/orch/escalation/rules', listWithout('rule_id', () => a.rule_id)),
+  'GET /v1/orch/escalation/rules/{rule_id}': probe('GET', () => `/v1/orch/escalation/rules/${a.rule_id}`, notFound),
+  'PATCH /v1/orch/escalation/rules/{rule_id}': probe('PATCH', () => `/v1/orch/escalation/rules/${a.rule_id}`, notFound, { description: 'probe' }),
+  'DELETE /v1/orch/escalation/rules/{rule_id}': probe('DELETE', () => `/v1/orch/escalation/rules/${a.rule_id}`, notFound),
+  'POST /v1/orch/escalation/rules/{rule_id}/enable': probe('POST', () => `/v1/orch/escalation/rules/${a.rule_id}/enable`, notFound),
+  'POST /v1/orch/escalation/rules/{rule_id}/disable': probe('POST', () => `/v1/orch/escalation/rules/${a.rule_id}/disable`, notFound),
+  'GET /v1/orch/webhooks': probe('GET', () => '/v1/orch/webhooks', listWithout('subscription_id', () => a.subscription_id)),
+  'GET /v1/orch/webhooks/{subscription_id}': probe('GET', () => `/v1/orch/webhooks/${a.subscription_id}`, notFound),
+  'PATCH /v1/orch/webhooks/{subscription_id}': probe('PATCH', () => `/v1/orch/webhooks/${a.subscription_id}`, notFound, { description: 'probe' }),
+  'DELETE /v1/orch/webhooks/{subscription_id}': probe('DELETE', () => `/v1/orch/webhooks/${a.subscription_id}`, notFound),
+  'POST /v1/orch/webhooks/{subscription_id}/rotate-secret': probe('POST', () => `/v1/orch/webhooks/${a.subscription_id}/rotate-secret`, notFound, { overlap_seconds: 0 }),
+  'GET /v1/orch/webhooks/{subscription_id}/deliveries': probe('GET', () => `/v1/orch/webhooks/${a.subscription_id}/deliveries`, notFound),
+  'GET /v1/orch/webhooks/{subscription_id}/deliveries/{delivery_id}': probe('GET', () => `/v1/orch/webhooks/${a.subscription_id}/deliveries/whdel_probe`, notFound),
+  'POST /v1/orch/webhooks/{subscription_id}/deliveries/{delivery_id}/replay': probe('POST', () => `/v1/orch/webhooks/${a.subscription_id}/deliveries/whdel_probe/replay`, notFound),
+  'GET /v1/orch/service-accounts': probe('GET', () => '/v1/orch/service-accounts', listWithout('client_id', () => a.client_id)),
+  'DELETE /v1/orch/service-accounts/{client_id}': probe('DELETE', () => `/v1/orch/service-accounts/${a.client_id}`, notFound),
+  'GET /v1/orch/audit': probe('GET', () => '/v1/orch/audit', listWithout('routing_id', () => a.routing_id)),
+  'GET /v1/events/{event_id}': probe('GET', () => `/v1/events/${a.event_id}`, notFound),
+  'GET /v1/events': probe('GET', () => '/v1/events', (reply) => {
+    expect(reply.status).toBe(200);
+    expect(JSON.stringify(reply.body.data)).not.toContain(a.routing_id);
+  }),
+};
+
+/** Operations with nothing of one tenant to reach: public, the deployment's own, or acting only on what the caller names in its own organization. */
+const NOT_TENANT_SCOPED: Record<string, string> = {
+  'POST /v1/organizations': 'deployment administration (cloud:admin:global): creates a new organization',
+  'POST /v1/orch/service-accounts': 'creates in the caller’s organization (service accounts are listed per organization, probed above)',
+  'POST /v1/orch/routing': 'creates in the caller’s organization; reads of it are probed above',
+  'POST /v1/orch/escalation/rules': 'creates in the caller’s organization; reads of it are probed above',
+  'POST /v1/orch/escalation/rules/dry-run': 'measures against the caller’s organization’s history and rules only',
+  'PUT /v1/orch/reviewers/{did}': 'a reviewer DID is unique per organization: a PUT writes the caller’s own',
+  'POST /v1/orch/agents/register': 'creates in the caller’s organization; agent ids are global identifiers (a DID), so a taken one answers 409',
+  'POST /v1/orch/webhooks': 'creates in the caller’s organization; reads of it are probed above',
+  'GET /v1/orch/safety/config': 'reads the caller’s organization’s domain (each organization has its own copy)',
+  'PUT /v1/orch/safety/config/{domain}': 'writes the caller’s organization’s domain',
+  'POST /v1/orch/safety/check': 'judged by the caller’s organization’s configuration',
+  'GET /v1/orch/boundaries': 'judged by the caller’s organization’s configuration for its own agent',
+  'POST /v1/orch/route': 'an agent acts on its own tasks; the agent belongs to the key’s organization',
+  'POST /v1/orch/batch-route': 'an agent acts on its own tasks',
+  'POST /v1/orch/confidence': 'an agent acts on its own tasks',
+  'POST /v1/orch/escalate': 'an agent acts on its own tasks',
+  'POST /v1/orch/provenance': 'an agent acts on its own tasks',
+};
+
+/**
+ * Operations not yet isolated: their rows carry organization_id (the default organization's) but their
+ * queries do not filter by it yet. Listed so that the gap is explicit; each moves to CROSS_TENANT when done.
+ */
+const NOT_YET_ISOLATED: Record<string, string> = {};
+for (const key of [
+  'POST /v1/approvals',
+  'GET /v1/approvals',
+  'GET /v1/approvals/{approval_id}',
+  'POST /v1/approvals/{approval_id}/respond',
+  'POST /v1/approvals/{approval_id}/cancel',
+  'GET /v1/escalations',
+  'POST /v1/escalations/{approval_id}/respond',
+  'GET /v1/executions',
+  'GET /v1/executions/{execution_id}',
+  'POST /v1/executions/{execution_id}/cancel',
+  'POST /v1/callback-secrets',
+  'GET /v1/callback-secrets',
+  'POST /v1/workflows',
+  'GET /v1/workflows',
+  'GET /v1/workflows/{workflow_id}',
+  'GET /v1/workflows/{workflow_id}/stats',
+  'GET /v1/workflows/{workflow_id}/provenance',
+  'POST /v1/tasks',
+  'GET /v1/tasks/{task_id}',
+  'GET /v1/tasks/{task_id}/status',
+  'GET /v1/agents',
+  'GET /v1/agents/{agent_id}',
+  'POST /v1/agents',
+  'PATCH /v1/agents/{agent_id}',
+  'POST /v1/agents/{agent_id}/deployments',
+  'POST /v1/agents/call',
+  'POST /v1/agents/{agent_id}/call',
+  'POST /v1/provenance/query',
+  'POST /v1/provenance/attestations',
+  'GET /v1/provenance/attestations/{attestation_id}',
+  'POST /v1/health/check',
+  'GET /v1/platform/status',
+  'POST /v1/orch/compliance/report',
+  'GET /v1/orch/compliance/reports/{report_id}',
+  'GET /v1/ledger/records/{transaction_id}/proof',
+  'GET /v1/ledger/export',
+]) {
+  NOT_YET_ISOLATED[key] = 'platform resources and whole-ledger reads: not yet filtered by organization';
+}
+
+function operationsOfDocument(): Array<{ key: string; isPublic: boolean }> {
+  return Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({
+      key: `${method.toUpperCase()} ${path}`,
+      // An operation without a security requirement needs no credentials: nothing of a tenant behind it.
+      isPublic: !operation.security || operation.security.every((requirement) => Object.keys(requirement).length === 0),
+    })),
+  );
+}
+
+describe('tenant isolation, for every operation of the OpenAPI document', () => {
+  it('classifies every operation exactly once', () => {
+    const operations = operationsOfDocument();
+    const classified = operations.map(({ key, isPublic }) => ({
+      key,
+      classes: [isPublic && 'public', key in CROSS_TENANT && 'cross-tenant', key in NOT_TENANT_SCOPED && 'not tenant-scoped', key in NOT_YET_ISOLATED && 'not yet isolated'].filter(Boolean),
+    }));
+    expect(classified.filter((operation) => operation.classes.length !== 1)).toEqual([]);
+    const known = new Set(operations.map((operation) => operation.key));
+    expect([...Object.keys(CROSS_TENANT), ...Object.keys(NOT_TENANT_SCOPED), ...Object.keys(NOT_YET_ISOLATED)].filter((key) => !known.has(key))).toEqual([]);
+  });
+
+  it.each(Object.keys(CROSS_TENANT))('%s: organization B never reaches organization A’s resource', async (key) => {
+    await CROSS_TENANT[key]!();
+  });
+
+  it('leaves organization A’s resources as they were', async () => {
+    expect((await asA('GET', `/v1/orch/routing/${a.routing_id}`)).status).toBe(200);
+    expect((await asA('GET', `/v1/orch/agents/${encodeURIComponent(a.agent_id)}`)).body.status).toBe('active');
+    expect((await asA('GET', `/v1/orch/escalation/rules/${a.rule_id}`)).body).toMatchObject({ enabled: true });
+    expect((await asA('GET', `/v1/orch/webhooks/${a.subscription_id}`)).status).toBe(200);
+    const accounts = await asA('GET', '/v1/orch/service-accounts');
+    expect(accounts.body.data.find((account: { client_id: string }) => account.client_id === a.client_id)).toMatchObject({ revoked_at: null });
+  });
+});
