@@ -4,7 +4,11 @@ import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../db/agents';
 import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount, markServiceAccountRevoked } from '../../db/credentials';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { authenticateSession, SESSION_TOKEN_TYPE } from '../sessions/session-tokens';
+import type { Actor, TokenSettings } from './actor';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
+
+export type { Actor, TokenSettings };
 
 /**
  * orch:* guard the orchestration layer (/v1/orch), platform:* the platform API (/v1): read lists and
@@ -27,6 +31,12 @@ const IMPLIED: Record<Scope, Scope[]> = {
   'orch:agent': [],
 };
 
+/**
+ * What a signed-in person (a session token) may do: read, and act (answer, resolve, escalate, give feedback)
+ * in their organization, on both layers. No admin scope: configuring the service stays with admin tokens.
+ */
+export const SIGNED_IN_PERSON_SCOPES: readonly Scope[] = ['platform:read', 'platform:write', 'orch:read', 'orch:write'];
+
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
@@ -38,16 +48,6 @@ export function grants(scopes: readonly string[], needed: Scope): boolean {
 /** The requested scopes that `held` does not grant, in the order requested: a principal grants only what it holds. */
 export function scopesNotHeld(held: readonly string[], requested: readonly Scope[]): Scope[] {
   return requested.filter((scope) => !grants(held, scope));
-}
-
-/**
- * The Passport a credential authenticates, and the credential that did: what the provenance record of a
- * human act names, so that anyone verifying the log sees who decided and with which key or passkey.
- */
-export interface Actor {
-  passport_id: string;
-  did: string;
-  credential: { type: 'passkey' | 'device_key' | 'delegation_token'; id: string };
 }
 
 export interface Principal {
@@ -69,11 +69,6 @@ const ACCESS_TOKEN_TYPE = 'at+jwt';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 const secret = (prefix: string) => `${prefix}${randomBytes(32).toString('base64url')}`;
-
-export interface TokenSettings {
-  issuer: string;
-  audience: string;
-}
 
 /** An RFC 9068 access token signed with the deployment's current key. */
 export async function issueAccessToken(
@@ -167,12 +162,14 @@ export async function authenticateBearer(deps: { db: Knex; keyRing: KeyRing; set
     return { ok: true, principal: { id: `pat:${row.token_id}`, kind: 'personal_access_token', subject: row.token_id, scopes: row.scopes, organization_id: DEFAULT_ORGANIZATION_ID } };
   }
 
-  let kid: string | undefined;
+  let header: ReturnType<typeof decodeProtectedHeader>;
   try {
-    kid = decodeProtectedHeader(token).kid;
+    header = decodeProtectedHeader(token);
   } catch {
     return { ok: false, reason: 'The token is malformed' };
   }
+  if (header.typ === SESSION_TOKEN_TYPE) return sessionPrincipal(deps, token);
+  const { kid } = header;
   const key = kid ? await deps.keyRing.verificationKey(kid) : undefined;
   if (!key) return { ok: false, reason: 'The token was not signed by a key of this deployment' };
   try {
@@ -202,4 +199,22 @@ export async function authenticateBearer(deps: { db: Knex; keyRing: KeyRing; set
     if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The token is not valid (${error.code})` };
     throw error;
   }
+}
+
+/** A signed-in person: the Passport is the actor, named with the passkey or device key the session was signed in with. */
+async function sessionPrincipal(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings }, token: string): Promise<BearerResult> {
+  const result = await authenticateSession(deps, token);
+  if (!result.ok) return result;
+  const { session } = result;
+  return {
+    ok: true,
+    principal: {
+      id: `passport:${session.passport_id}`,
+      kind: 'session',
+      subject: session.did,
+      scopes: [...SIGNED_IN_PERSON_SCOPES],
+      organization_id: session.organization_id,
+      actor: { passport_id: session.passport_id, did: session.did, credential: session.credential },
+    },
+  };
 }
