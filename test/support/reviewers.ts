@@ -1,3 +1,4 @@
+import { client } from './http';
 import { signedInPerson, type SignedInPerson } from './identity';
 import type { Stack } from './stack';
 
@@ -10,4 +11,22 @@ export async function signedInReviewer(stack: Stack, reviewerDid: string): Promi
   const linked = await stack.database.db('reviewers').where({ did: reviewerDid }).update({ passport_id: person.passport_id });
   if (linked !== 1) throw new Error(`No reviewer ${reviewerDid} to sign in as`);
   return person;
+}
+
+const reviewerClients = new Map<string, Promise<ReturnType<typeof client>>>();
+
+/** A client signed in as the reviewer: one Passport per reviewer and stack, linked on first use. */
+export function asReviewer(stack: Stack, reviewerDid: string): Promise<ReturnType<typeof client>> {
+  const key = `${stack.baseUrl} ${reviewerDid}`;
+  let signedIn = reviewerClients.get(key);
+  if (!signedIn) {
+    signedIn = signedInReviewer(stack, reviewerDid).then((person) => client(stack.baseUrl, person.sessionToken));
+    reviewerClients.set(key, signedIn);
+  }
+  return signedIn;
+}
+
+/** Resolves a routing as the reviewer does: signed in as them. */
+export async function resolveAs(stack: Stack, routingId: string, reviewerDid: string, resolution: Record<string, unknown>) {
+  return (await asReviewer(stack, reviewerDid))('POST', `/v1/orch/routing/${routingId}/resolve`, { json: { reviewer_did: reviewerDid, ...resolution } });
 }
