@@ -3,7 +3,7 @@ import { eventually } from '../support/eventually';
 import { client, expectProblem } from '../support/http';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
-import { resolveAs } from '../support/reviewers';
+import { resolveAs } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;

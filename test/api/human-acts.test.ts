@@ -9,7 +9,7 @@ import { mintPersonalAccessToken, type Principal } from '../../services/auth/tok
 import { eventually } from '../support/eventually';
 import { client, expectProblem, type CallResult } from '../support/http';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
-import { signedInReviewer } from '../support/reviewers';
+import { signedInReviewer } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;

@@ -1,5 +1,5 @@
 import { signedInPerson } from '../support/identity';
-import { signedInReviewer } from '../support/reviewers';
+import { signedInReviewer } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;

@@ -30,3 +30,16 @@ export function asReviewer(stack: Stack, reviewerDid: string): Promise<ReturnTyp
 export async function resolveAs(stack: Stack, routingId: string, reviewerDid: string, resolution: Record<string, unknown>) {
   return (await asReviewer(stack, reviewerDid))('POST', `/v1/orch/routing/${routingId}/resolve`, { json: { reviewer_did: reviewerDid, ...resolution } });
 }
+
+const personClients = new Map<string, Promise<ReturnType<typeof client>>>();
+
+/** A client signed in as the person with this DID (an approver a request names, say): one Passport per DID and stack. */
+export function asPerson(stack: Stack, did: string): Promise<ReturnType<typeof client>> {
+  const key = `${stack.baseUrl} ${did}`;
+  let signedIn = personClients.get(key);
+  if (!signedIn) {
+    signedIn = signedInPerson(stack, { did, name: did }).then((person) => client(stack.baseUrl, person.sessionToken));
+    personClients.set(key, signedIn);
+  }
+  return signedIn;
+}
