@@ -86,7 +86,7 @@ describe('a worker stopped while approvals, executions and a workflow are pendin
     expectProblem(await lateAnswer, 409, 'approval_not_pending');
     expect(await eventually(() => status(`/v1/approvals/${toExpire}`), (body) => body.status !== 'pending')).toMatchObject({ status: 'expired' });
     expect((await (await asPerson(stack, CFO))('POST', `/v1/approvals/${toApprove}/respond`, { json: { decision: 'approved' } })).body.status).toBe('approved');
-    expect((await api('POST', `/v1/approvals/${toCancel}/cancel`, { json: { reason: 'after restart' } })).body.status).toBe('cancelled');
+    expect((await (await asPerson(stack, CFO))('POST', `/v1/approvals/${toCancel}/cancel`, { json: { reason: 'after restart' } })).body.status).toBe('cancelled');
     await (await asPerson(stack, CFO))('POST', `/v1/approvals/${awaitingApproval.approval_id}/respond`, { json: { decision: 'approved' } });
     await (await asPerson(stack, CFO))('POST', `/v1/approvals/${dagApproval}/respond`, { json: { decision: 'approve' } });
 
