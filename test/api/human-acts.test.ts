@@ -172,6 +172,13 @@ describe('what a human act leaves behind', () => {
     const verified = verifyOffline('answer-bundle.json', JSON.stringify(bundle.body), key);
     expect(verified.status).toBe(0);
     expect(verified.output).toContain(`approval_rejected by ${cfo.did} (Passport ${cfo.passport_id}, device key ${cfo.kid})`);
+
+    // The whole log, exported once the answer is sealed, shows it as well.
+    const exported = await admin('GET', '/v1/ledger/export');
+    expect(exported.status).toBe(200);
+    const wholeLog = verifyOffline('ledger.ndjson', exported.text, key);
+    expect(wholeLog.status).toBe(0);
+    expect(wholeLog.output).toContain(`(${tx}): approval_rejected by ${cfo.did} (Passport ${cfo.passport_id}, device key ${cfo.kid})`);
   });
 });
 
