@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RiskFactor } from '../domain/agent-calls';
 import type { ApprovalResponse, ApprovalStatus, ResponseKind } from '../domain/approvals';
 import type { ApprovalRequestFacts } from '../domain/approval-steps';
+import type { HumanActor } from '../domain/human-acts';
 import type { WorkflowFailure } from './failures';
 
 /** What is asked, of whom, and until when; the workflow id is approval_id. */
@@ -37,12 +38,16 @@ export interface RespondInput extends ApprovalResponse {
   responded_by: string;
   /** The authenticated caller, recorded beside the DID the body names. */
   principal: string;
+  /** The signed-in person who answers, with the credential that authenticated them (absent in histories from before). */
+  actor?: HumanActor | undefined;
 }
 
 export interface CancelApprovalInput {
   cancelled_by: string;
   reason?: string | undefined;
   principal: string;
+  /** The signed-in person who cancels, with the credential that authenticated them (absent in histories from before). */
+  actor?: HumanActor | undefined;
 }
 
 /** The workflow's type name and signature, so that clients start it without loading workflow code. */

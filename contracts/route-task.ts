@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Urgency } from '../domain/escalation-rules';
 import type { LedgerAnchor } from '../domain/provenance';
+import type { HumanActor } from '../domain/human-acts';
 import type { CapabilityMatch } from '../domain/reviewer-assignment';
 import type { RiskLevel } from '../domain/risk';
 import type { EscalationLevel, RequiredCapability, RoutingDecisionKind, RoutingMode, RoutingTask, RoutingVerdict } from '../domain/routing-decision';
@@ -96,6 +97,8 @@ export interface ResolveRoutingInput {
   outcome: ResolutionOutcome;
   comment?: string | undefined;
   modified_recommendation?: string | undefined;
+  /** The signed-in person who resolves, with the credential that authenticated them (absent in histories from before). */
+  actor?: HumanActor | undefined;
 }
 
 export interface RoutingResolution extends ResolveRoutingInput {
@@ -106,7 +109,8 @@ export interface RoutingResolution extends ResolveRoutingInput {
 /** A request to hand the routing to a human, or to another one: from its agent (POST /escalate) or by hand. */
 export interface EscalateRoutingInput {
   reason: string;
-  requested_by: { type: 'ai_agent' | 'human'; did: string; agent_id?: string | undefined };
+  /** A person's request names their Passport and credential (absent in histories from before). */
+  requested_by: { type: 'ai_agent' | 'human'; did: string; agent_id?: string | undefined; person?: HumanActor | undefined };
   /** A capability the new reviewer must hold; without one a human-held routing moves up the chain. */
   target_capability?: string | undefined;
   min_weight?: number | undefined;

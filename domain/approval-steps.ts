@@ -6,6 +6,7 @@
 import type { ApprovalDecision, ApprovalStatus, ResponseKind } from './approvals';
 import type { EventKind } from './events';
 import type { RiskLevel } from './risk';
+import { humanProvenanceActor, type HumanActor } from './human-acts';
 import { ORCH_CORE_DID, type AppendProvenanceInput, type ProvenanceActor } from './provenance';
 
 /** What the transitions read of a request: the part of the approval's workflow input (contracts/approval.ts) that decides. */
@@ -60,14 +61,25 @@ export interface ApprovalTransition {
 export type ApprovalEnding =
   | {
       kind: 'respond';
-      input: { decision: ApprovalDecision; response_kind: ResponseKind; responded_by: string; principal: string; comment?: string | undefined; modified_params?: Record<string, unknown> | undefined };
+      input: {
+        decision: ApprovalDecision;
+        response_kind: ResponseKind;
+        responded_by: string;
+        principal: string;
+        actor?: HumanActor | undefined;
+        comment?: string | undefined;
+        modified_params?: Record<string, unknown> | undefined;
+      };
     }
-  | { kind: 'cancel'; input: { cancelled_by: string; principal: string; reason?: string | undefined } }
+  | { kind: 'cancel'; input: { cancelled_by: string; principal: string; actor?: HumanActor | undefined; reason?: string | undefined } }
   | { kind: 'expired' }
   /** The workflow itself was cancelled (by the execution or DAG that asked, or in Temporal). */
   | { kind: 'workflow_cancelled' };
 
 const core: ProvenanceActor = { type: 'orch_core', did: ORCH_CORE_DID };
+
+/** Who answered: the signed-in person and their credential; a DID alone in histories from before people signed in. */
+const answeredBy = (did: string, actor: HumanActor | undefined): ProvenanceActor => (actor ? humanProvenanceActor(actor) : { type: 'human', did });
 
 export function requestedTransition(request: ApprovalRequestFacts): ApprovalTransition {
   return {
@@ -87,7 +99,7 @@ export function endedTransition(request: ApprovalRequestFacts, end: ApprovalEndi
       const { input } = end;
       return {
         step_id: 'responded',
-        actor: { type: 'human', did: input.responded_by },
+        actor: answeredBy(input.responded_by, input.actor),
         action: `approval_${input.decision}`,
         reasoning: input.comment ?? `${input.responded_by} ${input.decision} the request (${input.response_kind}; caller ${input.principal})`,
         event: input.decision === 'approved' ? 'approval.approved' : 'approval.rejected',
@@ -105,7 +117,7 @@ export function endedTransition(request: ApprovalRequestFacts, end: ApprovalEndi
       const { input } = end;
       return {
         step_id: 'cancelled',
-        actor: { type: 'human', did: input.cancelled_by },
+        actor: answeredBy(input.cancelled_by, input.actor),
         action: 'approval_cancelled',
         reasoning: input.reason ?? `${input.cancelled_by} cancelled the request (caller ${input.principal})`,
         event: 'approval.cancelled',

@@ -8,9 +8,15 @@ export interface LedgerAnchor {
 
 export interface ProvenanceActor {
   type: 'ai_agent' | 'orch_core' | 'human';
+  /** An agent's id; on a person's act done under a delegation token, the agent that acted for them. */
   agent_id?: string;
   did?: string;
   instance_id?: string;
+  /** A person's act: their Passport, and the passkey, device key or delegation token that authenticated it. */
+  passport_id?: string;
+  credential?: { type: 'passkey' | 'device_key' | 'delegation_token'; id: string };
+  /** A person's act done under a delegation token: the token (credential is then what signed in the session it came from). */
+  delegation_token_id?: string;
 }
 
 /** What a caller records; the ledger adds position, hashes and anchor. */

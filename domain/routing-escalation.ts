@@ -1,4 +1,5 @@
 import { dueNotifications, levelRank, type RuleSetEvaluation } from './escalation-rules';
+import { humanProvenanceActor, type HumanActor } from './human-acts';
 import { agentDid, type OutboxEvent, type ProvenanceActor } from './provenance';
 import { assignReviewer, suggestReviewers, type Assignment, type LoadedReviewer } from './reviewer-assignment';
 import { LEVEL_FOR_RISK, raiseEscalationLevel, type EscalationLevel, type RequiredCapability, type RoutingMode } from './routing-decision';
@@ -160,8 +161,9 @@ export function supervisorNotifications(
   };
 }
 
-/** The provenance actor of whoever asked for an escalation. */
-export function requesterActor(requestedBy: { type: 'ai_agent' | 'human'; did: string; agent_id?: string | undefined }): ProvenanceActor {
+/** The provenance actor of whoever asked for an escalation: a person with the credential that authenticated them. */
+export function requesterActor(requestedBy: { type: 'ai_agent' | 'human'; did: string; agent_id?: string | undefined; person?: HumanActor | undefined }): ProvenanceActor {
+  if (requestedBy.person) return humanProvenanceActor(requestedBy.person);
   return { type: requestedBy.type, did: requestedBy.did, ...(requestedBy.agent_id ? { agent_id: requestedBy.agent_id } : {}) };
 }
 

@@ -2,6 +2,7 @@ import type { RoutingVerdictV2, DecisionMoment } from './routing-moments';
 import { FOURTH_LAW_THRESHOLD, type EscalationLevel, type RequiredCapability, type RoutingTask } from './routing-decision';
 import { ORCH_CORE_DID, type OutboxEvent, type ProvenanceActor, type ProvenanceEntry } from './provenance';
 import type { CapabilityMatch } from './reviewer-assignment';
+import { humanProvenanceActor, type HumanActor } from './human-acts';
 
 /**
  * The provenance records and events each step of a routing leaves: what the ledger and the webhooks see.
@@ -237,13 +238,14 @@ export function expiryRecord(facts: { routing_id: string; level: EscalationLevel
 export function resolutionRecord(facts: {
   routing_id: string;
   ai_recommendation: string | undefined;
-  resolution: { reviewer_did: string; outcome: string; comment?: string | undefined; modified_recommendation?: string | undefined };
+  resolution: { reviewer_did: string; outcome: string; comment?: string | undefined; modified_recommendation?: string | undefined; actor?: HumanActor | undefined };
 }): RoutingStepRecord {
   const { routing_id, resolution } = facts;
   return {
     step_id: 'resolution',
     entry: {
-      actor: { type: 'human', did: resolution.reviewer_did },
+      // The reviewer's DID stays the actor's: accountability and audit name the reviewer on the chain.
+      actor: resolution.actor ? { ...humanProvenanceActor(resolution.actor), did: resolution.reviewer_did } : { type: 'human', did: resolution.reviewer_did },
       action: 'routing_resolved',
       input_data: { ai_recommendation: facts.ai_recommendation ?? null },
       output_data: { outcome: resolution.outcome, modified_recommendation: resolution.modified_recommendation ?? null },

@@ -13,7 +13,7 @@ const ManualEscalationSchema = z
   .object({
     routing_id: RoutingIdParamsSchema.shape.routing_id,
     escalation_reason: z.string().min(1).max(2000),
-    requested_by: DidSchema.openapi({ description: 'Who escalates, recorded as the actor' }),
+    requested_by: DidSchema.optional().openapi({ description: 'The signed-in person who escalates (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch' }),
     target_capability: EscalateRequestSchema.shape.target_capability,
     min_weight: EscalateRequestSchema.shape.min_weight,
     urgency: EscalateRequestSchema.shape.urgency,
@@ -32,20 +32,23 @@ export function registerManualEscalationRoutes(api: ApiBuilder, deps: RoutingSer
       'Works on a routing a human holds (it moves to another reviewer, never at lower urgency), on one waiting in the queue, and on a routing decided ' +
       'for the agent alone, in any mode, within ROUTING_REVIEW_WINDOW_SECONDS of its decision (default 7 days): a supervisor reviewing what the agent ' +
       'did reopens it, and a reviewer takes it with the escalation chain (queued when none qualifies). Answers with the escalation chain; emits ' +
-      'escalation.triggered.',
+      'escalation.triggered. Only a signed-in person escalates by hand (a session token; or an agent with their delegation holding ' +
+      'routing:escalate), recorded as the actor with the credential that authenticated them.',
     tags: ['Escalation rules'],
     auth: 'orch:write',
     rateLimit: 'routing-requests',
     request: { body: ManualEscalationSchema },
     responses: {
       200: { description: 'The escalation', schema: EscalationResponseSchema },
+      403: { description: 'person_required, actor_mismatch or delegation_not_covering' },
       404: { description: 'routing_not_found' },
       409: { description: 'routing_closed: resolved, expired, or decided for the agent longer ago than the review window (the detail names it)' },
       422: { description: 'no_qualified_reviewer' },
     },
     handler: async ({ req, body, principal }) => {
       const { escalation_reason, ...request } = body;
-      const sent = await escalateByHand(deps, principal.organization_id, { ...request, reason: escalation_reason }, updateIdFor(principal.id, req.get('idempotency-key')));
+      const sent = await escalateByHand(deps, principal, { ...request, reason: escalation_reason }, updateIdFor(principal.id, req.get('idempotency-key')));
+      if (!sent.ok && (sent.code === 'person_required' || sent.code === 'actor_mismatch' || sent.code === 'delegation_not_covering')) throw new Problem(sent.code, sent.detail);
       if (!sent.ok) throw new Problem(sent.code === 'routing_not_found' ? 'routing_not_found' : 'routing_closed', sent.detail);
       return { status: 200, body: renderEscalation(sent.result) };
     },

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { listReviewers } from '../../db/reviewers';
 import { saveReviewer } from '../../services/routing/queue';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { DidSchema, listQuerySchema, pageSchema } from '../schemas/common';
 import { z } from '../schemas/zod';
@@ -10,6 +11,7 @@ import { z } from '../schemas/zod';
 const ReviewerSchema = z
   .object({
     did: z.string(),
+    passport_id: z.string().nullable().openapi({ description: 'The Passport that is this reviewer: only it (or its delegate) resolves what the reviewer is assigned' }),
     display_name: z.string(),
     capabilities: z.record(z.string(), z.number()).openapi({ example: { medical_diagnosis: 0.9 } }),
     chain_level: z.number().int(),
@@ -28,6 +30,11 @@ const PutReviewerSchema = z
     chain_level: z.number().int().min(1).max(20).default(1),
     available: z.boolean().default(true),
     capacity: z.number().int().min(1).max(10_000).nullable().default(null).openapi({ description: 'Most open assignments; a reviewer at capacity is skipped' }),
+    passport_id: z
+      .string()
+      .regex(/^pp_[A-Za-z0-9_-]{1,64}$/, 'must be a Passport id (pp_…)')
+      .optional()
+      .openapi({ description: 'The Passport that is this reviewer; default: the Passport whose DID is the reviewer’s, if any' }),
   })
   .strict()
   .openapi('PutReviewerRequest');
@@ -41,6 +48,7 @@ const SORTABLE = { did: 'reviewers.did', chain_level: 'reviewers.chain_level', c
 
 const render = (row: {
   did: string;
+  passport_id: string | null;
   display_name: string;
   capabilities: Record<string, number>;
   chain_level: number;
@@ -78,14 +86,17 @@ export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; tempor
     path: '/v1/orch/reviewers/{did}',
     operationId: 'putReviewer',
     summary: 'Create or replace a reviewer (admin)',
-    description: 'An available reviewer is offered at once to the routings queued for want of one (each takes them if they qualify).',
+    description:
+      'An available reviewer is offered at once to the routings queued for want of one (each takes them if they qualify). The reviewer is ' +
+      'linked to a Passport (passport_id, else the Passport with this DID): a routing assigned to the reviewer is resolved only by that person.',
     tags: ['Reviewers'],
     auth: 'orch:admin',
     rateLimit: 'default',
     request: { params: z.object({ did: DidSchema }), body: PutReviewerSchema },
-    responses: { 204: { description: 'Stored' } },
+    responses: { 204: { description: 'Stored' }, 422: { description: 'reviewer_passport_not_found: passport_id names no Passport' } },
     handler: async ({ params, body, principal }) => {
-      await saveReviewer(deps, principal.organization_id, { did: params.did, ...body });
+      const saved = await saveReviewer(deps, principal.organization_id, { did: params.did, ...body });
+      if (!saved.ok) throw new Problem('reviewer_passport_not_found', saved.detail);
       return { status: 204 };
     },
   });

@@ -79,7 +79,7 @@ const FeedbackRequestSchema = z
   .object({
     verdict: z.enum(FEEDBACK_VERDICTS).openapi({ description: 'confirmed: the outcome was right; overturned: it was wrong; flagged: it needs a look' }),
     reason: z.string().min(1).max(10_000),
-    submitted_by: DidSchema,
+    submitted_by: DidSchema.optional().openapi({ description: 'The signed-in person (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch' }),
   })
   .strict()
   .openapi('RoutingFeedbackRequest');
@@ -120,18 +120,23 @@ export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }
     path: '/v1/orch/routing/{routing_id}/feedback',
     operationId: 'recordRoutingFeedback',
     summary: 'Confirm, overturn or flag a completed routing’s outcome',
-    description: 'The decision outcome and feedback of the spec: an autonomous decision overturned or flagged counts as the agent’s false negative. Anchored in the routing’s provenance.',
+    description:
+      'The decision outcome and feedback of the spec: an autonomous decision overturned or flagged counts as the agent’s false negative. Anchored in ' +
+      'the routing’s provenance, which names the signed-in person who gave it (a session token; or an agent with their delegation holding ' +
+      'routing:feedback) and the credential that authenticated them.',
     tags: ['Routing'],
     auth: 'orch:write',
     rateLimit: 'routing-requests',
     request: { params: RoutingIdParamsSchema, body: FeedbackRequestSchema },
     responses: {
       201: { description: 'The recorded feedback', schema: FeedbackSchema },
+      403: { description: 'person_required, actor_mismatch or delegation_not_covering' },
       404: { description: 'routing_not_found' },
       409: { description: 'routing_not_completed: the routing has no outcome yet' },
     },
     handler: async ({ params, body, principal }) => {
       const result = await recordFeedback(deps.db, { routing_id: params.routing_id, ...body }, principal);
+      if (!result.ok && 'detail' in result) throw new Problem(result.code, result.detail);
       if (!result.ok && result.code === 'routing_not_found') throw new Problem('routing_not_found', `No routing ${params.routing_id}`);
       if (!result.ok) throw new Problem('routing_not_completed', `Routing ${params.routing_id} is ${result.status ?? 'not completed'}; feedback is for completed routings`);
       return { status: 201, body: result.feedback };

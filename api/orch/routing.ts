@@ -2,8 +2,7 @@ import { findRoutingById, type RoutingRow } from '../../db/routings';
 import { routingProgress } from '../../domain/routing-progress';
 import { resourceId, updateIdFor } from '../../lib/ids';
 import { submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';
-import { sendRoutingUpdate } from '../../services/routing/updates';
-import { resolveUpdate } from '../../contracts/route-task';
+import { resolveRoutingAs } from '../../services/routing/resolution';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { registerRoutingAssignmentRoutes } from './routing-assignment';
@@ -102,22 +101,29 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     path: '/v1/orch/routing/{routing_id}/resolve',
     operationId: 'resolveRouting',
     summary: 'A reviewer on the escalation chain resolves an escalated routing',
-    description: 'Delivered to the routing workflow as an Update: exactly one resolution wins; any later one gets 409.',
+    description:
+      'Delivered to the routing workflow as an Update: exactly one resolution wins; any later one gets 409. Only a signed-in person resolves ' +
+      '(a session token; or an agent with their delegation holding routing:resolve), as a reviewer they are: their own DID or a reviewer ' +
+      'linked to their Passport (PUT /v1/orch/reviewers/{did} passport_id), who must be on the routing’s escalation chain. reviewer_did ' +
+      'may be omitted (the latest of theirs on the chain). The provenance record names the Passport and the credential.',
     tags: ['Routing'],
     auth: 'orch:write',
     rateLimit: 'routing-requests',
     request: { params: RoutingIdParamsSchema, body: ResolveRoutingRequestSchema },
     responses: {
       200: { description: 'The recorded resolution', schema: RoutingResolutionSchema },
-      403: { description: 'The reviewer is not on the routing’s escalation chain' },
+      403: { description: 'reviewer_not_assigned (not on the routing’s escalation chain), person_required, actor_mismatch or delegation_not_covering' },
       404: { description: 'No such routing' },
       409: { description: 'The routing is not awaiting review (already resolved, expired, decided autonomously, or queued for a reviewer)' },
     },
     handler: async ({ req, params, body, principal }) => {
-      const sent = await sendRoutingUpdate(deps, principal.organization_id, params.routing_id, resolveUpdate, [body], updateIdFor(principal.id, req.get('idempotency-key')));
-      if (sent.ok) return { status: 200, body: { routing_id: params.routing_id, status: 'completed', ...sent.result } };
-      if (sent.code === 'routing_not_found') throw new Problem('routing_not_found', sent.detail);
-      if (sent.code === 'reviewer_not_assigned') throw new Problem('reviewer_not_assigned', sent.detail);
+      const sent = await resolveRoutingAs(deps, principal, { ...body, routing_id: params.routing_id }, updateIdFor(principal.id, req.get('idempotency-key')));
+      if (sent.ok) {
+        const { actor: _actor, ...resolution } = sent.result;
+        return { status: 200, body: { routing_id: params.routing_id, status: 'completed', ...resolution } };
+      }
+      if (sent.code === 'routing_not_found' || sent.code === 'reviewer_not_assigned') throw new Problem(sent.code, sent.detail);
+      if (sent.code === 'person_required' || sent.code === 'actor_mismatch' || sent.code === 'delegation_not_covering') throw new Problem(sent.code, sent.detail);
       throw new Problem('routing_not_awaiting_review', sent.detail);
     },
   });

@@ -1,7 +1,7 @@
 import { approvalFromRow, findApprovalById, listApprovals } from '../../db/approvals';
 import { simpleResponse } from '../../domain/approvals';
 import { cancelApproval, createApproval, respondToApproval, type AnswerOutcome, type PlatformServiceDeps } from '../../services/approvals/approvals';
-import { principalDid, resourceId } from '../../lib/ids';
+import { resourceId } from '../../lib/ids';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -13,6 +13,7 @@ import {
   CancelApprovalSchema,
   CancelledApprovalSchema,
   CreateApprovalSchema,
+  isFullResponse,
   ListApprovalsQuerySchema,
   RespondApprovalSchema,
 } from '../schemas/approvals';
@@ -91,22 +92,26 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     description:
       'Delivered to the approval’s workflow as an Update: exactly one answer wins, and an answer to a request that is no longer pending ' +
       '(answered, cancelled, expired, or past expires_at) is 409. Full variant: decision approved|rejected, responded_by, comment, ' +
-      'modified_params (checked against params_schema). Simplified variant: decision approve|reject and reason, answered as the caller.',
+      'modified_params (checked against params_schema). Simplified variant: decision approve|reject and reason. ' +
+      'Only a signed-in person answers (a session token from a passkey or device key; or an agent with a delegation token from the person ' +
+      'that holds approvals:respond), as themself: responded_by may be omitted, and naming anyone else is 403. A request addressed to an ' +
+      'approver (approver_passport_id) is answered only by that approver or their delegate. The provenance record names the Passport and the credential.',
     tags: ['Approvals'],
     auth: 'platform:write',
     rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, body: RespondApprovalSchema },
     responses: {
       200: { description: 'The answered request', schema: ApprovalSchema },
+      403: { description: 'person_required, actor_mismatch, not_the_approver or delegation_not_covering' },
       404: { description: 'No such approval request' },
       409: { description: 'The request is no longer pending' },
     },
     handler: async ({ params, body, principal }) => {
       const answer =
-        'responded_by' in body
+        isFullResponse(body)
           ? { decision: body.decision, response_kind: body.decision, responded_by: body.responded_by, comment: body.comment, modified_params: body.modified_params }
-          : { ...simpleResponse(body.decision, body.reason), responded_by: principalDid(principal.id) };
-      return { status: 200, body: answeredApproval(await respondToApproval(deps, params.approval_id, { ...answer, principal: principal.id })) };
+          : simpleResponse(body.decision, body.reason);
+      return { status: 200, body: answeredApproval(await respondToApproval(deps, params.approval_id, principal, answer)) };
     },
   });
 
@@ -115,20 +120,22 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     path: '/v1/approvals/{approval_id}/cancel',
     operationId: 'cancelApproval',
     summary: 'Cancel a pending request',
-    description: 'An Update like respond: 409 when the request is no longer pending. Without cancelled_by (the simplified variant) the caller cancels it.',
+    description:
+      'An Update like respond: 409 when the request is no longer pending. A signed-in person cancels, as themself (cancelled_by omitted or ' +
+      'their DID); a request addressed to an approver only the approver or the requester (or a delegate of theirs holding approvals:cancel).',
     tags: ['Approvals'],
     auth: 'platform:write',
     rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, body: CancelApprovalSchema },
     responses: {
       200: { description: 'The cancelled request, with a message', schema: CancelledApprovalSchema },
+      403: { description: 'person_required, actor_mismatch, not_the_approver or delegation_not_covering' },
       404: { description: 'No such approval request' },
       409: { description: 'The request is no longer pending' },
     },
     handler: async ({ params, body, principal }) => {
-      const cancelled_by = body.cancelled_by ?? principalDid(principal.id);
-      const approval = answeredApproval(await cancelApproval(deps, params.approval_id, { cancelled_by, reason: body.reason, principal: principal.id }));
-      return { status: 200, body: { ...approval, message: `Approval ${params.approval_id} was cancelled by ${cancelled_by}` } };
+      const approval = answeredApproval(await cancelApproval(deps, params.approval_id, principal, body));
+      return { status: 200, body: { ...approval, message: `Approval ${params.approval_id} was cancelled by ${approval.cancelled_by ?? principal.subject}` } };
     },
   });
 }

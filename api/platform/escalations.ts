@@ -1,7 +1,6 @@
 import { approvalFromRow, listApprovals } from '../../db/approvals';
 import { escalationResponse } from '../../domain/approvals';
 import { respondToApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
-import { principalDid } from '../../lib/ids';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -37,21 +36,23 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
     description:
       'approve and reject answer the approval request; approved_with_modifications approves it with modifications (a JSON object of ' +
       'parameters, checked like modified_params); request_changes rejects it as it stands, with the notes saying what to change. ' +
-      'Like respond, a request that is no longer pending is 409.',
+      'Like respond, a request that is no longer pending is 409, and only a signed-in person answers, as themself (responded_by omitted or ' +
+      'their DID), a request addressed to an approver only that approver or their delegate.',
     tags: ['Escalation queue'],
     auth: 'platform:write',
     rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, body: RespondEscalationSchema },
     responses: {
       200: { description: 'The answered request', schema: ApprovalSchema },
+      403: { description: 'person_required, actor_mismatch, not_the_approver or delegation_not_covering' },
       404: { description: 'No such approval request' },
       409: { description: 'The request is no longer pending' },
     },
     handler: async ({ params, body, principal }) => {
       const mapped = escalationResponse(body);
       if (!mapped.ok) throw new Problem('validation_failed', `${mapped.field} ${mapped.message}`, { errors: [{ field: mapped.field, code: 'invalid_value', message: mapped.message }] });
-      const responded_by = body.responded_by ?? principalDid(principal.id);
-      return { status: 200, body: answeredApproval(await respondToApproval(deps, params.approval_id, { ...mapped.response, responded_by, principal: principal.id })) };
+      const answer = { ...mapped.response, responded_by: body.responded_by };
+      return { status: 200, body: answeredApproval(await respondToApproval(deps, params.approval_id, principal, answer, 'respond_escalation')) };
     },
   });
 }

@@ -99,7 +99,7 @@ export const RespondApprovalSchema = z
     z
       .object({
         decision: z.enum(APPROVAL_DECISIONS),
-        responded_by: DidSchema,
+        responded_by: DidSchema.optional().openapi({ description: 'The signed-in person (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch' }),
         comment: z.string().max(10_000).optional(),
         modified_params: JsonObjectSchema.optional().openapi({ description: 'With approved: the parameters to use instead; checked against params_schema' }),
       })
@@ -107,13 +107,19 @@ export const RespondApprovalSchema = z
     z
       .object({ decision: z.enum(SIMPLE_DECISIONS), reason: z.string().max(10_000).optional() })
       .strict()
-      .openapi({ description: 'Simplified variant: responded_by is the caller' }),
+      .openapi({ description: 'Simplified variant: responded_by is the signed-in person' }),
   ])
   .openapi('RespondApprovalRequest');
 
+type RespondApprovalBody = z.infer<typeof RespondApprovalSchema>;
+/** The full variant (approved | rejected), not the simplified one (approve | reject). */
+export function isFullResponse(body: RespondApprovalBody): body is Exclude<RespondApprovalBody, { reason?: unknown }> {
+  return (APPROVAL_DECISIONS as readonly string[]).includes(body.decision);
+}
+
 export const CancelApprovalSchema = z
   .object({
-    cancelled_by: DidSchema.optional().openapi({ description: 'Omitted (the simplified variant): the caller' }),
+    cancelled_by: DidSchema.optional().openapi({ description: 'The signed-in person (their DID); omitted (the simplified variant), it is them. Naming anyone else is 403 actor_mismatch' }),
     reason: z.string().max(10_000).optional(),
   })
   .strict()
@@ -142,7 +148,7 @@ export const RespondEscalationSchema = z
     decision: z.enum(ESCALATION_DECISIONS),
     notes: z.string().max(10_000).optional(),
     modifications: z.string().max(100_000).optional().openapi({ description: 'With approved_with_modifications: a JSON object of the modified parameters' }),
-    responded_by: DidSchema.optional().openapi({ description: 'Default: the caller' }),
+    responded_by: DidSchema.optional().openapi({ description: 'The signed-in person (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch' }),
   })
   .strict()
   .openapi('RespondEscalationRequest');

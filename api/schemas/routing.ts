@@ -140,7 +140,9 @@ export const RoutingStatusSchema = z
 
 export const ResolveRoutingRequestSchema = z
   .object({
-    reviewer_did: DidSchema,
+    reviewer_did: DidSchema.optional().openapi({
+      description: 'The reviewer the signed-in person is (their DID, or a reviewer DID linked to their Passport); omitted, the one on the routing’s chain',
+    }),
     outcome: z.enum(RESOLUTION_OUTCOMES).openapi({
       description: 'approved: the AI recommendation stands; rejected: it does not; modified: it stands as changed',
     }),

@@ -64,7 +64,7 @@ function jsonPost(baseUrl: string, token: string) {
 }
 
 async function main(): Promise<void> {
-  const { client, database, baseUrl, token, stack } = await startBenchStack({
+  const { client, database, baseUrl, token, stack, signIn } = await startBenchStack({
     taskQueue: TASK_QUEUE,
     env: { RATE_LIMIT_DEFAULT: '100000000', OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' },
     workerEnv: { TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS: String(WORKER_CACHE), NODE_OPTIONS: `--max-old-space-size=${WORKER_HEAP_MB}` },
@@ -72,6 +72,9 @@ async function main(): Promise<void> {
   const { api, worker } = stack;
   const servicePids = [api.pid, worker.pid, ...stack.temporalPids];
   const post = jsonPost(baseUrl, token);
+  // Only the approver a request names answers it, signed in.
+  const APPROVER = 'did:web:bench.example:people:approver';
+  const postAsApprover = jsonPost(baseUrl, await signIn(APPROVER));
   const guarded = <T>(work: Promise<T>) => unlessAServiceDies(work, [api, worker]);
   const countWhere = async (table: string, where: Record<string, string>) => {
     const [row] = await database.db(table).where(where).count<{ count: number }[]>({ count: '*' });
@@ -82,7 +85,7 @@ async function main(): Promise<void> {
   const open: Send = async (index) => {
     const reply = await post('/v1/approvals', {
       requester_passport_id: 'did:web:bench.example:agents:requester',
-      approver_passport_id: 'did:web:bench.example:people:approver',
+      approver_passport_id: APPROVER,
       action_description: `bench approval ${index}`,
       request_data: { amount: 500 + index },
       expires_in_seconds: 4 * 3600,
@@ -92,7 +95,7 @@ async function main(): Promise<void> {
     return { ok: true };
   };
   const answer: Send = async (index) => {
-    const reply = await post(`/v1/approvals/${ids[index]!}/respond`, { decision: 'approved', responded_by: 'did:web:bench.example:people:approver' }, 200);
+    const reply = await postAsApprover(`/v1/approvals/${ids[index]!}/respond`, { decision: 'approved', responded_by: APPROVER }, 200);
     if (!reply.ok) return reply;
     return reply.body.status === 'approved' ? { ok: true } : { ok: false, error: `answered ${String(reply.body.status)}` };
   };

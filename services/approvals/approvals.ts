@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { approvalFromRow, findApprovalById } from '../../db/approvals';
 import { assessCallRisk } from '../../domain/agent-calls';
 import { paramsSchemaOf } from '../../domain/approvals';
+import { approverRefusal, humanActorOf, type HumanActCaller, type HumanActRefusal } from '../../domain/human-acts';
 import type { PlatformSettings } from '../platform/settings';
 import {
   APPROVAL_WORKFLOW,
@@ -137,6 +138,7 @@ export type AnswerOutcome =
   | { ok: true; approval: ApprovalState }
   | { ok: false; code: 'approval_not_found' | 'approval_not_pending'; detail: string }
   | { ok: false; code: 'invalid_modified_params'; errors: FieldProblem[] }
+  | HumanActRefusal
   | StorageRefusal;
 
 async function answerApproval(deps: PlatformServiceDeps, approvalId: string, send: () => Promise<ApprovalState>): Promise<AnswerOutcome> {
@@ -154,25 +156,50 @@ async function answerApproval(deps: PlatformServiceDeps, approvalId: string, sen
   }
 }
 
+/** An answer as the person gives it: responded_by, when named, must be who they are. */
+export type HumanAnswer = Omit<RespondInput, 'responded_by' | 'principal' | 'actor'> & { responded_by?: string | undefined };
+
 /**
  * A human's answer, delivered as the respond Update: its validator refuses it unless the request is still
- * pending (so there is never a second decision), and modified_params must fit the request's schema.
+ * pending (so there is never a second decision), and modified_params must fit the request's schema. Only
+ * a signed-in person answers, and a request addressed to an approver only that approver (or their delegate).
  */
 export async function respondToApproval(
   deps: PlatformServiceDeps,
   approvalId: string,
-  answer: RespondInput,
+  caller: HumanActCaller & { id: string },
+  answer: HumanAnswer,
+  act: 'respond_approval' | 'respond_escalation' = 'respond_approval',
 ): Promise<AnswerOutcome> {
+  const acting = humanActorOf(caller, act, answer.responded_by);
+  if (!acting.ok) return acting;
   const row = await findApprovalById(deps.db, approvalId);
   if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
+  const approval = approvalFromRow(row);
+  const refused = approverRefusal(approval, acting.actor, 'answer');
+  if (refused) return refused;
   if (answer.modified_params !== undefined) {
     if (answer.decision !== 'approved') return { ok: false, code: 'invalid_modified_params', errors: [{ field: 'modified_params', code: 'unexpected', message: 'only an approval carries modified_params' }] };
-    const errors = checkModifiedParams(approvalFromRow(row), answer.modified_params);
+    const errors = checkModifiedParams(approval, answer.modified_params);
     if (errors.length > 0) return { ok: false, code: 'invalid_modified_params', errors };
   }
-  return answerApproval(deps, approvalId, () => deps.temporal.workflow.getHandle(approvalId).executeUpdate(respondUpdate, { args: [answer] }));
+  const input: RespondInput = { ...answer, responded_by: answer.responded_by ?? acting.actor.did, principal: caller.id, actor: acting.actor };
+  return answerApproval(deps, approvalId, () => deps.temporal.workflow.getHandle(approvalId).executeUpdate(respondUpdate, { args: [input] }));
 }
 
-export async function cancelApproval(deps: PlatformServiceDeps, approvalId: string, request: CancelApprovalInput): Promise<AnswerOutcome> {
-  return answerApproval(deps, approvalId, () => deps.temporal.workflow.getHandle(approvalId).executeUpdate(cancelApprovalUpdate, { args: [request] }));
+/** A cancel by a signed-in person: of a request addressed to an approver, only by the approver or the requester. */
+export async function cancelApproval(
+  deps: PlatformServiceDeps,
+  approvalId: string,
+  caller: HumanActCaller & { id: string },
+  request: { cancelled_by?: string | undefined; reason?: string | undefined },
+): Promise<AnswerOutcome> {
+  const acting = humanActorOf(caller, 'cancel_approval', request.cancelled_by);
+  if (!acting.ok) return acting;
+  const row = await findApprovalById(deps.db, approvalId);
+  if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
+  const refused = approverRefusal(approvalFromRow(row), acting.actor, 'cancel');
+  if (refused) return refused;
+  const input: CancelApprovalInput = { cancelled_by: request.cancelled_by ?? acting.actor.did, reason: request.reason, principal: caller.id, actor: acting.actor };
+  return answerApproval(deps, approvalId, () => deps.temporal.workflow.getHandle(approvalId).executeUpdate(cancelApprovalUpdate, { args: [input] }));
 }

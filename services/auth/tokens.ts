@@ -4,7 +4,11 @@ import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../db/agents';
 import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount, markServiceAccountRevoked } from '../../db/credentials';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { authenticateSession, SESSION_TOKEN_TYPE } from '../sessions/session-tokens';
+import type { Actor, TokenSettings } from './actor';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
+
+export type { Actor, TokenSettings };
 
 /**
  * orch:* guard the orchestration layer (/v1/orch), platform:* the platform API (/v1): read lists and
@@ -30,6 +34,12 @@ const IMPLIED: Record<Scope, Scope[]> = {
   'cloud:admin:global': [],
 };
 
+/**
+ * What a signed-in person (a session token) may do: read, and act (answer, resolve, escalate, give feedback)
+ * in their organization, on both layers. No admin scope: configuring the service stays with admin tokens.
+ */
+export const SIGNED_IN_PERSON_SCOPES: readonly Scope[] = ['platform:read', 'platform:write', 'orch:read', 'orch:write'];
+
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
@@ -41,36 +51,6 @@ export function grants(scopes: readonly string[], needed: Scope): boolean {
 /** The requested scopes that `held` does not grant, in the order requested: a principal grants only what it holds. */
 export function scopesNotHeld(held: readonly string[], requested: readonly Scope[]): Scope[] {
   return requested.filter((scope) => !grants(held, scope));
-}
-
-/**
- * The Passport a credential authenticates, and the credential that did: what the provenance record of a
- * human act names, so that anyone verifying the log sees who decided and with which key or passkey.
- */
-export interface Actor {
-  passport_id: string;
-  did: string;
-  credential: { type: 'passkey' | 'device_key' | 'delegation_token'; id: string };
-  /**
-   * Present when a delegation token authenticated the call: credential above is then the passkey or device
-   * key that signed in the session the token came from, and this names the token and what bounds it.
-   */
-  delegation?: DelegationGrant;
-}
-
-/** The delegation a token belongs to, as its claims carry it (services/delegation/delegation-tokens.ts). */
-export interface DelegationGrant {
-  delegation_id: string;
-  token_id: string;
-  /** Delegation ids from the root (exchanged from a session) down to this one. */
-  chain: string[];
-  /** The agent the person delegated to; absent when the person holds the token. */
-  agent_did?: string;
-  risk_level: 'low' | 'standard' | 'high';
-  environment: string | null;
-  verification_tier: number;
-  identity_tier: number;
-  expires_at: Date;
 }
 
 export interface Principal {
@@ -92,11 +72,6 @@ const ACCESS_TOKEN_TYPE = 'at+jwt';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 const secret = (prefix: string) => `${prefix}${randomBytes(32).toString('base64url')}`;
-
-export interface TokenSettings {
-  issuer: string;
-  audience: string;
-}
 
 /** An RFC 9068 access token signed with the deployment's current key. */
 export async function issueAccessToken(
@@ -206,6 +181,7 @@ export async function authenticateBearer(
   } catch {
     return { ok: false, reason: 'The token is malformed' };
   }
+  if (header.typ === SESSION_TOKEN_TYPE) return sessionPrincipal(deps, token);
   const verifier = typeof header.typ === 'string' && Object.hasOwn(deps.verifiers ?? {}, header.typ) ? deps.verifiers?.[header.typ] : undefined;
   if (verifier) return verifier(token);
   const key = header.kid ? await deps.keyRing.verificationKey(header.kid) : undefined;
@@ -236,4 +212,22 @@ export async function authenticateBearer(
     if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The token is not valid (${error.code})` };
     throw error;
   }
+}
+
+/** A signed-in person: the Passport is the actor, named with the passkey or device key the session was signed in with. */
+async function sessionPrincipal(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings }, token: string): Promise<BearerResult> {
+  const result = await authenticateSession(deps, token);
+  if (!result.ok) return result;
+  const { session } = result;
+  return {
+    ok: true,
+    principal: {
+      id: `passport:${session.passport_id}`,
+      kind: 'session',
+      subject: session.did,
+      scopes: [...SIGNED_IN_PERSON_SCOPES],
+      organization_id: session.organization_id,
+      actor: { passport_id: session.passport_id, did: session.did, credential: session.credential },
+    },
+  };
 }

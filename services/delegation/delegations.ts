@@ -268,6 +268,7 @@ export async function authenticateDelegationToken(deps: DelegationDeps, token: s
         passport_id: claims.passport_id,
         did: claims.did,
         credential: claims.credential,
+        ...(claims.agent_did !== null ? { agent_id: claims.agent_did } : {}),
         delegation: {
           delegation_id: claims.delegation_id,
           token_id: claims.token_id,

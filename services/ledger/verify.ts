@@ -66,6 +66,20 @@ function bodyProblem(body: string, transactionId: string): string | undefined {
   return undefined;
 }
 
+const CREDENTIAL_WORDS: Record<string, string | undefined> = { passkey: 'passkey', device_key: 'device key', delegation_token: 'delegation token' };
+
+/**
+ * Who decided, when a verified record is a person's act: their DID, Passport and the credential that
+ * authenticated them (and the agent, when a delegate acted for them). Read from the verified body only.
+ */
+export function decidedBy(body: string): string | undefined {
+  const { action, actor } = JSON.parse(body) as Partial<ProvenanceEntry>;
+  if (actor?.type !== 'human' || !actor.credential || !actor.did) return undefined;
+  const credential = `${CREDENTIAL_WORDS[actor.credential.type] ?? actor.credential.type} ${actor.credential.id}`;
+  const delegate = actor.agent_id ? `, by their delegate ${actor.agent_id}` : '';
+  return `${String(action)} by ${actor.did} (Passport ${actor.passport_id ?? 'unnamed'}, ${credential}${delegate})`;
+}
+
 function report(verified: string[], problems: string[]): VerifyReport {
   return { ok: problems.length === 0 && verified.length > 0, verified, problems };
 }
@@ -96,7 +110,8 @@ export function verifyInclusionBundle(bundle: InclusionBundleAsRead, verifier: N
       problems.push(`${label}: its inclusion proof does not lead to the checkpoint's root`);
       continue;
     }
-    verified.push(`${label}: included in the tree of ${checkpoint.treeSize} leaves`);
+    const decided = decidedBy(record.body);
+    verified.push(`${label}: included in the tree of ${checkpoint.treeSize} leaves${decided ? `; ${decided}` : ''}`);
   }
   return report(verified, problems);
 }
@@ -150,6 +165,8 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
   let previousSize = 0;
   let lastBlock = 0;
   let lineNumber = 0;
+  /** The people's acts among the leaves, reported once the log they are in has verified. */
+  const decisions: string[] = [];
   checkTrusted(edge);
   for await (const text of lines) {
     lineNumber += 1;
@@ -186,6 +203,8 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
       }
       const problem = bodyProblem(leaf.body, leaf.transaction_id);
       if (problem) problems.push(`leaf ${leaf.index} (${leaf.transaction_id}): ${problem}`);
+      const decided = problem ? undefined : decidedBy(leaf.body);
+      if (decided) decisions.push(`leaf ${leaf.index} (${leaf.transaction_id}): ${decided}`);
       edge = appendLeaves(rfc6962, edge, [leafHashOfBody(leaf.body)]).edge;
       checkTrusted(edge);
       continue;
@@ -218,6 +237,7 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
     if (!kept.seen) problems.push(`the log has fewer than the ${size} leaves of a checkpoint you kept: it was truncated or rewritten`);
   }
   if (header && problems.length === 0) {
+    verified.push(...decisions);
     verified.unshift(`${edge.size} leaves and ${checkpoints} checkpoints signed by ${verifier.name}; the last root is ${Buffer.from(rootOf(rfc6962, edge)).toString('base64')}`);
   }
   return report(verified, problems);

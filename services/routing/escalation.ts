@@ -3,6 +3,8 @@ import { agentDid } from '../../domain/provenance';
 import { FAILURE_TYPES } from '../../contracts/failures';
 import { escalateUpdate, type EscalateOutcome, type EscalateRoutingInput } from '../../contracts/route-task';
 import { findRoutingById } from '../../db/routings';
+import { humanActorOf, type HumanActRefusal } from '../../domain/human-acts';
+import type { Principal } from '../auth/tokens';
 import { describeDuration } from '../../domain/routing-escalation';
 import { agentRoutingId } from './agent-operations';
 import type { RoutingServiceDeps } from './submit';
@@ -31,20 +33,23 @@ export async function escalateAgentTask(
 }
 
 /**
- * Someone escalates a routing by hand (POST /escalation/manual): one a human holds moves on; one decided
- * for the agent alone is reopened for a reviewer while its review window lasts. Past that window the
- * refusal names it.
+ * A signed-in person escalates a routing by hand (POST /escalation/manual), as themself: one a human holds
+ * moves on; one decided for the agent alone is reopened for a reviewer while its review window lasts. Past
+ * that window the refusal names it.
  */
 export async function escalateByHand(
   deps: RoutingServiceDeps,
-  organizationId: string,
-  request: EscalationRequest & { routing_id: string; requested_by: string },
+  caller: Principal,
+  request: EscalationRequest & { routing_id: string; requested_by?: string | undefined },
   updateId: string | undefined,
-): Promise<UpdateResult<EscalateOutcome>> {
+): Promise<UpdateResult<EscalateOutcome> | HumanActRefusal> {
   const { routing_id, requested_by, ...escalation } = request;
-  const sent = await sendRoutingUpdate(deps, organizationId, routing_id, escalateUpdate, [{ ...escalation, requested_by: { type: 'human', did: requested_by } }], updateId);
+  const acting = humanActorOf(caller, 'escalate_routing', requested_by);
+  if (!acting.ok) return acting;
+  const requester = { type: 'human' as const, did: acting.actor.did, person: acting.actor };
+  const sent = await sendRoutingUpdate(deps, caller.organization_id, routing_id, escalateUpdate, [{ ...escalation, requested_by: requester }], updateId);
   if (sent.ok || sent.code !== FAILURE_TYPES.routingClosed) return sent;
-  const row = await findRoutingById(deps.db, organizationId, routing_id);
+  const row = await findRoutingById(deps.db, caller.organization_id, routing_id);
   if (row?.status !== 'completed' || row.decision !== 'ai_autonomous' || !row.decision_result) return sent;
   const windowSeconds = deps.reviewWindowSeconds;
   const decidedAt = row.decision_result.provenance.timestamp;

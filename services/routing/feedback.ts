@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { findRoutingById } from '../../db/routings';
+import { humanActorOf, humanProvenanceActor, type HumanActRefusal } from '../../domain/human-acts';
 import type { LedgerAnchor } from '../../domain/provenance';
 import type { Principal } from '../auth/tokens';
-import { recordedBy } from '../auth/recorded-by';
 
 export const FEEDBACK_VERDICTS = ['confirmed', 'overturned', 'flagged'] as const;
 export type FeedbackVerdict = (typeof FEEDBACK_VERDICTS)[number];
@@ -21,14 +21,18 @@ export interface Feedback {
 
 /**
  * Records what became of a routing's outcome after the fact: confirmed, overturned (it was wrong) or
- * flagged (it needs a look). Agent performance counts an overturned or flagged autonomous decision as a
- * false negative. The feedback row and its provenance record are written in one transaction.
+ * flagged (it needs a look), by a signed-in person as themself. Agent performance counts an overturned or
+ * flagged autonomous decision as a false negative. The feedback row and its provenance record are written
+ * in one transaction.
  */
 export async function recordFeedback(
   db: Knex,
-  input: Pick<Feedback, 'routing_id' | 'verdict' | 'reason' | 'submitted_by'>,
+  request: Pick<Feedback, 'routing_id' | 'verdict' | 'reason'> & { submitted_by?: string | undefined },
   principal: Principal,
-): Promise<{ ok: true; feedback: Feedback } | { ok: false; code: 'routing_not_found' | 'routing_not_completed'; status?: string }> {
+): Promise<{ ok: true; feedback: Feedback } | { ok: false; code: 'routing_not_found' | 'routing_not_completed'; status?: string } | HumanActRefusal> {
+  const acting = humanActorOf(principal, 'routing_feedback', request.submitted_by);
+  if (!acting.ok) return acting;
+  const input = { ...request, submitted_by: request.submitted_by ?? acting.actor.did };
   const routing = await findRoutingById(db, principal.organization_id, input.routing_id);
   if (!routing) return { ok: false, code: 'routing_not_found' };
   if (routing.status !== 'completed') return { ok: false, code: 'routing_not_completed', status: routing.status };
@@ -41,7 +45,7 @@ export async function recordFeedback(
         subject_id: input.routing_id,
         step_id: `feedback:${feedback_id}`,
         timestamp: created_at,
-        actor: { ...recordedBy(principal), type: 'human', did: input.submitted_by },
+        actor: { ...humanProvenanceActor(acting.actor), instance_id: principal.id },
         action: 'outcome_feedback',
         input_data: { verdict: input.verdict, reason: input.reason },
         output_data: { decision: routing.decision ?? null, resolution_outcome: routing.resolution?.outcome ?? null },

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { reviewerAvailableSignal } from '../../contracts/route-task';
-import { findAvailableReviewer, upsertReviewer } from '../../db/reviewers';
+import { findAvailableReviewer, reviewerPassport, upsertReviewer } from '../../db/reviewers';
 import { findQueuedRoutingIds } from '../../db/routings';
 import type { Reviewer } from '../../domain/reviewer-assignment';
 import { isClosedOrMissing } from '../../lib/temporal-client';
@@ -42,8 +42,18 @@ export async function offerReviewer(deps: ReviewerQueueDeps, organizationId: str
 /** How many queued routings a freed reviewer is offered to: they freed one place, and the oldest routing waiting should get it. */
 export const FREED_REVIEWER_OFFERS = 8;
 
-/** Creates or replaces a reviewer (admin), and offers them to the routings waiting for one. */
-export async function saveReviewer(deps: ReviewerQueueDeps, organizationId: string, reviewer: Reviewer & { capacity: number | null }): Promise<void> {
-  await upsertReviewer(deps.db, organizationId, reviewer);
+/**
+ * Creates or replaces a reviewer (admin), linked to the Passport that is them (the one named, else the one
+ * with the reviewer's DID), and offers them to the routings waiting for one.
+ */
+export async function saveReviewer(
+  deps: ReviewerQueueDeps,
+  organizationId: string,
+  reviewer: Reviewer & { capacity: number | null; passport_id?: string | undefined },
+): Promise<{ ok: true; passport_id: string | null } | { ok: false; code: 'passport_not_found'; detail: string }> {
+  const passport = await reviewerPassport(deps.db, organizationId, reviewer);
+  if (!passport) return { ok: false, code: 'passport_not_found', detail: `No Passport ${reviewer.passport_id ?? ''}` };
+  await upsertReviewer(deps.db, organizationId, { ...reviewer, passport_id: passport.passport_id });
   if (reviewer.available) await offerReviewer(deps, organizationId, reviewer.did);
+  return { ok: true, passport_id: passport.passport_id };
 }

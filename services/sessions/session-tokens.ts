@@ -3,7 +3,7 @@ import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 
 import type { Knex } from 'knex';
 import { sessionCredentialIsActive } from '../../db/sessions';
 import { SIGNING_ALGORITHM, type KeyRing } from '../auth/key-ring';
-import type { Actor, TokenSettings } from '../auth/tokens';
+import type { Actor, TokenSettings } from '../auth/actor';
 
 /** A session token: what a WebAuthn or device-key sign-in yields, and the one thing the delegation exchange accepts. */
 export const SESSION_TOKEN_TYPE = 'session+jwt';

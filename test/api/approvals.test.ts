@@ -1,19 +1,24 @@
 import { verifyStoredLedger } from '../../services/ledger/export';
-import { principalDid } from '../../lib/ids';
 import { eventually } from '../support/eventually';
 import { client, expectProblem, type CallResult } from '../support/http';
+import { signedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
+/** The approver, signed in: who answers (and cancels) the requests the agent's token creates. */
+let asCfo: ReturnType<typeof client>;
+let CFO: string;
 
 beforeAll(async () => {
   stack = await startStack();
   api = client(stack.baseUrl, await stack.token());
+  const cfo = await signedInPerson(stack, { name: 'CFO' });
+  CFO = cfo.did;
+  asCfo = client(stack.baseUrl, cfo.sessionToken);
 });
 afterAll(() => stack?.stop());
 
-const CFO = 'did:web:acme.example:people:cfo';
 const PAYER = 'did:web:acme.example:agents:payer';
 const ACME = 'did:web:acme.example';
 
@@ -99,12 +104,12 @@ describe('POST /v1/approvals', () => {
 describe('responding', () => {
   it('approves with modified parameters that fit the request’s own parameters, exactly once', async () => {
     const id = await pending();
-    const reply = await api('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, comment: 'half now', modified_params: { amount: 12_500 } } });
+    const reply = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, comment: 'half now', modified_params: { amount: 12_500 } } });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ id, status: 'approved', responded_by: CFO, response_comment: 'half now', modified_params: { amount: 12_500 }, response_kind: 'approved' });
     expect(Date.parse(reply.body.responded_at)).toBeGreaterThan(0);
 
-    const again = await api('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'rejected', responded_by: CFO } });
+    const again = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'rejected', responded_by: CFO } });
     expectProblem(again, 409, 'approval_not_pending');
     expect(again.body.detail).toContain('approved');
     expect((await api('GET', `/v1/approvals/${id}`)).body.status).toBe('approved');
@@ -114,14 +119,14 @@ describe('responding', () => {
     const id = await pending();
     const answers = await Promise.all(
       ['approved', 'rejected', 'approved', 'rejected', 'approved', 'rejected'].map((decision, i) =>
-        api('POST', `/v1/approvals/${id}/respond`, { json: { decision, responded_by: `did:web:acme.example:people:r${i}` } }),
+        asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision, comment: `answer ${i}` } }),
       ),
     );
     const accepted = answers.filter((reply) => reply.status === 200);
     expect(accepted).toHaveLength(1);
     for (const reply of answers.filter((r) => r.status !== 200)) expectProblem(reply, 409, 'approval_not_pending');
     const final = (await api('GET', `/v1/approvals/${id}`)).body;
-    expect(final).toMatchObject({ status: accepted[0]!.body.status, responded_by: accepted[0]!.body.responded_by });
+    expect(final).toMatchObject({ status: accepted[0]!.body.status, response_comment: accepted[0]!.body.response_comment });
     const records = await stack.database.db('ledger_entries').where({ subject_id: id }).orderBy('seq');
     expect(records.map((r: { step_id: string }) => r.step_id)).toEqual(['requested', 'responded']);
   });
@@ -131,7 +136,7 @@ describe('responding', () => {
     ['a parameter of another type', { amount: 'lots' }, 'modified_params.amount'],
   ])('refuses modified parameters with %s, leaving the request pending', async (_name, modified, field) => {
     const id = await pending();
-    const reply = await api('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, modified_params: modified } });
+    const reply = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, modified_params: modified } });
     expectProblem(reply, 400, 'validation_failed');
     expect(reply.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
     expect((await api('GET', `/v1/approvals/${id}`)).body.status).toBe('pending');
@@ -139,31 +144,31 @@ describe('responding', () => {
 
   it('checks modified parameters against the request’s own params_schema', async () => {
     const id = await pending({ params_schema: { type: 'object', properties: { amount: { type: 'number', maximum: 25_000 } }, additionalProperties: false } });
-    const tooMuch = await api('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, modified_params: { amount: 30_000 } } });
+    const tooMuch = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, modified_params: { amount: 30_000 } } });
     expectProblem(tooMuch, 400, 'validation_failed');
     expect(tooMuch.body.errors).toEqual([expect.objectContaining({ field: 'modified_params.amount', code: 'too_big' })]);
-    const fits = await api('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, modified_params: { amount: 20_000 } } });
+    const fits = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, modified_params: { amount: 20_000 } } });
     expect(fits.body).toMatchObject({ status: 'approved', modified_params: { amount: 20_000 } });
   });
 
-  it('takes the simplified variant, answering as the caller', async () => {
+  it('takes the simplified variant, answering as the signed-in person', async () => {
     const approved = await pending();
-    const yes = await api('POST', `/v1/approvals/${approved}/respond`, { json: { decision: 'approve', reason: 'fine' } });
-    expect(yes.body).toMatchObject({ status: 'approved', responded_by: principalDid('sub:test-user'), response_comment: 'fine', response_kind: 'approve' });
+    const yes = await asCfo('POST', `/v1/approvals/${approved}/respond`, { json: { decision: 'approve', reason: 'fine' } });
+    expect(yes.body).toMatchObject({ status: 'approved', responded_by: CFO, response_comment: 'fine', response_kind: 'approve' });
     const rejected = await pending();
-    const no = await api('POST', `/v1/approvals/${rejected}/respond`, { json: { decision: 'reject', reason: 'wrong payee' } });
+    const no = await asCfo('POST', `/v1/approvals/${rejected}/respond`, { json: { decision: 'reject', reason: 'wrong payee' } });
     expect(no.body).toMatchObject({ status: 'rejected', response_comment: 'wrong payee', response_kind: 'reject' });
   });
 
   it('refuses modified parameters on a rejection, and a body mixing the variants', async () => {
     const id = await pending();
-    expectProblem(await api('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'rejected', responded_by: CFO, modified_params: { amount: 1 } } }), 400, 'validation_failed');
-    expectProblem(await api('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve', responded_by: CFO } }), 400, 'validation_failed');
-    expectProblem(await api('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'maybe', responded_by: CFO } }), 400, 'validation_failed');
+    expectProblem(await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'rejected', responded_by: CFO, modified_params: { amount: 1 } } }), 400, 'validation_failed');
+    expectProblem(await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve', responded_by: CFO } }), 400, 'validation_failed');
+    expectProblem(await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'maybe', responded_by: CFO } }), 400, 'validation_failed');
   });
 
   it('answers 404 for an unknown request and 403 to a reader', async () => {
-    expectProblem(await api('POST', '/v1/approvals/apr_nope/respond', { json: { decision: 'approve' } }), 404, 'approval_not_found');
+    expectProblem(await asCfo('POST', '/v1/approvals/apr_nope/respond', { json: { decision: 'approve' } }), 404, 'approval_not_found');
     expectProblem(await api('GET', '/v1/approvals/apr_nope'), 404, 'approval_not_found');
     const reader = client(stack.baseUrl, await stack.token(['platform:read']));
     const id = await pending();
@@ -175,17 +180,17 @@ describe('responding', () => {
 describe('cancelling', () => {
   it('cancels with cancelled_by and reason, then refuses an answer', async () => {
     const id = await pending();
-    const reply = await api('POST', `/v1/approvals/${id}/cancel`, { json: { cancelled_by: PAYER, reason: 'invoice withdrawn' } });
+    const reply = await asCfo('POST', `/v1/approvals/${id}/cancel`, { json: { cancelled_by: CFO, reason: 'invoice withdrawn' } });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ id, status: 'cancelled', cancelled_by: PAYER, cancel_reason: 'invoice withdrawn', message: expect.stringContaining('cancelled') });
-    expectProblem(await api('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } }), 409, 'approval_not_pending');
-    expectProblem(await api('POST', `/v1/approvals/${id}/cancel`, { json: { reason: 'again' } }), 409, 'approval_not_pending');
+    expect(reply.body).toMatchObject({ id, status: 'cancelled', cancelled_by: CFO, cancel_reason: 'invoice withdrawn', message: expect.stringContaining('cancelled') });
+    expectProblem(await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } }), 409, 'approval_not_pending');
+    expectProblem(await asCfo('POST', `/v1/approvals/${id}/cancel`, { json: { reason: 'again' } }), 409, 'approval_not_pending');
   });
 
-  it('takes the simplified variant (reason only), cancelling as the caller', async () => {
+  it('takes the simplified variant (reason only), cancelling as the signed-in person', async () => {
     const id = await pending();
-    const reply = await api('POST', `/v1/approvals/${id}/cancel`, { json: { reason: 'not needed' } });
-    expect(reply.body).toMatchObject({ status: 'cancelled', cancelled_by: principalDid('sub:test-user'), message: expect.any(String) });
+    const reply = await asCfo('POST', `/v1/approvals/${id}/cancel`, { json: { reason: 'not needed' } });
+    expect(reply.body).toMatchObject({ status: 'cancelled', cancelled_by: CFO, message: expect.any(String) });
   });
 });
 
@@ -198,7 +203,7 @@ describe('expiry', () => {
     );
     expect(expired.body.status).toBe('expired');
     expect(Date.parse(expired.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(expired.body.expires_at));
-    const late = await api('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } });
+    const late = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } });
     expectProblem(late, 409, 'approval_not_pending');
     expect(late.body.detail).toContain('expired');
     const events = await stack.database.db('outbox_events').whereRaw("data->>'approval_id' = ?", [id]).orderBy('created_at');
@@ -214,7 +219,7 @@ describe('GET /v1/approvals', () => {
     for (let i = 0; i < 5; i += 1) {
       ids.push(await pending({ org_did: org, approver_passport_id: i < 3 ? CFO : 'did:web:acme.example:people:ceo', agent_id: `agent://acme/lister-${i % 2}@1.0.0` }));
     }
-    await api('POST', `/v1/approvals/${ids[0]!}/respond`, { json: { decision: 'reject', reason: 'no' } });
+    await asCfo('POST', `/v1/approvals/${ids[0]!}/respond`, { json: { decision: 'reject', reason: 'no' } });
   });
 
   it('filters by status, approver and agent_id, newest first', async () => {
@@ -267,7 +272,7 @@ describe('POST /v1/escalations/{id}/respond', () => {
     ['request_changes', { notes: 'split the invoice' }, 'rejected', null],
   ])('answers %s', async (decision, extra, status, modified) => {
     const id = await pending();
-    const reply = await api('POST', `/v1/escalations/${id}/respond`, { json: { decision, ...extra } });
+    const reply = await asCfo('POST', `/v1/escalations/${id}/respond`, { json: { decision, ...extra } });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ status, response_kind: decision, modified_params: modified });
     if (decision === 'request_changes') expect(reply.body.response_comment).toBe('split the invoice');
@@ -279,7 +284,7 @@ describe('POST /v1/escalations/{id}/respond', () => {
     ['modifications the request cannot take', { decision: 'approved_with_modifications', modifications: '{"bonus": true}' }, 'modified_params'],
   ])('refuses %s', async (_name, body, field) => {
     const id = await pending();
-    const reply = await api('POST', `/v1/escalations/${id}/respond`, { json: body });
+    const reply = await asCfo('POST', `/v1/escalations/${id}/respond`, { json: body });
     expectProblem(reply, 400, 'validation_failed');
     expect(reply.body.errors).toEqual([expect.objectContaining({ field })]);
   });
@@ -287,9 +292,10 @@ describe('POST /v1/escalations/{id}/respond', () => {
 
 describe('what approvals leave behind', () => {
   it('sets HandoffPlatformStatus and HandoffApprover for the Temporal UI', async () => {
-    const approver = `did:web:sa-probe-${Date.now()}.example:people:x`;
+    const probe = await signedInPerson(stack, { name: 'Search attribute probe' });
+    const approver = probe.did;
     const id = await pending({ approver_passport_id: approver });
-    await api('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } });
+    expect((await client(stack.baseUrl, probe.sessionToken)('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } })).status).toBe(200);
     const query = `WorkflowId = "${id}" AND WorkflowType = "approvalWorkflow" AND HandoffPlatformStatus = "approved" AND HandoffApprover = "${approver}"`;
     const found = await eventually(
       async () => {

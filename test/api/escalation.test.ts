@@ -1,11 +1,16 @@
 import { startExtraApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { client, expectProblem } from '../support/http';
+import { signedInPerson, type SignedInPerson } from '../support/identity';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
+import { resolveAs } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
 let admin: ReturnType<typeof client>;
+/** A supervisor, signed in: who escalates by hand. */
+let lead: SignedInPerson;
+let asLead: ReturnType<typeof client>;
 
 // Reviewers of this file's own capability, so that the dev reviewers' load does not enter into it.
 const FIRST = 'did:web:example.com:reviewers:first';
@@ -16,6 +21,8 @@ const SPECIALIST = 'did:web:example.com:reviewers:specialist';
 beforeAll(async () => {
   stack = await startStack();
   admin = client(stack.baseUrl, await stack.token());
+  lead = await signedInPerson(stack, { name: 'Lead' });
+  asLead = client(stack.baseUrl, lead.sessionToken);
   await admin('PUT', `/v1/orch/reviewers/${FIRST}`, { json: { display_name: 'First', capabilities: { claims: 0.8 }, capacity: 2 } });
   await admin('PUT', `/v1/orch/reviewers/${SECOND}`, { json: { display_name: 'Second', capabilities: { claims: 0.9 } } });
   await admin('PUT', `/v1/orch/reviewers/${SENIOR}`, { json: { display_name: 'Senior', capabilities: { claims: 0.95 }, chain_level: 2 } });
@@ -23,6 +30,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
+const byLead = () => ({ type: 'human', did: lead.did, passport_id: lead.passport_id, credential: { type: 'device_key', id: lead.kid } });
 const claim = () => admin('POST', '/v1/orch/routing', { json: { task_type: 'claim', ai_confidence: 0.5, required_capabilities: [{ capability_id: 'claims', min_weight: 0.7 }] } });
 const loads = async () => {
   const reply = await admin('GET', '/v1/orch/reviewers?capability=claims&sort=did');
@@ -40,7 +48,7 @@ describe('reviewer load', () => {
 
     const next = await claim();
     expect(next.body.assigned_to.did).toBe(SECOND);
-    await admin('POST', `/v1/orch/routing/${next.body.routing_id}/resolve`, { json: { reviewer_did: SECOND, outcome: 'approved' } });
+    await resolveAs(stack, next.body.routing_id, SECOND, { outcome: 'approved' });
     expect((await loads())[SECOND]).toBe(3);
   });
 });
@@ -49,8 +57,8 @@ describe('POST /v1/orch/escalation/manual', () => {
   it('moves a routing to a reviewer holding the target capability, with the escalation chain, and moves the load with it', async () => {
     const routed = await claim();
     const before = await loads();
-    const reply = await admin('POST', '/v1/orch/escalation/manual', {
-      json: { routing_id: routed.body.routing_id, escalation_reason: 'possible fraud', requested_by: 'did:web:example.com:lead', target_capability: 'fraud', urgency: 'urgent', context: { note: 'pattern match' } },
+    const reply = await asLead('POST', '/v1/orch/escalation/manual', {
+      json: { routing_id: routed.body.routing_id, escalation_reason: 'possible fraud', requested_by: lead.did, target_capability: 'fraud', urgency: 'urgent', context: { note: 'pattern match' } },
     });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({
@@ -67,33 +75,33 @@ describe('POST /v1/orch/escalation/manual', () => {
     const after = await loads();
     expect(after[SPECIALIST]).toBe(before[SPECIALIST] + 1);
     expect(after[routed.body.assigned_to.did]).toBe(before[routed.body.assigned_to.did] - 1);
-    expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:2'))?.actor).toEqual({ type: 'human', did: 'did:web:example.com:lead' });
+    expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:2'))?.actor).toEqual(byLead());
     const status = await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`);
     expect(status.body).toMatchObject({ status: 'in_progress', escalation_level: 'urgent', assigned_to: { did: SPECIALIST } });
   });
 
   it('moves up the chain without a target', async () => {
     const routed = await claim();
-    const reply = await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'second opinion', requested_by: 'did:web:example.com:lead' } });
+    const reply = await asLead('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'second opinion', requested_by: lead.did } });
     expect(reply.body).toMatchObject({ assigned_to: { did: SENIOR }, escalation_level: 'medium' });
   });
 
   it('answers 422 without a qualified reviewer, 409 for a routing that is done, 404 for none, 400 for bad input', async () => {
     const routed = await claim();
     expectProblem(
-      await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'x', requested_by: 'did:web:example.com:lead', target_capability: 'astrophysics' } }),
+      await asLead('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'x', requested_by: lead.did, target_capability: 'astrophysics' } }),
       422,
       'no_qualified_reviewer',
     );
     const resolved = await claim();
-    await admin('POST', `/v1/orch/routing/${resolved.body.routing_id}/resolve`, { json: { reviewer_did: resolved.body.assigned_to.did, outcome: 'approved' } });
-    expectProblem(await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: resolved.body.routing_id, escalation_reason: 'x', requested_by: 'did:web:example.com:lead' } }), 409, 'routing_closed');
+    await resolveAs(stack, resolved.body.routing_id, resolved.body.assigned_to.did, { outcome: 'approved' });
+    expectProblem(await asLead('POST', '/v1/orch/escalation/manual', { json: { routing_id: resolved.body.routing_id, escalation_reason: 'x', requested_by: lead.did } }), 409, 'routing_closed');
     expectProblem(
-      await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: 'rt_00000000-0000-0000-0000-000000000000', escalation_reason: 'x', requested_by: 'did:web:example.com:lead' } }),
+      await asLead('POST', '/v1/orch/escalation/manual', { json: { routing_id: 'rt_00000000-0000-0000-0000-000000000000', escalation_reason: 'x', requested_by: lead.did } }),
       404,
       'routing_not_found',
     );
-    expectProblem(await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: '', requested_by: 'lead' } }), 400, 'validation_failed');
+    expectProblem(await asLead('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: '', requested_by: 'lead' } }), 400, 'validation_failed');
   });
 
   it('reopens a completed autonomous routing for review within the review window, and the chain runs to its resolution', async () => {
@@ -101,12 +109,12 @@ describe('POST /v1/orch/escalation/manual', () => {
     expect(routed.body.decision).toBe('ai_autonomous');
     expect((await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`)).body.status).toBe('completed');
 
-    const reply = await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'the refund looks wrong', requested_by: 'did:web:example.com:supervisor' } });
+    const reply = await asLead('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'the refund looks wrong', requested_by: lead.did } });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ status: 'assigned', assigned_to: { type: 'human' }, escalation_chain: [{ level: 1 }] });
     expect((await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`)).body).toMatchObject({ status: 'in_progress', assigned_to: { did: reply.body.assigned_to.did } });
-    expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:1'))?.actor).toEqual({ type: 'human', did: 'did:web:example.com:supervisor' });
-    const resolved = await admin('POST', `/v1/orch/routing/${routed.body.routing_id}/resolve`, { json: { reviewer_did: reply.body.assigned_to.did, outcome: 'rejected', comment: 'refund reversed' } });
+    expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:1'))?.actor).toEqual(byLead());
+    const resolved = await resolveAs(stack, routed.body.routing_id, reply.body.assigned_to.did, { outcome: 'rejected', comment: 'refund reversed' });
     expect(resolved.status).toBe(200);
   });
 
@@ -114,12 +122,13 @@ describe('POST /v1/orch/escalation/manual', () => {
     const shortWindow = await startExtraApp(stack, { config: { ROUTING_REVIEW_WINDOW_SECONDS: 1 } });
     try {
       const viaShort = client(shortWindow.baseUrl, await stack.token());
+      const leadViaShort = client(shortWindow.baseUrl, lead.sessionToken);
       const routed = await viaShort('POST', '/v1/orch/routing', { json: { ai_confidence: 0.95 } });
       await eventually(
         async () => (await stack.temporal.workflow.getHandle(routed.body.routing_id).describe()).status.name,
         (status) => status === 'COMPLETED',
       );
-      const late = await viaShort('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'too late', requested_by: 'did:web:example.com:supervisor' } });
+      const late = await leadViaShort('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'too late', requested_by: lead.did } });
       expectProblem(late, 409, 'routing_closed');
       expect(late.body.detail).toContain('review window of 1 second');
       expect(late.body.detail).toContain('ROUTING_REVIEW_WINDOW_SECONDS');
@@ -131,7 +140,7 @@ describe('POST /v1/orch/escalation/manual', () => {
   it('escalates an autonomous routing in escalation mode while its window is open', async () => {
     const routed = await admin('POST', '/v1/orch/routing', { json: { task_type: 'claim', ai_confidence: 0.95, routing_mode: 'escalation', required_capabilities: ['claims'] } });
     expect(routed.body.decision).toBe('ai_autonomous');
-    const reply = await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'customer complaint', requested_by: 'did:web:example.com:lead' } });
+    const reply = await asLead('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'customer complaint', requested_by: lead.did } });
     expect(reply.body).toMatchObject({ status: 'assigned', escalation_chain: [{ level: 1 }] });
     expect(await eventKinds(stack.database.db, routed.body.routing_id, 'escalation:1')).toEqual(['escalation.triggered', 'routing.escalated']);
   });

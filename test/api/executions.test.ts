@@ -5,6 +5,7 @@ import { eventually } from '../support/eventually';
 import { startExtraApp } from '../support/app';
 import { call as request, client, expectProblem, type CallResult } from '../support/http';
 import { gate, LOCAL_PARTIES_ENV, startRemoteParty, type RemoteParty } from '../support/remote-party';
+import { asPerson } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -291,9 +292,9 @@ describe('calls the agent’s policy wants approved', () => {
     expect(approval.body).toMatchObject({ status: 'pending', execution_id: accepted.body.id, approver_passport_id: CFO, agent_id: agent.agent_uri, request_data: { amount: 50_000, payee: 'Globex' } });
     expect(endpoint.requests).toHaveLength(0);
 
-    const tooMuch = await api('POST', `/v1/approvals/${approvalId}/respond`, { json: { decision: 'approved', responded_by: CFO, modified_params: { amount: 200_000 } } });
+    const tooMuch = await (await asPerson(stack, CFO))('POST', `/v1/approvals/${approvalId}/respond`, { json: { decision: 'approved', modified_params: { amount: 200_000 } } });
     expectProblem(tooMuch, 400, 'validation_failed');
-    await api('POST', `/v1/approvals/${approvalId}/respond`, { json: { decision: 'approved', responded_by: CFO, modified_params: { amount: 20_000 } } });
+    await (await asPerson(stack, CFO))('POST', `/v1/approvals/${approvalId}/respond`, { json: { decision: 'approved', modified_params: { amount: 20_000 } } });
     const done = await finished(accepted.body.id);
     expect(done).toMatchObject({ status: 'completed', parameters: { amount: 20_000, payee: 'Globex' }, result_json: { paid: true } });
     expect(endpoint.requests.map((r) => r.body.parameters)).toEqual([{ amount: 20_000, payee: 'Globex' }]);
@@ -303,7 +304,7 @@ describe('calls the agent’s policy wants approved', () => {
     const endpoint = await party();
     const agent = await payer(endpoint);
     const accepted = await call(agent.agent_uri, { capabilityUri: 'capability://acme/pay', parameters: { amount: 50_000 } });
-    await api('POST', `/v1/escalations/${accepted.body.approval_id}/respond`, { json: { decision: 'request_changes', notes: 'split it' } });
+    await (await asPerson(stack, CFO))('POST', `/v1/escalations/${accepted.body.approval_id}/respond`, { json: { decision: 'request_changes', notes: 'split it' } });
     const done = await finished(accepted.body.id);
     expect(done).toMatchObject({ status: 'cancelled', error_json: { type: 'approval_rejected', approval_id: accepted.body.approval_id } });
     expect(endpoint.requests).toHaveLength(0);

@@ -16,6 +16,8 @@ const NUL = 'before\u0000after';
 const LONE_SURROGATE = 'before\ud800after';
 const AGENT = 'agent://acme/garbler@1.0.0';
 const ADA = 'did:web:acme.example:people:ada';
+/** Ada signed in with a device key, as authenticateBearer gives her session. */
+const ADA_SIGNED_IN = { id: 'passport:pp_ada', kind: 'session', scopes: [], actor: { passport_id: 'pp_ada', did: ADA, credential: { type: 'device_key' as const, id: 'kid_ada' } } };
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
@@ -56,10 +58,10 @@ describe('a workflow whose data Postgres cannot store, as its callers see it', (
     const approval_id = newId('apr');
     const created = await createApproval(deps, { approval_id, requested_by: 'sub:test' }, { requester_passport_id: ADA, action_description: 'Pay invoice 42', request_data: {}, alternatives: [] });
     expect(created).toMatchObject({ ok: true, approval: { status: 'pending' } });
-    const refused = await respondToApproval(deps, approval_id, { decision: 'rejected', response_kind: 'rejected', comment: NUL, responded_by: ADA, principal: 'sub:test' });
+    const refused = await respondToApproval(deps, approval_id, ADA_SIGNED_IN, { decision: 'rejected', response_kind: 'rejected', comment: NUL });
     expect(refused).toEqual({ ok: false, code: 'invalid_data', detail: expect.stringContaining('$.comment') });
     expect(await api('GET', `/v1/approvals/${approval_id}`)).toMatchObject({ status: 200, body: { status: 'pending', failure: null } });
-    expect(await respondToApproval(deps, approval_id, { decision: 'approved', response_kind: 'approved', responded_by: ADA, principal: 'sub:test' })).toMatchObject({ ok: true, approval: { status: 'approved' } });
+    expect(await respondToApproval(deps, approval_id, ADA_SIGNED_IN, { decision: 'approved', response_kind: 'approved' })).toMatchObject({ ok: true, approval: { status: 'approved' } });
   });
 
   it('refuses an agent call whose parameters hold a lone surrogate: invalid_data, at once', async () => {

@@ -6,6 +6,7 @@ import { appendProvenance } from '../../db/ledger';
 import { ledgerSealingLag } from '../../db/ledger-blocks';
 import { ledgerOrigin } from '../../app/config';
 import { client, expectProblem, type CallResult } from '../support/http';
+import { resolveAs } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -51,7 +52,7 @@ describe('GET /v1/orch/provenance/{routing_id}', () => {
   it('returns the decision chain with rules evaluated, anchors and accountability', async () => {
     const routed = await api('POST', '/v1/orch/routing', { json: lowConfidenceDiagnosis });
     const id = routed.body.routing_id as string;
-    await api('POST', `/v1/orch/routing/${id}/resolve`, { json: { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' } });
+    await resolveAs(stack, id, 'did:web:handoff.local:reviewers:ada', { outcome: 'approved' });
 
     const { status, body } = await api('GET', `/v1/orch/provenance/${id}`);
     expect(status).toBe(200);
@@ -85,7 +86,7 @@ describe('proof bundles', () => {
   it('proves every step of a routing against one signed checkpoint, and `npm run verify` accepts it offline', async () => {
     const routed = await api('POST', '/v1/orch/routing', { json: lowConfidenceDiagnosis });
     const id = routed.body.routing_id as string;
-    await api('POST', `/v1/orch/routing/${id}/resolve`, { json: { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' } });
+    await resolveAs(stack, id, 'did:web:handoff.local:reviewers:ada', { outcome: 'approved' });
     const { status, body } = await eventually(() => api('GET', `/v1/orch/provenance/${id}/proof`), (reply) => reply.status === 200);
     expect(status).toBe(200);
     expect(body).toMatchObject({ format: 'handoff-ledger-inclusion/v1', verifier_key: verifierKey, tree_size: expect.any(Number) });

@@ -1,5 +1,6 @@
 import { registerAgent, taskId } from '../support/agents';
 import { client, expectProblem } from '../support/http';
+import { asPerson, resolveAs } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -75,7 +76,7 @@ describe('feedback and agent performance', () => {
     // Previous period: 6 autonomous routings, 3 of them overturned.
     const previous: string[] = [];
     for (let i = 0; i < 6; i += 1) previous.push(await routeTask(0.9));
-    for (const id of previous.slice(0, 3)) expect((await admin('POST', `/v1/orch/routing/${id}/feedback`, { json: { verdict: 'overturned', reason: 'wrong', submitted_by: REVIEWER } })).status).toBe(201);
+    for (const id of previous.slice(0, 3)) expect((await (await asPerson(stack, REVIEWER))('POST', `/v1/orch/routing/${id}/feedback`, { json: { verdict: 'overturned', reason: 'wrong', submitted_by: REVIEWER } })).status).toBe(201);
     await stack.database.db('routings').whereIn('routing_id', previous).update({ created_at: stack.database.db.raw("now() - interval '40 days'") });
 
     // This period: 6 autonomous (1 overturned, 1 confirmed), 4 escalated (2 approved, 1 rejected, 1 open).
@@ -83,10 +84,10 @@ describe('feedback and agent performance', () => {
     for (let i = 0; i < 6; i += 1) autonomous.push(await routeTask(0.9));
     const escalated: string[] = [];
     for (let i = 0; i < 4; i += 1) escalated.push(await routeTask(0.5, 'ledger_dispute'));
-    await admin('POST', `/v1/orch/routing/${autonomous[0]!}/feedback`, { json: { verdict: 'flagged', reason: 'check this', submitted_by: REVIEWER } });
-    await admin('POST', `/v1/orch/routing/${autonomous[1]!}/feedback`, { json: { verdict: 'confirmed', reason: 'fine', submitted_by: REVIEWER } });
+    await (await asPerson(stack, REVIEWER))('POST', `/v1/orch/routing/${autonomous[0]!}/feedback`, { json: { verdict: 'flagged', reason: 'check this', submitted_by: REVIEWER } });
+    await (await asPerson(stack, REVIEWER))('POST', `/v1/orch/routing/${autonomous[1]!}/feedback`, { json: { verdict: 'confirmed', reason: 'fine', submitted_by: REVIEWER } });
     for (const [id, outcome] of [[escalated[0]!, 'approved'], [escalated[1]!, 'approved'], [escalated[2]!, 'rejected']] as const) {
-      expect((await admin('POST', `/v1/orch/routing/${id}/resolve`, { json: { reviewer_did: REVIEWER, outcome } })).status).toBe(200);
+      expect((await resolveAs(stack, id, REVIEWER, { outcome })).status).toBe(200);
     }
     await as('POST', '/v1/orch/safety/check', { json: { action: 'ledger_check', actor: { type: 'ai_agent', confidence: 0.5 } } });
 
@@ -122,9 +123,9 @@ describe('feedback and agent performance', () => {
 
   it('refuses feedback on a routing with no outcome yet, and validates period and agent', async () => {
     const open = await route({ task_type: 'hist_open', ai_confidence: 0.3 });
-    expectProblem(await admin('POST', `/v1/orch/routing/${open.body.routing_id}/feedback`, { json: { verdict: 'overturned', reason: 'x', submitted_by: REVIEWER } }), 409, 'routing_not_completed');
-    expectProblem(await admin('POST', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000000/feedback', { json: { verdict: 'confirmed', reason: 'x', submitted_by: REVIEWER } }), 404, 'routing_not_found');
-    expectProblem(await admin('POST', `/v1/orch/routing/${open.body.routing_id}/feedback`, { json: { verdict: 'meh', reason: '', submitted_by: 'me' } }), 400, 'validation_failed');
+    expectProblem(await (await asPerson(stack, REVIEWER))('POST', `/v1/orch/routing/${open.body.routing_id}/feedback`, { json: { verdict: 'overturned', reason: 'x', submitted_by: REVIEWER } }), 409, 'routing_not_completed');
+    expectProblem(await (await asPerson(stack, REVIEWER))('POST', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000000/feedback', { json: { verdict: 'confirmed', reason: 'x', submitted_by: REVIEWER } }), 404, 'routing_not_found');
+    expectProblem(await (await asPerson(stack, REVIEWER))('POST', `/v1/orch/routing/${open.body.routing_id}/feedback`, { json: { verdict: 'meh', reason: '', submitted_by: 'me' } }), 400, 'validation_failed');
     const { agent_id } = await registerAgent(admin);
     expectProblem(await admin('GET', `/v1/orch/agents/${encodeURIComponent(agent_id)}/performance?period=30y`), 400, 'validation_failed');
     expectProblem(await admin('GET', '/v1/orch/agents/urn:acme:agent:none:0/performance'), 404, 'agent_not_found');

@@ -1,6 +1,7 @@
 import { eventually } from '../support/eventually';
 import { client, expectProblem } from '../support/http';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
+import { resolveAs } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -46,7 +47,7 @@ describe('a routing that needs a human nobody qualifies for', () => {
     const assigned = await eventually(() => status(queued.body.routing_id), (reply) => reply.body.status === 'in_progress');
     expect(assigned.body).toMatchObject({ assigned_to: { type: 'human', did: cardiologist }, escalation_chain: [{ level: 1, did: cardiologist }] });
     expect(await eventKinds(stack.database.db, queued.body.routing_id, 'escalation:1')).toEqual(['escalation.triggered', 'routing.escalated']);
-    expect((await admin('POST', `/v1/orch/routing/${queued.body.routing_id}/resolve`, { json: { reviewer_did: cardiologist, outcome: 'approved' } })).status).toBe(200);
+    expect((await resolveAs(stack, queued.body.routing_id, cardiologist, { outcome: 'approved' })).status).toBe(200);
   });
 
   it('is assigned when an unqualified reviewer is updated to hold the capability', async () => {
@@ -67,7 +68,7 @@ describe('a routing that needs a human nobody qualifies for', () => {
     const queued = await admin('POST', '/v1/orch/routing', { json: lowConfidence('cardiology_freed') });
     expect(queued.body.assigned_to).toBeNull();
 
-    await admin('POST', `/v1/orch/routing/${held.body.routing_id}/resolve`, { json: { reviewer_did: reviewer, outcome: 'approved' } });
+    await resolveAs(stack, held.body.routing_id, reviewer, { outcome: 'approved' });
     const assigned = await eventually(() => status(queued.body.routing_id), (reply) => reply.body.status === 'in_progress');
     expect(assigned.body.assigned_to.did).toBe(reviewer);
   });

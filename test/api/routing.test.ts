@@ -1,3 +1,5 @@
+import { signedInPerson } from '../support/identity';
+import { signedInReviewer } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -161,21 +163,27 @@ describe('GET /v1/orch/routing/{routing_id}', () => {
 });
 
 describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
+  /** Ada, the dev reviewer, signed in. */
+  let asAda: Record<string, string>;
+  beforeAll(async () => {
+    asAda = { authorization: `Bearer ${(await signedInReviewer(stack, 'did:web:handoff.local:reviewers:ada')).sessionToken}` };
+  });
+
   it('records exactly one resolution; a second one is a 409', async () => {
     const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
     const id = routed.body.routing_id as string;
     const reviewer = 'did:web:handoff.local:reviewers:ada';
 
     const [first, second] = await Promise.all([
-      call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'approved', comment: 'MRI is right' }),
-      call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'rejected' }),
+      call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'approved', comment: 'MRI is right' }, asAda),
+      call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'rejected' }, asAda),
     ]);
     const statuses = [first.status, second.status].sort();
     expect(statuses).toEqual([200, 409]);
     const winner = first.status === 200 ? first : second;
     expect(winner.body).toMatchObject({ routing_id: id, status: 'completed', reviewer_did: reviewer });
 
-    const third = await call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'approved' });
+    const third = await call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'approved' }, asAda);
     expect(third.status).toBe(409);
     expect(third.body.type).toBe('/problems/routing_not_awaiting_review');
 
@@ -185,24 +193,25 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
 
   it('refuses a reviewer who is not on the chain, and an autonomous routing', async () => {
     const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
-    const stranger = await call('POST', `/v1/orch/routing/${routed.body.routing_id}/resolve`, { reviewer_did: 'did:web:evil.example:mallory', outcome: 'approved' });
+    const mallory = await signedInPerson(stack, { name: 'Mallory' });
+    const stranger = await call('POST', `/v1/orch/routing/${routed.body.routing_id}/resolve`, { outcome: 'approved' }, { authorization: `Bearer ${mallory.sessionToken}` });
     expect(stranger.status).toBe(403);
     expect(stranger.body.type).toBe('/problems/reviewer_not_assigned');
 
     const autonomous = await call('POST', '/v1/orch/routing', { ai_confidence: 0.95 });
-    const late = await call('POST', `/v1/orch/routing/${autonomous.body.routing_id}/resolve`, { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' });
+    const late = await call('POST', `/v1/orch/routing/${autonomous.body.routing_id}/resolve`, { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' }, asAda);
     expect(late.status).toBe(409);
   });
 
   it('requires modified_recommendation for a modified outcome', async () => {
     const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
-    const { status, body } = await call('POST', `/v1/orch/routing/${routed.body.routing_id}/resolve`, { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'modified' });
+    const { status, body } = await call('POST', `/v1/orch/routing/${routed.body.routing_id}/resolve`, { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'modified' }, asAda);
     expect(status).toBe(400);
     expect(body.errors).toEqual([expect.objectContaining({ field: 'modified_recommendation' })]);
   });
 
   it('is 404 for a routing that never existed', async () => {
-    const { status } = await call('POST', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000001/resolve', { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' });
+    const { status } = await call('POST', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000001/resolve', { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' }, asAda);
     expect(status).toBe(404);
   });
 });

@@ -1,5 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { client, expectProblem } from '../support/http';
+import { asPerson, resolveAs } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -47,7 +48,7 @@ describe('POST /v1/tasks', () => {
     const waiting = await api('GET', `/v1/tasks/${reply.body.task_id}/status`);
     expect(waiting.body).toMatchObject({ status: 'assigned', routing_status: 'in_progress', progress: { current_step: 'human_review' }, resolution: null });
 
-    await api('POST', `/v1/orch/routing/${reply.body.routing_id}/resolve`, { json: { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' } });
+    await resolveAs(stack, reply.body.routing_id, 'did:web:handoff.local:reviewers:ada', { outcome: 'approved' });
     const resolved = await api('GET', `/v1/tasks/${reply.body.task_id}/status`);
     expect(resolved.body).toMatchObject({ status: 'resolved', routing_status: 'completed', progress: { current_step: 'completed' }, resolution: { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' } });
   });
@@ -84,7 +85,7 @@ describe('POST /v1/tasks', () => {
       review_window_seconds: stack.config.ROUTING_REVIEW_WINDOW_SECONDS,
     });
 
-    const reopened = await api('POST', '/v1/orch/escalation/manual', {
+    const reopened = await (await asPerson(stack, 'did:web:example.com:supervisor'))('POST', '/v1/orch/escalation/manual', {
       json: { routing_id: reply.body.routing_id, escalation_reason: 'the summary leaves out the budget', requested_by: 'did:web:example.com:supervisor' },
     });
     expect(reopened.status).toBe(200);

@@ -3,6 +3,7 @@ import { verifySignature } from '../../lib/outbound/signature';
 import { eventually } from '../support/eventually';
 import { client, expectProblem, type CallResult } from '../support/http';
 import { gate, LOCAL_PARTIES_ENV, startRemoteParty, type RemoteParty } from '../support/remote-party';
+import { asPerson } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -77,17 +78,17 @@ describe('a worker stopped while approvals, executions and a workflow are pendin
     firstCallHeld.open();
     await new Promise((resolve) => setTimeout(resolve, 3500));
     expect((await status(`/v1/approvals/${toExpire}`)).status).toBe('pending');
-    const lateAnswer = api('POST', `/v1/approvals/${toExpire}/respond`, { json: { decision: 'approved', responded_by: CFO } });
+    const lateAnswer = (await asPerson(stack, CFO))('POST', `/v1/approvals/${toExpire}/respond`, { json: { decision: 'approved' } });
 
     await stack.startWorker();
 
     // After: each waits no more, and ends as it should.
     expectProblem(await lateAnswer, 409, 'approval_not_pending');
     expect(await eventually(() => status(`/v1/approvals/${toExpire}`), (body) => body.status !== 'pending')).toMatchObject({ status: 'expired' });
-    expect((await api('POST', `/v1/approvals/${toApprove}/respond`, { json: { decision: 'approved', responded_by: CFO } })).body.status).toBe('approved');
-    expect((await api('POST', `/v1/approvals/${toCancel}/cancel`, { json: { reason: 'after restart' } })).body.status).toBe('cancelled');
-    await api('POST', `/v1/approvals/${awaitingApproval.approval_id}/respond`, { json: { decision: 'approved', responded_by: CFO } });
-    await api('POST', `/v1/approvals/${dagApproval}/respond`, { json: { decision: 'approve' } });
+    expect((await (await asPerson(stack, CFO))('POST', `/v1/approvals/${toApprove}/respond`, { json: { decision: 'approved' } })).body.status).toBe('approved');
+    expect((await (await asPerson(stack, CFO))('POST', `/v1/approvals/${toCancel}/cancel`, { json: { reason: 'after restart' } })).body.status).toBe('cancelled');
+    await (await asPerson(stack, CFO))('POST', `/v1/approvals/${awaitingApproval.approval_id}/respond`, { json: { decision: 'approved' } });
+    await (await asPerson(stack, CFO))('POST', `/v1/approvals/${dagApproval}/respond`, { json: { decision: 'approve' } });
 
     const done = (id: string) => eventually(() => status(`/v1/executions/${id}`), (body) => body.callback_success !== null, { timeoutMs: 30_000 });
     const resumed = await done(inFlight.id);

@@ -1,6 +1,7 @@
 import { eventually } from '../support/eventually';
 import { client, expectProblem, type CallResult } from '../support/http';
 import { startRemoteParty, type RemoteParty } from '../support/remote-party';
+import { asPerson } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -87,7 +88,7 @@ describe('POST /v1/workflows', () => {
       (reply) => reply.body.data.length > 0,
     );
     expect(queue.body.data).toEqual([expect.objectContaining({ id: approvalId, workflow_id: id })]);
-    await api('POST', `/v1/approvals/${approvalId}/respond`, { json: { decision: 'approved', responded_by: BOSS } });
+    await (await asPerson(stack, BOSS))('POST', `/v1/approvals/${approvalId}/respond`, { json: { decision: 'approved' } });
 
     const done = await finished(id);
     expect(done.status).toBe('completed');
@@ -133,7 +134,7 @@ describe('POST /v1/workflows', () => {
       (reply) => reply.body.data.length > 0,
     );
     expect(queue.body.data).toEqual([expect.objectContaining({ status: 'pending', approver_passport_id: BOSS, execution_id: expect.stringMatching(/^exe_/) })]);
-    const approved = await api('POST', `/v1/approvals/${queue.body.data[0].id}/respond`, { json: { decision: 'approved', responded_by: BOSS } });
+    const approved = await (await asPerson(stack, BOSS))('POST', `/v1/approvals/${queue.body.data[0].id}/respond`, { json: { decision: 'approved' } });
     expect(approved.status).toBe(200);
     const done = await finished(created.body.workflow_id);
     expect(done).toMatchObject({ status: 'completed', nodes: [expect.objectContaining({ id: 'guarded', status: 'completed', output: { wrote: 'guarded', saw: [] } })] });

@@ -22,10 +22,10 @@ export interface SignedInPerson {
  * Passport, one active device key held by the test, and a session token signed in with that key. For tests
  * of what comes after sign-in; the ceremonies themselves have tests of their own.
  */
-export async function signedInPerson(stack: Stack, options: { organization_id?: string; name?: string; ttlSeconds?: number } = {}): Promise<SignedInPerson> {
+export async function signedInPerson(stack: Stack, options: { organization_id?: string; name?: string; ttlSeconds?: number; did?: string } = {}): Promise<SignedInPerson> {
   const organization_id = options.organization_id ?? DEFAULT_ORGANIZATION_ID;
   const passport_id = `pp_${randomUUID()}`;
-  const did = passportDidWeb(publicBaseUrl(stack.config), passport_id);
+  const did = options.did ?? passportDidWeb(publicBaseUrl(stack.config), passport_id);
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
