@@ -18,6 +18,7 @@ import { idempotency } from './middleware/idempotency';
 import { guardBody } from './middleware/input-guard';
 import { sendProblem, problemRenderer } from './middleware/problem';
 import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
+import { requestDeadline, temporalCallsWithinDeadline } from './middleware/request-deadline';
 import { requestId } from './middleware/request-id';
 import { registerLedgerRoutes } from './ledger';
 import { registerAuditRoutes } from './orch/audit';
@@ -67,6 +68,8 @@ export interface AppDeps {
     autonomousEscalationWindowSeconds: number;
     reviewWindowSeconds: number;
     deprecations: Deprecation[];
+    /** Longest a request may take before it answers 503; the idempotency lock lasts about as long. */
+    requestTimeoutMs: number;
   };
 }
 
@@ -91,6 +94,7 @@ export function buildApp(deps: AppDeps): Express {
 
   app.use(requestId());
   app.use(accessLog(deps.logger));
+  app.use(requestDeadline({ timeoutMs: settings.requestTimeoutMs, logger: deps.logger }));
   app.use(
     cors({
       origin: settings.corsAllowedOrigins,
@@ -112,7 +116,7 @@ export function buildApp(deps: AppDeps): Express {
   const api = new ApiBuilder({
     authenticate: authenticate({ db: deps.db, keyRing: deps.keyRing, settings: settings.token }),
     rateLimit: (category) => rateLimit({ db: deps.db, settings: settings.rateLimits, logger: deps.logger }, category),
-    idempotency: idempotency({ db: deps.db, logger: deps.logger }),
+    idempotency: idempotency({ db: deps.db, logger: deps.logger, requestTimeoutMs: settings.requestTimeoutMs }),
     meter,
   });
   registerHealthRoutes(api, deps);
@@ -147,6 +151,7 @@ export function buildApp(deps: AppDeps): Express {
   registerWebhookRoutes(api, { db: deps.db, settings: settings.webhooks });
   registerWebhookDeliveryRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, retrySchedule: settings.webhooks.retrySchedule });
   registerEventRoutes(api, deps);
+  app.use(temporalCallsWithinDeadline(deps.temporal));
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);
 

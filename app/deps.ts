@@ -46,6 +46,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     autonomousEscalationWindowSeconds: config.AUTONOMOUS_ESCALATION_WINDOW_SECONDS,
     reviewWindowSeconds: config.ROUTING_REVIEW_WINDOW_SECONDS,
     deprecations: config.API_DEPRECATIONS,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
   };
 }
 
