@@ -177,7 +177,7 @@ export async function startBenchStack(options: { taskQueue: string; env?: Record
     ...(options.workerEnv ? { workerEnv: options.workerEnv } : {}),
     ...(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}),
   });
-  const stack: BenchStack = { api, worker, temporalPids: temporalServer.process.pid === undefined ? [] : [temporalServer.process.pid], database };
+  const stack: BenchStack = { api, worker, temporalPids: [temporalServer.pid], database };
   return { client, database, baseUrl, token, stack, temporalAddress: temporalServer.address };
 }
 
