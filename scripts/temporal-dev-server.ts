@@ -176,6 +176,8 @@ export async function startTemporalDevServer(options: {
   /** The Web UI's port; no UI when omitted. */
   uiPort?: number;
   namespace: string;
+  /** Drop the server's own error lines (a drill that kills its clients makes many). */
+  quiet?: boolean;
 }): Promise<DevServer> {
   const dbFilename = options.dataDir ? path.resolve(options.dataDir, 'temporal.db') : undefined;
   const pidFile = options.dataDir ? path.resolve(options.dataDir, PID_FILE) : undefined;
@@ -213,7 +215,7 @@ export async function startTemporalDevServer(options: {
     'frontend.enableExecuteMultiOperation=true',
     ...ALL_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_TYPE_NAMES[key.type]}`]),
   ];
-  const child = spawn(options.cli, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(options.cli, args, { stdio: ['ignore', 'ignore', options.quiet ? 'ignore' : 'inherit'] });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start ${options.cli}`);
   watchParent(pid);

@@ -22,7 +22,7 @@ export interface Drill {
   run(stack: DrillStack): Promise<DrillOutcome>;
 }
 
-const LOAD = { count: 90, concurrency: 4, routingEvery: 4 };
+const LOAD = { count: 60, concurrency: 4, routingEvery: 4 };
 const OUTAGE_SECONDS = Number(process.env.HANDOFF_DRILL_OUTAGE_SECONDS ?? 30);
 /** After a restored dependency, the load must be acknowledged again within this (Retry-After included). */
 const RECOVERY_BOUND_MS = 15_000;
@@ -83,7 +83,7 @@ const killApi: Drill = {
       if (response.ok && response.headers.get('idempotent-replayed') === 'true' && (body.id ?? body.routing_id) === sent.id) same += 1;
       else outcome.problems.push(`${sent.key}: sent again, answered ${response.status} with ${body.id ?? body.routing_id ?? 'no id'} instead of the replay of ${sent.id ?? ''}`);
     }
-    outcome.counted.push(`${tally.statuses.get(0) ?? 0} answers lost with the API; ${retried.length} requests acknowledged after a retry with their key; sent again, ${same} replayed the same id`);
+    outcome.counted.push(`${tally.statuses.get(0) ?? 0} attempts without an answer (the API dead or restarting); ${retried.length} requests acknowledged only after a retry with their key; sent again, ${same} replayed the same id`);
     return settle(stack, tally, outcome);
   },
 };
@@ -128,7 +128,7 @@ const stopPostgres: Drill = {
     const tally = await drive(stack, {
       drill: this.name,
       ...LOAD,
-      count: 120,
+      count: 90,
       during: async () => {
         stack.cluster.stop();
         const until = Date.now() + OUTAGE_SECONDS * 1000;
@@ -148,7 +148,8 @@ const stopPostgres: Drill = {
     outcome.counted.push(`/readyz during the outage: ${seen.filter((status) => status === 503).length} × 503 of ${seen.length}; ready again ${readyAgainMs} ms after the restart; load acknowledged again after ${recoveredMs} ms`);
     const badStatuses = [...tally.statuses.keys()].filter((status) => status !== 0 && !(status >= 200 && status < 300) && status !== 503 && status !== 409);
     if (badStatuses.length > 0) outcome.problems.push(`answers other than 2xx, 503 and 409 in flight: ${badStatuses.join(', ')}`);
-    if ((tally.statuses.get(0) ?? 0) > 0) outcome.problems.push(`${tally.statuses.get(0)} requests got no answer at all`);
+    const unanswered = tally.statuses.get(0) ?? 0;
+    if (unanswered > 0) outcome.problems.push(`${unanswered} requests got no answer at all`);
     if (tally.slowestMs > REQUEST_TIMEOUT_MS + ANSWER_SLACK_MS) outcome.problems.push(`an answer took ${tally.slowestMs} ms, over the ${REQUEST_TIMEOUT_MS} ms bound`);
     if (!seen.includes(503)) outcome.problems.push('/readyz never said unready during the outage');
     if (readyAgainMs < 0) outcome.problems.push('/readyz never said ready again');
@@ -177,7 +178,7 @@ const expiryWithoutWorker: Drill = {
     for (const answer of answers.filter((a) => a.status !== 409)) outcome.problems.push(`approval ${answer.id}: answered ${answer.status} after its expiry`);
     const expired = await stack.db('approvals').whereIn('approval_id', answers.map((answer) => answer.id)).where({ status: 'expired' }).count<{ count: number }[]>({ count: '*' });
     outcome.counted.push(`${answers.length} approvals expired with no worker; their answers: ${conflicts} × 409; ${expired[0]?.count ?? 0} expired in PostgreSQL`);
-    if (Number(expired[0]?.count ?? 0) !== answers.length) outcome.problems.push('not every approval is expired in PostgreSQL');
+    if ((expired[0]?.count ?? 0) !== answers.length) outcome.problems.push('not every approval is expired in PostgreSQL');
     return settle(stack, tally, outcome);
   },
 };

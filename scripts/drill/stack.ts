@@ -69,7 +69,7 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
   const cluster = await createCluster();
   const temporalDir = mkdtempSync(path.join(tmpdir(), 'handoff-drill-temporal-'));
   const temporalPort = await freePort();
-  const startServer = () => startTemporalDevServer({ cli, dataDir: temporalDir, port: temporalPort, namespace: NAMESPACE });
+  const startServer = () => startTemporalDevServer({ cli, dataDir: temporalDir, port: temporalPort, namespace: NAMESPACE, quiet: !process.env.HANDOFF_DRILL_LOGS });
   say('Starting a Temporal dev server of their own (SQLite file)…');
   let temporalServer: DevServer = await startServer();
   const apiPort = await freePort();
