@@ -61,6 +61,7 @@ async function main(): Promise<void> {
       uiPort: TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
     });
+    if (temporalServer.reused) say(`Took over the Temporal dev server an earlier run left on ${temporalServer.address} (pid ${temporalServer.pid}).`);
     cleanups.unshift(() => temporalServer!.stop());
   }
 
