@@ -216,8 +216,13 @@ const tamperLedger: Drill = {
       const headers = { authorization: `Bearer ${stack.token}` };
       const vkey = ((await (await fetch(`${stack.baseUrl}/v1/ledger/key`)).json()) as { verifier_key: string }).verifier_key;
       const proof = async (transactionId: string, file: string) => {
-        for (;;) {
-          const response = await fetch(`${stack.baseUrl}/v1/ledger/records/${transactionId}/proof`, { headers });
+        for (let attempt = 1; ; attempt += 1) {
+          // A kept-alive connection the server closes while the scripts run fails the next fetch: ask again on a new one.
+          const response = await fetch(`${stack.baseUrl}/v1/ledger/records/${transactionId}/proof`, { headers }).catch((error: unknown) => {
+            if (attempt >= 3) throw error;
+            return undefined;
+          });
+          if (!response) continue;
           if (response.status === 200) {
             writeFileSync(path.join(folder, file), await response.text());
             return;

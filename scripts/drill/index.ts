@@ -25,6 +25,13 @@ function addToSummary(passed: number, failed: number): void {
   writeFileSync(file, JSON.stringify({ ...before, passed: before.passed + passed, failed: before.failed + failed }));
 }
 
+function showLogTail(stack: DrillStack): void {
+  const lines = stack.logTail(20);
+  if (lines.length === 0) return;
+  say('  the services’ last log lines:');
+  for (const line of lines) say(`    ${line.slice(0, 400)}`);
+}
+
 async function main(): Promise<number> {
   const drills = selected(process.argv.slice(2));
   const started = Date.now();
@@ -45,10 +52,13 @@ async function main(): Promise<number> {
         const ok = outcome.problems.length === 0;
         if (ok) passed += 1;
         else failed += 1;
+        if (!ok) showLogTail(stack);
         say(`  ${ok ? 'passed' : 'FAILED'} in ${((Date.now() - drillStarted) / 1000).toFixed(0)} s\n`);
       } catch (error) {
         failed += 1;
-        say(`  FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+        say(`  FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        showLogTail(stack);
+        say('');
       }
     }
   } catch (error) {

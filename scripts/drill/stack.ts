@@ -3,7 +3,7 @@
  * that it can be killed and restarted), and the API and a worker as separate processes, the way production
  * runs them. Each part can be killed (-9) and started again.
  */
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -45,6 +45,8 @@ export interface DrillStack {
   cluster: Cluster;
   databaseUrl: string;
   env: NodeJS.ProcessEnv;
+  /** The services' last log lines, for a drill that failed. */
+  logTail(lines: number): string[];
   killApi(): void;
   startApi(): Promise<void>;
   killWorker(): void;
@@ -148,6 +150,7 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
     cluster,
     databaseUrl: cluster.url,
     env,
+    logTail: (lines) => (existsSync(logFile) ? readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines) : []),
     killApi: () => kill9(api),
     startApi,
     killWorker: () => kill9(worker),
