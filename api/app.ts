@@ -23,6 +23,7 @@ import { idempotency } from './middleware/idempotency';
 import { guardBody } from './middleware/input-guard';
 import { sendProblem, problemRenderer } from './middleware/problem';
 import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
+import { requestDeadline, temporalCallsWithinDeadline } from './middleware/request-deadline';
 import { requestId } from './middleware/request-id';
 import { registerLedgerRoutes } from './ledger';
 import { registerAuditRoutes } from './orch/audit';
@@ -79,6 +80,8 @@ export interface AppDeps {
     deprecations: Deprecation[];
     webauthn: WebAuthnSettings;
     passports: PassportSettings;
+    /** Longest a request may take before it answers 503; the idempotency lock lasts about as long. */
+    requestTimeoutMs: number;
   };
 }
 
@@ -103,6 +106,7 @@ export function buildApp(deps: AppDeps): Express {
 
   app.use(requestId());
   app.use(accessLog(deps.logger));
+  app.use(requestDeadline({ timeoutMs: settings.requestTimeoutMs, logger: deps.logger }));
   app.use(
     cors({
       origin: settings.corsAllowedOrigins,
@@ -126,7 +130,7 @@ export function buildApp(deps: AppDeps): Express {
   const api = new ApiBuilder({
     authenticate: authenticate({ db: deps.db, keyRing: deps.keyRing, settings: settings.token, verifiers }),
     rateLimit: (category) => rateLimit({ db: deps.db, settings: settings.rateLimits, logger: deps.logger }, category),
-    idempotency: idempotency({ db: deps.db, logger: deps.logger }),
+    idempotency: idempotency({ db: deps.db, logger: deps.logger, requestTimeoutMs: settings.requestTimeoutMs }),
     meter,
   });
   registerHealthRoutes(api, deps);
@@ -164,6 +168,7 @@ export function buildApp(deps: AppDeps): Express {
   registerEventRoutes(api, deps);
   registerWebAuthnRoutes(api, { db: deps.db, keyRing: deps.keyRing, logger: deps.logger, settings: { token: settings.token, webauthn: settings.webauthn } });
   registerPasskeyPage(api);
+  app.use(temporalCallsWithinDeadline(deps.temporal));
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);
 

@@ -148,6 +148,11 @@ function standardProblems(spec: { auth: Scope | 'public'; rateLimit: RateLimitCa
   }
   if (spec.rateLimit) problems.push({ status: 429, description: `rate_limit_exceeded: the ${spec.rateLimit} limit of this window is used up`, headers: ['Retry-After'] });
   problems.push({ status: 500, description: 'internal_error: shows only request_id and incident_id; the error log line carries the same incident_id' });
+  problems.push({
+    status: 503,
+    description: 'service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key)',
+    headers: ['Retry-After'],
+  });
   return problems;
 }
 
@@ -228,6 +233,8 @@ export class ApiBuilder {
     const declared = new Map<string, ResponseSpec & { refs?: ResponseHeader[] }>(Object.entries(spec.responses));
     for (const problem of standardProblems({ auth: spec.auth, rateLimit: spec.rateLimit, body: spec.request?.body !== undefined, idempotent })) {
       const own = declared.get(String(problem.status));
+      // An operational endpoint whose 503 has a body of its own (readiness, health) answers that one.
+      if (problem.status === 503 && own?.schema) continue;
       // A status the route declares too may mean either: both are documented.
       declared.set(String(problem.status), {
         ...own,

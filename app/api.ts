@@ -3,8 +3,8 @@
  * (DATABASE_URL) and Temporal (TEMPORAL_ADDRESS). `npm start` runs everything on one machine instead.
  */
 import { createDb } from '../db/connection';
-import { migrateToLatest } from '../db/migrate';
 import { ledgerOrigin, loadConfig } from './config';
+import { dbTimeoutsOf, migrateDatabase } from './database';
 import { createAppDeps } from './deps';
 import { createLogger } from '../lib/logger';
 import { listenUntilSignalled } from '../lib/http-server';
@@ -17,8 +17,8 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.LOG_LEVEL });
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the API entry; `npm start` runs an embedded Postgres for development');
-  const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-api', logger });
-  await migrateToLatest(db);
+  await migrateDatabase(config.DATABASE_URL, logger);
+  const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-api', logger, timeouts: dbTimeoutsOf(config) });
   await ensureSigningKey(db);
   await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
   const temporal = await connectTemporalClient(config);

@@ -39,6 +39,17 @@ export const configSchema = z.object({
   DATABASE_URL: z.string().optional(),
   /** Connections per process in the knex pool. */
   DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
+  /** Longest wait for a pool connection (a new one included) before the request answers 503. */
+  DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).default(3000),
+  /** Longest one statement may run (server-side statement_timeout; the client gives up a second later if the server is gone). */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** A session idle inside a transaction this long is ended by the server, so a stuck client never holds locks for ever. */
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /**
+   * Longest an API request may take: past it, it answers 503 service_unavailable with Retry-After and its
+   * Temporal calls are cancelled. An Idempotency-Key in flight is locked this long plus that Retry-After.
+   */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
   /** Where the dev supervisor keeps the embedded Postgres and Temporal's SQLite file. */
   DATA_DIR: z.string().default('.data'),
   /** Port the embedded Postgres listens on, so `npm run token` and psql reach it while `npm start` runs. */

@@ -1,8 +1,23 @@
 import path from 'node:path';
-import { createDb, type Db, type DbLogSink } from '../db/connection';
+import { createDb, type Db, type DbLogSink, type DbTimeouts } from '../db/connection';
+import { migrateToLatest } from '../db/migrate';
 import { startEmbeddedPostgres } from '../db/embedded-postgres';
 import type { Config } from './config';
 import { portAnswers } from '../lib/net';
+
+export function dbTimeoutsOf(config: Config): DbTimeouts {
+  return { acquireMs: config.DATABASE_ACQUIRE_TIMEOUT_MS, statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS, idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS };
+}
+
+/** Migrations on a connection of their own, without the statement bound that serving requests has. */
+export async function migrateDatabase(connectionString: string, logger?: DbLogSink): Promise<string[]> {
+  const db = createDb({ connectionString, poolMax: 1, applicationName: 'handoff-migrate', logger });
+  try {
+    return await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
+}
 
 export interface OpenDatabase {
   db: Db;
@@ -13,12 +28,13 @@ export interface OpenDatabase {
 
 /**
  * DATABASE_URL when set. Otherwise the embedded Postgres under DATA_DIR: reached over its port when a
- * running `npm start` already serves it (PGlite's folder must have one owner), else started here.
+ * running `npm start` already serves it (PGlite's folder must have one owner), else started here. `bounded`:
+ * DATABASE_URL's connections wait at most the configured timeouts (the embedded one has no server-side timeouts).
  */
-export async function openDatabase(config: Config, options: { serveEmbedded: boolean; logger?: DbLogSink }): Promise<OpenDatabase> {
+export async function openDatabase(config: Config, options: { serveEmbedded: boolean; logger?: DbLogSink; bounded?: boolean }): Promise<OpenDatabase> {
   const { logger } = options;
   if (config.DATABASE_URL) {
-    const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, logger });
+    const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, logger, ...(options.bounded ? { timeouts: dbTimeoutsOf(config) } : {}) });
     return { db, description: 'DATABASE_URL', close: () => db.destroy() };
   }
   const port = config.EMBEDDED_POSTGRES_PORT;

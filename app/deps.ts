@@ -51,6 +51,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     deprecations: config.API_DEPRECATIONS,
     webauthn: webauthnSettings(config),
     passports: passportSettings(config),
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
   };
 }
 

@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { createDb } from '../db/connection';
-import { migrateToLatest } from '../db/migrate';
 import { ledgerOrigin, loadConfig } from './config';
+import { dbTimeoutsOf, migrateDatabase } from './database';
 import { ledgerSealerSettings, workerSettings } from './deps';
 import { createLogger } from '../lib/logger';
 import { connectTemporalClient, connectWorkerConnection } from './temporal';
@@ -26,8 +26,8 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL });
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the worker entry; `npm start` runs an embedded Postgres for development');
   installWorkerRuntime(logger);
-  const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-worker', logger });
-  await migrateToLatest(db);
+  await migrateDatabase(config.DATABASE_URL, logger);
+  const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-worker', logger, timeouts: dbTimeoutsOf(config) });
   await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
   const connection = await connectWorkerConnection(config);
   const worker = await createWorker({

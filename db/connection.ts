@@ -14,13 +14,53 @@ export interface DbLogSink {
   error(message: string, meta?: Record<string, unknown>): unknown;
 }
 
-export function createDb(options: { connectionString: string; poolMax: number; applicationName?: string; logger?: DbLogSink }): Db {
-  const { logger } = options;
+/** How long the service waits for the database, so that an outage is a prompt error and never a hang. */
+export interface DbTimeouts {
+  /** Longest wait for a pool connection, connecting a new one included. */
+  acquireMs: number;
+  /** Server-side statement_timeout; the client gives up a second later should the server not answer at all. */
+  statementMs: number;
+  /** Server-side idle_in_transaction_session_timeout: a stuck client never holds locks for ever. */
+  idleInTransactionMs: number;
+}
+
+/** Without timeouts given (tests, admin scripts, migrations): no statement bound, and the pool's old generous wait. */
+const UNBOUNDED_ACQUIRE_MS = 30_000;
+// The client's own read timeout over the server's statement_timeout, for a server that stopped answering.
+const CLIENT_READ_GRACE_MS = 1000;
+
+interface PgClientQueue {
+  _activeQuery?: unknown;
+  _queryQueue?: unknown[];
+}
+
+/**
+ * A connection still busy when handed out is one whose query the client gave up on (read timeout): node-postgres
+ * keeps it waiting for the server, so the pool drops it rather than queue the next query behind it.
+ */
+function isIdle(connection: PgClientQueue): boolean {
+  return !connection._activeQuery && (connection._queryQueue?.length ?? 0) === 0;
+}
+
+export function createDb(options: { connectionString: string; poolMax: number; applicationName?: string; logger?: DbLogSink; timeouts?: DbTimeouts }): Db {
+  const { logger, timeouts } = options;
   return knex({
     client: 'pg',
-    connection: { connectionString: options.connectionString, application_name: options.applicationName ?? 'handoff' },
-    pool: { min: 0, max: options.poolMax },
-    acquireConnectionTimeout: 30_000,
+    connection: {
+      connectionString: options.connectionString,
+      application_name: options.applicationName ?? 'handoff',
+      ...(timeouts
+        ? {
+            connectionTimeoutMillis: timeouts.acquireMs,
+            statement_timeout: timeouts.statementMs,
+            query_timeout: timeouts.statementMs + CLIENT_READ_GRACE_MS,
+            idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+            keepAlive: true,
+          }
+        : {}),
+    },
+    pool: { min: 0, max: options.poolMax, ...(timeouts ? { validate: isIdle } : {}) },
+    acquireConnectionTimeout: timeouts?.acquireMs ?? UNBOUNDED_ACQUIRE_MS,
     ...(logger
       ? {
           log: {

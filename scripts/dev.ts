@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../api/app';
 import { migrateToLatest } from '../db/migrate';
 import { ledgerOrigin, loadConfig, publicBaseUrl, tokenIssuer } from '../app/config';
-import { openDatabase } from '../app/database';
+import { migrateDatabase, openDatabase } from '../app/database';
 import { createAppDeps, ledgerSealerSettings, workerSettings } from '../app/deps';
 import { closeServer, listen } from '../lib/http-server';
 import { createLogger } from '../lib/logger';
@@ -62,14 +62,16 @@ async function main(): Promise<void> {
       uiPort: TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
     });
+    if (temporalServer.reused) say(`Took over the Temporal dev server an earlier run left on ${temporalServer.address} (pid ${temporalServer.pid}).`);
     cleanups.unshift(() => temporalServer!.stop());
   }
 
-  const database = await openDatabase(config, { serveEmbedded: true, logger });
+  const database = await openDatabase(config, { serveEmbedded: true, logger, bounded: true });
   cleanups.unshift(() => database.close());
   const { db } = database;
   say(`Postgres: ${database.description}`);
-  await migrateToLatest(db);
+  if (config.DATABASE_URL) await migrateDatabase(config.DATABASE_URL, logger);
+  else await migrateToLatest(db);
   await ensureSigningKey(db);
   const ledgerKey = await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
   await seedDevReviewers(db);

@@ -1,17 +1,149 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { SearchAttributeType } from '@temporalio/common';
 import { ALL_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
+import { portAnswers } from '../lib/net';
 
 const SEARCH_ATTRIBUTE_TYPE_NAMES: Record<SearchAttributeType, string> = { KEYWORD: 'Keyword', DOUBLE: 'Double', TEXT: 'Text', INT: 'Int', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
 
 export interface DevServer {
   address: string;
   uiUrl: string;
-  process: ChildProcess;
+  pid: number;
+  /** True when a healthy server of ours, left by an earlier run, was taken over instead of starting one. */
+  reused: boolean;
   stop(): Promise<void>;
+}
+
+/** The file beside the SQLite file that names the server serving it, so that the next start can find it. */
+export const PID_FILE = 'temporal-dev-server.json';
+const STOP_GRACE_MS = 10_000;
+
+interface PidRecord {
+  pid: number;
+  port: number;
+  db_filename: string;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Where /proc tells (Linux), whether the process is still a dev server of that file; elsewhere the pid file is trusted. */
+function runsDevServerOf(pid: number, dbFilename: string): boolean {
+  try {
+    const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return commandLine.includes('start-dev') && commandLine.includes(dbFilename);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT' || !existsProc();
+  }
+}
+
+function existsProc(): boolean {
+  try {
+    readFileSync('/proc/self/cmdline');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function serves(address: string, timeoutMs: number): Promise<boolean> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: timeoutMs });
+    await connection.withDeadline(Date.now() + timeoutMs, () => connection!.workflowService.getSystemInfo({}));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
+}
+
+/** SIGTERM, then SIGKILL after the grace; resolves once the process is gone. */
+async function stopPid(pid: number): Promise<void> {
+  const deadline = Date.now() + STOP_GRACE_MS;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        return;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function waitUntilPortFree(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (await portAnswers(port)) {
+    if (Date.now() > deadline) throw new Error(`port ${port} is still taken ${timeoutMs} ms after its server was stopped`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function readPidRecord(file: string): PidRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as PidRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A killed parent (kill -9) cannot stop its children, and Node cannot ask Linux for a parent-death signal: a
+ * tiny process of its own session watches the parent and stops the server once the parent is gone.
+ */
+const WATCHDOG_SOURCE = `
+const [parent, child, grace] = process.argv.slice(1).map(Number);
+const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
+const timer = setInterval(() => {
+  if (!alive(child)) process.exit(0);
+  if (alive(parent)) return;
+  clearInterval(timer);
+  try { process.kill(child, 'SIGTERM'); } catch { process.exit(0); }
+  setTimeout(() => { try { process.kill(child, 'SIGKILL'); } catch {} process.exit(0); }, grace).unref();
+  setInterval(() => { if (!alive(child)) process.exit(0); }, 100);
+}, 250);
+`;
+
+function watchParent(childPid: number): void {
+  const watchdog = spawn(process.execPath, ['-e', WATCHDOG_SOURCE, String(process.pid), String(childPid), String(STOP_GRACE_MS)], { stdio: 'ignore', detached: true });
+  watchdog.unref();
+}
+
+/**
+ * What an earlier run left on the port: its own healthy server is taken over, its own unhealthy one stopped;
+ * anything else on the port is an error that names it.
+ */
+async function reclaim(options: { port: number; pidFile?: string; dbFilename?: string }): Promise<PidRecord | undefined> {
+  const record = options.pidFile ? readPidRecord(options.pidFile) : undefined;
+  const ours = record && options.dbFilename && record.port === options.port && isAlive(record.pid) && runsDevServerOf(record.pid, options.dbFilename) ? record : undefined;
+  if (record && !ours && options.pidFile) rmSync(options.pidFile, { force: true });
+  if (ours) {
+    if (await serves(`127.0.0.1:${options.port}`, 2000)) return ours;
+    await stopPid(ours.pid);
+    rmSync(options.pidFile!, { force: true });
+    await waitUntilPortFree(options.port, STOP_GRACE_MS);
+  }
+  if (await portAnswers(options.port)) {
+    throw new Error(`Port ${options.port} is taken by a process that is not this data folder's Temporal dev server; stop it, or set TEMPORAL_ADDRESS to use it`);
+  }
+  return undefined;
 }
 
 async function waitUntilServing(address: string, child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -44,12 +176,32 @@ export async function startTemporalDevServer(options: {
   /** The Web UI's port; no UI when omitted. */
   uiPort?: number;
   namespace: string;
+  /** Drop the server's own error lines (a drill that kills its clients makes many). */
+  quiet?: boolean;
 }): Promise<DevServer> {
+  const dbFilename = options.dataDir ? path.resolve(options.dataDir, 'temporal.db') : undefined;
+  const pidFile = options.dataDir ? path.resolve(options.dataDir, PID_FILE) : undefined;
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const address = `127.0.0.1:${options.port}`;
+  const uiUrl = options.uiPort ? `http://127.0.0.1:${options.uiPort}` : '';
+  const stale = await reclaim({ port: options.port, pidFile, dbFilename });
+  if (stale) {
+    watchParent(stale.pid);
+    return {
+      address,
+      uiUrl,
+      pid: stale.pid,
+      reused: true,
+      stop: async () => {
+        await stopPid(stale.pid);
+        if (pidFile) rmSync(pidFile, { force: true });
+      },
+    };
+  }
   const args = [
     'server',
     'start-dev',
-    ...(options.dataDir ? ['--db-filename', path.join(options.dataDir, 'temporal.db')] : []),
+    ...(dbFilename ? ['--db-filename', dbFilename] : []),
     '--ip',
     '127.0.0.1',
     '--port',
@@ -63,8 +215,11 @@ export async function startTemporalDevServer(options: {
     'frontend.enableExecuteMultiOperation=true',
     ...ALL_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_TYPE_NAMES[key.type]}`]),
   ];
-  const child = spawn(options.cli, args, { stdio: ['ignore', 'ignore', 'inherit'] });
-  const address = `127.0.0.1:${options.port}`;
+  const child = spawn(options.cli, args, { stdio: ['ignore', 'ignore', options.quiet ? 'ignore' : 'inherit'] });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not start ${options.cli}`);
+  watchParent(pid);
+  if (pidFile && dbFilename) writeFileSync(pidFile, JSON.stringify({ pid, port: options.port, db_filename: dbFilename } satisfies PidRecord));
   try {
     await waitUntilServing(address, child, 60_000);
   } catch (error) {
@@ -73,20 +228,23 @@ export async function startTemporalDevServer(options: {
   }
   return {
     address,
-    uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : '',
-    process: child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) {
+    uiUrl,
+    pid,
+    reused: false,
+    stop: async () => {
+      await new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) {
           resolve();
           return;
         }
-        const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        const force = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
         child.once('exit', () => {
           clearTimeout(force);
           resolve();
         });
         child.kill('SIGTERM');
-      }),
+      });
+      if (pidFile) rmSync(pidFile, { force: true });
+    },
   };
 }

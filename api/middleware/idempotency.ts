@@ -7,11 +7,11 @@ import type { Logger } from '../../lib/logger';
 import { Problem } from '../problem';
 import { IdempotencyKeySchema } from '../schemas/common';
 import { principalOf } from './auth';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './problem';
+import { answeredByDeadline } from './request-deadline';
 import { requestIdOf } from './request-id';
 
 const TTL_SECONDS = 24 * 60 * 60;
-/** How long a claim holds before a duplicate may take over, should the process holding it die. */
-const LOCK_SECONDS = 120;
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
 /**
@@ -23,11 +23,20 @@ function releasesKey(status: number): boolean {
 }
 
 /**
+ * How long a claim holds before a duplicate may take over: the request's own deadline (it has answered by then)
+ * and the wait a 503 asks for, so that a retry after a crash gets through in seconds and never overlaps the first.
+ */
+export function idempotencyLockSeconds(requestTimeoutMs: number): number {
+  return Math.ceil(requestTimeoutMs / 1000) + UNAVAILABLE_RETRY_AFTER_SECONDS;
+}
+
+/**
  * Idempotency-Key on POST/PUT/PATCH/DELETE: 24 h, per principal; the fingerprint is method + path + the
  * canonical JSON body. The response is stored before it is sent, so a client that saw it can always
  * replay it. Refusals before the operation began and server errors release the key so that a retry runs again.
  */
-export function idempotency(deps: { db: Knex; logger: Logger }): RequestHandler {
+export function idempotency(deps: { db: Knex; logger: Logger; requestTimeoutMs: number }): RequestHandler {
+  const lockSeconds = idempotencyLockSeconds(deps.requestTimeoutMs);
   return async (req, res, next) => {
     const key = req.get('idempotency-key');
     if (key === undefined) {
@@ -44,7 +53,7 @@ export function idempotency(deps: { db: Knex; logger: Logger }): RequestHandler 
       .update(`${req.method} ${req.baseUrl}${req.path}\n${canonicalJson(req.body ?? null)}`)
       .digest('hex');
     const scope = { principal, key };
-    const claim = await claimIdempotencyKey(deps.db, { ...scope, fingerprint, lockSeconds: LOCK_SECONDS, ttlSeconds: TTL_SECONDS });
+    const claim = await claimIdempotencyKey(deps.db, { ...scope, fingerprint, lockSeconds, ttlSeconds: TTL_SECONDS });
 
     switch (claim.state) {
       case 'mismatch':
@@ -62,6 +71,8 @@ export function idempotency(deps: { db: Knex; logger: Logger }): RequestHandler 
 
     const send = res.send.bind(res);
     res.send = (body?: unknown) => {
+      // The deadline's 503 leaves the key claimed until its lock lapses: the handler may still be finishing.
+      if (answeredByDeadline(res)) return res.headersSent ? res : send(body);
       const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : body === undefined ? '' : JSON.stringify(body);
       const finish =
         releasesKey(res.statusCode)
@@ -71,12 +82,13 @@ export function idempotency(deps: { db: Knex; logger: Logger }): RequestHandler 
               headers: Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (res.get(name) ? [[name, res.get(name) as string]] : []))),
               body: text,
             });
-      finish
-        .catch((error: unknown) => deps.logger.error('idempotency record failed', { request_id: requestIdOf(res), error }))
-        .finally(() => send(text));
+      const recorded = finish.catch((error: unknown) => deps.logger.error('idempotency record failed', { request_id: requestIdOf(res), error }));
+      // A server error is sent at once: its release may wait on the very dependency that failed (the lock lapses anyway).
+      if (res.statusCode >= 500) send(text);
+      else void recorded.finally(() => send(text));
       return res;
     };
-    // A client that hangs up before the answer leaves the key claimed until LOCK_SECONDS pass.
+    // A client that hangs up before the answer leaves the key claimed until its lock lapses.
     next();
   };
 }

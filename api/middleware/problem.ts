@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Response } from 'express';
+import { dependencyFailureOf } from '../../lib/dependency-failure';
 import type { Logger } from '../../lib/logger';
 import { StorageRefusedError } from '../../services/platform/refusals';
 import { Problem, problemTypeUri, remediationSteps } from '../problem';
 import { requestIdOf } from './request-id';
+
+/** Seconds a client is told to wait after a dependency outage or a request cut off at its deadline. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+export function unavailableProblem(detail: string): Problem {
+  return new Problem('service_unavailable', detail, { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+}
+
+const DEPENDENCY_NAMES = { postgres: 'The database', temporal: 'The workflow engine (Temporal)' } as const;
 
 /** Renders a problem; incidentId is given for a 5xx, whose error log line carries the same id. */
 export function sendProblem(res: Response, problem: Problem, instance: string, incidentId?: string): void {
@@ -58,13 +68,21 @@ function isUndecodablePath(error: unknown): boolean {
 export function problemRenderer(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) {
+      // Answered already (by the request's deadline): the handler's late failure only needs a log line.
+      if (res.writableEnded) {
+        logger.warn('request failed after it was answered', { request_id: requestIdOf(res), path: req.path, error: error instanceof Error ? error.message : String(error) });
+        return;
+      }
       next(error);
       return;
     }
+    const dependency = error instanceof Problem ? undefined : dependencyFailureOf(error);
     const problem =
       error instanceof Problem
         ? error
-        : error instanceof StorageRefusedError
+        : dependency
+          ? unavailableProblem(`${DEPENDENCY_NAMES[dependency.dependency]} did not answer in time; retry after the seconds in Retry-After`)
+          : error instanceof StorageRefusedError
           ? new Problem(error.refusal.code, error.refusal.detail)
           : isUndecodablePath(error)
             ? new Problem('invalid_request', 'A path segment is not valid percent-encoded UTF-8')
@@ -76,7 +94,8 @@ export function problemRenderer(logger: Logger): ErrorRequestHandler {
     }
     const requestId = requestIdOf(res);
     const incidentId = `inc_${randomUUID()}`;
-    if (problem) logger.error('service problem', { incident_id: incidentId, request_id: requestId, path: req.path, code: problem.code, detail: problem.detail });
+    if (dependency) logger.error('dependency unavailable', { incident_id: incidentId, request_id: requestId, path: req.path, dependency: dependency.dependency, reason: dependency.reason });
+    else if (problem) logger.error('service problem', { incident_id: incidentId, request_id: requestId, path: req.path, code: problem.code, detail: problem.detail });
     else logger.error('unhandled error', { incident_id: incidentId, request_id: requestId, path: req.path, error });
     const shown = problem ?? new Problem('internal_error', `Something went wrong on our side; quote incident id ${incidentId} (request id ${requestId})`);
     sendProblem(res, shown, instance, incidentId);

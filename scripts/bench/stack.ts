@@ -4,16 +4,14 @@
  * reviewers, and the API and a worker as child processes. Cleanups run newest first, once, on success,
  * error or Ctrl-C.
  */
-import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { temporal as proto } from '@temporalio/proto';
 import { migrateToLatest } from '../../db/migrate';
 import { loadConfig, tokenIssuer } from '../../app/config';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
-import { issueSessionToken } from '../../services/sessions/session-tokens';
 import { seedDevReviewers } from '../dev-seed';
+import { signInPerson } from '../sign-in-person';
 import { provisionTemporal } from '../provision-temporal';
 import { startTemporalDevServer, type DevServer } from '../temporal-dev-server';
 import { createBenchDatabase, serviceBackendPids, type BenchDatabase } from './database';
@@ -168,31 +166,6 @@ function benchToken(database: BenchDatabase, env: NodeJS.ProcessEnv): Promise<st
 }
 
 /**
- * A person who answers what the suite asks of people (approvals, resolutions): a Passport with the given DID
- * and a device key, signed in as the device sign-in leaves them. Answers their session token.
- */
-async function benchPerson(database: BenchDatabase, env: NodeJS.ProcessEnv, did: string): Promise<string> {
-  const config = loadConfig(env);
-  const passport_id = `pp_${randomUUID()}`;
-  const { publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-  const publicJwk = await exportJWK(publicKey);
-  const kid = await calculateJwkThumbprint(publicJwk);
-  const now = new Date();
-  await database.db('passports').insert({
-    passport_id, did, type: 'individual', name: did, organization_id: DEFAULT_ORGANIZATION_ID, metadata: JSON.stringify({}), capabilities: [], status: 'active', created_at: now, updated_at: now,
-  });
-  await database.db('passport_keys').insert({
-    kid, passport_id, public_jwk: JSON.stringify({ ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }), sealed_private_key: null, source: 'device', device_id: 'bench', status: 'active', created_at: now,
-  });
-  const { token } = await issueSessionToken(
-    createKeyRing(database.db),
-    { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
-    { passport_id, did, organization_id: DEFAULT_ORGANIZATION_ID, credential: { type: 'device_key', id: kid }, ttlSeconds: 4 * 3600 },
-  );
-  return token;
-}
-
-/**
  * Everything a suite measures, started: Temporal, the database, the API and a worker on `taskQueue` with the
  * suite's own settings (and workflows file, when it runs workflows of its own), a token with every scope, and
  * signIn, which gives a person with a DID the suite names a session token for the acts only people do.
@@ -207,8 +180,8 @@ export async function startBenchStack(options: { taskQueue: string; env?: Record
     ...(options.workerEnv ? { workerEnv: options.workerEnv } : {}),
     ...(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}),
   });
-  const stack: BenchStack = { api, worker, temporalPids: temporalServer.process.pid === undefined ? [] : [temporalServer.process.pid], database };
-  return { client, database, baseUrl, token, stack, temporalAddress: temporalServer.address, signIn: (did: string) => benchPerson(database, env, did) };
+  const stack: BenchStack = { api, worker, temporalPids: [temporalServer.pid], database };
+  return { client, database, baseUrl, token, stack, temporalAddress: temporalServer.address, signIn: (did: string) => signInPerson(database.db, loadConfig(env), did) };
 }
 
 /** Runs a suite: tears everything down on success, error or Ctrl-C, and fails the process on error. */

@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import type { Knex } from 'knex';
+import { type Config, tokenIssuer } from '../app/config';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
+import { createKeyRing } from '../services/auth/key-ring';
+import { issueSessionToken } from '../services/sessions/session-tokens';
+
+/**
+ * A person with the given DID, signed in, for the benchmarks and drills that answer as people do: an
+ * individual Passport with a device key (whose private half is dropped: nothing signs with it again) and
+ * a session token bound to that key, valid for hours.
+ */
+export async function signInPerson(db: Knex, config: Config, did: string, organizationId = DEFAULT_ORGANIZATION_ID): Promise<string> {
+  const passport_id = `pp_${randomUUID()}`;
+  const { publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(publicJwk);
+  const now = new Date();
+  await db('passports').insert({
+    passport_id, did, type: 'individual', name: did, organization_id: organizationId, metadata: JSON.stringify({}), capabilities: [], status: 'active', created_at: now, updated_at: now,
+  });
+  await db('passport_keys').insert({
+    kid, passport_id, public_jwk: JSON.stringify({ ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }), sealed_private_key: null, source: 'device', device_id: 'script', status: 'active', created_at: now,
+  });
+  const { token } = await issueSessionToken(
+    createKeyRing(db),
+    { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
+    { passport_id, did, organization_id: organizationId, credential: { type: 'device_key', id: kid }, ttlSeconds: 4 * 3600 },
+  );
+  return token;
+}
