@@ -55,3 +55,16 @@ export function promptCoverage(scopes: readonly string[], action: PromptAction):
   }
   return { all: false, keys: [...keys], prefixes: [...prefixes] };
 }
+
+/** Whether holding `held` covers granting `requested` (a principal grants only what it holds). */
+export function promptScopeHeld(held: readonly string[], requested: string): boolean {
+  const wanted = SCOPE_PATTERN.exec(requested);
+  if (!wanted || !isPromptScope(requested)) return false;
+  return held.some((scope) => {
+    if (scope === ADMIN_SCOPE) return true;
+    const match = SCOPE_PATTERN.exec(scope);
+    if (!match || (match[1] !== '*' && match[1] !== wanted[1])) return false;
+    const pattern = match[2]!;
+    return pattern.endsWith('*') ? wanted[2]!.startsWith(pattern.slice(0, -1)) : pattern === wanted[2];
+  });
+}

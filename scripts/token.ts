@@ -7,15 +7,15 @@ import { parseArgs } from 'node:util';
 import { migrateToLatest } from '../db/migrate';
 import { loadConfig } from '../app/config';
 import { openDatabase } from '../app/database';
-import { isScope, mintPersonalAccessToken, SCOPES, type Scope } from '../services/auth/tokens';
+import { isGrantableScope, mintPersonalAccessToken, SCOPES } from '../services/auth/tokens';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { name: { type: 'string', default: 'cli' }, scopes: { type: 'string', default: SCOPES.join(',') }, days: { type: 'string' } },
   });
   const scopes = values.scopes.split(',').map((scope) => scope.trim()).filter(Boolean);
-  const unknown = scopes.filter((scope) => !isScope(scope));
-  if (unknown.length > 0 || scopes.length === 0) throw new Error(`Scopes must be among ${SCOPES.join(', ')}; got ${values.scopes}`);
+  const unknown = scopes.filter((scope) => !isGrantableScope(scope));
+  if (unknown.length > 0 || scopes.length === 0) throw new Error(`Scopes must be among ${SCOPES.join(', ')}, or prompt grants (prompt:read:<key>); got ${values.scopes}`);
   const days = values.days === undefined ? undefined : Number(values.days);
   if (days !== undefined && !(days > 0)) throw new Error('--days must be a positive number');
 
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     await migrateToLatest(database.db);
     const { token, token_id } = await mintPersonalAccessToken(database.db, {
       name: values.name,
-      scopes: scopes as Scope[],
+      scopes,
       expiresAt: days === undefined ? null : new Date(Date.now() + days * 86_400_000),
       createdBy: 'npm run token',
     });

@@ -32,7 +32,8 @@ export function authenticate(deps: { db: Knex; keyRing: KeyRing; settings: Token
   };
 }
 
-export function requireScope(scope: Scope): RequestHandler {
+/** Without a scope, only a caller: the handler checks a grant that names the resource. */
+export function requireScope(scope: Scope | undefined): RequestHandler {
   return (_req, res, next) => {
     const principal = principalOf(res);
     if (!principal) {
@@ -41,7 +42,7 @@ export function requireScope(scope: Scope): RequestHandler {
         headers: { 'WWW-Authenticate': `Bearer realm="handoff"${res.locals.authError ? ', error="invalid_token"' : ''}` },
       });
     }
-    if (!grants(principal.scopes, scope)) {
+    if (scope !== undefined && !grants(principal.scopes, scope)) {
       throw new Problem('insufficient_scope', `This operation needs the scope ${scope}`, {
         headers: { 'WWW-Authenticate': `Bearer realm="handoff", error="insufficient_scope", scope="${scope}"` },
         extensions: { required_scope: scope },

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../db/agents';
 import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount, markServiceAccountRevoked } from '../../db/credentials';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { isPromptScope, promptScopeHeld } from '../../domain/prompt-scopes';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
 
 /**
@@ -35,9 +36,17 @@ export function grants(scopes: readonly string[], needed: Scope): boolean {
   return scopes.some((scope) => isScope(scope) && (scope === needed || IMPLIED[scope].includes(needed)));
 }
 
+/**
+ * What a token or account may carry: a scope of SCOPES, or a per-key prompt grant (prompt:read:{key}, with
+ * wildcards; domain/prompt-scopes.ts), which platform:admin implies.
+ */
+export function isGrantableScope(value: string): boolean {
+  return isScope(value) || isPromptScope(value);
+}
+
 /** The requested scopes that `held` does not grant, in the order requested: a principal grants only what it holds. */
-export function scopesNotHeld(held: readonly string[], requested: readonly Scope[]): Scope[] {
-  return requested.filter((scope) => !grants(held, scope));
+export function scopesNotHeld<S extends string>(held: readonly string[], requested: readonly S[]): S[] {
+  return requested.filter((scope) => !(isScope(scope) ? grants(held, scope) : promptScopeHeld(held, scope)));
 }
 
 /**
@@ -96,7 +105,7 @@ export async function issueAccessToken(
 /** Random, shown once, stored only as its SHA-256 (the token's entropy makes a slow hash unnecessary). */
 export async function mintPersonalAccessToken(
   db: Knex,
-  options: { name: string; scopes: Scope[]; expiresAt?: Date | null; createdBy?: string | null },
+  options: { name: string; scopes: string[]; expiresAt?: Date | null; createdBy?: string | null },
 ): Promise<{ token: string; token_id: string }> {
   const token = secret(PAT_PREFIX);
   const token_id = `pat_${randomUUID()}`;
@@ -114,10 +123,10 @@ export async function mintPersonalAccessToken(
 export type CreateServiceAccountOutcome =
   | { ok: true; client_id: string; client_secret: string }
   /** The creator asked to grant scopes its own token does not hold (listed in the order asked). */
-  | { ok: false; code: 'scopes_not_held'; scopes: Scope[] };
+  | { ok: false; code: 'scopes_not_held'; scopes: string[] };
 
 /** A service account with some of the creator's scopes: never more than the creator holds, or it could grant itself anything. */
-export async function createServiceAccount(db: Knex, creator: Principal, options: { name: string; scopes: Scope[] }): Promise<CreateServiceAccountOutcome> {
+export async function createServiceAccount(db: Knex, creator: Principal, options: { name: string; scopes: string[] }): Promise<CreateServiceAccountOutcome> {
   const notHeld = scopesNotHeld(creator.scopes, options.scopes);
   if (notHeld.length > 0) return { ok: false, code: 'scopes_not_held', scopes: notHeld };
   const client_id = `sa_${randomBytes(12).toString('base64url')}`;
