@@ -4,12 +4,14 @@ import type { HumanEscalationLevel } from '../../contracts/route-task';
 import type { PlatformSettings } from '../../services/platform/settings';
 import type { KeyRing } from '../../services/auth/key-ring';
 import type { TokenSettings } from '../../services/auth/tokens';
+import type { Logger } from '../../lib/logger';
 import type { ApiBuilder } from '../route';
 import { registerAgentRoutes } from './agents';
 import { registerApprovalRoutes } from './approvals';
 import { registerEscalationRoutes } from './escalations';
 import { registerExecutionRoutes } from './executions';
 import { registerPlatformHealthRoutes } from './health';
+import { registerReasoningPlatformRoutes } from './reasoning-registry';
 import { registerTaskRoutes } from './tasks';
 import { registerWorkflowRoutes } from './workflows';
 
@@ -17,6 +19,7 @@ export interface PlatformRouteDeps {
   db: Knex;
   temporal: Client;
   keyRing: KeyRing;
+  logger: Logger;
   settings: {
     taskQueue: string;
     token: TokenSettings;
@@ -36,6 +39,7 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
   registerExecutionRoutes(api, { ...services, keyRing: deps.keyRing, token: deps.settings.token });
   registerWorkflowRoutes(api, services);
   registerPlatformHealthRoutes(api, services);
+  registerReasoningPlatformRoutes(api, { db: deps.db, logger: deps.logger, settings: deps.settings.platform.reasoning });
   const { taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds } = deps.settings;
   registerTaskRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds });
 }
