@@ -163,7 +163,7 @@ const RoutingDecisionSchema = z
     reason: z.string(),
     alternatives: z.array(z.object({ model: z.string(), provider: z.string(), score: z.number() })),
   })
-  .openapi('RoutingDecision');
+  .openapi('ModelRoutingDecision');
 
 const AttemptSchema = z.object({ model: z.string(), provider: z.string(), outcome: z.enum(['succeeded', 'failed']), error: z.string().optional(), durationMs: z.number().int() });
 
