@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { CompanionWrite } from './ledger';
 
 export interface ReasoningAttemptRow {
   call_id: string;
@@ -39,14 +40,14 @@ export interface ReasoningCallRow {
   created_at: Date;
 }
 
-/** The call and its attempts in one statement (one round trip on the reasoning path). */
-export async function insertReasoningCall(db: Knex, call: Omit<ReasoningCallRow, 'created_at'>, attempts: readonly ReasoningAttemptRow[]): Promise<void> {
+/** The call and its attempts, as writes that run in the statement appending the call's provenance record. */
+export function reasoningCallWrites(call: Omit<ReasoningCallRow, 'created_at'>, attempts: readonly ReasoningAttemptRow[]): CompanionWrite {
   const created_at = new Date().toISOString();
-  await db.raw(
-    `with inserted as (insert into reasoning_calls select * from jsonb_populate_record(null::reasoning_calls, ?::jsonb) returning call_id)
-     insert into reasoning_attempts select a.* from jsonb_populate_recordset(null::reasoning_attempts, ?::jsonb) a join inserted using (call_id)`,
-    [JSON.stringify({ ...call, created_at }), JSON.stringify(attempts.map((attempt) => ({ ...attempt, created_at })))],
-  );
+  return {
+    ctes: `inserted_call as (insert into reasoning_calls select * from jsonb_populate_record(null::reasoning_calls, ?::jsonb) returning call_id),
+      inserted_attempts as (insert into reasoning_attempts select a.* from jsonb_populate_recordset(null::reasoning_attempts, ?::jsonb) a join inserted_call using (call_id) returning 1)`,
+    bindings: [JSON.stringify({ ...call, created_at }), JSON.stringify(attempts.map((attempt) => ({ ...attempt, created_at })))],
+  };
 }
 
 export async function findReasoningCall(db: Knex, organizationId: string, callId: string): Promise<ReasoningCallRow | undefined> {

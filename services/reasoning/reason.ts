@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { findModel, type ModelRow } from '../../db/models';
-import { insertReasoningCall, type ReasoningAttemptRow } from '../../db/reasoning-calls';
+import { reasoningCallWrites, type ReasoningAttemptRow } from '../../db/reasoning-calls';
 import { canonicalJson } from '../../domain/canonical-json';
 import {
   costUsd,
@@ -215,34 +215,35 @@ class CallRecorder {
       };
     });
     const attempts = this.attemptRecords();
-    await this.deps.db.transaction(async (trx) => {
-      await insertReasoningCall(
-        trx,
-        {
-          call_id: this.callId,
-          organization_id: organization,
-          principal_id: this.principal.id,
-          entity_id: request.entity_id ?? null,
-          task: request.task,
-          complexity: request.complexity,
-          budget: request.budget,
-          prompt_key: request.prompt?.key ?? null,
-          prompt_version: request.prompt?.version ?? null,
-          prompt_hash: promptHash,
-          prompt_text: keepText ? canonicalJson(request.messages) : null,
-          success: answer !== undefined,
-          model_id: answer?.model.model_id ?? null,
-          provider: answer?.model.provider ?? null,
-          input_tokens: answer?.usage.prompt_tokens ?? 0,
-          output_tokens: answer?.usage.completion_tokens ?? 0,
-          cost_usd: cost,
-          duration_ms: durationMs,
-          streamed: this.streamed,
-          routing_decision: { ...this.plan.routingDecision },
-        },
-        attemptRows,
-      );
-      await appendProvenance(trx, {
+    const writes = reasoningCallWrites(
+      {
+        call_id: this.callId,
+        organization_id: organization,
+        principal_id: this.principal.id,
+        entity_id: request.entity_id ?? null,
+        task: request.task,
+        complexity: request.complexity,
+        budget: request.budget,
+        prompt_key: request.prompt?.key ?? null,
+        prompt_version: request.prompt?.version ?? null,
+        prompt_hash: promptHash,
+        prompt_text: keepText ? canonicalJson(request.messages) : null,
+        success: answer !== undefined,
+        model_id: answer?.model.model_id ?? null,
+        provider: answer?.model.provider ?? null,
+        input_tokens: answer?.usage.prompt_tokens ?? 0,
+        output_tokens: answer?.usage.completion_tokens ?? 0,
+        cost_usd: cost,
+        duration_ms: durationMs,
+        streamed: this.streamed,
+        routing_decision: { ...this.plan.routingDecision },
+      },
+      attemptRows,
+    );
+    // One statement, one round trip: the call, its attempts and its provenance record commit together.
+    await appendProvenance(
+      this.deps.db,
+      {
         entry: {
           subject_id: this.callId,
           step_id: 'reasoned',
@@ -276,8 +277,9 @@ class CallRecorder {
             ? `${answer.model.model_id} (${answer.model.provider}) answered after ${attempts.length} attempt(s): ${this.plan.routingDecision.reason}`
             : `No provider answered in ${attempts.length} attempt(s)`,
         },
-      });
-    });
+      },
+      writes,
+    );
     if (!answer) {
       const tried = attempts.map((attempt) => `${attempt.model} (${attempt.provider}): ${attempt.error ?? 'failed'}`).join('; ');
       return { ok: false, code: 'model_providers_unavailable', detail: `No provider answered: ${tried || 'the time budget was spent before any attempt'}`, callId: this.callId, attempts };
