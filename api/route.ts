@@ -70,7 +70,15 @@ interface RouteFields<B extends ZodType | undefined, Q extends ZodType | undefin
  * auth: the scope the caller needs, or 'public'. rateLimit: the category the call is counted in. Every
  * authenticated route has one; only a public operational endpoint, which must answer whatever the load, has null.
  */
-type Metering = { auth: Scope; rateLimit: RateLimitCategory } | { auth: 'public'; rateLimit: RateLimitCategory | null };
+type Metering = { auth: Scope | ResourceScope; rateLimit: RateLimitCategory } | { auth: 'public'; rateLimit: RateLimitCategory | null };
+
+/**
+ * A scope that names the resource (prompt:read:{key}): the route requires an authenticated caller, and its
+ * handler checks the grant once it knows the resource. perResource is the scope as the document shows it.
+ */
+export interface ResourceScope {
+  perResource: string;
+}
 
 export type RouteSpec<
   B extends ZodType | undefined,
@@ -127,7 +135,7 @@ interface StandardProblem {
 }
 
 /** The problems an operation of this kind may answer, whatever its handler does. */
-function standardProblems(spec: { auth: Scope | 'public'; rateLimit: RateLimitCategory | null; body: boolean; idempotent: boolean }): StandardProblem[] {
+function standardProblems(spec: { auth: Scope | ResourceScope | 'public'; rateLimit: RateLimitCategory | null; body: boolean; idempotent: boolean }): StandardProblem[] {
   const problems: StandardProblem[] = [{ status: 400, description: 'validation_failed (errors[] names each field, with what it expected and received), or malformed_json' }];
   if (spec.auth !== 'public') {
     problems.push({ status: 401, description: 'unauthorized: no bearer token, or one that is not valid' });
@@ -192,7 +200,7 @@ export class ApiBuilder {
     this.meter[spec.method](expressPath, ...metering, leaveMeter);
 
     const chain: RequestHandler[] = [guardParameters];
-    if (spec.auth !== 'public') chain.push(requireAccess(spec.auth, capabilityOf(spec.method, spec.path)));
+    if (spec.auth !== 'public') chain.push(requireAccess(typeof spec.auth === 'string' ? spec.auth : undefined, capabilityOf(spec.method, spec.path)));
     if (isIdempotent(spec)) chain.push(this.middleware.idempotency);
     chain.push(async (req, res) => {
       const body = parse(spec.request?.body, req.body ?? {}, 'body');
@@ -272,7 +280,7 @@ export class ApiBuilder {
       summary: spec.summary,
       ...(description ? { description } : {}),
       tags: spec.tags,
-      ...(spec.auth !== 'public' ? { security: [{ bearerAuth: [spec.auth] }] } : {}),
+      ...(spec.auth !== 'public' ? { security: [{ bearerAuth: [typeof spec.auth === 'string' ? spec.auth : spec.auth.perResource] }] } : {}),
       request: {
         ...(body ? { body: { required: true, content: Object.fromEntries((spec.request?.bodyTypes ?? ['application/json']).map((type) => [type, { schema: body }])) } } : {}),
         ...(spec.request?.query ? { query: spec.request.query as never } : {}),
@@ -286,7 +294,7 @@ export class ApiBuilder {
   }
 }
 
-function isIdempotent(spec: { auth: Scope | 'public'; method: Method; idempotency?: boolean }): boolean {
+function isIdempotent(spec: { auth: Scope | ResourceScope | 'public'; method: Method; idempotency?: boolean }): boolean {
   return spec.auth !== 'public' && MUTATING.includes(spec.method) && spec.idempotency !== false;
 }
 

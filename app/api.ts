@@ -10,6 +10,8 @@ import { createLogger } from '../lib/logger';
 import { listenUntilSignalled } from '../lib/http-server';
 import { connectTemporalClient } from './temporal';
 import { ensureSigningKey } from '../services/auth/key-ring';
+import { loadModelSeed } from '../services/models/registry';
+import { modelSeed } from '../services/models/seed';
 import { ensureLedgerKey } from '../services/ledger/keys';
 import { buildApp } from '../api/app';
 
@@ -20,6 +22,7 @@ async function main(): Promise<void> {
   await migrateDatabase(config.DATABASE_URL, logger);
   const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-api', logger, timeouts: dbTimeoutsOf(config) });
   await ensureSigningKey(db);
+  await loadModelSeed(db, modelSeed());
   await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
   const temporal = await connectTemporalClient(config);
   const deps = createAppDeps(config, { db, temporal, logger });

@@ -23,6 +23,14 @@ export function platformSettings(config: Config): PlatformSettings {
     secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
     outboundPolicy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST },
     ledgerSealingLagAlertSeconds: config.LEDGER_SEALING_LAG_ALERT_SECONDS,
+    reasoning: {
+      providers: Object.fromEntries(Object.entries(config.REASONING_PROVIDERS).map(([name, provider]) => [name, { baseUrl: provider.base_url, apiKey: provider.api_key }])),
+      attemptTimeoutMs: config.REASONING_ATTEMPT_TIMEOUT_MS,
+      totalTimeoutMs: config.REASONING_TOTAL_TIMEOUT_MS,
+      maxAttempts: config.REASONING_MAX_ATTEMPTS,
+      promptTextOrganizations: config.REASONING_PROMPT_TEXT_ORGANIZATIONS,
+      registryCacheMs: config.REASONING_REGISTRY_CACHE_MS,
+    },
   };
 }
 

@@ -39,8 +39,8 @@ export class LedgerAppendError extends Error {
  * Appends one provenance record to the log, and its events to the outbox, in one statement; see
  * appendProvenanceBatch.
  */
-export async function appendProvenance(db: Knex, input: TenantProvenanceInput): Promise<LedgerAnchor> {
-  const [anchor] = await appendProvenanceBatch(db, [input]);
+export async function appendProvenance(db: Knex, input: TenantProvenanceInput, companion?: CompanionWrite): Promise<LedgerAnchor> {
+  const [anchor] = await appendProvenanceBatch(db, [input], companion);
   return anchor!;
 }
 
@@ -52,7 +52,16 @@ export async function appendProvenance(db: Knex, input: TenantProvenanceInput): 
  * the append lock is then held until it commits, which delays the block's closure, not other appends.
  * Leaf indexes are given when the block is sealed, gapless and in order of arrival.
  */
-export async function appendProvenanceBatch(db: Knex, inputs: readonly TenantProvenanceInput[]): Promise<LedgerAnchor[]> {
+/**
+ * Writes of the rows a record describes, as data-modifying CTEs (`name as (insert …)`) run in the append's own
+ * statement: they commit together with the record in one round trip, without an explicit transaction.
+ */
+export interface CompanionWrite {
+  ctes: string;
+  bindings: readonly unknown[];
+}
+
+export async function appendProvenanceBatch(db: Knex, inputs: readonly TenantProvenanceInput[], companion?: CompanionWrite): Promise<LedgerAnchor[]> {
   if (inputs.length === 0) return [];
   const rows = new Map<string, Record<string, unknown>>();
   for (const { entry, events, organization_id } of inputs) {
@@ -77,10 +86,11 @@ export async function appendProvenanceBatch(db: Knex, inputs: readonly TenantPro
   // One statement, so one round trip: ledger_append (migrations/20261123000200_ledger.ts) takes the append
   // lock shared, reads the open block after it, inserts the records and their events, and returns every
   // record's anchor, new or appended before.
-  const { rows: appended } = await db.raw<{ rows: { transaction_id: string; block_number: number }[] }>('select * from ledger_append(?::jsonb, ?)', [
+  const { rows: appended } = await db.raw<{ rows: { transaction_id: string; block_number: number }[] }>(`${companion ? `with ${companion.ctes} ` : ''}select * from ledger_append(?::jsonb, ?)`, [
+    ...(companion?.bindings ?? []),
     JSON.stringify([...rows.values()]),
     LEDGER_LOCKS.append,
-  ]);
+  ] as Knex.RawBinding[]);
   const anchors = new Map(appended.map((row) => [row.transaction_id, row.block_number]));
 
   return inputs.map(({ entry }) => {

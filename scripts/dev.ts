@@ -16,6 +16,8 @@ import { createLogger } from '../lib/logger';
 import { startOutboxDispatch } from '../app/outbox-dispatch';
 import { temporalConnectionOptions, connectWorkerConnection } from '../app/temporal';
 import { createKeyRing, ensureSigningKey } from '../services/auth/key-ring';
+import { loadModelSeed } from '../services/models/registry';
+import { modelSeed } from '../services/models/seed';
 import { issueAccessToken, SCOPES } from '../services/auth/tokens';
 import { ensureLedgerKey } from '../services/ledger/keys';
 import { startLedgerSealer } from '../services/ledger/sealer';
@@ -73,6 +75,7 @@ async function main(): Promise<void> {
   if (config.DATABASE_URL) await migrateDatabase(config.DATABASE_URL, logger);
   else await migrateToLatest(db);
   await ensureSigningKey(db);
+  await loadModelSeed(db, modelSeed());
   const ledgerKey = await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
   await seedDevReviewers(db);
 

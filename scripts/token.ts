@@ -9,7 +9,7 @@ import { loadConfig } from '../app/config';
 import { openDatabase } from '../app/database';
 import { findOrganization } from '../db/organizations';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
-import { isScope, mintPersonalAccessToken, SCOPES, type Scope } from '../services/auth/tokens';
+import { isGrantableScope, mintPersonalAccessToken, SCOPES } from '../services/auth/tokens';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -21,8 +21,8 @@ async function main(): Promise<void> {
     },
   });
   const scopes = values.scopes.split(',').map((scope) => scope.trim()).filter(Boolean);
-  const unknown = scopes.filter((scope) => !isScope(scope));
-  if (unknown.length > 0 || scopes.length === 0) throw new Error(`Scopes must be among ${SCOPES.join(', ')}; got ${values.scopes}`);
+  const unknown = scopes.filter((scope) => !isGrantableScope(scope));
+  if (unknown.length > 0 || scopes.length === 0) throw new Error(`Scopes must be among ${SCOPES.join(', ')}, or prompt grants (prompt:read:<key>); got ${values.scopes}`);
   const days = values.days === undefined ? undefined : Number(values.days);
   if (days !== undefined && !(days > 0)) throw new Error('--days must be a positive number');
 
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     if (!(await findOrganization(database.db, values.organization))) throw new Error(`No organization ${values.organization}`);
     const { token, token_id } = await mintPersonalAccessToken(database.db, {
       name: values.name,
-      scopes: scopes as Scope[],
+      scopes,
       organizationId: values.organization,
       expiresAt: days === undefined ? null : new Date(Date.now() + days * 86_400_000),
       createdBy: 'npm run token',

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { listServiceAccounts, type ServiceAccountSummary } from '../../db/credentials';
-import { createServiceAccount, revokeServiceAccount, SCOPES, type Scope } from '../../services/auth/tokens';
+import { createServiceAccount, isGrantableScope, revokeServiceAccount, SCOPES } from '../../services/auth/tokens';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -8,7 +8,13 @@ import { listQuerySchema, pageSchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
 const ServiceAccountRequestSchema = z
-  .object({ name: z.string().min(1).max(200), scopes: z.array(z.enum(SCOPES)).min(1) })
+  .object({
+    name: z.string().min(1).max(200),
+    scopes: z
+      .array(z.string().max(200).refine(isGrantableScope, { message: `must be one of ${SCOPES.join(', ')}, or a prompt grant prompt:<read|publish|rollback|deprecate|*>:<key, key prefix followed by *, or *>` }))
+      .min(1)
+      .openapi({ description: `Scopes of ${SCOPES.join(', ')}, or per-key prompt grants such as prompt:read:support-*` }),
+  })
   .strict()
   .openapi('CreateServiceAccountRequest');
 
@@ -48,7 +54,7 @@ function renderServiceAccount(row: ServiceAccountSummary) {
 }
 
 /** RFC 6750's insufficient_scope: granting a scope takes holding it, so the token lacks what the request needs. */
-function scopesNotHeldProblem(requested: readonly Scope[], notHeld: readonly Scope[]): Problem {
+function scopesNotHeldProblem(requested: readonly string[], notHeld: readonly string[]): Problem {
   return new Problem('insufficient_scope', `This token may not grant scopes it does not hold: ${notHeld.join(' ')}`, {
     headers: { 'WWW-Authenticate': `Bearer realm="handoff", error="insufficient_scope", scope="${notHeld.join(' ')}"` },
     extensions: { scopes_not_held: notHeld },

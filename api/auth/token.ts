@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { KeyRing } from '../../services/auth/key-ring';
-import { authenticateClient, issueAccessToken, isScope, type TokenSettings } from '../../services/auth/tokens';
+import { authenticateClient, issueAccessToken, isGrantableScope, type TokenSettings } from '../../services/auth/tokens';
 import { isStorableText } from '../../domain/storable-text';
 import { Problem, type ProblemCode } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -77,7 +77,7 @@ export function registerTokenRoutes(api: ApiBuilder, deps: { db: Knex; keyRing: 
       if (!account) throw oauthProblem('invalid_client', 'invalid_client', 'Unknown client or wrong secret', { 'WWW-Authenticate': 'Basic realm="handoff"' });
 
       const requested = body.scope ? body.scope.split(' ').filter(Boolean) : account.scopes;
-      const refused = requested.filter((scope) => !isScope(scope) || !account.scopes.includes(scope));
+      const refused = requested.filter((scope) => !isGrantableScope(scope) || !account.scopes.includes(scope));
       if (refused.length > 0) throw oauthProblem('invalid_scope', 'invalid_scope', `Not granted to this client: ${refused.join(' ')}`);
       const access_token = await issueAccessToken(deps.keyRing, deps.settings, {
         subject: account.client_id,

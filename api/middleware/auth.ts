@@ -37,9 +37,9 @@ export function authenticate(deps: { db: Knex; keyRing: KeyRing; settings: Token
  * An operation's scope or its capability (api/capabilities.ts): a scoped token (access token, PAT, service
  * account) passes with the scope, which implies the capability; a delegation token passes with the
  * capability, at a risk_level no lower than the capability's. An operation with no capability is closed to
- * delegation tokens.
+ * delegation tokens. Without a scope, only a caller: the handler checks a grant that names the resource.
  */
-export function requireAccess(scope: Scope, capability: Capability | undefined): RequestHandler {
+export function requireAccess(scope: Scope | undefined, capability: Capability | undefined): RequestHandler {
   return (_req, res, next) => {
     const principal = principalOf(res);
     if (!principal) {
@@ -47,6 +47,10 @@ export function requireAccess(scope: Scope, capability: Capability | undefined):
       throw new Problem('unauthorized', reason, {
         headers: { 'WWW-Authenticate': `Bearer realm="handoff"${res.locals.authError ? ', error="invalid_token"' : ''}` },
       });
+    }
+    if (scope === undefined) {
+      next();
+      return;
     }
     const riskLevel = principal.actor?.delegation?.risk_level ?? 'high';
     if (grants(principal.scopes, scope) || (capability !== undefined && allowsCapability(principal.scopes, capability, riskLevel))) {

@@ -5,6 +5,7 @@ import type { PlatformSettings } from '../../services/platform/settings';
 import type { KeyRing } from '../../services/auth/key-ring';
 import type { TokenSettings } from '../../services/auth/tokens';
 import type { PassportSettings } from '../../services/passports/settings';
+import type { Logger } from '../../lib/logger';
 import type { ApiBuilder } from '../route';
 import { registerAgentRoutes } from './agents';
 import { registerApprovalRoutes } from './approvals';
@@ -13,6 +14,7 @@ import { registerExecutionRoutes } from './executions';
 import { registerOrganizationRoutes } from './organizations';
 import { registerPlatformHealthRoutes } from './health';
 import { registerPassportRoutes } from './passports';
+import { registerReasoningPlatformRoutes } from './reasoning-registry';
 import { registerTaskRoutes } from './tasks';
 import { registerWorkflowRoutes } from './workflows';
 
@@ -20,6 +22,7 @@ export interface PlatformRouteDeps {
   db: Knex;
   temporal: Client;
   keyRing: KeyRing;
+  logger: Logger;
   settings: {
     taskQueue: string;
     token: TokenSettings;
@@ -41,6 +44,7 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
   registerExecutionRoutes(api, { ...services, keyRing: deps.keyRing, token: deps.settings.token });
   registerWorkflowRoutes(api, services);
   registerPlatformHealthRoutes(api, services);
+  registerReasoningPlatformRoutes(api, { db: deps.db, logger: deps.logger, settings: deps.settings.platform.reasoning });
   const { taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds } = deps.settings;
   registerTaskRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds });
   registerPassportRoutes(api, { db: deps.db, keyRing: deps.keyRing, token: deps.settings.token, settings: deps.settings.passports });

@@ -3,9 +3,11 @@ import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 
 import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../db/agents';
 import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount, markServiceAccountRevoked } from '../../db/credentials';
+import { SIGNED_IN_PERSON_CAPABILITIES } from '../../domain/capabilities';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { authenticateSession, SESSION_TOKEN_TYPE } from '../sessions/session-tokens';
 import type { Actor, TokenSettings } from './actor';
+import { isPromptScope, promptScopeHeld } from '../../domain/prompt-scopes';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
 
 export type { Actor, TokenSettings };
@@ -34,11 +36,6 @@ const IMPLIED: Record<Scope, Scope[]> = {
   'cloud:admin:global': [],
 };
 
-/**
- * What a signed-in person (a session token) may do: read, and act (answer, resolve, escalate, give feedback)
- * in their organization, on both layers. No admin scope: configuring the service stays with admin tokens.
- */
-export const SIGNED_IN_PERSON_SCOPES: readonly Scope[] = ['platform:read', 'platform:write', 'orch:read', 'orch:write'];
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
@@ -48,9 +45,17 @@ export function grants(scopes: readonly string[], needed: Scope): boolean {
   return scopes.some((scope) => isScope(scope) && (scope === needed || IMPLIED[scope].includes(needed)));
 }
 
+/**
+ * What a token or account may carry: a scope of SCOPES, or a per-key prompt grant (prompt:read:{key}, with
+ * wildcards; domain/prompt-scopes.ts), which platform:admin implies.
+ */
+export function isGrantableScope(value: string): boolean {
+  return isScope(value) || isPromptScope(value);
+}
+
 /** The requested scopes that `held` does not grant, in the order requested: a principal grants only what it holds. */
-export function scopesNotHeld(held: readonly string[], requested: readonly Scope[]): Scope[] {
-  return requested.filter((scope) => !grants(held, scope));
+export function scopesNotHeld<S extends string>(held: readonly string[], requested: readonly S[]): S[] {
+  return requested.filter((scope) => !(isScope(scope) ? grants(held, scope) : promptScopeHeld(held, scope)));
 }
 
 export interface Principal {
@@ -94,7 +99,7 @@ export async function issueAccessToken(
 /** Random, shown once, stored only as its SHA-256 (the token's entropy makes a slow hash unnecessary). */
 export async function mintPersonalAccessToken(
   db: Knex,
-  options: { name: string; scopes: Scope[]; organizationId: string; expiresAt?: Date | null; createdBy?: string | null },
+  options: { name: string; scopes: string[]; organizationId: string; expiresAt?: Date | null; createdBy?: string | null },
 ): Promise<{ token: string; token_id: string }> {
   const token = secret(PAT_PREFIX);
   const token_id = `pat_${randomUUID()}`;
@@ -113,13 +118,13 @@ export async function mintPersonalAccessToken(
 export type CreateServiceAccountOutcome =
   | { ok: true; client_id: string; client_secret: string }
   /** The creator asked to grant scopes its own token does not hold (listed in the order asked). */
-  | { ok: false; code: 'scopes_not_held'; scopes: Scope[] };
+  | { ok: false; code: 'scopes_not_held'; scopes: string[] };
 
 /**
  * A service account in the creator's organization with some of the creator's scopes: never more than the
  * creator holds, or it could grant itself anything.
  */
-export async function createServiceAccount(db: Knex, creator: Principal, options: { name: string; scopes: Scope[] }): Promise<CreateServiceAccountOutcome> {
+export async function createServiceAccount(db: Knex, creator: Principal, options: { name: string; scopes: string[] }): Promise<CreateServiceAccountOutcome> {
   const notHeld = scopesNotHeld(creator.scopes, options.scopes);
   if (notHeld.length > 0) return { ok: false, code: 'scopes_not_held', scopes: notHeld };
   const client_id = `sa_${randomBytes(12).toString('base64url')}`;
@@ -225,7 +230,8 @@ async function sessionPrincipal(deps: { db: Knex; keyRing: KeyRing; settings: To
       id: `passport:${session.passport_id}`,
       kind: 'session',
       subject: session.did,
-      scopes: [...SIGNED_IN_PERSON_SCOPES],
+      // What a signed-in person holds: read and act in their organization, never administration (domain/capabilities.ts).
+      scopes: [...SIGNED_IN_PERSON_CAPABILITIES],
       organization_id: session.organization_id,
       actor: { passport_id: session.passport_id, did: session.did, credential: session.credential },
     },

@@ -1,6 +1,7 @@
 import type { RetrySchedule } from '../../contracts/execute-agent';
 import type { OutboundPolicy } from '../../lib/outbound/url-guard';
 import type { SecretKeys } from '../../lib/secret-box';
+import type { ReasoningSettings } from '../reasoning/settings';
 
 /** What the platform routes need: defaults they put into the workflows they start. */
 export interface PlatformSettings {
@@ -17,4 +18,6 @@ export interface PlatformSettings {
   outboundPolicy: OutboundPolicy;
   /** The oldest unsealed record's age beyond which the health checks call sealing stuck. */
   ledgerSealingLagAlertSeconds: number;
+  /** Providers, timeouts and prompt-text policy of POST /v1/reason. */
+  reasoning: ReasoningSettings;
 }

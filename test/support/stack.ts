@@ -12,7 +12,7 @@ import { createLogger } from '../../lib/logger';
 import { freePort } from '../../lib/net';
 import { startOutboxDispatch, type OutboxDispatch } from '../../app/outbox-dispatch';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
-import { issueAccessToken, SCOPES, type Scope } from '../../services/auth/tokens';
+import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
 import { ensureLedgerKey } from '../../services/ledger/keys';
 import { ledgerSealerWorkflowId, startLedgerSealer } from '../../services/ledger/sealer';
 import { bundleWorkflows, createWorker } from '../../workers/create-worker';
@@ -40,7 +40,7 @@ export interface Stack {
   taskQueue: string;
   worker: Worker;
   /** A JWT from the deployment key with the given scopes (all of them by default), in the default organization unless named. */
-  token(scopes?: Scope[], subject?: string, organizationId?: string): Promise<string>;
+  token(scopes?: readonly string[], subject?: string, organizationId?: string): Promise<string>;
   /** Starts a worker again after stopWorker, as a restarted process would. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;

@@ -1,0 +1,126 @@
+import type { Knex } from 'knex';
+import { findReasoningCall, insertSignal } from '../../db/reasoning-calls';
+import { grantsPrompt } from '../../domain/prompt-scopes';
+import type { Logger } from '../../lib/logger';
+import type { Principal } from '../../services/auth/tokens';
+import type { ModelCatalog } from '../../services/models/catalog';
+import { promptMessages } from '../../services/prompts/render';
+import { metadataOf, planReasoning, reason, reasonStreaming, type ReasonDeps, type ReasonPlan } from '../../services/reasoning/reason';
+import type { ReasoningSettings } from '../../services/reasoning/settings';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import { ReasonRequestSchema, ReasonResponseSchema, SignalRequestSchema, SignalSchema } from '../schemas/models';
+import { z } from '../schemas/zod';
+import { randomUUID } from 'node:crypto';
+
+/** How long a client should wait before retrying when no provider answered. */
+const PROVIDER_RETRY_AFTER_SECONDS = 30;
+/** A deployment without providers needs an operator, not a quick retry. */
+const NOT_CONFIGURED_RETRY_AFTER_SECONDS = 300;
+
+const REASONING_PROBLEMS = {
+  422: { description: 'pinned_model_unknown, pinned_model_deprecated, no_model_available (detail says why each model was left out), prompt_variables_invalid' },
+  404: { description: 'prompt_not_found: prompt_key names no prompt of the organization' },
+  403: { description: 'insufficient_scope: prompt_key names a prompt the caller may not read (prompt:read:{key})' },
+  503: {
+    description:
+      'reasoning_not_configured: no provider is configured (detail says how: REASONING_PROVIDERS), or not the pinned model’s; ' +
+      'model_providers_unavailable: every provider tried failed or timed out (detail names each). With Retry-After.',
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying' } },
+  },
+};
+
+type ReasonBody = z.infer<typeof ReasonRequestSchema>;
+
+export function registerReasoningRoutes(api: ApiBuilder, deps: { db: Knex; catalog: ModelCatalog; settings: ReasoningSettings; logger: Logger }): void {
+  const services: ReasonDeps = deps;
+
+  async function plan(body: ReasonBody, principal: Principal): Promise<ReasonPlan> {
+    let messages = body.messages;
+    let prompt: { key: string; version: string } | undefined;
+    if (body.prompt_key !== undefined) {
+      const rendered = await promptMessages(deps.db, principal.organization_id, body.prompt_key, body.prompt_variables ?? {}, (key) => grantsPrompt(principal.scopes, 'read', key));
+      if (!rendered.ok) {
+        if (rendered.code === 'forbidden') {
+          throw new Problem('insufficient_scope', `Reading the prompt ${rendered.key} needs prompt:read:${rendered.key}`, { extensions: { required_scope: `prompt:read:${rendered.key}` } });
+        }
+        throw new Problem(rendered.code, rendered.detail, rendered.errors ? { errors: rendered.errors } : {});
+      }
+      messages = [{ role: 'system', content: rendered.content }, ...messages];
+      prompt = { key: rendered.key, version: rendered.version };
+    }
+    const outcome = await planReasoning(services, { ...body, messages, prompt });
+    if (!outcome.ok) {
+      const retryAfter = outcome.code === 'reasoning_not_configured' ? { headers: { 'Retry-After': String(NOT_CONFIGURED_RETRY_AFTER_SECONDS) } } : {};
+      throw new Problem(outcome.code, outcome.detail, retryAfter);
+    }
+    return outcome.plan;
+  }
+
+  const unavailable = (failure: { detail: string; callId: string; attempts: unknown[] }) =>
+    new Problem('model_providers_unavailable', failure.detail, { headers: { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) }, extensions: { call_id: failure.callId, attempts: failure.attempts } });
+
+  api.route({
+    method: 'post',
+    path: '/v1/reason',
+    operationId: 'reason',
+    summary: 'Answer messages with the model the registry’s score selects for the task, complexity and budget',
+    description:
+      'The selected model is tried first, then each ranked alternative on a provider failure or timeout, within REASONING_MAX_ATTEMPTS and ' +
+      'REASONING_TOTAL_TIMEOUT_MS. Usage, cost (from the registry’s prices), duration and the routing decision are recorded with a provenance ' +
+      'record (the prompt’s SHA-256, and its text only where the organization’s policy allows). POST /v1/reason/stream streams the answer.',
+    tags: ['Reasoning'],
+    auth: 'platform:write',
+    rateLimit: 'default',
+    request: { body: ReasonRequestSchema },
+    responses: { 200: { description: 'The answer', schema: ReasonResponseSchema }, ...REASONING_PROBLEMS },
+    handler: async ({ body, principal }) => {
+      const outcome = await reason(services, await plan(body, principal), principal);
+      if (!outcome.ok) throw unavailable(outcome);
+      const { result } = outcome;
+      return { status: 200, body: { success: true, data: { model: result.model, provider: result.provider, text: result.text, usage: result.usage }, metadata: metadataOf(result) } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/reason/stream',
+    operationId: 'reasonStreaming',
+    summary: 'The same as POST /v1/reason, answered as server-sent events while the model writes',
+    description:
+      'Events: routing {model, provider, routingDecision, callId}; delta {text} for each piece; then done {success, data {model, provider, usage}, metadata} ' +
+      'once the call is recorded, or error {detail, callId} when the provider fails mid-stream. Fallback to the next alternative happens until the first ' +
+      'piece arrives; a refusal before that is an ordinary problem response. No Idempotency-Key: a stream cannot be replayed.',
+    tags: ['Reasoning'],
+    auth: 'platform:write',
+    rateLimit: 'default',
+    idempotency: false,
+    request: { body: ReasonRequestSchema },
+    responses: { 200: { description: 'A stream of server-sent events', contentType: 'text/event-stream', schema: z.string() }, ...REASONING_PROBLEMS },
+    handler: async ({ body, principal, res }) => {
+      const outcome = await reasonStreaming(services, await plan(body, principal), principal);
+      if (!outcome.ok) throw unavailable(outcome);
+      res.set({ 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+      return { status: 200, stream: { contentType: 'text/event-stream', chunks: outcome.events } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/reasoning-calls/{call_id}/signals',
+    operationId: 'recordReasoningSignal',
+    summary: 'Record how a reasoning call’s answer was received: positive, negative, rephrase or correction',
+    description: 'Signals feed the statistics of the prompt the call used; a negative or correction signal makes the call count as unsuccessful.',
+    tags: ['Reasoning'],
+    auth: 'platform:write',
+    rateLimit: 'default',
+    request: { params: z.object({ call_id: z.string().regex(/^rsn_[0-9a-f-]{36}$/, 'must be a reasoning call id (rsn_…)') }), body: SignalRequestSchema },
+    responses: { 201: { description: 'The signal', schema: SignalSchema }, 404: { description: 'reasoning_call_not_found' } },
+    handler: async ({ params, body, principal }) => {
+      const call = await findReasoningCall(deps.db, principal.organization_id, params.call_id);
+      if (!call) throw new Problem('reasoning_call_not_found', `No reasoning call ${params.call_id}`);
+      const recorded = await insertSignal(deps.db, { signal_id: `sig_${randomUUID()}`, call_id: call.call_id, organization_id: principal.organization_id, signal: body.signal, note: body.note ?? null, recorded_by: principal.id });
+      return { status: 201, body: { call_id: call.call_id, signal: body.signal, note: body.note ?? null, recorded_at: recorded.created_at.toISOString() } };
+    },
+  });
+}

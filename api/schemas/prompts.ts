@@ -1,0 +1,115 @@
+import { isSemver } from '../../domain/semver';
+import { z } from './zod';
+
+export const SemverSchema = z.string().max(128).refine(isSemver, { message: 'must be a semantic version (semver.org), e.g. 1.2.0' }).openapi({ example: '1.2.0' });
+
+export const PromptKeyParamsSchema = z.object({
+  key: z.string().min(1).max(300).openapi({ description: 'The short key, or the URL-encoded prompt URI prompt://org/<org>/<key>' }),
+});
+
+export const PromptVersionParamsSchema = PromptKeyParamsSchema.extend({ version: SemverSchema });
+
+export const PublishPromptSchema = z
+  .object({
+    version: SemverSchema,
+    content: z.string().min(1).max(100_000).openapi({ description: '{{name}} placeholders are filled from prompt_variables of POST /v1/reason' }),
+    meta: z
+      .object({ id: z.string().max(200).optional(), namespace: z.string().max(200).optional(), scope: z.string().max(200).optional(), description: z.string().max(2000).optional() })
+      .catchall(z.unknown())
+      .openapi({ description: 'namespace and scope label the prompt (list filters)' }),
+    input_schema: z.record(z.string(), z.unknown()).optional().openapi({ description: 'A JSON Schema (draft-07) the variables must match; checked when published' }),
+    extends_uri: z
+      .string()
+      .max(400)
+      .optional()
+      .openapi({ description: 'prompt://org/<org>/<key> (its active version) or …@<version>: this version’s content follows that prompt’s; a chain that comes back to itself is refused' }),
+  })
+  .strict()
+  .openapi('PublishPromptRequest');
+
+export const RollbackPromptSchema = z.object({ target_version: SemverSchema }).strict().openapi('RollbackPromptRequest');
+
+export const DeprecatePromptSchema = z
+  .object({ successor_version: SemverSchema.optional().openapi({ description: 'Required to deprecate the active version: it becomes active in its place' }) })
+  .strict()
+  .openapi('DeprecatePromptRequest');
+
+export const PromptSchema = z
+  .object({
+    prompt_uri: z.string(),
+    prompt_key: z.string(),
+    org_id: z.string(),
+    scope: z.string().nullable(),
+    namespace: z.string().nullable(),
+    active_version: z.string(),
+    created_at: z.string().openapi({ format: 'date-time' }),
+    updated_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('Prompt');
+
+export const PromptVersionSchema = z
+  .object({
+    prompt_uri: z.string(),
+    prompt_key: z.string(),
+    org_id: z.string(),
+    version: z.string(),
+    content: z.string(),
+    meta: z.record(z.string(), z.unknown()),
+    input_schema: z.record(z.string(), z.unknown()).nullable(),
+    extends_uri: z.string().nullable(),
+    published_by: z.string(),
+    published_at: z.string().openapi({ format: 'date-time' }),
+    status: z.enum(['active', 'deprecated']).openapi({ description: 'active: may be served and rolled back to; which version is served is the prompt’s active_version' }),
+    deprecated_at: z.string().nullable().openapi({ format: 'date-time' }),
+  })
+  .openapi('PromptVersion');
+
+export function styleBPage<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({ data: z.array(item), pagination: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable(), total_count: z.number().int() }) })
+    .openapi(name);
+}
+
+export const ListPromptsQuerySchema = z.object({
+  namespace: z.string().max(200).optional(),
+  scope: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(2000).optional(),
+});
+
+export const PageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(2000).optional(),
+});
+
+export const PromptStatisticsSchema = z
+  .object({
+    prompt_key: z.string(),
+    window: z.object({ start: z.string(), end: z.string() }),
+    stats: z.object({
+      total_calls: z.number().int(),
+      avg_tokens: z.number(),
+      avg_cost_usd: z.number(),
+      avg_duration_ms: z.number(),
+      positive_signals: z.number().int(),
+      negative_signals: z.number().int(),
+      rephrases: z.number().int(),
+      corrections: z.number().int(),
+    }),
+    model_breakdown: z.array(
+      z.object({ model_id: z.string(), provider: z.string(), call_count: z.number().int(), avg_latency_ms: z.number(), avg_cost_usd: z.number(), avg_tokens: z.number(), success_rate: z.number() }),
+    ),
+    recommended_model: z.string().nullable().openapi({ description: 'The best success rate among models with at least 10 calls of the prompt in the window; null when none has' }),
+  })
+  .openapi('PromptStatistics');
+
+export const AffinityItemSchema = z
+  .object({
+    prompt_key: z.string(),
+    model_id: z.string(),
+    provider: z.string(),
+    sample_size: z.number().int(),
+    stats: z.object({ avg_latency_ms: z.number(), avg_cost_usd: z.number(), avg_tokens: z.number(), success_rate: z.number() }),
+    affinity_score: z.number().openapi({ description: 'success_rate × (0.7 + 0.3 × cheapest avg cost / this avg cost)' }),
+  })
+  .openapi('PromptModelAffinity');

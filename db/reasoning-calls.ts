@@ -1,0 +1,145 @@
+import type { Knex } from 'knex';
+import type { CompanionWrite } from './ledger';
+
+export interface ReasoningAttemptRow {
+  call_id: string;
+  attempt: number;
+  organization_id: string;
+  model_id: string;
+  provider: string;
+  complexity: string;
+  success: boolean;
+  error: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  duration_ms: number;
+}
+
+export interface ReasoningCallRow {
+  call_id: string;
+  organization_id: string;
+  principal_id: string;
+  entity_id: string | null;
+  task: string;
+  complexity: string;
+  budget: string;
+  prompt_key: string | null;
+  prompt_version: string | null;
+  prompt_hash: string;
+  prompt_text: string | null;
+  success: boolean;
+  model_id: string | null;
+  provider: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  duration_ms: number;
+  streamed: boolean;
+  routing_decision: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** The call and its attempts, as writes that run in the statement appending the call's provenance record. */
+export function reasoningCallWrites(call: Omit<ReasoningCallRow, 'created_at'>, attempts: readonly ReasoningAttemptRow[]): CompanionWrite {
+  const created_at = new Date().toISOString();
+  return {
+    ctes: `inserted_call as (insert into reasoning_calls select * from jsonb_populate_record(null::reasoning_calls, ?::jsonb) returning call_id),
+      inserted_attempts as (insert into reasoning_attempts select a.* from jsonb_populate_recordset(null::reasoning_attempts, ?::jsonb) a join inserted_call using (call_id) returning 1)`,
+    bindings: [JSON.stringify({ ...call, created_at }), JSON.stringify(attempts.map((attempt) => ({ ...attempt, created_at })))],
+  };
+}
+
+export async function findReasoningCall(db: Knex, organizationId: string, callId: string): Promise<ReasoningCallRow | undefined> {
+  return db<ReasoningCallRow>('reasoning_calls').where({ organization_id: organizationId, call_id: callId }).first();
+}
+
+export async function insertSignal(db: Knex, signal: { signal_id: string; call_id: string; organization_id: string; signal: string; note: string | null; recorded_by: string }): Promise<{ created_at: Date }> {
+  const rows: Array<{ created_at: Date }> = await db('reasoning_call_signals').insert(signal).returning('created_at');
+  return rows[0]!;
+}
+
+export interface ModelStatisticsRow {
+  complexity: string;
+  count: number;
+  successes: number;
+  avg_latency_ms: number | null;
+  avg_cost_usd: number | null;
+}
+
+/** Attempts at the model by the organization since the given time, per complexity. */
+export async function modelAttemptStatistics(db: Knex, organizationId: string, modelId: string, since: Date): Promise<ModelStatisticsRow[]> {
+  const rows = await db('reasoning_attempts')
+    .where({ organization_id: organizationId, model_id: modelId })
+    .where('created_at', '>=', since)
+    .groupBy('complexity')
+    .select(
+      'complexity',
+      db.raw('count(*)::int as count'),
+      db.raw('count(*) filter (where success)::int as successes'),
+      db.raw('avg(duration_ms)::float8 as avg_latency_ms'),
+      db.raw('avg(cost_usd)::float8 as avg_cost_usd'),
+    );
+  return rows as ModelStatisticsRow[];
+}
+
+/** A call counts as successful when its provider answered and no negative or correction signal was recorded on it. */
+const SUCCESSFUL = `c.success and not exists (select 1 from reasoning_call_signals s where s.call_id = c.call_id and s.signal in ('negative', 'correction'))`;
+
+export interface PromptCallTotals {
+  total_calls: number;
+  avg_tokens: number | null;
+  avg_cost_usd: number | null;
+  avg_duration_ms: number | null;
+  positive_signals: number;
+  negative_signals: number;
+  rephrases: number;
+  corrections: number;
+}
+
+export async function promptCallTotals(db: Knex, organizationId: string, promptKey: string, since: Date, until: Date): Promise<PromptCallTotals> {
+  const { rows } = await db.raw<{ rows: PromptCallTotals[] }>(
+    `select count(*)::int as total_calls,
+            avg(c.input_tokens + c.output_tokens)::float8 as avg_tokens,
+            avg(c.cost_usd)::float8 as avg_cost_usd,
+            avg(c.duration_ms)::float8 as avg_duration_ms,
+            coalesce(sum(s.positive), 0)::int as positive_signals,
+            coalesce(sum(s.negative), 0)::int as negative_signals,
+            coalesce(sum(s.rephrase), 0)::int as rephrases,
+            coalesce(sum(s.correction), 0)::int as corrections
+     from reasoning_calls c
+     left join lateral (
+       select count(*) filter (where signal = 'positive') as positive, count(*) filter (where signal = 'negative') as negative,
+              count(*) filter (where signal = 'rephrase') as rephrase, count(*) filter (where signal = 'correction') as correction
+       from reasoning_call_signals where call_id = c.call_id) s on true
+     where c.organization_id = ? and c.prompt_key = ? and c.created_at >= ? and c.created_at < ?`,
+    [organizationId, promptKey, since, until],
+  );
+  return rows[0]!;
+}
+
+export interface PromptModelRow {
+  model_id: string;
+  provider: string;
+  call_count: number;
+  successes: number;
+  avg_latency_ms: number;
+  avg_cost_usd: number;
+  avg_tokens: number;
+}
+
+/** The prompt's answered calls per model that answered them. */
+export async function promptModelBreakdown(db: Knex, organizationId: string, promptKey: string, since: Date, until: Date): Promise<PromptModelRow[]> {
+  const { rows } = await db.raw<{ rows: PromptModelRow[] }>(
+    `select c.model_id, c.provider, count(*)::int as call_count,
+            count(*) filter (where ${SUCCESSFUL})::int as successes,
+            avg(c.duration_ms)::float8 as avg_latency_ms, avg(c.cost_usd)::float8 as avg_cost_usd,
+            avg(c.input_tokens + c.output_tokens)::float8 as avg_tokens
+     from reasoning_calls c
+     where c.organization_id = ? and c.prompt_key = ? and c.model_id is not null and c.created_at >= ? and c.created_at < ?
+     group by c.model_id, c.provider
+     order by c.model_id, c.provider`,
+    [organizationId, promptKey, since, until],
+  );
+  return rows;
+}

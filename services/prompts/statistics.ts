@@ -1,0 +1,59 @@
+import type { Knex } from 'knex';
+import { promptCallTotals, promptModelBreakdown } from '../../db/reasoning-calls';
+import { affinityScore, recommendedModel, type ModelSample } from '../../domain/prompt-statistics';
+
+export const PROMPT_STATISTICS_WINDOW_DAYS = 7;
+
+function windowOf(now: Date) {
+  return { start: new Date(now.getTime() - PROMPT_STATISTICS_WINDOW_DAYS * 86_400_000), end: now };
+}
+
+const zeroIfNull = (value: number | null) => value ?? 0;
+
+/** The prompt's recorded calls over the last 7 days: totals, signals, and each model that answered them. */
+export async function promptStatistics(db: Knex, organizationId: string, key: string, now: Date) {
+  const window = windowOf(now);
+  const [totals, models] = await Promise.all([promptCallTotals(db, organizationId, key, window.start, window.end), promptModelBreakdown(db, organizationId, key, window.start, window.end)]);
+  const breakdown = models.map((row) => ({
+    model_id: row.model_id,
+    provider: row.provider,
+    call_count: row.call_count,
+    avg_latency_ms: row.avg_latency_ms,
+    avg_cost_usd: row.avg_cost_usd,
+    avg_tokens: row.avg_tokens,
+    success_rate: row.successes / row.call_count,
+  }));
+  return {
+    prompt_key: key,
+    window: { start: window.start.toISOString(), end: window.end.toISOString() },
+    stats: {
+      total_calls: totals.total_calls,
+      avg_tokens: zeroIfNull(totals.avg_tokens),
+      avg_cost_usd: zeroIfNull(totals.avg_cost_usd),
+      avg_duration_ms: zeroIfNull(totals.avg_duration_ms),
+      positive_signals: totals.positive_signals,
+      negative_signals: totals.negative_signals,
+      rephrases: totals.rephrases,
+      corrections: totals.corrections,
+    },
+    model_breakdown: breakdown,
+    recommended_model: recommendedModel(breakdown),
+  };
+}
+
+/** Each model's affinity with the prompt over the same window, best first. */
+export async function promptAffinity(db: Knex, organizationId: string, key: string, now: Date) {
+  const window = windowOf(now);
+  const rows = await promptModelBreakdown(db, organizationId, key, window.start, window.end);
+  const samples: ModelSample[] = rows.map((row) => ({ model_id: row.model_id, provider: row.provider, call_count: row.call_count, success_rate: row.successes / row.call_count, avg_cost_usd: row.avg_cost_usd }));
+  return rows
+    .map((row, index) => ({
+      prompt_key: key,
+      model_id: row.model_id,
+      provider: row.provider,
+      sample_size: row.call_count,
+      stats: { avg_latency_ms: row.avg_latency_ms, avg_cost_usd: row.avg_cost_usd, avg_tokens: row.avg_tokens, success_rate: samples[index]!.success_rate },
+      affinity_score: affinityScore(samples[index]!, samples),
+    }))
+    .sort((a, b) => b.affinity_score - a.affinity_score || b.sample_size - a.sample_size || (a.model_id < b.model_id ? -1 : 1));
+}
