@@ -6,6 +6,7 @@ import * as webhooks from './20261123000300_webhooks';
 import * as platform from './20261123000400_platform';
 import * as approvalFailures from './20261124000100_approval_failures';
 import * as identity from './20261125000100_identity';
+import * as hotPaths from './20261125000700_hot_paths';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -16,4 +17,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261123000400_platform', migration: platform },
   { name: '20261124000100_approval_failures', migration: approvalFailures },
   { name: '20261125000100_identity', migration: identity },
+  { name: '20261125000700_hot_paths', migration: hotPaths },
 ];
