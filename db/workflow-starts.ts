@@ -6,7 +6,8 @@ export interface PendingStart {
   workflow_id: string;
   workflow_type: string;
   task_queue: string;
-  input: unknown;
+  /** The workflow's arguments. */
+  args: unknown[];
   /** Typed search attributes: their keys are plain {name, type} objects, so they keep as JSON. */
   search_attributes: SearchAttributePair[];
 }
@@ -14,7 +15,7 @@ export interface PendingStart {
 /** Records the start in the caller's transaction, with the record it belongs to; a second one for the same workflow changes nothing. */
 export async function insertPendingStart(trx: Knex, start: PendingStart): Promise<void> {
   await trx('workflow_starts')
-    .insert({ ...start, input: JSON.stringify(start.input), search_attributes: JSON.stringify(start.search_attributes) })
+    .insert({ ...start, args: JSON.stringify(start.args), search_attributes: JSON.stringify(start.search_attributes) })
     .onConflict('workflow_id')
     .ignore();
 }
@@ -24,7 +25,7 @@ export async function deletePendingStart(db: Knex, workflowId: string): Promise<
 }
 
 export async function findPendingStart(db: Knex, workflowId: string): Promise<PendingStart | undefined> {
-  return db<PendingStart>('workflow_starts').select('workflow_id', 'workflow_type', 'task_queue', 'input', 'search_attributes').where({ workflow_id: workflowId }).first();
+  return db<PendingStart>('workflow_starts').select('workflow_id', 'workflow_type', 'task_queue', 'args', 'search_attributes').where({ workflow_id: workflowId }).first();
 }
 
 /**
@@ -33,7 +34,7 @@ export async function findPendingStart(db: Knex, workflowId: string): Promise<Pe
  */
 export async function claimStaleStarts(trx: Knex, olderThanMs: number, limit: number): Promise<PendingStart[]> {
   return trx<PendingStart>('workflow_starts')
-    .select('workflow_id', 'workflow_type', 'task_queue', 'input', 'search_attributes')
+    .select('workflow_id', 'workflow_type', 'task_queue', 'args', 'search_attributes')
     .where('created_at', '<', trx.raw(`now() - make_interval(secs => ?)`, [olderThanMs / 1000]))
     .orderBy('created_at')
     .limit(limit)

@@ -10,7 +10,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('workflow_id').primary();
     t.text('workflow_type').notNullable();
     t.text('task_queue').notNullable();
-    t.jsonb('input').notNullable();
+    t.jsonb('args').notNullable();
     t.jsonb('search_attributes').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['created_at']);

@@ -89,7 +89,7 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     operationId: 'respondToApproval',
     summary: 'Approve or reject a pending request',
     description:
-      'Delivered to the approval’s workflow as an Update: exactly one answer wins, and an answer to a request that is no longer pending ' +
+      'Claimed in Postgres by one conditional write, then signalled to the approval’s workflow: exactly one answer wins, and an answer to a request that is no longer pending ' +
       '(answered, cancelled, expired, or past expires_at) is 409. Full variant: decision approved|rejected, responded_by, comment, ' +
       'modified_params (checked against params_schema). Simplified variant: decision approve|reject and reason, answered as the caller.',
     tags: ['Approvals'],
@@ -115,7 +115,7 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     path: '/v1/approvals/{approval_id}/cancel',
     operationId: 'cancelApproval',
     summary: 'Cancel a pending request',
-    description: 'An Update like respond: 409 when the request is no longer pending. Without cancelled_by (the simplified variant) the caller cancels it.',
+    description: 'Claimed like respond: 409 when the request is no longer pending. Without cancelled_by (the simplified variant) the caller cancels it.',
     tags: ['Approvals'],
     auth: 'platform:write',
     rateLimit: 'default',

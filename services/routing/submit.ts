@@ -64,9 +64,9 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
   const candidates = !needsHuman(verdict.decision) ? [] : candidatesCover(task.required_capabilities, required) ? reviewers : await loadReviewers(deps.db, required);
   const made = routingDecision({ input, domain: context.domain, moments, verdict, candidates, decided_at: new Date().toISOString() });
   try {
-    const start = await recordDecision(deps, input, made);
+    const { start, state } = await recordDecision(deps, input, made);
     await startCommitted(deps, start);
-    return { ok: true, decision: (start.input as RouteTaskInput).decided!.state.decision_result! };
+    return { ok: true, decision: state.decision_result! };
   } catch (error) {
     if (!(error instanceof DecidedBefore)) throw error;
     return answerDecidedBefore(deps, input.routing_id);
@@ -74,7 +74,7 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
 }
 
 /** The routing row, its provenance records and events, and the workflow's pending start, in one transaction. */
-async function recordDecision(deps: RoutingServiceDeps, input: RouteTaskInput, made: RoutingDecision): Promise<PendingStart> {
+async function recordDecision(deps: RoutingServiceDeps, input: RouteTaskInput, made: RoutingDecision): Promise<{ start: PendingStart; state: RoutingState }> {
   const { routing_id, task } = input;
   const at = made.decided.decided_at;
   const state: RoutingState = {
@@ -102,7 +102,7 @@ async function recordDecision(deps: RoutingServiceDeps, input: RouteTaskInput, m
         workflow_id: routing_id,
         workflow_type: ROUTE_TASK_WORKFLOW_TYPE,
         task_queue: deps.taskQueue,
-        input: { ...input, decided: { decided: made.decided, state } } satisfies RouteTaskInput,
+        args: [{ ...input, decided: { decided: made.decided, state } } satisfies RouteTaskInput],
         search_attributes: [
           { key: TaskTypeKey, value: task.task_type },
           { key: AgentIdKey, value: task.ai_agent_id },
@@ -113,7 +113,7 @@ async function recordDecision(deps: RoutingServiceDeps, input: RouteTaskInput, m
         ],
       };
       await insertPendingStart(trx, start);
-      return start;
+      return { start, state };
     });
   } catch (error) {
     if (error instanceof DecidedBefore) throw error;

@@ -16,7 +16,7 @@ export async function startWorkflow(temporal: Client, start: PendingStart): Prom
     await temporal.workflow.start(start.workflow_type, {
       workflowId: start.workflow_id,
       taskQueue: start.task_queue,
-      args: [start.input],
+      args: start.args,
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: start.search_attributes,
