@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import { upsertApprovalProjection } from '../db/approvals';
 import { appendProvenance } from '../db/ledger';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
-import type { ApprovalState } from '../contracts/approval';
+import type { ApprovalRequest, ApprovalState } from '../contracts/approval';
+import { endedTransition } from '../domain/approval-steps';
+import { claimEnding } from '../services/approvals/claims';
 import { withInvalidDataFailures } from './failures';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 
@@ -16,6 +18,18 @@ export function createApprovalActivities(deps: { db: Knex }) {
       const anchor = await appendProvenance(deps.db, { ...step.provenance, organization_id: DEFAULT_ORGANIZATION_ID });
       await upsertApprovalProjection(deps.db, { ...step.state, provenance_id: anchor.transaction_id });
       return anchor;
+    },
+
+    /**
+     * The workflow's own ending of a request (its deadline passed, or the workflow was cancelled), claimed
+     * through the same conditional write as a human's answer: whichever came first stands. Returns the
+     * request as it now stands, ended by this claim or by the answer that won.
+     */
+    async claimApprovalEnding(input: { request: ApprovalRequest; ending: 'expired' | 'workflow_cancelled'; at: string }): Promise<ApprovalState> {
+      const { request, at } = input;
+      const claimed = await claimEnding(deps.db, request.approval_id, endedTransition(request, { kind: input.ending }, at), at, { before_deadline: false });
+      if (!claimed.approval) throw new Error(`Approval ${request.approval_id} has no record to end`);
+      return claimed.approval;
     },
 
     /** The read model alone, for a state with no transition to record (a request that failed). */

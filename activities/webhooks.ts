@@ -25,6 +25,7 @@ import { createOutboundGuard } from '../lib/outbound/url-guard';
 import { createSecretBox, SecretsUnavailableError } from '../lib/secret-box';
 import { deliveryIdFor, startDelivery } from '../services/webhooks/deliveries';
 import { secretContext } from '../services/webhooks/subscriptions';
+import { startStaleStarts } from '../services/workflow-starts/starts';
 import { subscriptionChangeEntry } from '../services/webhooks/subscription-provenance';
 import type { DeliveryState } from '../contracts/deliver-webhook';
 import { FAILURE_TYPES } from '../contracts/failures';
@@ -38,6 +39,8 @@ export const SUBSCRIPTION_HEADER = 'X-Svc-Subscription-ID';
 export const DISPATCH_START_CONCURRENCY = 32;
 
 export interface DispatchResult {
+  /** Workflow starts a crash had left committed but unmade (services/workflow-starts). */
+  started?: number;
   events: number;
   deliveries: number;
   /** The batch was full: there may be more to dispatch right away. */
@@ -131,13 +134,16 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
      * One pass of the outbox dispatcher, in one transaction: claim the oldest undispatched events, start
      * a delivery per event and matching enabled subscription, mark the events dispatched. A crash before
      * the commit leaves the events undispatched and the next pass starts the same delivery ids again,
-     * which starts nothing twice: nothing is lost, nothing is delivered twice.
+     * which starts nothing twice: nothing is lost, nothing is delivered twice. Each pass first starts the
+     * workflows whose records were committed but whose start a crash prevented.
      */
     async dispatchOutboxBatch(input: { task_queue: string }): Promise<DispatchResult> {
       const { dispatchBatchSize, dispatchPollMs, retrySchedule } = settings.webhooks;
+      const started = await startStaleStarts({ db, temporal: deps.temporal }, dispatchBatchSize);
+      if (started > 0) logger.warn('started workflows whose start a crash had prevented', { started });
       return db.transaction(async (trx) => {
         const events = await claimUndispatchedEvents(trx, dispatchBatchSize);
-        if (events.length === 0) return { events: 0, deliveries: 0, more: false, poll_interval_ms: dispatchPollMs };
+        if (events.length === 0) return { started, events: 0, deliveries: 0, more: started === dispatchBatchSize, poll_interval_ms: dispatchPollMs };
         const subscriptions = await listEnabledSubscriptionEvents(trx);
         const deliveries = events.flatMap((row) => {
           const event: WebhookEventBody = { id: row.event_id, event: row.event, created_at: row.created_at.toISOString(), data: row.data };
@@ -152,7 +158,7 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
           events.map((row) => row.event_id),
         );
         if (deliveries.length > 0) logger.debug('outbox dispatched', { events: events.length, deliveries: deliveries.length });
-        return { events: events.length, deliveries: deliveries.length, more: events.length === dispatchBatchSize, poll_interval_ms: dispatchPollMs };
+        return { started, events: events.length, deliveries: deliveries.length, more: events.length === dispatchBatchSize || started === dispatchBatchSize, poll_interval_ms: dispatchPollMs };
       });
     },
 

@@ -2,8 +2,9 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Urgency } from '../domain/escalation-rules';
 import type { LedgerAnchor } from '../domain/provenance';
 import type { HumanActor } from '../domain/human-acts';
-import type { CapabilityMatch } from '../domain/reviewer-assignment';
+import type { Assignment, CapabilityMatch } from '../domain/reviewer-assignment';
 import type { RiskLevel } from '../domain/risk';
+import type { RoutingVerdictV2 } from '../domain/routing-moments';
 import type { EscalationLevel, RequiredCapability, RoutingDecisionKind, RoutingMode, RoutingTask, RoutingVerdict } from '../domain/routing-decision';
 import type { RoutingStatus } from '../domain/routing-progress';
 import { FAILURE_TYPES } from './failures';
@@ -39,6 +40,30 @@ export interface RouteTaskInput {
    * human (a supervisor's review, which reopens it for a reviewer); 0 or absent: none.
    */
   review_window_seconds?: number | undefined;
+  /**
+   * The decision, already recorded (routing row, provenance, events) by the routing service before the
+   * start: the workflow carries it on instead of deciding. Absent only for routings started before the
+   * decision moved to the request path, which decide in the workflow (decideUpdate).
+   */
+  decided?: RecordedDecision | undefined;
+}
+
+/** What the decision leaves for the rest of the routing, in time. */
+export interface Decided {
+  verdict: RoutingVerdictV2;
+  human: boolean;
+  /** Who holds it: a human's assignment, or none (the agent acts, or nobody qualified and it is queued). */
+  assignment: Assignment | undefined;
+  decided_at: string;
+  /** The rules whose supervisors were told at the decision. */
+  notified: string[];
+}
+
+/** A decision recorded before its workflow started. */
+export interface RecordedDecision {
+  decided: Decided;
+  /** The routing's state as recorded with the decision (version 1), its ledger anchor included. */
+  state: RoutingState;
 }
 
 export interface AssignedTo {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { ApprovalChanges } from '../domain/approval-steps';
 import type { ApprovalStatus } from '../domain/approvals';
 import type { ApprovalState } from '../contracts/approval';
 import type { Nullable } from '../lib/nullable';
@@ -12,9 +13,19 @@ export type ApprovalRow = Nullable<Omit<ApprovalState, ApprovalDates>> & { [K in
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
+/** Inserts a request as opened, unless its id exists already; says whether it did. */
+export async function insertApproval(db: Knex, state: ApprovalState): Promise<boolean> {
+  const rows = await db('approvals').insert(approvalRow(state)).onConflict('approval_id').ignore().returning('approval_id');
+  return rows.length > 0;
+}
+
 /** Applies the workflow's state only when newer than what is stored, so retries and reordering are harmless. */
 export async function upsertApprovalProjection(db: Knex, state: ApprovalState): Promise<void> {
-  const row = {
+  await upsertProjection(db, 'approvals', { key: 'approval_id', once: ['created_at'] }, approvalRow(state));
+}
+
+function approvalRow(state: ApprovalState) {
+  return {
     approval_id: state.approval_id,
     version: state.version,
     status: state.status,
@@ -45,7 +56,38 @@ export async function upsertApprovalProjection(db: Knex, state: ApprovalState): 
     expires_at: state.expires_at,
     updated_at: state.updated_at,
   } satisfies Record<keyof ApprovalState, unknown>;
-  await upsertProjection(db, 'approvals', { key: 'approval_id', once: ['created_at'] }, row);
+}
+
+/**
+ * The one write that ends a request: it takes only a still-pending request (and, for a human's answer,
+ * one whose deadline has not passed by Postgres's clock), so of an answer, a second answer, a cancel and
+ * the expiry racing each other exactly one succeeds. Returns the row as ended, or undefined when another
+ * ending (or the deadline) came first.
+ */
+export async function claimApprovalEnding(
+  db: Knex,
+  approvalId: string,
+  claim: { changes: ApprovalChanges; provenance_id: string; updated_at: string; before_deadline: boolean },
+): Promise<ApprovalRow | undefined> {
+  const { changes } = claim;
+  const query = db<ApprovalRow>('approvals').where({ approval_id: approvalId, status: 'pending' });
+  if (claim.before_deadline) query.whereRaw('expires_at > statement_timestamp()');
+  const [row] = await query
+    .update({
+      status: changes.status,
+      responded_by: changes.responded_by ?? null,
+      response_kind: changes.response_kind ?? null,
+      response_comment: changes.response_comment ?? null,
+      modified_params: json(changes.modified_params),
+      cancelled_by: changes.cancelled_by ?? null,
+      cancel_reason: changes.cancel_reason ?? null,
+      responded_at: changes.responded_at ?? null,
+      provenance_id: claim.provenance_id,
+      version: db.raw('version + 1'),
+      updated_at: claim.updated_at,
+    } as Record<string, unknown>)
+    .returning('*');
+  return row;
 }
 
 export async function findApprovalById(db: Knex, approvalId: string): Promise<ApprovalRow | undefined> {

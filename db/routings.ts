@@ -24,6 +24,13 @@ export interface OpenAssignment {
   assigned_at: string;
 }
 
+/** The open assignment a state implies: the last level of the chain while a human holds the routing. */
+export function openAssignmentOf(state: RoutingState): OpenAssignment | undefined {
+  const last = state.escalation_chain[state.escalation_chain.length - 1];
+  if (state.status !== 'in_progress' || state.assigned_to?.type !== 'human' || !last) return undefined;
+  return { chain_level: last.level, reviewer_did: last.did, assigned_at: last.timestamp };
+}
+
 /**
  * Applies a projection only when it is newer than what is stored, so retries and reordering are harmless,
  * and with it the reviewer load it implies: the open assignment recorded, every other one of the routing

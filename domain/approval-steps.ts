@@ -92,38 +92,43 @@ export function requestedTransition(request: ApprovalRequestFacts): ApprovalTran
   };
 }
 
+/** The transition of a human's answer (a response or a cancel): it depends on the answer alone. */
+export function answerTransition(end: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>, at: string): ApprovalTransition {
+  if (end.kind === 'respond') {
+    const { input } = end;
+    return {
+      step_id: 'responded',
+      actor: answeredBy(input.responded_by, input.actor),
+      action: `approval_${input.decision}`,
+      reasoning: input.comment ?? `${input.responded_by} ${input.decision} the request (${input.response_kind}; caller ${input.principal})`,
+      event: input.decision === 'approved' ? 'approval.approved' : 'approval.rejected',
+      changes: {
+        status: input.decision,
+        responded_by: input.responded_by,
+        response_kind: input.response_kind,
+        responded_at: at,
+        ...(input.comment !== undefined ? { response_comment: input.comment } : {}),
+        ...(input.modified_params !== undefined ? { modified_params: input.modified_params } : {}),
+      },
+    };
+  }
+  const { input } = end;
+  return {
+    step_id: 'cancelled',
+    actor: answeredBy(input.cancelled_by, input.actor),
+    action: 'approval_cancelled',
+    reasoning: input.reason ?? `${input.cancelled_by} cancelled the request (caller ${input.principal})`,
+    event: 'approval.cancelled',
+    changes: { status: 'cancelled', cancelled_by: input.cancelled_by, responded_at: at, ...(input.reason !== undefined ? { cancel_reason: input.reason } : {}) },
+  };
+}
+
 /** The request's last transition, from how it ended. */
 export function endedTransition(request: ApprovalRequestFacts, end: ApprovalEnding, at: string): ApprovalTransition {
   switch (end.kind) {
-    case 'respond': {
-      const { input } = end;
-      return {
-        step_id: 'responded',
-        actor: answeredBy(input.responded_by, input.actor),
-        action: `approval_${input.decision}`,
-        reasoning: input.comment ?? `${input.responded_by} ${input.decision} the request (${input.response_kind}; caller ${input.principal})`,
-        event: input.decision === 'approved' ? 'approval.approved' : 'approval.rejected',
-        changes: {
-          status: input.decision,
-          responded_by: input.responded_by,
-          response_kind: input.response_kind,
-          responded_at: at,
-          ...(input.comment !== undefined ? { response_comment: input.comment } : {}),
-          ...(input.modified_params !== undefined ? { modified_params: input.modified_params } : {}),
-        },
-      };
-    }
-    case 'cancel': {
-      const { input } = end;
-      return {
-        step_id: 'cancelled',
-        actor: answeredBy(input.cancelled_by, input.actor),
-        action: 'approval_cancelled',
-        reasoning: input.reason ?? `${input.cancelled_by} cancelled the request (caller ${input.principal})`,
-        event: 'approval.cancelled',
-        changes: { status: 'cancelled', cancelled_by: input.cancelled_by, responded_at: at, ...(input.reason !== undefined ? { cancel_reason: input.reason } : {}) },
-      };
-    }
+    case 'respond':
+    case 'cancel':
+      return answerTransition(end, at);
     case 'workflow_cancelled': {
       const by = request.execution_id ?? request.workflow_id;
       return {

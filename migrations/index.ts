@@ -11,6 +11,7 @@ import * as passports from './20261125000300_passports';
 import * as webauthn from './20261125000400_webauthn';
 import * as delegation from './20261125000500_delegation';
 import * as reviewerPassports from './20261125000600_reviewer_passports';
+import * as hotPaths from './20261125000700_hot_paths';
 import * as reasoning from './20261125000900_reasoning';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
@@ -27,5 +28,6 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261125000400_webauthn', migration: webauthn },
   { name: '20261125000500_delegation', migration: delegation },
   { name: '20261125000600_reviewer_passports', migration: reviewerPassports },
+  { name: '20261125000700_hot_paths', migration: hotPaths },
   { name: '20261125000900_reasoning', migration: reasoning },
 ];

@@ -165,8 +165,15 @@ async function waitUntilServing(address: string, child: ChildProcess, timeoutMs:
 }
 
 /**
- * The Temporal CLI's dev server with its Web UI, persisting to a SQLite file, with our search attributes
- * registered and Update-with-Start enabled.
+ * SQLite in write-ahead-log mode, synced at checkpoints rather than at every commit: about twice the
+ * throughput of the default journal. A power cut may lose the dev server's last transactions; production
+ * runs a Temporal cluster, not this server.
+ */
+export const DEV_SERVER_SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'] as const;
+
+/**
+ * The Temporal CLI's dev server with its Web UI, persisting to a SQLite file (DEV_SERVER_SQLITE_PRAGMAS),
+ * with our search attributes registered and Update-with-Start enabled.
  */
 export async function startTemporalDevServer(options: {
   cli: string;
@@ -202,6 +209,7 @@ export async function startTemporalDevServer(options: {
     'server',
     'start-dev',
     ...(dbFilename ? ['--db-filename', dbFilename] : []),
+    ...DEV_SERVER_SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma]),
     '--ip',
     '127.0.0.1',
     '--port',

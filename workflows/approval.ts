@@ -4,33 +4,39 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createApprovalActivities } from '../activities/approvals';
-import { approvalCreatedUpdate, approvalQuery, approvalRequestedSignal, cancelApprovalUpdate, respondUpdate } from '../contracts/approval';
+import { approvalCreatedUpdate, approvalEndedSignal, approvalQuery, approvalRequestedSignal, cancelApprovalUpdate, respondUpdate } from '../contracts/approval';
 import type { ApprovalRequest, ApprovalState, CancelApprovalInput, RespondInput } from '../contracts/approval';
 import { DATABASE_ACTIVITY_RETRY, failedWith, FAILURE_TYPES, refuseWith, storageFailure, type WorkflowFailure } from '../contracts/failures';
 import { PlatformStatusKey } from '../contracts/search-attributes';
 import { answerRefusal, approvalRecord, endedTransition, requestedTransition, type ApprovalEnding, type ApprovalTransition } from '../domain/approval-steps';
 import { unstorableRefusal } from '../domain/storable-text';
 
-const { recordApprovalStep, projectApproval } = proxyLocalActivities<ReturnType<typeof createApprovalActivities>>({
+const { recordApprovalStep, claimApprovalEnding, projectApproval } = proxyLocalActivities<ReturnType<typeof createApprovalActivities>>({
   startToCloseTimeout: '10 seconds',
   retry: DATABASE_ACTIVITY_RETRY,
 });
 
+/** Workflows that took this path end by a claim in Postgres at their deadline or cancellation. */
+const CLAIMED_ENDINGS = 'approval-endings-claimed';
+
 /**
- * One approval request: pending until a human approves or rejects it (respond Update), someone cancels it
- * (cancel Update, or cancellation of the workflow, e.g. by the execution that asked), or its deadline passes
- * (a durable timer, so it expires even when no worker was up at that instant). Each transition is a
- * provenance record and an event; a second answer is refused by the Updates' validators. A transition
+ * One approval request: pending until a human approves or rejects it or someone cancels it (claimed in
+ * Postgres by the approvals service, then told by approvalEndedSignal), the workflow is cancelled (e.g. by
+ * the execution that asked), or its deadline passes (a durable timer, so it expires even when no worker
+ * was up at that instant). The workflow's own endings go through the same conditional write as an answer,
+ * so whichever comes first stands. Each transition is a provenance record and an event. A transition
  * that cannot be stored fails the request: its last stored state is kept as failed, waiting callers are
- * refused with the failure, and the workflow fails with it.
+ * refused with the failure, and the workflow fails with it. `opened`: the request was recorded before
+ * the start (POST /v1/approvals); without it the workflow records it.
  */
-export async function approvalWorkflow(request: ApprovalRequest): Promise<ApprovalState> {
+export async function approvalWorkflow(request: ApprovalRequest, opened?: ApprovalState): Promise<ApprovalState> {
   const { approval_id } = request;
   const deadline = Date.parse(request.expires_at);
   const now = () => new Date().toISOString();
@@ -42,9 +48,11 @@ export async function approvalWorkflow(request: ApprovalRequest): Promise<Approv
   let recorded: ApprovalState | undefined = undefined;
   let failure: WorkflowFailure | undefined;
   let answer: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }> | undefined;
+  /** The ending claimed in Postgres, as recorded there. */
+  let ended: ApprovalState | undefined;
 
   const mustBePending = (input: RespondInput | CancelApprovalInput) => {
-    refuseWith(FAILURE_TYPES.approvalNotPending, answerRefusal(state, answer !== undefined, Date.now(), deadline));
+    refuseWith(FAILURE_TYPES.approvalNotPending, answerRefusal(state, answer !== undefined || ended !== undefined, Date.now(), deadline));
     refuseWith(FAILURE_TYPES.invalidData, unstorableRefusal(input, 'answer'));
   };
   const settled = async () => {
@@ -53,6 +61,9 @@ export async function approvalWorkflow(request: ApprovalRequest): Promise<Approv
   };
 
   setHandler(approvalQuery, () => state);
+  setHandler(approvalEndedSignal, (approval) => {
+    ended ??= approval;
+  });
   setHandler(approvalCreatedUpdate, async () => {
     await condition(() => requested !== undefined || failure !== undefined);
     if (failure) throw failedWith(failure);
@@ -101,7 +112,29 @@ export async function approvalWorkflow(request: ApprovalRequest): Promise<Approv
     return failedWith(failure);
   }
 
-  await step(requestedTransition(request));
+  /** Takes the state a claim in Postgres recorded. */
+  const adopt = (approval: ApprovalState) => {
+    Object.assign(state, approval);
+    recordedVersion = state.version;
+    recorded = { ...state };
+    upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
+  };
+  /** The workflow's own ending, claimed like an answer; an answer that came first stands instead. */
+  const claimEnding = async (ending: 'expired' | 'workflow_cancelled') => {
+    adopt(
+      await claimApprovalEnding({ request, ending, at: now() }).catch(async (error: unknown) => {
+        throw await fail(error);
+      }),
+    );
+  };
+
+  if (opened) {
+    Object.assign(state, opened);
+    recordedVersion = state.version;
+    recorded = { ...state };
+  } else {
+    await step(requestedTransition(request));
+  }
   requested = { ...state };
   const parent = workflowInfo().parent;
   if (parent && request.execution_id === parent.workflowId) {
@@ -113,13 +146,17 @@ export async function approvalWorkflow(request: ApprovalRequest): Promise<Approv
 
   try {
     // Whatever the timer says, an answer its validator accepted (before the deadline) stands.
-    await condition(() => answer !== undefined, Math.max(1, deadline - Date.now()));
+    await condition(() => answer !== undefined || ended !== undefined, Math.max(1, deadline - Date.now()));
   } catch (error) {
     if (!isCancellation(error)) throw error;
-    await CancellationScope.nonCancellable(() => step(endedTransition(request, { kind: 'workflow_cancelled' }, now())));
+    if (ended) adopt(ended);
+    else await CancellationScope.nonCancellable(() => (patched(CLAIMED_ENDINGS) ? claimEnding('workflow_cancelled') : step(endedTransition(request, { kind: 'workflow_cancelled' }, now()))));
     throw error;
   }
-  await step(endedTransition(request, answer ?? { kind: 'expired' }, now()));
+  if (ended) adopt(ended);
+  else if (answer) await step(endedTransition(request, answer, now()));
+  else if (patched(CLAIMED_ENDINGS)) await claimEnding('expired');
+  else await step(endedTransition(request, { kind: 'expired' }, now()));
 
   await condition(allHandlersFinished);
   return state;

@@ -7,7 +7,7 @@ import type { EscalationLevel, RequiredCapability } from '../domain/routing-deci
 import { afterAgentWindow, holderAfterDecision, mayReopenForReview, supervisorNotifications, type RoutingHolder } from '../domain/routing-escalation';
 import type { RoutingVerdictV2 } from '../domain/routing-moments';
 import { queueAssignmentRecord } from '../domain/routing-steps';
-import type { Decided } from './route-task-decide';
+import type { Decided } from '../contracts/route-task-decision';
 import { refusal, type RoutingRun } from './route-task-run';
 
 /**

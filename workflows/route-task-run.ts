@@ -10,8 +10,7 @@ export function refusal(type: RoutingRefusal, message: string): ApplicationFailu
   return ApplicationFailure.create({ type, message, nonRetryable: true });
 }
 
-/** Stands in for a step's anchor until the ledger has assigned it. */
-export const PENDING_ANCHOR: LedgerAnchor = { transaction_id: '', block_number: 0 };
+export { PENDING_ANCHOR } from '../contracts/route-task-decision';
 
 // Local activities: short Postgres reads and writes on the path of the synchronous decision, without a
 // round trip through the server for each one.

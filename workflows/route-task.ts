@@ -50,7 +50,14 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
     if (routing.phase === 'queue') routing.woken = true;
   });
 
-  routing.begin(await decide(run));
+  // The input decides which path, so replays of routings that decided in the workflow keep theirs.
+  if (input.decided) {
+    Object.assign(run.state, input.decided.state);
+    run.outcome = { ok: true, decision: run.state.decision_result! };
+    routing.begin(input.decided.decided);
+  } else {
+    routing.begin(await decide(run));
+  }
   while (routing.open) {
     const remaining = routing.deadline - Date.now();
     const arrived = remaining > 0 && (await condition(() => inbox.length > 0 || routing.woken, remaining));

@@ -90,7 +90,7 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     operationId: 'respondToApproval',
     summary: 'Approve or reject a pending request',
     description:
-      'Delivered to the approval’s workflow as an Update: exactly one answer wins, and an answer to a request that is no longer pending ' +
+      'Claimed in Postgres by one conditional write, then signalled to the approval’s workflow: exactly one answer wins, and an answer to a request that is no longer pending ' +
       '(answered, cancelled, expired, or past expires_at) is 409. Full variant: decision approved|rejected, responded_by, comment, ' +
       'modified_params (checked against params_schema). Simplified variant: decision approve|reject and reason. ' +
       'Only a signed-in person answers (a session token from a passkey or device key; or an agent with a delegation token from the person ' +
@@ -121,8 +121,8 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     operationId: 'cancelApproval',
     summary: 'Cancel a pending request',
     description:
-      'An Update like respond: 409 when the request is no longer pending. A signed-in person cancels, as themself (cancelled_by omitted or ' +
-      'their DID); a request addressed to an approver only the approver or the requester (or a delegate of theirs holding approvals:cancel).',
+      'Claimed like respond: 409 when the request is no longer pending. A signed-in person cancels, as themself (cancelled_by omitted or ' +
+      'their DID); a request addressed to an approver only the approver or the requester (or a delegate of theirs holding approvals:request).',
     tags: ['Approvals'],
     auth: 'platform:write',
     rateLimit: 'default',

@@ -15,6 +15,11 @@ interface Suite {
 
 const SUITES: Suite[] = [
   { name: 'routing', script: 'routing.ts', measures: 'POST /v1/orch/routing against the floor of a no-op Update-with-Start' },
+  {
+    name: 'hot-paths',
+    script: 'hot-paths.ts',
+    measures: 'routing, opening and answering approvals against the plain-start floor and LangGraph interrupt/resume; 10,000 open approvals on the default cache; every record counted',
+  },
   { name: 'ledger', script: 'ledger.ts', measures: 'ledger appends per second (single and batched) and inclusion-proof time at 100,000 and 1,000,000 leaves' },
   { name: 'approvals', script: 'approvals.ts', measures: '10,000 open approvals on one worker, answered; executions against a local agent' },
   { name: 'webhooks', script: 'webhooks.ts', measures: 'webhook fan-out: 1,000 events to 3 subscribers on a local receiver, until all are delivered' },

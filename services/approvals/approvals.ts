@@ -1,16 +1,18 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { approvalFromRow, findApprovalById } from '../../db/approvals';
+import { approvalFromRow, findApprovalById, insertApproval } from '../../db/approvals';
+import { appendProvenance, transactionIdFor } from '../../db/ledger';
+import { deletePendingStart, findPendingStart, insertPendingStart } from '../../db/workflow-starts';
+import { answerTransition, approvalRecord, requestedTransition, type ApprovalEnding } from '../../domain/approval-steps';
+import { unstorableRefusal } from '../../domain/storable-text';
 import { assessCallRisk } from '../../domain/agent-calls';
 import { paramsSchemaOf } from '../../domain/approvals';
 import { approverRefusal, humanActorOf, type HumanActCaller, type HumanActRefusal } from '../../domain/human-acts';
 import type { PlatformSettings } from '../platform/settings';
 import {
   APPROVAL_WORKFLOW,
-  approvalCreatedUpdate,
-  cancelApprovalUpdate,
-  respondUpdate,
+  approvalEndedSignal,
   type ApprovalRequest,
   type ApprovalState,
   type ApprovalWorkflow,
@@ -19,8 +21,9 @@ import {
 } from '../../contracts/approval';
 import { FAILURE_TYPES } from '../../contracts/failures';
 import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../../contracts/search-attributes';
-import { isClosedOrMissing, startWithUpdate, updateRejection } from '../../lib/temporal-client';
-import { storageRefusal, type StorageRefusal } from '../platform/refusals';
+import { refusedWrite, StorageRefusedError, type StorageRefusal } from '../platform/refusals';
+import { startCommitted, startIfPending, type PendingStart } from '../workflow-starts/starts';
+import { claimEnding, type ClaimOutcome } from './claims';
 
 export interface PlatformServiceDeps {
   db: Knex;
@@ -108,30 +111,62 @@ export function approvalRequestOf(
   };
 }
 
-export function approvalStart(taskQueue: string, request: ApprovalRequest): WithStartWorkflowOperation<ApprovalWorkflow> {
-  return new WithStartWorkflowOperation<ApprovalWorkflow>(APPROVAL_WORKFLOW, {
-    workflowId: request.approval_id,
-    taskQueue,
-    args: [request],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: [
+/** The approval workflow's pending start: the request, and its state as the service recorded it. */
+export function approvalStart(taskQueue: string, request: ApprovalRequest, opened: ApprovalState): PendingStart {
+  return {
+    workflow_id: request.approval_id,
+    workflow_type: APPROVAL_WORKFLOW,
+    task_queue: taskQueue,
+    args: [request, opened] satisfies Parameters<ApprovalWorkflow>,
+    search_attributes: [
       { key: PlatformStatusKey, value: 'pending' },
       ...(request.approver_passport_id ? [{ key: ApproverKey, value: request.approver_passport_id }] : []),
       ...(request.agent_id ? [{ key: AgentIdKey, value: request.agent_id }] : []),
     ],
-  });
+  };
 }
 
-/** Starts the approval's workflow and answers once its request is recorded (provenance, event, read model). */
+/** The id was opened before (a retry of the same request): its first request stands. */
+class OpenedBefore extends Error {
+  override name = 'OpenedBefore';
+}
+
+/**
+ * Opens a request in one transaction (its row, its provenance record and event, the workflow's pending
+ * start), then plainly starts its workflow, which keeps its deadline. A crash between the commit and the
+ * start loses nothing: the outbox dispatcher, or a retry of the request, starts it. An id opened before
+ * answers with its request as it stands.
+ */
 export async function createApproval(deps: PlatformServiceDeps, ids: Pick<ApprovalRequest, ApprovalIds>, body: NewApproval): Promise<CreateApprovalOutcome> {
-  const prepared = approvalRequestOf(deps.settings, new Date(), ids, body);
+  const at = new Date();
+  const prepared = approvalRequestOf(deps.settings, at, ids, body);
   if (!prepared.ok) return prepared;
-  const started = await startWithUpdate(deps.temporal, approvalCreatedUpdate, approvalStart(deps.taskQueue, prepared.request), async () => {
-    const row = await findApprovalById(deps.db, ids.approval_id);
-    return row && approvalFromRow(row);
-  }, storageRefusal);
-  return started.ok ? { ok: true, approval: started.value } : started;
+  const { request } = prepared;
+  const unstorable = unstorableRefusal(request, 'request');
+  if (unstorable) return { ok: false, code: FAILURE_TYPES.invalidData, detail: unstorable };
+  const now = at.toISOString();
+  const transition = requestedTransition(request);
+  const opened: ApprovalState = { ...request, version: 1, status: 'pending', provenance_id: transactionIdFor(request.approval_id, transition.step_id), created_at: now, updated_at: now };
+  const start = approvalStart(deps.taskQueue, request, opened);
+  try {
+    await deps.db.transaction(async (trx) => {
+      if (!(await insertApproval(trx, opened))) throw new OpenedBefore(request.approval_id);
+      await appendProvenance(trx, approvalRecord(request, opened, transition, now));
+      await insertPendingStart(trx, start);
+    });
+  } catch (error) {
+    if (!(error instanceof OpenedBefore)) {
+      const refused = refusedWrite(error);
+      if (refused instanceof StorageRefusedError) return refused.refusal;
+      throw refused;
+    }
+    const row = await findApprovalById(deps.db, request.approval_id);
+    if (!row) throw new Error(`Approval ${request.approval_id} was opened but has no row`);
+    await startIfPending(deps, request.approval_id);
+    return { ok: true, approval: approvalFromRow(row) };
+  }
+  await startCommitted(deps, start);
+  return { ok: true, approval: opened };
 }
 
 export type AnswerOutcome =
@@ -141,18 +176,51 @@ export type AnswerOutcome =
   | HumanActRefusal
   | StorageRefusal;
 
-async function answerApproval(deps: PlatformServiceDeps, approvalId: string, send: () => Promise<ApprovalState>): Promise<AnswerOutcome> {
+/**
+ * Ends a request by a human's answer: claimed in Postgres by the one conditional write that only a pending
+ * request before its deadline takes (with its provenance record and event), so exactly one answer ever wins
+ * and any other gets approval_not_pending at once; then the workflow is signalled to carry it on (the
+ * execution or DAG waiting on it). A workflow whose start a crash prevented is started with the signal.
+ */
+async function claimAnswer(deps: PlatformServiceDeps, approvalId: string, ending: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>): Promise<AnswerOutcome> {
+  const unstorable = unstorableRefusal(ending.input, 'answer');
+  if (unstorable) return { ok: false, code: FAILURE_TYPES.invalidData, detail: unstorable };
+  const at = new Date().toISOString();
+  let claimed: ClaimOutcome;
   try {
-    return { ok: true, approval: await send() };
+    claimed = await claimEnding(deps.db, approvalId, answerTransition(ending, at), at, { before_deadline: true });
   } catch (error) {
-    const rejection = updateRejection(error);
-    if (rejection?.type === FAILURE_TYPES.approvalNotPending) return { ok: false, code: 'approval_not_pending', detail: rejection.message };
-    const refused = storageRefusal(rejection);
-    if (refused) return refused;
-    if (!isClosedOrMissing(error)) throw error;
-    const row = await findApprovalById(deps.db, approvalId);
-    if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
-    return { ok: false, code: 'approval_not_pending', detail: `Approval ${approvalId} is ${row.status}, not pending` };
+    const refused = refusedWrite(error);
+    if (refused instanceof StorageRefusedError) return refused.refusal;
+    throw refused;
+  }
+  if (!claimed.claimed) {
+    const { approval } = claimed;
+    if (!approval) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
+    const detail = approval.status === 'pending' ? `Approval ${approvalId} expired at ${approval.expires_at}` : `Approval ${approvalId} is ${approval.status}, not pending`;
+    return { ok: false, code: 'approval_not_pending', detail };
+  }
+  await signalEnded(deps, claimed.approval);
+  return { ok: true, approval: claimed.approval };
+}
+
+async function signalEnded(deps: PlatformServiceDeps, approval: ApprovalState): Promise<void> {
+  try {
+    await deps.temporal.workflow.getHandle(approval.approval_id).signal(approvalEndedSignal, approval);
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    const pending = await findPendingStart(deps.db, approval.approval_id);
+    // A closed workflow has nothing left to carry on; its record already holds the answer.
+    if (!pending) return;
+    await deps.temporal.workflow.signalWithStart(pending.workflow_type, {
+      workflowId: pending.workflow_id,
+      taskQueue: pending.task_queue,
+      args: pending.args,
+      typedSearchAttributes: pending.search_attributes,
+      signal: approvalEndedSignal,
+      signalArgs: [approval],
+    });
+    await deletePendingStart(deps.db, pending.workflow_id);
   }
 }
 
@@ -160,8 +228,8 @@ async function answerApproval(deps: PlatformServiceDeps, approvalId: string, sen
 export type HumanAnswer = Omit<RespondInput, 'responded_by' | 'principal' | 'actor'> & { responded_by?: string | undefined };
 
 /**
- * A human's answer, delivered as the respond Update: its validator refuses it unless the request is still
- * pending (so there is never a second decision), and modified_params must fit the request's schema. Only
+ * A human's answer, claimed in Postgres by one conditional write that only a pending, unexpired request
+ * accepts (so there is never a second decision); modified_params must fit the request's schema. Only
  * a signed-in person answers, and a request addressed to an approver only that approver (or their delegate).
  */
 export async function respondToApproval(
@@ -184,7 +252,7 @@ export async function respondToApproval(
     if (errors.length > 0) return { ok: false, code: 'invalid_modified_params', errors };
   }
   const input: RespondInput = { ...answer, responded_by: answer.responded_by ?? acting.actor.did, principal: caller.id, actor: acting.actor };
-  return answerApproval(deps, approvalId, () => deps.temporal.workflow.getHandle(approvalId).executeUpdate(respondUpdate, { args: [input] }));
+  return claimAnswer(deps, approvalId, { kind: 'respond', input });
 }
 
 /** A cancel by a signed-in person: of a request addressed to an approver, only by the approver or the requester. */
@@ -201,5 +269,5 @@ export async function cancelApproval(
   const refused = approverRefusal(approvalFromRow(row), acting.actor, 'cancel');
   if (refused) return refused;
   const input: CancelApprovalInput = { cancelled_by: request.cancelled_by ?? acting.actor.did, reason: request.reason, principal: caller.id, actor: acting.actor };
-  return answerApproval(deps, approvalId, () => deps.temporal.workflow.getHandle(approvalId).executeUpdate(cancelApprovalUpdate, { args: [input] }));
+  return claimAnswer(deps, approvalId, { kind: 'cancel', input });
 }

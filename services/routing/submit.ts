@@ -1,17 +1,26 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { findRoutingById } from '../../db/routings';
-import { startWithUpdate } from '../../lib/temporal-client';
-import { throwStorageRefusal } from '../platform/refusals';
+import { routingDecision, type RoutingDecision } from '../../contracts/route-task-decision';
+import { appendProvenanceBatch } from '../../db/ledger';
+import { findRoutingById, openAssignmentOf, projectRouting } from '../../db/routings';
+import { insertPendingStart } from '../../db/workflow-starts';
+import { needsHuman } from '../../domain/routing-decision';
+import { candidatesCover } from '../../domain/routing-escalation';
+import { decideRoutingMoments } from '../../domain/routing-moments';
+import { refusedWrite } from '../platform/refusals';
+import { startCommitted, startIfPending, type PendingStart } from '../workflow-starts/starts';
+import { loadReviewers, loadRoutingContext } from './context';
 import {
   AgentIdKey,
   ConfidenceKey,
-  decideUpdate,
+  DecisionKey,
+  EscalationLevelKey,
   ROUTE_TASK_WORKFLOW_TYPE,
+  RoutingStatusKey,
   TaskTypeKey,
   type DecideOutcome,
   type RouteTaskInput,
-  type RouteTaskWorkflow,
+  type RoutingState,
 } from '../../contracts/route-task';
 
 export interface RoutingServiceDeps {
@@ -27,41 +36,95 @@ export interface RoutingServiceDeps {
 /** The workflow's input without the deployment's settings, which submitRouting adds. */
 export type SubmitRoutingInput = Pick<RouteTaskInput, 'routing_id' | 'request_id' | 'requested_by' | 'task'> & { organization_id: string };
 
+/** The routing's id was decided before (a retry of the same request): its first decision stands. */
+class DecidedBefore extends Error {
+  override name = 'DecidedBefore';
+}
+
 /**
- * Starts the routing workflow (workflow id = routing id) and waits for its decision with
- * Update-with-Start. Every entry that routes a task (POST /routing, the agent operations, platform tasks)
- * goes through here, so they all get the same decision logic, idempotency and search attributes.
+ * Decides, records, then starts: one read of the context, the decision in domain/'s four moments, one
+ * transaction for the routing row (with the reviewer's assignment), its provenance records and events and
+ * the pending start, then a plain start of the routing workflow with the decision in its input (workflow
+ * id = routing id), which carries it on in time. A crash between the commit and the start loses nothing:
+ * the outbox dispatcher, or a retry of the request, starts it. A routing id decided before is answered with
+ * its first decision, never decided twice. Every entry that routes a task (POST /routing, the agent
+ * operations, platform tasks) goes through here.
  */
 export async function submitRouting(deps: RoutingServiceDeps, submission: SubmitRoutingInput): Promise<DecideOutcome> {
-  const { routing_id, task } = submission;
-  const input: RouteTaskInput = {
+  const input: RouteTaskInput & { organization_id: string } = {
     ...submission,
     escalation_timeouts_seconds: deps.escalationTimeoutsSeconds,
     autonomous_escalation_window_seconds: deps.autonomousEscalationWindowSeconds,
     review_window_seconds: deps.reviewWindowSeconds,
   };
-  const start = new WithStartWorkflowOperation<RouteTaskWorkflow>(ROUTE_TASK_WORKFLOW_TYPE, {
-    workflowId: routing_id,
-    taskQueue: deps.taskQueue,
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    // A routing that already finished is answered from its record, never decided twice.
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: [
-      { key: TaskTypeKey, value: task.task_type },
-      { key: AgentIdKey, value: task.ai_agent_id },
-      { key: ConfidenceKey, value: task.ai_confidence },
-    ],
-  });
-  const started = await startWithUpdate<DecideOutcome, RouteTaskWorkflow, never>(
-    deps.temporal,
-    decideUpdate,
-    start,
-    async () => {
-      const row = await findRoutingById(deps.db, submission.organization_id, routing_id);
-      return row?.decision_result ? { ok: true as const, decision: row.decision_result } : undefined;
-    },
-    throwStorageRefusal,
-  );
-  return started.value;
+  const { task } = input;
+  const { reviewers, ...context } = await loadRoutingContext(deps.db, submission.organization_id, task);
+  const { moments, verdict } = decideRoutingMoments({ task, ...context });
+  const required = verdict.required_capabilities;
+  const candidates = !needsHuman(verdict.decision) ? [] : candidatesCover(task.required_capabilities, required) ? reviewers : await loadReviewers(deps.db, submission.organization_id, required);
+  const made = routingDecision({ input, domain: context.domain, moments, verdict, candidates, decided_at: new Date().toISOString() });
+  try {
+    const { start, state } = await recordDecision(deps, input, made);
+    await startCommitted(deps, start);
+    return { ok: true, decision: state.decision_result! };
+  } catch (error) {
+    if (!(error instanceof DecidedBefore)) throw error;
+    return answerDecidedBefore(deps, submission.organization_id, input.routing_id);
+  }
+}
+
+/** The routing row, its provenance records and events, and the workflow's pending start, in one transaction. */
+async function recordDecision(deps: RoutingServiceDeps, input: RouteTaskInput & { organization_id: string }, made: RoutingDecision): Promise<{ start: PendingStart; state: RoutingState }> {
+  const { routing_id, task } = input;
+  const at = made.decided.decided_at;
+  const state: RoutingState = {
+    routing_id,
+    task_type: task.task_type,
+    ai_agent_id: task.ai_agent_id,
+    ai_confidence: task.ai_confidence,
+    escalation_chain: [],
+    ...made.changes,
+    decision_result: { ...made.changes.decision_result },
+    version: 1,
+    created_at: at,
+    updated_at: at,
+  };
+  try {
+    return await deps.db.transaction(async (trx) => {
+      const anchors = await appendProvenanceBatch(
+        trx,
+        made.steps.map(({ step_id, entry, events }) => ({ entry: { subject_id: routing_id, step_id, timestamp: at, ...entry }, events, organization_id: input.organization_id })),
+      );
+      state.decision_result!.provenance = { ...state.decision_result!.provenance, ledger_anchor: anchors.at(-1)! };
+      const projected = await projectRouting(trx, { state, request_id: input.request_id, task, requested_by: input.requested_by, organization_id: input.organization_id }, openAssignmentOf(state));
+      if (!projected.applied) throw new DecidedBefore(routing_id);
+      const start: PendingStart = {
+        workflow_id: routing_id,
+        workflow_type: ROUTE_TASK_WORKFLOW_TYPE,
+        task_queue: deps.taskQueue,
+        args: [{ ...input, decided: { decided: made.decided, state } } satisfies RouteTaskInput],
+        search_attributes: [
+          { key: TaskTypeKey, value: task.task_type },
+          { key: AgentIdKey, value: task.ai_agent_id },
+          { key: ConfidenceKey, value: task.ai_confidence },
+          { key: RoutingStatusKey, value: state.status },
+          { key: EscalationLevelKey, value: state.escalation_level },
+          { key: DecisionKey, value: made.decided.verdict.decision },
+        ],
+      };
+      await insertPendingStart(trx, start);
+      return { start, state };
+    });
+  } catch (error) {
+    if (error instanceof DecidedBefore) throw error;
+    throw refusedWrite(error);
+  }
+}
+
+/** A retry of a request whose routing exists: its recorded decision, its workflow started if the first call could not. */
+async function answerDecidedBefore(deps: RoutingServiceDeps, organizationId: string, routingId: string): Promise<DecideOutcome> {
+  const row = await findRoutingById(deps.db, organizationId, routingId);
+  if (!row?.decision_result) throw new Error(`Routing ${routingId} exists without a decision`);
+  await startIfPending(deps, routingId);
+  return { ok: true, decision: row.decision_result };
 }

@@ -50,7 +50,8 @@ describe('a workflow whose data Postgres cannot store, as its callers see it', (
   it('refuses to create an approval request holding a NUL: invalid_data, at once, and no request is left', async () => {
     const approval_id = newId('apr');
     const outcome = await createApproval(deps, { approval_id, requested_by: 'sub:test' }, { requester_passport_id: ADA, action_description: NUL, request_data: {}, alternatives: [] });
-    expect(outcome).toEqual({ ok: false, code: 'invalid_data', detail: expect.stringContaining('Postgres cannot store a value') });
+    // Refused before Postgres sees it (the request is opened in the request path), naming where.
+    expect(outcome).toEqual({ ok: false, code: 'invalid_data', detail: expect.stringContaining('$.action_description') });
     expect(await findApprovalById(stack.database.db, approval_id)).toBeUndefined();
   });
 

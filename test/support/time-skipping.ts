@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import type { ApprovalRequest, ApprovalState } from '../../contracts/approval';
+import { approvalRecord, endedTransition } from '../../domain/approval-steps';
 import type { AppendProvenanceInput, LedgerAnchor } from '../../domain/provenance';
 import { registerSearchAttributes } from '../../app/temporal';
 import { sharedWorkflowBundle } from './stack';
@@ -44,5 +46,27 @@ export function inMemoryLedger() {
     clear() {
       appended.length = 0;
     },
+  };
+}
+
+/**
+ * The claimApprovalEnding activity over states a test keeps: ends a pending request (recording its
+ * transition), or returns it as it stands when an answer ended it first.
+ */
+export function inMemoryApprovalEnding(
+  latest: (approvalId: string) => ApprovalState | undefined,
+  record: (provenance: AppendProvenanceInput) => LedgerAnchor,
+  keep: (state: ApprovalState) => void,
+) {
+  return async ({ request, ending, at }: { request: ApprovalRequest; ending: 'expired' | 'workflow_cancelled'; at: string }): Promise<ApprovalState> => {
+    const current = latest(request.approval_id);
+    if (!current) throw new Error(`no state kept for ${request.approval_id}`);
+    if (current.status !== 'pending') return current;
+    const transition = endedTransition(request, { kind: ending }, at);
+    const state: ApprovalState = { ...current, ...transition.changes, version: current.version + 1, updated_at: at };
+    const anchor = record(approvalRecord(request, state, transition, at));
+    const ended = { ...state, provenance_id: anchor.transaction_id };
+    keep(ended);
+    return ended;
   };
 }

@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApprovalActivities } from '../../activities/approvals';
 import { approvalCreatedUpdate, approvalQuery, cancelApprovalUpdate, respondUpdate, type ApprovalRequest, type ApprovalState } from '../../contracts/approval';
 import { approvalWorkflow } from '../../workflows/approval';
-import { inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
+import { inMemoryApprovalEnding, inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
 const ledger = inMemoryLedger();
@@ -25,6 +25,11 @@ const activities: ReturnType<typeof createApprovalActivities> = {
     projections.push(state);
     return ledger.record(provenance);
   },
+  claimApprovalEnding: inMemoryApprovalEnding(
+    (id) => [...projections].reverse().find((state) => state.approval_id === id),
+    (provenance) => ledger.record(provenance),
+    (state) => projections.push(state),
+  ),
 };
 
 beforeAll(async () => {

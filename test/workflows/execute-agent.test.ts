@@ -3,10 +3,10 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApprovalActivities } from '../../activities/approvals';
 import type { AgentInvocation, CallbackDelivery, createExecutionActivities } from '../../activities/executions';
-import { approvalQuery, respondUpdate, type ApprovalRequest } from '../../contracts/approval';
+import { approvalQuery, respondUpdate, type ApprovalState, type ApprovalRequest } from '../../contracts/approval';
 import { cancelExecutionUpdate, executionAcceptedUpdate, executionQuery, progressUpdate, type ExecuteAgentInput, type ExecutionState } from '../../contracts/execute-agent';
 import { executeAgentWorkflow } from '../../workflows/execute-agent';
-import { inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
+import { inMemoryApprovalEnding, inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
 
 type Activities = ReturnType<typeof createExecutionActivities> & ReturnType<typeof createApprovalActivities>;
 
@@ -21,6 +21,7 @@ let agentBehaviour: (call: AgentInvocation, attempt: number) => Promise<Record<s
 let callbackBehaviour: (delivery: CallbackDelivery, attempt: number) => Promise<void>;
 
 const record: typeof ledger.record = (...args) => ledger.record(...args);
+const approvalStates = new Map<string, ApprovalState>();
 
 const activities: Activities = {
   async recordExecutionStep({ provenance, state }) {
@@ -31,9 +32,16 @@ const activities: Activities = {
     projections.push(state);
   },
   async projectApproval() {},
-  async recordApprovalStep({ provenance }) {
-    return record(provenance);
+  async recordApprovalStep({ provenance, state }) {
+    const anchor = record(provenance);
+    approvalStates.set(state.approval_id, { ...state, provenance_id: anchor.transaction_id });
+    return anchor;
   },
+  claimApprovalEnding: inMemoryApprovalEnding(
+    (id) => approvalStates.get(id),
+    (provenance) => record(provenance),
+    (state) => approvalStates.set(state.approval_id, state),
+  ),
   async invokeAgent(call) {
     const { attempt } = Context.current().info;
     agentAttempts.push({ attempt, startedAt: await env.currentTimeMs(), parameters: call.parameters });

@@ -4,10 +4,10 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApprovalActivities } from '../../activities/approvals';
 import type { createDagActivities } from '../../activities/dags';
 import type { AgentInvocation, createExecutionActivities } from '../../activities/executions';
-import { approvalQuery, respondUpdate } from '../../contracts/approval';
+import { approvalQuery, respondUpdate, type ApprovalState } from '../../contracts/approval';
 import { dagStartedUpdate, type DagEdgeSpec, type DagNodeSpec, type DagState, type RunDagInput } from '../../contracts/run-dag';
 import { runDagWorkflow } from '../../workflows/run-dag';
-import { inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
+import { inMemoryApprovalEnding, inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
 
 type Activities = ReturnType<typeof createExecutionActivities> & ReturnType<typeof createApprovalActivities> & ReturnType<typeof createDagActivities>;
 
@@ -19,6 +19,7 @@ let calls: Array<{ execution_id: string; parameters: Record<string, unknown> }>;
 let agentBehaviour: (call: AgentInvocation) => Promise<Record<string, unknown>>;
 
 const record: typeof ledger.record = (...args) => ledger.record(...args);
+const approvalStates = new Map<string, ApprovalState>();
 
 const activities: Activities = {
   async recordExecutionStep({ provenance }) {
@@ -26,9 +27,16 @@ const activities: Activities = {
   },
   async projectExecution() {},
   async projectApproval() {},
-  async recordApprovalStep({ provenance }) {
-    return record(provenance);
+  async recordApprovalStep({ provenance, state }) {
+    const anchor = record(provenance);
+    approvalStates.set(state.approval_id, { ...state, provenance_id: anchor.transaction_id });
+    return anchor;
   },
+  claimApprovalEnding: inMemoryApprovalEnding(
+    (id) => approvalStates.get(id),
+    (provenance) => record(provenance),
+    (state) => approvalStates.set(state.approval_id, state),
+  ),
   async recordDagStep({ provenance, state }) {
     dagProjections.push(state);
     return provenance ? record(provenance) : undefined;

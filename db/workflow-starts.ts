@@ -1,0 +1,47 @@
+import type { SearchAttributePair } from '@temporalio/common';
+import type { Knex } from 'knex';
+
+/** A workflow start committed with the record it carries on (workflow id = the resource id). */
+export interface PendingStart {
+  workflow_id: string;
+  workflow_type: string;
+  task_queue: string;
+  /** The workflow's arguments. */
+  args: unknown[];
+  /** Typed search attributes: their keys are plain {name, type} objects, so they keep as JSON. */
+  search_attributes: SearchAttributePair[];
+}
+
+/** Records the start in the caller's transaction, with the record it belongs to; a second one for the same workflow changes nothing. */
+export async function insertPendingStart(trx: Knex, start: PendingStart): Promise<void> {
+  await trx('workflow_starts')
+    .insert({ ...start, args: JSON.stringify(start.args), search_attributes: JSON.stringify(start.search_attributes) })
+    .onConflict('workflow_id')
+    .ignore();
+}
+
+export async function deletePendingStart(db: Knex, workflowId: string): Promise<void> {
+  await db('workflow_starts').where({ workflow_id: workflowId }).delete();
+}
+
+export async function findPendingStart(db: Knex, workflowId: string): Promise<PendingStart | undefined> {
+  return db<PendingStart>('workflow_starts').select('workflow_id', 'workflow_type', 'task_queue', 'args', 'search_attributes').where({ workflow_id: workflowId }).first();
+}
+
+/**
+ * Starts committed at least `olderThanMs` ago that nobody is known to have made, oldest first, locked for
+ * the caller's transaction (skipping those another worker holds).
+ */
+export async function claimStaleStarts(trx: Knex, olderThanMs: number, limit: number): Promise<PendingStart[]> {
+  return trx<PendingStart>('workflow_starts')
+    .select('workflow_id', 'workflow_type', 'task_queue', 'args', 'search_attributes')
+    .where('created_at', '<', trx.raw(`now() - make_interval(secs => ?)`, [olderThanMs / 1000]))
+    .orderBy('created_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked();
+}
+
+export async function deletePendingStarts(trx: Knex, workflowIds: string[]): Promise<void> {
+  if (workflowIds.length > 0) await trx('workflow_starts').whereIn('workflow_id', workflowIds).delete();
+}

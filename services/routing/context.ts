@@ -1,0 +1,57 @@
+import type { Knex } from 'knex';
+import { findAgentProfile } from '../../db/agents';
+import { rulesInScope } from '../../db/escalation-rules';
+import { findAvailableReviewersWithCapabilities } from '../../db/reviewers';
+import { findAutonomyProfile } from '../../db/organizations';
+import { listSafetyDomains } from '../../db/safety';
+import type { AgentProfile } from '../../domain/agents';
+import type { EscalationRule } from '../../domain/escalation-rules';
+import type { AutonomyProfile } from '../../domain/organizations';
+import type { LoadedReviewer } from '../../domain/reviewer-assignment';
+import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
+import type { RequiredCapability, RoutingTask } from '../../domain/routing-decision';
+import { resolveDomain, type DomainSafetyConfig } from '../../domain/safety';
+
+/** What a routing decision needs besides the task. */
+export interface RoutingContext {
+  agent: AgentProfile | null;
+  domain: string;
+  safety: DomainSafetyConfig;
+  rules: EscalationRule[];
+  rule_set: { version: number; enabled: number };
+  /** Available reviewers holding the task's own capabilities, so a human decision rarely needs another load. */
+  reviewers: LoadedReviewer[];
+  /** The organization's autonomy profile: how far its agents may act alone. */
+  autonomy_profile: AutonomyProfile;
+}
+
+/**
+ * The registered agent, the task's domain with its safety configuration (general, or built-in thresholds
+ * and no boundaries when even that is missing), the enabled rules in its scope, and the reviewers who could
+ * take it, and how far the organization lets its agents act alone: all a decision needs, in the organization.
+ */
+export async function loadRoutingContext(db: Knex, organizationId: string, task: RoutingTask): Promise<RoutingContext> {
+  const [agent, domains, autonomy_profile] = await Promise.all([
+    findAgentProfile(db, organizationId, task.ai_agent_id),
+    listSafetyDomains(db, organizationId),
+    findAutonomyProfile(db, organizationId),
+  ]);
+  const domain = resolveDomain(task, domains);
+  const config = domains.find((d) => d.domain === domain) ?? domains.find((d) => d.domain === 'general');
+  const safety: DomainSafetyConfig = config
+    ? { domain: config.domain, boundaries: config.boundaries, risk_thresholds: config.risk_thresholds, task_types: config.task_types }
+    : { domain, boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] };
+  const [{ rules, rule_set }, reviewers] = await Promise.all([
+    rulesInScope(db, organizationId, { task_type: task.task_type, domain }),
+    loadReviewers(db, organizationId, task.required_capabilities),
+  ]);
+  return { agent, domain, safety, rules, rule_set, reviewers, autonomy_profile };
+}
+
+export async function loadReviewers(db: Knex, organizationId: string, required: RequiredCapability[]): Promise<LoadedReviewer[]> {
+  return findAvailableReviewersWithCapabilities(
+    db,
+    organizationId,
+    required.map((capability) => capability.capability_id),
+  );
+}
