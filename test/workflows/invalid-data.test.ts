@@ -233,7 +233,7 @@ describe('a workflow whose data Postgres cannot store', () => {
       expect(attempts.filter((name) => name === 'recordApprovalStep').length).toBeLessThanOrEqual(2);
       expect(await findApprovalById(database.db, args.approval_id)).toBeUndefined();
     });
-  }, 20_000);
+  }, 45_000);
 
   it('an execution whose agent answers with a NUL ends failed as invalid_data, and its read model says so', async () => {
     agentResult = { summary: NUL };
@@ -250,7 +250,7 @@ describe('a workflow whose data Postgres cannot store', () => {
       expect(row && executionFromRow(row)).toMatchObject({ status: 'failed', error_json: { type: FAILURE_TYPES.invalidData }, started_at: expect.any(String), completed_at: expect.any(String) });
       expect(attempts.filter((name) => name === 'recordExecutionStep')).toHaveLength(3);
     });
-  }, 20_000);
+  }, 45_000);
 
   it('a DAG whose agent node cannot store its answer fails that node and the run, instead of waiting for ever', async () => {
     agentResult = { summary: NUL };
@@ -271,7 +271,7 @@ describe('a workflow whose data Postgres cannot store', () => {
       const row = await findDagById(database.db, workflow_id);
       expect(row && dagFromRow(row)).toMatchObject({ status: 'failed' });
     });
-  }, 20_000);
+  }, 45_000);
 
   it('a webhook delivery whose receiver answers with a NUL ends failed as invalid_data, and its read model says so', async () => {
     sent = { kind: 'sent', url: 'http://receiver.invalid/hook', attempted_at: NOW, outcome: { status: 500, response_snippet: NUL, duration_ms: 3 } };
@@ -290,7 +290,7 @@ describe('a workflow whose data Postgres cannot store', () => {
       expect(await findDelivery(database.db, DEFAULT_ORGANIZATION_ID, args.subscription_id, args.delivery_id)).toMatchObject({ status: 'failed', failure_reason: FAILURE_TYPES.invalidData });
       expect(attempts.filter((name) => name === 'sendDelivery')).toHaveLength(1);
     });
-  }, 20_000);
+  }, 45_000);
 });
 
 describe('the read model of a failed approval', () => {
