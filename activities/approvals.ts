@@ -15,7 +15,7 @@ export function createApprovalActivities(deps: { db: Knex }) {
      * the record's id. Both writes are idempotent (the record by its step, the projection by its version).
      */
     async recordApprovalStep(step: { provenance: AppendProvenanceInput; state: ApprovalState }): Promise<LedgerAnchor> {
-      const anchor = await appendProvenance(deps.db, { ...step.provenance, organization_id: DEFAULT_ORGANIZATION_ID });
+      const anchor = await appendProvenance(deps.db, { ...step.provenance, organization_id: step.state.organization_id ?? DEFAULT_ORGANIZATION_ID });
       await upsertApprovalProjection(deps.db, { ...step.state, provenance_id: anchor.transaction_id });
       return anchor;
     },

@@ -14,6 +14,8 @@ export interface ApprovalRequest extends ApprovalRequestFacts {
   alternatives: Record<string, unknown>[];
   /** The principal that asked. */
   requested_by: string;
+  /** The organization the request belongs to; unset in histories from before tenancy (the default one). */
+  organization_id?: string | undefined;
 }
 
 export interface ApprovalState extends ApprovalRequest {

@@ -3,6 +3,7 @@ import type { ApprovalChanges } from '../domain/approval-steps';
 import type { ApprovalStatus } from '../domain/approvals';
 import type { ApprovalState } from '../contracts/approval';
 import type { Nullable } from '../lib/nullable';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { upsertProjection } from './projections';
 
@@ -27,6 +28,7 @@ export async function upsertApprovalProjection(db: Knex, state: ApprovalState): 
 function approvalRow(state: ApprovalState) {
   return {
     approval_id: state.approval_id,
+    organization_id: state.organization_id ?? DEFAULT_ORGANIZATION_ID,
     version: state.version,
     status: state.status,
     org_did: state.org_did ?? null,
@@ -90,7 +92,13 @@ export async function claimApprovalEnding(
   return row;
 }
 
-export async function findApprovalById(db: Knex, approvalId: string): Promise<ApprovalRow | undefined> {
+/** The request in the organization: another organization's id is as unknown as one never used. */
+export async function findApprovalById(db: Knex, organizationId: string, approvalId: string): Promise<ApprovalRow | undefined> {
+  return db<ApprovalRow>('approvals').where({ approval_id: approvalId, organization_id: organizationId }).first();
+}
+
+/** A request by id alone, for the claim that ends it: its caller was checked against the organization before. */
+export async function findApprovalToEnd(db: Knex, approvalId: string): Promise<ApprovalRow | undefined> {
   return db<ApprovalRow>('approvals').where({ approval_id: approvalId }).first();
 }
 
@@ -99,8 +107,8 @@ export type ApprovalFilter = Partial<Pick<ApprovalState, 'status' | 'agent_id' |
   requester?: ApprovalState['requester_passport_id'] | undefined;
 };
 
-export async function listApprovals(db: Knex, page: PageRequest, filter: ApprovalFilter): Promise<Page<ApprovalRow>> {
-  const query = db<ApprovalRow>('approvals').select('*');
+export async function listApprovals(db: Knex, organizationId: string, page: PageRequest, filter: ApprovalFilter): Promise<Page<ApprovalRow>> {
+  const query = db<ApprovalRow>('approvals').select('*').where({ organization_id: organizationId });
   if (filter.status) query.where({ status: filter.status });
   if (filter.approver) query.where({ approver_passport_id: filter.approver });
   if (filter.requester) query.where({ requester_passport_id: filter.requester });

@@ -42,7 +42,7 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     responses: { 201: { description: 'The pending request', schema: ApprovalSchema, headers: { Location: { description: 'The request’s URL' } } } },
     handler: async ({ req, body, principal }) => {
       const approval_id = resourceId('apr', principal.id, req.get('idempotency-key'));
-      const outcome = await createApproval(deps, { approval_id, requested_by: principal.id }, body);
+      const outcome = await createApproval(deps, { approval_id, requested_by: principal.id, organization_id: principal.organization_id }, body);
       if (!outcome.ok && 'code' in outcome) throw new Problem(outcome.code, outcome.detail);
       if (!outcome.ok) throw new Problem('validation_failed', 'The approval request cannot be created as given', { errors: outcome.errors });
       return { status: 201, body: approvalView(outcome.approval), headers: { Location: `/v1/approvals/${approval_id}` } };
@@ -60,9 +60,9 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     rateLimit: 'default',
     request: { query: ListApprovalsQuerySchema },
     responses: { 200: { description: 'A page of approval requests', schema: pageSchema(ApprovalSchema, 'ApprovalRequestPage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: APPROVAL_SORTABLE, fallback: '-created_at', uniqueKey: 'approval_id' });
-      const page = await withCursorProblems(listApprovals(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      const page = await withCursorProblems(listApprovals(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map((row) => approvalView(approvalFromRow(row))) } };
     },
   });
@@ -77,8 +77,8 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema },
     responses: { 200: { description: 'The approval request', schema: ApprovalSchema }, 404: { description: 'No such approval request' } },
-    handler: async ({ params }) => {
-      const row = await findApprovalById(deps.db, params.approval_id);
+    handler: async ({ params, principal }) => {
+      const row = await findApprovalById(deps.db, principal.organization_id, params.approval_id);
       if (!row) throw new Problem('approval_not_found', `No approval request ${params.approval_id}`);
       return { status: 200, body: approvalView(approvalFromRow(row)) };
     },

@@ -21,9 +21,9 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
     rateLimit: 'default',
     request: { query: EscalationQueueQuerySchema },
     responses: { 200: { description: 'A page of approval requests', schema: pageSchema(ApprovalSchema, 'EscalationQueuePage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: APPROVAL_SORTABLE, fallback: 'created_at', uniqueKey: 'approval_id' });
-      const page = await withCursorProblems(listApprovals(deps.db, { limit: query.limit, cursor: query.cursor, sort }, { status: query.status, org_did: query.orgDid }));
+      const page = await withCursorProblems(listApprovals(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, { status: query.status, org_did: query.orgDid }));
       return { status: 200, body: { ...page, data: page.data.map((row) => approvalView(approvalFromRow(row))) } };
     },
   });

@@ -5,6 +5,7 @@ import { approvalFromRow, findApprovalById, insertApproval } from '../../db/appr
 import { appendProvenance, transactionIdFor } from '../../db/ledger';
 import { deletePendingStart, findPendingStart, insertPendingStart } from '../../db/workflow-starts';
 import { answerTransition, approvalRecord, requestedTransition, type ApprovalEnding } from '../../domain/approval-steps';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { unstorableRefusal } from '../../domain/storable-text';
 import { assessCallRisk } from '../../domain/agent-calls';
 import { paramsSchemaOf } from '../../domain/approvals';
@@ -79,7 +80,7 @@ export function checkModifiedParams(approval: Pick<ApprovalState, 'params_schema
 export type NewApproval = Omit<ApprovalRequest, ApprovalIds | 'execution_id' | 'workflow_id' | 'risk_level' | 'risk_factors' | 'expires_at'> &
   Partial<Pick<ApprovalRequest, 'risk_level' | 'risk_factors' | 'expires_at'>> & { expires_in_seconds?: number | undefined };
 
-type ApprovalIds = 'approval_id' | 'requested_by';
+type ApprovalIds = 'approval_id' | 'requested_by' | 'organization_id';
 
 export type CreateApprovalOutcome = { ok: true; approval: ApprovalState } | { ok: false; errors: FieldProblem[] } | StorageRefusal;
 
@@ -151,7 +152,7 @@ export async function createApproval(deps: PlatformServiceDeps, ids: Pick<Approv
   try {
     await deps.db.transaction(async (trx) => {
       if (!(await insertApproval(trx, opened))) throw new OpenedBefore(request.approval_id);
-      await appendProvenance(trx, approvalRecord(request, opened, transition, now));
+      await appendProvenance(trx, { ...approvalRecord(request, opened, transition, now), organization_id: request.organization_id });
       await insertPendingStart(trx, start);
     });
   } catch (error) {
@@ -160,8 +161,8 @@ export async function createApproval(deps: PlatformServiceDeps, ids: Pick<Approv
       if (refused instanceof StorageRefusedError) return refused.refusal;
       throw refused;
     }
-    const row = await findApprovalById(deps.db, request.approval_id);
-    if (!row) throw new Error(`Approval ${request.approval_id} was opened but has no row`);
+    const row = await findApprovalById(deps.db, request.organization_id ?? DEFAULT_ORGANIZATION_ID, request.approval_id);
+    if (!row) throw new Error(`Approval ${request.approval_id} was opened but has no row in its organization`);
     await startIfPending(deps, request.approval_id);
     return { ok: true, approval: approvalFromRow(row) };
   }
@@ -235,13 +236,13 @@ export type HumanAnswer = Omit<RespondInput, 'responded_by' | 'principal' | 'act
 export async function respondToApproval(
   deps: PlatformServiceDeps,
   approvalId: string,
-  caller: HumanActCaller & { id: string },
+  caller: HumanActCaller & { id: string; organization_id: string },
   answer: HumanAnswer,
   act: 'respond_approval' | 'respond_escalation' = 'respond_approval',
 ): Promise<AnswerOutcome> {
   const acting = humanActorOf(caller, act, answer.responded_by);
   if (!acting.ok) return acting;
-  const row = await findApprovalById(deps.db, approvalId);
+  const row = await findApprovalById(deps.db, caller.organization_id, approvalId);
   if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
   const approval = approvalFromRow(row);
   const refused = approverRefusal(approval, acting.actor, 'answer');
@@ -259,12 +260,12 @@ export async function respondToApproval(
 export async function cancelApproval(
   deps: PlatformServiceDeps,
   approvalId: string,
-  caller: HumanActCaller & { id: string },
+  caller: HumanActCaller & { id: string; organization_id: string },
   request: { cancelled_by?: string | undefined; reason?: string | undefined },
 ): Promise<AnswerOutcome> {
   const acting = humanActorOf(caller, 'cancel_approval', request.cancelled_by);
   if (!acting.ok) return acting;
-  const row = await findApprovalById(deps.db, approvalId);
+  const row = await findApprovalById(deps.db, caller.organization_id, approvalId);
   if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
   const refused = approverRefusal(approvalFromRow(row), acting.actor, 'cancel');
   if (refused) return refused;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { approvalFromRow, claimApprovalEnding, findApprovalById } from '../../db/approvals';
+import { approvalFromRow, claimApprovalEnding, findApprovalToEnd } from '../../db/approvals';
 import { appendProvenance, transactionIdFor } from '../../db/ledger';
 import { approvalRecord, type ApprovalTransition } from '../../domain/approval-steps';
 import type { ApprovalRequest, ApprovalState } from '../../contracts/approval';
@@ -45,11 +45,11 @@ export async function claimEnding(db: Knex, approvalId: string, transition: Appr
       before_deadline: options.before_deadline,
     });
     if (!row) {
-      const current = await findApprovalById(trx, approvalId);
+      const current = await findApprovalToEnd(trx, approvalId);
       return { claimed: false, approval: current && approvalFromRow(current) };
     }
     const approval = approvalFromRow(row);
-    await appendProvenance(trx, approvalRecord(requestOf(approval), approval, transition, at));
+    await appendProvenance(trx, { ...approvalRecord(requestOf(approval), approval, transition, at), organization_id: approval.organization_id });
     return { claimed: true, approval };
   });
 }

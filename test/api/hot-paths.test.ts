@@ -28,7 +28,7 @@ const CFO = 'did:web:acme.example:people:cfo';
 let cfo: SignedInPerson;
 let asCfo: ReturnType<typeof client>;
 /** The CFO as a signed-in principal, for the service calls a crash test makes directly. */
-const cfoCaller = () => ({ id: `passport:${cfo.passport_id}`, kind: 'session', scopes: ['approvals:respond'], actor: { passport_id: cfo.passport_id, did: cfo.did, credential: { type: 'device_key' as const, id: cfo.kid } } });
+const cfoCaller = () => ({ id: `passport:${cfo.passport_id}`, kind: 'session', organization_id: 'org_default', scopes: ['approvals:respond'], actor: { passport_id: cfo.passport_id, did: cfo.did, credential: { type: 'device_key' as const, id: cfo.kid } } });
 
 beforeAll(async () => {
   // The dispatcher polls often, so a start a crash left behind is made within seconds.

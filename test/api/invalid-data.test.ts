@@ -17,7 +17,7 @@ const LONE_SURROGATE = 'before\ud800after';
 const AGENT = 'agent://acme/garbler@1.0.0';
 const ADA = 'did:web:acme.example:people:ada';
 /** Ada signed in with a device key, as authenticateBearer gives her session. */
-const ADA_SIGNED_IN = { id: 'passport:pp_ada', kind: 'session', scopes: [], actor: { passport_id: 'pp_ada', did: ADA, credential: { type: 'device_key' as const, id: 'kid_ada' } } };
+const ADA_SIGNED_IN = { id: 'passport:pp_ada', kind: 'session', organization_id: 'org_default', scopes: [], actor: { passport_id: 'pp_ada', did: ADA, credential: { type: 'device_key' as const, id: 'kid_ada' } } };
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
@@ -52,7 +52,7 @@ describe('a workflow whose data Postgres cannot store, as its callers see it', (
     const outcome = await createApproval(deps, { approval_id, requested_by: 'sub:test' }, { requester_passport_id: ADA, action_description: NUL, request_data: {}, alternatives: [] });
     // Refused before Postgres sees it (the request is opened in the request path), naming where.
     expect(outcome).toEqual({ ok: false, code: 'invalid_data', detail: expect.stringContaining('$.action_description') });
-    expect(await findApprovalById(stack.database.db, approval_id)).toBeUndefined();
+    expect(await findApprovalById(stack.database.db, 'org_default', approval_id)).toBeUndefined();
   });
 
   it('refuses an answer holding a NUL, and the request stays pending for a good one', async () => {

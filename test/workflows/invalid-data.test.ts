@@ -231,7 +231,7 @@ describe('a workflow whose data Postgres cannot store', () => {
       // Not retried: a second run at most, when the server turns back the workflow task that failed it
       // (the Update arrived meanwhile) and the task runs its local activity again.
       expect(attempts.filter((name) => name === 'recordApprovalStep').length).toBeLessThanOrEqual(2);
-      expect(await findApprovalById(database.db, args.approval_id)).toBeUndefined();
+      expect(await findApprovalById(database.db, 'org_default', args.approval_id)).toBeUndefined();
     });
   }, 45_000);
 
@@ -297,7 +297,7 @@ describe('the read model of a failed approval', () => {
   it('keeps the failure beside the failed status', async () => {
     const state = approvalState({ status: 'failed', version: 2, failure: { type: FAILURE_TYPES.invalidData, message: 'The data cannot be stored' } });
     await createApprovalActivities(deps()).projectApproval(state);
-    const row = await findApprovalById(database.db, state.approval_id);
+    const row = await findApprovalById(database.db, 'org_default', state.approval_id);
     expect(row && approvalFromRow(row)).toMatchObject({ status: 'failed', failure: { type: FAILURE_TYPES.invalidData, message: 'The data cannot be stored' } });
   });
 });
