@@ -22,7 +22,8 @@ import { issueAccessToken, SCOPES } from '../services/auth/tokens';
 import { ensureLedgerKey } from '../services/ledger/keys';
 import { startLedgerSealer } from '../services/ledger/sealer';
 import { bundleWorkflows, createWorker, installWorkerRuntime } from '../workers/create-worker';
-import { seedDevReviewers } from './dev-seed';
+import { DEV_REVIEWERS, seedDevReviewers } from './dev-seed';
+import { signInPerson } from './sign-in-person';
 import { devSecretsKey } from './dev-secrets-key';
 import { provisionTemporal } from './provision-temporal';
 import { startTemporalDevServer, type DevServer } from './temporal-dev-server';
@@ -110,6 +111,8 @@ async function main(): Promise<void> {
     { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
     { subject: 'dev-admin', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: DEV_TOKEN_TTL_SECONDS },
   );
+  // Human acts need a person: Ada, the first seeded reviewer, signed in with a device key of her own.
+  const reviewerSession = await signInPerson(db, config, DEV_REVIEWERS[0]!.did);
   const base = publicBaseUrl(config);
   say(
     [
@@ -122,6 +125,9 @@ async function main(): Promise<void> {
       '',
       `Dev admin token (all scopes, valid ${DEV_TOKEN_TTL_SECONDS / 3600} h; mint more with \`npm run token\`):`,
       `  ${token}`,
+      '',
+      `Session of ${DEV_REVIEWERS[0]!.display_name}, a signed-in reviewer for human acts (resolve, respond; 4 h):`,
+      `  ${reviewerSession}`,
       '',
       'Press Ctrl-C to stop.',
       '',

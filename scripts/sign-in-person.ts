@@ -7,19 +7,21 @@ import { createKeyRing } from '../services/auth/key-ring';
 import { issueSessionToken } from '../services/sessions/session-tokens';
 
 /**
- * A person with the given DID, signed in, for the benchmarks and drills that answer as people do: an
- * individual Passport with a device key (whose private half is dropped: nothing signs with it again) and
+ * A person with the given DID, signed in, for `npm start`, the benchmarks and the drills, which answer as
+ * people do: the individual Passport of that DID (made the first time) with a new device key (whose private half is dropped: nothing signs with it again) and
  * a session token bound to that key, valid for hours.
  */
 export async function signInPerson(db: Knex, config: Config, did: string, organizationId = DEFAULT_ORGANIZATION_ID): Promise<string> {
-  const passport_id = `pp_${randomUUID()}`;
+  const made = `pp_${randomUUID()}`;
   const { publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
   const now = new Date();
-  await db('passports').insert({
-    passport_id, did, type: 'individual', name: did, organization_id: organizationId, metadata: JSON.stringify({}), capabilities: [], status: 'active', created_at: now, updated_at: now,
-  });
+  await db('passports')
+    .insert({ passport_id: made, did, type: 'individual', name: did, organization_id: organizationId, metadata: JSON.stringify({}), capabilities: [], status: 'active', created_at: now, updated_at: now })
+    .onConflict('did')
+    .ignore();
+  const { passport_id } = (await db('passports').where({ did }).first('passport_id')) as { passport_id: string };
   await db('passport_keys').insert({
     kid, passport_id, public_jwk: JSON.stringify({ ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }), sealed_private_key: null, source: 'device', device_id: 'script', status: 'active', created_at: now,
   });
