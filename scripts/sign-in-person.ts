@@ -21,7 +21,7 @@ export async function signInPerson(db: Knex, config: Config, did: string, organi
     .insert({ passport_id: made, did, type: 'individual', name: did, organization_id: organizationId, metadata: JSON.stringify({}), capabilities: [], status: 'active', created_at: now, updated_at: now })
     .onConflict('did')
     .ignore();
-  const { passport_id } = (await db('passports').where({ did }).first('passport_id')) as { passport_id: string };
+  const { passport_id } = await db<{ passport_id: string }>('passports').where({ did }).first('passport_id').then((row) => row!);
   await db('passport_keys').insert({
     kid, passport_id, public_jwk: JSON.stringify({ ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }), sealed_private_key: null, source: 'device', device_id: 'script', status: 'active', created_at: now,
   });
