@@ -10,6 +10,7 @@ import * as tenancy from './20261125000200_tenancy';
 import * as passports from './20261125000300_passports';
 import * as webauthn from './20261125000400_webauthn';
 import * as delegation from './20261125000500_delegation';
+import * as platformTenancy from './20261125001000_platform_tenancy';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -24,4 +25,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261125000300_passports', migration: passports },
   { name: '20261125000400_webauthn', migration: webauthn },
   { name: '20261125000500_delegation', migration: delegation },
+  { name: '20261125001000_platform_tenancy', migration: platformTenancy },
 ];
