@@ -6,6 +6,7 @@ import { inDomains, tallyRecords, type ComplianceRecord, type ComplianceTally, t
 import type { ProvenanceEntry } from '../domain/provenance';
 import { leafHashOfBody } from '../services/ledger/rfc6962';
 import { withInvalidDataFailures } from './failures';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 
 export type { ComplianceReportProjection };
 
@@ -20,11 +21,12 @@ export function createComplianceActivities(deps: { db: Knex }) {
     async scanCompliancePage(input: {
       range: { start: string; end: string };
       domains: string[];
+      organization_id?: string | undefined;
       after: ScanCursor | null;
       page_size: number;
       max_violations: number;
     }): Promise<{ tally: ComplianceTally; next: ScanCursor | null }> {
-      const rows = await scanComplianceRecords(deps.db, input.range, input.after, input.page_size);
+      const rows = await scanComplianceRecords(deps.db, input.organization_id ?? DEFAULT_ORGANIZATION_ID, input.range, input.after, input.page_size);
       const records: ComplianceRecord[] = rows.map((row) => {
         const entry = JSON.parse(row.body) as ProvenanceEntry;
         return {
@@ -50,7 +52,7 @@ export function createComplianceActivities(deps: { db: Knex }) {
     },
 
     async projectComplianceReport(projection: ComplianceReportProjection): Promise<void> {
-      await upsertComplianceReport(deps.db, projection);
+      await upsertComplianceReport(deps.db, { ...projection, organization_id: projection.organization_id ?? DEFAULT_ORGANIZATION_ID });
     },
   });
 }

@@ -31,8 +31,9 @@ export interface AgentInvocation {
 export interface CallbackDelivery {
   execution_id: string;
   url: string;
-  /** The principal whose callback signing secrets sign it. */
+  /** The principal whose callback signing secrets (in its organization; absent: the default one) sign it. */
   requested_by: string;
+  organization_id?: string | undefined;
   timeout_ms: number;
   event: string;
   execution: ExecutionState;
@@ -78,15 +79,16 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
 
   return withInvalidDataFailures({
     /** One transition of an execution: provenance and events, then the read model with the record's id. */
-    async recordExecutionStep(step: { provenance: AppendProvenanceInput; state: ExecutionState }): Promise<LedgerAnchor> {
-      const anchor = await appendProvenance(deps.db, { ...step.provenance, organization_id: DEFAULT_ORGANIZATION_ID });
-      await upsertExecutionProjection(deps.db, { ...step.state, provenance_id: anchor.transaction_id });
+    async recordExecutionStep(step: { provenance: AppendProvenanceInput; state: ExecutionState; organization_id?: string | undefined }): Promise<LedgerAnchor> {
+      const organizationId = step.organization_id ?? DEFAULT_ORGANIZATION_ID;
+      const anchor = await appendProvenance(deps.db, { ...step.provenance, organization_id: organizationId });
+      await upsertExecutionProjection(deps.db, { ...step.state, provenance_id: anchor.transaction_id }, organizationId);
       return anchor;
     },
 
     /** Progress between transitions: the read model only. */
-    async projectExecution(state: ExecutionState): Promise<void> {
-      await upsertExecutionProjection(deps.db, state);
+    async projectExecution(state: ExecutionState, organizationId?: string): Promise<void> {
+      await upsertExecutionProjection(deps.db, state, organizationId ?? DEFAULT_ORGANIZATION_ID);
     },
 
     /**
@@ -164,7 +166,7 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
     async deliverCallback(delivery: CallbackDelivery): Promise<{ attempt: number; status: number }> {
       const { attempt } = Context.current().info;
       await recordAttemptStarted(deps.db, { execution_id: delivery.execution_id, kind: 'callback', attempt, started_at: new Date() });
-      const secrets = await liveCallbackSecrets(deps.db, delivery.requested_by);
+      const secrets = await liveCallbackSecrets(deps.db, delivery.organization_id ?? DEFAULT_ORGANIZATION_ID, delivery.requested_by);
       if (secrets.length === 0) {
         await recordAttemptFinished(deps.db, { execution_id: delivery.execution_id, kind: 'callback', attempt, outcome: 'failed', error: 'no callback signing secret', duration_ms: 0 });
         throw attemptFailure({ kind: 'give_up', reason: 'callback_secret_missing' }, 'The caller has no live callback signing secret', { attempt });

@@ -146,7 +146,8 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
       404: { description: 'No such record, or no checkpoint of that tree size' },
       422: { description: 'The record is not in the tree of that size' },
     },
-    handler: async ({ params, query }) => bundleReply(await recordBundle(deps.db, params.transaction_id, atTreeSize(query.tree_size)), deps.blockMaxAgeMs),
+    handler: async ({ params, query, principal }) =>
+      bundleReply(await recordBundle(deps.db, params.transaction_id, { ...atTreeSize(query.tree_size), organizationId: principal.organization_id }), deps.blockMaxAgeMs),
   });
 
   api.route({

@@ -23,6 +23,8 @@ export interface RetrySchedule {
 export interface ExecuteAgentInput {
   execution_id: string;
   requested_by: string;
+  /** The organization the execution belongs to; absent (histories from before tenancy): the default one. */
+  organization_id?: string | undefined;
   task_id?: string | undefined;
   agent: AgentTarget;
   capability_uri: string;

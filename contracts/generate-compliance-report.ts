@@ -10,6 +10,8 @@ export interface GenerateComplianceReportInput {
   report_id: string;
   request: ComplianceRequest;
   requested_by: string;
+  /** The organization whose records the report covers and to which it belongs; absent (histories from before tenancy): the default one. */
+  organization_id?: string | undefined;
   report_url: string;
   created_at: string;
   /** Records per scanning activity. */

@@ -30,6 +30,8 @@ export interface RunDagInput {
   workflow_id: string;
   name: string;
   requested_by: string;
+  /** The organization the DAG belongs to; absent (histories from before tenancy): the default one. */
+  organization_id?: string | undefined;
   nodes: DagNodeSpec[];
   edges: DagEdgeSpec[];
 }

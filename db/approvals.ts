@@ -117,8 +117,8 @@ export async function listApprovals(db: Knex, organizationId: string, page: Page
   return paginate<ApprovalRow>(query, page);
 }
 
-export async function countApprovalsByStatus(db: Knex, status: ApprovalStatus): Promise<number> {
-  const [row] = await db('approvals').where({ status }).count<{ count: number }[]>({ count: '*' });
+export async function countApprovalsByStatus(db: Knex, organizationId: string, status: ApprovalStatus): Promise<number> {
+  const [row] = await db('approvals').where({ status, organization_id: organizationId }).count<{ count: number }[]>({ count: '*' });
   return row?.count ?? 0;
 }
 

@@ -15,8 +15,9 @@ export interface ComplianceScanRow {
 }
 
 /** A page of the records of [start, end), in (recorded_at, seq) order, with their routing's task type and domain. */
-export async function scanComplianceRecords(db: Knex, range: { start: string; end: string }, after: ScanCursor | null, limit: number): Promise<ComplianceScanRow[]> {
+export async function scanComplianceRecords(db: Knex, organizationId: string, range: { start: string; end: string }, after: ScanCursor | null, limit: number): Promise<ComplianceScanRow[]> {
   const query = db('ledger_entries as e')
+    .where('e.organization_id', organizationId)
     .leftJoin('ledger_leaves as l', 'l.transaction_id', 'e.transaction_id')
     .leftJoin('routings as r', 'r.routing_id', 'e.subject_id')
     .where('e.recorded_at', '>=', range.start)
@@ -45,6 +46,8 @@ export interface ComplianceReportProjection {
   status: ComplianceReportStatus;
   request: ComplianceRequest;
   requested_by: string;
+  /** Absent in the projections of reports started before tenancy: the default organization's. */
+  organization_id?: string | undefined;
   report: ComplianceReport | null;
   error: string | null;
   created_at: string;
@@ -59,7 +62,7 @@ export interface ComplianceReportRow extends Omit<ComplianceReportProjection, 'c
 }
 
 /** The report workflow's read model: applied only when newer than what is stored. */
-export async function upsertComplianceReport(db: Knex, projection: ComplianceReportProjection): Promise<void> {
+export async function upsertComplianceReport(db: Knex, projection: ComplianceReportProjection & { organization_id: string }): Promise<void> {
   const row = {
     report_id: projection.report_id,
     version: projection.version,
@@ -68,15 +71,16 @@ export async function upsertComplianceReport(db: Knex, projection: ComplianceRep
     period: projection.request.period,
     request: JSON.stringify(projection.request),
     requested_by: projection.requested_by,
+    organization_id: projection.organization_id,
     report: projection.report === null ? null : JSON.stringify(projection.report),
     error: projection.error,
     created_at: projection.created_at,
     updated_at: projection.updated_at,
   };
-  const { report_id: _id, created_at: _created, ...changes } = row;
+  const { report_id: _id, created_at: _created, organization_id: _organization, ...changes } = row;
   await db('compliance_reports').insert(row).onConflict('report_id').merge(changes).where('compliance_reports.version', '<', projection.version);
 }
 
-export async function findComplianceReport(db: Knex, reportId: string): Promise<ComplianceReportRow | undefined> {
-  return db<ComplianceReportRow>('compliance_reports').where({ report_id: reportId }).first();
+export async function findComplianceReport(db: Knex, organizationId: string, reportId: string): Promise<ComplianceReportRow | undefined> {
+  return db<ComplianceReportRow>('compliance_reports').where('report_id', reportId).andWhere('organization_id', organizationId).first();
 }

@@ -27,7 +27,7 @@ export interface AttemptRow {
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
-export async function upsertExecutionProjection(db: Knex, state: ExecutionState): Promise<void> {
+export async function upsertExecutionProjection(db: Knex, state: ExecutionState, organizationId: string): Promise<void> {
   const row = {
     execution_id: state.execution_id,
     version: state.version,
@@ -61,7 +61,7 @@ export async function upsertExecutionProjection(db: Knex, state: ExecutionState)
     completed_at: state.completed_at ?? null,
     updated_at: state.updated_at,
   } satisfies Record<keyof ExecutionState, unknown>;
-  await upsertProjection(db, 'executions', { key: 'execution_id', once: ['queued_at'] }, row);
+  await upsertProjection(db, 'executions', { key: 'execution_id', once: ['queued_at', 'organization_id'] }, { ...row, organization_id: organizationId });
 }
 
 /** Executions with the attempt counts of their logs folded in. */
@@ -73,23 +73,26 @@ function executionsWithLiveAttempts(db: Knex): Knex.QueryBuilder {
   );
 }
 
-export async function findExecutionById(db: Knex, executionId: string): Promise<ExecutionRow | undefined> {
-  return executionsWithLiveAttempts(db).where('e.execution_id', executionId).first<ExecutionRow | undefined>();
+/** Within an organization when one is named: another tenant's execution is not found. */
+export async function findExecutionById(db: Knex, executionId: string, organizationId?: string): Promise<ExecutionRow | undefined> {
+  const query = executionsWithLiveAttempts(db).where('e.execution_id', executionId);
+  if (organizationId !== undefined) void query.andWhere('e.organization_id', organizationId);
+  return query.first<ExecutionRow | undefined>();
 }
 
 export async function listExecutionAttempts(db: Knex, executionId: string): Promise<AttemptRow[]> {
   return db<AttemptRow>('execution_attempts').where({ execution_id: executionId }).orderBy([{ column: 'kind' }, { column: 'attempt' }]);
 }
 
-export async function listExecutions(db: Knex, page: PageRequest, filter: Partial<Pick<ExecutionState, 'status' | 'agent_id'>>): Promise<Page<ExecutionRow>> {
-  const query = executionsWithLiveAttempts(db);
+export async function listExecutions(db: Knex, organizationId: string, page: PageRequest, filter: Partial<Pick<ExecutionState, 'status' | 'agent_id'>>): Promise<Page<ExecutionRow>> {
+  const query = executionsWithLiveAttempts(db).where('e.organization_id', organizationId);
   if (filter.status) query.where('e.status', filter.status);
   if (filter.agent_id) query.where((where) => where.where('e.agent_id', filter.agent_id!).orWhere('e.agent_uri', filter.agent_id!));
   return paginate<ExecutionRow>(query, page);
 }
 
-export async function countExecutionsByStatus(db: Knex): Promise<Record<string, number>> {
-  const rows = await db('executions').select('status').count<{ status: string; count: number }[]>({ count: '*' }).groupBy('status');
+export async function countExecutionsByStatus(db: Knex, organizationId: string): Promise<Record<string, number>> {
+  const rows = await db('executions').where({ organization_id: organizationId }).select('status').count<{ status: string; count: number }[]>({ count: '*' }).groupBy('status');
   return Object.fromEntries(rows.map((row) => [row.status, row.count]));
 }
 

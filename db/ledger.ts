@@ -138,13 +138,16 @@ export async function listProvenanceForSubject(db: Knex, subjectId: string, orga
   return rows.map(toRecord);
 }
 
-export async function findProvenanceRecord(db: Knex, transactionId: string): Promise<ProvenanceRecord | undefined> {
-  const row: EntryRow | undefined = await entryColumns(db).where('e.transaction_id', transactionId).first();
+/** Within an organization when one is named: another tenant's record is not found. */
+export async function findProvenanceRecord(db: Knex, transactionId: string, organizationId?: string): Promise<ProvenanceRecord | undefined> {
+  const query = entryColumns(db).where('e.transaction_id', transactionId);
+  if (organizationId !== undefined) query.where('e.organization_id', organizationId);
+  const row: EntryRow | undefined = await query.first();
   return row && toRecord(row);
 }
 
-export async function findProvenanceRecordByLeafHash(db: Knex, leafHash: Buffer): Promise<ProvenanceRecord | undefined> {
-  const row: EntryRow | undefined = await entryColumns(db).where('e.leaf_hash', leafHash).orderBy('e.seq', 'asc').first();
+export async function findProvenanceRecordByLeafHash(db: Knex, organizationId: string, leafHash: Buffer): Promise<ProvenanceRecord | undefined> {
+  const row: EntryRow | undefined = await entryColumns(db).where('e.leaf_hash', leafHash).andWhere('e.organization_id', organizationId).orderBy('e.seq', 'asc').first();
   return row && toRecord(row);
 }
 
@@ -162,8 +165,8 @@ export interface ProvenanceQuery {
 }
 
 /** Records matching a query, newest first, for the platform's provenance search. */
-export async function queryProvenance(db: Knex, query: ProvenanceQuery, page: PageRequest): Promise<Page<EntryRow>> {
-  const builder = entryColumns(db);
+export async function queryProvenance(db: Knex, organizationId: string, query: ProvenanceQuery, page: PageRequest): Promise<Page<EntryRow>> {
+  const builder = entryColumns(db).where('e.organization_id', organizationId);
   const text = query.text.trim();
   if (text !== '*') {
     builder.where((match) => {

@@ -18,6 +18,7 @@ export interface PlatformAgentRow {
   timeout_seconds: number;
   max_attempts: number;
   created_by: string;
+  organization_id: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -48,24 +49,24 @@ export async function insertPlatformAgent(db: Knex, agent: NewPlatformAgent): Pr
 
 export type PlatformAgentChanges = Partial<Pick<PlatformAgentRow, 'description' | 'capabilities' | 'endpoint_url' | 'status' | 'approval_policy' | 'parameters_schema' | 'timeout_seconds' | 'max_attempts'>>;
 
-export async function updatePlatformAgent(db: Knex, agentId: string, changes: PlatformAgentChanges): Promise<PlatformAgentRow | undefined> {
+export async function updatePlatformAgent(db: Knex, organizationId: string, agentId: string, changes: PlatformAgentChanges): Promise<PlatformAgentRow | undefined> {
   const values: Record<string, unknown> = { ...changes, updated_at: db.fn.now() };
   if (changes.approval_policy) values.approval_policy = JSON.stringify(changes.approval_policy);
   if (changes.parameters_schema !== undefined) values.parameters_schema = changes.parameters_schema === null ? null : JSON.stringify(changes.parameters_schema);
-  const [row] = await db<PlatformAgentRow>('platform_agents').where({ agent_id: agentId }).update(values).returning('*');
+  const [row] = await db<PlatformAgentRow>('platform_agents').where({ agent_id: agentId, organization_id: organizationId }).update(values).returning('*');
   return row;
 }
 
-export async function findPlatformAgentById(db: Knex, agentId: string): Promise<PlatformAgentRow | undefined> {
-  return db<PlatformAgentRow>('platform_agents').where({ agent_id: agentId }).first();
+export async function findPlatformAgentById(db: Knex, organizationId: string, agentId: string): Promise<PlatformAgentRow | undefined> {
+  return db<PlatformAgentRow>('platform_agents').where({ agent_id: agentId, organization_id: organizationId }).first();
 }
 
-export async function findPlatformAgentByUri(db: Knex, agentUri: string): Promise<PlatformAgentRow | undefined> {
-  return db<PlatformAgentRow>('platform_agents').where({ agent_uri: agentUri }).first();
+export async function findPlatformAgentByUri(db: Knex, organizationId: string, agentUri: string): Promise<PlatformAgentRow | undefined> {
+  return db<PlatformAgentRow>('platform_agents').where({ agent_uri: agentUri, organization_id: organizationId }).first();
 }
 
-export async function listPlatformAgents(db: Knex, page: PageRequest, filter: { status?: string | undefined; capability?: string | undefined; org?: string | undefined }): Promise<Page<PlatformAgentRow>> {
-  const query = db<PlatformAgentRow>('platform_agents').select('*');
+export async function listPlatformAgents(db: Knex, organizationId: string, page: PageRequest, filter: { status?: string | undefined; capability?: string | undefined; org?: string | undefined }): Promise<Page<PlatformAgentRow>> {
+  const query = db<PlatformAgentRow>('platform_agents').select('*').where('organization_id', organizationId);
   if (filter.status) query.where('status', filter.status);
   if (filter.org) query.where('org', filter.org);
   if (filter.capability) query.whereRaw('? = any(capabilities)', [filter.capability]);

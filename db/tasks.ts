@@ -29,7 +29,7 @@ export async function insertTaskIfAbsent(db: Knex, task: Omit<TaskRow, 'created_
   return inserted.length > 0;
 }
 
-export async function findTaskWithRouting(db: Knex, taskId: string): Promise<TaskWithRouting | undefined> {
+export async function findTaskWithRouting(db: Knex, organizationId: string, taskId: string): Promise<TaskWithRouting | undefined> {
   return db('platform_tasks as t')
     .leftJoin('routings as r', 'r.routing_id', 't.routing_id')
     .select(
@@ -41,5 +41,6 @@ export async function findTaskWithRouting(db: Knex, taskId: string): Promise<Tas
       ),
     )
     .where('t.task_id', taskId)
+    .andWhere('t.organization_id', organizationId)
     .first<TaskWithRouting | undefined>();
 }

@@ -13,6 +13,7 @@ import * as delegation from './20261125000500_delegation';
 import * as reviewerPassports from './20261125000600_reviewer_passports';
 import * as hotPaths from './20261125000700_hot_paths';
 import * as reasoning from './20261125000900_reasoning';
+import * as platformTenancy from './20261125001000_platform_tenancy';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -30,4 +31,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261125000600_reviewer_passports', migration: reviewerPassports },
   { name: '20261125000700_hot_paths', migration: hotPaths },
   { name: '20261125000900_reasoning', migration: reasoning },
+  { name: '20261125001000_platform_tenancy', migration: platformTenancy },
 ];

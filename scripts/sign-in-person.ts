@@ -21,7 +21,9 @@ export async function signInPerson(db: Knex, config: Config, did: string, organi
     .insert({ passport_id: made, did, type: 'individual', name: did, organization_id: organizationId, metadata: JSON.stringify({}), capabilities: [], status: 'active', created_at: now, updated_at: now })
     .onConflict('did')
     .ignore();
-  const { passport_id } = await db<{ passport_id: string }>('passports').where({ did }).first('passport_id').then((row) => row!);
+  const row: { passport_id: string } | undefined = await db('passports').where({ did }).first('passport_id');
+  if (!row) throw new Error(`No Passport ${did}`);
+  const { passport_id } = row;
   await db('passport_keys').insert({
     kid, passport_id, public_jwk: JSON.stringify({ ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }), sealed_private_key: null, source: 'device', device_id: 'script', status: 'active', created_at: now,
   });

@@ -91,7 +91,7 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
     progressUpdate,
     async (report) => {
       Object.assign(state, progressChanges(state, report), { version: state.version + 1, updated_at: now() });
-      await projectExecution({ ...state }).catch((error: unknown) => {
+      await projectExecution({ ...state }, input.organization_id).catch((error: unknown) => {
         const failed = storageFailure(error);
         throw failed ? failedWith(failed) : error;
       });
@@ -111,7 +111,7 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
       const at = now();
       Object.assign(state, transition.changes, { version: state.version + 1, updated_at: at });
       upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-      const anchor = await recordExecutionStep({ provenance: executionRecord(state, transition, at), state: { ...state } }).catch(async (error: unknown) => {
+      const anchor = await recordExecutionStep({ provenance: executionRecord(state, transition, at), state: { ...state }, organization_id: input.organization_id }).catch(async (error: unknown) => {
         throw await fail(error);
       });
       state.provenance_id = anchor.transaction_id;
@@ -126,7 +126,7 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
     const at = now();
     Object.assign(state, { status: 'failed', error_json: { ...failed }, completed_at: at, version: state.version + 1, updated_at: at });
     upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-    if (recorded) await projectExecution({ ...recorded, status: 'failed', error_json: { ...failed }, completed_at: at, version: state.version, updated_at: at }).catch(() => undefined);
+    if (recorded) await projectExecution({ ...recorded, status: 'failed', error_json: { ...failed }, completed_at: at, version: state.version, updated_at: at }, input.organization_id).catch(() => undefined);
     await condition(allHandlersFinished);
     return failedWith(failed);
   }
@@ -184,7 +184,7 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
     let outcome: { success: boolean; attempts: number; error?: string };
     try {
       const delivered = await CancellationScope.nonCancellable(() =>
-        deliverCallback({ execution_id, url: callback.url, requested_by: input.requested_by, timeout_ms: callback.timeout_ms, event: `execution.${state.status}`, execution: { ...state } }),
+        deliverCallback({ execution_id, url: callback.url, requested_by: input.requested_by, organization_id: input.organization_id, timeout_ms: callback.timeout_ms, event: `execution.${state.status}`, execution: { ...state } }),
       );
       outcome = { success: true, attempts: delivered.attempt };
     } catch (error) {

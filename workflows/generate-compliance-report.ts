@@ -26,6 +26,7 @@ export async function generateComplianceReportWorkflow(input: GenerateCompliance
       report_id: input.report_id,
       request: input.request,
       requested_by: input.requested_by,
+      organization_id: input.organization_id,
       created_at: input.created_at,
       updated_at: new Date().toISOString(),
       ...changes,
@@ -44,7 +45,7 @@ export async function generateComplianceReportWorkflow(input: GenerateCompliance
         outcome = { kind: 'continue', tally, after };
         break;
       }
-      const page = await scanCompliancePage({ range, domains: input.request.domains, after, page_size: input.page_size, max_violations: input.max_violations });
+      const page = await scanCompliancePage({ range, domains: input.request.domains, organization_id: input.organization_id, after, page_size: input.page_size, max_violations: input.max_violations });
       tally = mergeTallies(tally, page.tally, input.max_violations);
       if (!page.next) {
         const report = buildComplianceReport({

@@ -98,7 +98,7 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
     state.updated_at = now();
     upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
     const stored = { ...state, nodes: state.nodes.map((node) => ({ ...node })) };
-    const anchor = await recordDagStep({ provenance: step && dagRecord(run, state, step, state.updated_at), state: stored }).catch(async (error: unknown) => {
+    const anchor = await recordDagStep({ provenance: step && dagRecord(run, state, step, state.updated_at), state: stored, organization_id: input.organization_id }).catch(async (error: unknown) => {
       throw await fail(error);
     });
     recorded = stored;
@@ -113,7 +113,7 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
     const at = now();
     Object.assign(state, { status: 'failed', error: { ...failed }, completed_at: at, version: state.version + 1, updated_at: at });
     upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-    if (recorded) await recordDagStep({ state: { ...recorded, status: 'failed', error: { ...failed }, completed_at: at, version: state.version, updated_at: at } }).catch(() => undefined);
+    if (recorded) await recordDagStep({ state: { ...recorded, status: 'failed', error: { ...failed }, completed_at: at, version: state.version, updated_at: at }, organization_id: input.organization_id }).catch(() => undefined);
     await condition(allHandlersFinished);
     return failedWith(failed);
   }
@@ -124,7 +124,7 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
     try {
       if (spec.agent) {
         const { approval, ...execution } = spec.agent;
-        const args = [{ ...execution, parameters: nodeInput(spec.input, upstream), requested_by: input.requested_by, dag: { workflow_id, node_id: spec.id }, ...(approval ? { approval: { ...approval, requested_by: input.requested_by } } : {}) }] as const;
+        const args = [{ ...execution, parameters: nodeInput(spec.input, upstream), requested_by: input.requested_by, ...(input.organization_id === undefined ? {} : { organization_id: input.organization_id }), dag: { workflow_id, node_id: spec.id }, ...(approval ? { approval: { ...approval, requested_by: input.requested_by } } : {}) }] as const;
         return executionOutcome(await executeChild(executeAgentWorkflow, { workflowId: spec.agent.execution_id, args }));
       }
       if (spec.approval) {

@@ -4,7 +4,8 @@ import type { Knex } from 'knex';
 import { findComplianceReport } from '../../db/compliance';
 import { COMPLIANCE_CHECKS, quarterRange, type ComplianceReport } from '../../domain/compliance';
 import { renderComplianceReportHtml } from './compliance-html';
-import { reportIdFor, reportUrl, requestComplianceReport } from '../../services/compliance/reports';
+import { REPORT_ORGANIZATION_MEMO, reportIdFor, reportUrl, requestComplianceReport } from '../../services/compliance/reports';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { Problem } from '../problem';
 import type { ApiBuilder, Reply } from '../route';
 import { z } from '../schemas/zod';
@@ -94,10 +95,11 @@ function asHtml(report: ComplianceReport): Reply {
   return { status: 200, text: { contentType: 'text/html; charset=utf-8', content: renderComplianceReportHtml(report) } };
 }
 
-async function workflowExists(temporal: Client, reportId: string): Promise<boolean> {
+/** A report workflow of the organization: one started before tenancy has no memo and is the default organization's. */
+async function workflowExists(temporal: Client, organizationId: string, reportId: string): Promise<boolean> {
   try {
-    await temporal.workflow.getHandle(reportId).describe();
-    return true;
+    const description = await temporal.workflow.getHandle(reportId).describe();
+    return (description.memo?.[REPORT_ORGANIZATION_MEMO] ?? DEFAULT_ORGANIZATION_ID) === organizationId;
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return false;
     throw error;
@@ -131,7 +133,7 @@ export function registerComplianceRoutes(api: ApiBuilder, deps: ComplianceRouteD
     handler: async ({ req, body, principal }) => {
       const report_id = reportIdFor(principal.id, req.get('idempotency-key'));
       const respondAsync = /\brespond-async\b/i.test(req.get('prefer') ?? '');
-      const outcome = await requestComplianceReport(deps, { report_id, request: body, requested_by: principal.id, waitMs: respondAsync ? 0 : REPORT_WAIT_MS, now: new Date() });
+      const outcome = await requestComplianceReport(deps, { report_id, request: body, requested_by: principal.id, organization_id: principal.organization_id, waitMs: respondAsync ? 0 : REPORT_WAIT_MS, now: new Date() });
       if (!outcome.done) return pending(outcome.report_id, outcome.report_url);
       return { status: 201, headers: { Location: outcome.report.report_url }, body: outcome.report };
     },
@@ -158,12 +160,12 @@ export function registerComplianceRoutes(api: ApiBuilder, deps: ComplianceRouteD
       202: { description: 'Still being generated', schema: ReportPendingSchema },
       404: { description: 'No such report' },
     },
-    handler: async ({ req, params, query }) => {
-      const row = await findComplianceReport(deps.db, params.report_id);
+    handler: async ({ req, params, query, principal }) => {
+      const row = await findComplianceReport(deps.db, principal.organization_id, params.report_id);
       const url = reportUrl(deps.publicBaseUrl, params.report_id);
       if (!row) {
         // Started but not yet projected: the workflow knows it.
-        if (await workflowExists(deps.temporal, params.report_id)) return pending(params.report_id, url);
+        if (await workflowExists(deps.temporal, principal.organization_id, params.report_id)) return pending(params.report_id, url);
         throw new Problem('compliance_report_not_found', `No compliance report ${params.report_id}`);
       }
       if (row.status === 'generating') return pending(row.report_id, url);

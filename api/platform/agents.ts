@@ -83,9 +83,9 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     rateLimit: 'default',
     request: { query: ListAgentsQuerySchema },
     responses: { 200: { description: 'A page of agents', schema: pageSchema(PlatformAgentSchema, 'PlatformAgentPage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: { created_at: 'created_at', agent_uri: 'agent_uri' }, fallback: 'created_at', uniqueKey: 'agent_id' });
-      const page = await withCursorProblems(listPlatformAgents(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      const page = await withCursorProblems(listPlatformAgents(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map(agentView) } };
     },
   });
@@ -100,8 +100,8 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     rateLimit: 'default',
     request: { params: AgentIdParamsSchema },
     responses: { 200: { description: 'The agent', schema: PlatformAgentDetailSchema }, 404: { description: 'No such agent' } },
-    handler: async ({ params }) => {
-      const agent = await findPlatformAgentById(deps.db, params.agent_id);
+    handler: async ({ params, principal }) => {
+      const agent = await findPlatformAgentById(deps.db, principal.organization_id, params.agent_id);
       if (!agent) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
       return { status: 200, body: { ...agentView(agent), deployments: (await currentDeployments(deps.db, agent)).map(deploymentView) } };
     },
@@ -119,7 +119,7 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     request: { body: RegisterAgentSchema },
     responses: { 201: { description: 'The registered agent', schema: PlatformAgentSchema }, 409: { description: 'That agent URI is already registered' } },
     handler: async ({ body, principal }) => {
-      const outcome = await registerAgent(deps, principal.id, body);
+      const outcome = await registerAgent(deps, principal, body);
       if (outcome.ok) return { status: 201, body: agentView(outcome.agent), headers: { Location: `/v1/agents/${outcome.agent.agent_id}` } };
       if (outcome.code === 'invalid') throw new Problem('validation_failed', 'The agent cannot be registered as given', { errors: outcome.errors });
       throw new Problem('agent_exists', `${body.agent_uri} is registered as ${outcome.agent_id}; change it with PATCH`, { extensions: { agent_id: outcome.agent_id } });
@@ -137,7 +137,7 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     request: { params: AgentIdParamsSchema, body: UpdateAgentSchema },
     responses: { 200: { description: 'The agent', schema: PlatformAgentSchema }, 404: { description: 'No such agent' } },
     handler: async ({ params, body, principal }) => {
-      const outcome = await updateAgent(deps, principal.id, params.agent_id, body);
+      const outcome = await updateAgent(deps, principal, params.agent_id, body);
       if (outcome.ok) return { status: 200, body: agentView(outcome.agent) };
       if (outcome.code === 'invalid') throw new Problem('validation_failed', 'The agent cannot be changed as given', { errors: outcome.errors });
       throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
@@ -160,7 +160,7 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
       422: { description: 'That version of the agent is not registered' },
     },
     handler: async ({ params, body, principal }) => {
-      const outcome = await deployAgent(deps, principal.id, params.agent_id, body);
+      const outcome = await deployAgent(deps, principal, params.agent_id, body);
       if (!outcome.ok) throw new Problem(outcome.code, outcome.detail);
       return { status: 201, body: deploymentView(outcome.deployment) };
     },
@@ -183,7 +183,7 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     handler: async ({ req, body, principal }) => {
       const execution_id = resourceId('exe', principal.id, req.get('idempotency-key'));
       const { agentUri, capabilityUri, ...call } = body;
-      return accepted(await callAgentByUri(deps, { execution_id, requested_by: principal.id }, agentUri, { ...call, capability_uri: capabilityUri }));
+      return accepted(await callAgentByUri(deps, { execution_id, requested_by: principal.id, organization_id: principal.organization_id }, agentUri, { ...call, capability_uri: capabilityUri }));
     },
   });
 
@@ -201,12 +201,12 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     request: { params: AgentIdParamsSchema, body: LegacyAgentCallSchema },
     responses: CALL_RESPONSES,
     handler: async ({ req, params, body, principal }) => {
-      const target = await agentForLegacyCall(deps.db, params.agent_id);
+      const target = await agentForLegacyCall(deps.db, principal.organization_id, params.agent_id);
       if (!target) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
       const capability = matchCapability(target.agent.capabilities, body.task.startsWith('capability://') ? body.task : `capability://${body.task}`) ?? body.task;
       const execution_id = resourceId('exe', principal.id, req.get('idempotency-key'));
       return accepted(
-        await callAgent(deps, { execution_id, requested_by: principal.id }, target.agent, {
+        await callAgent(deps, { execution_id, requested_by: principal.id, organization_id: principal.organization_id }, target.agent, {
           capability_uri: capability,
           passport: principalDid(principal.id),
           parameters: { ...target.defaults, ...body.parameters },

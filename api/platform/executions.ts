@@ -39,9 +39,9 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     rateLimit: 'default',
     request: { query: ListExecutionsQuerySchema },
     responses: { 200: { description: 'A page of executions, newest first by default', schema: pageSchema(ExecutionSchema, 'ExecutionPage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: EXECUTION_SORTABLE, fallback: '-queued_at', uniqueKey: 'e.execution_id' });
-      const page = await withCursorProblems(listExecutions(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      const page = await withCursorProblems(listExecutions(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map((row) => executionView(executionFromRow(row))) } };
     },
   });
@@ -56,14 +56,14 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     rateLimit: 'default',
     request: { params: ExecutionIdParamsSchema },
     responses: { 200: { description: 'The execution with its attempt log', schema: ExecutionDetailSchema }, 404: { description: 'No such execution' } },
-    handler: async ({ params }) => {
-      const [execution, attempts] = await Promise.all([readExecution(deps, params.execution_id), listExecutionAttempts(deps.db, params.execution_id)]);
+    handler: async ({ params, principal }) => {
+      const execution = await readExecution(deps, principal.organization_id, params.execution_id);
       if (!execution) throw new Problem('execution_not_found', `No execution ${params.execution_id}`);
       return {
         status: 200,
         body: {
           ...executionView(execution),
-          attempts: attempts.map(({ execution_id: _id, started_at, finished_at, ...attempt }) => ({
+          attempts: (await listExecutionAttempts(deps.db, params.execution_id)).map(({ execution_id: _id, started_at, finished_at, ...attempt }) => ({
             ...attempt,
             started_at: started_at.toISOString(),
             finished_at: finished_at?.toISOString() ?? null,
@@ -92,7 +92,7 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     },
     handler: async ({ params, body, principal }) => ({
       status: 200,
-      body: updated(await cancelExecution(deps, params.execution_id, { cancelled_by: body.cancelled_by ?? principalDid(principal.id), reason: body.reason, principal: principal.id })),
+      body: updated(await cancelExecution(deps, principal.organization_id, params.execution_id, { cancelled_by: body.cancelled_by ?? principalDid(principal.id), reason: body.reason, principal: principal.id })),
     }),
   });
 
@@ -137,7 +137,7 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     idempotency: false,
     responses: { 201: { description: 'The new secret', schema: CallbackSecretSchema }, 503: { description: 'SECRETS_ENCRYPTION_KEY is not configured' } },
     handler: async ({ principal }) => {
-      const rotated = await rotateCallbackSigningSecret(deps.db, principal.id, { graceSeconds: deps.settings.callbackSecretGraceSeconds, secretKeys: deps.settings.secretKeys });
+      const rotated = await rotateCallbackSigningSecret(deps.db, principal, { graceSeconds: deps.settings.callbackSecretGraceSeconds, secretKeys: deps.settings.secretKeys });
       if (!rotated.ok) throw new Problem('secrets_unavailable', 'Callback signing secrets are sealed with SECRETS_ENCRYPTION_KEY, which this deployment has not configured');
       return { status: 201, body: rotated.secret };
     },
@@ -152,6 +152,6 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     auth: 'platform:read',
     rateLimit: 'default',
     responses: { 200: { description: 'Live secrets, newest first', schema: CallbackSecretListSchema } },
-    handler: async ({ principal }) => ({ status: 200, body: { data: await listCallbackSigningSecrets(deps.db, principal.id) } }),
+    handler: async ({ principal }) => ({ status: 200, body: { data: await listCallbackSigningSecrets(deps.db, principal.organization_id, principal.id) } }),
   });
 }

@@ -79,8 +79,8 @@ export function registerPlatformHealthRoutes(api: ApiBuilder, deps: HealthDeps):
     auth: 'platform:read',
     rateLimit: 'default',
     responses: { 200: { description: 'The status', schema: PlatformStatusSchema } },
-    handler: async () => {
-      const [{ bucket, checks }, workload] = await Promise.all([checkPlatform(deps), platformWorkload(deps.db).catch(() => null)]);
+    handler: async ({ principal }) => {
+      const [{ bucket, checks }, workload] = await Promise.all([checkPlatform(deps), platformWorkload(deps.db, principal.organization_id).catch(() => null)]);
       return { status: 200, body: { status: bucket, task_queue: deps.taskQueue, checks, workload, checked_at: new Date().toISOString() } };
     },
   });

@@ -124,11 +124,12 @@ export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Kn
     idempotency: false,
     request: { body: ProvenanceQueryRequestSchema },
     responses: { 200: { description: 'Matching records', schema: ProvenanceQueryResponseSchema } },
-    handler: async ({ body }) => {
+    handler: async ({ body, principal }) => {
       const { filters } = body;
       const page = await withCursorProblems(
         queryProvenance(
           deps.db,
+          principal.organization_id,
           {
             text: body.query,
             ...filters,
@@ -166,6 +167,7 @@ export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Kn
         organizationId: body.organizationId,
         claimedAt: body.timestamp,
         attestedBy: principal.id,
+        callerOrganizationId: principal.organization_id,
         now: new Date(),
       });
       if (!outcome.ok && outcome.code === 'record_not_found') throw new Problem('ledger_record_not_found', `No provenance record has the hash ${body.recordHash}`);
@@ -185,8 +187,8 @@ export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Kn
     rateLimit: 'provenance-queries',
     request: { params: z.object({ attestation_id: z.string().regex(/^att_[0-9a-f]{32}$/, 'must be an attestation id (att_…)') }) },
     responses: { 200: { description: 'The attestation', schema: AttestationSchema }, 404: { description: 'No such attestation' } },
-    handler: async ({ params }) => {
-      const attestation = await getAttestation(deps.db, params.attestation_id);
+    handler: async ({ params, principal }) => {
+      const attestation = await getAttestation(deps.db, principal.organization_id, params.attestation_id);
       if (!attestation) throw new Problem('attestation_not_found', `No attestation ${params.attestation_id}`);
       return { status: 200, body: renderAttestation(attestation) };
     },

@@ -93,8 +93,8 @@ function taskView(task: TaskWithRouting) {
 }
 
 export function registerTaskRoutes(api: ApiBuilder, deps: RoutingServiceDeps & { db: Knex }): void {
-  const find = async (taskId: string) => {
-    const task = await findTaskWithRouting(deps.db, taskId);
+  const find = async (organizationId: string, taskId: string) => {
+    const task = await findTaskWithRouting(deps.db, organizationId, taskId);
     if (!task) throw new Problem('task_not_found', `No task ${taskId}`);
     return task;
   };
@@ -120,7 +120,7 @@ export function registerTaskRoutes(api: ApiBuilder, deps: RoutingServiceDeps & {
       const task_id = resourceId('tsk', principal.id, req.get('idempotency-key'));
       const outcome = await submitTask(deps, { task_id, submitted_by: principal.id, organization_id: principal.organization_id }, body);
       if (!outcome.ok) throw new Problem(outcome.code, outcome.detail);
-      return { status: 201, body: taskView(await find(task_id)), headers: { Location: `/v1/tasks/${task_id}` } };
+      return { status: 201, body: taskView(await find(principal.organization_id, task_id)), headers: { Location: `/v1/tasks/${task_id}` } };
     },
   });
 
@@ -134,7 +134,7 @@ export function registerTaskRoutes(api: ApiBuilder, deps: RoutingServiceDeps & {
     rateLimit: 'default',
     request: { params: TaskIdParamsSchema },
     responses: { 200: { description: 'The task', schema: TaskSchema }, 404: { description: 'No such task' } },
-    handler: async ({ params }) => ({ status: 200, body: taskView(await find(params.task_id)) }),
+    handler: async ({ params, principal }) => ({ status: 200, body: taskView(await find(principal.organization_id, params.task_id)) }),
   });
 
   api.route({
@@ -147,8 +147,8 @@ export function registerTaskRoutes(api: ApiBuilder, deps: RoutingServiceDeps & {
     rateLimit: 'default',
     request: { params: TaskIdParamsSchema },
     responses: { 200: { description: 'The status', schema: TaskStatusSchema }, 404: { description: 'No such task' } },
-    handler: async ({ params }) => {
-      const task = await find(params.task_id);
+    handler: async ({ params, principal }) => {
+      const task = await find(principal.organization_id, params.task_id);
       const routing = task.routing;
       const resolution = routing?.resolution;
       return {

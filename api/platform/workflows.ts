@@ -20,8 +20,8 @@ import {
 } from '../schemas/workflows';
 
 export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  const find = async (workflowId: string) => {
-    const row = await findDagById(deps.db, workflowId);
+  const find = async (organizationId: string, workflowId: string) => {
+    const row = await findDagById(deps.db, organizationId, workflowId);
     if (!row) throw new Problem('workflow_not_found', `No workflow ${workflowId}`);
     return dagFromRow(row);
   };
@@ -42,7 +42,7 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     responses: { 201: { description: 'The running workflow', schema: WorkflowDetailSchema } },
     handler: async ({ req, body, principal }) => {
       const workflow_id = resourceId('wfl', principal.id, req.get('idempotency-key'));
-      const outcome = await createDag(deps, { workflow_id, requested_by: principal.id }, { ...body, requester_passport_id: body.requester_passport_id ?? principalDid(principal.id) });
+      const outcome = await createDag(deps, { workflow_id, requested_by: principal.id, organization_id: principal.organization_id }, { ...body, requester_passport_id: body.requester_passport_id ?? principalDid(principal.id) });
       if (!outcome.ok && 'code' in outcome) throw new Problem(outcome.code, outcome.detail);
       if (!outcome.ok) throw new Problem('validation_failed', 'The workflow cannot run as given', { errors: outcome.errors });
       return { status: 201, body: workflowDetail(outcome.workflow), headers: { Location: `/v1/workflows/${workflow_id}` } };
@@ -59,9 +59,9 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     rateLimit: 'default',
     request: { query: ListWorkflowsQuerySchema },
     responses: { 200: { description: 'A page of workflows, newest first by default', schema: pageSchema(WorkflowSummarySchema, 'WorkflowPage') } },
-    handler: async ({ query }) => {
+    handler: async ({ query, principal }) => {
       const sort = parseSort(query.sort, { allowed: { created_at: 'created_at' }, fallback: '-created_at', uniqueKey: 'workflow_id' });
-      const page = await withCursorProblems(listDags(deps.db, { limit: query.limit, cursor: query.cursor, sort }, query));
+      const page = await withCursorProblems(listDags(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
       return { status: 200, body: { ...page, data: page.data.map((row) => workflowSummary(dagFromRow(row))) } };
     },
   });
@@ -76,7 +76,7 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     rateLimit: 'default',
     request: { params: WorkflowIdParamsSchema },
     responses: { 200: { description: 'The workflow', schema: WorkflowDetailSchema }, 404: { description: 'No such workflow' } },
-    handler: async ({ params }) => ({ status: 200, body: workflowDetail(await find(params.workflow_id)) }),
+    handler: async ({ params, principal }) => ({ status: 200, body: workflowDetail(await find(principal.organization_id, params.workflow_id)) }),
   });
 
   api.route({
@@ -89,7 +89,7 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     rateLimit: 'default',
     request: { params: WorkflowIdParamsSchema },
     responses: { 200: { description: 'Counts per node status and durations', schema: DagStatsSchema }, 404: { description: 'No such workflow' } },
-    handler: async ({ params }) => ({ status: 200, body: dagStats((await find(params.workflow_id)).nodes) }),
+    handler: async ({ params, principal }) => ({ status: 200, body: dagStats((await find(principal.organization_id, params.workflow_id)).nodes) }),
   });
 
   api.route({
@@ -103,9 +103,9 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     rateLimit: 'provenance-queries',
     request: { params: WorkflowIdParamsSchema },
     responses: { 200: { description: 'The trace', schema: WorkflowTraceSchema }, 404: { description: 'No such workflow' } },
-    handler: async ({ params }) => {
-      const workflow = await find(params.workflow_id);
-      const records = await workflowTrace(deps.db, workflow);
+    handler: async ({ params, principal }) => {
+      const workflow = await find(principal.organization_id, params.workflow_id);
+      const records = await workflowTrace(deps.db, principal.organization_id, workflow);
       return {
         status: 200,
         body: {

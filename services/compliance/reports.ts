@@ -22,6 +22,9 @@ export function reportUrl(publicBaseUrl: string, reportId: string): string {
   return `${publicBaseUrl.replace(/\/$/, '')}/v1/orch/compliance/reports/${reportId}`;
 }
 
+/** The memo key naming a report workflow's organization. */
+export const REPORT_ORGANIZATION_MEMO = 'organization_id';
+
 export type RequestReportOutcome = { done: true; report: ComplianceReport } | { done: false; report_id: string; report_url: string };
 
 /**
@@ -31,13 +34,14 @@ export type RequestReportOutcome = { done: true; report: ComplianceReport } | { 
  */
 export async function requestComplianceReport(
   deps: ComplianceServiceDeps,
-  input: { report_id: string; request: ComplianceRequest; requested_by: string; waitMs: number; now: Date },
+  input: { report_id: string; request: ComplianceRequest; requested_by: string; organization_id: string; waitMs: number; now: Date },
 ): Promise<RequestReportOutcome> {
   const url = reportUrl(deps.publicBaseUrl, input.report_id);
   const args: GenerateComplianceReportInput = {
     report_id: input.report_id,
     request: input.request,
     requested_by: input.requested_by,
+    organization_id: input.organization_id,
     report_url: url,
     created_at: input.now.toISOString(),
     ...REPORT_SCAN,
@@ -48,6 +52,8 @@ export async function requestComplianceReport(
       workflowId: input.report_id,
       taskQueue: deps.taskQueue,
       args: [args],
+      // Read before the report is projected, to answer its organization only.
+      memo: { [REPORT_ORGANIZATION_MEMO]: input.organization_id },
       workflowIdConflictPolicy: 'USE_EXISTING',
       // A retry of a finished report reads its result instead of generating it again.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',

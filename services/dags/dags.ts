@@ -31,9 +31,16 @@ export type NewDag = Pick<RunDagInput, 'name' | 'edges'> & Pick<ApprovalNodeSpec
 export type CreateDagOutcome = { ok: true; workflow: DagState } | { ok: false; errors: FieldProblem[] } | StorageRefusal;
 
 /** An agent node is checked like a call to /v1/agents/call: its execution and any approval it needs are part of the spec. */
-async function agentNodeSpec(deps: PlatformServiceDeps, workflowId: string, requester: string, node: NewDagNode, field: string, now: Date): Promise<DagNodeSpec['agent'] | FieldProblem[]> {
+async function agentNodeSpec(
+  deps: PlatformServiceDeps,
+  { workflow_id: workflowId, organization_id }: { workflow_id: string; organization_id: string },
+  requester: string,
+  node: NewDagNode,
+  field: string,
+  now: Date,
+): Promise<DagNodeSpec['agent'] | FieldProblem[]> {
   const call = node.agent!;
-  const agent = await findPlatformAgentByUri(deps.db, call.agentUri);
+  const agent = await findPlatformAgentByUri(deps.db, organization_id, call.agentUri);
   if (!agent) return [{ field: `${field}.agent.agentUri`, code: 'agent_not_found', message: `no agent is registered as ${call.agentUri}` }];
   const execution_id = derivedId('exe', workflowId, node.id);
   const prepared = prepareAgentCall(deps.settings, agent, execution_id, { capability_uri: call.capabilityUri, passport: requester, parameters: node.input, max_attempts: call.max_attempts }, now);
@@ -70,7 +77,7 @@ function approvalNodeSpec(deps: PlatformServiceDeps, workflowId: string, request
  * Validates the DAG (acyclic, known node types, edges between its nodes, conditions that parse, each node
  * with what its type needs) and every agent node's call, then starts the workflow and answers once it runs.
  */
-export async function createDag(deps: PlatformServiceDeps, ids: Pick<RunDagInput, 'workflow_id' | 'requested_by'>, body: NewDag): Promise<CreateDagOutcome> {
+export async function createDag(deps: PlatformServiceDeps, ids: Pick<RunDagInput, 'workflow_id' | 'requested_by'> & { organization_id: string }, body: NewDag): Promise<CreateDagOutcome> {
   const errors: FieldProblem[] = validateDag(body);
   const now = new Date();
   const nodes: DagNodeSpec[] = [];
@@ -81,7 +88,7 @@ export async function createDag(deps: PlatformServiceDeps, ids: Pick<RunDagInput
     if ((node.node_type === 'agent') !== (node.agent !== undefined)) errors.push({ field: `${field}.agent`, code: node.agent ? 'unexpected' : 'required', message: 'agent nodes, and only they, name an agent to call' });
     if ((node.node_type === 'approval') !== (node.approval !== undefined)) errors.push({ field: `${field}.approval`, code: node.approval ? 'unexpected' : 'required', message: 'approval nodes, and only they, describe an approval' });
     if (node.node_type === 'agent' && node.agent) {
-      const agent = await agentNodeSpec(deps, ids.workflow_id, body.requester_passport_id, node, field, now);
+      const agent = await agentNodeSpec(deps, ids, body.requester_passport_id, node, field, now);
       if (Array.isArray(agent)) errors.push(...agent);
       else spec.agent = agent;
     }
@@ -104,7 +111,7 @@ export async function createDag(deps: PlatformServiceDeps, ids: Pick<RunDagInput
     typedSearchAttributes: [{ key: PlatformStatusKey, value: 'pending' }],
   });
   const started = await startWithUpdate(deps.temporal, dagStartedUpdate, start, async () => {
-    const row = await findDagById(deps.db, ids.workflow_id);
+    const row = await findDagById(deps.db, ids.organization_id, ids.workflow_id);
     return row && dagFromRow(row);
   }, storageRefusal);
   return started.ok ? { ok: true, workflow: started.value } : started;
@@ -114,13 +121,13 @@ export async function createDag(deps: PlatformServiceDeps, ids: Pick<RunDagInput
  * The provenance of a workflow run: its own records and those of every execution and approval its nodes
  * ran (an agent node's approval too), in ledger order, each with the node it belongs to.
  */
-export async function workflowTrace(db: Knex, workflow: DagState): Promise<Array<ProvenanceRecord & { node_id: string | null }>> {
+export async function workflowTrace(db: Knex, organizationId: string, workflow: DagState): Promise<Array<ProvenanceRecord & { node_id: string | null }>> {
   const nodeOf = new Map<string, string | null>([[workflow.workflow_id, null]]);
   for (const node of workflow.nodes) {
     if (node.approval_id) nodeOf.set(node.approval_id, node.id);
     if (!node.execution_id) continue;
     nodeOf.set(node.execution_id, node.id);
-    const execution = await findExecutionById(db, node.execution_id);
+    const execution = await findExecutionById(db, node.execution_id, organizationId);
     if (execution?.approval_id) nodeOf.set(execution.approval_id, node.id);
   }
   const records = (await Promise.all([...nodeOf.keys()].map((subject) => listProvenanceForSubject(db, subject)))).flat();

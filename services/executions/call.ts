@@ -23,7 +23,7 @@ export type AgentCall = Pick<ExecuteAgentInput, 'capability_uri' | 'parameters' 
     callback_url?: NonNullable<ExecuteAgentInput['callback']>['url'] | undefined;
   };
 
-type ExecutionIds = Pick<ExecuteAgentInput, 'execution_id' | 'requested_by'>;
+type ExecutionIds = Pick<ExecuteAgentInput, 'execution_id' | 'requested_by'> & { organization_id: string };
 
 /** The approval an execution asks for before the caller is known: its workflow request without requested_by. */
 export type PreparedApproval = Omit<ApprovalRequest, 'requested_by'>;
@@ -97,7 +97,7 @@ export async function callAgent(deps: PlatformServiceDeps, ids: ExecutionIds, ag
   if (call.callback_url !== undefined) {
     const destination = await createOutboundGuard(deps.settings.outboundPolicy).check(call.callback_url);
     if (!destination.ok) return { ok: false, code: 'invalid', errors: [{ field: 'callback_url', code: 'refused', message: `the callback URL ${destination.reason}` }] };
-    if ((await liveCallbackSecrets(deps.db, ids.requested_by)).length === 0) {
+    if ((await liveCallbackSecrets(deps.db, ids.organization_id, ids.requested_by)).length === 0) {
       return { ok: false, code: 'callback_secret_required', detail: 'Callbacks are signed with your callback signing secret: create one with POST /v1/callback-secrets, then call again' };
     }
   }
@@ -122,12 +122,12 @@ export async function callAgent(deps: PlatformServiceDeps, ids: ExecutionIds, ag
     ],
   });
   const started = await startWithUpdate(deps.temporal, executionAcceptedUpdate, start, async () => {
-    const row = await findExecutionById(deps.db, ids.execution_id);
+    const row = await findExecutionById(deps.db, ids.execution_id, ids.organization_id);
     return row && executionFromRow(row);
   }, storageRefusal);
   return started.ok ? { ok: true, execution: started.value, approval_required: prepared.approval_required } : started;
 }
 
 export async function callAgentByUri(deps: PlatformServiceDeps, ids: ExecutionIds, agentUri: string, call: AgentCall): Promise<CallOutcome> {
-  return callAgent(deps, ids, await findPlatformAgentByUri(deps.db, agentUri), call);
+  return callAgent(deps, ids, await findPlatformAgentByUri(deps.db, ids.organization_id, agentUri), call);
 }

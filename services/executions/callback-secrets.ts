@@ -14,7 +14,7 @@ function secretContext(principalId: string, secretId: string): string {
  * previous ones keep signing beside it (one v1 each) for the grace period, so receivers can switch without
  * missing one.
  */
-export async function rotateCallbackSigningSecret(db: Knex, principalId: string, settings: { graceSeconds: number; secretKeys: SecretKeys }) {
+export async function rotateCallbackSigningSecret(db: Knex, { id: principalId, organization_id }: { id: string; organization_id: string }, settings: { graceSeconds: number; secretKeys: SecretKeys }) {
   const box = createSecretBox(settings.secretKeys);
   if (!box.canSeal) return { ok: false as const, code: 'secrets_unavailable' as const };
   const secret = newSigningSecret();
@@ -22,6 +22,7 @@ export async function rotateCallbackSigningSecret(db: Knex, principalId: string,
   const rotated = await rotateCallbackSecret(db, {
     secret_id,
     principal: principalId,
+    organization_id,
     sealed_secret: box.seal(secret, secretContext(principalId, secret_id)),
     secret_hint: `${secret.slice(0, 10)}…`,
     graceSeconds: settings.graceSeconds,
@@ -33,8 +34,8 @@ export async function rotateCallbackSigningSecret(db: Knex, principalId: string,
 }
 
 /** The caller's live secrets, without the secrets themselves. */
-export async function listCallbackSigningSecrets(db: Knex, principalId: string) {
-  const rows = await liveCallbackSecrets(db, principalId);
+export async function listCallbackSigningSecrets(db: Knex, organizationId: string, principalId: string) {
+  const rows = await liveCallbackSecrets(db, organizationId, principalId);
   return rows.map((row) => ({ id: row.secret_id, hint: row.secret_hint, created_at: row.created_at.toISOString(), expires_at: row.expires_at?.toISOString() ?? null }));
 }
 

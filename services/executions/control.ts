@@ -34,8 +34,13 @@ async function updateExecution(
 }
 
 /** Cancels a queued or processing execution: whatever it waits for (its approval, the agent's answer) is stopped. */
-export async function cancelExecution(deps: PlatformServiceDeps, executionId: string, request: { cancelled_by: string; reason?: string | undefined; principal: string }): Promise<ExecutionUpdateOutcome> {
-  if (!(await findExecutionById(deps.db, executionId))) return { ok: false, code: 'execution_not_found', detail: `No execution ${executionId}` };
+export async function cancelExecution(
+  deps: PlatformServiceDeps,
+  organizationId: string,
+  executionId: string,
+  request: { cancelled_by: string; reason?: string | undefined; principal: string },
+): Promise<ExecutionUpdateOutcome> {
+  if (!(await findExecutionById(deps.db, executionId, organizationId))) return { ok: false, code: 'execution_not_found', detail: `No execution ${executionId}` };
   return updateExecution(deps, executionId, 'execution_not_cancellable', () => deps.temporal.workflow.getHandle(executionId).executeUpdate(cancelExecutionUpdate, { args: [request] }));
 }
 
@@ -48,7 +53,7 @@ export async function reportProgress(
   return updateExecution(deps, executionId, 'execution_not_processing', () => deps.temporal.workflow.getHandle(executionId).executeUpdate(progressUpdate, { args: [report] }));
 }
 
-export async function readExecution(deps: PlatformServiceDeps, executionId: string): Promise<ExecutionState | undefined> {
-  const row = await findExecutionById(deps.db, executionId);
+export async function readExecution(deps: PlatformServiceDeps, organizationId: string, executionId: string): Promise<ExecutionState | undefined> {
+  const row = await findExecutionById(deps.db, executionId, organizationId);
   return row && executionFromRow(row);
 }

@@ -140,9 +140,13 @@ export async function checkOrganization(deps: HealthDeps, orgDid: string, now: D
   }
 }
 
-/** What waits on the platform now, from the read models. */
-export async function platformWorkload(db: Knex) {
-  const [pendingApprovals, executions, runningWorkflows] = await Promise.all([countApprovalsByStatus(db, 'pending'), countExecutionsByStatus(db), countDagsByStatus(db, 'running')]);
+/** What waits on the organization's part of the platform now, from the read models. */
+export async function platformWorkload(db: Knex, organizationId: string) {
+  const [pendingApprovals, executions, runningWorkflows] = await Promise.all([
+    countApprovalsByStatus(db, organizationId, 'pending'),
+    countExecutionsByStatus(db, organizationId),
+    countDagsByStatus(db, organizationId, 'running'),
+  ]);
   return {
     pending_approvals: pendingApprovals,
     queued_executions: executions.queued ?? 0,

@@ -6,7 +6,6 @@ import { canonicalJson } from '../../domain/canonical-json';
 import type { LedgerAnchor } from '../../domain/provenance';
 import { loadLedgerKey, type LedgerKey } from './keys';
 import { signCompactJws } from '../../lib/jws';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 export const ATTESTATION_TYPE = 'handoff-attestation/v1';
 export const ATTESTATION_JWS_TYPE = 'handoff-attestation+jws';
@@ -63,8 +62,12 @@ function statementOf(record: ProvenanceRecord, key: LedgerKey, input: { attestat
   };
 }
 
-async function toAttestation(db: Knex, row: AttestationRow): Promise<Attestation> {
-  const own = await db('ledger_entries').where({ subject_id: row.attestation_id, step_id: 'attestation' }).first<LedgerAnchor>('transaction_id', 'block_number');
+/** The attestation with its own ledger record; undefined when that record is another organization's. */
+async function toAttestation(db: Knex, row: AttestationRow, callerOrganizationId: string): Promise<Attestation | undefined> {
+  const own = await db('ledger_entries')
+    .where({ subject_id: row.attestation_id, step_id: 'attestation', organization_id: callerOrganizationId })
+    .first<LedgerAnchor | undefined>('transaction_id', 'block_number');
+  if (!own) return undefined;
   return { statement: JSON.parse(row.statement) as AttestationStatement, jws: row.jws, ledger_anchor: { transaction_id: own.transaction_id, block_number: own.block_number } };
 }
 
@@ -74,23 +77,25 @@ async function toAttestation(db: Knex, row: AttestationRow): Promise<Attestation
  */
 export async function attestRecord(
   db: Knex,
-  input: { recordHash: string; agentId: string; organizationId: string; claimedAt: string; attestedBy: string; now: Date },
+  input: { recordHash: string; agentId: string; organizationId: string; claimedAt: string; attestedBy: string; callerOrganizationId: string; now: Date },
 ): Promise<AttestOutcome> {
   const recordHash = input.recordHash.toLowerCase();
-  const [record, key] = await Promise.all([findProvenanceRecordByLeafHash(db, Buffer.from(recordHash, 'hex')), loadLedgerKey(db)]);
+  // Only the caller's organization's records: another tenant's hash is not found, exactly as an unknown one.
+  const [record, key] = await Promise.all([findProvenanceRecordByLeafHash(db, input.callerOrganizationId, Buffer.from(recordHash, 'hex')), loadLedgerKey(db)]);
   if (!key) return { ok: false, code: 'no_key' };
   if (!record) return { ok: false, code: 'record_not_found' };
   const claimedAt = new Date(input.claimedAt).toISOString();
   const attestationId = attestationIdFor({ recordHash, agentId: input.agentId, organizationId: input.organizationId, claimedAt });
   const existing = await findAttestation(db, attestationId);
-  if (existing) return { ok: true, created: false, attestation: await toAttestation(db, existing) };
+  const earlier = existing && (await toAttestation(db, existing, input.callerOrganizationId));
+  if (earlier) return { ok: true, created: false, attestation: earlier };
 
   const attestedAt = input.now.toISOString();
   const statement = statementOf(record, key, { attestationId, agentId: input.agentId, organizationId: input.organizationId, claimedAt, attestedAt, attestedBy: input.attestedBy });
   const jws = signCompactJws(canonicalJson(statement), { typ: ATTESTATION_JWS_TYPE, kid: key.verifierKey }, key.signer);
   return db.transaction(async (trx) => {
     await appendProvenance(trx, {
-      organization_id: DEFAULT_ORGANIZATION_ID,
+      organization_id: input.callerOrganizationId,
       entry: {
         subject_id: attestationId,
         step_id: 'attestation',
@@ -113,11 +118,11 @@ export async function attestRecord(
       key_id: key.keyId,
       attested_by: input.attestedBy,
     });
-    return { ok: true as const, created: stored.created, attestation: await toAttestation(trx, stored.row) };
+    return { ok: true as const, created: stored.created, attestation: (await toAttestation(trx, stored.row, input.callerOrganizationId))! };
   });
 }
 
-export async function getAttestation(db: Knex, attestationId: string): Promise<Attestation | undefined> {
+export async function getAttestation(db: Knex, organizationId: string, attestationId: string): Promise<Attestation | undefined> {
   const row = await findAttestation(db, attestationId);
-  return row && toAttestation(db, row);
+  return row && toAttestation(db, row, organizationId);
 }

@@ -74,8 +74,8 @@ export async function inclusionBundle(db: Knex, records: ProvenanceRecord[], opt
   };
 }
 
-export async function recordBundle(db: Knex, transactionId: string, options: { treeSize?: number } = {}): Promise<BundleOutcome<InclusionBundle>> {
-  const record = await findProvenanceRecord(db, transactionId);
+export async function recordBundle(db: Knex, transactionId: string, options: { treeSize?: number; organizationId?: string } = {}): Promise<BundleOutcome<InclusionBundle>> {
+  const record = await findProvenanceRecord(db, transactionId, options.organizationId);
   if (!record) return { ok: false, code: 'not_found', detail: `no record ${transactionId}` };
   return inclusionBundle(db, [record], options);
 }

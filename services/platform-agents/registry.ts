@@ -17,7 +17,12 @@ import { ORCH_CORE_DID } from '../../domain/provenance';
 import type { PlatformSettings } from '../platform/settings';
 import { paramsValidator, type FieldProblem } from '../approvals/approvals';
 import { createOutboundGuard } from '../../lib/outbound/url-guard';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+
+/** Who registers or changes an agent: the agent belongs to its organization. */
+export interface AgentRegistrant {
+  id: string;
+  organization_id: string;
+}
 
 export interface AgentRegistryDeps {
   db: Knex;
@@ -59,7 +64,7 @@ async function checkAgentFields(settings: PlatformSettings, fields: { endpoint_u
 export type RegisterOutcome = { ok: true; agent: PlatformAgentRow } | { ok: false; code: 'invalid'; errors: FieldProblem[] } | { ok: false; code: 'agent_exists'; agent_id: string };
 
 /** Registers an agent version with its endpoint, with its provenance record and event, in one transaction. */
-export async function registerAgent(deps: AgentRegistryDeps, principalId: string, body: NewAgent): Promise<RegisterOutcome> {
+export async function registerAgent(deps: AgentRegistryDeps, { id: principalId, organization_id }: AgentRegistrant, body: NewAgent): Promise<RegisterOutcome> {
   const parts = parseAgentUri(body.agent_uri);
   if (!parts) return { ok: false, code: 'invalid', errors: [{ field: 'agent_uri', code: 'invalid_format', message: 'must be agent://<org>/<name>@<semver>' }] };
   const errors = await checkAgentFields(deps.settings, body);
@@ -79,11 +84,12 @@ export async function registerAgent(deps: AgentRegistryDeps, principalId: string
     timeout_seconds: body.timeout_seconds ?? deps.settings.agentDefaults.timeoutSeconds,
     max_attempts: body.max_attempts ?? deps.settings.agentDefaults.maxAttempts,
     created_by: principalId,
+    organization_id,
   };
   const created = await deps.db.transaction(async (trx) => {
     if (!(await insertPlatformAgent(trx, row))) return false;
     await appendProvenance(trx, {
-      organization_id: DEFAULT_ORGANIZATION_ID,
+      organization_id,
       entry: {
         subject_id: agent_id,
         step_id: 'registered',
@@ -99,19 +105,19 @@ export async function registerAgent(deps: AgentRegistryDeps, principalId: string
     return true;
   });
   if (!created) return { ok: false, code: 'agent_exists', agent_id };
-  return { ok: true, agent: (await findPlatformAgentById(deps.db, agent_id))! };
+  return { ok: true, agent: (await findPlatformAgentById(deps.db, organization_id, agent_id))! };
 }
 
 export type UpdateOutcome = { ok: true; agent: PlatformAgentRow } | { ok: false; code: 'invalid'; errors: FieldProblem[] } | { ok: false; code: 'agent_not_found' };
 
-export async function updateAgent(deps: AgentRegistryDeps, principalId: string, agentId: string, changes: PlatformAgentChanges): Promise<UpdateOutcome> {
+export async function updateAgent(deps: AgentRegistryDeps, { id: principalId, organization_id }: AgentRegistrant, agentId: string, changes: PlatformAgentChanges): Promise<UpdateOutcome> {
   const errors = await checkAgentFields(deps.settings, changes);
   if (errors.length > 0) return { ok: false, code: 'invalid', errors };
   const updated = await deps.db.transaction(async (trx) => {
-    const row = await updatePlatformAgent(trx, agentId, changes);
+    const row = await updatePlatformAgent(trx, organization_id, agentId, changes);
     if (!row) return undefined;
     await appendProvenance(trx, {
-      organization_id: DEFAULT_ORGANIZATION_ID,
+      organization_id,
       entry: {
         subject_id: agentId,
         step_id: `updated:${randomUUID()}`,
@@ -134,14 +140,14 @@ export type DeployOutcome = { ok: true; deployment: DeploymentRow & { agent_uri:
 /** Records that a registered version of the agent (its org/name) now runs in an environment. */
 export async function deployAgent(
   deps: AgentRegistryDeps,
-  principalId: string,
+  { id: principalId, organization_id }: AgentRegistrant,
   agentId: string,
   body: { environment: string; version: string; parameters: Record<string, unknown> },
 ): Promise<DeployOutcome> {
-  const agent = await findPlatformAgentById(deps.db, agentId);
+  const agent = await findPlatformAgentById(deps.db, organization_id, agentId);
   if (!agent) return { ok: false, code: 'agent_not_found', detail: `No agent ${agentId}` };
   const targetUri = agentUriOf({ org: agent.org, name: agent.name, version: body.version });
-  const target = await findPlatformAgentByUri(deps.db, targetUri);
+  const target = await findPlatformAgentByUri(deps.db, organization_id, targetUri);
   if (!target) return { ok: false, code: 'agent_version_not_registered', detail: `${targetUri} is not registered; register it with its endpoint first` };
   const deployment = await deps.db.transaction(async (trx) => {
     const row = await insertDeployment(trx, {
@@ -155,7 +161,7 @@ export async function deployAgent(
       deployed_by: principalId,
     });
     await appendProvenance(trx, {
-      organization_id: DEFAULT_ORGANIZATION_ID,
+      organization_id,
       entry: {
         subject_id: row.deployment_id,
         step_id: 'deployed',
@@ -174,11 +180,11 @@ export async function deployAgent(
 }
 
 /** The agent a call by id reaches: the version deployed to production when there is one, with its parameters as defaults. */
-export async function agentForLegacyCall(db: Knex, agentId: string): Promise<{ agent: PlatformAgentRow; defaults: Record<string, unknown> } | undefined> {
-  const agent = await findPlatformAgentById(db, agentId);
+export async function agentForLegacyCall(db: Knex, organizationId: string, agentId: string): Promise<{ agent: PlatformAgentRow; defaults: Record<string, unknown> } | undefined> {
+  const agent = await findPlatformAgentById(db, organizationId, agentId);
   if (!agent) return undefined;
   const production = (await currentDeployments(db, agent)).find((deployment) => deployment.environment === 'production');
   if (!production) return { agent, defaults: {} };
-  const deployed = await findPlatformAgentById(db, production.agent_id);
+  const deployed = await findPlatformAgentById(db, organizationId, production.agent_id);
   return { agent: deployed ?? agent, defaults: production.parameters };
 }

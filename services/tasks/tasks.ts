@@ -23,8 +23,8 @@ export type SubmitTaskOutcome =
   | { ok: false; code: 'agent_not_found'; detail: string };
 
 /** Active agents of the workforce, in registration order. */
-async function activeAgents(db: Knex): Promise<PlatformAgentRow[]> {
-  return db<PlatformAgentRow>('platform_agents').where({ status: 'active' }).orderBy([{ column: 'created_at' }, { column: 'agent_id' }]);
+async function activeAgents(db: Knex, organizationId: string): Promise<PlatformAgentRow[]> {
+  return db<PlatformAgentRow>('platform_agents').where({ status: 'active', organization_id: organizationId }).orderBy([{ column: 'created_at' }, { column: 'agent_id' }]);
 }
 
 /**
@@ -36,10 +36,10 @@ async function activeAgents(db: Knex): Promise<PlatformAgentRow[]> {
 export async function submitTask(deps: RoutingServiceDeps, ids: { task_id: string; submitted_by: string; organization_id: string }, body: NewTask): Promise<SubmitTaskOutcome> {
   let agent: PlatformAgentRow | undefined;
   if (body.agent_uri) {
-    agent = await findPlatformAgentByUri(deps.db, body.agent_uri);
+    agent = await findPlatformAgentByUri(deps.db, ids.organization_id, body.agent_uri);
     if (!agent) return { ok: false, code: 'agent_not_found', detail: `No agent is registered as ${body.agent_uri}` };
   } else {
-    agent = agentForCapabilities(await activeAgents(deps.db), body.required_capabilities.map((capability) => capability.capability_id));
+    agent = agentForCapabilities(await activeAgents(deps.db, ids.organization_id), body.required_capabilities.map((capability) => capability.capability_id));
   }
   const routing_id = derivedId('rt', ids.task_id, 'routing');
   const agent_uri = agent?.agent_uri ?? null;

@@ -5,6 +5,7 @@ import { platformSettings } from '../../app/platform';
 import { createApproval, respondToApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
 import { createDag } from '../../services/dags/dags';
 import { callAgent } from '../../services/executions/call';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { eventually } from '../support/eventually';
 import { client } from '../support/http';
 import { startRemoteParty, type RemoteParty } from '../support/remote-party';
@@ -67,8 +68,8 @@ describe('a workflow whose data Postgres cannot store, as its callers see it', (
 
   it('refuses an agent call whose parameters hold a lone surrogate: invalid_data, at once', async () => {
     const execution_id = newId('exe');
-    const agent = await findPlatformAgentByUri(stack.database.db, AGENT);
-    const outcome = await callAgent(deps, { execution_id, requested_by: 'sub:test' }, agent, { capability_uri: 'capability://acme/summarize', passport: ADA, parameters: { text: LONE_SURROGATE } });
+    const agent = await findPlatformAgentByUri(stack.database.db, DEFAULT_ORGANIZATION_ID, AGENT);
+    const outcome = await callAgent(deps, { execution_id, requested_by: 'sub:test', organization_id: DEFAULT_ORGANIZATION_ID }, agent, { capability_uri: 'capability://acme/summarize', passport: ADA, parameters: { text: LONE_SURROGATE } });
     expect(outcome).toEqual({ ok: false, code: 'invalid_data', detail: expect.stringContaining('lone surrogate') });
   });
 
@@ -76,7 +77,7 @@ describe('a workflow whose data Postgres cannot store, as its callers see it', (
     const workflow_id = newId('wfl');
     const outcome = await createDag(
       deps,
-      { workflow_id, requested_by: 'sub:test' },
+      { workflow_id, requested_by: 'sub:test', organization_id: DEFAULT_ORGANIZATION_ID },
       {
         name: 'garble',
         requester_passport_id: ADA,

@@ -268,7 +268,7 @@ describe('a workflow whose data Postgres cannot store', () => {
       const handle = await env.client.workflow.start(runDagWorkflow, { taskQueue, workflowId: workflow_id, args: [input] });
       expect(await handle.executeUpdate(dagStartedUpdate)).toMatchObject({ status: 'running' });
       expect(await handle.result()).toMatchObject({ status: 'failed', nodes: [{ id: 'a', status: 'failed', error: { type: 'child_workflow_failed' } }] });
-      const row = await findDagById(database.db, workflow_id);
+      const row = await findDagById(database.db, DEFAULT_ORGANIZATION_ID, workflow_id);
       expect(row && dagFromRow(row)).toMatchObject({ status: 'failed' });
     });
   }, 45_000);
