@@ -21,7 +21,7 @@ export interface CapabilityDefinition {
 export const CAPABILITIES = {
   reasoning: { description: 'Call the reasoning endpoint and read the model registry', risk: 'low', implied_by: 'platform:write' },
   'models:read': { description: 'List and read the model registry and its statistics', risk: 'low', implied_by: 'platform:read' },
-  'models:manage': { description: 'Register and change models, submit benchmarks', risk: 'high', implied_by: 'platform:admin' },
+  'models:manage': { description: 'Register and change models, submit benchmarks (the registry is the deployment’s, shared by every organization)', risk: 'high', implied_by: 'cloud:admin:global' },
   'agents:read': { description: 'List and read platform agents', risk: 'low', implied_by: 'platform:read' },
   'agents:invoke': { description: 'Call a platform agent (through /v1/agents/call or by id)', risk: 'standard', implied_by: 'platform:write' },
   'agents:manage': { description: 'Register, update and deploy platform agents', risk: 'high', implied_by: 'platform:admin' },

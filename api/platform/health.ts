@@ -49,9 +49,9 @@ export function registerPlatformHealthRoutes(api: ApiBuilder, deps: HealthDeps):
     rateLimit: 'default',
     request: { body: z.object({ orgDid: DidSchema }).strict().openapi('OrganizationHealthRequest') },
     responses: { 200: { description: 'The checks', schema: OrgHealthSchema } },
-    handler: async ({ body }) => {
+    handler: async ({ body, principal }) => {
       const now = new Date();
-      return { status: 200, body: { ...(await checkOrganization(deps, body.orgDid, now)), checked_at: now.toISOString() } };
+      return { status: 200, body: { ...(await checkOrganization(deps, principal.organization_id, body.orgDid, now)), checked_at: now.toISOString() } };
     },
   });
 

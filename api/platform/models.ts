@@ -30,7 +30,7 @@ export function modelView(row: ModelRow) {
   };
 }
 
-const ADMINISTERED = 'The registry is the deployment’s: administered with platform:admin, read with platform:read.';
+const ADMINISTERED = 'The registry is the deployment’s, shared by every organization: administered with cloud:admin:global, read with platform:read.';
 
 export function registerModelRoutes(api: ApiBuilder, deps: { db: Knex; catalog: ModelCatalog }): void {
   api.route({
@@ -54,7 +54,7 @@ export function registerModelRoutes(api: ApiBuilder, deps: { db: Knex; catalog: 
     summary: 'Register a model',
     description: `${ADMINISTERED} The model is routable once its provider is configured (REASONING_PROVIDERS).`,
     tags: ['Models'],
-    auth: 'platform:admin',
+    auth: 'cloud:admin:global',
     rateLimit: 'default',
     request: { body: CreateModelSchema },
     responses: { 201: { description: 'The model', schema: ModelSchema }, 409: { description: 'model_exists' } },
@@ -90,7 +90,7 @@ export function registerModelRoutes(api: ApiBuilder, deps: { db: Knex; catalog: 
     summary: 'Change a model: scores, prices, performance, status (deprecate it with status deprecated)',
     description: ADMINISTERED,
     tags: ['Models'],
-    auth: 'platform:admin',
+    auth: 'cloud:admin:global',
     rateLimit: 'default',
     request: { params: ModelParamsSchema, body: UpdateModelSchema },
     responses: { 200: { description: 'The model as changed', schema: ModelSchema }, 404: { description: 'model_not_found' } },
@@ -131,7 +131,7 @@ export function registerModelRoutes(api: ApiBuilder, deps: { db: Knex; catalog: 
       `${ADMINISTERED} Increments the model’s benchmark_count, sets last_benchmarked_at to run_at (now when absent) if later, and moves the capability ` +
       'the benchmark type measures a fifth of the way towards score/10 (docs/platform.md).',
     tags: ['Models'],
-    auth: 'platform:admin',
+    auth: 'cloud:admin:global',
     rateLimit: 'default',
     request: { body: BenchmarkRequestSchema },
     responses: { 201: { description: 'The benchmark as recorded, with the model’s new count and scores', schema: BenchmarkSchema }, 404: { description: 'model_not_found' } },

@@ -101,14 +101,15 @@ export async function checkPlatform(deps: HealthDeps): Promise<{ bucket: HealthB
 
 /**
  * An organization's health check: when the platform is not healthy, a human is asked to look, through the
- * organization's escalation queue (one item per organization and hour, so repeated checks do not pile up).
+ * caller's organization's escalation queue (one item per organization and hour, so repeated checks do not
+ * pile up).
  * The item is started without waiting for a worker, since missing workers may be why it is asked.
  */
-export async function checkOrganization(deps: HealthDeps, orgDid: string, now: Date): Promise<{ bucket: HealthBucket; checks: HealthCheck[]; escalation_id: string | null }> {
+export async function checkOrganization(deps: HealthDeps, organizationId: string, orgDid: string, now: Date): Promise<{ bucket: HealthBucket; checks: HealthCheck[]; escalation_id: string | null }> {
   const { bucket, checks } = await checkPlatform(deps);
   if (bucket === 'healthy') return { bucket, checks, escalation_id: null };
   const hour = now.toISOString().slice(0, 13);
-  const approval_id = derivedId('apr', orgDid, `health:${hour}`);
+  const approval_id = derivedId('apr', `${organizationId}:${orgDid}`, `health:${hour}`);
   const failing = checks.filter((check) => check.status === 'fail');
   const severity: RiskLevel = bucket === 'unhealthy' ? 'critical' : 'high';
   try {
@@ -120,6 +121,7 @@ export async function checkOrganization(deps: HealthDeps, orgDid: string, now: D
       args: [
         {
           approval_id,
+          organization_id: organizationId,
           org_did: orgDid,
           requester_passport_id: ORCH_CORE_DID,
           action_description: `Platform health is ${bucket}: ${failing.map((check) => `${check.name} (${check.detail ?? 'failed'})`).join('; ')}. Acknowledge once handled.`,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { call, expectProblem, type CallResult } from '../support/http';
 import type { OpenApiDocument } from '../support/openapi-document';
 import { signedInPerson } from '../support/identity';
@@ -38,6 +39,9 @@ const a = {
   delegation_id: '',
   token_id: '',
   report_id: '',
+  approval_id: '',
+  prompt_key: '',
+  call_id: '',
 };
 const CAPABILITY = 'capability://alpha/summarize';
 const ADA_PASSPORT = 'did:web:tenancy.test:people:ada';
@@ -46,6 +50,9 @@ const REVIEWER = 'did:web:tenancy.test:reviewers:ada';
 
 const asA = (method: string, path: string, json?: unknown) => call(stack.baseUrl, method, path, { token: tokenA, ...(json === undefined ? {} : { json }) });
 const asB = (method: string, path: string, json?: unknown) => call(stack.baseUrl, method, path, { token: tokenB, ...(json === undefined ? {} : { json }) });
+/** A signed-in person of organization B: human acts need one, so their probes reach the tenant check. */
+let personB = '';
+const asPersonB = (method: string, path: string, json?: unknown) => call(stack.baseUrl, method, path, { token: personB, ...(json === undefined ? {} : { json }) });
 
 beforeAll(async () => {
   stack = await startStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' });
@@ -117,6 +124,19 @@ beforeAll(async () => {
   expect(delegation.status).toBe(201);
   a.delegation_id = delegation.body.delegation_id;
   a.token_id = delegation.body.token_id;
+  const approval = await asA('POST', '/v1/approvals', { requester_passport_id: ADA_PASSPORT, action_description: 'Alpha payment', request_data: { amount: 5 }, alternatives: [] });
+  expect(approval.status).toBe(201);
+  a.approval_id = approval.body.id;
+  personB = (await signedInPerson(stack, { organization_id: a.organization_b })).sessionToken;
+  const prompt = await asA('POST', '/v1/prompts/alpha-brief/versions', { version: '1.0.0', content: 'Alpha brief', meta: {} });
+  expect(prompt.status).toBe(201);
+  a.prompt_key = 'alpha-brief';
+  // A recorded reasoning call of A's, as /v1/reason leaves one (no provider runs in this test).
+  a.call_id = `rsn_${randomUUID()}`;
+  await stack.database.db('reasoning_calls').insert({
+    call_id: a.call_id, organization_id: 'org_default', principal_id: 'sub:alice', task: 'general', complexity: 'simple', budget: 'optimize',
+    prompt_hash: 'a'.repeat(64), success: true, input_tokens: 10, output_tokens: 5, cost_usd: 0.001, duration_ms: 12, streamed: false, routing_decision: JSON.stringify({}),
+  });
   const events = await asA('GET', '/v1/events?limit=1');
   expect(events.body.data).toHaveLength(1);
   a.event_id = events.body.data[0].id;
@@ -153,21 +173,40 @@ const probe = (method: string, path: () => string, check: (reply: CallResult) =>
 
 /** Operations B's caller aims at A's resources; keyed `METHOD path` as the document names them. */
 const CROSS_TENANT: Record<string, Probe> = {
+  'GET /v1/prompts': probe('GET', () => '/v1/prompts', (reply) => {
+    expect(reply.status).toBe(200);
+    expect(JSON.stringify(reply.body.data)).not.toContain(a.prompt_key);
+  }),
+  'GET /v1/prompts/{key}': probe('GET', () => `/v1/prompts/${a.prompt_key}`, notFound),
+  'GET /v1/prompts/{key}/versions': probe('GET', () => `/v1/prompts/${a.prompt_key}/versions`, notFound),
+  'GET /v1/prompts/{key}/versions/{version}': probe('GET', () => `/v1/prompts/${a.prompt_key}/versions/1.0.0`, notFound),
+  'POST /v1/prompts/{key}/rollback': probe('POST', () => `/v1/prompts/${a.prompt_key}/rollback`, notFound, { target_version: '1.0.0' }),
+  'POST /v1/prompts/{key}/versions/{version}/deprecate': probe('POST', () => `/v1/prompts/${a.prompt_key}/versions/1.0.0/deprecate`, notFound, {}),
+  'GET /v1/prompts/{key}/statistics': probe('GET', () => `/v1/prompts/${a.prompt_key}/statistics`, notFound),
+  'GET /v1/prompts/{key}/affinity': probe('GET', () => `/v1/prompts/${a.prompt_key}/affinity`, notFound),
+  'POST /v1/reasoning-calls/{call_id}/signals': probe('POST', () => `/v1/reasoning-calls/${a.call_id}/signals`, notFound, { signal: 'negative' }),
+  'GET /v1/approvals': probe('GET', () => '/v1/approvals', listWithout('id', () => a.approval_id)),
+  'GET /v1/approvals/{approval_id}': probe('GET', () => `/v1/approvals/${a.approval_id}`, notFound),
+  'POST /v1/approvals/{approval_id}/respond': async () => notFound(await asPersonB('POST', `/v1/approvals/${a.approval_id}/respond`, { decision: 'approved' })),
+  'POST /v1/approvals/{approval_id}/cancel': async () => notFound(await asPersonB('POST', `/v1/approvals/${a.approval_id}/cancel`, { reason: 'probe' })),
+  'GET /v1/escalations': probe('GET', () => '/v1/escalations', listWithout('id', () => a.approval_id)),
+  'POST /v1/escalations/{approval_id}/respond': async () => notFound(await asPersonB('POST', `/v1/escalations/${a.approval_id}/respond`, { decision: 'approve' })),
   'GET /v1/organizations': probe('GET', () => '/v1/organizations', (reply) => {
     expect(reply.status).toBe(200);
     expect(reply.body.data.map((org: { organization_id: string }) => org.organization_id)).toEqual([a.organization_b]);
   }),
   'GET /v1/organizations/{organization_id}': probe('GET', () => '/v1/organizations/org_default', notFound),
   'GET /v1/orch/routing/{routing_id}': probe('GET', () => `/v1/orch/routing/${a.routing_id}`, notFound),
-  'POST /v1/orch/routing/{routing_id}/resolve': probe('POST', () => `/v1/orch/routing/${a.routing_id}/resolve`, notFound, { reviewer_did: REVIEWER, outcome: 'approved' }),
-  'POST /v1/orch/routing/{routing_id}/feedback': probe('POST', () => `/v1/orch/routing/${a.routing_id}/feedback`, notFound, { verdict: 'flagged', reason: 'probe', submitted_by: REVIEWER }),
+  // Human acts: B's signed-in person, so that the refusal is the tenant's 404 and not 403 person_required.
+  'POST /v1/orch/routing/{routing_id}/resolve': async () => notFound(await asPersonB('POST', `/v1/orch/routing/${a.routing_id}/resolve`, { outcome: 'approved' })),
+  'POST /v1/orch/routing/{routing_id}/feedback': async () => notFound(await asPersonB('POST', `/v1/orch/routing/${a.routing_id}/feedback`, { verdict: 'flagged', reason: 'probe' })),
   'POST /v1/orch/routing/{routing_id}/assign': async () => {
     // B's own reviewer of the same DID (DIDs are unique per organization), so that only the routing is A's.
     expect((await asB('PUT', `/v1/orch/reviewers/${REVIEWER}`, { display_name: 'Ada at Beta', capabilities: { general_review: 0.9 } })).status).toBe(204);
     notFound(await asB('POST', `/v1/orch/routing/${a.routing_id}/assign`, { reviewer_did: REVIEWER, reason: 'probe' }));
   },
   'GET /v1/orch/routing/history': probe('GET', () => '/v1/orch/routing/history', listWithout('routing_id', () => a.routing_id)),
-  'POST /v1/orch/escalation/manual': async () => notFound(await asB('POST', '/v1/orch/escalation/manual', { routing_id: a.routing_id, escalation_reason: 'probe', requested_by: REVIEWER })),
+  'POST /v1/orch/escalation/manual': async () => notFound(await asPersonB('POST', '/v1/orch/escalation/manual', { routing_id: a.routing_id, escalation_reason: 'probe' })),
   'GET /v1/orch/provenance/{routing_id}': probe('GET', () => `/v1/orch/provenance/${a.routing_id}`, notFound),
   'GET /v1/orch/provenance/{routing_id}/proof': probe('GET', () => `/v1/orch/provenance/${a.routing_id}/proof`, notFound),
   // B may hold a reviewer of the same DID (the assign probe makes one); A's, named Ada, never shows.
@@ -257,6 +296,17 @@ const CROSS_TENANT: Record<string, Probe> = {
 
 /** Operations with nothing of one tenant to reach: public, the deployment's own, or acting only on what the caller names in its own organization. */
 const NOT_TENANT_SCOPED: Record<string, string> = {
+  'GET /v1/models/{model_id}/statistics': 'a shared model’s statistics, counted over the caller’s organization’s calls only (db/reasoning-calls.ts)',
+  'GET /v1/models': 'the model registry is the deployment’s reference data, shared by every organization',
+  'GET /v1/models/{model_id}': 'the model registry is the deployment’s reference data, shared by every organization',
+  'POST /v1/models': 'deployment administration (cloud:admin:global): the shared model registry',
+  'PATCH /v1/models/{model_id}': 'deployment administration (cloud:admin:global): the shared model registry',
+  'POST /v1/models/benchmarks': 'deployment administration (cloud:admin:global): benchmarks of the shared registry’s models',
+  'POST /v1/reason': 'calls a model for the caller; the call is recorded in the caller’s organization (its statistics are probed above)',
+  'POST /v1/reason/stream': 'calls a model for the caller; the call is recorded in the caller’s organization (its statistics are probed above)',
+  'POST /v1/prompts/{key}/versions': 'publishes in the caller’s organization: a key of another organization is another prompt (reads probed above)',
+  'POST /v1/approvals': 'opens in the caller’s organization; reads and answers of it are probed above',
+  'POST /v1/health/check': 'raises its escalation item in the caller’s organization; the queue is probed above',
   'POST /v1/organizations': 'deployment administration (cloud:admin:global): creates a new organization',
   'POST /v1/orch/service-accounts': 'creates in the caller’s organization (service accounts are listed per organization, probed above)',
   'POST /v1/orch/routing': 'creates in the caller’s organization; reads of it are probed above',
@@ -290,16 +340,7 @@ const NOT_TENANT_SCOPED: Record<string, string> = {
  * escalation queue: their paths are being rewritten (Postgres claims); their rows carry organization_id
  * (the default organization's) but their queries do not filter by it yet.
  */
-const APPROVALS_BEING_REWRITTEN = 'approvals and the escalation queue: being rewritten (Postgres claims), not yet filtered by organization';
 const NOT_YET_ISOLATED: Record<string, string> = {
-  'POST /v1/approvals': APPROVALS_BEING_REWRITTEN,
-  'GET /v1/approvals': APPROVALS_BEING_REWRITTEN,
-  'GET /v1/approvals/{approval_id}': APPROVALS_BEING_REWRITTEN,
-  'POST /v1/approvals/{approval_id}/respond': APPROVALS_BEING_REWRITTEN,
-  'POST /v1/approvals/{approval_id}/cancel': APPROVALS_BEING_REWRITTEN,
-  'GET /v1/escalations': APPROVALS_BEING_REWRITTEN,
-  'POST /v1/escalations/{approval_id}/respond': APPROVALS_BEING_REWRITTEN,
-  'POST /v1/health/check': 'raises an item in the escalation queue of the organization named by orgDid (an approval): isolated with approvals',
   'GET /v1/ledger/export':
     'the whole log, every organization’s record bodies, because an offline verifier recomputes every leaf; isolating it needs an export that gives other organizations’ leaves as hashes only, which `npm run verify` does not take yet',
 };
@@ -353,6 +394,8 @@ describe('tenant isolation, for every operation of the OpenAPI document', () => 
     expect([200, 202]).toContain((await asA('GET', `/v1/orch/compliance/reports/${a.report_id}`)).status);
     expect((await asA('GET', `/v1/delegations/${a.delegation_id}/revocation`)).body).toMatchObject({ is_revoked: false });
     expect((await asA('GET', `/v1/delegation-tokens/${a.token_id}`)).status).toBe(200);
+    // B's answers, cancels and queue responses were refused: A's request is still waiting for A's approver.
+    expect((await asA('GET', `/v1/approvals/${a.approval_id}`)).body).toMatchObject({ status: 'pending' });
     const proof = await asA('GET', `/v1/ledger/records/${a.transaction_id}/proof`);
     expect([200, 202]).toContain(proof.status);
   });
