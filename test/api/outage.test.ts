@@ -3,12 +3,15 @@ import { createDb, type Db } from '../../db/connection';
 import { idempotencyLockSeconds } from '../../api/middleware/idempotency';
 import { capturingLogger, startExtraApp, type ExtraApp } from '../support/app';
 import { call, expectProblem, type CallResult } from '../support/http';
+import { signedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 // Short bounds, so that the test sees them pass; production defaults are a few seconds more.
 const TIMEOUTS = { acquireMs: 1000, statementMs: 1500, idleInTransactionMs: 30_000 };
 const REQUEST_TIMEOUT_MS = 4000;
+/** A seeded reviewer (scripts/dev-seed.ts) who takes medical diagnoses. */
+const ADA = 'did:web:handoff.local:reviewers:ada';
 /** What a bounded answer may take beyond its bound on a loaded two-core machine. */
 const SLACK_MS = 1500;
 
@@ -105,20 +108,34 @@ describe('PostgreSQL down', () => {
 });
 
 describe('the request deadline and the Idempotency-Key lock', () => {
-  it('cuts a request whose workflow does not answer at its deadline, holds its key until the deadline has passed, then the retry gets the one approval', async () => {
+  // An instance with the short deadline on the stack's own database: the outages above played through the proxy stay out of it.
+  let app: ExtraApp;
+  beforeAll(async () => {
+    app = await startExtraApp(stack, { config: { REQUEST_TIMEOUT_MS }, logger: captured.logger });
+  });
+  afterAll(() => app.close());
+
+  it('cuts a request whose workflow does not answer at its deadline, holds its key until the deadline has passed, then the retry gets the one resolution', async () => {
+    // A resolve is an Update the routing workflow answers: with no worker running, nothing answers it.
+    const ada = await signedInPerson(stack, { did: ADA });
+    const routed = await call(app.baseUrl, 'POST', '/v1/orch/routing', {
+      token,
+      json: { task_type: 'medical_diagnosis', ai_agent_id: 'urn:acme:agent:diagnosis:7', ai_confidence: 0.4, required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }] },
+    });
+    expect(routed.body).toMatchObject({ decision: 'escalate_to_human', assigned_to: { did: ADA } });
+    const path = `/v1/orch/routing/${routed.body.routing_id as string}/resolve`;
     await stack.stopWorker();
     const key = `deadline-${randomUUID()}`;
-    const body = approvalBody();
-    const headers = { 'idempotency-key': key };
+    const resolve = () => call(app.baseUrl, 'POST', path, { token: ada.sessionToken, json: { outcome: 'approved' }, headers: { 'idempotency-key': key } });
     try {
-      const first = await timed(() => call(app.baseUrl, 'POST', '/v1/approvals', { token, json: body, headers }));
+      const first = await timed(resolve);
       expectProblem(first, 503, 'service_unavailable');
       expect(first.headers.get('retry-after')).toBe('5');
       expect(first.ms).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
       expect(first.ms).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS);
 
       // The first request may still be finishing: a retry now does not run it again.
-      const early = await call(app.baseUrl, 'POST', '/v1/approvals', { token, json: body, headers });
+      const early = await resolve();
       expectProblem(early, 409, 'idempotency_request_in_flight');
       expect(Number(early.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(early.headers.get('retry-after'))).toBeLessThanOrEqual(5);
@@ -134,13 +151,13 @@ describe('the request deadline and the Idempotency-Key lock', () => {
     const deadline = Date.now() + 30_000;
     do {
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      retry = await call(app.baseUrl, 'POST', '/v1/approvals', { token, json: body, headers });
+      retry = await resolve();
     } while (retry.status === 409 && Date.now() < deadline);
-    expect(retry.status).toBe(201);
-    const again = await call(app.baseUrl, 'POST', '/v1/approvals', { token, json: body, headers });
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ status: 'completed' });
+    const again = await resolve();
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.body.id).toBe(retry.body.id);
-    const rows = await stack.database.db('approvals').where({ approval_id: retry.body.id }).count<{ count: number }[]>({ count: '*' });
-    expect(rows[0]!.count).toBe(1);
+    const resolutions = await stack.database.db('ledger_entries').where({ subject_id: routed.body.routing_id as string }).whereLike('step_id', 'resolution%').count<{ count: number }[]>({ count: '*' });
+    expect(Number(resolutions[0]!.count)).toBe(1);
   });
 });

@@ -52,7 +52,7 @@ describe('cursor pagination on GET /v1/orch/reviewers', () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ has_more: true, next_cursor: expect.any(String), total_count: total });
     expect(first.body.data).toHaveLength(3);
-    expect(Object.keys(first.body.data[0]).sort()).toEqual(['available', 'capabilities', 'capacity', 'chain_level', 'created_at', 'did', 'display_name', 'open_assignments', 'updated_at']);
+    expect(Object.keys(first.body.data[0]).sort()).toEqual(['available', 'capabilities', 'capacity', 'chain_level', 'created_at', 'did', 'display_name', 'open_assignments', 'passport_id', 'updated_at']);
 
     const { pages, rows } = await walk('limit=3');
     expect(rows).toHaveLength(total);

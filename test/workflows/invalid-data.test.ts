@@ -17,7 +17,7 @@ import { createDb } from '../../db/connection';
 import { approvalFromRow, findApprovalById } from '../../db/approvals';
 import { dagFromRow, findDagById } from '../../db/dags';
 import { executionFromRow, findExecutionById } from '../../db/executions';
-import { findDelivery } from '../../db/webhooks';
+import { findDelivery, insertSubscriptionIfAbsent } from '../../db/webhooks';
 import { DEFAULT_RETRY_SCHEDULE } from '../../domain/webhooks';
 import { loadConfig } from '../../app/config';
 import { workerSettings } from '../../app/deps';
@@ -282,6 +282,8 @@ describe('a workflow whose data Postgres cannot store', () => {
         event: { id: `evt_${randomUUID()}`, event: 'routing.decided', created_at: NOW, data: {} },
         schedule: DEFAULT_RETRY_SCHEDULE,
       };
+      // A delivery belongs to its subscription's organization: the subscription exists, as the outbox made it for one.
+      await insertSubscriptionIfAbsent(database.db, { subscription_id: args.subscription_id, organization_id: DEFAULT_ORGANIZATION_ID, url: 'http://receiver.invalid/hook', events: ['routing.decided'], description: null, created_by: 'test' });
       started.add(args.delivery_id);
       const handle = await env.client.workflow.start(deliverWebhookWorkflow, { taskQueue, workflowId: args.delivery_id, args: [args] });
       const result = await handle.result().catch((error: unknown) => error);
