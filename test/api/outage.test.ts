@@ -157,7 +157,7 @@ describe('the request deadline and the Idempotency-Key lock', () => {
     expect(retry.body).toMatchObject({ status: 'completed' });
     const again = await resolve();
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const resolutions = await stack.database.db('ledger_entries').where({ subject_id: routed.body.routing_id as string }).whereLike('step_id', 'resolution%').count<{ count: number }[]>({ count: '*' });
+    const resolutions = await stack.database.db('ledger_entries').where({ subject_id: routed.body.routing_id as string }).whereLike('step_id', 'resolution%').count<{ count: string }[]>({ count: '*' });
     expect(Number(resolutions[0]!.count)).toBe(1);
   });
 });
