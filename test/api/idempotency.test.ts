@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { startExtraApp } from '../support/app';
 import { call, expectProblem, type CallOptions } from '../support/http';
+import { signedInPerson } from '../support/identity';
 import { devServerAddress, startStack, type Stack } from '../support/stack';
+
+/** A seeded reviewer (scripts/dev-seed.ts) who takes medical diagnoses. */
+const ADA = 'did:web:handoff.local:reviewers:ada';
 
 let stack: Stack;
 let token: string;
@@ -90,15 +94,20 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
   });
 
   it('answers 409 with Retry-After while the first request is in flight, and the first still completes', async () => {
+    // A resolve waits for the routing workflow's Update, which no worker answers while they are stopped.
+    const ada = await signedInPerson(stack, { did: ADA });
+    const routed = await post({ task_type: 'medical_diagnosis', ai_agent_id: 'urn:acme:agent:diagnosis:7', ai_confidence: 0.4, required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }] }, newKey());
+    expect(routed.body).toMatchObject({ decision: 'escalate_to_human', assigned_to: { did: ADA } });
     const key = newKey();
-    const requestId = `in-flight-${randomUUID()}`;
+    const resolve = () =>
+      call(stack.baseUrl, 'POST', `/v1/orch/routing/${routed.body.routing_id as string}/resolve`, { token: ada.sessionToken, json: { outcome: 'approved' }, headers: { 'idempotency-key': key } });
     await stack.stopWorker();
-    let first: ReturnType<typeof post> | undefined;
+    let first: ReturnType<typeof resolve> | undefined;
     try {
-      first = post(routingBody(requestId), key);
+      first = resolve();
       await until(async () => (await stack.database.db('idempotency_keys').where({ idempotency_key: key }).first()) !== undefined);
 
-      const duplicate = await post(routingBody(requestId), key);
+      const duplicate = await resolve();
       expectProblem(duplicate, 409, 'idempotency_request_in_flight');
       const retryAfter = Number(duplicate.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -108,10 +117,9 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
     }
     const completed = await first;
     expect(completed.status).toBe(200);
-    const replay = await post(routingBody(requestId), key);
+    const replay = await resolve();
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body.routing_id).toBe(completed.body.routing_id);
-    expect(await routingsFor(requestId)).toEqual([completed.body.routing_id]);
+    expect(replay.body).toEqual(completed.body);
   });
 
   it('executes concurrent duplicates once', async () => {
