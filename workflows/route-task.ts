@@ -34,6 +34,13 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
   const routing = new Routing(run);
   const inbox: Queued[] = [];
   const resolving = () => inbox.some((request) => request.kind === 'resolve');
+  // A routing decided before its start takes the decision before the handlers exist: an update that came
+  // with the start (the API answers before a worker runs it) is validated against the decision, not an empty routing.
+  if (input.decided) {
+    Object.assign(run.state, input.decided.state);
+    run.outcome = { ok: true, decision: run.state.decision_result! };
+    routing.begin(input.decided.decided);
+  }
 
   setHandler(statusQuery, () => run.state);
   setHandler(decideUpdate, async () => {
@@ -51,13 +58,7 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
   });
 
   // The input decides which path, so replays of routings that decided in the workflow keep theirs.
-  if (input.decided) {
-    Object.assign(run.state, input.decided.state);
-    run.outcome = { ok: true, decision: run.state.decision_result! };
-    routing.begin(input.decided.decided);
-  } else {
-    routing.begin(await decide(run));
-  }
+  if (!input.decided) routing.begin(await decide(run));
   while (routing.open) {
     const remaining = routing.deadline - Date.now();
     const arrived = remaining > 0 && (await condition(() => inbox.length > 0 || routing.woken, remaining));
