@@ -89,7 +89,7 @@ function floorStart(client: Client): Send {
 }
 
 async function main(): Promise<void> {
-  const { client, database, baseUrl, token, stack } = await startBenchStack({
+  const { client, database, baseUrl, token, stack, signIn } = await startBenchStack({
     taskQueue: TASK_QUEUE,
     env: { RATE_LIMIT_DEFAULT: '100000000', RATE_LIMIT_ROUTING_REQUESTS: '100000000' },
     workflowsPath: BENCH_WORKFLOWS,
@@ -97,6 +97,8 @@ async function main(): Promise<void> {
   const { api, worker } = stack;
   const pids = [api.pid, worker.pid, ...stack.temporalPids];
   const post = http(baseUrl, token);
+  // Only a signed-in person answers; the approvals are addressed to this one.
+  const postAsApprover = http(baseUrl, await signIn(APPROVER));
   const peer = await langGraphPeer(database.url);
 
   const approvalIds: string[] = [];
@@ -119,7 +121,7 @@ async function main(): Promise<void> {
   const answerApproval =
     (ids: string[]): Send =>
     async (index) => {
-      const reply = await post(`/v1/approvals/${ids[index]!}/respond`, JSON.stringify({ decision: 'approved', responded_by: APPROVER }), 200);
+      const reply = await postAsApprover(`/v1/approvals/${ids[index]!}/respond`, JSON.stringify({ decision: 'approved', responded_by: APPROVER }), 200);
       if (!reply.ok) return reply;
       if (reply.body.status !== 'approved') return { ok: false, error: `answered ${String(reply.body.status)}` };
       answeredOk += 1;
@@ -205,6 +207,7 @@ async function main(): Promise<void> {
     routingRows: await count('select count(*) as n from routings'),
     routingDecisionRecords: await count("select count(*) as n from ledger_entries where subject_id like 'rt_%' and step_id = 'routing_decision'"),
     pendingStarts: await count('select count(*) as n from workflow_starts'),
+    pendingSignals: await count('select count(*) as n from workflow_signals'),
   };
   const countsHold =
     counts.approvalRows === opened &&
@@ -216,7 +219,8 @@ async function main(): Promise<void> {
     counts.approvalsEndedTwice === 0 &&
     counts.routingRows === routed &&
     counts.routingDecisionRecords === routed &&
-    counts.pendingStarts === 0;
+    counts.pendingStarts === 0 &&
+    counts.pendingSignals === 0;
 
   const m = (name: string) => measured[name]!;
   const ratios = {
