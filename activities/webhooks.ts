@@ -26,6 +26,7 @@ import { createSecretBox, SecretsUnavailableError } from '../lib/secret-box';
 import { deliveryIdFor, startDelivery } from '../services/webhooks/deliveries';
 import { secretContext } from '../services/webhooks/subscriptions';
 import { startStaleStarts } from '../services/workflow-starts/starts';
+import { deliverStaleSignals } from '../services/workflow-starts/signals';
 import { subscriptionChangeEntry } from '../services/webhooks/subscription-provenance';
 import type { DeliveryState } from '../contracts/deliver-webhook';
 import { FAILURE_TYPES } from '../contracts/failures';
@@ -141,9 +142,12 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
       const { dispatchBatchSize, dispatchPollMs, retrySchedule } = settings.webhooks;
       const started = await startStaleStarts({ db, temporal: deps.temporal }, dispatchBatchSize);
       if (started > 0) logger.warn('started workflows whose start a crash had prevented', { started });
+      const signalled = await deliverStaleSignals({ db, temporal: deps.temporal }, dispatchBatchSize);
+      if (signalled > 0) logger.warn('delivered workflow signals that a crash or an outage had held back', { signalled });
+      const backlog = started === dispatchBatchSize || signalled === dispatchBatchSize;
       return db.transaction(async (trx) => {
         const events = await claimUndispatchedEvents(trx, dispatchBatchSize);
-        if (events.length === 0) return { started, events: 0, deliveries: 0, more: started === dispatchBatchSize, poll_interval_ms: dispatchPollMs };
+        if (events.length === 0) return { started, events: 0, deliveries: 0, more: backlog, poll_interval_ms: dispatchPollMs };
         const subscriptions = await listEnabledSubscriptionEvents(trx);
         const deliveries = events.flatMap((row) => {
           const event: WebhookEventBody = { id: row.event_id, event: row.event, created_at: row.created_at.toISOString(), data: row.data };
@@ -158,7 +162,7 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
           events.map((row) => row.event_id),
         );
         if (deliveries.length > 0) logger.debug('outbox dispatched', { events: events.length, deliveries: deliveries.length });
-        return { started, events: events.length, deliveries: deliveries.length, more: events.length === dispatchBatchSize || started === dispatchBatchSize, poll_interval_ms: dispatchPollMs };
+        return { started, events: events.length, deliveries: deliveries.length, more: events.length === dispatchBatchSize || backlog, poll_interval_ms: dispatchPollMs };
       });
     },
 

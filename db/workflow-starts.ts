@@ -1,5 +1,6 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Knex } from 'knex';
+import type { CompanionWrite } from './ledger';
 
 /** A workflow start committed with the record it carries on (workflow id = the resource id). */
 export interface PendingStart {
@@ -44,4 +45,38 @@ export async function claimStaleStarts(trx: Knex, olderThanMs: number, limit: nu
 
 export async function deletePendingStarts(trx: Knex, workflowIds: string[]): Promise<void> {
   if (workflowIds.length > 0) await trx('workflow_starts').whereIn('workflow_id', workflowIds).delete();
+}
+
+/** A signal committed with the record it tells its workflow about. */
+export interface PendingSignal {
+  workflow_id: string;
+  signal_name: string;
+  /** The signal's arguments. */
+  args: unknown[];
+}
+
+/**
+ * The signal as a write in the statement of the record it belongs to (a provenance append's companion), so
+ * both commit together in one round trip; the same signal to the same workflow again changes nothing.
+ */
+export function pendingSignalWrite(signal: PendingSignal): CompanionWrite {
+  return {
+    ctes: 'pending_signal as (insert into workflow_signals (workflow_id, signal_name, args) values (?, ?, ?::jsonb) on conflict do nothing)',
+    bindings: [signal.workflow_id, signal.signal_name, JSON.stringify(signal.args)],
+  };
+}
+
+export async function deletePendingSignal(db: Knex, signal: Pick<PendingSignal, 'workflow_id' | 'signal_name'>): Promise<void> {
+  await db('workflow_signals').where({ workflow_id: signal.workflow_id, signal_name: signal.signal_name }).delete();
+}
+
+/** Signals committed at least `olderThanMs` ago and still undelivered, oldest first, locked for the caller's transaction. */
+export async function claimStaleSignals(trx: Knex, olderThanMs: number, limit: number): Promise<PendingSignal[]> {
+  return trx<PendingSignal>('workflow_signals')
+    .select('workflow_id', 'signal_name', 'args')
+    .where('created_at', '<', trx.raw(`now() - make_interval(secs => ?)`, [olderThanMs / 1000]))
+    .orderBy('created_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked();
 }

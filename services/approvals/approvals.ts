@@ -1,9 +1,9 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { approvalFromRow, findApprovalById, insertApproval } from '../../db/approvals';
 import { appendProvenance, transactionIdFor } from '../../db/ledger';
-import { deletePendingStart, findPendingStart, insertPendingStart } from '../../db/workflow-starts';
+import { insertPendingStart } from '../../db/workflow-starts';
 import { answerTransition, approvalRecord, requestedTransition, type ApprovalEnding } from '../../domain/approval-steps';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { unstorableRefusal } from '../../domain/storable-text';
@@ -13,7 +13,6 @@ import { approverRefusal, humanActorOf, type HumanActCaller, type HumanActRefusa
 import type { PlatformSettings } from '../platform/settings';
 import {
   APPROVAL_WORKFLOW,
-  approvalEndedSignal,
   type ApprovalRequest,
   type ApprovalState,
   type ApprovalWorkflow,
@@ -24,6 +23,7 @@ import { FAILURE_TYPES } from '../../contracts/failures';
 import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../../contracts/search-attributes';
 import { refusedWrite, StorageRefusedError, type StorageRefusal } from '../platform/refusals';
 import { startCommitted, startIfPending, type PendingStart } from '../workflow-starts/starts';
+import { deliverAfterCommit } from '../workflow-starts/signals';
 import { claimEnding, type ClaimOutcome } from './claims';
 
 export interface PlatformServiceDeps {
@@ -180,8 +180,9 @@ export type AnswerOutcome =
 /**
  * Ends a request by a human's answer: claimed in Postgres by the one conditional write that only a pending
  * request before its deadline takes (with its provenance record and event), so exactly one answer ever wins
- * and any other gets approval_not_pending at once; then the workflow is signalled to carry it on (the
- * execution or DAG waiting on it). A workflow whose start a crash prevented is started with the signal.
+ * and any other gets approval_not_pending at once. The ended signal commits with the claim and is delivered
+ * after the answer (or by the dispatcher, should this process die first): the workflow carries the ending on
+ * (the execution or DAG waiting on it) without the person waiting for Temporal.
  */
 async function claimAnswer(deps: PlatformServiceDeps, approvalId: string, ending: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>): Promise<AnswerOutcome> {
   const unstorable = unstorableRefusal(ending.input, 'answer');
@@ -189,7 +190,7 @@ async function claimAnswer(deps: PlatformServiceDeps, approvalId: string, ending
   const at = new Date().toISOString();
   let claimed: ClaimOutcome;
   try {
-    claimed = await claimEnding(deps.db, approvalId, answerTransition(ending, at), at, { before_deadline: true });
+    claimed = await claimEnding(deps.db, approvalId, answerTransition(ending, at), at, { before_deadline: true, tell_workflow: true });
   } catch (error) {
     const refused = refusedWrite(error);
     if (refused instanceof StorageRefusedError) return refused.refusal;
@@ -201,28 +202,8 @@ async function claimAnswer(deps: PlatformServiceDeps, approvalId: string, ending
     const detail = approval.status === 'pending' ? `Approval ${approvalId} expired at ${approval.expires_at}` : `Approval ${approvalId} is ${approval.status}, not pending`;
     return { ok: false, code: 'approval_not_pending', detail };
   }
-  await signalEnded(deps, claimed.approval);
+  if (claimed.signal) deliverAfterCommit(deps, claimed.signal);
   return { ok: true, approval: claimed.approval };
-}
-
-async function signalEnded(deps: PlatformServiceDeps, approval: ApprovalState): Promise<void> {
-  try {
-    await deps.temporal.workflow.getHandle(approval.approval_id).signal(approvalEndedSignal, approval);
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-    const pending = await findPendingStart(deps.db, approval.approval_id);
-    // A closed workflow has nothing left to carry on; its record already holds the answer.
-    if (!pending) return;
-    await deps.temporal.workflow.signalWithStart(pending.workflow_type, {
-      workflowId: pending.workflow_id,
-      taskQueue: pending.task_queue,
-      args: pending.args,
-      typedSearchAttributes: pending.search_attributes,
-      signal: approvalEndedSignal,
-      signalArgs: [approval],
-    });
-    await deletePendingStart(deps.db, pending.workflow_id);
-  }
 }
 
 /** An answer as the person gives it: responded_by, when named, must be who they are. */

@@ -1,12 +1,13 @@
 import type { Knex } from 'knex';
 import { approvalFromRow, claimApprovalEnding, findApprovalToEnd } from '../../db/approvals';
 import { appendProvenance, transactionIdFor } from '../../db/ledger';
+import { pendingSignalWrite, type PendingSignal } from '../../db/workflow-starts';
 import { approvalRecord, type ApprovalTransition } from '../../domain/approval-steps';
-import type { ApprovalRequest, ApprovalState } from '../../contracts/approval';
+import { approvalEndedSignal, type ApprovalRequest, type ApprovalState } from '../../contracts/approval';
 
 export type ClaimOutcome =
   /** This ending won: the request as it recorded it. */
-  | { claimed: true; approval: ApprovalState }
+  | { claimed: true; approval: ApprovalState; signal: PendingSignal | undefined }
   /** Another ending (or the deadline) came first: the request as it stands, if it exists. */
   | { claimed: false; approval: ApprovalState | undefined };
 
@@ -34,9 +35,16 @@ export function requestOf(approval: ApprovalState): ApprovalRequest {
 /**
  * Claims the ending of a request (an answer, a cancel, the expiry) in one transaction: the conditional
  * update that only a pending request takes, and the transition's provenance record with its event. The
- * workflow is told afterwards (a signal), or is the one claiming (its expiry), and carries the ending on.
+ * workflow is the one claiming (its expiry), or is told afterwards by the ended signal committed here
+ * (`tell_workflow`), and carries the ending on.
  */
-export async function claimEnding(db: Knex, approvalId: string, transition: ApprovalTransition, at: string, options: { before_deadline: boolean }): Promise<ClaimOutcome> {
+export async function claimEnding(
+  db: Knex,
+  approvalId: string,
+  transition: ApprovalTransition,
+  at: string,
+  options: { before_deadline: boolean; tell_workflow: boolean },
+): Promise<ClaimOutcome> {
   return db.transaction(async (trx) => {
     const row = await claimApprovalEnding(trx, approvalId, {
       changes: transition.changes,
@@ -49,7 +57,8 @@ export async function claimEnding(db: Knex, approvalId: string, transition: Appr
       return { claimed: false, approval: current && approvalFromRow(current) };
     }
     const approval = approvalFromRow(row);
-    await appendProvenance(trx, { ...approvalRecord(requestOf(approval), approval, transition, at), organization_id: approval.organization_id });
-    return { claimed: true, approval };
+    const signal: PendingSignal | undefined = options.tell_workflow ? { workflow_id: approval.approval_id, signal_name: approvalEndedSignal.name, args: [approval] } : undefined;
+    await appendProvenance(trx, { ...approvalRecord(requestOf(approval), approval, transition, at), organization_id: approval.organization_id }, signal && pendingSignalWrite(signal));
+    return { claimed: true, approval, signal };
   });
 }

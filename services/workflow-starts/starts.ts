@@ -26,10 +26,13 @@ export async function startWorkflow(temporal: Client, start: PendingStart): Prom
   }
 }
 
-/** The request path's start after its commit: once Temporal has it, the pending row goes. */
+/**
+ * The request path's start after its commit. Once Temporal has it, the pending row is only a safety net: it
+ * goes after the caller is answered, and should that delete fail, the sweep's start of it repeats nothing.
+ */
 export async function startCommitted(deps: { db: Knex; temporal: Client }, start: PendingStart): Promise<void> {
   await startWorkflow(deps.temporal, start);
-  await deletePendingStart(deps.db, start.workflow_id);
+  deletePendingStart(deps.db, start.workflow_id).catch(() => undefined);
 }
 
 /** A retry of a request whose record exists: starts its workflow if the first call committed but never started it. */

@@ -66,6 +66,19 @@ async function workflowStatus(workflowId: string): Promise<string | undefined> {
   }
 }
 
+async function pendingSignals(workflowId: string): Promise<number> {
+  return (await stack.database.db('workflow_signals').where({ workflow_id: workflowId })).length;
+}
+
+/** A Temporal client whose process dies as it is about to signal a workflow: the claim is committed, the signal never sent. */
+function killedBeforeSignal(): Client {
+  const crashing = new Client({ connection: stack.temporal.connection, namespace: stack.config.TEMPORAL_NAMESPACE });
+  Object.assign(crashing.workflow, {
+    getHandle: () => ({ signal: () => Promise.reject(new Error('process killed between the claim and the signal')) }),
+  });
+  return crashing;
+}
+
 async function ledgerSteps(subjectId: string): Promise<string[]> {
   const rows = await stack.database.db('ledger_entries').where({ subject_id: subjectId }).orderBy('seq').select<{ step_id: string }[]>('step_id');
   return rows.map((row) => row.step_id);
@@ -113,7 +126,7 @@ describe('a process killed between the commit and the start', () => {
     expect(retried.decision.routing_id).toBe(submission.routing_id);
     expect(retried.decision.decision).toBe('escalate_to_human');
     expect(await workflowStatus(submission.routing_id)).toBe('RUNNING');
-    expect(await findPendingStart(stack.database.db, submission.routing_id)).toBeUndefined();
+    await eventually(() => findPendingStart(stack.database.db, submission.routing_id), (pending) => pending === undefined);
     // Decided once: the retry recorded nothing more.
     expect(await ledgerSteps(submission.routing_id)).toEqual(steps);
     expect(steps).toEqual(['capability_assessment', 'risk_evaluation', 'context_analysis', 'routing_decision']);
@@ -132,7 +145,7 @@ describe('a process killed between the commit and the start', () => {
     expect((await api('GET', `/v1/approvals/${approval_id}`)).body).toMatchObject({ status: 'pending' });
 
     await eventually(() => workflowStatus(approval_id), (status) => status === 'RUNNING', { timeoutMs: 30_000, everyMs: 250 });
-    expect(await findPendingStart(stack.database.db, approval_id)).toBeUndefined();
+    await eventually(() => findPendingStart(stack.database.db, approval_id), (pending) => pending === undefined);
     expect((await approve(approval_id)).status).toBe(200);
     const ended = await stack.temporal.workflow.getHandle(approval_id).result();
     expect(ended).toMatchObject({ status: 'approved', responded_by: CFO });
@@ -149,10 +162,30 @@ describe('a process killed between the commit and the start', () => {
     }).catch(() => undefined);
     const answered = await respondToApproval(platform, approval_id, cfoCaller(), { decision: 'rejected', response_kind: 'rejected' });
     expect(answered).toMatchObject({ ok: true, approval: { status: 'rejected' } });
+    // The person is answered from the claim; the signal, starting the workflow with it, follows.
+    await eventually(() => workflowStatus(approval_id), (status) => status !== undefined);
     const ended = await stack.temporal.workflow.getHandle(approval_id).result();
     expect(ended).toMatchObject({ status: 'rejected', responded_by: CFO });
-    expect(await findPendingStart(stack.database.db, approval_id)).toBeUndefined();
+    await eventually(() => findPendingStart(stack.database.db, approval_id), (pending) => pending === undefined);
+    await eventually(() => pendingSignals(approval_id), (count) => count === 0);
     expect(await ledgerSteps(approval_id)).toEqual(['requested', 'responded']);
+  });
+});
+
+describe('a process killed between the claim and the signal', () => {
+  it('the answer is the person’s at once; the dispatcher delivers the ended signal the crash held back, and the workflow carries it on', async () => {
+    const id = await openApproval();
+    const answered = await respondToApproval({ ...platform, temporal: killedBeforeSignal() }, id, cfoCaller(), { decision: 'approved', response_kind: 'approved' });
+    expect(answered).toMatchObject({ ok: true, approval: { status: 'approved', responded_by: CFO } });
+    expect(await pendingSignals(id)).toBe(1);
+    expect(await workflowStatus(id)).toBe('RUNNING');
+    // A second answer meets the claim, not the workflow: refused at once.
+    expect((await approve(id)).status).toBe(409);
+
+    const ended = await stack.temporal.workflow.getHandle(id).result();
+    expect(ended).toMatchObject({ status: 'approved', responded_by: CFO });
+    await eventually(() => pendingSignals(id), (count) => count === 0);
+    expect(await ledgerSteps(id)).toEqual(['requested', 'responded']);
   });
 });
 

@@ -1,0 +1,58 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { Knex } from 'knex';
+import { claimStaleSignals, deletePendingSignal, deletePendingStart, findPendingStart, type PendingSignal } from '../../db/workflow-starts';
+import { STALE_START_MS } from './starts';
+
+export type { PendingSignal } from '../../db/workflow-starts';
+
+type Deps = { db: Knex; temporal: Client };
+
+/**
+ * Tells a workflow what a committed record says, then forgets the signal. A workflow whose start a crash
+ * prevented is started with it; a closed one has nothing left to carry on (the record holds the outcome).
+ * Delivering twice is harmless: each workflow takes such a signal once.
+ */
+export async function deliverSignal(deps: Deps, signal: PendingSignal): Promise<void> {
+  try {
+    await deps.temporal.workflow.getHandle(signal.workflow_id).signal(signal.signal_name, ...signal.args);
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    const pending = await findPendingStart(deps.db, signal.workflow_id);
+    if (pending) {
+      try {
+        await deps.temporal.workflow.signalWithStart(pending.workflow_type, {
+          workflowId: pending.workflow_id,
+          taskQueue: pending.task_queue,
+          args: pending.args,
+          typedSearchAttributes: pending.search_attributes,
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          signal: signal.signal_name,
+          signalArgs: signal.args,
+        });
+      } catch (startError) {
+        // It ran and closed after all (the pending start outlived its start): nothing to carry on.
+        if (!(startError instanceof WorkflowExecutionAlreadyStartedError)) throw startError;
+      }
+      await deletePendingStart(deps.db, pending.workflow_id);
+    }
+  }
+  await deletePendingSignal(deps.db, signal);
+}
+
+/**
+ * The request path's delivery once its record has committed: the caller is answered without waiting for
+ * Temporal. A failure (Temporal unreachable, the process gone) leaves the row to the dispatcher's sweep.
+ */
+export function deliverAfterCommit(deps: Deps, signal: PendingSignal): void {
+  deliverSignal(deps, signal).catch(() => undefined);
+}
+
+/** The dispatcher's sweep: delivers what a crash or an outage left undelivered, in one transaction. */
+export async function deliverStaleSignals(deps: Deps, limit: number): Promise<number> {
+  return deps.db.transaction(async (trx) => {
+    const stale = await claimStaleSignals(trx, STALE_START_MS, limit);
+    for (const signal of stale) await deliverSignal({ db: trx, temporal: deps.temporal }, signal);
+    return stale.length;
+  });
+}
