@@ -191,8 +191,11 @@ export const configSchema = z.object({
   CALLBACK_RETRY_MAX_INTERVAL_SECONDS: seconds.default(60 * 60),
   /** How long a rotated callback signing secret keeps signing beside the new one. */
   CALLBACK_SECRET_ROTATION_GRACE_SECONDS: seconds.default(24 * 60 * 60),
-  /** Workflows a worker keeps in its cache (open approvals waiting on a timer are cheap to keep); SDK default when unset. */
-  TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
+  /**
+   * Workflows a worker keeps in its cache. Small, so that thousands of waiting approvals and routings cost no
+   * worker memory: an idle wait is evicted, and the signal that ends it replays a history of a few events.
+   */
+  TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(250),
   // Orchestration layer (issue 3).
   /** How long an autonomous routing in escalation mode (the agent operations' default) stays open to an escalation. */
   AUTONOMOUS_ESCALATION_WINDOW_SECONDS: seconds.default(24 * 60 * 60),
