@@ -21,12 +21,6 @@ export async function findOrganization(db: Knex, organizationId: string): Promis
   return row as OrganizationRow | undefined;
 }
 
-/** The organization's autonomy profile; the default one's for an organization that does not exist. */
-export async function findAutonomyProfile(db: Knex, organizationId: string): Promise<AutonomyProfile> {
-  const row = await db('organizations').select('autonomy_profile').where({ organization_id: organizationId }).first<{ autonomy_profile: AutonomyProfile } | undefined>();
-  return row?.autonomy_profile ?? 'balanced';
-}
-
 /** undefined when the org_did or the slug is taken. */
 export async function insertOrganization(db: Knex, organization: Omit<OrganizationRow, 'created_at' | 'updated_at'>): Promise<OrganizationRow | undefined> {
   const [row] = await db('organizations')

@@ -1,9 +1,7 @@
 import type { Knex } from 'knex';
-import { findAgentProfile } from '../../db/agents';
 import { rulesInScope } from '../../db/escalation-rules';
 import { findAvailableReviewersWithCapabilities } from '../../db/reviewers';
-import { findAutonomyProfile } from '../../db/organizations';
-import { listSafetyDomains } from '../../db/safety';
+import { findRoutingSettings } from '../../db/routing-context';
 import type { AgentProfile } from '../../domain/agents';
 import type { EscalationRule } from '../../domain/escalation-rules';
 import type { AutonomyProfile } from '../../domain/organizations';
@@ -31,11 +29,7 @@ export interface RoutingContext {
  * take it, and how far the organization lets its agents act alone: all a decision needs, in the organization.
  */
 export async function loadRoutingContext(db: Knex, organizationId: string, task: RoutingTask): Promise<RoutingContext> {
-  const [agent, domains, autonomy_profile] = await Promise.all([
-    findAgentProfile(db, organizationId, task.ai_agent_id),
-    listSafetyDomains(db, organizationId),
-    findAutonomyProfile(db, organizationId),
-  ]);
+  const { agent, domains, autonomy_profile } = await findRoutingSettings(db, organizationId, task.ai_agent_id);
   const domain = resolveDomain(task, domains);
   const config = domains.find((d) => d.domain === domain) ?? domains.find((d) => d.domain === 'general');
   const safety: DomainSafetyConfig = config
