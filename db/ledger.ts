@@ -63,6 +63,30 @@ export interface CompanionWrite {
 
 export async function appendProvenanceBatch(db: Knex, inputs: readonly TenantProvenanceInput[], companion?: CompanionWrite): Promise<LedgerAnchor[]> {
   if (inputs.length === 0) return [];
+  const call = ledgerAppendCall(inputs);
+  // One statement, so one round trip: ledger_append (migrations/20261123000200_ledger.ts) takes the append
+  // lock shared, reads the open block after it, inserts the records and their events, and returns every
+  // record's anchor, new or appended before.
+  const { rows: appended } = await db.raw<{ rows: { transaction_id: string; block_number: number }[] }>(`${companion ? `with ${companion.ctes} ` : ''}select * from ${call.sql}`, [
+    ...(companion?.bindings ?? []),
+    ...call.bindings,
+  ] as Knex.RawBinding[]);
+  const anchors = new Map(appended.map((row) => [row.transaction_id, row.block_number]));
+
+  return inputs.map(({ entry }) => {
+    const transaction_id = transactionIdFor(entry.subject_id, entry.step_id);
+    const block_number = anchors.get(transaction_id);
+    if (block_number === undefined) throw new LedgerAppendError(`record ${transaction_id} was neither appended nor found`);
+    return { transaction_id, block_number };
+  });
+}
+
+/**
+ * The call of ledger_append() for these records, to select from: `select * from <sql>` appends them, or, in a
+ * statement that writes the rows they describe, a CTE that those writes read the anchors from. It yields
+ * one row per record, with its transaction id and block.
+ */
+export function ledgerAppendCall(inputs: readonly TenantProvenanceInput[]): { sql: string; bindings: readonly unknown[] } {
   const rows = new Map<string, Record<string, unknown>>();
   for (const { entry, events, organization_id } of inputs) {
     if (!entry.subject_id || !entry.step_id) throw new LedgerAppendError('a provenance record needs a subject_id and a step_id');
@@ -82,23 +106,7 @@ export async function appendProvenanceBatch(db: Knex, inputs: readonly TenantPro
       organization_id,
     });
   }
-
-  // One statement, so one round trip: ledger_append (migrations/20261123000200_ledger.ts) takes the append
-  // lock shared, reads the open block after it, inserts the records and their events, and returns every
-  // record's anchor, new or appended before.
-  const { rows: appended } = await db.raw<{ rows: { transaction_id: string; block_number: number }[] }>(`${companion ? `with ${companion.ctes} ` : ''}select * from ledger_append(?::jsonb, ?)`, [
-    ...(companion?.bindings ?? []),
-    JSON.stringify([...rows.values()]),
-    LEDGER_LOCKS.append,
-  ] as Knex.RawBinding[]);
-  const anchors = new Map(appended.map((row) => [row.transaction_id, row.block_number]));
-
-  return inputs.map(({ entry }) => {
-    const transaction_id = transactionIdFor(entry.subject_id, entry.step_id);
-    const block_number = anchors.get(transaction_id);
-    if (block_number === undefined) throw new LedgerAppendError(`record ${transaction_id} was neither appended nor found`);
-    return { transaction_id, block_number };
-  });
+  return { sql: 'ledger_append(?::jsonb, ?)', bindings: [JSON.stringify([...rows.values()]), LEDGER_LOCKS.append] };
 }
 
 export interface ProvenanceRecord {

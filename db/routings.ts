@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 import { paginate, type Page, type PageRequest } from './pagination';
 import type { RouteTaskInput, RoutingState } from '../contracts/route-task';
+import type { PendingStart } from './workflow-starts';
 
 /** What a projection writes: the workflow's state, and the parts of its input the row keeps beside it. */
 export type RoutingProjection = Pick<RouteTaskInput, 'request_id' | 'task' | 'requested_by' | 'organization_id'> & { state: RoutingState };
@@ -31,20 +32,10 @@ export function openAssignmentOf(state: RoutingState): OpenAssignment | undefine
   return { chain_level: last.level, reviewer_did: last.did, assigned_at: last.timestamp };
 }
 
-/**
- * Applies a projection only when it is newer than what is stored, so retries and reordering are harmless,
- * and with it the reviewer load it implies: the open assignment recorded, every other one of the routing
- * released. One statement (data-modifying CTEs), so one round trip and atomic without a transaction; the
- * assignment changes happen only when the projection was applied. Says whether it was, and which reviewers
- * it freed.
- */
-export async function projectRouting(
-  db: Knex,
-  projection: RoutingProjection,
-  open: OpenAssignment | undefined,
-): Promise<{ applied: boolean; released: string[] }> {
+/** The row a projection writes. */
+function routingRowOf(projection: RoutingProjection) {
   const { state } = projection;
-  const row = {
+  return {
     routing_id: state.routing_id,
     version: state.version,
     status: state.status,
@@ -74,6 +65,22 @@ export async function projectRouting(
     created_at: state.created_at,
     updated_at: state.updated_at,
   };
+}
+
+/**
+ * Applies a projection only when it is newer than what is stored, so retries and reordering are harmless,
+ * and with it the reviewer load it implies: the open assignment recorded, every other one of the routing
+ * released. One statement (data-modifying CTEs), so one round trip and atomic without a transaction; the
+ * assignment changes happen only when the projection was applied. Says whether it was, and which reviewers
+ * it freed.
+ */
+export async function projectRouting(
+  db: Knex,
+  projection: RoutingProjection,
+  open: OpenAssignment | undefined,
+): Promise<{ applied: boolean; released: string[] }> {
+  const row = routingRowOf(projection);
+  const { state } = projection;
   const { routing_id: _key, request_id: _request, requested_by: _by, organization_id: _organization, task: _task, created_at: _created, ...changes } = row;
   const upsert = db('routings').insert(row).onConflict('routing_id').merge(changes).where('routings.version', '<', state.version).returning('routing_id').toSQL();
   // The CTEs share one snapshot: the release cannot see the assignment inserted beside it, and skips its level.
@@ -156,4 +163,67 @@ export async function listRoutings(db: Knex, organizationId: string, page: PageR
   if (filter.date__gte !== undefined) query.where('created_at', '>=', filter.date__gte);
   if (filter.date__lte !== undefined) query.where('created_at', '<=', filter.date__lte);
   return paginate<RoutingHistoryRow>(query, page);
+}
+
+/** A routing's decision as one statement writes it: its records, its row with the open assignment, its workflow's pending start. */
+export interface DecisionWrite {
+  /** The ledger_append() call of the decision's records (db/ledger.ts ledgerAppendCall). */
+  append: { sql: string; bindings: readonly unknown[] };
+  /** The record whose anchor the decision carries (its last, routing_decision). */
+  anchor_transaction_id: string;
+  projection: RoutingProjection;
+  open: OpenAssignment | undefined;
+  start: PendingStart;
+}
+
+const DECISION_ANCHOR_PATH = '{provenance,ledger_anchor}';
+const START_ANCHOR_PATH = '{0,decided,state,decision_result,provenance,ledger_anchor}';
+
+/**
+ * Writes a routing's first version in one statement, so in one round trip and atomically without a
+ * transaction: the records appended first, the row (the decision carrying its record's anchor) with the
+ * reviewer's assignment, and the workflow's pending start (its input carrying the same anchor). A routing
+ * decided before is left as it is (applied: false), its records found rather than appended again.
+ */
+export async function insertDecidedRouting(db: Knex, write: DecisionWrite): Promise<{ applied: boolean; block_number: number }> {
+  const row = routingRowOf(write.projection);
+  const insert = db('routings')
+    .insert({ ...row, decision_result: db.raw(`jsonb_set(?::jsonb, '${DECISION_ANCHOR_PATH}', (select anchor from decision_anchor))`, [row.decision_result]) })
+    .onConflict('routing_id')
+    .ignore()
+    .returning('routing_id')
+    .toSQL();
+  const { open, start } = write;
+  const assign = open
+    ? `, assigned as (
+         insert into reviewer_assignments (routing_id, chain_level, reviewer_did, assigned_at)
+         select routing_id, ?::int, ?, ?::timestamptz from projected
+         on conflict (routing_id, chain_level) do nothing)`
+    : '';
+  const { rows } = await db.raw<{ rows: { applied: number; block_number: number | null }[] }>(
+    `with appended as (select * from ${write.append.sql}),
+     decision_anchor as (
+       select block_number, jsonb_build_object('transaction_id', transaction_id, 'block_number', block_number) as anchor
+         from appended where transaction_id = ?),
+     projected as (${insert.sql})${assign},
+     started as (
+       insert into workflow_starts (workflow_id, workflow_type, task_queue, args, search_attributes)
+       select ?, ?, ?, jsonb_set(?::jsonb, '${START_ANCHOR_PATH}', (select anchor from decision_anchor)), ?::jsonb from projected
+       on conflict (workflow_id) do nothing)
+     select (select count(*)::int from projected) as applied, (select block_number from decision_anchor) as block_number`,
+    [
+      ...write.append.bindings,
+      write.anchor_transaction_id,
+      ...insert.bindings,
+      ...(open ? [open.chain_level, open.reviewer_did, open.assigned_at] : []),
+      start.workflow_id,
+      start.workflow_type,
+      start.task_queue,
+      JSON.stringify(start.args),
+      JSON.stringify(start.search_attributes),
+    ] as Knex.RawBinding[],
+  );
+  const result = rows[0]!;
+  if (result.block_number === null) throw new Error(`the decision's record ${write.anchor_transaction_id} was neither appended nor found`);
+  return { applied: result.applied > 0, block_number: result.block_number };
 }

@@ -1,9 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { routingDecision, type RoutingDecision } from '../../contracts/route-task-decision';
-import { appendProvenanceBatch } from '../../db/ledger';
-import { findRoutingById, openAssignmentOf, projectRouting } from '../../db/routings';
-import { insertPendingStart } from '../../db/workflow-starts';
+import { ledgerAppendCall, transactionIdFor } from '../../db/ledger';
+import { findRoutingById, insertDecidedRouting, openAssignmentOf } from '../../db/routings';
 import { needsHuman } from '../../domain/routing-decision';
 import { candidatesCover } from '../../domain/routing-escalation';
 import { decideRoutingMoments } from '../../domain/routing-moments';
@@ -73,7 +72,7 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
   }
 }
 
-/** The routing row, its provenance records and events, and the workflow's pending start, in one transaction. */
+/** The routing row, its provenance records and events, and the workflow's pending start, in one statement. */
 async function recordDecision(deps: RoutingServiceDeps, input: RouteTaskInput & { organization_id: string }, made: RoutingDecision): Promise<{ start: PendingStart; state: RoutingState }> {
   const { routing_id, task } = input;
   const at = made.decided.decided_at;
@@ -89,36 +88,40 @@ async function recordDecision(deps: RoutingServiceDeps, input: RouteTaskInput & 
     created_at: at,
     updated_at: at,
   };
+  const start: PendingStart = {
+    workflow_id: routing_id,
+    workflow_type: ROUTE_TASK_WORKFLOW_TYPE,
+    task_queue: deps.taskQueue,
+    args: [{ ...input, decided: { decided: made.decided, state } } satisfies RouteTaskInput],
+    search_attributes: [
+      { key: TaskTypeKey, value: task.task_type },
+      { key: AgentIdKey, value: task.ai_agent_id },
+      { key: ConfidenceKey, value: task.ai_confidence },
+      { key: RoutingStatusKey, value: state.status },
+      { key: EscalationLevelKey, value: state.escalation_level },
+      { key: DecisionKey, value: made.decided.verdict.decision },
+    ],
+  };
+  const records = made.steps.map(({ step_id, entry, events }) => ({ entry: { subject_id: routing_id, step_id, timestamp: at, ...entry }, events, organization_id: input.organization_id }));
+  const anchor_transaction_id = transactionIdFor(routing_id, made.steps.at(-1)!.step_id);
+  let recorded: { applied: boolean; block_number: number };
   try {
-    return await deps.db.transaction(async (trx) => {
-      const anchors = await appendProvenanceBatch(
-        trx,
-        made.steps.map(({ step_id, entry, events }) => ({ entry: { subject_id: routing_id, step_id, timestamp: at, ...entry }, events, organization_id: input.organization_id })),
-      );
-      state.decision_result!.provenance = { ...state.decision_result!.provenance, ledger_anchor: anchors.at(-1)! };
-      const projected = await projectRouting(trx, { state, request_id: input.request_id, task, requested_by: input.requested_by, organization_id: input.organization_id }, openAssignmentOf(state));
-      if (!projected.applied) throw new DecidedBefore(routing_id);
-      const start: PendingStart = {
-        workflow_id: routing_id,
-        workflow_type: ROUTE_TASK_WORKFLOW_TYPE,
-        task_queue: deps.taskQueue,
-        args: [{ ...input, decided: { decided: made.decided, state } } satisfies RouteTaskInput],
-        search_attributes: [
-          { key: TaskTypeKey, value: task.task_type },
-          { key: AgentIdKey, value: task.ai_agent_id },
-          { key: ConfidenceKey, value: task.ai_confidence },
-          { key: RoutingStatusKey, value: state.status },
-          { key: EscalationLevelKey, value: state.escalation_level },
-          { key: DecisionKey, value: made.decided.verdict.decision },
-        ],
-      };
-      await insertPendingStart(trx, start);
-      return { start, state };
+    recorded = await insertDecidedRouting(deps.db, {
+      append: ledgerAppendCall(records),
+      anchor_transaction_id,
+      projection: { state, request_id: input.request_id, task, requested_by: input.requested_by, organization_id: input.organization_id },
+      open: openAssignmentOf(state),
+      start,
     });
   } catch (error) {
-    if (error instanceof DecidedBefore) throw error;
     throw refusedWrite(error);
   }
+  if (!recorded.applied) throw new DecidedBefore(routing_id);
+  // The statement put this anchor into the row and the pending start; the start made now (its args hold this
+  // same state) and the answer carry it too.
+  const ledger_anchor = { transaction_id: anchor_transaction_id, block_number: recorded.block_number };
+  state.decision_result!.provenance = { ...state.decision_result!.provenance, ledger_anchor };
+  return { start, state };
 }
 
 /** A retry of a request whose routing exists: its recorded decision, its workflow started if the first call could not. */
