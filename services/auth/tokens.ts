@@ -3,7 +3,7 @@ import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 
 import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../db/agents';
 import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount, markServiceAccountRevoked } from '../../db/credentials';
-import { SIGNED_IN_PERSON_CAPABILITIES } from '../../domain/capabilities';
+import { SIGNED_IN_PERSON_GRANTS } from '../../domain/capabilities';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { authenticateSession, SESSION_TOKEN_TYPE } from '../sessions/session-tokens';
 import type { Actor, TokenSettings } from './actor';
@@ -231,7 +231,7 @@ async function sessionPrincipal(deps: { db: Knex; keyRing: KeyRing; settings: To
       kind: 'session',
       subject: session.did,
       // What a signed-in person holds: read and act in their organization, never administration (domain/capabilities.ts).
-      scopes: [...SIGNED_IN_PERSON_CAPABILITIES],
+      scopes: [...SIGNED_IN_PERSON_GRANTS],
       organization_id: session.organization_id,
       actor: { passport_id: session.passport_id, did: session.did, credential: session.credential },
     },
