@@ -347,7 +347,10 @@ class CallRecorder {
   async answered(answer: Answer): Promise<{ ok: true; result: ReasonResult }> {
     await this.open();
     const { write, ...outcome } = this.outcome(answer);
-    write().catch((error: unknown) => this.deps.logger.error('completing a reasoning call failed; the sweep records it as interrupted', { call_id: this.callId, error }));
+    // After this turn of the event loop, so that even the completion's serialization is not on the answer's path.
+    setImmediate(() => {
+      write().catch((error: unknown) => this.deps.logger.error('completing a reasoning call failed; the sweep records it as interrupted', { call_id: this.callId, error }));
+    });
     if (!outcome.ok) throw new Error('a call with an answer has a result');
     return outcome;
   }
