@@ -62,7 +62,8 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void
     description:
       'The selected model is tried first, then each ranked alternative on a provider failure or timeout, within REASONING_MAX_ATTEMPTS and ' +
       'REASONING_TOTAL_TIMEOUT_MS. Usage, cost (from the registry’s prices), duration and the routing decision are recorded with a provenance ' +
-      'record (the prompt’s SHA-256, and its text only where the organization’s policy allows). POST /v1/reason/stream streams the answer.',
+      'record (the prompt’s SHA-256, and its text only where the organization’s policy allows). The call is on record (open) before the answer is ' +
+      'returned and is completed as the answer is sent, so a record read at once may still be open for a few milliseconds. POST /v1/reason/stream streams the answer.',
     tags: ['Reasoning'],
     auth: 'platform:write',
     rateLimit: 'default',
