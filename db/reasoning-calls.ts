@@ -37,17 +37,51 @@ export interface ReasoningCallRow {
   duration_ms: number;
   streamed: boolean;
   routing_decision: Record<string, unknown>;
+  state: ReasoningCallState;
   created_at: Date;
 }
 
-/** The call and its attempts, as writes that run in the statement appending the call's provenance record. */
-export function reasoningCallWrites(call: Omit<ReasoningCallRow, 'created_at'>, attempts: readonly ReasoningAttemptRow[]): CompanionWrite {
+/**
+ * open: written as its first provider attempt starts, so that a call is on record even if the process ends
+ * before it completes; recorded: completed with its provenance record; interrupted: closed by the sweep.
+ */
+export type ReasoningCallState = 'open' | 'recorded' | 'interrupted';
+
+/** The call as it starts: no answer yet, so no model, usage or cost. */
+export async function insertOpenCall(db: Knex, call: Omit<ReasoningCallRow, 'created_at' | 'state'>): Promise<void> {
+  await db.raw(`insert into reasoning_calls select * from jsonb_populate_record(null::reasoning_calls, ?::jsonb)`, [
+    JSON.stringify({ ...call, state: 'open', created_at: new Date().toISOString() }),
+  ]);
+}
+
+type Outcome = Pick<ReasoningCallRow, 'call_id' | 'success' | 'model_id' | 'provider' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'duration_ms'>;
+
+/**
+ * The open call completed with its outcome and attempts, as writes that run in the statement appending its
+ * provenance record. Only a still-open call is completed: after the sweep closed it, nothing changes (and the
+ * record, keyed like the sweep's, is not appended twice).
+ */
+export function completedCallWrites(outcome: Outcome, attempts: readonly ReasoningAttemptRow[]): CompanionWrite {
   const created_at = new Date().toISOString();
   return {
-    ctes: `inserted_call as (insert into reasoning_calls select * from jsonb_populate_record(null::reasoning_calls, ?::jsonb) returning call_id),
-      inserted_attempts as (insert into reasoning_attempts select a.* from jsonb_populate_recordset(null::reasoning_attempts, ?::jsonb) a join inserted_call using (call_id) returning 1)`,
-    bindings: [JSON.stringify({ ...call, created_at }), JSON.stringify(attempts.map((attempt) => ({ ...attempt, created_at })))],
+    ctes: `completed_call as (
+        update reasoning_calls c set success = o.success, model_id = o.model_id, provider = o.provider, input_tokens = o.input_tokens,
+          output_tokens = o.output_tokens, cost_usd = o.cost_usd, duration_ms = o.duration_ms, state = 'recorded'
+        from jsonb_populate_record(null::reasoning_calls, ?::jsonb) o
+        where c.call_id = o.call_id and c.state = 'open' returning c.call_id),
+      inserted_attempts as (insert into reasoning_attempts select a.* from jsonb_populate_recordset(null::reasoning_attempts, ?::jsonb) a join completed_call using (call_id) returning 1)`,
+    bindings: [JSON.stringify(outcome), JSON.stringify(attempts.map((attempt) => ({ ...attempt, created_at })))],
   };
+}
+
+/** The open call closed as interrupted, in the statement appending the provenance record that says so. */
+export function interruptedCallWrite(callId: string): CompanionWrite {
+  return { ctes: `interrupted_call as (update reasoning_calls set state = 'interrupted' where call_id = ? and state = 'open' returning call_id)`, bindings: [callId] };
+}
+
+/** Calls still open that started before the given time, oldest first. */
+export async function openCallsStartedBefore(db: Knex, before: Date, limit: number): Promise<ReasoningCallRow[]> {
+  return db<ReasoningCallRow>('reasoning_calls').where('state', 'open').where('created_at', '<', before).orderBy('created_at').limit(limit);
 }
 
 export async function findReasoningCall(db: Knex, organizationId: string, callId: string): Promise<ReasoningCallRow | undefined> {
@@ -112,7 +146,7 @@ export async function promptCallTotals(db: Knex, organizationId: string, promptK
        select count(*) filter (where signal = 'positive') as positive, count(*) filter (where signal = 'negative') as negative,
               count(*) filter (where signal = 'rephrase') as rephrase, count(*) filter (where signal = 'correction') as correction
        from reasoning_call_signals where call_id = c.call_id) s on true
-     where c.organization_id = ? and c.prompt_key = ? and c.created_at >= ? and c.created_at < ?`,
+     where c.organization_id = ? and c.prompt_key = ? and c.state <> 'open' and c.created_at >= ? and c.created_at < ?`,
     [organizationId, promptKey, since, until],
   );
   return rows[0]!;

@@ -1,8 +1,10 @@
 /**
  * What a delegation token (or a signed-in person) may do: named capabilities, each with the risk of the
  * operations it opens and the older bearer-token scope that implies it. The operation → capability table
- * is api/capabilities.ts; this is the vocabulary and the rules of narrowing.
+ * is api/capabilities.ts; this is the vocabulary and the rules of narrowing. Beside the capabilities, a
+ * delegation may carry prompt grants (prompt:<action>:<key-pattern>, domain/prompt-scopes.ts).
  */
+import { isPromptScope, promptScopeHeld, type PromptAction } from './prompt-scopes';
 
 export const RISK_LEVELS = ['low', 'standard', 'high'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
@@ -85,6 +87,23 @@ export const SIGNED_IN_PERSON_CAPABILITIES: readonly Capability[] = CAPABILITY_N
   (name) => CAPABILITIES[name].risk !== 'high' && CAPABILITIES[name].implied_by !== 'orch:agent',
 );
 
+/**
+ * The prompt grants a signed-in person holds: every action on every prompt of their organization (none is
+ * deployment administration), and so the most a token exchanged from a session may carry.
+ */
+export const SIGNED_IN_PERSON_PROMPT_GRANTS: readonly string[] = ['prompt:*:*'];
+
+/** What a signed-in person holds: capabilities and prompt grants. */
+export const SIGNED_IN_PERSON_GRANTS: readonly string[] = [...SIGNED_IN_PERSON_CAPABILITIES, ...SIGNED_IN_PERSON_PROMPT_GRANTS];
+
+/** Reading a prompt is a read; publishing, rolling back and deprecating change what every caller of the prompt gets. */
+export const PROMPT_ACTION_RISK: Record<PromptAction, RiskLevel> = { read: 'low', publish: 'standard', rollback: 'standard', deprecate: 'standard' };
+
+/** What a delegation may carry: a capability or a prompt grant. */
+export function isDelegableGrant(value: string): boolean {
+  return isCapability(value) || isPromptScope(value);
+}
+
 export function riskRank(level: RiskLevel): number {
   return RISK_LEVELS.indexOf(level);
 }
@@ -96,6 +115,7 @@ export function allowsCapability(held: readonly string[], needed: Capability, ri
 
 /** The bounds a delegation hands on: a child may only narrow each of them. */
 export interface DelegationBounds {
+  /** Capabilities and prompt grants. */
   capabilities: readonly string[];
   /** Epoch seconds. */
   expires_at: number;
@@ -110,10 +130,15 @@ export type Widening =
   | { field: 'environment'; parent: string }
   | { field: 'risk_level'; parent: RiskLevel };
 
+/** Whether a parent holding `held` covers `grant`: a capability by name, a prompt grant by a pattern that covers it (prompt:read:support-* covers prompt:read:support-billing). */
+function holdsGrant(held: readonly string[], grant: string): boolean {
+  return isPromptScope(grant) ? promptScopeHeld(held, grant) : held.includes(grant);
+}
+
 /** Every way `child` would hold more than `parent`; empty when it only narrows. */
 export function wideningOf(parent: DelegationBounds, child: DelegationBounds): Widening[] {
   const widenings: Widening[] = [];
-  const notHeld = child.capabilities.filter((capability) => !parent.capabilities.includes(capability));
+  const notHeld = child.capabilities.filter((grant) => !holdsGrant(parent.capabilities, grant));
   if (notHeld.length > 0) widenings.push({ field: 'capabilities', not_held: notHeld });
   if (child.expires_at > parent.expires_at) widenings.push({ field: 'duration_seconds', parent_expires_at: parent.expires_at });
   if (parent.environment !== null && child.environment !== parent.environment) widenings.push({ field: 'environment', parent: parent.environment });

@@ -14,6 +14,7 @@ import * as reviewerPassports from './20261125000600_reviewer_passports';
 import * as hotPaths from './20261125000700_hot_paths';
 import * as reasoning from './20261125000900_reasoning';
 import * as platformTenancy from './20261125001000_platform_tenancy';
+import * as reasoningCallState from './20261127000100_reasoning_call_state';
 import * as workflowSignals from './20261127000200_workflow_signals';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
@@ -33,5 +34,6 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261125000700_hot_paths', migration: hotPaths },
   { name: '20261125000900_reasoning', migration: reasoning },
   { name: '20261125001000_platform_tenancy', migration: platformTenancy },
+  { name: '20261127000100_reasoning_call_state', migration: reasoningCallState },
   { name: '20261127000200_workflow_signals', migration: workflowSignals },
 ];

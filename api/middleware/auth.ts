@@ -2,7 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { KeyRing } from '../../services/auth/key-ring';
 import { allowsCapability, CAPABILITIES, type Capability } from '../../domain/capabilities';
-import { authenticateBearer, grants, type Principal, type Scope, type TokenSettings, type TypedTokenVerifiers } from '../../services/auth/tokens';
+import { authenticateBearer, createVerifiedTokenCache, grants, type Principal, type Scope, type TokenSettings, type TypedTokenVerifiers } from '../../services/auth/tokens';
 import { Problem } from '../problem';
 
 export function principalOf(res: Response): Principal | undefined {
@@ -14,6 +14,7 @@ export function principalOf(res: Response): Principal | undefined {
  * (so even refused calls carry rate-limit headers), then requireAccess says 401 or 403.
  */
 export function authenticate(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verifiers?: TypedTokenVerifiers }): RequestHandler {
+  const verified = createVerifiedTokenCache();
   return async (req, res, next) => {
     const header = req.get('authorization');
     if (!header) {
@@ -26,7 +27,7 @@ export function authenticate(deps: { db: Knex; keyRing: KeyRing; settings: Token
       next();
       return;
     }
-    const result = await authenticateBearer(deps, match[1]);
+    const result = await authenticateBearer({ ...deps, verified }, match[1]);
     if (result.ok) res.locals.principal = result.principal;
     else res.locals.authError = result.reason;
     next();

@@ -63,7 +63,9 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
     description:
       'RFC 8693-style token exchange: subject_token is the session token from a passkey or device-key sign-in (or, in the Authorization header, ' +
       'the bearer token); a delegation token as subject is narrowed. The new token holds at most what the subject holds: a signed-in person’s ' +
-      'capabilities, or the subject token’s capabilities, expiry, environment and risk_level. The response holds the token: it is not stored for replay.',
+      'capabilities and prompt grants (prompt:*:*), or the subject token’s capabilities, prompt grants, expiry, environment and risk_level; a prompt grant ' +
+      'is held when one of the subject’s covers it (prompt:read:support-* covers prompt:read:support-billing), else 403 delegation_widening. ' +
+      'The response holds the token: it is not stored for replay.',
     tags,
     auth: 'public',
     rateLimit: 'default',
@@ -90,7 +92,8 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
     summary: 'Delegate to an agent',
     description:
       'A person’s delegation token (or session) delegates some of what it holds to an agent: the new token’s sub is the person, act.sub the agent. ' +
-      'It can only narrow: capabilities, expiry, environment and risk_level no wider than the caller’s token. Revoking the caller’s delegation revokes it too.',
+      'It can only narrow: capabilities, prompt grants (covered by one of the caller’s), expiry, environment and risk_level no wider than the caller’s token. ' +
+      'Revoking the caller’s delegation revokes it too.',
     tags,
     auth: 'platform:write',
     rateLimit: 'default',

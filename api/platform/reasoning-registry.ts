@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../../lib/logger';
 import { createModelCatalog } from '../../services/models/catalog';
+import { createInterruptedCallSweeper } from '../../services/reasoning/interrupted';
 import type { ReasoningSettings } from '../../services/reasoning/settings';
 import type { ApiBuilder } from '../route';
 import { registerModelRoutes } from './models';
@@ -11,6 +12,6 @@ import { registerReasoningRoutes } from './reasoning';
 export function registerReasoningPlatformRoutes(api: ApiBuilder, deps: { db: Knex; logger: Logger; settings: ReasoningSettings }): void {
   const catalog = createModelCatalog(deps.db, Object.keys(deps.settings.providers), deps.settings.registryCacheMs);
   registerModelRoutes(api, { db: deps.db, catalog });
-  registerReasoningRoutes(api, { db: deps.db, catalog, settings: deps.settings, logger: deps.logger });
+  registerReasoningRoutes(api, { db: deps.db, catalog, settings: deps.settings, logger: deps.logger, sweeper: createInterruptedCallSweeper(deps) });
   registerPromptRoutes(api, { db: deps.db });
 }

@@ -1,12 +1,8 @@
-import type { Knex } from 'knex';
 import { findReasoningCall, insertSignal } from '../../db/reasoning-calls';
 import { grantsPrompt } from '../../domain/prompt-scopes';
-import type { Logger } from '../../lib/logger';
 import type { Principal } from '../../services/auth/tokens';
-import type { ModelCatalog } from '../../services/models/catalog';
 import { promptMessages } from '../../services/prompts/render';
 import { metadataOf, planReasoning, reason, reasonStreaming, type ReasonDeps, type ReasonPlan } from '../../services/reasoning/reason';
-import type { ReasoningSettings } from '../../services/reasoning/settings';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { ReasonRequestSchema, ReasonResponseSchema, SignalRequestSchema, SignalSchema } from '../schemas/models';
@@ -32,9 +28,7 @@ const REASONING_PROBLEMS = {
 
 type ReasonBody = z.infer<typeof ReasonRequestSchema>;
 
-export function registerReasoningRoutes(api: ApiBuilder, deps: { db: Knex; catalog: ModelCatalog; settings: ReasoningSettings; logger: Logger }): void {
-  const services: ReasonDeps = deps;
-
+export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void {
   async function plan(body: ReasonBody, principal: Principal): Promise<ReasonPlan> {
     let messages = body.messages;
     let prompt: { key: string; version: string } | undefined;
@@ -49,7 +43,7 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: { db: Knex; catal
       messages = [{ role: 'system', content: rendered.content }, ...messages];
       prompt = { key: rendered.key, version: rendered.version };
     }
-    const outcome = await planReasoning(services, { ...body, messages, prompt });
+    const outcome = await planReasoning(deps, { ...body, messages, prompt });
     if (!outcome.ok) {
       const retryAfter = outcome.code === 'reasoning_not_configured' ? { headers: { 'Retry-After': String(NOT_CONFIGURED_RETRY_AFTER_SECONDS) } } : {};
       throw new Problem(outcome.code, outcome.detail, retryAfter);
@@ -68,14 +62,15 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: { db: Knex; catal
     description:
       'The selected model is tried first, then each ranked alternative on a provider failure or timeout, within REASONING_MAX_ATTEMPTS and ' +
       'REASONING_TOTAL_TIMEOUT_MS. Usage, cost (from the registry’s prices), duration and the routing decision are recorded with a provenance ' +
-      'record (the prompt’s SHA-256, and its text only where the organization’s policy allows). POST /v1/reason/stream streams the answer.',
+      'record (the prompt’s SHA-256, and its text only where the organization’s policy allows). The call is on record (open) before the answer is ' +
+      'returned and is completed as the answer is sent, so a record read at once may still be open for a few milliseconds. POST /v1/reason/stream streams the answer.',
     tags: ['Reasoning'],
     auth: 'platform:write',
     rateLimit: 'default',
     request: { body: ReasonRequestSchema },
     responses: { 200: { description: 'The answer', schema: ReasonResponseSchema }, ...REASONING_PROBLEMS },
     handler: async ({ body, principal }) => {
-      const outcome = await reason(services, await plan(body, principal), principal);
+      const outcome = await reason(deps, await plan(body, principal), principal);
       if (!outcome.ok) throw unavailable(outcome);
       const { result } = outcome;
       return { status: 200, body: { success: true, data: { model: result.model, provider: result.provider, text: result.text, usage: result.usage }, metadata: metadataOf(result) } };
@@ -98,7 +93,7 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: { db: Knex; catal
     request: { body: ReasonRequestSchema },
     responses: { 200: { description: 'A stream of server-sent events', contentType: 'text/event-stream', schema: z.string() }, ...REASONING_PROBLEMS },
     handler: async ({ body, principal, res }) => {
-      const outcome = await reasonStreaming(services, await plan(body, principal), principal);
+      const outcome = await reasonStreaming(deps, await plan(body, principal), principal);
       if (!outcome.ok) throw unavailable(outcome);
       res.set({ 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
       return { status: 200, stream: { contentType: 'text/event-stream', chunks: outcome.events } };

@@ -1,4 +1,5 @@
 import { CAPABILITY_NAMES, RISK_LEVELS } from '../../domain/capabilities';
+import { isPromptScope } from '../../domain/prompt-scopes';
 import type { DelegationRow, RevocationRow, TokenWithDelegation } from '../../db/delegation';
 import type { IssuedToken } from '../../services/delegation/delegations';
 import { DEFAULT_DELEGATION_SECONDS, MAX_DELEGATION_SECONDS } from '../../services/delegation/delegations';
@@ -10,10 +11,21 @@ export const SESSION_TOKEN_URN = 'urn:handoff:params:oauth:token-type:session';
 export const DELEGATION_TOKEN_URN = 'urn:handoff:params:oauth:token-type:delegation';
 const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
+const PromptGrantSchema = z
+  .string()
+  .max(150)
+  .refine(isPromptScope, 'must be a capability name or a prompt grant prompt:<read|publish|rollback|deprecate|*>:<key, or key prefix ending in *>')
+  .openapi({ description: 'A prompt grant: prompt:<action>:<key-pattern>, e.g. prompt:read:support-* (docs/api.md, prompt grants)', example: 'prompt:read:support-*' });
+
+/** Capabilities and prompt grants: a prompt grant is narrowed by coverage (prompt:read:support-* covers prompt:read:support-billing). */
 const CapabilityListSchema = z
-  .array(z.enum(CAPABILITY_NAMES as [string, ...string[]]))
-  .max(CAPABILITY_NAMES.length * 2)
-  .openapi({ description: 'Capability names (docs/api.md lists them; x-capability on each operation says which it needs)' });
+  .array(z.union([z.enum(CAPABILITY_NAMES as [string, ...string[]]), PromptGrantSchema]))
+  .max(CAPABILITY_NAMES.length * 2 + 64)
+  .openapi({
+    description:
+      'Capability names (docs/api.md lists them; x-capability on each operation says which it needs) and prompt grants prompt:<action>:<key-pattern> ' +
+      '(action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening.',
+  });
 
 const boundsFields = {
   duration_seconds: z.number().int().min(1).max(MAX_DELEGATION_SECONDS).default(DEFAULT_DELEGATION_SECONDS).openapi({ description: 'Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry' }),

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../db/agents';
 import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount, markServiceAccountRevoked } from '../../db/credentials';
-import { SIGNED_IN_PERSON_CAPABILITIES } from '../../domain/capabilities';
+import { SIGNED_IN_PERSON_GRANTS } from '../../domain/capabilities';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { authenticateSession, SESSION_TOKEN_TYPE } from '../sessions/session-tokens';
 import type { Actor, TokenSettings } from './actor';
@@ -162,8 +162,29 @@ export type BearerResult = { ok: true; principal: Principal } | { ok: false; rea
 /** A verifier for the signed tokens of one JOSE `typ` (dt+jwt: services/delegation), chosen by the token's header. */
 export type TypedTokenVerifiers = Readonly<Record<string, (token: string) => Promise<BearerResult>>>;
 
+/**
+ * Access tokens whose signature and claims were verified, until they expire: a client sends the same token on
+ * every call, and checking an Ed25519 signature again each time is most of what authentication costs. Bounded;
+ * the oldest entry goes first.
+ */
+export interface VerifiedTokenCache {
+  get(token: string): JWTPayload | undefined;
+  set(token: string, payload: JWTPayload): void;
+}
+
+export function createVerifiedTokenCache(maxEntries = 10_000): VerifiedTokenCache {
+  const entries = new Map<string, JWTPayload>();
+  return {
+    get: (token) => entries.get(token),
+    set(token, payload) {
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(token, payload);
+    },
+  };
+}
+
 export async function authenticateBearer(
-  deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verifiers?: TypedTokenVerifiers },
+  deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verifiers?: TypedTokenVerifiers; verified?: VerifiedTokenCache },
   token: string,
 ): Promise<BearerResult> {
   if (token.startsWith(AGENT_KEY_PREFIX)) {
@@ -189,16 +210,24 @@ export async function authenticateBearer(
   if (header.typ === SESSION_TOKEN_TYPE) return sessionPrincipal(deps, token);
   const verifier = typeof header.typ === 'string' && Object.hasOwn(deps.verifiers ?? {}, header.typ) ? deps.verifiers?.[header.typ] : undefined;
   if (verifier) return verifier(token);
-  const key = header.kid ? await deps.keyRing.verificationKey(header.kid) : undefined;
-  if (!key) return { ok: false, reason: 'The token was not signed by a key of this deployment' };
+  const cached = deps.verified?.get(token);
+  // jose's own rule: expired from the second of exp on.
+  if (cached && cached.exp! <= Math.floor(Date.now() / 1000)) return { ok: false, reason: 'The token has expired' };
+  const key = cached || !header.kid ? undefined : await deps.keyRing.verificationKey(header.kid);
+  if (!cached && !key) return { ok: false, reason: 'The token was not signed by a key of this deployment' };
   try {
-    const { payload } = await jwtVerify(token, key, {
-      algorithms: [SIGNING_ALGORITHM],
-      issuer: deps.settings.issuer,
-      audience: deps.settings.audience,
-      typ: ACCESS_TOKEN_TYPE,
-      requiredClaims: ['exp', 'sub'],
-    });
+    const payload =
+      cached ??
+      (
+        await jwtVerify(token, key!, {
+          algorithms: [SIGNING_ALGORITHM],
+          issuer: deps.settings.issuer,
+          audience: deps.settings.audience,
+          typ: ACCESS_TOKEN_TYPE,
+          requiredClaims: ['exp', 'sub'],
+        })
+      ).payload;
+    if (!cached) deps.verified?.set(token, payload);
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
     // A token signed before tenancy has no org claim: it was issued in the one organization there was.
@@ -231,7 +260,7 @@ async function sessionPrincipal(deps: { db: Knex; keyRing: KeyRing; settings: To
       kind: 'session',
       subject: session.did,
       // What a signed-in person holds: read and act in their organization, never administration (domain/capabilities.ts).
-      scopes: [...SIGNED_IN_PERSON_CAPABILITIES],
+      scopes: [...SIGNED_IN_PERSON_GRANTS],
       organization_id: session.organization_id,
       actor: { passport_id: session.passport_id, did: session.did, credential: session.credential },
     },

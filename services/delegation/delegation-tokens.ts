@@ -1,5 +1,5 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { isCapability, RISK_LEVELS, type RiskLevel } from '../../domain/capabilities';
+import { isDelegableGrant, RISK_LEVELS, type RiskLevel } from '../../domain/capabilities';
 import { SIGNING_ALGORITHM, type KeyRing } from '../auth/key-ring';
 import type { TokenSettings } from '../auth/tokens';
 
@@ -103,7 +103,7 @@ export async function verifyDelegationToken(deps: { keyRing: KeyRing; settings: 
       typeof payload.it === 'number' &&
       (payload.env === undefined || typeof payload.env === 'string') &&
       (act === undefined || typeof act.sub === 'string') &&
-      capabilities.every(isCapability);
+      capabilities.every(isDelegableGrant);
     if (!wellFormed) return { ok: false, reason: 'The delegation token’s claims are not well formed' };
     return {
       ok: true,

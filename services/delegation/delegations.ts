@@ -17,7 +17,7 @@ import {
 } from '../../db/delegation';
 import {
   DEFAULT_DELEGATION_CAPABILITIES,
-  SIGNED_IN_PERSON_CAPABILITIES,
+  SIGNED_IN_PERSON_GRANTS,
   verificationTierOf,
   wideningOf,
   type DelegationBounds,
@@ -86,7 +86,7 @@ function sessionParent(
   at: Date,
 ): Parent {
   return {
-    bounds: { capabilities: SIGNED_IN_PERSON_CAPABILITIES, expires_at: epochSeconds(at) + MAX_DELEGATION_SECONDS, environment: null, risk_level: 'high' },
+    bounds: { capabilities: SIGNED_IN_PERSON_GRANTS, expires_at: epochSeconds(at) + MAX_DELEGATION_SECONDS, environment: null, risk_level: 'high' },
     organization_id: session.organization_id,
     passport_id: session.passport_id,
     did: session.did,

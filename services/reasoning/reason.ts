@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { findModel, type ModelRow } from '../../db/models';
-import { reasoningCallWrites, type ReasoningAttemptRow } from '../../db/reasoning-calls';
+import { completedCallWrites, insertOpenCall, type ReasoningAttemptRow } from '../../db/reasoning-calls';
 import { canonicalJson } from '../../domain/canonical-json';
 import {
   costUsd,
@@ -20,6 +20,7 @@ import type { Logger } from '../../lib/logger';
 import { chatCompletion, ProviderError, streamChatCompletion, type ChatMessage, type StreamPiece, type TokenUsage } from '../../lib/openai-compatible';
 import type { Principal } from '../auth/tokens';
 import type { ModelCatalog } from '../models/catalog';
+import { REASONED_STEP, type InterruptedCallSweeper } from './interrupted';
 import type { ReasoningSettings } from './settings';
 
 export interface ReasonDeps {
@@ -27,6 +28,7 @@ export interface ReasonDeps {
   catalog: ModelCatalog;
   settings: ReasoningSettings;
   logger: Logger;
+  sweeper: InterruptedCallSweeper;
 }
 
 export interface ReasonRequest {
@@ -148,18 +150,64 @@ function usageOrEstimate(usage: TokenUsage | undefined, messages: readonly ChatM
   return { usage: { prompt_tokens: estimateTokens(messages), completion_tokens: Math.ceil(text.length / 4) }, estimated: true };
 }
 
-/** A call in flight: its attempts so far, and the one recording when it ends. */
+type Answer = { model: ModelRow; text: string; usage: TokenUsage; estimated: boolean };
+
+/**
+ * A call in flight: its row, written open as the first attempt starts; its attempts so far; and the one
+ * statement that completes it with its provenance record when it ends.
+ */
 class CallRecorder {
   readonly callId = `rsn_${randomUUID()}`;
   readonly startedAt = Date.now();
   readonly attempts: Attempt[] = [];
+  private readonly promptHash: string;
+  private readonly keepText: boolean;
+  private opened: Promise<void> | undefined;
 
   constructor(
     private readonly deps: ReasonDeps,
     private readonly plan: ReasonPlan,
     private readonly principal: Principal,
     private readonly streamed: boolean,
-  ) {}
+  ) {
+    this.promptHash = createHash('sha256').update(canonicalJson(plan.request.messages)).digest('hex');
+    this.keepText = deps.settings.promptTextOrganizations.includes(principal.organization_id);
+  }
+
+  /**
+   * Writes the call's open row, once. It runs beside the first attempt (a provider takes far longer than an
+   * insert) and is awaited before any answer leaves: an answer a client saw always has its call on record.
+   */
+  open(): Promise<void> {
+    if (!this.opened) {
+      const { request } = this.plan;
+      this.opened = insertOpenCall(this.deps.db, {
+        call_id: this.callId,
+        organization_id: this.principal.organization_id,
+        principal_id: this.principal.id,
+        entity_id: request.entity_id ?? null,
+        task: request.task,
+        complexity: request.complexity,
+        budget: request.budget,
+        prompt_key: request.prompt?.key ?? null,
+        prompt_version: request.prompt?.version ?? null,
+        prompt_hash: this.promptHash,
+        prompt_text: this.keepText ? canonicalJson(request.messages) : null,
+        success: false,
+        model_id: null,
+        provider: null,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: 0,
+        duration_ms: 0,
+        streamed: this.streamed,
+        routing_decision: { ...this.plan.routingDecision },
+      });
+      // Awaited by whoever answers; until then a failure must not count as unhandled.
+      this.opened.catch(() => undefined);
+    }
+    return this.opened;
+  }
 
   remainingMs(): number {
     return this.deps.settings.totalTimeoutMs - (Date.now() - this.startedAt);
@@ -189,13 +237,11 @@ class CallRecorder {
     }));
   }
 
-  /** The call, its attempts and its provenance record in one transaction; the prompt's text only where the organization allows it. */
-  async record(answer: { model: ModelRow; text: string; usage: TokenUsage; estimated: boolean } | undefined): Promise<{ ok: true; result: ReasonResult } | ReasonFailure> {
+  /** The call's outcome, and the one statement that completes its row, adds its attempts and appends its provenance record. */
+  private outcome(answer: Answer | undefined): { ok: true; result: ReasonResult; write: () => Promise<unknown> } | (ReasonFailure & { write: () => Promise<unknown> }) {
     const { request } = this.plan;
     const durationMs = Date.now() - this.startedAt;
     const organization = this.principal.organization_id;
-    const keepText = this.deps.settings.promptTextOrganizations.includes(organization);
-    const promptHash = createHash('sha256').update(canonicalJson(request.messages)).digest('hex');
     const cost = answer ? costUsd(answer.model.cost, answer.usage.prompt_tokens, answer.usage.completion_tokens) : 0;
     const attemptRows: ReasoningAttemptRow[] = this.attempts.map((attempt, index) => {
       const usage = attempt.error === undefined ? answer?.usage : undefined;
@@ -215,19 +261,9 @@ class CallRecorder {
       };
     });
     const attempts = this.attemptRecords();
-    const writes = reasoningCallWrites(
+    const writes = completedCallWrites(
       {
         call_id: this.callId,
-        organization_id: organization,
-        principal_id: this.principal.id,
-        entity_id: request.entity_id ?? null,
-        task: request.task,
-        complexity: request.complexity,
-        budget: request.budget,
-        prompt_key: request.prompt?.key ?? null,
-        prompt_version: request.prompt?.version ?? null,
-        prompt_hash: promptHash,
-        prompt_text: keepText ? canonicalJson(request.messages) : null,
         success: answer !== undefined,
         model_id: answer?.model.model_id ?? null,
         provider: answer?.model.provider ?? null,
@@ -235,54 +271,50 @@ class CallRecorder {
         output_tokens: answer?.usage.completion_tokens ?? 0,
         cost_usd: cost,
         duration_ms: durationMs,
-        streamed: this.streamed,
-        routing_decision: { ...this.plan.routingDecision },
       },
       attemptRows,
     );
-    // One statement, one round trip: the call, its attempts and its provenance record commit together.
-    await appendProvenance(
-      this.deps.db,
-      {
-        entry: {
-          subject_id: this.callId,
-          step_id: 'reasoned',
-          timestamp: new Date().toISOString(),
-          actor: { type: 'orch_core', did: ORCH_CORE_DID },
-          action: answer ? 'reasoning_completed' : 'reasoning_failed',
-          input_data: {
-            principal: this.principal.id,
-            organization_id: organization,
-            ...(this.principal.actor ? { passport: this.principal.actor.did } : {}),
-            ...(request.entity_id !== undefined ? { entity_id: request.entity_id } : {}),
-            task: request.task,
-            complexity: request.complexity,
-            budget: request.budget,
-            prompt_hash: promptHash,
-            ...(request.prompt ? { prompt_key: request.prompt.key, prompt_version: request.prompt.version } : {}),
-            ...(keepText ? { messages: request.messages } : {}),
-          },
-          output_data: {
-            model: answer?.model.model_id ?? null,
-            provider: answer?.model.provider ?? null,
-            input_tokens: answer?.usage.prompt_tokens ?? 0,
-            output_tokens: answer?.usage.completion_tokens ?? 0,
-            usage_estimated: answer?.estimated ?? false,
-            cost_usd: cost,
-            duration_ms: durationMs,
-            attempts,
-            routing_decision: { selected: this.plan.routingDecision.selected, reason: this.plan.routingDecision.reason },
-          },
-          reasoning: answer
-            ? `${answer.model.model_id} (${answer.model.provider}) answered after ${attempts.length} attempt(s): ${this.plan.routingDecision.reason}`
-            : `No provider answered in ${attempts.length} attempt(s)`,
+    const record = {
+      organization_id: organization,
+      entry: {
+        subject_id: this.callId,
+        step_id: REASONED_STEP,
+        timestamp: new Date().toISOString(),
+        actor: { type: 'orch_core' as const, did: ORCH_CORE_DID },
+        action: answer ? 'reasoning_completed' : 'reasoning_failed',
+        input_data: {
+          principal: this.principal.id,
+          organization_id: organization,
+          ...(this.principal.actor ? { passport: this.principal.actor.did } : {}),
+          ...(request.entity_id !== undefined ? { entity_id: request.entity_id } : {}),
+          task: request.task,
+          complexity: request.complexity,
+          budget: request.budget,
+          prompt_hash: this.promptHash,
+          ...(request.prompt ? { prompt_key: request.prompt.key, prompt_version: request.prompt.version } : {}),
+          ...(this.keepText ? { messages: request.messages } : {}),
         },
+        output_data: {
+          model: answer?.model.model_id ?? null,
+          provider: answer?.model.provider ?? null,
+          input_tokens: answer?.usage.prompt_tokens ?? 0,
+          output_tokens: answer?.usage.completion_tokens ?? 0,
+          usage_estimated: answer?.estimated ?? false,
+          cost_usd: cost,
+          duration_ms: durationMs,
+          attempts,
+          routing_decision: { selected: this.plan.routingDecision.selected, reason: this.plan.routingDecision.reason },
+        },
+        reasoning: answer
+          ? `${answer.model.model_id} (${answer.model.provider}) answered after ${attempts.length} attempt(s): ${this.plan.routingDecision.reason}`
+          : `No provider answered in ${attempts.length} attempt(s)`,
       },
-      writes,
-    );
+    };
+    // One statement, one round trip: the call completed, its attempts and its provenance record commit together.
+    const write = () => appendProvenance(this.deps.db, record, writes);
     if (!answer) {
       const tried = attempts.map((attempt) => `${attempt.model} (${attempt.provider}): ${attempt.error ?? 'failed'}`).join('; ');
-      return { ok: false, code: 'model_providers_unavailable', detail: `No provider answered: ${tried || 'the time budget was spent before any attempt'}`, callId: this.callId, attempts };
+      return { ok: false, code: 'model_providers_unavailable', detail: `No provider answered: ${tried || 'the time budget was spent before any attempt'}`, callId: this.callId, attempts, write };
     }
     const result: ReasonResult = {
       callId: this.callId,
@@ -296,7 +328,31 @@ class CallRecorder {
       routingDecision: this.plan.routingDecision,
       attempts,
     };
-    return { ok: true, result };
+    return { ok: true, result, write };
+  }
+
+  /** Completes the call on record before returning its outcome. */
+  async record(answer: Answer | undefined): Promise<{ ok: true; result: ReasonResult } | ReasonFailure> {
+    await this.open();
+    const { write, ...outcome } = this.outcome(answer);
+    await write();
+    return outcome;
+  }
+
+  /**
+   * Returns the answer once the open row is committed, and completes the call while the answer is sent: the
+   * completion is off the answer's path, and if the process ends before it commits, the sweep records the
+   * call as interrupted (services/reasoning/interrupted.ts).
+   */
+  async answered(answer: Answer): Promise<{ ok: true; result: ReasonResult }> {
+    await this.open();
+    const { write, ...outcome } = this.outcome(answer);
+    // After this turn of the event loop, so that even the completion's serialization is not on the answer's path.
+    setImmediate(() => {
+      write().catch((error: unknown) => this.deps.logger.error('completing a reasoning call failed; the sweep records it as interrupted', { call_id: this.callId, error }));
+    });
+    if (!outcome.ok) throw new Error('a call with an answer has a result');
+    return outcome;
   }
 }
 
@@ -306,14 +362,16 @@ function chatRequest(plan: ReasonPlan, model: ModelRow) {
 
 /** Tries the selected model, then each alternative on a failure or timeout, within the attempts and the time budget. */
 export async function reason(deps: ReasonDeps, plan: ReasonPlan, principal: Principal): Promise<{ ok: true; result: ReasonResult } | ReasonFailure> {
+  deps.sweeper.due();
   const call = new CallRecorder(deps, plan, principal, false);
+  void call.open();
   for (const model of call.candidates()) {
     const startedAt = Date.now();
     try {
       const answer = await chatCompletion(deps.settings.providers[model.provider]!, chatRequest(plan, model), AbortSignal.timeout(Math.min(deps.settings.attemptTimeoutMs, call.remainingMs())));
       call.attempts.push({ model, startedAt, durationMs: Date.now() - startedAt });
       const { usage, estimated } = usageOrEstimate(answer.usage, plan.request.messages, answer.text);
-      return await call.record({ model, text: answer.text, usage, estimated });
+      return await call.answered({ model, text: answer.text, usage, estimated });
     } catch (error) {
       call.failed(model, startedAt, error);
     }
@@ -337,7 +395,9 @@ function sse(event: string, data: unknown): string {
  * error event instead. The call is recorded when the stream ends, however it ends.
  */
 export async function reasonStreaming(deps: ReasonDeps, plan: ReasonPlan, principal: Principal): Promise<{ ok: true; events: AsyncGenerator<string> } | ReasonFailure> {
+  deps.sweeper.due();
   const call = new CallRecorder(deps, plan, principal, true);
+  void call.open();
   for (const model of call.candidates()) {
     const startedAt = Date.now();
     const controller = new AbortController();
@@ -347,6 +407,7 @@ export async function reasonStreaming(deps: ReasonDeps, plan: ReasonPlan, princi
       pieces = await streamChatCompletion(deps.settings.providers[model.provider]!, chatRequest(plan, model), controller.signal);
       const first = await pieces.next();
       clearTimeout(firstPieceTimer);
+      await call.open();
       return { ok: true, events: streamed(deps, call, plan, model, startedAt, controller, first, pieces) };
     } catch (error) {
       clearTimeout(firstPieceTimer);

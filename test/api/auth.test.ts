@@ -3,6 +3,7 @@ import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, jwtVe
 import { createKeyRing, rotateSigningKey } from '../../services/auth/key-ring';
 import { mintPersonalAccessToken, type Scope } from '../../services/auth/tokens';
 import { startExtraApp, type ExtraApp } from '../support/app';
+import { eventually } from '../support/eventually';
 import { call, expectProblem, type CallOptions } from '../support/http';
 import { deploymentSigning, foreignEd25519Key, nowSeconds, signJwt } from '../support/jwt';
 import { startStack, type Stack } from '../support/stack';
@@ -64,6 +65,15 @@ describe('bearer tokens', () => {
     const reply = await get(await signJwt({ ...own, expiresAt: nowSeconds() - 60 }));
     expectProblem(reply, 401, 'unauthorized');
     expect(reply.body.detail).toBe('The token has expired');
+  });
+
+  it('refuses a token it verified before once the token expires (the verified-token cache keeps exp)', async () => {
+    const own = await deploymentSigning(stack);
+    const token = await signJwt({ ...own, scope: 'orch:read', expiresAt: nowSeconds() + 2 });
+    expect((await get(token)).status).toBe(200);
+    const later = await eventually(() => get(token), (reply) => reply.status !== 200, { everyMs: 250 });
+    expectProblem(later, 401, 'unauthorized');
+    expect(later.body.detail).toBe('The token has expired');
   });
 
   it('answers 401 for a JWT signed by a foreign Ed25519 key with a kid that is not ours', async () => {

@@ -1,5 +1,6 @@
 import { call, client, expectProblem } from '../support/http';
 import { provenanceEntries } from '../support/ledger-records';
+import { callsRecorded } from '../support/reasoning-calls';
 import { startLocalProvider, type LocalProvider } from '../support/openai-provider';
 import { startStack, type Stack } from '../support/stack';
 
@@ -132,6 +133,7 @@ describe('prompts in reasoning calls, and their statistics', () => {
     }
     expect((await admin('POST', `/v1/reasoning-calls/${reply.body.metadata.callId as string}/signals`, { json: { signal: 'negative' } })).status).toBe(201);
 
+    await callsRecorded(stack.database.db);
     const statistics = await admin('GET', '/v1/prompts/greeting/statistics');
     expect(statistics.status).toBe(200);
     expect(statistics.body).toMatchObject({

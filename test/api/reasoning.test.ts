@@ -1,8 +1,15 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { appendProvenance } from '../../db/ledger';
+import { completedCallWrites } from '../../db/reasoning-calls';
+import { ORCH_CORE_DID } from '../../domain/provenance';
+import { createLogger } from '../../lib/logger';
+import { COMPLETION_GRACE_MS, REASONED_STEP, recordInterruptedCalls } from '../../services/reasoning/interrupted';
 import { canonicalJson } from '../../domain/canonical-json';
 import { startExtraApp, type ExtraApp } from '../support/app';
 import { call, client, expectProblem } from '../support/http';
-import { provenanceEntry } from '../support/ledger-records';
+import { eventually } from '../support/eventually';
+import { provenanceEntries, provenanceEntry } from '../support/ledger-records';
+import { callsRecorded, recordedCall } from '../support/reasoning-calls';
 import { startLocalProvider, type LocalProvider } from '../support/openai-provider';
 import { startStack, type Stack } from '../support/stack';
 
@@ -73,8 +80,8 @@ describe('POST /v1/reason', () => {
 
     const callId = reply.body.metadata.callId as string;
     const promptHash = createHash('sha256').update(canonicalJson(messages)).digest('hex');
-    const row = await stack.database.db('reasoning_calls').where({ call_id: callId }).first();
-    expect(row).toMatchObject({ success: true, model_id: 'good-model', provider: 'good', input_tokens: 1200, output_tokens: 300, prompt_hash: promptHash, prompt_text: null, entity_id: 'ticket-7', organization_id: 'org_default' });
+    const row = await recordedCall(stack.database.db, callId);
+    expect(row).toMatchObject({ state: 'recorded', success: true, model_id: 'good-model', provider: 'good', input_tokens: 1200, output_tokens: 300, prompt_hash: promptHash, prompt_text: null, entity_id: 'ticket-7', organization_id: 'org_default' });
     const record = await provenanceEntry(stack.database.db, callId, 'reasoned');
     expect(record).toMatchObject({
       action: 'reasoning_completed',
@@ -85,6 +92,7 @@ describe('POST /v1/reason', () => {
   });
 
   it('counts the failed attempts in the model statistics', async () => {
+    await callsRecorded(stack.database.db);
     const reply = await admin('GET', '/v1/models/fail-model/statistics');
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ model_id: 'fail-model', success_rate: 0, by_complexity: { complex: { count: reply.body.total_requests, success_rate: 0 } } });
@@ -125,6 +133,40 @@ describe('POST /v1/reason', () => {
 
   it('needs platform:write', async () => {
     expectProblem(await call(stack.baseUrl, 'POST', '/v1/reason', { token: await stack.token(['platform:read']), json: { messages } }), 403, 'insufficient_scope');
+  });
+
+  it('puts the call on record as it starts, and completes the record when it ends', async () => {
+    const entity_id = `in-flight-${Date.now()}`;
+    // The slow provider answers after the attempt's timeout: the call is open on record meanwhile.
+    const pending = admin('POST', '/v1/reason', { json: { messages, pinned_model: 'slow-model', entity_id } });
+    const open = await eventually(() => stack.database.db('reasoning_calls').where({ entity_id }).first(), (row) => row !== undefined);
+    expect(open).toMatchObject({ state: 'open', success: false, model_id: null, routing_decision: { selected: 'slow-model' } });
+    const failed = await pending;
+    expectProblem(failed, 503, 'model_providers_unavailable');
+    expect(failed.body.call_id).toBe(open.call_id);
+    expect(await recordedCall(stack.database.db, open.call_id as string)).toMatchObject({ state: 'recorded', success: false });
+    expect(await provenanceEntry(stack.database.db, open.call_id as string, 'reasoned')).toMatchObject({ action: 'reasoning_failed' });
+  });
+
+  it('records a call its process left open as interrupted, once, and a late completion changes nothing', async () => {
+    const call_id = `rsn_${randomUUID()}`;
+    const startedAt = new Date(Date.now() - 90_000 - COMPLETION_GRACE_MS - 1000);
+    await stack.database.db('reasoning_calls').insert({
+      call_id, organization_id: 'org_default', principal_id: 'sub:crashed', task: 'general', complexity: 'simple', budget: 'optimize', prompt_hash: 'f'.repeat(64),
+      success: false, input_tokens: 0, output_tokens: 0, cost_usd: 0, duration_ms: 0, streamed: false, routing_decision: JSON.stringify({ selected: 'good-model' }), state: 'open', created_at: startedAt,
+    });
+    const sweep = { db: stack.database.db, settings: { totalTimeoutMs: 90_000 }, logger: createLogger({ level: 'error', silent: true }) };
+    expect(await recordInterruptedCalls(sweep)).toBeGreaterThanOrEqual(1);
+    expect(await stack.database.db('reasoning_calls').where({ call_id }).first()).toMatchObject({ state: 'interrupted' });
+    expect(await provenanceEntry(stack.database.db, call_id, 'reasoned')).toMatchObject({ action: 'reasoning_interrupted', input_data: { principal: 'sub:crashed', prompt_hash: 'f'.repeat(64) } });
+
+    const late = { call_id, success: true, model_id: 'good-model', provider: 'good', input_tokens: 1, output_tokens: 1, cost_usd: 0.1, duration_ms: 5 };
+    const entry = { subject_id: call_id, step_id: REASONED_STEP, timestamp: new Date().toISOString(), actor: { type: 'orch_core' as const, did: ORCH_CORE_DID }, action: 'reasoning_completed', input_data: {}, output_data: {}, reasoning: 'late' };
+    await appendProvenance(stack.database.db, { entry }, completedCallWrites(late, [{ ...late, attempt: 1, organization_id: 'org_default', complexity: 'simple', error: null }]));
+    expect(await stack.database.db('reasoning_calls').where({ call_id }).first()).toMatchObject({ state: 'interrupted', success: false, model_id: null });
+    expect(await stack.database.db('reasoning_attempts').where({ call_id })).toEqual([]);
+    expect((await provenanceEntries(stack.database.db, call_id)).map((record) => record.action)).toEqual(['reasoning_interrupted']);
+    expect(await recordInterruptedCalls(sweep)).toBe(0);
   });
 
   it('records signals on a call, and refuses an unknown call', async () => {
