@@ -27,7 +27,7 @@ export function createApprovalActivities(deps: { db: Knex }) {
      */
     async claimApprovalEnding(input: { request: ApprovalRequest; ending: 'expired' | 'workflow_cancelled'; at: string }): Promise<ApprovalState> {
       const { request, at } = input;
-      const claimed = await claimEnding(deps.db, request.approval_id, endedTransition(request, { kind: input.ending }, at), at, { before_deadline: false, tell_workflow: false });
+      const claimed = await claimEnding(deps.db, request.approval_id, endedTransition(request, { kind: input.ending }, at), at, { before_deadline: false });
       if (!claimed.approval) throw new Error(`Approval ${request.approval_id} has no record to end`);
       return claimed.approval;
     },

@@ -92,6 +92,58 @@ export async function claimApprovalEnding(
   return row;
 }
 
+/**
+ * A human's answer (or cancel) claimed in one statement, so in one round trip and atomically without a
+ * transaction: the conditional write of claimApprovalEnding, also requiring the version the caller read
+ * (whose request its record was built from), and only when it took the row, the ending's records appended
+ * and the workflow's signal committed. Returns the row as ended, or undefined when it did not take it.
+ */
+export async function claimApprovalAnswer(
+  db: Knex,
+  approvalId: string,
+  claim: {
+    changes: ApprovalChanges;
+    provenance_id: string;
+    updated_at: string;
+    read_version: number;
+    /** The ending's records, as ledgerAppendCall (db/ledger.ts) gives them: [records, lock]. */
+    append_bindings: readonly unknown[];
+    signal: { name: string; args: unknown[] };
+  },
+): Promise<ApprovalRow | undefined> {
+  const { changes } = claim;
+  const update = db<ApprovalRow>('approvals')
+    .where({ approval_id: approvalId, status: 'pending', version: claim.read_version })
+    .whereRaw('expires_at > statement_timestamp()')
+    .update({
+      status: changes.status,
+      responded_by: changes.responded_by ?? null,
+      response_kind: changes.response_kind ?? null,
+      response_comment: changes.response_comment ?? null,
+      modified_params: json(changes.modified_params),
+      cancelled_by: changes.cancelled_by ?? null,
+      cancel_reason: changes.cancel_reason ?? null,
+      responded_at: changes.responded_at ?? null,
+      provenance_id: claim.provenance_id,
+      version: db.raw('version + 1'),
+      updated_at: claim.updated_at,
+    } as Record<string, unknown>)
+    .returning('*')
+    .toSQL();
+  const [records, lock] = claim.append_bindings;
+  const { rows } = await db.raw<{ rows: ApprovalRow[] }>(
+    `with claimed as (${update.sql}),
+     pending_signal as (
+       insert into workflow_signals (workflow_id, signal_name, args)
+       select approval_id, ?, ?::jsonb from claimed
+       on conflict do nothing),
+     appended as (select * from ledger_append(case when exists (select 1 from claimed) then ?::jsonb else '[]'::jsonb end, ?))
+     select claimed.* from claimed where (select count(*) from appended) > 0`,
+    [...update.bindings, claim.signal.name, JSON.stringify(claim.signal.args), records, lock] as Knex.RawBinding[],
+  );
+  return rows[0];
+}
+
 /** The request in the organization: another organization's id is as unknown as one never used. */
 export async function findApprovalById(db: Knex, organizationId: string, approvalId: string): Promise<ApprovalRow | undefined> {
   return db<ApprovalRow>('approvals').where({ approval_id: approvalId, organization_id: organizationId }).first();

@@ -1,6 +1,8 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Knex } from 'knex';
-import type { CompanionWrite } from './ledger';
+
+/** A condition that is always true and turns off synchronous_commit for the statement's own transaction. */
+const WITHOUT_WAITING_FOR_THE_FLUSH = "set_config('synchronous_commit', 'off', true) is not null";
 
 /** A workflow start committed with the record it carries on (workflow id = the resource id). */
 export interface PendingStart {
@@ -21,8 +23,13 @@ export async function insertPendingStart(trx: Knex, start: PendingStart): Promis
     .ignore();
 }
 
+/**
+ * Once its start is made, a pending start is only a safety net: its delete does not wait for the WAL flush
+ * (synchronous_commit off for this transaction only), since a delete a crash forgets makes the sweep repeat a
+ * start, which starts nothing.
+ */
 export async function deletePendingStart(db: Knex, workflowId: string): Promise<void> {
-  await db('workflow_starts').where({ workflow_id: workflowId }).delete();
+  await db('workflow_starts').where({ workflow_id: workflowId }).whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH).delete();
 }
 
 export async function findPendingStart(db: Knex, workflowId: string): Promise<PendingStart | undefined> {
@@ -55,19 +62,9 @@ export interface PendingSignal {
   args: unknown[];
 }
 
-/**
- * The signal as a write in the statement of the record it belongs to (a provenance append's companion), so
- * both commit together in one round trip; the same signal to the same workflow again changes nothing.
- */
-export function pendingSignalWrite(signal: PendingSignal): CompanionWrite {
-  return {
-    ctes: 'pending_signal as (insert into workflow_signals (workflow_id, signal_name, args) values (?, ?, ?::jsonb) on conflict do nothing)',
-    bindings: [signal.workflow_id, signal.signal_name, JSON.stringify(signal.args)],
-  };
-}
-
+/** A delivered signal's delete, likewise without waiting for the flush: a forgotten one is delivered again, which its workflow ignores. */
 export async function deletePendingSignal(db: Knex, signal: Pick<PendingSignal, 'workflow_id' | 'signal_name'>): Promise<void> {
-  await db('workflow_signals').where({ workflow_id: signal.workflow_id, signal_name: signal.signal_name }).delete();
+  await db('workflow_signals').where({ workflow_id: signal.workflow_id, signal_name: signal.signal_name }).whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH).delete();
 }
 
 /** Signals committed at least `olderThanMs` ago and still undelivered, oldest first, locked for the caller's transaction. */

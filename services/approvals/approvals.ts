@@ -24,7 +24,7 @@ import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../../contracts/sear
 import { refusedWrite, StorageRefusedError, type StorageRefusal } from '../platform/refusals';
 import { startCommitted, startIfPending, type PendingStart } from '../workflow-starts/starts';
 import { deliverAfterCommit } from '../workflow-starts/signals';
-import { claimEnding, type ClaimOutcome } from './claims';
+import { claimAnswer, type ClaimOutcome } from './claims';
 
 export interface PlatformServiceDeps {
   db: Knex;
@@ -184,13 +184,14 @@ export type AnswerOutcome =
  * after the answer (or by the dispatcher, should this process die first): the workflow carries the ending on
  * (the execution or DAG waiting on it) without the person waiting for Temporal.
  */
-async function claimAnswer(deps: PlatformServiceDeps, approvalId: string, ending: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>): Promise<AnswerOutcome> {
+async function endByAnswer(deps: PlatformServiceDeps, read: ApprovalState, ending: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>): Promise<AnswerOutcome> {
+  const approvalId = read.approval_id;
   const unstorable = unstorableRefusal(ending.input, 'answer');
   if (unstorable) return { ok: false, code: FAILURE_TYPES.invalidData, detail: unstorable };
   const at = new Date().toISOString();
   let claimed: ClaimOutcome;
   try {
-    claimed = await claimEnding(deps.db, approvalId, answerTransition(ending, at), at, { before_deadline: true, tell_workflow: true });
+    claimed = await claimAnswer(deps.db, read, answerTransition(ending, at), at);
   } catch (error) {
     const refused = refusedWrite(error);
     if (refused instanceof StorageRefusedError) return refused.refusal;
@@ -234,7 +235,7 @@ export async function respondToApproval(
     if (errors.length > 0) return { ok: false, code: 'invalid_modified_params', errors };
   }
   const input: RespondInput = { ...answer, responded_by: answer.responded_by ?? acting.actor.did, principal: caller.id, actor: acting.actor };
-  return claimAnswer(deps, approvalId, { kind: 'respond', input });
+  return endByAnswer(deps, approval, { kind: 'respond', input });
 }
 
 /** A cancel by a signed-in person: of a request addressed to an approver, only by the approver or the requester. */
@@ -248,8 +249,9 @@ export async function cancelApproval(
   if (!acting.ok) return acting;
   const row = await findApprovalById(deps.db, caller.organization_id, approvalId);
   if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
-  const refused = approverRefusal(approvalFromRow(row), acting.actor, 'cancel');
+  const approval = approvalFromRow(row);
+  const refused = approverRefusal(approval, acting.actor, 'cancel');
   if (refused) return refused;
   const input: CancelApprovalInput = { cancelled_by: request.cancelled_by ?? acting.actor.did, reason: request.reason, principal: caller.id, actor: acting.actor };
-  return claimAnswer(deps, approvalId, { kind: 'cancel', input });
+  return endByAnswer(deps, approval, { kind: 'cancel', input });
 }
