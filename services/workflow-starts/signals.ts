@@ -2,6 +2,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { claimStaleSignals, deletePendingSignal, deletePendingStart, findPendingStart, type PendingSignal } from '../../db/workflow-starts';
+import { createBackgroundQueue } from '../../lib/background';
 import { STALE_START_MS } from './starts';
 
 export type { PendingSignal } from '../../db/workflow-starts';
@@ -40,12 +41,16 @@ export async function deliverSignal(deps: Deps, signal: PendingSignal): Promise<
   await deletePendingSignal(deps.db, signal);
 }
 
+/** Deliveries after the answer, per process: a few at a time, so a burst of answers does not swamp Temporal. */
+const afterCommit = createBackgroundQueue({ concurrency: 16, retryDelaysMs: [500, 2000, 5000] });
+
 /**
  * The request path's delivery once its record has committed: the caller is answered without waiting for
- * Temporal. A failure (Temporal unreachable, the process gone) leaves the row to the dispatcher's sweep.
+ * Temporal. A delivery that keeps failing (Temporal unreachable), or a process gone, leaves the row to the
+ * dispatcher's sweep.
  */
 export function deliverAfterCommit(deps: Deps, signal: PendingSignal): void {
-  deliverSignal(deps, signal).catch(() => undefined);
+  afterCommit.push(() => deliverSignal(deps, signal));
 }
 
 /** The dispatcher's sweep: delivers what a crash or an outage left undelivered, in one transaction. */

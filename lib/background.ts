@@ -1,0 +1,50 @@
+/**
+ * Work done after a request has been answered, at most `concurrency` tasks at a time (so a burst of answers
+ * does not become a burst of calls on the service behind them), each retried after `retryDelaysMs` when it
+ * fails. A task that still fails is dropped: only work that something else finishes (an outbox sweep) goes here.
+ */
+export interface BackgroundQueue {
+  push(task: () => Promise<void>): void;
+  /** Tasks queued or running. */
+  readonly size: number;
+}
+
+export function createBackgroundQueue(options: { concurrency: number; retryDelaysMs: readonly number[] }): BackgroundQueue {
+  const waiting: Array<{ task: () => Promise<void>; attempt: number }> = [];
+  let running = 0;
+  let retrying = 0;
+
+  const next = () => {
+    while (running < options.concurrency && waiting.length > 0) {
+      const job = waiting.shift()!;
+      running += 1;
+      job
+        .task()
+        .catch(() => {
+          const delay = options.retryDelaysMs[job.attempt];
+          if (delay === undefined) return;
+          retrying += 1;
+          // Unref'd: a retry never keeps a stopping process alive; the sweep finishes what it drops.
+          setTimeout(() => {
+            retrying -= 1;
+            waiting.push({ task: job.task, attempt: job.attempt + 1 });
+            next();
+          }, delay).unref();
+        })
+        .finally(() => {
+          running -= 1;
+          next();
+        });
+    }
+  };
+
+  return {
+    push(task) {
+      waiting.push({ task, attempt: 0 });
+      next();
+    },
+    get size() {
+      return waiting.length + running + retrying;
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { createBackgroundQueue } from '../../lib/background';
+import { eventually } from '../support/eventually';
+
+describe('background queue', () => {
+  it('runs at most `concurrency` tasks at once, and all of them', async () => {
+    const queue = createBackgroundQueue({ concurrency: 3, retryDelaysMs: [] });
+    let running = 0;
+    let most = 0;
+    let done = 0;
+    for (let i = 0; i < 20; i += 1) {
+      queue.push(async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running -= 1;
+        done += 1;
+      });
+    }
+    await eventually(async () => done, (count) => count === 20);
+    expect(most).toBe(3);
+    expect(queue.size).toBe(0);
+  });
+
+  it('retries a failing task once per delay, then drops it', async () => {
+    const queue = createBackgroundQueue({ concurrency: 2, retryDelaysMs: [1, 1] });
+    let attempts = 0;
+    queue.push(() => {
+      attempts += 1;
+      return Promise.reject(new Error('Temporal unreachable'));
+    });
+    await eventually(async () => queue.size, (size) => size === 0);
+    expect(attempts).toBe(3);
+  });
+
+  it('a task that succeeds on a retry is not run again', async () => {
+    const queue = createBackgroundQueue({ concurrency: 1, retryDelaysMs: [1, 1, 1] });
+    let attempts = 0;
+    queue.push(() => {
+      attempts += 1;
+      return attempts < 2 ? Promise.reject(new Error('once')) : Promise.resolve();
+    });
+    await eventually(async () => queue.size, (size) => size === 0);
+    expect(attempts).toBe(2);
+  });
+});
