@@ -1,3 +1,5 @@
+import { AsyncResource } from 'node:async_hooks';
+
 /**
  * Work done after a request has been answered, at most `concurrency` tasks at a time (so a burst of answers
  * does not become a burst of calls on the service behind them), each retried after `retryDelaysMs` when it
@@ -10,6 +12,9 @@ export interface BackgroundQueue {
 }
 
 export function createBackgroundQueue(options: { concurrency: number; retryDelaysMs: readonly number[] }): BackgroundQueue {
+  // Tasks run in the context the queue was made in, not in the request that pushed them: a request's
+  // async-local state (its deadline's abort signal, bound to its Temporal calls) ends with its answer.
+  const context = new AsyncResource('BackgroundQueue');
   const waiting: Array<{ task: () => Promise<void>; attempt: number }> = [];
   let running = 0;
   let retrying = 0;
@@ -18,8 +23,8 @@ export function createBackgroundQueue(options: { concurrency: number; retryDelay
     while (running < options.concurrency && waiting.length > 0) {
       const job = waiting.shift()!;
       running += 1;
-      job
-        .task()
+      context
+        .runInAsyncScope(job.task)
         .catch(() => {
           const delay = options.retryDelaysMs[job.attempt];
           if (delay === undefined) return;

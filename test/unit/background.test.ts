@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createBackgroundQueue } from '../../lib/background';
 import { eventually } from '../support/eventually';
 
@@ -41,5 +42,21 @@ describe('background queue', () => {
     });
     await eventually(async () => queue.size, (size) => size === 0);
     expect(attempts).toBe(2);
+  });
+});
+
+describe('background queue context', () => {
+  it('runs a task outside the async-local context of whoever pushed it', async () => {
+    const request = new AsyncLocalStorage<string>();
+    const queue = createBackgroundQueue({ concurrency: 1, retryDelaysMs: [] });
+    const seen: Array<string | undefined> = [];
+    request.run('request-1', () => {
+      queue.push(async () => {
+        seen.push(request.getStore());
+        await Promise.resolve();
+      });
+    });
+    await eventually(async () => seen.length, (count) => count === 1);
+    expect(seen).toEqual([undefined]);
   });
 });
