@@ -9,6 +9,11 @@ export interface BackgroundQueue {
   push(task: () => Promise<void>): void;
   /** Tasks queued or running. */
   readonly size: number;
+  /**
+   * Resolves once nothing is queued or running (retries still waiting on their delay are not waited for), or
+   * after `timeoutMs`: a stopping process waits for this before it closes what the tasks use.
+   */
+  settled(timeoutMs: number): Promise<void>;
 }
 
 export function createBackgroundQueue(options: { concurrency: number; retryDelaysMs: readonly number[] }): BackgroundQueue {
@@ -18,6 +23,7 @@ export function createBackgroundQueue(options: { concurrency: number; retryDelay
   const waiting: Array<{ task: () => Promise<void>; attempt: number }> = [];
   let running = 0;
   let retrying = 0;
+  const onIdle: Array<() => void> = [];
 
   const next = () => {
     while (running < options.concurrency && waiting.length > 0) {
@@ -41,6 +47,7 @@ export function createBackgroundQueue(options: { concurrency: number; retryDelay
           next();
         });
     }
+    if (running === 0 && waiting.length === 0) for (const resolve of onIdle.splice(0)) resolve();
   };
 
   return {
@@ -50,6 +57,12 @@ export function createBackgroundQueue(options: { concurrency: number; retryDelay
     },
     get size() {
       return waiting.length + running + retrying;
+    },
+    async settled(timeoutMs) {
+      if (running === 0 && waiting.length === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise<void>((resolve) => onIdle.push(resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
     },
   };
 }

@@ -53,6 +53,14 @@ export function deliverAfterCommit(deps: Deps, signal: PendingSignal): void {
   afterCommit.push(() => deliverSignal(deps, signal));
 }
 
+/**
+ * For a stopping API: waits (at most `timeoutMs`) for the deliveries under way, before the Temporal connection
+ * closes under them. Whatever is left undelivered stays for the dispatcher's sweep.
+ */
+export function deliveriesSettled(timeoutMs: number): Promise<void> {
+  return afterCommit.settled(timeoutMs);
+}
+
 /** The dispatcher's sweep: delivers what a crash or an outage left undelivered, in one transaction. */
 export async function deliverStaleSignals(deps: Deps, limit: number): Promise<number> {
   return deps.db.transaction(async (trx) => {

@@ -60,3 +60,27 @@ describe('background queue context', () => {
     expect(seen).toEqual([undefined]);
   });
 });
+
+describe('background queue settling', () => {
+  it('settles once what was queued or running has run', async () => {
+    const queue = createBackgroundQueue({ concurrency: 1, retryDelaysMs: [] });
+    const done: number[] = [];
+    for (const n of [1, 2, 3]) {
+      queue.push(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        done.push(n);
+      });
+    }
+    await queue.settled(10_000);
+    expect(done).toEqual([1, 2, 3]);
+  });
+
+  it('stops waiting at its timeout when a task hangs', async () => {
+    const queue = createBackgroundQueue({ concurrency: 1, retryDelaysMs: [] });
+    let finished = false;
+    queue.push(() => new Promise(() => undefined));
+    await queue.settled(20).then(() => (finished = true));
+    expect(finished).toBe(true);
+    expect(queue.size).toBe(1);
+  });
+});
