@@ -4,6 +4,14 @@ import type { Knex } from 'knex';
 /** A condition that is always true and turns off synchronous_commit for the statement's own transaction. */
 const WITHOUT_WAITING_FOR_THE_FLUSH = "set_config('synchronous_commit', 'off', true) is not null";
 
+/**
+ * The row, unless a sweep holds it: the sweep deletes what it delivers, and a delete that waited for its
+ * lock would hold a pool connection for the whole of the sweep's pass.
+ */
+function unlockedRow(db: Knex, table: 'workflow_starts' | 'workflow_signals', key: Record<string, string>): Knex.QueryBuilder {
+  return db(table).select('workflow_id').where(key).forUpdate().skipLocked();
+}
+
 /** A workflow start committed with the record it carries on (workflow id = the resource id). */
 export interface PendingStart {
   workflow_id: string;
@@ -29,7 +37,10 @@ export async function insertPendingStart(trx: Knex, start: PendingStart): Promis
  * start, which starts nothing.
  */
 export async function deletePendingStart(db: Knex, workflowId: string): Promise<void> {
-  await db('workflow_starts').where({ workflow_id: workflowId }).whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH).delete();
+  await db('workflow_starts')
+    .whereIn('workflow_id', unlockedRow(db, 'workflow_starts', { workflow_id: workflowId }))
+    .whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH)
+    .delete();
 }
 
 export async function findPendingStart(db: Knex, workflowId: string): Promise<PendingStart | undefined> {
@@ -64,7 +75,8 @@ export interface PendingSignal {
 
 /** A delivered signal's delete, likewise without waiting for the flush: a forgotten one is delivered again, which its workflow ignores. */
 export async function deletePendingSignal(db: Knex, signal: Pick<PendingSignal, 'workflow_id' | 'signal_name'>): Promise<void> {
-  await db('workflow_signals').where({ workflow_id: signal.workflow_id, signal_name: signal.signal_name }).whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH).delete();
+  const key = { workflow_id: signal.workflow_id, signal_name: signal.signal_name };
+  await db('workflow_signals').where(key).whereIn('workflow_id', unlockedRow(db, 'workflow_signals', key)).whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH).delete();
 }
 
 /** Signals committed at least `olderThanMs` ago and still undelivered, oldest first, locked for the caller's transaction. */

@@ -3,7 +3,6 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { claimStaleSignals, deletePendingSignal, deletePendingStart, findPendingStart, type PendingSignal } from '../../db/workflow-starts';
 import { createBackgroundQueue } from '../../lib/background';
-import { STALE_START_MS } from './starts';
 
 export type { PendingSignal } from '../../db/workflow-starts';
 
@@ -61,10 +60,16 @@ export function deliveriesSettled(timeoutMs: number): Promise<void> {
   return afterCommit.settled(timeoutMs);
 }
 
+/**
+ * How long a committed signal is left to the process that committed it before the sweep delivers it: longer
+ * than that process's own retries (0.5 + 2 + 5 s), and than a burst of answers queued behind each other.
+ */
+export const STALE_SIGNAL_MS = 30_000;
+
 /** The dispatcher's sweep: delivers what a crash or an outage left undelivered, in one transaction. */
 export async function deliverStaleSignals(deps: Deps, limit: number): Promise<number> {
   return deps.db.transaction(async (trx) => {
-    const stale = await claimStaleSignals(trx, STALE_START_MS, limit);
+    const stale = await claimStaleSignals(trx, STALE_SIGNAL_MS, limit);
     for (const signal of stale) await deliverSignal({ db: trx, temporal: deps.temporal }, signal);
     return stale.length;
   });

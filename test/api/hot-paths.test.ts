@@ -186,7 +186,8 @@ describe('a process killed between the claim and the signal', () => {
     expect(ended).toMatchObject({ status: 'approved', responded_by: CFO });
     await eventually(() => pendingSignals(id), (count) => count === 0);
     expect(await ledgerSteps(id)).toEqual(['requested', 'responded']);
-  });
+    // The sweep takes a signal once it is 30 s old, and passes every 0.5 s here.
+  }, 120_000);
 });
 
 describe('exactly one ending', () => {
