@@ -60,6 +60,24 @@ function approvalRow(state: ApprovalState) {
   } satisfies Record<keyof ApprovalState, unknown>;
 }
 
+/** The columns an ending writes: its changes, its record's id, one version up. */
+function endingWrite(db: Knex, claim: { changes: ApprovalChanges; provenance_id: string; updated_at: string }): Record<string, unknown> {
+  const { changes } = claim;
+  return {
+    status: changes.status,
+    responded_by: changes.responded_by ?? null,
+    response_kind: changes.response_kind ?? null,
+    response_comment: changes.response_comment ?? null,
+    modified_params: json(changes.modified_params),
+    cancelled_by: changes.cancelled_by ?? null,
+    cancel_reason: changes.cancel_reason ?? null,
+    responded_at: changes.responded_at ?? null,
+    provenance_id: claim.provenance_id,
+    version: db.raw('version + 1'),
+    updated_at: claim.updated_at,
+  };
+}
+
 /**
  * The one write that ends a request: it takes only a still-pending request (and, for a human's answer,
  * one whose deadline has not passed by Postgres's clock), so of an answer, a second answer, a cancel and
@@ -71,23 +89,10 @@ export async function claimApprovalEnding(
   approvalId: string,
   claim: { changes: ApprovalChanges; provenance_id: string; updated_at: string; before_deadline: boolean },
 ): Promise<ApprovalRow | undefined> {
-  const { changes } = claim;
   const query = db<ApprovalRow>('approvals').where({ approval_id: approvalId, status: 'pending' });
   if (claim.before_deadline) query.whereRaw('expires_at > statement_timestamp()');
   const [row] = await query
-    .update({
-      status: changes.status,
-      responded_by: changes.responded_by ?? null,
-      response_kind: changes.response_kind ?? null,
-      response_comment: changes.response_comment ?? null,
-      modified_params: json(changes.modified_params),
-      cancelled_by: changes.cancelled_by ?? null,
-      cancel_reason: changes.cancel_reason ?? null,
-      responded_at: changes.responded_at ?? null,
-      provenance_id: claim.provenance_id,
-      version: db.raw('version + 1'),
-      updated_at: claim.updated_at,
-    } as Record<string, unknown>)
+    .update(endingWrite(db, claim))
     .returning('*');
   return row;
 }
@@ -111,23 +116,10 @@ export async function claimApprovalAnswer(
     signal: { name: string; args: unknown[] };
   },
 ): Promise<ApprovalRow | undefined> {
-  const { changes } = claim;
   const update = db<ApprovalRow>('approvals')
     .where({ approval_id: approvalId, status: 'pending', version: claim.read_version })
     .whereRaw('expires_at > statement_timestamp()')
-    .update({
-      status: changes.status,
-      responded_by: changes.responded_by ?? null,
-      response_kind: changes.response_kind ?? null,
-      response_comment: changes.response_comment ?? null,
-      modified_params: json(changes.modified_params),
-      cancelled_by: changes.cancelled_by ?? null,
-      cancel_reason: changes.cancel_reason ?? null,
-      responded_at: changes.responded_at ?? null,
-      provenance_id: claim.provenance_id,
-      version: db.raw('version + 1'),
-      updated_at: claim.updated_at,
-    } as Record<string, unknown>)
+    .update(endingWrite(db, claim))
     .returning('*')
     .toSQL();
   const [records, lock] = claim.append_bindings;

@@ -67,6 +67,12 @@ function routingRowOf(projection: RoutingProjection) {
   };
 }
 
+/** The CTE that records the open assignment of the row a `projected` CTE wrote: binds chain level, reviewer, time. */
+const ASSIGN_OPEN = `, assigned as (
+         insert into reviewer_assignments (routing_id, chain_level, reviewer_did, assigned_at)
+         select routing_id, ?::int, ?, ?::timestamptz from projected
+         on conflict (routing_id, chain_level) do nothing)`;
+
 /**
  * Applies a projection only when it is newer than what is stored, so retries and reordering are harmless,
  * and with it the reviewer load it implies: the open assignment recorded, every other one of the routing
@@ -84,12 +90,7 @@ export async function projectRouting(
   const { routing_id: _key, request_id: _request, requested_by: _by, organization_id: _organization, task: _task, created_at: _created, ...changes } = row;
   const upsert = db('routings').insert(row).onConflict('routing_id').merge(changes).where('routings.version', '<', state.version).returning('routing_id').toSQL();
   // The CTEs share one snapshot: the release cannot see the assignment inserted beside it, and skips its level.
-  const assign = open
-    ? `, assigned as (
-         insert into reviewer_assignments (routing_id, chain_level, reviewer_did, assigned_at)
-         select routing_id, ?::int, ?, ?::timestamptz from projected
-         on conflict (routing_id, chain_level) do nothing)`
-    : '';
+  const assign = open ? ASSIGN_OPEN : '';
   const { rows } = await db.raw<{ rows: { applied: number; released: string[] }[] }>(
     `with projected as (${upsert.sql})${assign},
      released as (
@@ -194,12 +195,7 @@ export async function insertDecidedRouting(db: Knex, write: DecisionWrite): Prom
     .returning('routing_id')
     .toSQL();
   const { open, start } = write;
-  const assign = open
-    ? `, assigned as (
-         insert into reviewer_assignments (routing_id, chain_level, reviewer_did, assigned_at)
-         select routing_id, ?::int, ?, ?::timestamptz from projected
-         on conflict (routing_id, chain_level) do nothing)`
-    : '';
+  const assign = open ? ASSIGN_OPEN : '';
   const { rows } = await db.raw<{ rows: { applied: number; block_number: number | null }[] }>(
     `with appended as (select * from ${write.append.sql}),
      decision_anchor as (
