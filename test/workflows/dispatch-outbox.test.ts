@@ -49,7 +49,12 @@ describe('dispatchOutboxWorkflow', () => {
       // The poll is an hour away; only the signal can bring the next pass.
       await handle.signal(wakeSignal);
       await waitUntil(() => passes === 3);
-      const history = await handle.fetchHistory();
+      // The third pass has run; its completion reaches the history a moment later.
+      let history = await handle.fetchHistory();
+      while (history.events!.filter((event) => event.activityTaskCompletedEventAttributes).length < 3) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        history = await handle.fetchHistory();
+      }
       expect(history.events!.filter((event) => event.timerFiredEventAttributes)).toHaveLength(0);
       expect(history.events!.filter((event) => event.activityTaskCompletedEventAttributes)).toHaveLength(3);
       await handle.terminate('test done');
