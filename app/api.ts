@@ -14,7 +14,7 @@ import { loadModelSeed } from '../services/models/registry';
 import { modelSeed } from '../services/models/seed';
 import { ensureLedgerKey } from '../services/ledger/keys';
 import { buildApp } from '../api/app';
-import { deliveriesSettled } from '../services/workflow-starts/signals';
+import { afterAnswerWorkSettled } from '../services/workflow-starts/signals';
 
 /** How long a stopping API waits for the signals it is delivering; what is left, the outbox sweep delivers. */
 const SHUTDOWN_DELIVERY_WAIT_MS = 5000;
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const app = buildApp(deps);
   await listenUntilSignalled(app, { host: config.HOST, port: config.PORT, logger }, async () => {
     await deps.revocations.close();
-    await deliveriesSettled(SHUTDOWN_DELIVERY_WAIT_MS);
+    await afterAnswerWorkSettled(SHUTDOWN_DELIVERY_WAIT_MS);
     await temporal.connection.close();
     await db.destroy();
   });

@@ -6,6 +6,7 @@ import type { Nullable } from '../lib/nullable';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { upsertProjection } from './projections';
+import { pendingStartInsert, type PendingStart } from './workflow-starts';
 
 type ApprovalDates = 'created_at' | 'responded_at' | 'expires_at' | 'updated_at';
 
@@ -14,10 +15,30 @@ export type ApprovalRow = Nullable<Omit<ApprovalState, ApprovalDates>> & { [K in
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
-/** Inserts a request as opened, unless its id exists already; says whether it did. */
-export async function insertApproval(db: Knex, state: ApprovalState): Promise<boolean> {
-  const rows = await db('approvals').insert(approvalRow(state)).onConflict('approval_id').ignore().returning('approval_id');
-  return rows.length > 0;
+/** A CTE `appended` of the records ledger_append appends (bindings: records, lock) only when the statement's CTE `source` yields a row. */
+function appendedWhen(source: string): string {
+  return `appended as (select * from ledger_append(case when exists (select 1 from ${source}) then ?::jsonb else '[]'::jsonb end, ?))`;
+}
+
+/**
+ * Opens a request in one statement, so in one round trip and atomically without a transaction: its row, and,
+ * only when the row is new, its records appended (as ledgerAppendCall in db/ledger.ts gives them: [records, lock]) and
+ * its workflow's pending start. An id opened before is left as it is; says whether this call opened it.
+ */
+export async function insertOpenedApproval(db: Knex, opened: { state: ApprovalState; append_bindings: readonly unknown[]; start: PendingStart }): Promise<boolean> {
+  const insert = db('approvals').insert(approvalRow(opened.state)).onConflict('approval_id').ignore().returning('approval_id').toSQL();
+  const started = pendingStartInsert(opened.start, 'inserted');
+  const [records, lock] = opened.append_bindings;
+  const { rows } = await db.raw<{ rows: { opened: number; appended: number }[] }>(
+    `with inserted as (${insert.sql}),
+     started as (${started.sql}),
+     ${appendedWhen('inserted')}
+     select (select count(*)::int from inserted) as opened, (select count(*)::int from appended) as appended`,
+    [...insert.bindings, ...started.bindings, records, lock] as Knex.RawBinding[],
+  );
+  const result = rows[0]!;
+  if (result.opened > 0 && result.appended === 0) throw new Error(`the opening record of ${opened.state.approval_id} was neither appended nor found`);
+  return result.opened > 0;
 }
 
 /** Applies the workflow's state only when newer than what is stored, so retries and reordering are harmless. */
@@ -129,7 +150,7 @@ export async function claimApprovalAnswer(
        insert into workflow_signals (workflow_id, signal_name, args)
        select approval_id, ?, ?::jsonb from claimed
        on conflict do nothing),
-     appended as (select * from ledger_append(case when exists (select 1 from claimed) then ?::jsonb else '[]'::jsonb end, ?))
+     ${appendedWhen('claimed')}
      select claimed.* from claimed where (select count(*) from appended) > 0`,
     [...update.bindings, claim.signal.name, JSON.stringify(claim.signal.args), records, lock] as Knex.RawBinding[],
   );

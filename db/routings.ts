@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 import { paginate, type Page, type PageRequest } from './pagination';
 import type { RouteTaskInput, RoutingState } from '../contracts/route-task';
-import type { PendingStart } from './workflow-starts';
+import { pendingStartInsert, type PendingStart } from './workflow-starts';
 
 /** What a projection writes: the workflow's state, and the parts of its input the row keeps beside it. */
 export type RoutingProjection = Pick<RouteTaskInput, 'request_id' | 'task' | 'requested_by' | 'organization_id'> & { state: RoutingState };
@@ -196,27 +196,21 @@ export async function insertDecidedRouting(db: Knex, write: DecisionWrite): Prom
     .toSQL();
   const { open, start } = write;
   const assign = open ? ASSIGN_OPEN : '';
+  const started = pendingStartInsert(start, 'projected', `jsonb_set(?::jsonb, '${START_ANCHOR_PATH}', (select anchor from decision_anchor))`);
   const { rows } = await db.raw<{ rows: { applied: number; block_number: number | null }[] }>(
     `with appended as (select * from ${write.append.sql}),
      decision_anchor as (
        select block_number, jsonb_build_object('transaction_id', transaction_id, 'block_number', block_number) as anchor
          from appended where transaction_id = ?),
      projected as (${insert.sql})${assign},
-     started as (
-       insert into workflow_starts (workflow_id, workflow_type, task_queue, args, search_attributes)
-       select ?, ?, ?, jsonb_set(?::jsonb, '${START_ANCHOR_PATH}', (select anchor from decision_anchor)), ?::jsonb from projected
-       on conflict (workflow_id) do nothing)
+     started as (${started.sql})
      select (select count(*)::int from projected) as applied, (select block_number from decision_anchor) as block_number`,
     [
       ...write.append.bindings,
       write.anchor_transaction_id,
       ...insert.bindings,
       ...(open ? [open.chain_level, open.reviewer_did, open.assigned_at] : []),
-      start.workflow_id,
-      start.workflow_type,
-      start.task_queue,
-      JSON.stringify(start.args),
-      JSON.stringify(start.search_attributes),
+      ...started.bindings,
     ] as Knex.RawBinding[],
   );
   const result = rows[0]!;

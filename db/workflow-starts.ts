@@ -5,11 +5,11 @@ import type { Knex } from 'knex';
 const WITHOUT_WAITING_FOR_THE_FLUSH = "set_config('synchronous_commit', 'off', true) is not null";
 
 /**
- * The row, unless a sweep holds it: the sweep deletes what it delivers, and a delete that waited for its
- * lock would hold a pool connection for the whole of the sweep's pass.
+ * The rows of these keys that no sweep holds: the sweep deletes what it delivers, and a delete that waited for
+ * its locks would hold a pool connection for the whole of the sweep's pass.
  */
-function unlockedRow(db: Knex, table: 'workflow_starts' | 'workflow_signals', key: Record<string, string>): Knex.QueryBuilder {
-  return db(table).select('workflow_id').where(key).forUpdate().skipLocked();
+function unlockedRows(db: Knex, table: 'workflow_starts' | 'workflow_signals', columns: string[], keys: string[][]): Knex.QueryBuilder {
+  return db(table).select(columns).whereIn(columns, keys).forUpdate().skipLocked();
 }
 
 /** A workflow start committed with the record it carries on (workflow id = the resource id). */
@@ -23,22 +23,29 @@ export interface PendingStart {
   search_attributes: SearchAttributePair[];
 }
 
-/** Records the start in the caller's transaction, with the record it belongs to; a second one for the same workflow changes nothing. */
-export async function insertPendingStart(trx: Knex, start: PendingStart): Promise<void> {
-  await trx('workflow_starts')
-    .insert({ ...start, args: JSON.stringify(start.args), search_attributes: JSON.stringify(start.search_attributes) })
-    .onConflict('workflow_id')
-    .ignore();
+/**
+ * The pending start as the insert of a data-modifying CTE, made only when the statement's CTE `source` yields
+ * a row (the record it carries on was written); `args` is the SQL of its arguments, with one placeholder for
+ * their JSON. A second one for the same workflow changes nothing.
+ */
+export function pendingStartInsert(start: PendingStart, source: string, args = '?::jsonb'): { sql: string; bindings: unknown[] } {
+  return {
+    sql: `insert into workflow_starts (workflow_id, workflow_type, task_queue, args, search_attributes)
+       select ?, ?, ?, ${args}, ?::jsonb from ${source}
+       on conflict (workflow_id) do nothing`,
+    bindings: [start.workflow_id, start.workflow_type, start.task_queue, JSON.stringify(start.args), JSON.stringify(start.search_attributes)],
+  };
 }
 
 /**
- * Once its start is made, a pending start is only a safety net: its delete does not wait for the WAL flush
- * (synchronous_commit off for this transaction only), since a delete a crash forgets makes the sweep repeat a
- * start, which starts nothing.
+ * Once their starts are made, pending starts are only a safety net: the delete skips rows a sweep holds and
+ * does not wait for the WAL flush (synchronous_commit off for this transaction only), since a delete a crash
+ * forgets makes the sweep repeat a start, which starts nothing.
  */
-export async function deletePendingStart(db: Knex, workflowId: string): Promise<void> {
+export async function deleteMadeStarts(db: Knex, workflowIds: readonly string[]): Promise<void> {
+  if (workflowIds.length === 0) return;
   await db('workflow_starts')
-    .whereIn('workflow_id', unlockedRow(db, 'workflow_starts', { workflow_id: workflowId }))
+    .whereIn(['workflow_id'], unlockedRows(db, 'workflow_starts', ['workflow_id'], workflowIds.map((id) => [id])))
     .whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH)
     .delete();
 }
@@ -73,10 +80,12 @@ export interface PendingSignal {
   args: unknown[];
 }
 
-/** A delivered signal's delete, likewise without waiting for the flush: a forgotten one is delivered again, which its workflow ignores. */
-export async function deletePendingSignal(db: Knex, signal: Pick<PendingSignal, 'workflow_id' | 'signal_name'>): Promise<void> {
-  const key = { workflow_id: signal.workflow_id, signal_name: signal.signal_name };
-  await db('workflow_signals').where(key).whereIn('workflow_id', unlockedRow(db, 'workflow_signals', key)).whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH).delete();
+/** Delivered signals' delete, likewise: a forgotten one is delivered again, which its workflow ignores. */
+export async function deleteDeliveredSignals(db: Knex, signals: ReadonlyArray<Pick<PendingSignal, 'workflow_id' | 'signal_name'>>): Promise<void> {
+  if (signals.length === 0) return;
+  const columns = ['workflow_id', 'signal_name'];
+  const keys = signals.map((signal) => [signal.workflow_id, signal.signal_name]);
+  await db('workflow_signals').whereIn(columns, unlockedRows(db, 'workflow_signals', columns, keys)).whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH).delete();
 }
 
 /** Signals committed at least `olderThanMs` ago and still undelivered, oldest first, locked for the caller's transaction. */

@@ -66,3 +66,37 @@ export function createBackgroundQueue(options: { concurrency: number; retryDelay
     },
   };
 }
+
+/**
+ * Items written after a request has been answered, in batches: an item added while no batch is being written
+ * is written at once, alone; items added meanwhile wait for that batch and go together in the next one (at
+ * most `maxBatch`). So a quiet process writes each at once and a busy one makes one write of many. A batch
+ * whose write fails is dropped: only writes that something else makes good (an outbox sweep) go here.
+ */
+export interface BatchQueue<T> {
+  push(item: T): void;
+  /** Resolves once nothing is waiting or being written, or after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<void>;
+}
+
+export function createBatchQueue<T>(options: { maxBatch: number; write: (batch: T[]) => Promise<void> }): BatchQueue<T> {
+  const context = new AsyncResource('BatchQueue');
+  const waiting: T[] = [];
+  let writing: Promise<void> | undefined;
+  const writeAll = async () => {
+    while (waiting.length > 0) await options.write(waiting.splice(0, options.maxBatch)).catch(() => undefined);
+    writing = undefined;
+  };
+  return {
+    push(item) {
+      waiting.push(item);
+      writing ??= context.runInAsyncScope(writeAll);
+    },
+    async settled(timeoutMs) {
+      if (!writing) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([writing, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
+    },
+  };
+}

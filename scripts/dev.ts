@@ -24,7 +24,7 @@ import { startLedgerSealer } from '../services/ledger/sealer';
 import { bundleWorkflows, createWorker, installWorkerRuntime } from '../workers/create-worker';
 import { DEV_REVIEWERS, seedDevReviewers } from './dev-seed';
 import { signInPerson } from './sign-in-person';
-import { deliveriesSettled } from '../services/workflow-starts/signals';
+import { afterAnswerWorkSettled } from '../services/workflow-starts/signals';
 import { devSecretsKey } from './dev-secrets-key';
 import { provisionTemporal } from './provision-temporal';
 import { startTemporalDevServer, type DevServer } from './temporal-dev-server';
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   const connection = await Connection.connect(temporalConnectionOptions(config));
   cleanups.unshift(() => connection.close());
   // Runs before the connection closes: the signals this process is delivering get a moment to go out.
-  cleanups.unshift(() => deliveriesSettled(5000));
+  cleanups.unshift(() => afterAnswerWorkSettled(5000));
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   await startLedgerSealer(temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: ledgerSealerSettings(config) });
   // Webhook deliveries start from the outbox: keep its dispatcher running, woken by commits on a Postgres server.

@@ -1,9 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { approvalFromRow, findApprovalById, insertApproval } from '../../db/approvals';
-import { appendProvenance, transactionIdFor } from '../../db/ledger';
-import { insertPendingStart } from '../../db/workflow-starts';
+import { approvalFromRow, findApprovalById, insertOpenedApproval } from '../../db/approvals';
+import { ledgerAppendCall, transactionIdFor } from '../../db/ledger';
 import { answerTransition, approvalRecord, requestedTransition, type ApprovalEnding } from '../../domain/approval-steps';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { unstorableRefusal } from '../../domain/storable-text';
@@ -127,13 +126,8 @@ export function approvalStart(taskQueue: string, request: ApprovalRequest, opene
   };
 }
 
-/** The id was opened before (a retry of the same request): its first request stands. */
-class OpenedBefore extends Error {
-  override name = 'OpenedBefore';
-}
-
 /**
- * Opens a request in one transaction (its row, its provenance record and event, the workflow's pending
+ * Opens a request in one statement (its row, its provenance record and event, the workflow's pending
  * start), then plainly starts its workflow, which keeps its deadline. A crash between the commit and the
  * start loses nothing: the outbox dispatcher, or a retry of the request, starts it. An id opened before
  * answers with its request as it stands.
@@ -149,18 +143,19 @@ export async function createApproval(deps: PlatformServiceDeps, ids: Pick<Approv
   const transition = requestedTransition(request);
   const opened: ApprovalState = { ...request, version: 1, status: 'pending', provenance_id: transactionIdFor(request.approval_id, transition.step_id), created_at: now, updated_at: now };
   const start = approvalStart(deps.taskQueue, request, opened);
+  let openedNow: boolean;
   try {
-    await deps.db.transaction(async (trx) => {
-      if (!(await insertApproval(trx, opened))) throw new OpenedBefore(request.approval_id);
-      await appendProvenance(trx, { ...approvalRecord(request, opened, transition, now), organization_id: request.organization_id });
-      await insertPendingStart(trx, start);
+    openedNow = await insertOpenedApproval(deps.db, {
+      state: opened,
+      append_bindings: ledgerAppendCall([{ ...approvalRecord(request, opened, transition, now), organization_id: request.organization_id }]).bindings,
+      start,
     });
   } catch (error) {
-    if (!(error instanceof OpenedBefore)) {
-      const refused = refusedWrite(error);
-      if (refused instanceof StorageRefusedError) return refused.refusal;
-      throw refused;
-    }
+    const refused = refusedWrite(error);
+    if (refused instanceof StorageRefusedError) return refused.refusal;
+    throw refused;
+  }
+  if (!openedNow) {
     const row = await findApprovalById(deps.db, request.organization_id ?? DEFAULT_ORGANIZATION_ID, request.approval_id);
     if (!row) throw new Error(`Approval ${request.approval_id} was opened but has no row in its organization`);
     await startIfPending(deps, request.approval_id);

@@ -1,19 +1,21 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
-import { claimStaleSignals, deletePendingSignal, deletePendingStart, findPendingStart, type PendingSignal } from '../../db/workflow-starts';
-import { createBackgroundQueue } from '../../lib/background';
+import { claimStaleSignals, deleteDeliveredSignals, deleteMadeStarts, findPendingStart, type PendingSignal } from '../../db/workflow-starts';
+import { createBackgroundQueue, createBatchQueue } from '../../lib/background';
+import { byDatabase } from './batches';
+import { madeStartsForgotten } from './starts';
 
 export type { PendingSignal } from '../../db/workflow-starts';
 
 type Deps = { db: Knex; temporal: Client };
 
 /**
- * Tells a workflow what a committed record says, then forgets the signal. A workflow whose start a crash
- * prevented is started with it; a closed one has nothing left to carry on (the record holds the outcome).
- * Delivering twice is harmless: each workflow takes such a signal once.
+ * Tells a workflow what a committed record says. A workflow whose start a crash prevented is started with it;
+ * a closed one has nothing left to carry on (the record holds the outcome). Telling twice is harmless: each
+ * workflow takes such a signal once.
  */
-export async function deliverSignal(deps: Deps, signal: PendingSignal): Promise<void> {
+async function tellWorkflow(deps: Deps, signal: PendingSignal): Promise<void> {
   try {
     await deps.temporal.workflow.getHandle(signal.workflow_id).signal(signal.signal_name, ...signal.args);
   } catch (error) {
@@ -34,14 +36,25 @@ export async function deliverSignal(deps: Deps, signal: PendingSignal): Promise<
         // It ran and closed after all (the pending start outlived its start): nothing to carry on.
         if (!(startError instanceof WorkflowExecutionAlreadyStartedError)) throw startError;
       }
-      await deletePendingStart(deps.db, pending.workflow_id);
+      await deleteMadeStarts(deps.db, [pending.workflow_id]);
     }
   }
-  await deletePendingSignal(deps.db, signal);
+}
+
+/** Tells the workflow, then forgets the signal. */
+export async function deliverSignal(deps: Deps, signal: PendingSignal): Promise<void> {
+  await tellWorkflow(deps, signal);
+  await deleteDeliveredSignals(deps.db, [signal]);
 }
 
 /** Deliveries after the answer, per process: a few at a time, so a burst of answers does not swamp Temporal. */
 const afterCommit = createBackgroundQueue({ concurrency: 16, retryDelaysMs: [500, 2000, 5000] });
+
+/** Delivered signals whose rows are to go, per process: under load, many deliveries' deletes are one statement. */
+const delivered = createBatchQueue<{ db: Knex; signal: PendingSignal }>({
+  maxBatch: 500,
+  write: (batch) => byDatabase(batch, (db, items) => deleteDeliveredSignals(db, items.map((item) => item.signal))),
+});
 
 /**
  * The request path's delivery once its record has committed: the caller is answered without waiting for
@@ -49,15 +62,22 @@ const afterCommit = createBackgroundQueue({ concurrency: 16, retryDelaysMs: [500
  * dispatcher's sweep.
  */
 export function deliverAfterCommit(deps: Deps, signal: PendingSignal): void {
-  afterCommit.push(() => deliverSignal(deps, signal));
+  afterCommit.push(async () => {
+    await tellWorkflow(deps, signal);
+    delivered.push({ db: deps.db, signal });
+  });
 }
 
 /**
- * For a stopping API: waits (at most `timeoutMs`) for the deliveries under way, before the Temporal connection
- * closes under them. Whatever is left undelivered stays for the dispatcher's sweep.
+ * For a stopping process: waits (at most `timeoutMs`) for what its requests left to do after their answers (the
+ * deliveries under way, then the deletes of delivered signals and made starts), before the Temporal connection
+ * and the pool close under them. Whatever is left stays for the dispatcher's sweep.
  */
-export function deliveriesSettled(timeoutMs: number): Promise<void> {
-  return afterCommit.settled(timeoutMs);
+export async function afterAnswerWorkSettled(timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  const left = () => Math.max(0, until - Date.now());
+  await afterCommit.settled(timeoutMs);
+  await Promise.all([delivered.settled(left()), madeStartsForgotten(left())]);
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
-import { claimStaleStarts, deletePendingStart, deletePendingStarts, findPendingStart, type PendingStart } from '../../db/workflow-starts';
+import { claimStaleStarts, deleteMadeStarts, deletePendingStarts, findPendingStart, type PendingStart } from '../../db/workflow-starts';
+import { createBatchQueue } from '../../lib/background';
+import { byDatabase } from './batches';
 
 export type { PendingStart } from '../../db/workflow-starts';
 
@@ -26,13 +28,24 @@ export async function startWorkflow(temporal: Client, start: PendingStart): Prom
   }
 }
 
+/** Made starts whose pending rows are to go, per process: under load, many requests' deletes are one statement. */
+const madeStarts = createBatchQueue<{ db: Knex; workflowId: string }>({
+  maxBatch: 500,
+  write: (batch) => byDatabase(batch, (db, made) => deleteMadeStarts(db, made.map((start) => start.workflowId))),
+});
+
 /**
  * The request path's start after its commit. Once Temporal has it, the pending row is only a safety net: it
  * goes after the caller is answered, and should that delete fail, the sweep's start of it repeats nothing.
  */
 export async function startCommitted(deps: { db: Knex; temporal: Client }, start: PendingStart): Promise<void> {
   await startWorkflow(deps.temporal, start);
-  deletePendingStart(deps.db, start.workflow_id).catch(() => undefined);
+  madeStarts.push({ db: deps.db, workflowId: start.workflow_id });
+}
+
+/** For a stopping process: waits (at most `timeoutMs`) for the deletes of made starts under way, before its pool closes. */
+export function madeStartsForgotten(timeoutMs: number): Promise<void> {
+  return madeStarts.settled(timeoutMs);
 }
 
 /** A retry of a request whose record exists: starts its workflow if the first call committed but never started it. */

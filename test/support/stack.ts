@@ -18,7 +18,7 @@ import { ledgerSealerWorkflowId, startLedgerSealer } from '../../services/ledger
 import { bundleWorkflows, createWorker } from '../../workers/create-worker';
 import { createTestDatabase, type TestDatabase } from './database';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
-import { deliveriesSettled } from '../../services/workflow-starts/signals';
+import { afterAnswerWorkSettled } from '../../services/workflow-starts/signals';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** Bundled once per test file and shared by its workers. */
@@ -130,7 +130,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       for (const workflowId of [outboxDispatcherId(taskQueue), ledgerSealerWorkflowId(taskQueue)]) {
         await outboxClient.workflow.getHandle(workflowId).terminate('test stack stopped').catch(() => undefined);
       }
-      await deliveriesSettled(10_000);
+      await afterAnswerWorkSettled(10_000);
       await nativeConnection.close();
       await connection.close();
       await database.destroy();

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createBackgroundQueue } from '../../lib/background';
+import { createBackgroundQueue, createBatchQueue } from '../../lib/background';
 import { eventually } from '../support/eventually';
 
 describe('background queue', () => {
@@ -82,5 +82,47 @@ describe('background queue settling', () => {
     await queue.settled(20).then(() => (finished = true));
     expect(finished).toBe(true);
     expect(queue.size).toBe(1);
+  });
+});
+
+describe('batch queue', () => {
+  it('writes an item alone when nothing is being written, and gathers what comes meanwhile into the next batches', async () => {
+    const batches: number[][] = [];
+    let release: () => void = () => undefined;
+    const queue = createBatchQueue<number>({
+      maxBatch: 3,
+      write: async (batch) => {
+        batches.push(batch);
+        if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    queue.push(1);
+    for (const item of [2, 3, 4, 5]) queue.push(item);
+    expect(batches).toEqual([[1]]);
+    release();
+    await queue.settled(1000);
+    expect(batches).toEqual([[1], [2, 3, 4], [5]]);
+  });
+
+  it('drops a batch whose write fails and goes on with the next', async () => {
+    const written: number[][] = [];
+    let fail = true;
+    const queue = createBatchQueue<number>({
+      maxBatch: 10,
+      write: async (batch) => {
+        if (fail) {
+          fail = false;
+          await Promise.resolve();
+          throw new Error('the database is away');
+        }
+        written.push(batch);
+      },
+    });
+    queue.push(1);
+    queue.push(2);
+    await queue.settled(1000);
+    queue.push(3);
+    await queue.settled(1000);
+    expect(written).toEqual([[2], [3]]);
   });
 });

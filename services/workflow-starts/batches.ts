@@ -1,0 +1,13 @@
+import type { Knex } from 'knex';
+
+/** Writes a batch of a process's after-answer deletes database by database (a test process runs several). */
+export async function byDatabase<T extends { db: Knex }>(batch: readonly T[], write: (db: Knex, items: T[]) => Promise<void>): Promise<void> {
+  const groups = new Map<Knex, T[]>();
+  for (const item of batch) {
+    const group = groups.get(item.db);
+    if (group) group.push(item);
+    else groups.set(item.db, [item]);
+  }
+  // A group whose write fails is dropped, as a failed batch is; the others are written all the same.
+  await Promise.allSettled([...groups].map(([db, items]) => write(db, items)));
+}
