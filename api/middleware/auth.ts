@@ -2,7 +2,8 @@ import type { RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { KeyRing } from '../../services/auth/key-ring';
 import { allowsCapability, CAPABILITIES, type Capability } from '../../domain/capabilities';
-import { authenticateBearer, createVerifiedTokenCache, grants, type Principal, type Scope, type TokenSettings, type TypedTokenVerifiers } from '../../services/auth/tokens';
+import { authenticateBearer, grants, type Principal, type Scope, type TokenSettings, type TypedTokenVerifiers } from '../../services/auth/tokens';
+import { createVerifiedTokenCache } from '../../lib/verified-tokens';
 import { Problem } from '../problem';
 
 export function principalOf(res: Response): Principal | undefined {

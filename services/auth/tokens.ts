@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../db/agents';
 import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount, markServiceAccountRevoked } from '../../db/credentials';
@@ -9,6 +9,7 @@ import { authenticateSession, SESSION_TOKEN_TYPE } from '../sessions/session-tok
 import type { Actor, TokenSettings } from './actor';
 import { isPromptScope, promptScopeHeld } from '../../domain/prompt-scopes';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
+import { hasExpired, type VerifiedTokenCache } from '../../lib/verified-tokens';
 
 export type { Actor, TokenSettings };
 
@@ -162,27 +163,6 @@ export type BearerResult = { ok: true; principal: Principal } | { ok: false; rea
 /** A verifier for the signed tokens of one JOSE `typ` (dt+jwt: services/delegation), chosen by the token's header. */
 export type TypedTokenVerifiers = Readonly<Record<string, (token: string) => Promise<BearerResult>>>;
 
-/**
- * Access tokens whose signature and claims were verified, until they expire: a client sends the same token on
- * every call, and checking an Ed25519 signature again each time is most of what authentication costs. Bounded;
- * the oldest entry goes first.
- */
-export interface VerifiedTokenCache {
-  get(token: string): JWTPayload | undefined;
-  set(token: string, payload: JWTPayload): void;
-}
-
-export function createVerifiedTokenCache(maxEntries = 10_000): VerifiedTokenCache {
-  const entries = new Map<string, JWTPayload>();
-  return {
-    get: (token) => entries.get(token),
-    set(token, payload) {
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-      entries.set(token, payload);
-    },
-  };
-}
-
 export async function authenticateBearer(
   deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verifiers?: TypedTokenVerifiers; verified?: VerifiedTokenCache },
   token: string,
@@ -211,8 +191,7 @@ export async function authenticateBearer(
   const verifier = typeof header.typ === 'string' && Object.hasOwn(deps.verifiers ?? {}, header.typ) ? deps.verifiers?.[header.typ] : undefined;
   if (verifier) return verifier(token);
   const cached = deps.verified?.get(token);
-  // jose's own rule: expired from the second of exp on.
-  if (cached && cached.exp! <= Math.floor(Date.now() / 1000)) return { ok: false, reason: 'The token has expired' };
+  if (cached && hasExpired(cached)) return { ok: false, reason: 'The token has expired' };
   const key = cached || !header.kid ? undefined : await deps.keyRing.verificationKey(header.kid);
   if (!cached && !key) return { ok: false, reason: 'The token was not signed by a key of this deployment' };
   try {
@@ -249,7 +228,7 @@ export async function authenticateBearer(
 }
 
 /** A signed-in person: the Passport is the actor, named with the passkey or device key the session was signed in with. */
-async function sessionPrincipal(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings }, token: string): Promise<BearerResult> {
+async function sessionPrincipal(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache }, token: string): Promise<BearerResult> {
   const result = await authenticateSession(deps, token);
   if (!result.ok) return result;
   const { session } = result;

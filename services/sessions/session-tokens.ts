@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Knex } from 'knex';
 import { sessionCredentialIsActive } from '../../db/sessions';
 import { SIGNING_ALGORITHM, type KeyRing } from '../auth/key-ring';
 import type { Actor, TokenSettings } from '../auth/actor';
+import { hasExpired, type VerifiedTokenCache } from '../../lib/verified-tokens';
 
 /** A session token: what a WebAuthn or device-key sign-in yields, and the one thing the delegation exchange accepts. */
 export const SESSION_TOKEN_TYPE = 'session+jwt';
@@ -48,8 +49,13 @@ export async function issueSessionToken(
 
 export type SessionVerification = { ok: true; session: Session } | { ok: false; reason: string };
 
-/** Signature, type, issuer, audience and expiry; whether the credential is still live is the caller's check. */
-export async function verifySessionToken(deps: { keyRing: KeyRing; settings: TokenSettings }, token: string): Promise<SessionVerification> {
+/**
+ * Signature, type, issuer, audience and expiry (a token verified before is taken from `verified` until it
+ * expires); whether the credential is still live is the caller's check.
+ */
+export async function verifySessionToken(deps: { keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache }, token: string): Promise<SessionVerification> {
+  const cached = deps.verified?.get(token);
+  if (cached) return hasExpired(cached) ? { ok: false, reason: 'The session token has expired' } : sessionOf(cached);
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
@@ -58,36 +64,44 @@ export async function verifySessionToken(deps: { keyRing: KeyRing; settings: Tok
   }
   const key = kid ? await deps.keyRing.verificationKey(kid) : undefined;
   if (!key) return { ok: false, reason: 'The session token was not signed by a key of this deployment' };
+  let payload: JWTPayload;
   try {
-    const { payload } = await jwtVerify(token, key, {
+    ({ payload } = await jwtVerify(token, key, {
       algorithms: [SIGNING_ALGORITHM],
       issuer: deps.settings.issuer,
       audience: deps.settings.audience,
       typ: SESSION_TOKEN_TYPE,
       requiredClaims: ['exp', 'sub', 'jti', 'pid', 'org', 'cred'],
-    });
-    const cred = payload.cred as { type?: unknown; id?: unknown };
-    if ((cred.type !== 'passkey' && cred.type !== 'device_key') || typeof cred.id !== 'string') return { ok: false, reason: 'The session token names no credential' };
-    return {
-      ok: true,
-      session: {
-        session_id: payload.jti!,
-        passport_id: String(payload.pid),
-        did: payload.sub!,
-        organization_id: String(payload.org),
-        credential: { type: cred.type, id: cred.id },
-        expires_at: new Date(payload.exp! * 1000),
-      },
-    };
+    }));
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The session token has expired' };
     if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The session token is not valid (${error.code})` };
     throw error;
   }
+  const verified = sessionOf(payload);
+  if (verified.ok) deps.verified?.set(token, payload);
+  return verified;
+}
+
+/** The session a verified token's claims describe, or why they describe none. */
+function sessionOf(payload: JWTPayload): SessionVerification {
+  const cred = payload.cred as { type?: unknown; id?: unknown };
+  if ((cred.type !== 'passkey' && cred.type !== 'device_key') || typeof cred.id !== 'string') return { ok: false, reason: 'The session token names no credential' };
+  return {
+    ok: true,
+    session: {
+      session_id: payload.jti!,
+      passport_id: String(payload.pid),
+      did: payload.sub!,
+      organization_id: String(payload.org),
+      credential: { type: cred.type, id: cred.id },
+      expires_at: new Date(payload.exp! * 1000),
+    },
+  };
 }
 
 /** A session that is valid now: its token verifies and the credential it is bound to has not been revoked or rotated away. */
-export async function authenticateSession(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings }, token: string): Promise<SessionVerification> {
+export async function authenticateSession(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache }, token: string): Promise<SessionVerification> {
   const verified = await verifySessionToken(deps, token);
   if (!verified.ok) return verified;
   const { credential, passport_id } = verified.session;

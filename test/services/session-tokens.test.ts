@@ -5,6 +5,7 @@ import { authenticateSession, issueSessionToken, verifySessionToken } from '../.
 import { signedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { createVerifiedTokenCache } from '../../lib/verified-tokens';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -39,5 +40,25 @@ describe('session tokens', () => {
     const [header = '', payload = '', signature = ''] = person.sessionToken.split('.');
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), pid: 'pp_someone_else' })).toString('base64url');
     expect(await verifySessionToken(deps(), `${header}.${forged}.${signature}`)).toMatchObject({ ok: false });
+  });
+
+  it('are verified once per cache, but their credential is checked on every call', async () => {
+    const person = await signedInPerson(stack);
+    const verified = createVerifiedTokenCache();
+    const cached = { ...deps(), verified };
+    expect(await authenticateSession(cached, person.sessionToken)).toMatchObject({ ok: true });
+    expect(verified.get(person.sessionToken)).toMatchObject({ sub: person.session.did });
+    await stack.database.db('passport_keys').where({ kid: person.kid }).update({ status: 'revoked', revoked_at: new Date() });
+    expect(await authenticateSession(cached, person.sessionToken)).toEqual({ ok: false, reason: 'The device key this session was signed in with is no longer active' });
+  });
+
+  it('from the cache still expire', async () => {
+    const { keyRing, settings } = deps();
+    const person = await signedInPerson(stack);
+    const verified = createVerifiedTokenCache();
+    const issued = await issueSessionToken(keyRing, settings, { ...person.session, ttlSeconds: 60 });
+    const payload = JSON.parse(Buffer.from(issued.token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+    verified.set(issued.token, { ...payload, exp: Math.floor(Date.now() / 1000) - 1 });
+    expect(await verifySessionToken({ ...deps(), verified }, issued.token)).toEqual({ ok: false, reason: 'The session token has expired' });
   });
 });
