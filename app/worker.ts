@@ -13,7 +13,7 @@ import { connectTemporalClient, connectWorkerConnection } from './temporal';
 import { ensureLedgerKey } from '../services/ledger/keys';
 import { startLedgerSealer } from '../services/ledger/sealer';
 import { startOutboxDispatch } from './outbox-dispatch';
-import { bundleWorkflows, createWorker, installWorkerRuntime } from '../workers/create-worker';
+import { bundleWorkflowsApart, createWorker, installWorkerRuntime } from '../workers/create-worker';
 
 /** `--workflows <file>` bundles another workflows file (the benchmark adds its floor); the production set by default. */
 function workflowsPathArgument(argv: string[]): string | undefined {
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     db,
-    workflowBundle: await bundleWorkflows(workflowsPathArgument(process.argv)),
+    workflowBundle: await bundleWorkflowsApart(workflowsPathArgument(process.argv)),
     settings: workerSettings(config),
     logger,
   });

@@ -21,7 +21,7 @@ import { modelSeed } from '../services/models/seed';
 import { issueAccessToken, SCOPES } from '../services/auth/tokens';
 import { ensureLedgerKey } from '../services/ledger/keys';
 import { startLedgerSealer } from '../services/ledger/sealer';
-import { bundleWorkflows, createWorker, installWorkerRuntime } from '../workers/create-worker';
+import { bundleWorkflowsApart, createWorker, installWorkerRuntime } from '../workers/create-worker';
 import { DEV_REVIEWERS, seedDevReviewers } from './dev-seed';
 import { signInPerson } from './sign-in-person';
 import { afterAnswerWorkSettled } from '../services/workflow-starts/signals';
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     db,
-    workflowBundle: await bundleWorkflows(),
+    workflowBundle: await bundleWorkflowsApart(),
     settings: workerSettings(config),
     logger,
   });

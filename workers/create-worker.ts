@@ -1,3 +1,4 @@
+import { fork } from 'node:child_process';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -11,6 +12,28 @@ export const WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows', 'index');
 /** Bundling takes seconds; build it once per process and share it between workers. */
 export async function bundleWorkflows(workflowsPath: string = require.resolve(WORKFLOWS_PATH)): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+}
+
+/**
+ * The bundle made in a child process: the bundler's memory (hundreds of MB, which a heap once grown keeps)
+ * goes with that process instead of staying in a long-running worker's.
+ */
+export function bundleWorkflowsApart(workflowsPath?: string): Promise<WorkflowBundleWithSourceMap> {
+  return new Promise((resolve, reject) => {
+    const entry = require.resolve('./bundle-workflows');
+    // From the sources (npm start, tests) the child needs tsx's loader, whatever loaded this process's.
+    const execArgv = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    const child = fork(entry, workflowsPath ? [workflowsPath] : [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let bundle: WorkflowBundleWithSourceMap | undefined;
+    child.once('message', (message) => {
+      bundle = message as WorkflowBundleWithSourceMap;
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (bundle && code === 0) resolve(bundle);
+      else reject(new Error(`bundling the workflows failed (${signal ?? `exit code ${String(code)}`})`));
+    });
+  });
 }
 
 const quietBundlerLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
