@@ -102,32 +102,6 @@ export async function enabledRules(db: Knex, organizationId: string): Promise<Es
 }
 
 /**
- * The enabled rules that can match a routing of this task type and domain (a rule without a task type or
- * domain condition matches any), the rule set's version, and how many rules are enabled in all.
- */
-export async function rulesInScope(db: Knex, organizationId: string, scope: { task_type: string; domain: string }): Promise<{ rules: EscalationRule[]; rule_set: { version: number; enabled: number } }> {
-  // One statement, so the rules and the rule-set version recorded beside them come from one snapshot: the
-  // version row joined to the rules in scope (none: one row without a rule). The version counts changes in
-  // every organization; the enabled rules are the organization's own.
-  const { rows } = await db.raw<{ rows: Array<{ version: number; enabled_rules: number } & Partial<RuleColumns>> }>(
-    `select s.version, (select count(*) from escalation_rules e where e.enabled and e.organization_id = ?)::int as enabled_rules,
-            r.rule_id, r.rule_name, r.priority, r.conditions, r.actions
-       from escalation_rule_set s
-       left join escalation_rules r
-         on r.enabled
-        and r.organization_id = ?
-        and (r.scope_task_types is null or r.scope_task_types @> array[?]::text[])
-        and (r.scope_domains is null or r.scope_domains @> array[?]::text[])
-      where s.id = 1
-      order by r.rule_id`,
-    [organizationId, organizationId, scope.task_type, scope.domain],
-  );
-  const set = rows[0];
-  const rules = rows.filter((row): row is typeof row & RuleColumns => row.rule_id != null);
-  return { rules: rules.map(toRule), rule_set: { version: set?.version ?? 0, enabled: set?.enabled_rules ?? 0 } };
-}
-
-/**
  * The facts of the routings decided in the last `windowDays` days, newest first and at most `limit`, as
  * they were decided (domain and risk level as recorded), for a dry run of a rule.
  */

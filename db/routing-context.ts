@@ -1,29 +1,53 @@
 import type { Knex } from 'knex';
 import type { AgentProfile } from '../domain/agents';
+import type { EscalationRule } from '../domain/escalation-rules';
 import type { AutonomyProfile } from '../domain/organizations';
+import type { LoadedReviewer } from '../domain/reviewer-assignment';
 import type { DomainSafetyConfig } from '../domain/safety';
 
-export interface RoutingSettings {
+/** An enabled rule whose task-type scope admits the task, with the domains it is scoped to (null: all). */
+export type ScopedRule = EscalationRule & { scope_domains: string[] | null };
+
+export interface RoutingContextRows {
   agent: AgentProfile | null;
   /** Every safety domain configured in the organization, by name. */
   domains: DomainSafetyConfig[];
   autonomy_profile: AutonomyProfile;
+  /** The enabled rules in the task type's scope, by rule id; which domain they need is the caller's to resolve. */
+  rules: ScopedRule[];
+  /** The version counts changes in every organization; the enabled rules are the organization's own. */
+  rule_set: { version: number; enabled: number };
+  /** Available reviewers holding every named capability (weights are checked by the domain), with their load. */
+  reviewers: LoadedReviewer[];
 }
 
 /**
- * The registered agent, the organization's safety domains and its autonomy profile in one statement: the
- * first half of a routing decision's context, read in one round trip on one connection.
+ * Everything a routing decision reads, in one statement: the registered agent, the organization's safety
+ * domains and autonomy profile, its enabled rules for the task type with the rule-set version beside them,
+ * and the available reviewers holding the named capabilities. One round trip, and one snapshot, so the
+ * rules and the version recorded with the decision agree. The rules' domain scope is left to the caller:
+ * the task's domain is resolved from the domains this same statement returns.
  */
-export async function findRoutingSettings(db: Knex, organizationId: string, agentId: string): Promise<RoutingSettings> {
-  const { rows } = await db.raw<{ rows: { agent: AgentProfile | null; domains: DomainSafetyConfig[]; autonomy_profile: AutonomyProfile | null }[] }>(
+export async function findRoutingContext(db: Knex, organizationId: string, task: { agentId: string; taskType: string; capabilityIds: string[] }): Promise<RoutingContextRows> {
+  const { rows } = await db.raw<{ rows: Array<Omit<RoutingContextRows, 'autonomy_profile' | 'rule_set'> & { autonomy_profile: AutonomyProfile | null; rule_set: RoutingContextRows['rule_set'] | null }> }>(
     `select
        (select json_build_object('agent_id', a.agent_id, 'status', a.status, 'capabilities', a.capabilities, 'safety_constraints', a.safety_constraints)
           from agents a where a.agent_id = :agent and a.organization_id = :org) as agent,
        coalesce((select json_agg(json_build_object('domain', d.domain, 'boundaries', d.boundaries, 'risk_thresholds', d.risk_thresholds, 'task_types', d.task_types) order by d.domain)
           from safety_domains d where d.organization_id = :org), '[]'::json) as domains,
-       (select o.autonomy_profile from organizations o where o.organization_id = :org) as autonomy_profile`,
-    { agent: agentId, org: organizationId },
+       (select o.autonomy_profile from organizations o where o.organization_id = :org) as autonomy_profile,
+       coalesce((select json_agg(json_build_object('rule_id', r.rule_id, 'rule_name', r.rule_name, 'priority', r.priority, 'conditions', r.conditions, 'actions', r.actions, 'scope_domains', r.scope_domains) order by r.rule_id)
+          from escalation_rules r
+         where r.enabled and r.organization_id = :org and (r.scope_task_types is null or r.scope_task_types @> array[:task_type]::text[])), '[]'::json) as rules,
+       (select json_build_object('version', s.version, 'enabled', (select count(*) from escalation_rules e where e.enabled and e.organization_id = :org))
+          from escalation_rule_set s where s.id = 1) as rule_set,
+       coalesce((select json_agg(json_build_object('did', v.did, 'display_name', v.display_name, 'capabilities', v.capabilities, 'chain_level', v.chain_level,
+                                                   'available', v.available, 'capacity', v.capacity, 'open_assignments', v.open_assignments) order by v.chain_level, v.did)
+          from (select r.*, (select count(*) from reviewer_assignments a where a.reviewer_did = r.did and a.released_at is null)::int as open_assignments
+                  from reviewers r
+                 where r.available and r.organization_id = :org and (cardinality(:capabilities::text[]) = 0 or r.capabilities \\?& :capabilities::text[])) v), '[]'::json) as reviewers`,
+    { agent: task.agentId, org: organizationId, task_type: task.taskType, capabilities: task.capabilityIds },
   );
   const row = rows[0]!;
-  return { agent: row.agent, domains: row.domains, autonomy_profile: row.autonomy_profile ?? 'balanced' };
+  return { ...row, autonomy_profile: row.autonomy_profile ?? 'balanced', rule_set: row.rule_set ?? { version: 0, enabled: 0 } };
 }

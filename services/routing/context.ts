@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
-import { rulesInScope } from '../../db/escalation-rules';
 import { findAvailableReviewersWithCapabilities } from '../../db/reviewers';
-import { findRoutingSettings } from '../../db/routing-context';
+import { findRoutingContext } from '../../db/routing-context';
 import type { AgentProfile } from '../../domain/agents';
 import type { EscalationRule } from '../../domain/escalation-rules';
 import type { AutonomyProfile } from '../../domain/organizations';
@@ -26,26 +25,26 @@ export interface RoutingContext {
 /**
  * The registered agent, the task's domain with its safety configuration (general, or built-in thresholds
  * and no boundaries when even that is missing), the enabled rules in its scope, and the reviewers who could
- * take it, and how far the organization lets its agents act alone: all a decision needs, in the organization.
+ * take it, and how far the organization lets its agents act alone: all a decision needs, in the organization,
+ * read in one statement.
  */
 export async function loadRoutingContext(db: Knex, organizationId: string, task: RoutingTask): Promise<RoutingContext> {
-  const { agent, domains, autonomy_profile } = await findRoutingSettings(db, organizationId, task.ai_agent_id);
+  const { agent, domains, autonomy_profile, rules, rule_set, reviewers } = await findRoutingContext(db, organizationId, {
+    agentId: task.ai_agent_id,
+    taskType: task.task_type,
+    capabilityIds: capabilityIdsOf(task.required_capabilities),
+  });
   const domain = resolveDomain(task, domains);
   const config = domains.find((d) => d.domain === domain) ?? domains.find((d) => d.domain === 'general');
   const safety: DomainSafetyConfig = config
     ? { domain: config.domain, boundaries: config.boundaries, risk_thresholds: config.risk_thresholds, task_types: config.task_types }
     : { domain, boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] };
-  const [{ rules, rule_set }, reviewers] = await Promise.all([
-    rulesInScope(db, organizationId, { task_type: task.task_type, domain }),
-    loadReviewers(db, organizationId, task.required_capabilities),
-  ]);
-  return { agent, domain, safety, rules, rule_set, reviewers, autonomy_profile };
+  const inScope = rules.filter((rule) => rule.scope_domains === null || rule.scope_domains.includes(domain)).map(({ scope_domains: _scope, ...rule }) => rule);
+  return { agent, domain, safety, rules: inScope, rule_set, reviewers, autonomy_profile };
 }
 
+const capabilityIdsOf = (required: RequiredCapability[]) => required.map((capability) => capability.capability_id);
+
 export async function loadReviewers(db: Knex, organizationId: string, required: RequiredCapability[]): Promise<LoadedReviewer[]> {
-  return findAvailableReviewersWithCapabilities(
-    db,
-    organizationId,
-    required.map((capability) => capability.capability_id),
-  );
+  return findAvailableReviewersWithCapabilities(db, organizationId, capabilityIdsOf(required));
 }
