@@ -65,7 +65,7 @@ const PENDING = { description: 'The record’s block is not sealed yet; retry af
 /**
  * The transparency log itself: its key and checkpoints are public (like any transparency log's, so
  * monitors can watch it without credentials; they reveal only sizes and hashes); proofs of records and
- * the export, which carry record bodies, need a token.
+ * the export, which carry record bodies, need a token, and give the bodies of the caller's organization only.
  */
 export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): void {
   api.route({
@@ -156,15 +156,17 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
     operationId: 'exportLedger',
     summary: 'The whole sealed log as JSON lines, for `npm run verify` to check offline against its checkpoints',
     description:
-      'Lines: a header {format, origin, verifier_key}; each block’s leaves {leaf: {index, transaction_id, block_number, body}} followed by its ' +
-      '{checkpoint: {block_number, tree_size, note}}; and a last {end: {tree_size, checkpoints}} so a cut-off download is detected. Streamed.',
+      'Lines: a header {format, origin, verifier_key, organization_id}; each block’s leaves followed by its {checkpoint: {block_number, tree_size, note}}; ' +
+      'and a last {end: {tree_size, checkpoints}} so a cut-off download is detected. Streamed. A leaf of the caller’s organization is ' +
+      '{leaf: {index, transaction_id, block_number, body}}; one of another organization is {withheld_leaf: {index, block_number, leaf_hash}}: ' +
+      'its base64 SHA-256 leaf hash (of the record as stored now), enough to recompute every checkpoint’s tree and nothing of the record.',
     tags: ['Ledger'],
     auth: 'audit:read',
     rateLimit: 'audit-logs',
     responses: { 200: { description: 'The sealed log as JSON lines', contentType: 'application/x-ndjson', schema: LedgerExportSchema } },
-    handler: async () => {
+    handler: async ({ principal }) => {
       if (!(await loadLedgerIdentity(deps.db))) throw new Problem('service_unavailable', 'The ledger has no key yet: start the service once');
-      return { status: 200, stream: { contentType: 'application/x-ndjson', chunks: ndjson(exportLedger(deps.db)) } };
+      return { status: 200, stream: { contentType: 'application/x-ndjson', chunks: ndjson(exportLedger(deps.db, { organizationId: principal.organization_id })) } };
     },
   });
 }

@@ -43,8 +43,11 @@ export interface ConsistencyBundle {
 }
 
 export type ExportLine =
-  | { format: typeof EXPORT_FORMAT; origin: string; verifier_key: string }
+  /** organization_id: whose export this is; absent from an operator's export of every organization's records. */
+  | { format: typeof EXPORT_FORMAT; origin: string; verifier_key: string; organization_id?: string }
   | { leaf: { index: number; transaction_id: string; block_number: number; body: string } }
+  /** Another organization's record in an organization's export: its base64 leaf hash stands in for it in the tree. */
+  | { withheld_leaf: { index: number; block_number: number; leaf_hash: string } }
   | { checkpoint: { block_number: number; tree_size: number; note: string } }
   /** The last line, so a verifier can tell a complete export from one cut short. */
   | { end: { tree_size: number; checkpoints: number } };

@@ -132,10 +132,11 @@ export function verifyConsistencyBundle(bundle: ConsistencyBundleAsRead, verifie
 }
 
 /**
- * Verifies an exported log line by line: every leaf body canonical and bound to its transaction id,
- * leaf indexes gapless from 0, every checkpoint signed by the key and equal to the tree recomputed from
- * the leaves before it (which also makes the checkpoints consistent with one another), and every
- * checkpoint the caller kept from earlier (`trusted`) still a prefix of the log.
+ * Verifies an exported log line by line: every leaf body canonical and bound to its transaction id (a
+ * withheld leaf, another organization's record, adds its hash to the tree unread), leaf indexes gapless
+ * from 0, every checkpoint signed by the key and equal to the tree recomputed from the leaves before it
+ * (which also makes the checkpoints consistent with one another), and every checkpoint the caller kept
+ * from earlier (`trusted`) still a prefix of the log.
  */
 export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteVerifier, options: { trusted?: string[] } = {}): Promise<VerifyReport> {
   const verified: string[] = [];
@@ -165,6 +166,8 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
   let previousSize = 0;
   let lastBlock = 0;
   let lineNumber = 0;
+  /** Leaves of other organizations, given as their hashes: in the tree, but their records unread. */
+  let withheld = 0;
   /** The people's acts among the leaves, reported once the log they are in has verified. */
   const decisions: string[] = [];
   checkTrusted(edge);
@@ -209,6 +212,22 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
       checkTrusted(edge);
       continue;
     }
+    if ('withheld_leaf' in line) {
+      const { index, leaf_hash } = line.withheld_leaf;
+      if (index !== edge.size) {
+        problems.push(`line ${lineNumber}: leaf ${index} where leaf ${edge.size} was due: the log has a gap or is out of order`);
+        break;
+      }
+      const hash = typeof leaf_hash === 'string' ? b64(leaf_hash) : Buffer.alloc(0);
+      if (hash.length !== 32) {
+        problems.push(`line ${lineNumber}: withheld leaf ${index} has no SHA-256 leaf hash`);
+        break;
+      }
+      withheld += 1;
+      edge = appendLeaves(rfc6962, edge, [hash]).edge;
+      checkTrusted(edge);
+      continue;
+    }
     if ('checkpoint' in line) {
       const { block_number, note } = line.checkpoint;
       try {
@@ -238,7 +257,8 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
   }
   if (header && problems.length === 0) {
     verified.push(...decisions);
-    verified.unshift(`${edge.size} leaves and ${checkpoints} checkpoints signed by ${verifier.name}; the last root is ${Buffer.from(rootOf(rfc6962, edge)).toString('base64')}`);
+    const leaves = withheld > 0 ? `${edge.size} leaves (${withheld} of other organizations, withheld: checked by hash only)` : `${edge.size} leaves`;
+    verified.unshift(`${leaves} and ${checkpoints} checkpoints signed by ${verifier.name}; the last root is ${Buffer.from(rootOf(rfc6962, edge)).toString('base64')}`);
   }
   return report(verified, problems);
 }

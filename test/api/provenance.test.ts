@@ -200,6 +200,42 @@ describe('GET /v1/ledger/export', () => {
     });
   });
 
+  it('gives another organization the same log with these records withheld, which verifies, and still shows an edit to one of them', async () => {
+    const created = await client(stack.baseUrl, await stack.token(['cloud:admin:global'], 'operator'))('POST', '/v1/organizations', { json: { org_did: 'did:web:gamma.example', name: 'Gamma' } });
+    expect(created.status).toBe(201);
+    const outsider = client(stack.baseUrl, await stack.token(['audit:read'], 'gamma-auditor', created.body.organization_id as string));
+    const ours = (await client(stack.baseUrl, await stack.token(['audit:read']))('GET', '/v1/ledger/export')).text;
+    const leaf = ours
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((line) => line.leaf)!.leaf as { index: number; transaction_id: string; body: string };
+    const exported = await outsider('GET', '/v1/ledger/export');
+    expect(exported.status).toBe(200);
+    const lines = exported.text.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({ organization_id: created.body.organization_id });
+    expect(lines.find((line) => line.withheld_leaf?.index === leaf.index)).toBeDefined();
+    expect(exported.text).not.toContain(leaf.transaction_id);
+    expect(verifyOffline('withheld.ndjson', exported.text)).toMatchObject({ status: 0, output: expect.stringMatching(/leaves \(\d+ of other organizations, withheld: checked by hash only\)/) });
+
+    const forged = exported.text.replace(/"leaf_hash":"[^"]+"/, `"leaf_hash":"${Buffer.alloc(32, 7).toString('base64')}"`);
+    expect(verifyOffline('forged-withheld.ndjson', forged)).toMatchObject({ status: 1, output: expect.stringContaining('a record was changed') });
+    await stack.database.db.transaction(async (trx) => {
+      await trx.raw('alter table ledger_entries disable trigger user');
+      await trx('ledger_entries').where({ transaction_id: leaf.transaction_id }).update({ body: leaf.body.replace('{', '{"edited":true,') });
+      await trx.raw('alter table ledger_entries enable trigger user');
+    });
+    try {
+      expect(verifyOffline('edited-withheld.ndjson', (await outsider('GET', '/v1/ledger/export')).text)).toMatchObject({ status: 1, output: expect.stringContaining('a record was changed') });
+    } finally {
+      await stack.database.db.transaction(async (trx) => {
+        await trx.raw('alter table ledger_entries disable trigger user');
+        await trx('ledger_entries').where({ transaction_id: leaf.transaction_id }).update({ body: leaf.body });
+        await trx.raw('alter table ledger_entries enable trigger user');
+      });
+    }
+  });
+
   it('needs audit:read', async () => {
     expectProblem(await client(stack.baseUrl, await stack.token(['orch:read']))('GET', '/v1/ledger/export'), 403, 'insufficient_scope');
   });
