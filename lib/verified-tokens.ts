@@ -3,7 +3,8 @@ import type { JWTPayload } from 'jose';
 /**
  * Signed tokens whose signature and claims were verified, until they expire: a client sends the same token on
  * every call, and checking an Ed25519 signature again each time is most of what authentication costs. What
- * can change while a token lives (a revoked account, a retired credential) is still checked on every call.
+ * can change while a token lives (a revoked account, a retired credential, its signing key withdrawn) is
+ * still checked on every call.
  * Bounded; the oldest entry goes first.
  */
 export interface VerifiedTokenCache {

@@ -192,13 +192,14 @@ export async function authenticateBearer(
   if (verifier) return verifier(token);
   const cached = deps.verified?.get(token);
   if (cached && hasExpired(cached)) return { ok: false, reason: 'The token has expired' };
-  const key = cached || !header.kid ? undefined : await deps.keyRing.verificationKey(header.kid);
-  if (!cached && !key) return { ok: false, reason: 'The token was not signed by a key of this deployment' };
+  // Asked even of a cached token, from the key ring's memory: a key withdrawn early (compromised) stops its tokens too.
+  const key = header.kid ? await deps.keyRing.verificationKey(header.kid) : undefined;
+  if (!key) return { ok: false, reason: 'The token was not signed by a key of this deployment' };
   try {
     const payload =
       cached ??
       (
-        await jwtVerify(token, key!, {
+        await jwtVerify(token, key, {
           algorithms: [SIGNING_ALGORITHM],
           issuer: deps.settings.issuer,
           audience: deps.settings.audience,

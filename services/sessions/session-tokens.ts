@@ -51,19 +51,20 @@ export type SessionVerification = { ok: true; session: Session } | { ok: false; 
 
 /**
  * Signature, type, issuer, audience and expiry (a token verified before is taken from `verified` until it
- * expires); whether the credential is still live is the caller's check.
+ * expires, while its key is still published); whether the credential is still live is the caller's check.
  */
 export async function verifySessionToken(deps: { keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache }, token: string): Promise<SessionVerification> {
-  const cached = deps.verified?.get(token);
-  if (cached) return hasExpired(cached) ? { ok: false, reason: 'The session token has expired' } : sessionOf(cached);
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
   } catch {
     return { ok: false, reason: 'The session token is malformed' };
   }
+  // Asked even of a cached token, from the key ring's memory: a key withdrawn early (compromised) stops its sessions too.
   const key = kid ? await deps.keyRing.verificationKey(kid) : undefined;
   if (!key) return { ok: false, reason: 'The session token was not signed by a key of this deployment' };
+  const cached = deps.verified?.get(token);
+  if (cached) return hasExpired(cached) ? { ok: false, reason: 'The session token has expired' } : sessionOf(cached);
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(token, key, {

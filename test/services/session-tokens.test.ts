@@ -1,6 +1,6 @@
 import { tokenIssuer } from '../../app/config';
-import { createKeyRing } from '../../services/auth/key-ring';
-import { issueAccessToken } from '../../services/auth/tokens';
+import { createKeyRing, rotateSigningKey } from '../../services/auth/key-ring';
+import { authenticateBearer, issueAccessToken } from '../../services/auth/tokens';
 import { authenticateSession, issueSessionToken, verifySessionToken } from '../../services/sessions/session-tokens';
 import { signedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';
@@ -60,5 +60,23 @@ describe('session tokens', () => {
     const payload = JSON.parse(Buffer.from(issued.token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
     verified.set(issued.token, { ...payload, exp: Math.floor(Date.now() / 1000) - 1 });
     expect(await verifySessionToken({ ...deps(), verified }, issued.token)).toEqual({ ok: false, reason: 'The session token has expired' });
+  });
+
+  // Last: it withdraws the key the stack signed with until then (a new one signs after it).
+  it('from the cache stop, as access tokens do, once their signing key is withdrawn early', async () => {
+    const { db } = stack.database;
+    const withdrawn = await rotateSigningKey(db, { maxTokenTtlSeconds: stack.config.AUTH_ACCESS_TOKEN_TTL_SECONDS });
+    const person = await signedInPerson(stack);
+    // A key ring that rereads the keys on every call, so the withdrawal reaches it at once.
+    const cached = { ...deps(), keyRing: createKeyRing(db, { cacheTtlMs: 0 }), verified: createVerifiedTokenCache() };
+    const access = await issueAccessToken(cached.keyRing, cached.settings, { subject: 'withdrawn', scopes: ['platform:read'], organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 60 });
+    expect(await authenticateBearer(cached, access)).toMatchObject({ ok: true });
+    expect(await authenticateSession(cached, person.sessionToken)).toMatchObject({ ok: true });
+    expect([cached.verified.get(access), cached.verified.get(person.sessionToken)]).toEqual([expect.objectContaining({ sub: 'withdrawn' }), expect.objectContaining({ sub: person.session.did })]);
+
+    await rotateSigningKey(db, { maxTokenTtlSeconds: stack.config.AUTH_ACCESS_TOKEN_TTL_SECONDS });
+    await db('signing_keys').where({ kid: withdrawn }).update({ publish_until: new Date(Date.now() - 1000) });
+    expect(await authenticateBearer(cached, access)).toEqual({ ok: false, reason: 'The token was not signed by a key of this deployment' });
+    expect(await authenticateSession(cached, person.sessionToken)).toEqual({ ok: false, reason: 'The session token was not signed by a key of this deployment' });
   });
 });
