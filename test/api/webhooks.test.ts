@@ -351,7 +351,8 @@ describe('the outbox dispatcher', () => {
     await stack.stopWorker();
     const ids = await emitEvents(stack.database.db, [{ event: 'routing.escalated', data: { task_id: 'rt_restart', reason: 'test', assigned_human: 'did:x:ada' } }]);
     await stack.startWorker();
-    await receiver.waitFor(() => eventIdsOn('/restart').includes(ids[0]));
+    // The dispatcher's next task waits out the stopped worker's sticky queue (10 s) before the new worker gets it.
+    await receiver.waitFor(() => eventIdsOn('/restart').includes(ids[0]), 45_000);
     expect(eventIdsOn('/restart')).toEqual(ids);
   });
 });
