@@ -9,17 +9,27 @@ interface ReviewerRow extends LoadedReviewer {
 }
 
 /** Each reviewer's open assignments, counted on the partial index for the reviewers the query returns only. */
+const OPEN_ASSIGNMENTS = '(select count(*) from reviewer_assignments a where a.reviewer_did = reviewers.did and a.released_at is null)::int as open_assignments';
+
 function withLoad(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
-  return query.select(db.raw('(select count(*) from reviewer_assignments a where a.reviewer_did = reviewers.did and a.released_at is null)::int as open_assignments'));
+  return query.select(db.raw(OPEN_ASSIGNMENTS));
 }
 
 const COLUMNS = ['reviewers.did', 'reviewers.display_name', 'reviewers.capabilities', 'reviewers.chain_level', 'reviewers.available', 'reviewers.capacity'];
 
+/**
+ * Available reviewers of `:org` holding every capability of `:capabilities` (any, when it is empty), with
+ * their load: a query for raw SQL with those named bindings, so a larger statement can embed it.
+ */
+export const AVAILABLE_REVIEWERS_WITH_LOAD = `select ${COLUMNS.join(', ')}, ${OPEN_ASSIGNMENTS}
+   from reviewers
+  where reviewers.available and reviewers.organization_id = :org
+    and (cardinality(:capabilities::text[]) = 0 or reviewers.capabilities \\?& :capabilities::text[])`;
+
 /** Available reviewers holding every named capability (weights are checked by the domain), with their load. */
 export async function findAvailableReviewersWithCapabilities(db: Knex, organizationId: string, capabilityIds: string[]): Promise<LoadedReviewer[]> {
-  const query = withLoad(db, db('reviewers').select(COLUMNS).where({ available: true, organization_id: organizationId }));
-  if (capabilityIds.length > 0) query.whereRaw('capabilities \\?& ?::text[]', [capabilityIds]);
-  return (await query.orderBy([{ column: 'chain_level' }, { column: 'did' }])) as LoadedReviewer[];
+  const { rows } = await db.raw<{ rows: LoadedReviewer[] }>(`${AVAILABLE_REVIEWERS_WITH_LOAD} order by reviewers.chain_level, reviewers.did`, { org: organizationId, capabilities: capabilityIds });
+  return rows;
 }
 
 export async function upsertReviewer(db: Knex, organizationId: string, reviewer: Reviewer & { capacity?: number | null | undefined; passport_id?: string | null | undefined }): Promise<void> {

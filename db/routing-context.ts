@@ -4,6 +4,7 @@ import type { EscalationRule } from '../domain/escalation-rules';
 import type { AutonomyProfile } from '../domain/organizations';
 import type { LoadedReviewer } from '../domain/reviewer-assignment';
 import type { DomainSafetyConfig } from '../domain/safety';
+import { AVAILABLE_REVIEWERS_WITH_LOAD } from './reviewers';
 
 /** An enabled rule whose task-type scope admits the task, with the domains it is scoped to (null: all). */
 export type ScopedRule = EscalationRule & { scope_domains: string[] | null };
@@ -41,11 +42,7 @@ export async function findRoutingContext(db: Knex, organizationId: string, task:
          where r.enabled and r.organization_id = :org and (r.scope_task_types is null or r.scope_task_types @> array[:task_type]::text[])), '[]'::json) as rules,
        (select json_build_object('version', s.version, 'enabled', (select count(*) from escalation_rules e where e.enabled and e.organization_id = :org))
           from escalation_rule_set s where s.id = 1) as rule_set,
-       coalesce((select json_agg(json_build_object('did', v.did, 'display_name', v.display_name, 'capabilities', v.capabilities, 'chain_level', v.chain_level,
-                                                   'available', v.available, 'capacity', v.capacity, 'open_assignments', v.open_assignments) order by v.chain_level, v.did)
-          from (select r.*, (select count(*) from reviewer_assignments a where a.reviewer_did = r.did and a.released_at is null)::int as open_assignments
-                  from reviewers r
-                 where r.available and r.organization_id = :org and (cardinality(:capabilities::text[]) = 0 or r.capabilities \\?& :capabilities::text[])) v), '[]'::json) as reviewers`,
+       coalesce((select json_agg(to_json(v) order by v.chain_level, v.did) from (${AVAILABLE_REVIEWERS_WITH_LOAD}) v), '[]'::json) as reviewers`,
     { agent: task.agentId, org: organizationId, task_type: task.taskType, capabilities: task.capabilityIds },
   );
   const row = rows[0]!;
