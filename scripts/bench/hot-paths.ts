@@ -183,8 +183,8 @@ async function main(): Promise<void> {
   await run('open expiring approval', { count: EXPIRING, concurrency: 32 }, openApproval(3, expiringIds));
   const heldIds: string[] = [];
   const heldOpen = await run('open approval (held)', { count: HELD, concurrency: 32 }, openApproval(4 * 3600, heldIds));
-  // The opens outrun the worker, which makes the first workflow tasks of the last thousands after them. What a
-  // waiting approval costs is read once it has caught up; its peak while catching up is reported beside it.
+  // The opens outrun the worker: it runs the first workflow tasks of the last thousands after the opens end.
+  // What a waiting approval costs is read once it has caught up; its peak while catching up is reported beside it.
   const catchUpStartedAt = Date.now();
   let catchUpPeakKb: number | undefined;
   const sampler = setInterval(() => {
