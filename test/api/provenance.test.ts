@@ -220,6 +220,8 @@ describe('GET /v1/ledger/export', () => {
 
     const forged = exported.text.replace(/"leaf_hash":"[^"]+"/, `"leaf_hash":"${Buffer.alloc(32, 7).toString('base64')}"`);
     expect(verifyOffline('forged-withheld.ndjson', forged)).toMatchObject({ status: 1, output: expect.stringContaining('a record was changed') });
+    const truncated = exported.text.replace(/"leaf_hash":"[^"]+"/, '"leaf_hash":"AAAA"');
+    expect(verifyOffline('truncated-withheld.ndjson', truncated)).toMatchObject({ status: 1, output: expect.stringContaining('has no SHA-256 leaf hash') });
     await stack.database.db.transaction(async (trx) => {
       await trx.raw('alter table ledger_entries disable trigger user');
       await trx('ledger_entries').where({ transaction_id: leaf.transaction_id }).update({ body: leaf.body.replace('{', '{"edited":true,') });
