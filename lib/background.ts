@@ -1,5 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 
+
 /**
  * Work done after a request has been answered, at most `concurrency` tasks at a time (so a burst of answers
  * does not become a burst of calls on the service behind them), each retried after `retryDelaysMs` when it
@@ -50,10 +51,17 @@ export function createBackgroundQueue(options: { concurrency: number; retryDelay
     if (running === 0 && waiting.length === 0) for (const resolve of onIdle.splice(0)) resolve();
   };
 
+  let scheduled = false;
   return {
     push(task) {
       waiting.push({ task, attempt: 0 });
-      next();
+      // Started on the next turn of the event loop, so the request that pushed it is answered first.
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        next();
+      });
     },
     get size() {
       return waiting.length + running + retrying;
@@ -68,10 +76,11 @@ export function createBackgroundQueue(options: { concurrency: number; retryDelay
 }
 
 /**
- * Items written after a request has been answered, in batches: an item added while no batch is being written
- * is written at once, alone; items added meanwhile wait for that batch and go together in the next one (at
- * most `maxBatch`). So a quiet process writes each at once and a busy one makes one write of many. A batch
- * whose write fails is dropped: only writes that something else makes good (an outbox sweep) go here.
+ * Items written after a request has been answered, in batches: the first item waits `lingerMs` (so the request
+ * that pushed it is answered before the write is made, and what other requests push meanwhile joins it), and
+ * items added while a batch is being written go together in the next one (at most `maxBatch`). So a quiet
+ * process makes one small write a moment after each answer, and a busy one one write of many. A batch whose
+ * write fails is dropped: only writes that something else makes good (an outbox sweep) go here.
  */
 export interface BatchQueue<T> {
   push(item: T): void;
@@ -79,11 +88,12 @@ export interface BatchQueue<T> {
   settled(timeoutMs: number): Promise<void>;
 }
 
-export function createBatchQueue<T>(options: { maxBatch: number; write: (batch: T[]) => Promise<void> }): BatchQueue<T> {
+export function createBatchQueue<T>(options: { maxBatch: number; lingerMs: number; write: (batch: T[]) => Promise<void> }): BatchQueue<T> {
   const context = new AsyncResource('BatchQueue');
   const waiting: T[] = [];
   let writing: Promise<void> | undefined;
   const writeAll = async () => {
+    await new Promise((resolve) => setTimeout(resolve, options.lingerMs));
     while (waiting.length > 0) await options.write(waiting.splice(0, options.maxBatch)).catch(() => undefined);
     writing = undefined;
   };

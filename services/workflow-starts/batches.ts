@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
 
+/**
+ * How long an after-answer delete waits for others to join it. The rows it deletes are a safety net the sweep
+ * reads only after seconds (STALE_START_MS), so a short wait costs nothing and keeps the write off the answer's path.
+ */
+export const AFTER_ANSWER_LINGER_MS = 20;
+
 /** Writes a batch of a process's after-answer deletes database by database (a test process runs several). */
 export async function byDatabase<T extends { db: Knex }>(batch: readonly T[], write: (db: Knex, items: T[]) => Promise<void>): Promise<void> {
   const groups = new Map<Knex, T[]>();

@@ -3,7 +3,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { claimStaleSignals, deleteDeliveredSignals, deleteMadeStarts, findPendingStart, type PendingSignal } from '../../db/workflow-starts';
 import { createBackgroundQueue, createBatchQueue } from '../../lib/background';
-import { byDatabase } from './batches';
+import { AFTER_ANSWER_LINGER_MS, byDatabase } from './batches';
 import { madeStartsForgotten } from './starts';
 
 export type { PendingSignal } from '../../db/workflow-starts';
@@ -53,6 +53,7 @@ const afterCommit = createBackgroundQueue({ concurrency: 16, retryDelaysMs: [500
 /** Delivered signals whose rows are to go, per process: under load, many deliveries' deletes are one statement. */
 const delivered = createBatchQueue<{ db: Knex; signal: PendingSignal }>({
   maxBatch: 500,
+  lingerMs: AFTER_ANSWER_LINGER_MS,
   write: (batch) => byDatabase(batch, (db, items) => deleteDeliveredSignals(db, items.map((item) => item.signal))),
 });
 

@@ -3,7 +3,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { claimStaleStarts, deleteMadeStarts, deletePendingStarts, findPendingStart, type PendingStart } from '../../db/workflow-starts';
 import { createBatchQueue } from '../../lib/background';
-import { byDatabase } from './batches';
+import { AFTER_ANSWER_LINGER_MS, byDatabase } from './batches';
 
 export type { PendingStart } from '../../db/workflow-starts';
 
@@ -31,6 +31,7 @@ export async function startWorkflow(temporal: Client, start: PendingStart): Prom
 /** Made starts whose pending rows are to go, per process: under load, many requests' deletes are one statement. */
 const madeStarts = createBatchQueue<{ db: Knex; workflowId: string }>({
   maxBatch: 500,
+  lingerMs: AFTER_ANSWER_LINGER_MS,
   write: (batch) => byDatabase(batch, (db, made) => deleteMadeStarts(db, made.map((start) => start.workflowId))),
 });
 

@@ -46,6 +46,17 @@ describe('background queue', () => {
 });
 
 describe('background queue context', () => {
+  it('starts a task on the next turn of the event loop, after the code that pushed it', async () => {
+    const queue = createBackgroundQueue({ concurrency: 2, retryDelaysMs: [] });
+    const order: string[] = [];
+    queue.push(async () => {
+      order.push('task');
+    });
+    order.push('pusher');
+    await queue.settled(1000);
+    expect(order).toEqual(['pusher', 'task']);
+  });
+
   it('runs a task outside the async-local context of whoever pushed it', async () => {
     const request = new AsyncLocalStorage<string>();
     const queue = createBackgroundQueue({ concurrency: 1, retryDelaysMs: [] });
@@ -86,40 +97,47 @@ describe('background queue settling', () => {
 });
 
 describe('batch queue', () => {
-  it('writes an item alone when nothing is being written, and gathers what comes meanwhile into the next batches', async () => {
+  it('writes the first item after its linger with what came meanwhile, and gathers what comes during a write into the next batches', async () => {
     const batches: number[][] = [];
     let release: () => void = () => undefined;
     const queue = createBatchQueue<number>({
       maxBatch: 3,
+      lingerMs: 20,
       write: async (batch) => {
         batches.push(batch);
         if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
       },
     });
     queue.push(1);
-    for (const item of [2, 3, 4, 5]) queue.push(item);
-    expect(batches).toEqual([[1]]);
+    queue.push(2);
+    // Nothing is written on the path of the request that pushed it.
+    expect(batches).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(batches).toEqual([[1, 2]]);
+    for (const item of [3, 4, 5, 6]) queue.push(item);
     release();
     await queue.settled(1000);
-    expect(batches).toEqual([[1], [2, 3, 4], [5]]);
+    expect(batches).toEqual([[1, 2], [3, 4, 5], [6]]);
   });
 
   it('drops a batch whose write fails and goes on with the next', async () => {
     const written: number[][] = [];
-    let fail = true;
+    let failing: (() => void) | undefined;
     const queue = createBatchQueue<number>({
       maxBatch: 10,
+      lingerMs: 0,
       write: async (batch) => {
-        if (fail) {
-          fail = false;
-          await Promise.resolve();
+        if (written.length === 0 && !failing) {
+          await new Promise<void>((resolve) => (failing = resolve));
           throw new Error('the database is away');
         }
         written.push(batch);
       },
     });
     queue.push(1);
+    await new Promise((resolve) => setTimeout(resolve, 10));
     queue.push(2);
+    failing!();
     await queue.settled(1000);
     queue.push(3);
     await queue.settled(1000);
