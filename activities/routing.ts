@@ -1,12 +1,12 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { appendProvenanceBatch } from '../db/ledger';
-import { openAssignmentOf, projectRouting, type RoutingProjection } from '../db/routings';
+import { findRoutingToRecord, openAssignmentOf, projectRouting, routingStateOf, type RoutingProjection, type RoutingRow } from '../db/routings';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
 import type { LoadedReviewer } from '../domain/reviewer-assignment';
 import type { RequiredCapability, RoutingTask } from '../domain/routing-decision';
-import type { RoutingState } from '../contracts/route-task';
+import type { RecordedStep, RoutingState } from '../contracts/route-task';
 import { loadReviewers, loadRoutingContext, type RoutingContext } from '../services/routing/context';
 import { FREED_REVIEWER_OFFERS, offerReviewer } from '../services/routing/queue';
 
@@ -18,6 +18,11 @@ export interface RoutingStep {
   projection: RoutingProjection;
   /** Which part of the projected state carries the last record's ledger anchor, known only once appended. */
   anchor_in?: 'decision_result' | 'resolution';
+}
+
+/** A stored routing resolved by someone else than this step: a claimed resolution, not this step's own earlier attempt. */
+function resolvedByAnother(stored: RoutingRow, state: RoutingState): boolean {
+  return stored.status === 'completed' && stored.resolution?.resolved_at !== undefined && stored.resolution.resolved_at !== state.resolution?.resolved_at;
 }
 
 function withAnchor(state: RoutingState, anchorIn: RoutingStep['anchor_in'], anchor: LedgerAnchor): RoutingState {
@@ -40,21 +45,35 @@ export function createRoutingActivities(deps: { db: Knex; temporal: Client; logg
     },
 
     /**
-     * One step of a routing in two statements: its provenance records (one commit for the four decision
-     * moments), then the read model that shows it with the reviewer load it implies. Every write is
-     * idempotent (records by their step, the projection by its version, assignments by chain level), so a
-     * retry repeats none.
+     * One step of a routing in one transaction of two statements: its provenance records (one commit for the
+     * four decision moments), then the read model that shows it with the reviewer load it implies. Every write
+     * is idempotent (records by their step, the projection by its version, assignments by chain level), so a
+     * retry repeats none. A reviewer's resolution claimed in Postgres meanwhile (services/routing/resolution.ts)
+     * took the version this step would write: the step is rolled back, records and all, and the routing as
+     * resolved is given back for the workflow to close with.
      */
-    async recordRoutingStep(step: RoutingStep): Promise<LedgerAnchor> {
-      // One statement for all of the step's records (the four decision moments come together).
+    async recordRoutingStep(step: RoutingStep): Promise<RecordedStep> {
       const organization_id = step.projection.organization_id ?? DEFAULT_ORGANIZATION_ID;
-      const anchor = (await appendProvenanceBatch(deps.db, step.provenance.map((record) => ({ ...record, organization_id })))).at(-1);
-      if (!anchor) throw new Error('A routing step records at least one provenance record');
-      const state = withAnchor(step.projection.state, step.anchor_in, anchor);
-      const { released } = await projectRouting(deps.db, { ...step.projection, state }, openAssignmentOf(state));
+      const trx = await deps.db.transaction();
+      let recorded: { anchor: LedgerAnchor; released: string[] } | { resolved_meanwhile: RoutingState };
+      try {
+        // One statement for all of the step's records (the four decision moments come together).
+        const anchor = (await appendProvenanceBatch(trx, step.provenance.map((record) => ({ ...record, organization_id })))).at(-1);
+        if (!anchor) throw new Error('A routing step records at least one provenance record');
+        const state = withAnchor(step.projection.state, step.anchor_in, anchor);
+        const { applied, released } = await projectRouting(trx, { ...step.projection, state }, openAssignmentOf(state));
+        const stored = applied ? undefined : await findRoutingToRecord(trx, state.routing_id);
+        recorded = stored && resolvedByAnother(stored, state) ? { resolved_meanwhile: routingStateOf(stored) } : { anchor, released };
+        if ('resolved_meanwhile' in recorded) await trx.rollback();
+        else await trx.commit();
+      } catch (error) {
+        if (!trx.isCompleted()) await trx.rollback();
+        throw error;
+      }
+      if ('resolved_meanwhile' in recorded) return recorded;
       // A freed reviewer may be what a queued routing waits for; the queue's own timeouts cover a lost offer.
-      for (const did of released) await offerReviewer(deps, organization_id, did, FREED_REVIEWER_OFFERS).catch((error: unknown) => deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }));
-      return anchor;
+      for (const did of recorded.released) await offerReviewer(deps, organization_id, did, FREED_REVIEWER_OFFERS).catch((error: unknown) => deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }));
+      return recorded.anchor;
     },
   };
 }

@@ -146,7 +146,7 @@ export function buildApp(deps: AppDeps): Express {
     reviewWindowSeconds: settings.reviewWindowSeconds,
   };
   registerRoutingHistoryRoutes(api, deps);
-  registerRoutingRoutes(api, routing);
+  registerRoutingRoutes(api, { ...routing, logger: deps.logger });
   registerAgentRoutingRoutes(api, { ...routing, logger: deps.logger });
   registerAgentReportRoutes(api, routing);
   registerBoundaryRoutes(api, deps);

@@ -233,3 +233,11 @@ export const assignUpdate = defineUpdate<EscalationRecord, [AssignReviewerInput]
 export const statusQuery = defineQuery<RoutingState>('status');
 /** A reviewer who may qualify became available: a queued routing looks for one again. */
 export const reviewerAvailableSignal = defineSignal('reviewerAvailable');
+/**
+ * A reviewer's resolution was claimed in Postgres (services/routing/resolution.ts): the routing as it
+ * recorded it, which the workflow takes and closes with. Sent by the outbox, so it may come twice.
+ */
+export const routingResolvedSignal = defineSignal<[RoutingState]>('routingResolved');
+
+/** What recording a step gives back: its last record's anchor, or, when a resolution claimed the routing first, the routing as resolved. */
+export type RecordedStep = LedgerAnchor | { resolved_meanwhile: RoutingState };

@@ -10,6 +10,7 @@ export type RoutingProjection = Pick<RouteTaskInput, 'request_id' | 'task' | 're
 /** The row as Postgres stores it: the state with its timestamps as dates, and the projection's input beside it. */
 export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'>, Pick<RoutingProjection, 'requested_by' | 'task'> {
   request_id: string | null;
+  organization_id: string;
   created_at: Date;
   updated_at: Date;
   assigned_at: Date | null;
@@ -101,6 +102,61 @@ export async function projectRouting(
     [...upsert.bindings, ...(open ? [open.chain_level, open.reviewer_did, open.assigned_at] : []), open?.chain_level ?? null],
   );
   return { applied: rows[0]!.applied > 0, released: rows[0]!.released };
+}
+
+/**
+ * A reviewer's resolution claimed in one statement: the conditional write that only a routing a human holds,
+ * still at the version the caller read, takes, and only when it took it, the reviewer's assignment released
+ * and the workflow's signal committed. Of a resolution, a second one and the workflow's own next step (an
+ * escalation at a timeout) racing each other, exactly one writes the next version. Returns the reviewers it
+ * freed, or undefined when it did not take the routing.
+ */
+export async function claimRoutingResolution(
+  db: Knex,
+  claim: { routing_id: string; organization_id: string; read_version: number; resolved: RoutingState; signal: { name: string; args: unknown[] } },
+): Promise<{ released: string[] } | undefined> {
+  const { resolved } = claim;
+  const { rows } = await db.raw<{ rows: { claimed: number; released: string[] }[] }>(
+    `with claimed as (
+       update routings set status = ?, version = ?, resolution = ?::jsonb, updated_at = ?
+        where routing_id = ? and organization_id = ? and version = ? and status = 'in_progress' and assigned_to->>'type' = 'human'
+        returning routing_id),
+     released as (
+       update reviewer_assignments set released_at = now()
+        where routing_id in (select routing_id from claimed) and released_at is null
+        returning reviewer_did),
+     pending_signal as (
+       insert into workflow_signals (workflow_id, signal_name, args)
+       select routing_id, ?, ?::jsonb from claimed
+       on conflict do nothing)
+     select (select count(*)::int from claimed) as claimed, (select coalesce(array_agg(distinct reviewer_did), '{}') from released) as released`,
+    [
+      resolved.status,
+      resolved.version,
+      json(resolved.resolution),
+      resolved.updated_at,
+      claim.routing_id,
+      claim.organization_id,
+      claim.read_version,
+      claim.signal.name,
+      JSON.stringify(claim.signal.args),
+    ],
+  );
+  const result = rows[0]!;
+  return result.claimed > 0 ? { released: result.released } : undefined;
+}
+
+/** The row as the workflow's state: unset fields left out, instants as ISO strings, the projection's input beside it dropped. */
+export function routingStateOf(row: RoutingRow): RoutingState {
+  const { request_id: _request, requested_by: _by, task: _task, organization_id: _organization, ...columns } = row;
+  const state: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(columns)) if (value !== null) state[key] = value instanceof Date ? value.toISOString() : value;
+  return state as unknown as RoutingState;
+}
+
+/** The routing by id alone, in the transaction of a step its workflow records. */
+export async function findRoutingToRecord(db: Knex, routingId: string): Promise<RoutingRow | undefined> {
+  return db<RoutingRow>('routings').where({ routing_id: routingId }).first();
 }
 
 /**

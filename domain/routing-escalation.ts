@@ -171,3 +171,20 @@ export function requesterActor(requestedBy: { type: 'ai_agent' | 'human'; did: s
 export function agentActor(agentId: string): ProvenanceActor {
   return { type: 'ai_agent', agent_id: agentId, did: agentDid(agentId) };
 }
+
+/**
+ * Why a reviewer may not resolve the routing as it stands, if they may not: only while a human holds it
+ * (in progress, assigned to a human), and only a reviewer on its escalation chain.
+ */
+export function resolutionRefusal(
+  routing: { routing_id: string; status: string; assigned_to?: { type: string } | null | undefined; escalation_chain: ReadonlyArray<{ did: string }> },
+  reviewerDid: string,
+): { code: 'routing_not_awaiting_review' | 'reviewer_not_assigned'; detail: string } | undefined {
+  if (routing.status !== 'in_progress' || routing.assigned_to?.type !== 'human') {
+    return { code: 'routing_not_awaiting_review', detail: `Routing ${routing.routing_id} is ${routing.status}, not awaiting review` };
+  }
+  if (!routing.escalation_chain.some((entry) => entry.did === reviewerDid)) {
+    return { code: 'reviewer_not_assigned', detail: `${reviewerDid} is not a reviewer on the escalation chain of routing ${routing.routing_id}` };
+  }
+  return undefined;
+}

@@ -1,6 +1,6 @@
-import { uuid4 } from '@temporalio/workflow';
+import { upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contracts/failures';
-import type { AssignedTo, EscalateRoutingInput, EscalationRecord, HumanEscalationLevel, ResolveRoutingInput } from '../contracts/route-task';
+import { EscalationLevelKey, RoutingStatusKey, type AssignedTo, type EscalateRoutingInput, type EscalationRecord, type HumanEscalationLevel, type ResolveRoutingInput, type RoutingState } from '../contracts/route-task';
 import type { ProvenanceActor } from '../domain/provenance';
 import type { Assignment } from '../domain/reviewer-assignment';
 import type { EscalationLevel, RequiredCapability } from '../domain/routing-decision';
@@ -116,6 +116,18 @@ export class Routing {
     this.decidedAt = decided.decided_at;
     this.deadline = Date.parse(decided.decided_at) + held.seconds * 1000;
     this.phase = held.holder === 'none' ? 'closed' : held.holder;
+  }
+
+  /** Closes with the routing as a reviewer's resolution claimed in Postgres recorded it, whatever this run had in hand. */
+  closeResolved(resolved: RoutingState): void {
+    const { state } = this.run;
+    for (const key of Object.keys(state)) if (!(key in resolved)) Reflect.deleteProperty(state, key);
+    Object.assign(state, resolved);
+    upsertSearchAttributes([
+      { key: RoutingStatusKey, value: state.status },
+      { key: EscalationLevelKey, value: state.escalation_level },
+    ]);
+    this.phase = 'closed';
   }
 
   /** The agent's escalation window ended: open to a supervisor's review for the rest of the review window, or closed. */

@@ -2,6 +2,7 @@ import { ApplicationFailure, proxyLocalActivities, upsertSearchAttributes, workf
 import type { createRoutingActivities } from '../activities/routing';
 import type { LedgerAnchor } from '../domain/provenance';
 import type { RoutingStepRecord } from '../domain/routing-steps';
+import { FAILURE_TYPES } from '../contracts/failures';
 import { DecisionKey, EscalationLevelKey, RoutingStatusKey, type DecideOutcome, type RouteTaskInput, type RoutingRefusal, type RoutingState } from '../contracts/route-task';
 
 /** What routeTaskWorkflow's steps share inside the workflow: refusals, activities and the step recorder. */
@@ -23,11 +24,13 @@ export interface RoutingRun {
   readonly input: RouteTaskInput;
   readonly state: RoutingState;
   outcome: DecideOutcome | undefined;
+  /** The routing as a reviewer's resolution claimed in Postgres left it (its signal, or a step that found it taken): the run closes with it. */
+  resolved: RoutingState | undefined;
   now(): string;
   /**
    * Records provenance steps and the state they leave in one local activity; returns the last step's
    * anchor. The search attributes follow the state so that the Temporal UI filters on what the read model
-   * shows.
+   * shows. Throws routing_closed, with `resolved` set, when a resolution claimed the routing first.
    */
   record(steps: RoutingStepRecord[], changes: Partial<RoutingState>, anchor_in?: 'decision_result' | 'resolution'): Promise<LedgerAnchor>;
 }
@@ -47,10 +50,11 @@ export function createRoutingRun(input: RouteTaskInput): RoutingRun {
     created_at: new Date(workflowInfo().startTime).toISOString(),
     updated_at: now(),
   };
-  return {
+  const run: RoutingRun = {
     input,
     state,
     outcome: undefined,
+    resolved: undefined,
     now,
     async record(steps, changes, anchor_in) {
       const at = now();
@@ -60,14 +64,20 @@ export function createRoutingRun(input: RouteTaskInput): RoutingRun {
         { key: EscalationLevelKey, value: state.escalation_level },
         ...(state.decision ? [{ key: DecisionKey, value: state.decision }] : []),
       ]);
-      const anchor = await routingActivities.recordRoutingStep({
+      const recorded = await routingActivities.recordRoutingStep({
         provenance: steps.map(({ step_id, entry, events }) => ({ entry: { subject_id: routing_id, step_id, timestamp: at, ...entry }, events })),
         projection: { state: { ...state }, request_id: input.request_id, task, requested_by: input.requested_by, organization_id: input.organization_id },
         anchor_in,
       });
+      if ('resolved_meanwhile' in recorded) {
+        run.resolved ??= recorded.resolved_meanwhile;
+        throw refusal(FAILURE_TYPES.routingClosed, `Routing ${routing_id} was resolved by ${recorded.resolved_meanwhile.resolution?.reviewer_did ?? 'a reviewer'} meanwhile`);
+      }
+      const anchor = recorded;
       if (anchor_in === 'decision_result' && state.decision_result) state.decision_result.provenance.ledger_anchor = anchor;
       if (anchor_in === 'resolution' && state.resolution) state.resolution.ledger_anchor = anchor;
       return anchor;
     },
   };
+  return run;
 }

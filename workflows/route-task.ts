@@ -7,6 +7,7 @@ import {
   reportConfidenceUpdate,
   resolveUpdate,
   reviewerAvailableSignal,
+  routingResolvedSignal,
   statusQuery,
   type EscalateRoutingInput,
   type ResolveRoutingInput,
@@ -24,7 +25,8 @@ import { reviewerAvailable, timedOut } from './route-task-timeouts';
  * Decides who handles a task and sees the decision through: for a human, waits for their resolution and
  * moves up the escalation chain each time a level's timeout passes; with no qualified human, waits in the
  * queue until one is available; escalates by request (the agent, or someone by hand) and on a confidence
- * report below the Fourth Law's threshold.
+ * report below the Fourth Law's threshold. A reviewer's resolution is claimed in Postgres by the API and
+ * comes as a signal (or is found by the next step this run records), and the run closes with it.
  */
 export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingState> {
   // Open routings carry the marker of the patch that chose between this path and the one before it;
@@ -56,15 +58,31 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
   setHandler(reviewerAvailableSignal, () => {
     if (routing.phase === 'queue') routing.woken = true;
   });
+  setHandler(routingResolvedSignal, (resolved) => {
+    run.resolved ??= resolved;
+  });
 
   // The input decides which path, so replays of routings that decided in the workflow keep theirs.
   if (!input.decided) routing.begin(await decide(run));
+  // Read through a call: a signal or a step sets it while the loop awaits.
+  const resolution = () => run.resolved;
   while (routing.open) {
+    const resolved = resolution();
+    if (resolved) {
+      routing.closeResolved(resolved);
+      break;
+    }
     const remaining = routing.deadline - Date.now();
-    const arrived = remaining > 0 && (await condition(() => inbox.length > 0 || routing.woken, remaining));
-    if (!arrived) await timedOut(routing);
-    else if (inbox.length > 0) await inbox.shift()!.handle();
-    else await reviewerAvailable(routing);
+    const arrived = remaining > 0 && (await condition(() => inbox.length > 0 || routing.woken || resolution() !== undefined, remaining));
+    if (resolution()) continue;
+    try {
+      if (!arrived) await timedOut(routing);
+      else if (inbox.length > 0) await inbox.shift()!.handle();
+      else await reviewerAvailable(routing);
+    } catch (error) {
+      // A step that found the routing resolved in Postgres was rolled back; the loop closes with the resolution.
+      if (!resolution()) throw error;
+    }
   }
   for (const request of inbox.splice(0)) request.refuse(refusal(FAILURE_TYPES.routingClosed, `Routing ${input.routing_id} closed (${run.state.status}) before the request was handled`));
   // Let in-flight updates reply before the run closes.

@@ -1,6 +1,7 @@
 import { findRoutingById, type RoutingRow } from '../../db/routings';
 import { routingProgress } from '../../domain/routing-progress';
-import { resourceId, updateIdFor } from '../../lib/ids';
+import { resourceId } from '../../lib/ids';
+import type { Logger } from '../../lib/logger';
 import { submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';
 import { resolveRoutingAs } from '../../services/routing/resolution';
 import { Problem } from '../problem';
@@ -16,7 +17,7 @@ import {
 } from '../schemas/routing';
 import type { z } from '../schemas/zod';
 
-export type RoutingDeps = RoutingServiceDeps;
+export type RoutingDeps = RoutingServiceDeps & { logger: Logger };
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
 
@@ -102,7 +103,8 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     operationId: 'resolveRouting',
     summary: 'A reviewer on the escalation chain resolves an escalated routing',
     description:
-      'Delivered to the routing workflow as an Update: exactly one resolution wins; any later one gets 409. Only a signed-in person resolves ' +
+      'Claimed in Postgres by one conditional write: exactly one resolution wins and any later one gets 409 at once; the routing workflow ' +
+      'hears of it by a signal committed with the claim and closes with it. Only a signed-in person resolves ' +
       '(a session token; or an agent with their delegation holding routing:resolve), as a reviewer they are: their own DID or a reviewer ' +
       'linked to their Passport (PUT /v1/orch/reviewers/{did} passport_id), who must be on the routing’s escalation chain. reviewer_did ' +
       'may be omitted (the latest of theirs on the chain). The provenance record names the Passport and the credential.',
@@ -116,8 +118,8 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
       404: { description: 'No such routing' },
       409: { description: 'The routing is not awaiting review (already resolved, expired, decided autonomously, or queued for a reviewer)' },
     },
-    handler: async ({ req, params, body, principal }) => {
-      const sent = await resolveRoutingAs(deps, principal, { ...body, routing_id: params.routing_id }, updateIdFor(principal.id, req.get('idempotency-key')));
+    handler: async ({ params, body, principal }) => {
+      const sent = await resolveRoutingAs(deps, principal, { ...body, routing_id: params.routing_id });
       if (sent.ok) {
         const { actor: _actor, ...resolution } = sent.result;
         return { status: 200, body: { routing_id: params.routing_id, status: 'completed', ...resolution } };

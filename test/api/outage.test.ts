@@ -115,27 +115,27 @@ describe('the request deadline and the Idempotency-Key lock', () => {
   });
   afterAll(() => app.close());
 
-  it('cuts a request whose workflow does not answer at its deadline, holds its key until the deadline has passed, then the retry gets the one resolution', async () => {
-    // A resolve is an Update the routing workflow answers: with no worker running, nothing answers it.
+  it('cuts a request whose workflow does not answer at its deadline, holds its key until the deadline has passed, then the retry gets the one escalation', async () => {
+    // An escalation by hand is an Update the routing workflow answers: with no worker running, nothing answers it.
     const ada = await signedInPerson(stack, { did: ADA });
     const routed = await call(app.baseUrl, 'POST', '/v1/orch/routing', {
       token,
       json: { task_type: 'medical_diagnosis', ai_agent_id: 'urn:acme:agent:diagnosis:7', ai_confidence: 0.4, required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }] },
     });
     expect(routed.body).toMatchObject({ decision: 'escalate_to_human', assigned_to: { did: ADA } });
-    const path = `/v1/orch/routing/${routed.body.routing_id as string}/resolve`;
     await stack.stopWorker();
     const key = `deadline-${randomUUID()}`;
-    const resolve = () => call(app.baseUrl, 'POST', path, { token: ada.sessionToken, json: { outcome: 'approved' }, headers: { 'idempotency-key': key } });
+    const escalate = () =>
+      call(app.baseUrl, 'POST', '/v1/orch/escalation/manual', { token: ada.sessionToken, json: { routing_id: routed.body.routing_id, escalation_reason: 'second opinion' }, headers: { 'idempotency-key': key } });
     try {
-      const first = await timed(resolve);
+      const first = await timed(escalate);
       expectProblem(first, 503, 'service_unavailable');
       expect(first.headers.get('retry-after')).toBe('5');
       expect(first.ms).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
       expect(first.ms).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS);
 
       // The first request may still be finishing: a retry now does not run it again.
-      const early = await resolve();
+      const early = await escalate();
       expectProblem(early, 409, 'idempotency_request_in_flight');
       expect(Number(early.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(early.headers.get('retry-after'))).toBeLessThanOrEqual(5);
@@ -151,13 +151,13 @@ describe('the request deadline and the Idempotency-Key lock', () => {
     const deadline = Date.now() + 30_000;
     do {
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      retry = await resolve();
+      retry = await escalate();
     } while (retry.status === 409 && Date.now() < deadline);
     expect(retry.status).toBe(200);
-    expect(retry.body).toMatchObject({ status: 'completed' });
-    const again = await resolve();
+    expect(retry.body).toMatchObject({ status: 'assigned', assigned_to: { did: 'did:web:handoff.local:reviewers:alan' } });
+    const again = await escalate();
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const resolutions = await stack.database.db('ledger_entries').where({ subject_id: routed.body.routing_id as string }).whereLike('step_id', 'resolution%').count<{ count: string }[]>({ count: '*' });
-    expect(Number(resolutions[0]!.count)).toBe(1);
+    const escalations = await stack.database.db('ledger_entries').where({ subject_id: routed.body.routing_id as string }).whereLike('step_id', 'escalation%').count<{ count: string }[]>({ count: '*' });
+    expect(Number(escalations[0]!.count)).toBe(1);
   });
 });

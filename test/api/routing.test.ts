@@ -1,3 +1,7 @@
+import { createRoutingActivities } from '../../activities/routing';
+import type { RoutingState } from '../../contracts/route-task';
+import { claimRoutingResolution, findRoutingById, routingStateOf } from '../../db/routings';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { signedInPerson } from '../support/identity';
 import { signedInReviewer } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
@@ -189,6 +193,59 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
 
     const routing = await call('GET', `/v1/orch/routing/${id}`);
     expect(routing.body).toMatchObject({ status: 'completed', resolution: { reviewer_did: reviewer, outcome: winner.body.outcome } });
+
+    // One record of it, the reviewer freed, and the workflow closed with the resolution the claim recorded.
+    const { db } = stack.database;
+    expect(await db('ledger_entries').where({ subject_id: id, action: 'routing_resolved' }).count<{ count: number }[]>({ count: '*' })).toEqual([{ count: 1 }]);
+    expect(await db('reviewer_assignments').where({ routing_id: id }).whereNull('released_at').count<{ count: number }[]>({ count: '*' })).toEqual([{ count: 0 }]);
+    const closed = await stack.temporal.workflow.getHandle(id).result();
+    expect(closed).toMatchObject({ status: 'completed', resolution: { reviewer_did: reviewer, outcome: winner.body.outcome, ledger_anchor: winner.body.ledger_anchor } });
+  });
+
+  it('answers at once while no worker runs; the workflow closes with the resolution once one starts again', async () => {
+    const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
+    const id = routed.body.routing_id as string;
+    await stack.stopWorker();
+    try {
+      const resolved = await call('POST', `/v1/orch/routing/${id}/resolve`, { outcome: 'rejected', comment: 'not without labs' }, asAda);
+      expect(resolved.status).toBe(200);
+      expect(resolved.body).toMatchObject({ status: 'completed', reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'rejected' });
+      expect((await call('GET', `/v1/orch/routing/${id}`)).body).toMatchObject({ status: 'completed' });
+    } finally {
+      await stack.startWorker();
+    }
+    expect(await stack.temporal.workflow.getHandle(id).result()).toMatchObject({ status: 'completed', resolution: { outcome: 'rejected', comment: 'not without labs' } });
+  });
+
+  it('of a resolution and the workflow’s next step, the one that writes the next version first stands; the other leaves nothing', async () => {
+    const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
+    const id = routed.body.routing_id as string;
+    const { db } = stack.database;
+    const read = routingStateOf((await findRoutingById(db, DEFAULT_ORGANIZATION_ID, id))!);
+    // The workflow's escalation at a timeout, as its activity would record it, one version on.
+    const step = (version: number, state: RoutingState) => ({
+      provenance: [{ entry: { subject_id: id, step_id: `escalation:race-${version}`, timestamp: new Date().toISOString(), actor: { type: 'orch_core' as const, did: 'did:web:handoff.local:orch' }, action: 'escalated', input_data: {}, output_data: {}, reasoning: 'level timed out' } }],
+      projection: { state: { ...state, version, escalation_level: 'medium' as const, updated_at: new Date().toISOString() }, request_id: 'req-42', task: routed.body.task ?? { ...lowConfidenceDiagnosis, safety_requirements: {}, escalation_conditions: {} }, requested_by: 'test', organization_id: DEFAULT_ORGANIZATION_ID },
+    });
+    const activities = createRoutingActivities({ db, temporal: stack.temporal, logger: { warn: () => undefined } });
+
+    // The step first: a claim made from the version read before it takes nothing.
+    const first = await activities.recordRoutingStep(step(read.version + 1, read));
+    expect(first).toMatchObject({ transaction_id: expect.any(String) });
+    // A retry of the recorded step (its answer lost) is no claim: it gets its anchor again.
+    expect(await activities.recordRoutingStep(step(read.version + 1, read))).toEqual(first);
+    const stale = await claimRoutingResolution(db, { routing_id: id, organization_id: DEFAULT_ORGANIZATION_ID, read_version: read.version, resolved: { ...read, status: 'completed' }, signal: { name: 'routingResolved', args: [] } });
+    expect(stale).toBeUndefined();
+
+    // The resolution first (the API reads the routing again, so it claims the step's version): the next step is rolled back, records and all.
+    const resolved = await call('POST', `/v1/orch/routing/${id}/resolve`, { outcome: 'approved' }, asAda);
+    expect(resolved.status).toBe(200);
+    const after = routingStateOf((await findRoutingById(db, DEFAULT_ORGANIZATION_ID, id))!);
+    expect(after).toMatchObject({ version: read.version + 2, status: 'completed', escalation_level: 'medium' });
+    const late = await activities.recordRoutingStep(step(read.version + 2, { ...read, version: read.version + 1 }));
+    expect(late).toMatchObject({ resolved_meanwhile: { status: 'completed', version: read.version + 2, resolution: { reviewer_did: 'did:web:handoff.local:reviewers:ada' } } });
+    expect(await db('ledger_entries').where({ subject_id: id, step_id: `escalation:race-${read.version + 2}` }).count<{ count: number }[]>({ count: '*' })).toEqual([{ count: 0 }]);
+    expect(routingStateOf((await findRoutingById(db, DEFAULT_ORGANIZATION_ID, id))!)).toMatchObject({ version: read.version + 2, status: 'completed' });
   });
 
   it('refuses a reviewer who is not on the chain, and an autonomous routing', async () => {

@@ -17,7 +17,7 @@ import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
 import { provisionTemporal } from '../../scripts/provision-temporal';
 import { registerSearchAttributes } from '../../app/temporal';
 import { bundleWorkflows } from '../../workers/create-worker';
-import { assignUpdate, decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, reviewerAvailableSignal, type RouteTaskInput } from '../../contracts/route-task';
+import { assignUpdate, decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, reviewerAvailableSignal, routingResolvedSignal, statusQuery, type RouteTaskInput, type RoutingState } from '../../contracts/route-task';
 import { routeTaskWorkflow } from '../../workflows/route-task';
 
 const team: LoadedReviewer[] = [
@@ -50,9 +50,17 @@ const activities: ReturnType<typeof createRoutingActivities> = {
   loadReviewers: async () => reviewers,
   recordRoutingStep: (() => {
     let block = 0;
-    return async () => ({ transaction_id: `tx-${++block}`, block_number: block });
+    return async () => (claimed ? { resolved_meanwhile: claimed } : { transaction_id: `tx-${++block}`, block_number: block });
   })(),
 };
+/** The routing as a resolution claimed in Postgres left it, which the next step finds instead of recording. */
+let claimed: RoutingState | undefined;
+
+/** What the API's claim of a resolution records: the next version, completed, with the resolution. */
+function claimedBy(state: RoutingState, reviewer_did: string): RoutingState {
+  const at = new Date().toISOString();
+  return { ...state, version: state.version + 1, status: 'completed', updated_at: at, resolution: { reviewer_did, outcome: 'approved', resolved_at: at, ledger_anchor: { transaction_id: 'tx-claim', block_number: 9 } } };
+}
 
 function routingInput(changes: Partial<RouteTaskInput['task']>): RouteTaskInput {
   return {
@@ -165,6 +173,33 @@ async function main(): Promise<void> {
       await reviewed.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'rejected' }] });
       await reviewed.result();
       await write('route-task-autonomous-reopened-for-review-then-resolved.json', reviewPath.routing_id);
+    }
+
+    if (recording('route-task-resolved-by-claim-signal')) {
+      // Escalated at the decision; the reviewer's resolution is claimed in Postgres and signalled, twice (the outbox may).
+      reviewers = team;
+      const claimPath = routingInput({ ai_confidence: 0.5 });
+      const signalled = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: claimPath.routing_id, args: [claimPath] });
+      await signalled.executeUpdate(decideUpdate);
+      const resolved = claimedBy(await signalled.query(statusQuery), 'did:x:first');
+      await signalled.signal(routingResolvedSignal, resolved);
+      await signalled.signal(routingResolvedSignal, resolved).catch(() => undefined);
+      await signalled.result();
+      await write('route-task-resolved-by-claim-signal.json', claimPath.routing_id);
+    }
+
+    if (recording('route-task-timeout-found-resolved')) {
+      // Escalated at the decision; the resolution is claimed before the first level times out, and its signal
+      // is late: the escalation step finds the routing resolved and the workflow closes with it.
+      reviewers = team;
+      const latePath = routingInput({ ai_confidence: 0.5 });
+      const overtaken = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: latePath.routing_id, args: [latePath] });
+      await overtaken.executeUpdate(decideUpdate);
+      claimed = claimedBy(await overtaken.query(statusQuery), 'did:x:first');
+      await env.sleep('16 minutes');
+      await overtaken.result();
+      claimed = undefined;
+      await write('route-task-timeout-found-resolved.json', latePath.routing_id);
     }
   });
   await env.teardown();

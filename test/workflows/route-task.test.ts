@@ -13,6 +13,7 @@ import {
   reportConfidenceUpdate,
   resolveUpdate,
   reviewerAvailableSignal,
+  routingResolvedSignal,
   statusQuery,
   type RouteTaskInput,
   type RoutingState,
@@ -41,6 +42,8 @@ let projections: RoutingState[];
 let reviewers: LoadedReviewer[];
 let context: Omit<RoutingContext, 'reviewers'>;
 let reviewerLoads: string[][];
+/** The routing as a resolution claimed in Postgres (by the API) left it, which the next step finds. */
+let claimedResolution: RoutingState | undefined;
 
 const baseContext = (): Omit<RoutingContext, 'reviewers'> => ({
   autonomy_profile: 'balanced',
@@ -61,6 +64,8 @@ const activities: Activities = {
     return reviewers;
   },
   async recordRoutingStep({ provenance, projection }) {
+    // A resolution claimed in Postgres took the next version: the step is not recorded.
+    if (claimedResolution) return { resolved_meanwhile: claimedResolution };
     projections.push(projection.state);
     let anchor = { transaction_id: '', block_number: 0 };
     for (const record of provenance) {
@@ -84,6 +89,7 @@ beforeEach(() => {
   appended = [];
   projections = [];
   reviewerLoads = [];
+  claimedResolution = undefined;
   reviewers = [reviewer('did:x:first', 1), reviewer('did:x:second', 2), reviewer('did:x:third', 3)];
   context = baseContext();
 });
@@ -149,6 +155,51 @@ const notifyAt = (threshold: 'low' | 'medium' | 'high' | 'urgent') => ({
   priority: 'medium' as const,
   conditions: [{ condition_type: 'task_type', operator: '==' as const, value: 'diagnosis' }],
   actions: [{ action: 'notify_supervisor' as const, notification_threshold: threshold }],
+});
+
+/** The routing as the API's claim of a resolution records it: the next version, completed, with the resolution and its anchor. */
+function claimedBy(state: RoutingState, reviewer_did: string): RoutingState {
+  const at = new Date().toISOString();
+  return { ...state, version: state.version + 1, status: 'completed', updated_at: at, resolution: { reviewer_did, outcome: 'approved', resolved_at: at, ledger_anchor: { transaction_id: 'tx-claim', block_number: 9 } } };
+}
+
+describe('routeTaskWorkflow with a resolution claimed in Postgres', () => {
+  it('closes with the resolution its signal carries, and refuses what comes after', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({}));
+      const resolved = claimedBy(await handle.query(statusQuery), 'did:x:first');
+      await handle.signal(routingResolvedSignal, resolved);
+      // Delivered again by the outbox: taken once.
+      await handle.signal(routingResolvedSignal, resolved).catch(() => undefined);
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'completed', version: resolved.version, resolution: { reviewer_did: 'did:x:first', ledger_anchor: { transaction_id: 'tx-claim' } } });
+      // The workflow itself recorded nothing after its decision: the claim wrote the resolution.
+      expect(stepIds()).toEqual(DECISION_STEPS);
+      await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'late', requested_by: agentRequest }] })).rejects.toBeDefined();
+    });
+  });
+
+  it('a level timeout that finds the routing resolved records no escalation and closes with the resolution, signal or not', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({}));
+      // The claim committed, and its signal is still on its way when the level's time runs out.
+      claimedResolution = claimedBy(await handle.query(statusQuery), 'did:x:first');
+      await env.sleep('16 minutes');
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'completed', escalation_level: 'low', assigned_to: { did: 'did:x:first' }, resolution: { reviewer_did: 'did:x:first' } });
+      expect(result.escalation_chain).toHaveLength(1);
+      expect(stepIds()).toEqual(DECISION_STEPS);
+    });
+  });
+
+  it('an escalation request that finds the routing resolved is refused as closed', async () => {
+    await withWorker(async (taskQueue) => {
+      const { handle } = await start(taskQueue, input({}));
+      claimedResolution = claimedBy(await handle.query(statusQuery), 'did:x:first');
+      await expect(handle.executeUpdate(escalateUpdate, { args: [{ reason: 'second opinion', requested_by: agentRequest }] })).rejects.toMatchObject({ cause: { type: 'routing_closed' } });
+      expect((await handle.result()).status).toBe('completed');
+    });
+  });
 });
 
 describe('routeTaskWorkflow', () => {
