@@ -94,20 +94,20 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
   });
 
   it('answers 409 with Retry-After while the first request is in flight, and the first still completes', async () => {
-    // A resolve waits for the routing workflow's Update, which no worker answers while they are stopped.
+    // An escalation by hand waits for the routing workflow's Update, which no worker answers while they are stopped.
     const ada = await signedInPerson(stack, { did: ADA });
     const routed = await post({ task_type: 'medical_diagnosis', ai_agent_id: 'urn:acme:agent:diagnosis:7', ai_confidence: 0.4, required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }] }, newKey());
     expect(routed.body).toMatchObject({ decision: 'escalate_to_human', assigned_to: { did: ADA } });
     const key = newKey();
-    const resolve = () =>
-      call(stack.baseUrl, 'POST', `/v1/orch/routing/${routed.body.routing_id as string}/resolve`, { token: ada.sessionToken, json: { outcome: 'approved' }, headers: { 'idempotency-key': key } });
+    const escalate = () =>
+      call(stack.baseUrl, 'POST', '/v1/orch/escalation/manual', { token: ada.sessionToken, json: { routing_id: routed.body.routing_id, escalation_reason: 'second opinion' }, headers: { 'idempotency-key': key } });
     await stack.stopWorker();
-    let first: ReturnType<typeof resolve> | undefined;
+    let first: ReturnType<typeof escalate> | undefined;
     try {
-      first = resolve();
+      first = escalate();
       await until(async () => (await stack.database.db('idempotency_keys').where({ idempotency_key: key }).first()) !== undefined);
 
-      const duplicate = await resolve();
+      const duplicate = await escalate();
       expectProblem(duplicate, 409, 'idempotency_request_in_flight');
       const retryAfter = Number(duplicate.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -117,7 +117,7 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
     }
     const completed = await first;
     expect(completed.status).toBe(200);
-    const replay = await resolve();
+    const replay = await escalate();
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(completed.body);
   });
