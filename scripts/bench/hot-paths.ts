@@ -21,7 +21,7 @@ import { BENCH_FLOOR_WORKFLOW, type BenchFloorWorkflow } from '../../contracts/b
 import { runClosedLoop, summarize, type LoadFigures, type Send } from './load';
 import { procStatusKb } from './processes';
 import { fixed, toMiB, writeResults } from './report';
-import { onTearDown, runSuite, say, settle, startBenchStack, unlessAServiceDies, waitUntil } from './stack';
+import { onTearDown, runSuite, say, settle, sleep, startBenchStack, unlessAServiceDies, waitUntil } from './stack';
 
 const SERIAL = { count: Number(process.env.HANDOFF_BENCH_SERIAL ?? 200), concurrency: 1 };
 const PARALLEL = { count: Number(process.env.HANDOFF_BENCH_PARALLEL ?? 1000), concurrency: 32 };
@@ -35,6 +35,7 @@ const CATCH_UP = { ...SETTLE, timeoutMs: 600_000 };
 const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'hot-paths.json');
 const BENCH_WORKFLOWS = path.join(__dirname, 'workflows.ts');
 const WORKER_RSS_LIMIT_MIB = 500;
+const IDLE_READ_AFTER_MS = 30_000;
 const APPROVER = 'did:web:bench.example:people:approver';
 
 type Shape = typeof SERIAL;
@@ -197,6 +198,10 @@ async function main(): Promise<void> {
   const heldRssMiB = toMiB(procStatusKb(worker.pid, 'VmRSS'));
   say(`  the worker caught up with the opens ${caughtUpWithinSeconds.toFixed(0)} s after the last (its RSS meanwhile peaked at ${fixed(catchUpPeakRssMiB, 0)} MiB)`);
   say(`  worker RSS with ${HELD} approvals open: ${fixed(heldRssMiB, 0)} MiB`);
+  // V8 gives memory back once its isolate has been idle a while; this says how much of the figure above is that.
+  await sleep(IDLE_READ_AFTER_MS);
+  const heldIdleRssMiB = toMiB(procStatusKb(worker.pid, 'VmRSS'));
+  say(`  and ${IDLE_READ_AFTER_MS / 1000} s later, with nothing asked of it: ${fixed(heldIdleRssMiB, 0)} MiB`);
   const heldAnswerSerial = await run('answer approval (held)', SERIAL, answerApproval(heldIds));
   const heldAnswerParallel = await run('answer approval (held)', { count: HELD - SERIAL.count, concurrency: 32 }, answerApproval(heldIds), SERIAL.count);
   approvalIds.push(...heldIds);
@@ -265,7 +270,7 @@ async function main(): Promise<void> {
   for (const [name, figures] of Object.entries(measured)) {
     say(`${name.padEnd(22)} ${fixed(figures.c1.p50Ms).padStart(9)} ${fixed(figures.c1.p99Ms).padStart(9)} ${fixed(figures.c32.throughputPerSecond).padStart(9)} ${fixed(figures.c32.p50Ms).padStart(9)} ${fixed(figures.c32.p99Ms).padStart(9)}`);
   }
-  say(`held ${HELD}: open ${fixed(heldOpen.throughputPerSecond)}/s; worker caught up after ${fixed(caughtUpWithinSeconds, 0)} s (RSS peak ${fixed(catchUpPeakRssMiB, 0)} MiB); worker RSS ${fixed(heldRssMiB, 0)} MiB; answers c=1 p50 ${fixed(heldAnswerSerial.p50Ms)} ms, c=32 p99 ${fixed(heldAnswerParallel.p99Ms)} ms (${fixed(heldAnswerParallel.throughputPerSecond)}/s)`);
+  say(`held ${HELD}: open ${fixed(heldOpen.throughputPerSecond)}/s; worker caught up after ${fixed(caughtUpWithinSeconds, 0)} s (RSS peak ${fixed(catchUpPeakRssMiB, 0)} MiB); worker RSS ${fixed(heldRssMiB, 0)} MiB (${fixed(heldIdleRssMiB, 0)} MiB after ${IDLE_READ_AFTER_MS / 1000} s idle); answers c=1 p50 ${fixed(heldAnswerSerial.p50Ms)} ms, c=32 p99 ${fixed(heldAnswerParallel.p99Ms)} ms (${fixed(heldAnswerParallel.throughputPerSecond)}/s)`);
   say(`ratios: ${Object.entries(ratios).map(([name, value]) => `${name} ${value.toFixed(2)}`).join(', ')}`);
   say(`counts: ${JSON.stringify(counts)}`);
   for (const [target, met] of Object.entries(targets)) say(`  ${met ? 'met   ' : 'MISSED'} ${target}`);
@@ -277,7 +282,7 @@ async function main(): Promise<void> {
       machine: { cpus: cpus().length, node: process.version, database: database.kind },
       settings: { serial: SERIAL, parallel: PARALLEL, held: HELD, expiring: EXPIRING, warmUp: WARM_UP },
       measured,
-      held: { open: heldOpen, workerRssBeforeMiB: baselineRssMiB, caughtUpWithinSeconds, workerRssPeakWhileCatchingUpMiB: catchUpPeakRssMiB, workerRssMiB: heldRssMiB, answerSerial: heldAnswerSerial, answerParallel: heldAnswerParallel, carriedOnWithinSeconds },
+      held: { open: heldOpen, workerRssBeforeMiB: baselineRssMiB, caughtUpWithinSeconds, workerRssPeakWhileCatchingUpMiB: catchUpPeakRssMiB, workerRssMiB: heldRssMiB, workerRssIdleMiB: heldIdleRssMiB, answerSerial: heldAnswerSerial, answerParallel: heldAnswerParallel, carriedOnWithinSeconds },
       ratios,
       targets,
       counts,
