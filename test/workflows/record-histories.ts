@@ -18,6 +18,8 @@ import { provisionTemporal } from '../../scripts/provision-temporal';
 import { registerSearchAttributes } from '../../app/temporal';
 import { bundleWorkflows } from '../../workers/create-worker';
 import { assignUpdate, decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, reviewerAvailableSignal, routingResolvedSignal, statusQuery, type RouteTaskInput, type RoutingState } from '../../contracts/route-task';
+import { routingDecision } from '../../contracts/route-task-decision';
+import { decideRoutingMoments } from '../../domain/routing-moments';
 import { routeTaskWorkflow } from '../../workflows/route-task';
 
 const team: LoadedReviewer[] = [
@@ -79,6 +81,28 @@ function routingInput(changes: Partial<RouteTaskInput['task']>): RouteTaskInput 
       ...changes,
     },
   };
+}
+
+/** The input the routing service starts a routing with: the decision made and recorded before the start (services/routing/submit.ts). */
+async function decidedInput(base: RouteTaskInput): Promise<RouteTaskInput> {
+  const { reviewers: candidates, ...context } = await activities.loadRoutingContext(base.task);
+  const { moments, verdict } = decideRoutingMoments({ task: base.task, ...context });
+  const decided_at = new Date().toISOString();
+  const made = routingDecision({ input: base, domain: context.domain, moments, verdict, candidates, decided_at });
+  const { task } = base;
+  const state: RoutingState = {
+    routing_id: base.routing_id,
+    task_type: task.task_type,
+    ai_agent_id: task.ai_agent_id,
+    ai_confidence: task.ai_confidence,
+    escalation_chain: [],
+    ...made.changes,
+    decision_result: { ...made.changes.decision_result, provenance: { ...made.changes.decision_result.provenance, ledger_anchor: { transaction_id: 'tx-decision', block_number: 1 } } },
+    version: 1,
+    created_at: decided_at,
+    updated_at: decided_at,
+  };
+  return { ...base, decided: { decided: made.decided, state } };
 }
 
 async function main(): Promise<void> {
@@ -186,6 +210,17 @@ async function main(): Promise<void> {
       await signalled.signal(routingResolvedSignal, resolved).catch(() => undefined);
       await signalled.result();
       await write('route-task-resolved-by-claim-signal.json', claimPath.routing_id);
+    }
+
+    if (recording('route-task-decided-in-request-then-resolved-by-claim')) {
+      // Decided and recorded by the API before the start (a human at the decision); the resolution is claimed in Postgres and signalled.
+      reviewers = team;
+      const requestPath = await decidedInput(routingInput({ ai_confidence: 0.5 }));
+      const decided = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: requestPath.routing_id, args: [requestPath] });
+      await handled(decided, 'WORKFLOW_EXECUTION_STARTED');
+      await decided.signal(routingResolvedSignal, claimedBy(requestPath.decided!.state, 'did:x:first'));
+      await decided.result();
+      await write('route-task-decided-in-request-then-resolved-by-claim.json', requestPath.routing_id);
     }
 
     if (recording('route-task-timeout-found-resolved')) {
