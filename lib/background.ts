@@ -1,6 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
 
-
 /**
  * Work done after a request has been answered, at most `concurrency` tasks at a time (so a burst of answers
  * does not become a burst of calls on the service behind them), each retried after `retryDelaysMs` when it

@@ -4,7 +4,7 @@ import { EscalationLevelKey, RoutingStatusKey, type AssignedTo, type EscalateRou
 import type { ProvenanceActor } from '../domain/provenance';
 import type { Assignment } from '../domain/reviewer-assignment';
 import type { EscalationLevel, RequiredCapability } from '../domain/routing-decision';
-import { afterAgentWindow, holderAfterDecision, mayReopenForReview, supervisorNotifications, type RoutingHolder } from '../domain/routing-escalation';
+import { afterAgentWindow, holderAfterDecision, mayReopenForReview, resolutionRefusal, supervisorNotifications, type RoutingHolder } from '../domain/routing-escalation';
 import type { RoutingVerdictV2 } from '../domain/routing-moments';
 import { queueAssignmentRecord } from '../domain/routing-steps';
 import type { Decided } from '../contracts/route-task-decision';
@@ -72,9 +72,8 @@ export class Routing {
     if (this.phase !== 'human' || resolving) {
       throw refusal(FAILURE_TYPES.routingNotAwaitingReview, `Routing ${this.routingId} is ${resolving ? 'already being resolved' : state.status}, not awaiting review`);
     }
-    if (!state.escalation_chain.some((entry) => entry.did === request.reviewer_did)) {
-      throw refusal(FAILURE_TYPES.reviewerNotAssigned, `${request.reviewer_did} is not a reviewer on the escalation chain of routing ${this.routingId}`);
-    }
+    const refused = resolutionRefusal(state, request.reviewer_did);
+    if (refused) throw refusal(refused.code, refused.detail);
   }
 
   /** Refuses an escalation once the routing no longer takes it; under review, only a human's (a supervisor's). */

@@ -8,6 +8,7 @@ import {
   mayReopenForReview,
   nextQueueLevel,
   queuedFor,
+  resolutionRefusal,
   escalationNeeds,
   holderAfterDecision,
   levelForRequest,
@@ -223,5 +224,24 @@ describe('requesterActor', () => {
     ['records a human by DID alone', { type: 'human' as const, did: 'did:h' }, { type: 'human', did: 'did:h' }],
   ])('%s', (_name, requestedBy, expected) => {
     expect(requesterActor(requestedBy)).toEqual(expected);
+  });
+});
+
+describe('resolutionRefusal', () => {
+  const held = { routing_id: 'rt_1', status: 'in_progress', assigned_to: { type: 'human' }, escalation_chain: [{ did: 'did:x:first' }, { did: 'did:x:second' }] };
+
+  it('lets any reviewer on the chain resolve a routing a human holds', () => {
+    expect(resolutionRefusal(held, 'did:x:first')).toBeUndefined();
+    expect(resolutionRefusal(held, 'did:x:second')).toBeUndefined();
+  });
+
+  it('refuses a reviewer who is not on the chain', () => {
+    expect(resolutionRefusal(held, 'did:x:stranger')).toMatchObject({ code: 'reviewer_not_assigned' });
+  });
+
+  it('refuses while no human holds it: resolved, queued, or with the agent', () => {
+    expect(resolutionRefusal({ ...held, status: 'completed' }, 'did:x:first')).toMatchObject({ code: 'routing_not_awaiting_review' });
+    expect(resolutionRefusal({ ...held, status: 'queued', assigned_to: null }, 'did:x:first')).toMatchObject({ code: 'routing_not_awaiting_review' });
+    expect(resolutionRefusal({ ...held, assigned_to: { type: 'ai_agent' } }, 'did:x:first')).toMatchObject({ code: 'routing_not_awaiting_review' });
   });
 });
