@@ -223,6 +223,30 @@ async function main(): Promise<void> {
       await write('route-task-decided-in-request-then-resolved-by-claim.json', requestPath.routing_id);
     }
 
+    if (recording('route-task-decided-in-request-then-timed-out-then-resolved-by-claim')) {
+      // Decided and recorded by the API before the start (a human at the decision); the first level times out
+      // and the routing moves up the chain; the second reviewer's resolution is claimed in Postgres and signalled.
+      reviewers = team;
+      const climbingPath = await decidedInput(routingInput({ ai_confidence: 0.5 }));
+      const climbing = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: climbingPath.routing_id, args: [climbingPath] });
+      await handled(climbing, 'WORKFLOW_EXECUTION_STARTED');
+      await env.sleep('16 minutes');
+      await climbing.signal(routingResolvedSignal, claimedBy(await climbing.query(statusQuery), 'did:x:second'));
+      await climbing.result();
+      await write('route-task-decided-in-request-then-timed-out-then-resolved-by-claim.json', climbingPath.routing_id);
+    }
+
+    if (recording('route-task-decided-in-request-then-escalated-by-hand-then-expired')) {
+      // Decided and recorded by the API before the start; moved by hand to a target capability, then expired
+      // at the top of the chain.
+      reviewers = team;
+      const movedPath = await decidedInput(routingInput({ ai_confidence: 0.5 }));
+      const moved = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: movedPath.routing_id, args: [movedPath] });
+      await moved.executeUpdate(escalateUpdate, { args: [{ reason: 'needs oncology', requested_by: { type: 'human', did: 'did:x:lead' }, target_capability: 'oncology', urgency: 'high' }] });
+      await moved.result();
+      await write('route-task-decided-in-request-then-escalated-by-hand-then-expired.json', movedPath.routing_id);
+    }
+
     if (recording('route-task-timeout-found-resolved')) {
       // Escalated at the decision; the resolution is claimed before the first level times out, and its signal
       // is late: the escalation step finds the routing resolved and the workflow closes with it.
