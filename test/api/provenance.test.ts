@@ -169,6 +169,14 @@ describe('the public log', () => {
 });
 
 describe('GET /v1/ledger/export', () => {
+  /** A decision record of these tests' own, sealed, so that they hold without the file's earlier tests. */
+  let decisionTx: string;
+  beforeAll(async () => {
+    const routed = await api('POST', '/v1/orch/routing', { json: lowConfidenceDiagnosis });
+    decisionTx = routed.body.provenance.ledger_anchor.transaction_id as string;
+    expect((await eventually(() => api('GET', `/v1/ledger/records/${decisionTx}/proof`), (reply) => reply.status === 200)).status).toBe(200);
+  });
+
   it('streams the log for `npm run verify`, which finds a record edited behind the service’s back', async () => {
     const auditor = client(stack.baseUrl, await stack.token(['audit:read']));
     const kept = (await api('GET', '/v1/ledger/checkpoint')).body.checkpoint as string;
@@ -182,7 +190,7 @@ describe('GET /v1/ledger/export', () => {
     const clean = verifyOffline('export.ndjson', exported.text, ['--trusted-checkpoint', path.join(scratch, 'kept-checkpoint.txt')]);
     expect(clean).toMatchObject({ status: 0, output: expect.stringContaining('is a prefix of this log') });
 
-    const leaf = lines.find((line) => line.leaf)!.leaf as { transaction_id: string; body: string };
+    const leaf = lines.find((line) => line.leaf?.transaction_id === decisionTx)!.leaf as { transaction_id: string; body: string };
     await stack.database.db.transaction(async (trx) => {
       await trx.raw('alter table ledger_entries disable trigger user');
       await trx('ledger_entries').where({ transaction_id: leaf.transaction_id }).update({ body: leaf.body.replace('"reasoning":"', '"reasoning":"(edited) ') });
@@ -209,7 +217,7 @@ describe('GET /v1/ledger/export', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line))
-      .find((line) => line.leaf)!.leaf as { index: number; transaction_id: string; body: string };
+      .find((line) => line.leaf?.transaction_id === decisionTx)!.leaf as { index: number; transaction_id: string; body: string };
     const exported = await outsider('GET', '/v1/ledger/export');
     expect(exported.status).toBe(200);
     const lines = exported.text.trim().split('\n').map((line) => JSON.parse(line));
