@@ -52,6 +52,8 @@ function serviceEnv(settings: { databaseUrl: string; poolMax: number; temporalAd
     PORT: String(settings.apiPort),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
+    // As `npm run start:api` and `start:worker` run them (docs/operations.md).
+    MALLOC_ARENA_MAX: '2',
     ...settings.extra,
   };
 }
