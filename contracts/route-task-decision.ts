@@ -4,7 +4,7 @@ import { needsHuman } from '../domain/routing-decision';
 import { queuedFor, supervisorNotifications } from '../domain/routing-escalation';
 import type { RoutingVerdictV2, DecisionMoment } from '../domain/routing-moments';
 import { decisionRecords, type RoutingStepRecord } from '../domain/routing-steps';
-import type { AssignedTo, Decided, HumanEscalationLevel, RouteTaskInput, RoutingDecisionResult, RoutingState } from './route-task';
+import type { AssignedTo, CarriedVerdict, Decided, HumanEscalationLevel, RouteTaskInput, RoutingDecisionResult, RoutingState } from './route-task';
 
 export type { Decided, RecordedDecision } from './route-task';
 
@@ -25,6 +25,14 @@ export interface RoutingDecision {
   /** The state the decision leaves; its decision_result carries PENDING_ANCHOR until the ledger gives one. */
   changes: Partial<RoutingState> & Pick<RoutingState, 'status' | 'escalation_level'> & { decision_result: RoutingDecisionResult };
 }
+
+const carried = ({ decision, escalation_level, required_capabilities, notifications, risk }: RoutingVerdictV2): CarriedVerdict => ({
+  decision,
+  escalation_level,
+  required_capabilities,
+  notifications,
+  risk: { level: risk.level },
+});
 
 /**
  * The decision from the verdict of the four moments and the reviewers who could take it (those holding what
@@ -49,7 +57,7 @@ export function routingDecision(args: {
   const estimated_response_time = human ? input.escalation_timeouts_seconds[verdict.escalation_level as HumanEscalationLevel] : 0;
   const told = human ? supervisorNotifications(routing_id, verdict.notifications, verdict.escalation_level, []) : { events: [], notified: [] };
   const steps = decisionRecords({ routing_id, task, verdict, moments, human, assigned_to, notifications: told.events });
-  const decided: Decided = { verdict, human, assignment, decided_at, notified: told.notified };
+  const decided: Decided = { verdict: carried(verdict), human, assignment, decided_at, notified: told.notified };
   const common = {
     decision: verdict.decision,
     risk_level: verdict.risk.level,

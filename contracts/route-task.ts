@@ -48,9 +48,16 @@ export interface RouteTaskInput {
   decided?: RecordedDecision | undefined;
 }
 
+/**
+ * What of the verdict the routing needs in time: its decision and level, the risk that sets an escalation's
+ * level, what a reviewer must hold, and the supervisors to tell as it climbs. The rest (the rules evaluated,
+ * the safety analysis) is in the decision's record and the routing's state, not repeated in its history.
+ */
+export type CarriedVerdict = Pick<RoutingVerdictV2, 'decision' | 'escalation_level' | 'required_capabilities' | 'notifications'> & { risk: Pick<RoutingVerdictV2['risk'], 'level'> };
+
 /** What the decision leaves for the rest of the routing, in time. */
 export interface Decided {
-  verdict: RoutingVerdictV2;
+  verdict: CarriedVerdict;
   human: boolean;
   /** Who holds it: a human's assignment, or none (the agent acts, or nobody qualified and it is queued). */
   assignment: Assignment | undefined;

@@ -1,11 +1,10 @@
 import { upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contracts/failures';
-import { EscalationLevelKey, RoutingStatusKey, type AssignedTo, type EscalateRoutingInput, type EscalationRecord, type HumanEscalationLevel, type ResolveRoutingInput, type RoutingState } from '../contracts/route-task';
+import { EscalationLevelKey, RoutingStatusKey, type AssignedTo, type CarriedVerdict, type EscalateRoutingInput, type EscalationRecord, type HumanEscalationLevel, type ResolveRoutingInput, type RoutingState } from '../contracts/route-task';
 import type { ProvenanceActor } from '../domain/provenance';
 import type { Assignment } from '../domain/reviewer-assignment';
 import type { EscalationLevel, RequiredCapability } from '../domain/routing-decision';
 import { afterAgentWindow, holderAfterDecision, mayReopenForReview, resolutionRefusal, supervisorNotifications, type RoutingHolder } from '../domain/routing-escalation';
-import type { RoutingVerdictV2 } from '../domain/routing-moments';
 import { queueAssignmentRecord } from '../domain/routing-steps';
 import type { Decided } from '../contracts/route-task-decision';
 import { refusal, type RoutingRun } from './route-task-run';
@@ -27,7 +26,7 @@ export class Routing {
   phase: Phase = 'deciding';
   /** When the holder's time ends (ms since the epoch, workflow time). */
   deadline = 0;
-  verdict!: RoutingVerdictV2;
+  verdict!: CarriedVerdict;
   /** What the reviewer must hold: the decision's needs, widened by an escalation while queued. */
   needs: RequiredCapability[] = [];
   current: Assignment | undefined;

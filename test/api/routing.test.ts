@@ -159,6 +159,22 @@ describe('what a routing leaves behind', () => {
   });
 });
 
+  it('starts its workflow with what the routing needs in time, not the whole verdict a second time', async () => {
+    const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
+    const history = await stack.temporal.workflow.getHandle(routed.body.routing_id).fetchHistory();
+    const [payload] = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads!;
+    const input = JSON.parse(Buffer.from(payload!.data!).toString('utf8'));
+    expect(input.decided.decided.verdict).toEqual({
+      decision: 'escalate_to_human',
+      escalation_level: 'low',
+      required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }],
+      notifications: [],
+      risk: { level: expect.any(String) },
+    });
+    // The rules evaluated are the decision's record, and the routing's state keeps the safety analysis.
+    expect(input.decided.state.decision_result.safety_analysis).toBeDefined();
+  });
+
 describe('GET /v1/orch/routing/{routing_id}', () => {
   it('is 404 for an unknown routing and 400 for a malformed id', async () => {
     expect((await call('GET', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000000')).body).toMatchObject({ status: 404, type: '/problems/routing_not_found' });
