@@ -157,7 +157,6 @@ describe('what a routing leaves behind', () => {
     }
     expect(found).toEqual([routed.body.routing_id]);
   });
-});
 
   it('starts its workflow with what the routing needs in time, not the whole verdict a second time', async () => {
     const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
@@ -174,6 +173,7 @@ describe('what a routing leaves behind', () => {
     // The rules evaluated are the decision's record, and the routing's state keeps the safety analysis.
     expect(input.decided.state.decision_result.safety_analysis).toBeDefined();
   });
+});
 
 describe('GET /v1/orch/routing/{routing_id}', () => {
   it('is 404 for an unknown routing and 400 for a malformed id', async () => {
