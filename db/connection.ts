@@ -29,17 +29,37 @@ const UNBOUNDED_ACQUIRE_MS = 30_000;
 // The client's own read timeout over the server's statement_timeout, for a server that stopped answering.
 const CLIENT_READ_GRACE_MS = 1000;
 
-interface PgClientQueue {
-  _activeQuery?: unknown;
-  _queryQueue?: unknown[];
+/** node-postgres's client, as far as dropping one whose statement the client gave up on needs it. */
+interface PgClient {
+  query: (...args: unknown[]) => unknown;
+  connection: { stream: { destroy(): void } };
+  __knex__disposed?: unknown;
 }
 
+const READ_TIMEOUT_MESSAGE = 'Query read timeout';
+
 /**
- * A connection still busy when handed out is one whose query the client gave up on (read timeout): node-postgres
- * keeps it waiting for the server, so the pool drops it rather than queue the next query behind it.
+ * A statement the client gave up on (query_timeout) may still be running on the server, inside a transaction
+ * whose ROLLBACK would wait behind it and be dropped by its own read timeout. So the connection is closed at
+ * once, which ends the server's session and its transaction, and marked so that knex never hands it out again.
  */
-function isIdle(connection: PgClientQueue): boolean {
-  return !connection._activeQuery && (connection._queryQueue?.length ?? 0) === 0;
+function dropOnReadTimeout(connection: PgClient, done: (error: Error | null, connection: PgClient) => void): void {
+  const query = connection.query.bind(connection);
+  connection.query = (...args: unknown[]) => {
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (error: Error | null, ...rest: unknown[]) => {
+        if (error?.message === READ_TIMEOUT_MESSAGE && !connection.__knex__disposed) {
+          connection.__knex__disposed = error.message;
+          connection.connection.stream.destroy();
+        }
+        return (callback as (...a: unknown[]) => unknown)(error, ...rest);
+      };
+    }
+    return query(...args);
+  };
+  done(null, connection);
 }
 
 export function createDb(options: { connectionString: string; poolMax: number; applicationName?: string; logger?: DbLogSink; timeouts?: DbTimeouts }): Db {
@@ -59,7 +79,7 @@ export function createDb(options: { connectionString: string; poolMax: number; a
           }
         : {}),
     },
-    pool: { min: 0, max: options.poolMax, ...(timeouts ? { validate: isIdle } : {}) },
+    pool: { min: 0, max: options.poolMax, ...(timeouts ? { afterCreate: dropOnReadTimeout } : {}) },
     acquireConnectionTimeout: timeouts?.acquireMs ?? UNBOUNDED_ACQUIRE_MS,
     ...(logger
       ? {
