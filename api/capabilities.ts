@@ -47,7 +47,7 @@ export const OPERATION_CAPABILITIES: Readonly<Record<string, Capability>> = {
   'POST /v1/organizations': 'organizations:create',
   'GET /v1/organizations/{organization_id}': 'organizations:read',
   'POST /v1/passports': 'passports:create',
-  'POST /v1/passports/device-challenges': 'passports:create',
+  'POST /v1/passports/device-challenges': 'people:enroll',
   'GET /v1/passports/{passport_id}': 'passports:read',
   'GET /v1/passports/{passport_id}/jwks': 'passports:read',
   'GET /v1/passports/{passport_id}/did': 'passports:read',

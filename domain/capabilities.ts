@@ -10,7 +10,8 @@ export const RISK_LEVELS = ['low', 'standard', 'high'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 
 /** The scopes of access tokens, PATs and service accounts (services/auth/tokens.ts), which keep working. */
-export type LegacyScope = 'orch:read' | 'orch:write' | 'orch:admin' | 'audit:read' | 'platform:read' | 'platform:write' | 'platform:admin' | 'orch:agent' | 'cloud:admin:global';
+export type LegacyScope =
+  | 'orch:read' | 'orch:write' | 'orch:admin' | 'audit:read' | 'platform:read' | 'platform:write' | 'platform:admin' | 'people:enroll' | 'orch:agent' | 'cloud:admin:global';
 
 export interface CapabilityDefinition {
   description: string;
@@ -45,9 +46,9 @@ export const CAPABILITIES = {
   'organizations:read': { description: 'Read one’s own organization', risk: 'low', implied_by: 'platform:read' },
   'organizations:create': { description: 'Create organizations and see every one (deployment administration)', risk: 'high', implied_by: 'cloud:admin:global' },
   'passports:read': { description: 'Read Passports of one’s organization, their JWKS and DID documents', risk: 'low', implied_by: 'platform:read' },
-  'passports:create': { description: 'Create agent Passports and invite a person’s device (a registration challenge)', risk: 'standard', implied_by: 'platform:write' },
+  'passports:create': { description: 'Create agent Passports (never a person’s: that is people:enroll)', risk: 'standard', implied_by: 'platform:write' },
   'passports:keys': { description: 'Rotate and revoke the keys of one’s organization’s Passports', risk: 'high', implied_by: 'platform:write' },
-  'people:enroll': { description: 'Enroll a person: passkey registration options for a new Passport', risk: 'high', implied_by: 'platform:admin' },
+  'people:enroll': { description: 'Enroll a person: a device registration challenge or passkey registration options that mint a person’s Passport', risk: 'high', implied_by: 'people:enroll' },
   'delegation:read': { description: 'List and read one’s delegation tokens, delegations and revocations', risk: 'low', implied_by: 'platform:read' },
   'delegation:write': { description: 'Delegate to an agent, rotate and revoke delegation tokens and delegations', risk: 'standard', implied_by: 'platform:write' },
   'routing:read': { description: 'Read routings, their history, provenance and ledger proofs', risk: 'low', implied_by: 'orch:read' },

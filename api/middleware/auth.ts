@@ -55,7 +55,9 @@ export function requireAccess(scope: Scope | undefined, capability: Capability |
       return;
     }
     const riskLevel = principal.actor?.delegation?.risk_level ?? 'high';
-    if (grants(principal.scopes, scope) || (capability !== undefined && allowsCapability(principal.scopes, capability, riskLevel))) {
+    // A session's or delegation token's grants are capabilities, never scopes, even where a name is both (people:enroll).
+    const scoped = principal.actor === undefined;
+    if ((scoped && grants(principal.scopes, scope)) || (capability !== undefined && allowsCapability(principal.scopes, capability, riskLevel))) {
       next();
       return;
     }

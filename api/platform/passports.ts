@@ -322,17 +322,22 @@ export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps)
     method: 'post',
     path: '/v1/passports/device-challenges',
     operationId: 'createDeviceRegistrationChallenge',
-    summary: 'Invite a person: a challenge their device signs to mint their Passport',
+    summary: 'Invite a person: a challenge their device signs to mint their Passport (organization admin)',
     description:
       'The first step of the device ceremony. The Passport will belong to the caller’s organization, with the name given here. Hand the ' +
       'challenge to the person’s device: it makes an Ed25519 key pair, keeps the private key, and answers with POST /v1/passports/devices ' +
-      'before expiresAt (PASSPORT_CHALLENGE_TTL_SECONDS). Single-use.',
+      'before expiresAt (PASSPORT_CHALLENGE_TTL_SECONDS). Single-use. Enrolling a person is the organization administrator’s: it needs ' +
+      'people:enroll (platform:admin implies it). platform:write, which creates agent Passports, does not suffice, since whoever holds the ' +
+      'challenge chooses the key that signs in as the person.',
     tags: ['Passports'],
-    auth: 'platform:write',
+    auth: 'people:enroll',
     rateLimit: 'default',
     idempotency: false,
     request: { body: RegistrationChallengeRequestSchema },
-    responses: { 201: { description: 'The challenge', schema: ChallengeSchema } },
+    responses: {
+      201: { description: 'The challenge', schema: ChallengeSchema },
+      403: { description: 'insufficient_scope: enrolling a person needs people:enroll or platform:admin (a delegation token: the capability people:enroll)' },
+    },
     handler: async ({ res, body, principal }) => {
       const { challenge, expires_at } = await createRegistrationChallenge(ceremony, principal, { name: body.name, metadata: body.metadata ?? {}, capabilities: body.capabilities ?? [] });
       res.set('Cache-Control', 'no-store');

@@ -66,10 +66,11 @@ export function registerWebAuthnRoutes(api: ApiBuilder, deps: WebAuthnDeps): voi
     operationId: 'createPasskeyEnrollment',
     summary: 'Enroll a person: passkey registration options for a userId',
     description:
-      'An organization admin enrolls a person of the caller’s organization. Hand enrollment_url (or the options) to the person: their browser ' +
-      'completes the registration without a token, with the single-use challenge, before expires_at. The registration mints their individual Passport.',
+      'An organization admin enrolls a person of the caller’s organization: it needs people:enroll (platform:admin implies it). Hand enrollment_url ' +
+      '(or the options) to the person: their browser completes the registration without a token, with the single-use challenge, before expires_at. ' +
+      'The registration mints their individual Passport.',
     tags: TAGS,
-    auth: 'platform:admin',
+    auth: 'people:enroll',
     rateLimit: 'default',
     request: { body: EnrollmentRequestSchema },
     responses: {

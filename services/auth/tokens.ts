@@ -20,8 +20,12 @@ export type { Actor, TokenSettings };
  * scope of a registered agent's API key: the agent operations (/route, /confidence, …) and nothing else.
  * cloud:admin:global (the platform spec's name) administers the deployment across organizations: it creates
  * organizations and lists all of them; it grants nothing inside another organization's resources.
+ * people:enroll is the organization administrator's power to enroll a person (a person's Passport, whom
+ * sessions and delegations then act as): more than platform:write, which creates agent Passports only.
  */
-export const SCOPES = ['orch:read', 'orch:write', 'orch:admin', 'audit:read', 'platform:read', 'platform:write', 'platform:admin', 'orch:agent', 'cloud:admin:global'] as const;
+export const SCOPES = [
+  'orch:read', 'orch:write', 'orch:admin', 'audit:read', 'platform:read', 'platform:write', 'platform:admin', 'people:enroll', 'orch:agent', 'cloud:admin:global',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** An admin scope configures its layer, so it may also read and write there; audit:read stays separate. */
@@ -32,7 +36,8 @@ const IMPLIED: Record<Scope, Scope[]> = {
   'audit:read': [],
   'platform:read': [],
   'platform:write': [],
-  'platform:admin': ['platform:read', 'platform:write'],
+  'platform:admin': ['platform:read', 'platform:write', 'people:enroll'],
+  'people:enroll': [],
   'orch:agent': [],
   'cloud:admin:global': [],
 };

@@ -44,7 +44,7 @@ function proof(privateKey: KeyLike, claims: Record<string, unknown>, header: { k
 }
 
 async function registrationChallenge(name = 'Ada Lovelace'): Promise<string> {
-  const reply = await writer('POST', '/v1/passports/device-challenges', { json: { name, capabilities: ['review'] } });
+  const reply = await admin('POST', '/v1/passports/device-challenges', { json: { name, capabilities: ['review'] } });
   expect(reply.status).toBe(201);
   return reply.body.challenge as string;
 }
