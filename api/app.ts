@@ -14,6 +14,7 @@ import { DELEGATION_TOKEN_TYPE } from '../services/delegation/delegation-tokens'
 import type { RevocationRegistry } from '../services/delegation/revocations';
 import type { HumanEscalationLevel } from '../contracts/route-task';
 import { registerServiceAccountRoutes } from './auth/service-accounts';
+import { registerPersonalAccessTokenRoutes } from './auth/personal-access-tokens';
 import { registerTokenRoutes } from './auth/token';
 import { mountDocs } from './docs';
 import { registerHealthRoutes } from './health';
@@ -136,6 +137,7 @@ export function buildApp(deps: AppDeps): Express {
   registerHealthRoutes(api, deps);
   registerTokenRoutes(api, { db: deps.db, keyRing: deps.keyRing, settings: settings.token, accessTokenTtlSeconds: settings.accessTokenTtlSeconds });
   registerServiceAccountRoutes(api, deps);
+  registerPersonalAccessTokenRoutes(api, deps);
   // Orchestration layer (issue 3): history before {routing_id}, so that Express does not read "history" as an id.
   const routing = {
     db: deps.db,

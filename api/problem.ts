@@ -32,6 +32,7 @@ export const PROBLEM_TYPES = {
   internal_error: { status: 500, title: 'Internal server error', remediation: ['Retry later; a request with an Idempotency-Key is safe to retry', 'If it persists, contact support quoting incident_id and request_id'] },
   service_unavailable: { status: 503, title: 'A dependency of the service is unavailable', remediation: ['Retry later with backoff', 'If it persists, contact support quoting incident_id'] },
   service_account_not_found: { status: 404, title: 'No such service account', remediation: ['List the service accounts with GET /v1/orch/service-accounts and use a client_id from there'] },
+  personal_access_token_not_found: { status: 404, title: 'No such personal access token', remediation: ['List the tokens with GET /v1/auth/tokens and use a token_id from there'] },
   // The ledger, provenance, audit and compliance.
   ledger_record_not_found: { status: 404, title: 'No such provenance record', remediation: ['Check the transaction_id from the record’s ledger anchor'] },
   ledger_checkpoint_not_found: { status: 404, title: 'No such ledger checkpoint', remediation: ['Ask for a tree size no larger than the latest checkpoint’s (GET /v1/ledger/checkpoint)'] },

@@ -38,16 +38,46 @@ export interface ApiTokenRow {
   scopes: string[];
   organization_id: string;
   created_by: string | null;
+  created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
 }
 
-export async function insertApiToken(db: Knex, token: Omit<ApiTokenRow, 'revoked_at'>): Promise<void> {
-  await db('api_tokens').insert(token);
+export async function insertApiToken(db: Knex, token: Omit<ApiTokenRow, 'created_at' | 'revoked_at'>): Promise<ApiTokenSummary> {
+  const [row] = await db('api_tokens').insert(token).returning<ApiTokenSummary[]>([...API_TOKEN_SUMMARY_COLUMNS]);
+  return row!;
 }
 
 export async function findApiTokenByHash(db: Knex, tokenHash: string): Promise<ApiTokenRow | undefined> {
   return db<ApiTokenRow>('api_tokens').where({ token_hash: tokenHash }).first();
+}
+
+export type ApiTokenSummary = Omit<ApiTokenRow, 'token_hash'>;
+
+/** Never the token's hash: these are read by administrators, not by the bearer check. */
+const API_TOKEN_SUMMARY_COLUMNS = ['token_id', 'name', 'scopes', 'organization_id', 'created_by', 'created_at', 'expires_at', 'revoked_at'] as const;
+
+export type ApiTokenStatus = 'active' | 'expired' | 'revoked';
+
+export async function listApiTokens(db: Knex, organizationId: string, page: PageRequest, filter: { status?: ApiTokenStatus | undefined }): Promise<Page<ApiTokenSummary>> {
+  const query = db('api_tokens').select(...API_TOKEN_SUMMARY_COLUMNS).where({ organization_id: organizationId });
+  if (filter.status === 'revoked') query.whereNotNull('revoked_at');
+  if (filter.status === 'expired') query.whereNull('revoked_at').where('expires_at', '<=', db.fn.now());
+  if (filter.status === 'active') query.whereNull('revoked_at').where((live) => live.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
+  return paginate<ApiTokenSummary>(query, page);
+}
+
+export async function findApiToken(db: Knex, organizationId: string, tokenId: string): Promise<ApiTokenSummary | undefined> {
+  return db('api_tokens').select(...API_TOKEN_SUMMARY_COLUMNS).where({ token_id: tokenId, organization_id: organizationId }).first<ApiTokenSummary | undefined>();
+}
+
+/** Marks the token revoked, keeping the first revocation's time; undefined when the organization has no such token. */
+export async function markApiTokenRevoked(db: Knex, organizationId: string, tokenId: string): Promise<{ token_id: string; revoked_at: Date } | undefined> {
+  const [row] = await db('api_tokens')
+    .where({ token_id: tokenId, organization_id: organizationId })
+    .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
+    .returning<{ token_id: string; revoked_at: Date }[]>(['token_id', 'revoked_at']);
+  return row;
 }
 
 export interface ServiceAccountRow {

@@ -64,6 +64,7 @@ export const CAPABILITIES = {
   'safety:manage': { description: 'Change the safety configuration of a domain', risk: 'high', implied_by: 'orch:admin' },
   'webhooks:manage': { description: 'Manage webhook subscriptions and their deliveries', risk: 'high', implied_by: 'orch:admin' },
   'service_accounts:manage': { description: 'Create, list and revoke service accounts', risk: 'high', implied_by: 'orch:admin' },
+  'personal_access_tokens:manage': { description: 'Create, list, read and revoke personal access tokens', risk: 'high', implied_by: 'orch:admin' },
   'compliance:reports': { description: 'Create and read compliance reports', risk: 'high', implied_by: 'orch:admin' },
   'audit_log:read': { description: 'Read the audit log and export the ledger', risk: 'standard', implied_by: 'audit:read' },
   'agent_operations': { description: 'The operations of a registered agent’s own API key (/route, /confidence, …); never delegated', risk: 'standard', implied_by: 'orch:agent' },

@@ -7,16 +7,13 @@ import type { ApiBuilder } from '../route';
 import { listQuerySchema, pageSchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
-const ServiceAccountRequestSchema = z
-  .object({
-    name: z.string().min(1).max(200),
-    scopes: z
-      .array(z.string().max(200).refine(isGrantableScope, { message: `must be one of ${SCOPES.join(', ')}, or a prompt grant prompt:<read|publish|rollback|deprecate|*>:<key, key prefix followed by *, or *>` }))
-      .min(1)
-      .openapi({ description: `Scopes of ${SCOPES.join(', ')}, or per-key prompt grants such as prompt:read:support-*` }),
-  })
-  .strict()
-  .openapi('CreateServiceAccountRequest');
+/** The scopes a credential made through the API may hold; the creator's own must cover them (scopesNotHeldProblem). */
+export const GrantableScopesSchema = z
+  .array(z.string().max(200).refine(isGrantableScope, { message: `must be one of ${SCOPES.join(', ')}, or a prompt grant prompt:<read|publish|rollback|deprecate|*>:<key, key prefix followed by *, or *>` }))
+  .min(1)
+  .openapi({ description: `Scopes of ${SCOPES.join(', ')}, or per-key prompt grants such as prompt:read:support-*` });
+
+const ServiceAccountRequestSchema = z.object({ name: z.string().min(1).max(200), scopes: GrantableScopesSchema }).strict().openapi('CreateServiceAccountRequest');
 
 const ServiceAccountResponseSchema = z
   .object({ client_id: z.string(), client_secret: z.string().openapi({ description: 'Shown once; only its hash is stored' }), name: z.string(), scopes: z.array(z.string()) })
@@ -54,7 +51,7 @@ function renderServiceAccount(row: ServiceAccountSummary) {
 }
 
 /** RFC 6750's insufficient_scope: granting a scope takes holding it, so the token lacks what the request needs. */
-function scopesNotHeldProblem(requested: readonly string[], notHeld: readonly string[]): Problem {
+export function scopesNotHeldProblem(requested: readonly string[], notHeld: readonly string[]): Problem {
   return new Problem('insufficient_scope', `This token may not grant scopes it does not hold: ${notHeld.join(' ')}`, {
     headers: { 'WWW-Authenticate': `Bearer realm="handoff", error="insufficient_scope", scope="${notHeld.join(' ')}"` },
     extensions: { scopes_not_held: notHeld },

@@ -2,7 +2,15 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../db/agents';
-import { findApiTokenByHash, findServiceAccount, insertApiToken, insertServiceAccount, markServiceAccountRevoked } from '../../db/credentials';
+import {
+  findApiTokenByHash,
+  findServiceAccount,
+  insertApiToken,
+  insertServiceAccount,
+  markApiTokenRevoked,
+  markServiceAccountRevoked,
+  type ApiTokenSummary,
+} from '../../db/credentials';
 import { SIGNED_IN_PERSON_GRANTS } from '../../domain/capabilities';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { authenticateSession, SESSION_TOKEN_TYPE } from '../sessions/session-tokens';
@@ -106,10 +114,10 @@ export async function issueAccessToken(
 export async function mintPersonalAccessToken(
   db: Knex,
   options: { name: string; scopes: string[]; organizationId: string; expiresAt?: Date | null; createdBy?: string | null },
-): Promise<{ token: string; token_id: string }> {
+): Promise<{ token: string; token_id: string; row: ApiTokenSummary }> {
   const token = secret(PAT_PREFIX);
   const token_id = `pat_${randomUUID()}`;
-  await insertApiToken(db, {
+  const row = await insertApiToken(db, {
     token_id,
     name: options.name,
     token_hash: sha256(token).toString('hex'),
@@ -118,7 +126,30 @@ export async function mintPersonalAccessToken(
     created_by: options.createdBy ?? null,
     expires_at: options.expiresAt ?? null,
   });
-  return { token, token_id };
+  return { token, token_id, row };
+}
+
+export type CreatePersonalAccessTokenOutcome =
+  | { ok: true; token: string; row: ApiTokenSummary }
+  /** The creator asked to grant scopes its own token does not hold (listed in the order asked). */
+  | { ok: false; code: 'scopes_not_held'; scopes: string[] };
+
+/** A personal access token in the creator's organization with some of the creator's scopes, as a service account is made. */
+export async function createPersonalAccessToken(
+  db: Knex,
+  creator: Principal,
+  options: { name: string; scopes: string[]; expiresAt: Date | null },
+): Promise<CreatePersonalAccessTokenOutcome> {
+  const notHeld = scopesNotHeld(creator.scopes, options.scopes);
+  if (notHeld.length > 0) return { ok: false, code: 'scopes_not_held', scopes: notHeld };
+  const { token, row } = await mintPersonalAccessToken(db, { ...options, organizationId: creator.organization_id, createdBy: creator.id });
+  return { ok: true, token, row };
+}
+
+/** Revokes a personal access token: authenticateBearer reads its row on every request, so it stops at once. Revoking again changes nothing. */
+export async function revokePersonalAccessToken(db: Knex, organizationId: string, tokenId: string): Promise<{ ok: true; revoked_at: Date } | { ok: false; code: 'not_found' }> {
+  const revoked = await markApiTokenRevoked(db, organizationId, tokenId);
+  return revoked ? { ok: true, revoked_at: revoked.revoked_at } : { ok: false, code: 'not_found' };
 }
 
 export type CreateServiceAccountOutcome =

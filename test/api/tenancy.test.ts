@@ -27,6 +27,7 @@ const a = {
   rule_id: '',
   subscription_id: '',
   client_id: '',
+  pat_id: '',
   event_id: '',
   platform_agent_id: '',
   platform_agent_uri: '',
@@ -86,6 +87,9 @@ beforeAll(async () => {
   const account = await asA('POST', '/v1/orch/service-accounts', { name: 'alpha-ci', scopes: ['orch:read'] });
   expect(account.status).toBe(201);
   a.client_id = account.body.client_id;
+  const pat = await asA('POST', '/v1/auth/tokens', { name: 'alpha-reader', scopes: ['orch:read'] });
+  expect(pat.status).toBe(201);
+  a.pat_id = pat.body.token_id;
   // A's platform resources: an agent (whose endpoint refuses, so its execution retries), a call of it, a DAG
   // waiting on its approval (so A's workload is never empty), a task, a callback secret and an attestation.
   const platformAgent = await asA('POST', '/v1/agents', { agent_uri: 'agent://alpha/summarizer@1.0.0', endpoint_url: 'http://127.0.0.1:9/run', capabilities: [CAPABILITY] });
@@ -238,6 +242,9 @@ const CROSS_TENANT: Record<string, Probe> = {
   'POST /v1/orch/webhooks/{subscription_id}/deliveries/{delivery_id}/replay': probe('POST', () => `/v1/orch/webhooks/${a.subscription_id}/deliveries/whdel_probe/replay`, notFound),
   'GET /v1/orch/service-accounts': probe('GET', () => '/v1/orch/service-accounts', listWithout('client_id', () => a.client_id)),
   'DELETE /v1/orch/service-accounts/{client_id}': probe('DELETE', () => `/v1/orch/service-accounts/${a.client_id}`, notFound),
+  'GET /v1/auth/tokens': probe('GET', () => '/v1/auth/tokens', listWithout('token_id', () => a.pat_id)),
+  'GET /v1/auth/tokens/{token_id}': probe('GET', () => `/v1/auth/tokens/${a.pat_id}`, notFound),
+  'DELETE /v1/auth/tokens/{token_id}': probe('DELETE', () => `/v1/auth/tokens/${a.pat_id}`, notFound),
   'GET /v1/orch/audit': probe('GET', () => '/v1/orch/audit', listWithout('routing_id', () => a.routing_id)),
   'GET /v1/events/{event_id}': probe('GET', () => `/v1/events/${a.event_id}`, notFound),
   'GET /v1/agents': probe('GET', () => '/v1/agents', listWithout('agent_id', () => a.platform_agent_id)),
@@ -333,6 +340,7 @@ const NOT_TENANT_SCOPED: Record<string, string> = {
   'POST /v1/health/check': 'raises its escalation item in the caller’s organization; the queue is probed above',
   'POST /v1/organizations': 'deployment administration (cloud:admin:global): creates a new organization',
   'POST /v1/orch/service-accounts': 'creates in the caller’s organization (service accounts are listed per organization, probed above)',
+  'POST /v1/auth/tokens': 'creates in the caller’s organization (personal access tokens are listed per organization, probed above)',
   'POST /v1/orch/routing': 'creates in the caller’s organization; reads of it are probed above',
   'POST /v1/orch/escalation/rules': 'creates in the caller’s organization; reads of it are probed above',
   'POST /v1/orch/escalation/rules/dry-run': 'measures against the caller’s organization’s history and rules only',
@@ -408,6 +416,7 @@ describe('tenant isolation, for every operation of the OpenAPI document', () => 
     expect((await asA('GET', `/v1/executions/${a.execution_id}`)).body.status).not.toBe('cancelled');
     expect((await asA('GET', '/v1/callback-secrets')).body.data.map((secret: { id: string }) => secret.id)).toContain(a.callback_secret_id);
     expect((await asA('GET', `/v1/passports/${a.passport_id}`)).status).toBe(200);
+    expect((await asA('GET', `/v1/auth/tokens/${a.pat_id}`)).body).toMatchObject({ status: 'active' });
     expect([200, 202]).toContain((await asA('GET', `/v1/orch/compliance/reports/${a.report_id}`)).status);
     expect((await asA('GET', `/v1/delegations/${a.delegation_id}/revocation`)).body).toMatchObject({ is_revoked: false });
     expect((await asA('GET', `/v1/delegation-tokens/${a.token_id}`)).status).toBe(200);

@@ -1,0 +1,141 @@
+import type { Knex } from 'knex';
+import { findApiToken, listApiTokens, type ApiTokenSummary } from '../../db/credentials';
+import { createPersonalAccessToken, revokePersonalAccessToken } from '../../services/auth/tokens';
+import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { Problem } from '../problem';
+import type { ApiBuilder } from '../route';
+import { listQuerySchema, pageSchema } from '../schemas/common';
+import { z } from '../schemas/zod';
+import { GrantableScopesSchema, scopesNotHeldProblem } from './service-accounts';
+
+const MAX_DAYS = 3650;
+
+const PersonalAccessTokenRequestSchema = z
+  .object({
+    name: z.string().min(1).max(200),
+    scopes: GrantableScopesSchema,
+    expires_in_days: z.number().int().min(1).max(MAX_DAYS).optional().openapi({ description: `Expires after this many days; never when omitted (revoke it instead)` }),
+  })
+  .strict()
+  .openapi('CreatePersonalAccessTokenRequest');
+
+const PersonalAccessTokenSchema = z
+  .object({
+    token_id: z.string(),
+    name: z.string(),
+    scopes: z.array(z.string()),
+    status: z.enum(['active', 'expired', 'revoked']),
+    created_by: z.string().nullable().openapi({ description: 'The principal that created it (pat:…, sa:…, sub:…), or the command that did' }),
+    created_at: z.string().openapi({ format: 'date-time' }),
+    expires_at: z.string().nullable().openapi({ format: 'date-time' }),
+    revoked_at: z.string().nullable().openapi({ format: 'date-time' }),
+  })
+  .openapi('PersonalAccessToken', { description: 'A personal access token without its secret, which is shown only when it is created' });
+
+const CreatedPersonalAccessTokenSchema = PersonalAccessTokenSchema.extend({
+  token: z.string().openapi({ description: 'hnd_pat_…: shown once; only its hash is stored' }),
+}).openapi('CreatedPersonalAccessToken');
+
+const ListPersonalAccessTokensQuerySchema = listQuerySchema.extend({ status: z.enum(['active', 'expired', 'revoked']).optional() });
+
+const TokenIdParamsSchema = z.object({ token_id: z.string().min(1).max(200) });
+
+const SORTABLE = { created_at: 'created_at', name: 'name', token_id: 'token_id' };
+
+const ADMINISTERED_BY = 'Personal access tokens are administered with orch:admin, as service accounts are, and only within the caller’s organization. ';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+function renderToken(row: ApiTokenSummary, now = new Date()) {
+  const status = row.revoked_at ? ('revoked' as const) : row.expires_at && row.expires_at <= now ? ('expired' as const) : ('active' as const);
+  return {
+    token_id: row.token_id,
+    name: row.name,
+    scopes: row.scopes,
+    status,
+    created_by: row.created_by,
+    created_at: row.created_at.toISOString(),
+    expires_at: iso(row.expires_at),
+    revoked_at: iso(row.revoked_at),
+  };
+}
+
+const notFound = (tokenId: string) => new Problem('personal_access_token_not_found', `No personal access token ${tokenId}`);
+
+export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: Knex }): void {
+  const common = { tags: ['Auth'], auth: 'orch:admin' as const, rateLimit: 'default' as const };
+
+  api.route({
+    ...common,
+    method: 'post',
+    path: '/v1/auth/tokens',
+    operationId: 'createPersonalAccessToken',
+    summary: 'Create a personal access token (admin)',
+    description:
+      ADMINISTERED_BY +
+      'A caller grants only scopes its own token holds (directly or implied): asking for any other answers 403 insufficient_scope, with ' +
+      'scopes_not_held listing them. The token (hnd_pat_…) is shown once; only its SHA-256 hash is stored.',
+    // A replay would have to store the token, which is kept only as a hash.
+    idempotency: false,
+    request: { body: PersonalAccessTokenRequestSchema },
+    responses: {
+      201: { description: 'The token; its secret is shown only here', schema: CreatedPersonalAccessTokenSchema },
+      403: { description: 'The token lacks orch:admin, or one of the scopes asked for (insufficient_scope, with scopes_not_held)' },
+    },
+    handler: async ({ body, res, principal }) => {
+      res.set('Cache-Control', 'no-store');
+      const expiresAt = body.expires_in_days === undefined ? null : new Date(Date.now() + body.expires_in_days * 86_400_000);
+      const outcome = await createPersonalAccessToken(deps.db, principal, { name: body.name, scopes: body.scopes, expiresAt });
+      if (!outcome.ok) throw scopesNotHeldProblem(body.scopes, outcome.scopes);
+      return { status: 201, body: { ...renderToken(outcome.row), token: outcome.token }, headers: { Location: `/v1/auth/tokens/${outcome.row.token_id}` } };
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/auth/tokens',
+    operationId: 'listPersonalAccessTokens',
+    summary: 'List personal access tokens, active, expired and revoked (admin)',
+    description: `${ADMINISTERED_BY}Tokens are never shown again, nor their hashes.`,
+    request: { query: ListPersonalAccessTokensQuerySchema },
+    responses: { 200: { description: 'A page of personal access tokens', schema: pageSchema(PersonalAccessTokenSchema, 'PersonalAccessTokenPage') } },
+    handler: async ({ query, principal }) => {
+      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'token_id' });
+      const page = await withCursorProblems(listApiTokens(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
+      return { status: 200, body: { ...page, data: page.data.map((row) => renderToken(row)) } };
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/auth/tokens/{token_id}',
+    operationId: 'getPersonalAccessToken',
+    summary: 'Read a personal access token, without its secret (admin)',
+    description: ADMINISTERED_BY,
+    request: { params: TokenIdParamsSchema },
+    responses: { 200: { description: 'The token', schema: PersonalAccessTokenSchema }, 404: { description: 'No such token in the caller’s organization' } },
+    handler: async ({ params, principal }) => {
+      const row = await findApiToken(deps.db, principal.organization_id, params.token_id);
+      if (!row) throw notFound(params.token_id);
+      return { status: 200, body: renderToken(row) };
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'delete',
+    path: '/v1/auth/tokens/{token_id}',
+    operationId: 'revokePersonalAccessToken',
+    summary: 'Revoke a personal access token: it stops authenticating at once (admin)',
+    description: `${ADMINISTERED_BY}Every request reads the token's row, so the next one with it is 401. Revoking a revoked token answers 204 again and keeps the first revocation time.`,
+    request: { params: TokenIdParamsSchema },
+    responses: { 204: { description: 'Revoked' }, 404: { description: 'No such token in the caller’s organization' } },
+    handler: async ({ params, principal }) => {
+      const outcome = await revokePersonalAccessToken(deps.db, principal.organization_id, params.token_id);
+      if (!outcome.ok) throw notFound(params.token_id);
+      return { status: 204 };
+    },
+  });
+}
