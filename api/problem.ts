@@ -75,6 +75,7 @@ export const PROBLEM_TYPES = {
   verification_tier_too_low: { status: 403, title: 'The sign-in is below the required verification tier', remediation: ['Sign in with a stronger credential (a passkey reaches tier 2, a device key tier 1), then exchange again'] },
   identity_tier_too_low: { status: 403, title: 'The Passport is below the required identity tier', remediation: ['Raise the Passport’s identity tier (verify its organization e-mail link for tier 1; organization attestation for tier 2), or ask for a lower tier'] },
   agent_delegation_refused: { status: 403, title: 'A token held by an agent cannot delegate further', remediation: ['Delegate from the person’s own session or delegation token'] },
+  delegation_outside_chain: { status: 403, title: 'The token belongs to a delegation outside the caller’s chain', remediation: ['Rotate only a token of your own delegation or of one made from it', 'Or rotate with the person’s session, or with the delegation token the target was delegated from'] },
   revoked_by_mismatch: { status: 403, title: 'revoked_by must be the caller’s own DID', remediation: ['Omit revoked_by, or send the DID of the Passport the token belongs to'] },
   delegation_not_found: { status: 404, title: 'No such delegation', remediation: ['Check the delegation_id returned by the exchange or by POST /v1/delegation-tokens'] },
   delegation_token_not_found: { status: 404, title: 'No such delegation token', remediation: ['List tokens with GET /v1/delegation-tokens'] },

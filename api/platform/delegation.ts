@@ -167,7 +167,11 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
     path: '/v1/delegation-tokens/{token_id}/rotate',
     operationId: 'rotateDelegationToken',
     summary: 'Rotate a delegation token',
-    description: 'A new token (new jti) in the same delegation, with the same claims and expiry; the old one is revoked on every instance within a second.',
+    description:
+      'A new token (new jti) in the same delegation, with the same claims and expiry; the old one is revoked on every instance within a second. ' +
+      'The new token acts as the delegator, so it is issued only to a caller that proves the delegator’s credential: a session of the same ' +
+      'Passport, or a delegation token of the target’s delegation or of one above it on its chain. A caller without a Passport (an access token, ' +
+      'a service account, a personal access token) may list and revoke tokens but not rotate them.',
     tags,
     auth: 'platform:write',
     rateLimit: 'default',
@@ -175,12 +179,17 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
     request: { params: TokenIdParamsSchema, body: ReasonSchema },
     responses: {
       201: { description: 'The new token', schema: IssuedTokenSchema },
-      404: { description: 'delegation_token_not_found' },
+      403: {
+        description:
+          'passport_required: the caller is not a Passport’s session or delegation token; delegation_outside_chain: the caller’s delegation is ' +
+          'neither the token’s nor one above it (a narrowed token aiming at its parent’s token, say)',
+      },
+      404: { description: 'delegation_token_not_found: no such token among the caller’s own' },
       409: { description: 'delegation_token_not_active' },
     },
     handler: async ({ params, body, principal }) => {
       const outcome = await rotateDelegationToken(deps, principal, params.token_id, body.reason);
-      if (!outcome.ok) throw new Problem(outcome.code);
+      if (!outcome.ok) throw new Problem(outcome.code, 'detail' in outcome ? outcome.detail : undefined);
       return { status: 201, body: issuedView(outcome.issued, new Date()) };
     },
   });
