@@ -168,7 +168,7 @@ export function buildApp(deps: AppDeps): Express {
   registerWebhookRoutes(api, { db: deps.db, settings: settings.webhooks });
   registerWebhookDeliveryRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, retrySchedule: settings.webhooks.retrySchedule });
   registerEventRoutes(api, deps);
-  registerWebAuthnRoutes(api, { db: deps.db, keyRing: deps.keyRing, logger: deps.logger, settings: { token: settings.token, webauthn: settings.webauthn } });
+  registerWebAuthnRoutes(api, { db: deps.db, keyRing: deps.keyRing, logger: deps.logger, revocations: deps.revocations, settings: { token: settings.token, webauthn: settings.webauthn } });
   registerPasskeyPage(api);
   app.use(temporalCallsWithinDeadline(deps.temporal));
   app.use(api.router);

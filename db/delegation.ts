@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { RiskLevel } from '../domain/capabilities';
 import { paginate, type Page, type PageRequest } from './pagination';
+import { sessionCredentialIsActive } from './sessions';
 
 export const REVOCATIONS_CHANNEL = 'delegation_revocations';
 
@@ -60,10 +61,15 @@ function scoped(query: Knex.QueryBuilder, scope: DelegationScope, table = 'deleg
   return query;
 }
 
-export async function insertDelegation(db: Knex, delegation: Omit<DelegationRow, 'revoked_at'>, token: Omit<DelegationTokenRow, 'revoked_at' | 'revoke_reason' | 'replaced_by' | 'status'>): Promise<void> {
-  await db.transaction(async (trx) => {
+/** Records a delegation and its first token; false when the passkey or device key it acts with is no longer active. */
+export async function insertDelegation(db: Knex, delegation: Omit<DelegationRow, 'revoked_at'>, token: Omit<DelegationTokenRow, 'revoked_at' | 'revoke_reason' | 'replaced_by' | 'status'>): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    // Share-locked: a revocation of the credential either committed before (seen here) or waits, and then finds this delegation.
+    const credential = { type: delegation.credential_type, id: delegation.credential_id, passport_id: delegation.passport_id };
+    if (!(await sessionCredentialIsActive(trx, credential, { forShare: true }))) return false;
     await trx('delegations').insert({ ...delegation, revoked_at: null });
     await trx('delegation_tokens').insert({ ...token, status: 'active' });
+    return true;
   });
 }
 
@@ -150,6 +156,24 @@ export async function revokeDelegation(db: Knex, revocation: RevocationRow): Pro
     await recordRevocation(trx, revocation);
     return { created: true, revocation };
   });
+}
+
+/** The live delegations a passkey or device key signed in for, locked until the caller's transaction ends. */
+export async function lockDelegationsOfCredential(trx: Knex.Transaction, credential: { type: 'passkey' | 'device_key'; id: string }, at: Date): Promise<DelegationRow[]> {
+  return (await trx('delegations')
+    .where({ credential_type: credential.type, credential_id: credential.id })
+    .whereNull('revoked_at')
+    .where('expires_at', '>', at)
+    .forUpdate()) as DelegationRow[];
+}
+
+/** Revokes each delegation with every token of it, in the caller's transaction; the delegations below are refused through their chains. */
+export async function recordDelegationRevocations(trx: Knex.Transaction, revocations: readonly RevocationRow[]): Promise<void> {
+  for (const revocation of revocations) {
+    await trx('delegations').where({ delegation_id: revocation.delegation_id }).whereNull('revoked_at').update({ revoked_at: revocation.revoked_at });
+    await trx('delegation_tokens').where({ delegation_id: revocation.delegation_id, status: 'active' }).update({ status: 'revoked', revoked_at: revocation.revoked_at, revoke_reason: revocation.reason });
+    await recordRevocation(trx, revocation);
+  }
 }
 
 /** The row and, delivered at commit, a notification every API instance applies at once. */

@@ -16,6 +16,7 @@ import * as reasoning from './20261125000900_reasoning';
 import * as platformTenancy from './20261125001000_platform_tenancy';
 import * as reasoningCallState from './20261127000100_reasoning_call_state';
 import * as workflowSignals from './20261127000200_workflow_signals';
+import * as credentialRevocation from './20261128000100_credential_revocation';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -36,4 +37,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261125001000_platform_tenancy', migration: platformTenancy },
   { name: '20261127000100_reasoning_call_state', migration: reasoningCallState },
   { name: '20261127000200_workflow_signals', migration: workflowSignals },
+  { name: '20261128000100_credential_revocation', migration: credentialRevocation },
 ];

@@ -4,6 +4,7 @@ import type { HumanEscalationLevel } from '../../contracts/route-task';
 import type { PlatformSettings } from '../../services/platform/settings';
 import type { KeyRing } from '../../services/auth/key-ring';
 import type { TokenSettings } from '../../services/auth/tokens';
+import type { RevocationRegistry } from '../../services/delegation/revocations';
 import type { PassportSettings } from '../../services/passports/settings';
 import type { Logger } from '../../lib/logger';
 import type { ApiBuilder } from '../route';
@@ -23,6 +24,7 @@ export interface PlatformRouteDeps {
   temporal: Client;
   keyRing: KeyRing;
   logger: Logger;
+  revocations: RevocationRegistry;
   settings: {
     taskQueue: string;
     token: TokenSettings;
@@ -47,5 +49,5 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
   registerReasoningPlatformRoutes(api, { db: deps.db, logger: deps.logger, settings: deps.settings.platform.reasoning });
   const { taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds } = deps.settings;
   registerTaskRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds });
-  registerPassportRoutes(api, { db: deps.db, keyRing: deps.keyRing, token: deps.settings.token, settings: deps.settings.passports });
+  registerPassportRoutes(api, { db: deps.db, keyRing: deps.keyRing, token: deps.settings.token, settings: deps.settings.passports, revocations: deps.revocations });
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { PassportKeyRow } from '../../db/passports';
 import { DID_DOCUMENT_MEDIA_TYPE, didDocument, didKeyOfJwk, ed25519PublicKeyPem, specDidDocument } from '../../domain/did';
 import type { KeyRing } from '../../services/auth/key-ring';
+import type { RevocationRegistry } from '../../services/delegation/revocations';
 import { grants, type TokenSettings } from '../../services/auth/tokens';
 import { createRegistrationChallenge, createSignInChallenge, registerDevice, signInWithDevice, type CeremonyRefusal } from '../../services/passports/devices';
 import { publishedKey, verifyingKeys } from '../../services/passports/keys';
@@ -36,6 +37,7 @@ export interface PassportRouteDeps {
   keyRing: KeyRing;
   token: TokenSettings;
   settings: PassportSettings;
+  revocations: RevocationRegistry;
 }
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -102,7 +104,7 @@ const CEREMONY_REFUSALS = {
 };
 
 export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps): void {
-  const services = { db: deps.db, settings: deps.settings };
+  const services = { db: deps.db, settings: deps.settings, revocations: deps.revocations };
   const ceremony = { db: deps.db, keyRing: deps.keyRing, token: deps.token, settings: deps.settings };
 
   const publishedKeysOf = async (passportId: string, organizationId?: string) => {
@@ -288,7 +290,8 @@ export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps)
     summary: 'Revoke a key of a Passport',
     description:
       'Immediately unusable: the key signs nothing more, what it signed no longer verifies, it leaves the DID document and the JWKS, and a session ' +
-      'signed in with it (a device key) ends. An agent or organization whose active key is revoked signs again after a rotation. The organization ' +
+      'signed in with it (a device key) ends, with every delegation token exchanged from such a session (and every delegation below it), in the ' +
+      'same transaction: refused at once by this instance and within a second by the others. An agent or organization whose active key is revoked signs again after a rotation. The organization ' +
       'Passport needs platform:admin.',
     tags: ['Passports'],
     auth: 'platform:write',

@@ -134,7 +134,8 @@ export function registerWebAuthnRoutes(api: ApiBuilder, deps: WebAuthnDeps): voi
     summary: 'Sign in with a passkey: a session token',
     description:
       'Unauthenticated. Verifies the assertion (challenge, origin, RP, user verification, signature) and the signature counter: a counter that ' +
-      'does not grow means the passkey was cloned, and it is revoked at once. The session is short-lived and valid only while the passkey stays active.',
+      'does not grow means the passkey was cloned, and it is revoked at once, with every delegation token exchanged from its sessions. The session ' +
+      'is short-lived and valid only while the passkey stays active.',
     tags: TAGS,
     auth: 'public',
     rateLimit: 'default',
@@ -226,7 +227,8 @@ export function registerWebAuthnRoutes(api: ApiBuilder, deps: WebAuthnDeps): voi
     operationId: 'rotatePasskey',
     summary: 'Rotate a WebAuthn credential: the new passkey replaces the old',
     description:
-      'The old passkey is revoked at once, in the same transaction that registers the new one: every session signed in with it stops working. ' +
+      'The old passkey is revoked at once, in the same transaction that registers the new one: every session signed in with it stops working, ' +
+      'and so does every delegation token exchanged from such a session. ' +
       `Answers with a session signed in with the new passkey. ${SESSION_AUTH}`,
     tags: TAGS,
     auth: 'public',

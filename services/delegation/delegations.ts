@@ -171,7 +171,9 @@ async function issue(deps: DelegationDeps, parent: Parent, request: DelegationRe
     expires_at: expiresAt,
     revoked_at: null,
   };
-  await insertDelegation(deps.db, delegation, { token_id, delegation_id, created_at: delegation.created_at, expires_at: expiresAt });
+  if (!(await insertDelegation(deps.db, delegation, { token_id, delegation_id, created_at: delegation.created_at, expires_at: expiresAt }))) {
+    return { ok: false, code: 'unauthorized', detail: `The ${parent.credential.type === 'passkey' ? 'passkey' : 'device key'} this delegation would act with is no longer active` };
+  }
   const token = await signDelegationToken(deps.keyRing, deps.settings, claimsOf(delegation, token_id, delegation.created_at));
   return { ok: true, issued: { token, token_id, delegation } };
 }

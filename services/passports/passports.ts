@@ -18,6 +18,8 @@ import type { ProvenanceActor } from '../../domain/provenance';
 import { ORCH_CORE_DID } from '../../domain/provenance';
 import { createSecretBox } from '../../lib/secret-box';
 import type { Principal } from '../auth/tokens';
+import { applyCredentialRevocations, revokeDelegationsOfCredential } from '../delegation/credential-revocations';
+import type { RevocationRegistry } from '../delegation/revocations';
 import { newServerKey, publishedKey } from './keys';
 import type { PassportSettings } from './settings';
 
@@ -155,9 +157,16 @@ export type RevokeOutcome = { ok: true; key: PassportKeyRow } | { ok: false; cod
 
 /**
  * A revoked key is unusable at once: it signs nothing more, what it signed no longer verifies, it leaves the
- * DID document and the JWKS, and a session signed in with it (a device key) ends.
+ * DID document and the JWKS, and a session signed in with it (a device key) ends, with every delegation
+ * exchanged from such a session.
  */
-export async function revokePassportKeyOf(deps: PassportServiceDeps, principal: Principal, passportId: string, kid: string, reason: string): Promise<RevokeOutcome> {
+export async function revokePassportKeyOf(
+  deps: PassportServiceDeps & { revocations: RevocationRegistry },
+  principal: Principal,
+  passportId: string,
+  kid: string,
+  reason: string,
+): Promise<RevokeOutcome> {
   const passport = await findPassport(deps.db, passportId, principal.organization_id);
   if (!passport) return { ok: false, code: 'passport_not_found' };
   const now = new Date();
@@ -165,6 +174,11 @@ export async function revokePassportKeyOf(deps: PassportServiceDeps, principal: 
     await lockPassport(trx, passportId);
     const row = await revokePassportKey(trx, passportId, kid, reason, now);
     if (!row) return undefined;
+    // A device key signs people in: the delegations exchanged from its sessions end with it.
+    const delegations =
+      row.source === 'device'
+        ? await revokeDelegationsOfCredential(trx, { type: 'device_key', id: kid }, { revoked_by: principal.actor?.did ?? principal.id, reason: `device key revoked: ${reason}`, at: now })
+        : [];
     await appendProvenance(trx, {
       entry: {
         subject_id: passportId,
@@ -178,9 +192,12 @@ export async function revokePassportKeyOf(deps: PassportServiceDeps, principal: 
       },
       events: [{ event: 'passport.key_revoked', data: { passport_id: passportId, did: passport.did, kid, revoked_at: now.toISOString() } }],
     });
-    return row;
+    return { row, delegations };
   });
-  if (revoked) return { ok: true, key: revoked };
+  if (revoked) {
+    applyCredentialRevocations(deps.revocations, revoked.delegations);
+    return { ok: true, key: revoked.row };
+  }
   const key = await findPassportKey(deps.db, kid);
   return { ok: false, code: key?.passport_id === passportId ? 'passport_key_already_revoked' : 'passport_key_not_found' };
 }

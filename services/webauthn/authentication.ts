@@ -1,6 +1,8 @@
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { findPassportIdentity, findPasskey, lockPasskey, recordPasskeyUse, revokePasskey, type PassportIdentity } from '../../db/webauthn';
+import { ORCH_CORE_DID } from '../../domain/provenance';
 import { decideSignatureCounter } from '../../domain/webauthn';
+import { applyCredentialRevocations, revokeDelegationsOfCredential } from '../delegation/credential-revocations';
 import { issueChallenge, knownTransports, signInWithPasskey, takeChallenge, type CeremonyFailure, type SignedIn, type WebAuthnDeps } from './ceremony';
 
 /** Sign-in options for a discoverable passkey: the browser offers the person's passkeys for this RP, no account named first. */
@@ -26,7 +28,8 @@ export type AuthenticationOutcome =
 
 /**
  * Verifies an assertion and signs the person in. A signature counter that does not grow means the passkey
- * has been copied: the passkey is revoked at once (every session signed in with it ends) and the sign-in refused.
+ * has been copied: the passkey is revoked at once (every session signed in with it ends, with every delegation
+ * exchanged from one) and the sign-in refused.
  */
 export async function authenticate(deps: WebAuthnDeps, response: AuthenticationResponseJSON): Promise<AuthenticationOutcome> {
   const taken = await takeChallenge(deps, response.response.clientDataJSON, { ceremony: 'authentication' });
@@ -65,20 +68,26 @@ export async function authenticate(deps: WebAuthnDeps, response: AuthenticationR
     const decision = decideSignatureCounter(locked.counter, presentedCounter);
     if (!decision.ok) {
       await revokePasskey(trx, locked.credential_id, 'counter_regression');
+      const cause = { revoked_by: ORCH_CORE_DID, reason: 'passkey cloned: signature counter regression', at: new Date() };
       return {
         ok: false as const,
         code: 'counter_regression' as const,
         detail: `The signature counter went from ${decision.stored} to ${decision.presented}: this passkey looks cloned and has been revoked`,
+        delegations: await revokeDelegationsOfCredential(trx, { type: 'passkey', id: locked.credential_id }, cause),
       };
     }
     await recordPasskeyUse(trx, locked.credential_id, decision.counter);
     return { ok: true as const };
   });
   if (!judged.ok) {
-    if (judged.code === 'counter_regression') {
-      deps.logger.warn('passkey revoked: signature counter went back (cloned authenticator)', { passport_id: passport.passport_id, credential_id: passkey.credential_id });
-    }
-    return judged;
+    if (judged.code !== 'counter_regression') return judged;
+    applyCredentialRevocations(deps.revocations, judged.delegations);
+    deps.logger.warn('passkey revoked: signature counter went back (cloned authenticator)', {
+      passport_id: passport.passport_id,
+      credential_id: passkey.credential_id,
+      delegations_revoked: judged.delegations.length,
+    });
+    return { ok: false, code: judged.code, detail: judged.detail };
   }
   const signedIn = await signInWithPasskey(deps, passport, passkey.credential_id);
   deps.logger.info('signed in with a passkey', { passport_id: passport.passport_id, credential_id: passkey.credential_id, session_id: signedIn.session.session_id });

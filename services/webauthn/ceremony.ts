@@ -5,6 +5,7 @@ import type { WebAuthnCeremony } from '../../domain/webauthn';
 import type { Logger } from '../../lib/logger';
 import type { KeyRing } from '../auth/key-ring';
 import type { TokenSettings } from '../auth/tokens';
+import type { RevocationRegistry } from '../delegation/revocations';
 import { issueSessionToken, type Session } from '../sessions/session-tokens';
 import type { WebAuthnSettings } from './settings';
 
@@ -12,6 +13,8 @@ export interface WebAuthnDeps {
   db: Knex;
   keyRing: KeyRing;
   logger: Logger;
+  /** Where a revoked passkey's delegations are refused at once on this instance. */
+  revocations: RevocationRegistry;
   settings: { token: TokenSettings; webauthn: WebAuthnSettings };
 }
 

@@ -1,5 +1,7 @@
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { activePasskeysOf, findPasskey, insertPasskey, revokePasskey, type PasskeyRow, type PassportIdentity } from '../../db/webauthn';
+import type { RevocationRow } from '../../db/delegation';
+import { applyCredentialRevocations, revokeDelegationsOfCredential } from '../delegation/credential-revocations';
 import type { Session } from '../sessions/session-tokens';
 import { issueChallenge, signInWithPasskey, takeChallenge, verifyNewPasskey, type CeremonyFailure, type SignedIn, type WebAuthnDeps } from './ceremony';
 import { creationOptions, type CreationOptions } from './registration';
@@ -46,7 +48,7 @@ class RotationRefused extends Error {
 
 /**
  * The new passkey replaces the old in one transaction: the old is revoked at once, so every session signed
- * in with it ends; the caller gets a session with the new one.
+ * in with it ends, with every delegation exchanged from one; the caller gets a session with the new one.
  */
 export async function completeRotation(deps: WebAuthnDeps, passport: PassportIdentity, body: { challenge: string; response: RegistrationResponseJSON }): Promise<RotationOutcome> {
   const taken = await takeChallenge(deps, body.response.response.clientDataJSON, { ceremony: 'rotation', passport_id: passport.passport_id, challenge: body.challenge });
@@ -56,14 +58,17 @@ export async function completeRotation(deps: WebAuthnDeps, passport: PassportIde
   const oldId = taken.challenge.rotates_credential_id!;
   let passkey: PasskeyRow;
   try {
-    passkey = await deps.db.transaction(async (trx) => {
+    let delegations: RevocationRow[];
+    ({ passkey, delegations } = await deps.db.transaction(async (trx) => {
       const inserted = await insertPasskey(trx, { ...verified.passkey, passport_id: passport.passport_id });
       if (!inserted) throw new RotationRefused({ ok: false, code: 'credential_exists', detail: 'This passkey is already registered' });
       if (!(await revokePasskey(trx, oldId, 'rotated', inserted.credential_id))) {
         throw new RotationRefused({ ok: false, code: 'passkey_not_rotatable', detail: `The passkey ${oldId} is no longer active` });
       }
-      return inserted;
-    });
+      const revoked = await revokeDelegationsOfCredential(trx, { type: 'passkey', id: oldId }, { revoked_by: passport.did, reason: 'passkey rotated', at: new Date() });
+      return { passkey: inserted, delegations: revoked };
+    }));
+    applyCredentialRevocations(deps.revocations, delegations);
   } catch (error) {
     if (error instanceof RotationRefused) return error.outcome;
     throw error;
