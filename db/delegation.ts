@@ -228,7 +228,7 @@ export async function findPassportForDelegation(db: Knex, passportId: string): P
   return db('passports').where({ passport_id: passportId }).select('passport_id', 'did', 'type', 'organization_id', 'status', 'identity_tier').first<PassportForDelegation | undefined>();
 }
 
-/** The DID an agent id names: an agent Passport (by id or DID), a platform agent's Passport, or a registered orchestration agent. */
+/** The DID an agent id names in the organization: an agent Passport (by id or DID), a platform agent's Passport, or a registered orchestration agent. */
 export async function findAgentDid(db: Knex, organizationId: string, agentId: string): Promise<{ did: string; agent_id: string } | undefined> {
   const passport = await db('passports')
     .where({ type: 'agent', organization_id: organizationId })
@@ -242,5 +242,5 @@ export async function findAgentDid(db: Knex, organizationId: string, agentId: st
     .select('platform_agents.agent_id', 'passports.did')
     .first<{ agent_id: string; did: string } | undefined>();
   if (platformAgent) return platformAgent;
-  return db('agents').where({ agent_id: agentId }).select('agent_id', 'did').first<{ agent_id: string; did: string } | undefined>();
+  return db('agents').where({ agent_id: agentId, organization_id: organizationId }).select('agent_id', 'did').first<{ agent_id: string; did: string } | undefined>();
 }
