@@ -203,16 +203,30 @@ export async function listRevocations(
   return paginate<RevocationRow>(query, page);
 }
 
-/** What an instance must refuse: revocations whose tokens have not expired, recorded after `since` (all when undefined). */
-export async function revocationsRecordedSince(db: Knex, since: Date | undefined): Promise<Array<{ delegation_id: string; token_id: string | null }>> {
-  const query = db('delegation_revocations').select('delegation_id', 'token_id').where('expires_at', '>', db.fn.now());
-  if (since) query.where('recorded_at', '>=', since);
-  return query;
-}
+/**
+ * Where a catch-up of revocations resumes: the oldest transaction id still running when the last one read
+ * (an xid8, as text). Every revocation written by an older transaction was visible to that read; one written
+ * by a transaction running then, however late it commits, has an id at or above the cursor.
+ */
+export type RevocationCursor = string;
 
-export async function databaseNow(db: Knex): Promise<Date> {
-  const result = await db.raw<{ rows: Array<{ now: Date }> }>('select now() as now');
-  return result.rows[0]!.now;
+/**
+ * What an instance must refuse: revocations whose tokens have not expired, written by a transaction at or
+ * after `cursor` (all when undefined), and the cursor the next catch-up starts from. One statement, so the
+ * rows and the cursor come from one snapshot.
+ */
+export async function revocationsSince(
+  db: Knex,
+  cursor: RevocationCursor | undefined,
+): Promise<{ revocations: Array<{ delegation_id: string; token_id: string | null }>; cursor: RevocationCursor }> {
+  const result = await db.raw<{ rows: Array<{ cursor: string; delegation_id: string | null; token_id: string | null }> }>(
+    `select s.cursor, r.delegation_id, r.token_id
+       from (select pg_snapshot_xmin(pg_current_snapshot())::text as cursor) s
+       left join delegation_revocations r on r.expires_at > now() and (?::xid8 is null or r.xid >= ?::xid8)`,
+    [cursor ?? null, cursor ?? null],
+  );
+  const revocations = result.rows.flatMap((row) => (row.delegation_id === null ? [] : [{ delegation_id: row.delegation_id, token_id: row.token_id }]));
+  return { revocations, cursor: result.rows[0]!.cursor };
 }
 
 export interface PassportForDelegation {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { databaseNow, REVOCATIONS_CHANNEL, revocationsRecordedSince } from '../../db/delegation';
+import { REVOCATIONS_CHANNEL, revocationsSince, type RevocationCursor } from '../../db/delegation';
 import type { Logger } from '../../lib/logger';
 import { listenToChannel, type PgListener } from '../../lib/pg-listener';
 
@@ -9,13 +9,11 @@ export interface RevocationSettings {
   /** How often the set is caught up while LISTEN is up (a safety net), and while it is down or absent. */
   pollWhileListeningMs: number;
   pollWithoutListenMs: number;
-  /** How far back a catch-up reads before the last one began, so that a revocation committed late is not missed. */
-  lookBackMs: number;
   /** How long a check waits for a catch-up it needs before it answers 'unknown': a slow database does not hang requests. */
   checkWaitMs: number;
 }
 
-export const DEFAULT_REVOCATION_SETTINGS: RevocationSettings = { maxStalenessMs: 1000, pollWhileListeningMs: 5000, pollWithoutListenMs: 250, lookBackMs: 2000, checkWaitMs: 2000 };
+export const DEFAULT_REVOCATION_SETTINGS: RevocationSettings = { maxStalenessMs: 1000, pollWhileListeningMs: 5000, pollWithoutListenMs: 250, checkWaitMs: 2000 };
 
 function within<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -52,8 +50,8 @@ export function createRevocationRegistry(deps: { db: Knex; listenUrl?: string | 
   const revokedDelegations = new Set<string>();
   /** Local time of the start of the last catch-up that succeeded: the set holds everything committed before it. */
   let syncedAtMs: number | undefined;
-  /** Database time at the start of that catch-up, from which the next one reads (less the look-back). */
-  let syncedDbTime: Date | undefined;
+  /** Where the next catch-up reads from: the oldest transaction running at the last one, so a late commit is never skipped. */
+  let cursor: RevocationCursor | undefined;
   let listener: PgListener | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
   let started: Promise<void> | undefined;
@@ -69,10 +67,9 @@ export function createRevocationRegistry(deps: { db: Knex; listenUrl?: string | 
   const catchUp = (): Promise<void> => {
     inFlight ??= (async () => {
       const startedAtMs = Date.now();
-      const dbTime = await databaseNow(db);
-      const since = syncedDbTime ? new Date(syncedDbTime.getTime() - settings.lookBackMs) : undefined;
-      for (const revocation of await revocationsRecordedSince(db, since)) apply(revocation);
-      syncedDbTime = dbTime;
+      const read = await revocationsSince(db, cursor);
+      for (const revocation of read.revocations) apply(revocation);
+      cursor = read.cursor;
       syncedAtMs = startedAtMs;
     })().finally(() => {
       inFlight = undefined;

@@ -101,6 +101,33 @@ describe('the revocation registry', () => {
     expect(Date.now() - lostAt).toBeLessThanOrEqual(DEFAULT_REVOCATION_SETTINGS.maxStalenessMs + 200);
   });
 
+  it('without LISTEN, loads a revocation whose transaction stayed open for seconds after it wrote the row, once it commits', async () => {
+    const polling = registry({ listen: false, settings: { pollWithoutListenMs: 100 } });
+    const family = await delegation();
+    expect(await polling.check('dtk_slow', [family])).toEqual({ state: 'valid' });
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    // The row is written at once, then its transaction waits (as behind a lock) while the registry catches up many times.
+    const slow = database.db.transaction(async (trx) => {
+      await trx('delegation_revocations').insert({
+        id: `rev_${randomUUID()}`, organization_id: 'org_default', delegation_id: family, token_id: null, revoked_by: 'did:web:x', revoked_at: new Date(), reason: null,
+        metadata: JSON.stringify({}), expires_at: new Date(Date.now() + 3600_000),
+      });
+      await committing;
+    });
+    const openFor = 3000;
+    const openUntil = Date.now() + openFor;
+    while (Date.now() < openUntil) {
+      expect(await polling.check('dtk_slow', [family])).toEqual({ state: 'valid' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    commit();
+    await slow;
+    const committedAt = Date.now();
+    await eventually(() => polling.check('dtk_slow', [family]), (result) => result.state === 'revoked', { timeoutMs: 3000, everyMs: 50 });
+    expect(Date.now() - committedAt).toBeLessThanOrEqual(DEFAULT_REVOCATION_SETTINGS.maxStalenessMs + 200);
+  }, 20_000);
+
   it('answers unknown (the caller refuses) when it cannot confirm, and after it is closed', async () => {
     const unreachable = createDb({ connectionString: 'postgres://nobody@127.0.0.1:1/none', poolMax: 1, logger });
     try {
