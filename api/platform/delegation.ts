@@ -30,6 +30,7 @@ import {
   RevocationSchema,
   RevocationStatusSchema,
   revocationView,
+  revocationStatusView,
   RevokeDelegationSchema,
   TOKEN_SORTABLE,
   TokenIdParamsSchema,
@@ -273,8 +274,7 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
     handler: async ({ params, principal }) => {
       const found = await delegationStatus(deps, principal, params.delegation_id);
       if (!found) throw new Problem('delegation_not_found');
-      const { revocation } = found;
-      return { status: 200, body: { delegation_id: params.delegation_id, is_revoked: revocation !== undefined, revocation: revocation ? revocationView(revocation) : null } };
+      return { status: 200, body: revocationStatusView(params.delegation_id, found.revocation) };
     },
   });
 

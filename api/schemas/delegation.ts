@@ -191,9 +191,18 @@ export function revocationView(row: RevocationRow) {
   };
 }
 
+// The spec gives a revocation object when revoked; the field is absent otherwise, never null.
+const RevocationWhenRevokedSchema = RevocationSchema.optional().openapi({
+  description: 'Present only when revoked: the revocation of this delegation, or of the one above it that revoked it',
+});
+
 export const RevocationStatusSchema = z
-  .object({ delegation_id: z.string(), is_revoked: z.boolean(), revocation: RevocationSchema.nullable() })
+  .object({ delegation_id: z.string(), is_revoked: z.boolean(), revocation: RevocationWhenRevokedSchema })
   .openapi('DelegationRevocationStatus');
+
+export function revocationStatusView(delegationId: string, revocation: RevocationRow | undefined) {
+  return { delegation_id: delegationId, is_revoked: revocation !== undefined, ...(revocation ? { revocation: revocationView(revocation) } : {}) };
+}
 
 export const DelegationStatusSchema = z
   .object({
@@ -211,7 +220,7 @@ export const DelegationStatusSchema = z
     identity_tier: z.number().int(),
     created_at: z.string(),
     expires_at: z.string(),
-    revocation: RevocationSchema.nullable().openapi({ description: 'The revocation of this delegation, or of the one above it that revoked it' }),
+    revocation: RevocationWhenRevokedSchema,
   })
   .openapi('DelegationStatus');
 
@@ -231,6 +240,6 @@ export function delegationStatusView(delegation: DelegationRow, status: 'active'
     identity_tier: delegation.identity_tier,
     created_at: delegation.created_at.toISOString(),
     expires_at: delegation.expires_at.toISOString(),
-    revocation: revocation ? revocationView(revocation) : null,
+    ...(revocation ? { revocation: revocationView(revocation) } : {}),
   };
 }

@@ -218,7 +218,17 @@ describe('reading, rotating and revoking', () => {
 
     expectProblem(await call(stack.baseUrl, 'POST', `/v1/delegations/${root.delegation_id}/revoke`, { token: root.token, json: { revoked_by: 'did:web:someone.else', reason: 'x' } }), 403, 'revoked_by_mismatch');
     const status0 = await call(stack.baseUrl, 'GET', `/v1/delegations/${child.delegation_id}/revocation`, { token: root.token });
-    expect(status0.body).toEqual({ delegation_id: child.delegation_id, is_revoked: false, revocation: null });
+    // The spec gives the revocation object only when revoked: the field is absent, never null.
+    expect(status0.body).toEqual({ delegation_id: child.delegation_id, is_revoked: false });
+    expect(status0.body).not.toHaveProperty('revocation');
+    const active = await call(stack.baseUrl, 'GET', `/v1/delegations/${child.delegation_id}`, { token: root.token });
+    expect(active.body).toMatchObject({ status: 'active', is_revoked: false });
+    expect(active.body).not.toHaveProperty('revocation');
+    const schemas = (await call(stack.baseUrl, 'GET', '/openapi.json')).body.components.schemas as Record<string, { required?: string[]; properties: Record<string, object> }>;
+    for (const name of ['DelegationRevocationStatus', 'DelegationStatus']) {
+      expect(schemas[name]!.required).not.toContain('revocation');
+      expect(JSON.stringify(schemas[name]!.properties.revocation)).not.toContain('null');
+    }
 
     const revoked = await call(stack.baseUrl, 'POST', `/v1/delegations/${root.delegation_id}/revoke`, { token: root.token, json: { revoked_by: person.did, reason: 'offboarding', metadata: { ticket: 'IT-7' } } });
     expect(revoked.status).toBe(201);
