@@ -12,6 +12,7 @@ import type { TokenSettings } from '../services/auth/tokens';
 import { authenticateDelegationToken } from '../services/delegation/delegations';
 import { DELEGATION_TOKEN_TYPE } from '../services/delegation/delegation-tokens';
 import type { RevocationRegistry } from '../services/delegation/revocations';
+import type { DecisionWaits } from '../services/decisions/waits';
 import type { HumanEscalationLevel } from '../contracts/route-task';
 import { registerServiceAccountRoutes } from './auth/service-accounts';
 import { registerPersonalAccessTokenRoutes } from './auth/personal-access-tokens';
@@ -60,6 +61,8 @@ export interface AppDeps {
   logger: Logger;
   /** Every unexpired delegation-token revocation, kept current on this instance (services/delegation/revocations.ts). */
   revocations: RevocationRegistry;
+  /** The waits of GET …?wait= for a routing's or an approval's decision, woken by NOTIFY (services/decisions/waits.ts). */
+  decisions: DecisionWaits;
   settings: {
     publicBaseUrl: string;
     taskQueue: string;
@@ -148,7 +151,7 @@ export function buildApp(deps: AppDeps): Express {
     reviewWindowSeconds: settings.reviewWindowSeconds,
   };
   registerRoutingHistoryRoutes(api, deps);
-  registerRoutingRoutes(api, { ...routing, logger: deps.logger });
+  registerRoutingRoutes(api, { ...routing, logger: deps.logger, decisions: deps.decisions });
   registerAgentRoutingRoutes(api, { ...routing, logger: deps.logger });
   registerAgentReportRoutes(api, routing);
   registerBoundaryRoutes(api, deps);

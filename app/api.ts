@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   const app = buildApp(deps);
   await listenUntilSignalled(app, { host: config.HOST, port: config.PORT, logger }, async () => {
     await deps.revocations.close();
+    await deps.decisions.close();
     await afterAnswerWorkSettled(SHUTDOWN_DELIVERY_WAIT_MS);
     await temporal.connection.close();
     await db.destroy();

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { AppDeps } from '../api/app';
 import { createKeyRing } from '../services/auth/key-ring';
 import { createRevocationRegistry } from '../services/delegation/revocations';
+import { createDecisionWaits } from '../services/decisions/waits';
 import type { WorkerSettings } from '../activities/settings';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { secretKeysFrom } from '../lib/secret-box';
@@ -111,10 +112,12 @@ export function passportSettings(config: Config): PassportSettings {
 
 /**
  * listenUrl: where the revocation registry LISTENs (a Postgres server; DATABASE_URL unless given). Without one
- * (the embedded PGlite has no LISTEN) it polls. Close deps.revocations on shutdown.
+ * (the embedded PGlite has no LISTEN) it polls; so do the decision waits. Close deps.revocations and deps.decisions on shutdown.
  */
 export function createAppDeps(config: Config, parts: { db: Knex; temporal: Client; logger: Logger; listenUrl?: string | undefined }): AppDeps {
   const { listenUrl, ...shared } = parts;
-  const revocations = createRevocationRegistry({ db: parts.db, listenUrl: 'listenUrl' in parts ? listenUrl : config.DATABASE_URL, logger: parts.logger });
-  return { ...shared, keyRing: createKeyRing(parts.db), revocations, settings: appSettings(config) };
+  const listenAt = 'listenUrl' in parts ? listenUrl : config.DATABASE_URL;
+  const revocations = createRevocationRegistry({ db: parts.db, listenUrl: listenAt, logger: parts.logger });
+  const decisions = createDecisionWaits({ listenUrl: listenAt, logger: parts.logger });
+  return { ...shared, keyRing: createKeyRing(parts.db), revocations, decisions, settings: appSettings(config) };
 }

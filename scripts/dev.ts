@@ -106,6 +106,7 @@ async function main(): Promise<void> {
   cleanups.unshift(() => outbox.stop());
   const appDeps = createAppDeps(config, { db, temporal, logger });
   cleanups.unshift(() => appDeps.revocations.close());
+  cleanups.unshift(() => appDeps.decisions.close());
   const app = buildApp(appDeps);
   const server = await listen(app, { host: config.HOST, port: config.PORT });
 

@@ -9,6 +9,8 @@ interface Deadline {
   signal: AbortSignal;
   /** Set once the deadline answered the request: whatever the handler does later is not sent. */
   passed: boolean;
+  /** Moves the deadline byMs later. */
+  extend(byMs: number): void;
 }
 
 const deadlines = new WeakMap<Response, Deadline>();
@@ -19,6 +21,14 @@ export function answeredByDeadline(res: Response): boolean {
 }
 
 /**
+ * Moves the request's deadline byMs later: for a request that waits on purpose (a long-poll), whose wait is bounded by
+ * the caller's own request, so that the wait is not taken for a dependency that hangs.
+ */
+export function extendDeadline(res: Response, byMs: number): void {
+  deadlines.get(res)?.extend(byMs);
+}
+
+/**
  * Every request answers within timeoutMs: if its handler has not answered by then (a dependency that hangs),
  * it gets 503 service_unavailable with Retry-After, and its Temporal calls are cancelled. Database waits are
  * bounded by the pool's own timeouts, which are shorter.
@@ -26,17 +36,32 @@ export function answeredByDeadline(res: Response): boolean {
 export function requestDeadline(deps: { timeoutMs: number; logger: Logger }): RequestHandler {
   return (req, res, next) => {
     const controller = new AbortController();
-    const deadline: Deadline = { at: Date.now() + deps.timeoutMs, signal: controller.signal, passed: false };
-    deadlines.set(res, deadline);
-    const timer = setTimeout(() => {
+    const pass = () => {
       if (res.headersSent || res.writableEnded) return;
       deadline.passed = true;
       controller.abort(new Error(`the request passed its deadline of ${deps.timeoutMs} ms`));
       deps.logger.warn('request passed its deadline', { request_id: requestIdOf(res), method: req.method, path: req.path, timeout_ms: deps.timeoutMs });
       const instance = req.originalUrl.split('?')[0] ?? req.path;
       sendProblem(res, unavailableProblem(`The request did not finish within ${deps.timeoutMs} ms: a dependency is slow or down. Retry with the same Idempotency-Key`), instance);
-    }, deps.timeoutMs);
-    const clear = () => clearTimeout(timer);
+    };
+    let timer = setTimeout(pass, deps.timeoutMs);
+    let settled = false;
+    const deadline: Deadline = {
+      at: Date.now() + deps.timeoutMs,
+      signal: controller.signal,
+      passed: false,
+      extend(byMs) {
+        if (deadline.passed || settled) return;
+        clearTimeout(timer);
+        deadline.at += byMs;
+        timer = setTimeout(pass, Math.max(0, deadline.at - Date.now()));
+      },
+    };
+    deadlines.set(res, deadline);
+    const clear = () => {
+      settled = true;
+      clearTimeout(timer);
+    };
     res.once('finish', clear);
     res.once('close', clear);
     next();

@@ -1,9 +1,12 @@
 import { findRoutingById, type RoutingRow } from '../../db/routings';
 import { routingProgress } from '../../domain/routing-progress';
+import { routingDecided } from '../../domain/decision-waits';
 import { resourceId } from '../../lib/ids';
 import type { Logger } from '../../lib/logger';
 import { submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';
 import { resolveRoutingAs } from '../../services/routing/resolution';
+import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
+import { readAfterWait } from '../decision-wait';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { registerRoutingAssignmentRoutes } from './routing-assignment';
@@ -15,9 +18,10 @@ import {
   RoutingResolutionSchema,
   RoutingStatusSchema,
 } from '../schemas/routing';
+import { DecisionWaitQuerySchema } from '../schemas/decision-wait';
 import type { z } from '../schemas/zod';
 
-export type RoutingDeps = RoutingServiceDeps & { logger: Logger };
+export type RoutingDeps = RoutingServiceDeps & { logger: Logger; decisions: DecisionWaits };
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
 
@@ -85,13 +89,27 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     path: '/v1/orch/routing/{routing_id}',
     operationId: 'getRouting',
     summary: 'Read the status and progress of a routing',
+    description:
+      `With ?wait=N (seconds, at most ${MAX_DECISION_WAIT_SECONDS}) the read waits for the routing's decision instead of being polled: it answers as soon as ` +
+      'the status is completed or expired (resolved by a human, decided autonomously, or expired at the top of the chain), or, when the wait ' +
+      'ends first, with the routing as it then is (pending, queued or in_progress). Either way the body is the same as a plain read, from ' +
+      'the same committed state; any API instance is woken by the change (PostgreSQL NOTIFY), and re-reads every 2 s besides.',
     tags: ['Routing'],
     auth: 'orch:read',
     rateLimit: 'routing-requests',
-    request: { params: RoutingIdParamsSchema },
-    responses: { 200: { description: 'The routing status', schema: RoutingStatusSchema }, 404: { description: 'No such routing' } },
-    handler: async ({ params, principal }) => {
-      const row = await findRoutingById(deps.db, principal.organization_id, params.routing_id);
+    request: { params: RoutingIdParamsSchema, query: DecisionWaitQuerySchema },
+    responses: {
+      200: { description: 'The routing status: decided, or, after a wait that ended first, still undecided', schema: RoutingStatusSchema },
+      404: { description: 'No such routing' },
+    },
+    handler: async ({ res, params, query, principal }) => {
+      const row = await readAfterWait(res, deps.decisions, {
+        subject: 'routing',
+        id: params.routing_id,
+        seconds: query.wait,
+        read: () => findRoutingById(deps.db, principal.organization_id, params.routing_id),
+        decided: (found) => routingDecided(found.status),
+      });
       if (!row) throw new Problem('routing_not_found', `No routing ${params.routing_id}`);
       return { status: 200, body: toRoutingStatus(row) };
     },

@@ -1,7 +1,10 @@
 import { approvalFromRow, findApprovalById, listApprovals } from '../../db/approvals';
 import { simpleResponse } from '../../domain/approvals';
+import { approvalDecided } from '../../domain/decision-waits';
 import { cancelApproval, createApproval, respondToApproval, type AnswerOutcome, type PlatformServiceDeps } from '../../services/approvals/approvals';
+import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
 import { resourceId } from '../../lib/ids';
+import { readAfterWait } from '../decision-wait';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -18,6 +21,7 @@ import {
   RespondApprovalSchema,
 } from '../schemas/approvals';
 import { pageSchema } from '../schemas/common';
+import { DecisionWaitQuerySchema } from '../schemas/decision-wait';
 
 /** The answer of a respond or cancel, or the problem it is. */
 export function answeredApproval(outcome: AnswerOutcome) {
@@ -26,7 +30,7 @@ export function answeredApproval(outcome: AnswerOutcome) {
   throw new Problem(outcome.code, outcome.detail);
 }
 
-export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
+export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDeps & { decisions: DecisionWaits }): void {
   api.route({
     method: 'post',
     path: '/v1/approvals',
@@ -72,13 +76,27 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     path: '/v1/approvals/{approval_id}',
     operationId: 'getApproval',
     summary: 'Read an approval request',
+    description:
+      `With ?wait=N (seconds, at most ${MAX_DECISION_WAIT_SECONDS}) the read waits for the decision instead of being polled: it answers as soon as the ` +
+      'request is no longer pending (approved, rejected, cancelled, expired or failed), or, when the wait ends first, with the request still ' +
+      'pending. Either way the body is the same as a plain read, from the same committed state; any API instance is woken by the change ' +
+      '(PostgreSQL NOTIFY), and re-reads every 2 s besides.',
     tags: ['Approvals'],
     auth: 'platform:read',
     rateLimit: 'default',
-    request: { params: ApprovalIdParamsSchema },
-    responses: { 200: { description: 'The approval request', schema: ApprovalSchema }, 404: { description: 'No such approval request' } },
-    handler: async ({ params, principal }) => {
-      const row = await findApprovalById(deps.db, principal.organization_id, params.approval_id);
+    request: { params: ApprovalIdParamsSchema, query: DecisionWaitQuerySchema },
+    responses: {
+      200: { description: 'The approval request: decided, or, after a wait that ended first, still pending', schema: ApprovalSchema },
+      404: { description: 'No such approval request' },
+    },
+    handler: async ({ res, params, query, principal }) => {
+      const row = await readAfterWait(res, deps.decisions, {
+        subject: 'approval',
+        id: params.approval_id,
+        seconds: query.wait,
+        read: () => findApprovalById(deps.db, principal.organization_id, params.approval_id),
+        decided: (found) => approvalDecided(found.status),
+      });
       if (!row) throw new Problem('approval_not_found', `No approval request ${params.approval_id}`);
       return { status: 200, body: approvalView(approvalFromRow(row)) };
     },

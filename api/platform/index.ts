@@ -5,6 +5,7 @@ import type { PlatformSettings } from '../../services/platform/settings';
 import type { KeyRing } from '../../services/auth/key-ring';
 import type { TokenSettings } from '../../services/auth/tokens';
 import type { RevocationRegistry } from '../../services/delegation/revocations';
+import type { DecisionWaits } from '../../services/decisions/waits';
 import type { PassportSettings } from '../../services/passports/settings';
 import type { Logger } from '../../lib/logger';
 import type { ApiBuilder } from '../route';
@@ -25,6 +26,7 @@ export interface PlatformRouteDeps {
   keyRing: KeyRing;
   logger: Logger;
   revocations: RevocationRegistry;
+  decisions: DecisionWaits;
   settings: {
     taskQueue: string;
     token: TokenSettings;
@@ -40,7 +42,7 @@ export interface PlatformRouteDeps {
 export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps): void {
   const services = { db: deps.db, temporal: deps.temporal, taskQueue: deps.settings.taskQueue, settings: deps.settings.platform };
   registerOrganizationRoutes(api, services);
-  registerApprovalRoutes(api, services);
+  registerApprovalRoutes(api, { ...services, decisions: deps.decisions });
   registerEscalationRoutes(api, services);
   registerAgentRoutes(api, services);
   registerExecutionRoutes(api, { ...services, keyRing: deps.keyRing, token: deps.settings.token });

@@ -38,6 +38,7 @@ export async function startExtraApp(stack: Stack, options: ExtraAppOptions = {})
     async close() {
       await closeServer(server);
       await deps.revocations.close();
+      await deps.decisions.close();
     },
   };
 }

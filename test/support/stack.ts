@@ -125,6 +125,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     async stop() {
       await closeServer(server);
       await deps.revocations.close();
+      await deps.decisions.close();
       await stopWorker();
       // The dispatcher and the sealer would otherwise keep their timers on the run's shared dev server.
       for (const workflowId of [outboxDispatcherId(taskQueue), ledgerSealerWorkflowId(taskQueue)]) {
