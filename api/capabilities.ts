@@ -1,4 +1,4 @@
-import type { Capability } from '../domain/capabilities';
+import { HUMAN_ACT_CAPABILITIES, type Capability } from '../domain/capabilities';
 
 /**
  * The one table of which capability each operation needs, keyed `METHOD /path` as the OpenAPI document
@@ -19,8 +19,8 @@ export const OPERATION_CAPABILITIES: Readonly<Record<string, Capability>> = {
   'GET /v1/approvals': 'approvals:read',
   'POST /v1/approvals': 'approvals:request',
   'GET /v1/approvals/{approval_id}': 'approvals:read',
-  'POST /v1/approvals/{approval_id}/cancel': 'approvals:request',
-  'POST /v1/approvals/{approval_id}/respond': 'approvals:respond',
+  'POST /v1/approvals/{approval_id}/cancel': HUMAN_ACT_CAPABILITIES.cancel_approval,
+  'POST /v1/approvals/{approval_id}/respond': HUMAN_ACT_CAPABILITIES.respond_approval,
   'GET /v1/callback-secrets': 'callback_secrets:read',
   'POST /v1/callback-secrets': 'callback_secrets:manage',
   'POST /v1/delegation-tokens': 'delegation:write',
@@ -54,7 +54,7 @@ export const OPERATION_CAPABILITIES: Readonly<Record<string, Capability>> = {
   'POST /v1/passports/{passport_id}/keys/rotate': 'passports:keys',
   'POST /v1/passports/{passport_id}/keys/{kid}/revoke': 'passports:keys',
   'POST /v1/webauthn/registration/options': 'people:enroll',
-  'POST /v1/escalations/{approval_id}/respond': 'approvals:respond',
+  'POST /v1/escalations/{approval_id}/respond': HUMAN_ACT_CAPABILITIES.respond_escalation,
   'GET /v1/events': 'provenance:read',
   'GET /v1/events/{event_id}': 'provenance:read',
   'GET /v1/executions': 'executions:read',
@@ -76,7 +76,7 @@ export const OPERATION_CAPABILITIES: Readonly<Record<string, Capability>> = {
   'GET /v1/orch/compliance/reports/{report_id}': 'compliance:reports',
   'POST /v1/orch/confidence': 'agent_operations',
   'POST /v1/orch/escalate': 'agent_operations',
-  'POST /v1/orch/escalation/manual': 'routing:write',
+  'POST /v1/orch/escalation/manual': HUMAN_ACT_CAPABILITIES.escalate_routing,
   'GET /v1/orch/escalation/rules': 'escalation_rules:read',
   'POST /v1/orch/escalation/rules': 'escalation_rules:manage',
   'POST /v1/orch/escalation/rules/dry-run': 'escalation_rules:read',
@@ -95,8 +95,8 @@ export const OPERATION_CAPABILITIES: Readonly<Record<string, Capability>> = {
   'GET /v1/orch/routing/history': 'routing:read',
   'GET /v1/orch/routing/{routing_id}': 'routing:read',
   'POST /v1/orch/routing/{routing_id}/assign': 'routing:assign',
-  'POST /v1/orch/routing/{routing_id}/feedback': 'routing:write',
-  'POST /v1/orch/routing/{routing_id}/resolve': 'routing:write',
+  'POST /v1/orch/routing/{routing_id}/feedback': HUMAN_ACT_CAPABILITIES.routing_feedback,
+  'POST /v1/orch/routing/{routing_id}/resolve': HUMAN_ACT_CAPABILITIES.resolve_routing,
   'POST /v1/orch/safety/check': 'agent_operations',
   'GET /v1/orch/safety/config': 'safety:read',
   'PUT /v1/orch/safety/config/{domain}': 'safety:manage',

@@ -29,8 +29,9 @@ export const CAPABILITIES = {
   'agents:invoke': { description: 'Call a platform agent (through /v1/agents/call or by id)', risk: 'standard', implied_by: 'platform:write' },
   'agents:manage': { description: 'Register, update and deploy platform agents', risk: 'high', implied_by: 'platform:admin' },
   'approvals:read': { description: 'List and read approval requests and the escalation queue', risk: 'low', implied_by: 'platform:read' },
-  'approvals:request': { description: 'Ask for an approval, and cancel one', risk: 'standard', implied_by: 'platform:write' },
-  'approvals:respond': { description: 'Approve or reject an approval request or an escalation', risk: 'standard', implied_by: 'platform:write' },
+  'approvals:request': { description: 'Ask for an approval (not cancel one: that is approvals:cancel)', risk: 'standard', implied_by: 'platform:write' },
+  'approvals:respond': { description: 'Approve or reject an approval request or an escalation, as the person (a human act)', risk: 'standard', implied_by: 'platform:write' },
+  'approvals:cancel': { description: 'Cancel a pending approval request, as the person (a human act)', risk: 'standard', implied_by: 'platform:write' },
   'executions:read': { description: 'List and read executions', risk: 'low', implied_by: 'platform:read' },
   'executions:cancel': { description: 'Cancel an execution', risk: 'standard', implied_by: 'platform:write' },
   'callback_secrets:read': { description: 'List the callback signing secrets (never their values)', risk: 'low', implied_by: 'platform:read' },
@@ -52,7 +53,10 @@ export const CAPABILITIES = {
   'delegation:read': { description: 'List and read one’s delegation tokens, delegations and revocations', risk: 'low', implied_by: 'platform:read' },
   'delegation:write': { description: 'Delegate to an agent, rotate and revoke delegation tokens and delegations', risk: 'standard', implied_by: 'platform:write' },
   'routing:read': { description: 'Read routings, their history, provenance and ledger proofs', risk: 'low', implied_by: 'orch:read' },
-  'routing:write': { description: 'Start, resolve and escalate routings; record feedback', risk: 'standard', implied_by: 'orch:write' },
+  'routing:write': { description: 'Start a routing (no human act: resolving, escalating and feedback have their own capabilities)', risk: 'standard', implied_by: 'orch:write' },
+  'routing:resolve': { description: 'Resolve a routing as a reviewer the person is (a human act)', risk: 'standard', implied_by: 'orch:write' },
+  'routing:escalate': { description: 'Escalate a routing by hand, as the person (a human act)', risk: 'standard', implied_by: 'orch:write' },
+  'routing:feedback': { description: 'Confirm, overturn or flag a completed routing’s outcome, as the person (a human act)', risk: 'standard', implied_by: 'orch:write' },
   'routing:assign': { description: 'Assign a queued routing to a reviewer', risk: 'high', implied_by: 'orch:admin' },
   'orch_agents:read': { description: 'List and read registered orchestration agents and their performance', risk: 'low', implied_by: 'orch:read' },
   'orch_agents:manage': { description: 'Register and update orchestration agents, rotate their keys', risk: 'high', implied_by: 'orch:admin' },
@@ -76,6 +80,25 @@ export const CAPABILITY_NAMES = Object.keys(CAPABILITIES) as Capability[];
 export function isCapability(value: string): value is Capability {
   return Object.hasOwn(CAPABILITIES, value);
 }
+
+/**
+ * The capability each human act takes under a delegation token, one act each: holding one never lets an agent do
+ * another act, nor start what it answers (routing:write starts routings and resolves none; approvals:request asks
+ * and cancels none). A signed-in person holds all of them.
+ */
+export const HUMAN_ACT_CAPABILITIES = {
+  respond_approval: 'approvals:respond',
+  respond_escalation: 'approvals:respond',
+  cancel_approval: 'approvals:cancel',
+  resolve_routing: 'routing:resolve',
+  escalate_routing: 'routing:escalate',
+  routing_feedback: 'routing:feedback',
+} as const satisfies Record<string, Capability>;
+
+export type HumanAct = keyof typeof HUMAN_ACT_CAPABILITIES;
+
+/** The human-act capabilities, each once, as API descriptions list them. */
+export const HUMAN_ACT_CAPABILITY_NAMES: readonly Capability[] = [...new Set(Object.values(HUMAN_ACT_CAPABILITIES))];
 
 /** What a delegation token asks for when the exchange names nothing (spec: reasoning plus agents read and invoke). */
 export const DEFAULT_DELEGATION_CAPABILITIES: readonly Capability[] = ['reasoning', 'agents:read', 'agents:invoke'];

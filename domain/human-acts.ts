@@ -5,23 +5,10 @@
  * only repeat who that person is. Every act is recorded with the Passport and the credential that
  * authenticated it.
  */
+import { HUMAN_ACT_CAPABILITIES, type HumanAct } from './capabilities';
 import type { ProvenanceActor } from './provenance';
 
-export const HUMAN_ACTS = ['respond_approval', 'cancel_approval', 'respond_escalation', 'resolve_routing', 'escalate_routing', 'routing_feedback'] as const;
-export type HumanAct = (typeof HUMAN_ACTS)[number];
-
-/**
- * The capability a delegation token must hold for its agent to do the act for the person who delegated:
- * the human-act rows of the operation → capability table of delegation tokens.
- */
-export const HUMAN_ACT_CAPABILITIES: Record<HumanAct, string> = {
-  respond_approval: 'approvals:respond',
-  respond_escalation: 'approvals:respond',
-  cancel_approval: 'approvals:request',
-  resolve_routing: 'routing:write',
-  escalate_routing: 'routing:write',
-  routing_feedback: 'routing:write',
-};
+export { HUMAN_ACT_CAPABILITIES, type HumanAct };
 
 const ACT_WORDS: Record<HumanAct, string> = {
   respond_approval: 'answer an approval request',

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { listRoutings, type RoutingHistoryRow } from '../../db/routings';
+import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
 import { RISK_LEVELS } from '../../domain/risk';
 import { ESCALATION_LEVELS, ROUTING_DECISIONS, ROUTING_MODES } from '../../domain/routing-decision';
 import { ROUTING_STATUSES } from '../../domain/routing-progress';
@@ -122,8 +123,8 @@ export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }
     summary: 'Confirm, overturn or flag a completed routing’s outcome',
     description:
       'The decision outcome and feedback of the spec: an autonomous decision overturned or flagged counts as the agent’s false negative. Anchored in ' +
-      'the routing’s provenance, which names the signed-in person who gave it (a session token; or an agent with their delegation holding ' +
-      'routing:feedback) and the credential that authenticated them.',
+      'the routing’s provenance, which names the signed-in person who gave it (a session token; or an agent with their delegation token holding ' +
+      `${HUMAN_ACT_CAPABILITIES.routing_feedback}) and the credential that authenticated them.`,
     tags: ['Routing'],
     auth: 'orch:write',
     rateLimit: 'routing-requests',

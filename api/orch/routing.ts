@@ -1,4 +1,5 @@
 import { findRoutingById, type RoutingRow } from '../../db/routings';
+import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
 import { routingProgress } from '../../domain/routing-progress';
 import { routingDecided } from '../../domain/decision-waits';
 import { resourceId } from '../../lib/ids';
@@ -123,8 +124,9 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     description:
       'Claimed in Postgres by one conditional write: exactly one resolution wins and any later one gets 409 at once; the routing workflow ' +
       'hears of it by a signal committed with the claim and closes with it. Only a signed-in person resolves ' +
-      '(a session token; or an agent with their delegation holding routing:resolve), as a reviewer they are: their own DID or a reviewer ' +
-      'linked to their Passport (PUT /v1/orch/reviewers/{did} passport_id), who must be on the routing’s escalation chain. reviewer_did ' +
+      `(a session token; or an agent with their delegation token holding ${HUMAN_ACT_CAPABILITIES.resolve_routing}, which routing:write does not imply), ` +
+      'as a reviewer they are: their own DID or a reviewer linked to their Passport (PUT /v1/orch/reviewers/{did} passport_id), who must be on ' +
+      'the routing’s escalation chain. reviewer_did ' +
       'may be omitted (the latest of theirs on the chain). The provenance record names the Passport and the credential.',
     tags: ['Routing'],
     auth: 'orch:write',

@@ -1,6 +1,7 @@
 import { approvalFromRow, findApprovalById, listApprovals } from '../../db/approvals';
 import { simpleResponse } from '../../domain/approvals';
 import { approvalDecided } from '../../domain/decision-waits';
+import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
 import { cancelApproval, createApproval, respondToApproval, type AnswerOutcome, type PlatformServiceDeps } from '../../services/approvals/approvals';
 import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
 import { resourceId } from '../../lib/ids';
@@ -112,7 +113,8 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
       '(answered, cancelled, expired, or past expires_at) is 409. Full variant: decision approved|rejected, responded_by, comment, ' +
       'modified_params (checked against params_schema). Simplified variant: decision approve|reject and reason. ' +
       'Only a signed-in person answers (a session token from a passkey or device key; or an agent with a delegation token from the person ' +
-      'that holds approvals:respond), as themself: responded_by may be omitted, and naming anyone else is 403. A request addressed to an ' +
+      `that holds ${HUMAN_ACT_CAPABILITIES.respond_approval}), as themself: ` +
+      'responded_by may be omitted, and naming anyone else is 403. A request addressed to an ' +
       'approver (approver_passport_id) is answered only by that approver or their delegate. The provenance record names the Passport and the credential.',
     tags: ['Approvals'],
     auth: 'platform:write',
@@ -140,7 +142,8 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     summary: 'Cancel a pending request',
     description:
       'Claimed like respond: 409 when the request is no longer pending. A signed-in person cancels, as themself (cancelled_by omitted or ' +
-      'their DID); a request addressed to an approver only the approver or the requester (or a delegate of theirs holding approvals:request).',
+      'their DID); a request addressed to an approver only the approver or the requester. An agent cancels for a person with their delegation ' +
+      `token holding ${HUMAN_ACT_CAPABILITIES.cancel_approval} (approvals:request, which asks for approvals, does not imply it).`,
     tags: ['Approvals'],
     auth: 'platform:write',
     rateLimit: 'default',

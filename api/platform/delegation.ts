@@ -1,4 +1,5 @@
 import { findDelegation, findToken, listRevocations, listTokens } from '../../db/delegation';
+import { HUMAN_ACT_CAPABILITY_NAMES } from '../../domain/capabilities';
 import {
   delegateToAgent,
   delegationScope,
@@ -29,8 +30,8 @@ import {
   REVOCATION_SORTABLE,
   RevocationSchema,
   RevocationStatusSchema,
-  revocationView,
   revocationStatusView,
+  revocationView,
   RevokeDelegationSchema,
   TOKEN_SORTABLE,
   TokenIdParamsSchema,
@@ -38,6 +39,12 @@ import {
 } from '../schemas/delegation';
 
 const tags = ['Delegation'];
+
+/** What the issuing operations say of human acts: each takes its own capability (domain/capabilities.ts HUMAN_ACT_CAPABILITIES). */
+const HUMAN_ACT_CAPABILITIES_TEXT =
+  `A human act done for the person takes its own capability, which no other implies: ${HUMAN_ACT_CAPABILITY_NAMES.join(', ')} ` +
+  '(answering an approval or an escalation-queue item, cancelling an approval, resolving, escalating by hand, giving feedback on a routing); ' +
+  'routing:write only starts routings and approvals:request only asks for approvals. An unknown capability name is 400. ';
 
 function issued(outcome: IssueOutcome) {
   if (outcome.ok) return { status: 201, body: issuedView(outcome.issued, new Date()) };
@@ -66,6 +73,7 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
       'the bearer token); a delegation token as subject is narrowed. The new token holds at most what the subject holds: a signed-in person’s ' +
       'capabilities and prompt grants (prompt:*:*), or the subject token’s capabilities, prompt grants, expiry, environment and risk_level; a prompt grant ' +
       'is held when one of the subject’s covers it (prompt:read:support-* covers prompt:read:support-billing), else 403 delegation_widening. ' +
+      HUMAN_ACT_CAPABILITIES_TEXT +
       'The response holds the token: it is not stored for replay.',
     tags,
     auth: 'public',
@@ -94,6 +102,7 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
     description:
       'A person’s delegation token (or session) delegates some of what it holds to an agent: the new token’s sub is the person, act.sub the agent. ' +
       'It can only narrow: capabilities, prompt grants (covered by one of the caller’s), expiry, environment and risk_level no wider than the caller’s token. ' +
+      HUMAN_ACT_CAPABILITIES_TEXT +
       'Revoking the caller’s delegation revokes it too.',
     tags,
     auth: 'platform:write',

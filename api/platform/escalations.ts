@@ -1,5 +1,6 @@
 import { approvalFromRow, listApprovals } from '../../db/approvals';
 import { escalationResponse } from '../../domain/approvals';
+import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
 import { respondToApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
@@ -37,7 +38,8 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
       'approve and reject answer the approval request; approved_with_modifications approves it with modifications (a JSON object of ' +
       'parameters, checked like modified_params); request_changes rejects it as it stands, with the notes saying what to change. ' +
       'Like respond, a request that is no longer pending is 409, and only a signed-in person answers, as themself (responded_by omitted or ' +
-      'their DID), a request addressed to an approver only that approver or their delegate.',
+      'their DID), a request addressed to an approver only that approver or their delegate (an agent whose delegation token from the person ' +
+      `holds ${HUMAN_ACT_CAPABILITIES.respond_escalation}).`,
     tags: ['Escalation queue'],
     auth: 'platform:write',
     rateLimit: 'default',
