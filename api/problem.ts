@@ -48,6 +48,7 @@ export const PROBLEM_TYPES = {
   invalid_progress_token: { status: 401, title: 'The progress token is missing or not valid for this execution', remediation: ['Send the progress token from the invocation as a bearer token, before it expires'] },
   agent_not_found: { status: 404, title: 'No such agent', remediation: ['Check the agent id, or list agents with GET /v1/agents'] },
   agent_exists: { status: 409, title: 'An agent with this id is already registered', remediation: ['Update the existing agent with PATCH, or register under another id'] },
+  agent_uri_foreign_organization: { status: 403, title: 'The agent URI names another organization', remediation: ['Use agent://<org>/<name>@<version> whose <org> is your organization’s slug or organization id (GET /v1/organizations shows both)'] },
   agent_inactive: { status: 422, title: 'The agent is not active', remediation: ['Activate the agent (status active) before calling it'] },
   agent_version_not_registered: { status: 422, title: 'That version of the agent is not registered', remediation: ['Register that version with POST /v1/agents (its agent_uri and endpoint), then deploy it'] },
   capability_not_matched: { status: 422, title: 'The agent does not offer the requested capability', remediation: ['Call an agent that lists the capability, or omit it'] },

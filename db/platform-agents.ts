@@ -25,6 +25,7 @@ export interface PlatformAgentRow {
 
 export interface DeploymentRow {
   deployment_id: string;
+  organization_id: string;
   org: string;
   name: string;
   environment: string;
@@ -80,10 +81,10 @@ export async function insertDeployment(db: Knex, deployment: Omit<DeploymentRow,
   return row!;
 }
 
-/** The version each environment runs now: the latest deployment per environment of an agent (org/name). */
-export async function currentDeployments(db: Knex, agent: { org: string; name: string }): Promise<DeploymentRow[]> {
+/** The version each environment runs now: the latest deployment per environment of an agent (org/name) of the organization. */
+export async function currentDeployments(db: Knex, organizationId: string, agent: { org: string; name: string }): Promise<DeploymentRow[]> {
   return db<DeploymentRow>('platform_agent_deployments')
     .distinctOn('environment')
-    .where({ org: agent.org, name: agent.name })
+    .where({ organization_id: organizationId, org: agent.org, name: agent.name })
     .orderBy([{ column: 'environment' }, { column: 'deployed_at', order: 'desc' }, { column: 'deployment_id', order: 'desc' }]);
 }

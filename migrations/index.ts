@@ -19,6 +19,7 @@ import * as workflowSignals from './20261127000200_workflow_signals';
 import * as credentialRevocation from './20261128000100_credential_revocation';
 import * as decisionNotify from './20261128000500_decision_notify';
 import * as revocationCursor from './20261128000200_revocation_cursor';
+import * as tenantKeys from './20261128000400_tenant_keys';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -42,4 +43,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261128000100_credential_revocation', migration: credentialRevocation },
   { name: '20261128000500_decision_notify', migration: decisionNotify },
   { name: '20261128000200_revocation_cursor', migration: revocationCursor },
+  { name: '20261128000400_tenant_keys', migration: tenantKeys },
 ];

@@ -103,7 +103,7 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     handler: async ({ params, principal }) => {
       const agent = await findPlatformAgentById(deps.db, principal.organization_id, params.agent_id);
       if (!agent) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
-      return { status: 200, body: { ...agentView(agent), deployments: (await currentDeployments(deps.db, agent)).map(deploymentView) } };
+      return { status: 200, body: { ...agentView(agent), deployments: (await currentDeployments(deps.db, principal.organization_id, agent)).map(deploymentView) } };
     },
   });
 
@@ -112,16 +112,23 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     path: '/v1/agents',
     operationId: 'registerAgent',
     summary: 'Register an agent version with the endpoint it is invoked at',
-    description: 'agent_id derives from agent_uri. The endpoint must pass the outbound policy (public, or allowlisted by OUTBOUND_PRIVATE_ALLOWLIST).',
+    description:
+      'agent_id derives from agent_uri, whose org segment names the caller’s organization: its slug or its organization id. The endpoint must ' +
+      'pass the outbound policy (public, or allowlisted by OUTBOUND_PRIVATE_ALLOWLIST).',
     tags: ['Agents'],
     auth: 'platform:admin',
     rateLimit: 'default',
     request: { body: RegisterAgentSchema },
-    responses: { 201: { description: 'The registered agent', schema: PlatformAgentSchema }, 409: { description: 'That agent URI is already registered' } },
+    responses: {
+      201: { description: 'The registered agent', schema: PlatformAgentSchema },
+      403: { description: 'agent_uri_foreign_organization: the org segment of agent_uri is neither the slug nor the id of the caller’s organization' },
+      409: { description: 'That agent URI is already registered' },
+    },
     handler: async ({ body, principal }) => {
       const outcome = await registerAgent(deps, principal, body);
       if (outcome.ok) return { status: 201, body: agentView(outcome.agent), headers: { Location: `/v1/agents/${outcome.agent.agent_id}` } };
       if (outcome.code === 'invalid') throw new Problem('validation_failed', 'The agent cannot be registered as given', { errors: outcome.errors });
+      if (outcome.code === 'agent_uri_foreign_organization') throw new Problem(outcome.code, outcome.detail);
       throw new Problem('agent_exists', `${body.agent_uri} is registered as ${outcome.agent_id}; change it with PATCH`, { extensions: { agent_id: outcome.agent_id } });
     },
   });

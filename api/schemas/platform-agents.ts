@@ -57,12 +57,12 @@ export const PlatformAgentSchema = z
   .openapi('PlatformAgent');
 
 export const PlatformAgentDetailSchema = PlatformAgentSchema.extend({
-  deployments: z.array(DeploymentSchema).openapi({ description: 'What each environment runs now (the latest deployment per environment) of this agent’s org/name' }),
+  deployments: z.array(DeploymentSchema).openapi({ description: 'What each environment runs now (the latest deployment per environment) of this agent’s org/name in the caller’s organization' }),
 }).openapi('PlatformAgentDetail');
 
 export const RegisterAgentSchema = z
   .object({
-    agent_uri: AgentUriSchema,
+    agent_uri: AgentUriSchema.openapi({ description: 'agent://<org>/<name>@<semver>, where <org> is the slug or the organization id of the caller’s organization' }),
     endpoint_url: EndpointSchema.openapi({ description: 'Where executions POST their calls; must pass the outbound policy (OUTBOUND_PRIVATE_ALLOWLIST)' }),
     capabilities: z.array(CapabilityUriSchema).min(1).max(100),
     passport_id: DidSchema.optional().openapi({ description: 'Default: did:web:handoff.local:agents:<org>:<name>' }),

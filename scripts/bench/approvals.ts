@@ -29,7 +29,7 @@ const WORKER_HEAP_MB = 4096;
 /** Between phases: quiet once the services use under 5 % of a core over half a second. */
 const SETTLE = { windowMs: 500, busyFraction: 0.05, timeoutMs: 60_000 };
 const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'approvals.json');
-const AGENT_URI = 'agent://bench/echo@1.0.0';
+const AGENT_URI = 'agent://default/echo@1.0.0';
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 

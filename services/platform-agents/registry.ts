@@ -12,6 +12,7 @@ import {
   type PlatformAgentChanges,
   type PlatformAgentRow,
 } from '../../db/platform-agents';
+import { findOrganization } from '../../db/organizations';
 import { agentUriOf, parseAgentUri, type ApprovalPolicy } from '../../domain/agent-calls';
 import { ORCH_CORE_DID } from '../../domain/provenance';
 import type { PlatformSettings } from '../platform/settings';
@@ -61,12 +62,30 @@ async function checkAgentFields(settings: PlatformSettings, fields: { endpoint_u
   return problems;
 }
 
-export type RegisterOutcome = { ok: true; agent: PlatformAgentRow } | { ok: false; code: 'invalid'; errors: FieldProblem[] } | { ok: false; code: 'agent_exists'; agent_id: string };
+export type RegisterOutcome =
+  | { ok: true; agent: PlatformAgentRow }
+  | { ok: false; code: 'invalid'; errors: FieldProblem[] }
+  | { ok: false; code: 'agent_exists'; agent_id: string }
+  | { ok: false; code: 'agent_uri_foreign_organization'; detail: string };
+
+/**
+ * The org segments the organization's agent URIs may have: its slug and its organization id. Both are unique
+ * across organizations and never equal one another's (a slug has no underscore, an id has), so an agent URI, and
+ * the agent id derived from it, belongs to one organization only.
+ */
+async function ownOrgSegments(db: Knex, organizationId: string): Promise<{ segments: string[]; preferred: string }> {
+  const slug = (await findOrganization(db, organizationId))?.slug;
+  return slug ? { segments: [slug, organizationId], preferred: slug } : { segments: [organizationId], preferred: organizationId };
+}
 
 /** Registers an agent version with its endpoint, with its provenance record and event, in one transaction. */
 export async function registerAgent(deps: AgentRegistryDeps, { id: principalId, organization_id }: AgentRegistrant, body: NewAgent): Promise<RegisterOutcome> {
   const parts = parseAgentUri(body.agent_uri);
   if (!parts) return { ok: false, code: 'invalid', errors: [{ field: 'agent_uri', code: 'invalid_format', message: 'must be agent://<org>/<name>@<semver>' }] };
+  const own = await ownOrgSegments(deps.db, organization_id);
+  if (!own.segments.includes(parts.org)) {
+    return { ok: false, code: 'agent_uri_foreign_organization', detail: `The org segment of ${body.agent_uri} is not your organization's: use agent://${own.preferred}/${parts.name}@${parts.version}` };
+  }
   const errors = await checkAgentFields(deps.settings, body);
   if (errors.length > 0) return { ok: false, code: 'invalid', errors };
   const agent_id = agentIdFor(body.agent_uri);
@@ -152,6 +171,7 @@ export async function deployAgent(
   const deployment = await deps.db.transaction(async (trx) => {
     const row = await insertDeployment(trx, {
       deployment_id: `dep_${randomUUID()}`,
+      organization_id,
       org: agent.org,
       name: agent.name,
       environment: body.environment,
@@ -183,7 +203,7 @@ export async function deployAgent(
 export async function agentForLegacyCall(db: Knex, organizationId: string, agentId: string): Promise<{ agent: PlatformAgentRow; defaults: Record<string, unknown> } | undefined> {
   const agent = await findPlatformAgentById(db, organizationId, agentId);
   if (!agent) return undefined;
-  const production = (await currentDeployments(db, agent)).find((deployment) => deployment.environment === 'production');
+  const production = (await currentDeployments(db, organizationId, agent)).find((deployment) => deployment.environment === 'production');
   if (!production) return { agent, defaults: {} };
   const deployed = await findPlatformAgentById(db, organizationId, production.agent_id);
   return { agent: deployed ?? agent, defaults: production.parameters };

@@ -36,7 +36,7 @@ let agents = 0;
 async function register(endpoint: RemoteParty, extra: Record<string, unknown> = {}): Promise<{ agent_id: string; agent_uri: string }> {
   agents += 1;
   const reply = await admin('POST', '/v1/agents', {
-    json: { agent_uri: `agent://acme/agent-${agents}@1.0.0`, endpoint_url: `${endpoint.url}/run`, capabilities: ['capability://acme/summarize', 'capability://acme/pay'], ...extra },
+    json: { agent_uri: `agent://default/agent-${agents}@1.0.0`, endpoint_url: `${endpoint.url}/run`, capabilities: ['capability://acme/summarize', 'capability://acme/pay'], ...extra },
   });
   expect(reply.status).toBe(201);
   return reply.body;
@@ -65,7 +65,7 @@ describe('the agents registry', () => {
     const agent = await register(endpoint, { description: 'Summarizes', approval_policy: { require_approval_at: 'critical', approver_passport_id: ADA } });
     expect(agent).toMatchObject({
       agent_id: expect.stringMatching(/^agt_[0-9a-f]{24}$/),
-      passportId: expect.stringMatching(/^did:web:handoff.local:agents:acme:agent-/),
+      passportId: expect.stringMatching(/^did:web:handoff.local:agents:default:agent-/),
       capabilities: ['capability://acme/summarize', 'capability://acme/pay'],
       status: 'active',
       approval_policy: { require_approval_at: 'critical', approver_passport_id: ADA },
@@ -90,7 +90,7 @@ describe('the agents registry', () => {
     ['a capability that is not a capability URI', { capabilities: ['summarize'] }, 'capabilities.0'],
     ['no capabilities', { capabilities: [] }, 'capabilities'],
   ])('refuses %s', async (_name, change, field) => {
-    const reply = await admin('POST', '/v1/agents', { json: { agent_uri: 'agent://acme/refused@1.0.0', endpoint_url: 'http://127.0.0.1:9/run', capabilities: ['capability://acme/x'], ...change } });
+    const reply = await admin('POST', '/v1/agents', { json: { agent_uri: 'agent://default/refused@1.0.0', endpoint_url: 'http://127.0.0.1:9/run', capabilities: ['capability://acme/x'], ...change } });
     expectProblem(reply, 400, 'validation_failed');
     expect(reply.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
   });
@@ -335,8 +335,8 @@ describe('deployments and the legacy call by agent id', () => {
   it('reaches the version deployed to production, with the deployment’s parameters as defaults', async () => {
     const v1 = await party(() => ({ status: 200, body: { version: 1 } }));
     const v2 = await party(() => ({ status: 200, body: { version: 2 } }));
-    const first = await admin('POST', '/v1/agents', { json: { agent_uri: 'agent://acme/writer@1.0.0', endpoint_url: `${v1.url}/run`, capabilities: ['capability://acme/write'] } });
-    await admin('POST', '/v1/agents', { json: { agent_uri: 'agent://acme/writer@2.0.0', endpoint_url: `${v2.url}/run`, capabilities: ['capability://acme/write'] } });
+    const first = await admin('POST', '/v1/agents', { json: { agent_uri: 'agent://default/writer@1.0.0', endpoint_url: `${v1.url}/run`, capabilities: ['capability://acme/write'] } });
+    await admin('POST', '/v1/agents', { json: { agent_uri: 'agent://default/writer@2.0.0', endpoint_url: `${v2.url}/run`, capabilities: ['capability://acme/write'] } });
     const byId = first.body.agent_id;
 
     const before = await api('POST', `/v1/agents/${byId}/call`, { json: { task: 'write', parameters: { topic: 'tea' } } });
@@ -346,12 +346,12 @@ describe('deployments and the legacy call by agent id', () => {
     expectProblem(await admin('POST', `/v1/agents/${byId}/deployments`, { json: { environment: 'production', version: '3.0.0' } }), 422, 'agent_version_not_registered');
     const deployed = await admin('POST', `/v1/agents/${byId}/deployments`, { json: { environment: 'production', version: '2.0.0', parameters: { tone: 'dry', topic: 'coffee' } } });
     expect(deployed.status).toBe(201);
-    expect(deployed.body).toMatchObject({ environment: 'production', version: '2.0.0', agent_uri: 'agent://acme/writer@2.0.0' });
+    expect(deployed.body).toMatchObject({ environment: 'production', version: '2.0.0', agent_uri: 'agent://default/writer@2.0.0' });
     expect((await api('GET', `/v1/agents/${byId}`)).body.deployments).toEqual([expect.objectContaining({ environment: 'production', version: '2.0.0' })]);
 
     const after = await api('POST', `/v1/agents/${byId}/call`, { json: { task: 'capability://acme/write', parameters: { topic: 'tea' } } });
     expect((await finished(after.body.id)).result_json).toEqual({ version: 2 });
-    expect(v2.requests[0]!.body).toMatchObject({ agent_uri: 'agent://acme/writer@2.0.0', parameters: { tone: 'dry', topic: 'tea' }, requester_passport_id: principalDid('sub:test-user') });
+    expect(v2.requests[0]!.body).toMatchObject({ agent_uri: 'agent://default/writer@2.0.0', parameters: { tone: 'dry', topic: 'tea' }, requester_passport_id: principalDid('sub:test-user') });
     expectProblem(await api('POST', `/v1/agents/${byId}/call`, { json: { task: 'sing' } }), 422, 'capability_not_matched');
   });
 });

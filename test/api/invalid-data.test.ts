@@ -15,7 +15,7 @@ import { startStack, type Stack } from '../support/stack';
 // directly here, as they would if a caller got past the API's validation.
 const NUL = 'before\u0000after';
 const LONE_SURROGATE = 'before\ud800after';
-const AGENT = 'agent://acme/garbler@1.0.0';
+const AGENT = 'agent://default/garbler@1.0.0';
 const ADA = 'did:web:acme.example:people:ada';
 /** Ada signed in with a device key, as authenticateBearer gives her session. */
 const ADA_SIGNED_IN = { id: 'passport:pp_ada', kind: 'session', organization_id: 'org_default', scopes: [], actor: { passport_id: 'pp_ada', did: ADA, credential: { type: 'device_key' as const, id: 'kid_ada' } } };

@@ -5,7 +5,7 @@ import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
-const SUMMARIZER = 'agent://acme/task-summarizer@1.0.0';
+const SUMMARIZER = 'agent://default/task-summarizer@1.0.0';
 
 beforeAll(async () => {
   stack = await startStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' });

@@ -15,8 +15,8 @@ const firstCallHeld = gate();
 
 const CFO = 'did:web:acme.example:people:cfo';
 const ADA = 'did:web:acme.example:people:ada';
-const WORKER_AGENT = 'agent://acme/restart-worker@1.0.0';
-const PAYER = 'agent://acme/restart-payer@1.0.0';
+const WORKER_AGENT = 'agent://default/restart-worker@1.0.0';
+const PAYER = 'agent://default/restart-payer@1.0.0';
 
 beforeAll(async () => {
   stack = await startStack(LOCAL_PARTIES_ENV);

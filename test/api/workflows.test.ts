@@ -7,8 +7,8 @@ import { startStack, type Stack } from '../support/stack';
 let stack: Stack;
 let api: ReturnType<typeof client>;
 let agent: RemoteParty;
-const WRITER = 'agent://acme/writer@1.0.0';
-const GUARDED = 'agent://acme/guarded@1.0.0';
+const WRITER = 'agent://default/writer@1.0.0';
+const GUARDED = 'agent://default/guarded@1.0.0';
 const BOSS = 'did:web:acme.example:people:boss';
 
 beforeAll(async () => {
