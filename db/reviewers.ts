@@ -8,8 +8,12 @@ interface ReviewerRow extends LoadedReviewer {
   updated_at: Date;
 }
 
-/** Each reviewer's open assignments, counted on the partial index for the reviewers the query returns only. */
-const OPEN_ASSIGNMENTS = '(select count(*) from reviewer_assignments a where a.reviewer_did = reviewers.did and a.released_at is null)::int as open_assignments';
+/**
+ * Each reviewer's open assignments, counted on the partial index for the reviewers the query returns only; by
+ * organization and DID, since a reviewer DID is unique within its organization only.
+ */
+const OPEN_ASSIGNMENTS =
+  '(select count(*) from reviewer_assignments a where a.organization_id = reviewers.organization_id and a.reviewer_did = reviewers.did and a.released_at is null)::int as open_assignments';
 
 function withLoad(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
   return query.select(db.raw(OPEN_ASSIGNMENTS));

@@ -68,10 +68,10 @@ function routingRowOf(projection: RoutingProjection) {
   };
 }
 
-/** The CTE that records the open assignment of the row a `projected` CTE wrote: binds chain level, reviewer, time. */
+/** The CTE that records the open assignment of the row a `projected` CTE wrote (returning its id and organization): binds chain level, reviewer, time. */
 const ASSIGN_OPEN = `, assigned as (
-         insert into reviewer_assignments (routing_id, chain_level, reviewer_did, assigned_at)
-         select routing_id, ?::int, ?, ?::timestamptz from projected
+         insert into reviewer_assignments (routing_id, organization_id, chain_level, reviewer_did, assigned_at)
+         select routing_id, organization_id, ?::int, ?, ?::timestamptz from projected
          on conflict (routing_id, chain_level) do nothing)`;
 
 /**
@@ -89,7 +89,7 @@ export async function projectRouting(
   const row = routingRowOf(projection);
   const { state } = projection;
   const { routing_id: _key, request_id: _request, requested_by: _by, organization_id: _organization, task: _task, created_at: _created, ...changes } = row;
-  const upsert = db('routings').insert(row).onConflict('routing_id').merge(changes).where('routings.version', '<', state.version).returning('routing_id').toSQL();
+  const upsert = db('routings').insert(row).onConflict('routing_id').merge(changes).where('routings.version', '<', state.version).returning(['routing_id', 'organization_id']).toSQL();
   // The CTEs share one snapshot: the release cannot see the assignment inserted beside it, and skips its level.
   const assign = open ? ASSIGN_OPEN : '';
   const { rows } = await db.raw<{ rows: { applied: number; released: string[] }[] }>(
@@ -248,7 +248,7 @@ export async function insertDecidedRouting(db: Knex, write: DecisionWrite): Prom
     .insert({ ...row, decision_result: db.raw(`jsonb_set(?::jsonb, '${DECISION_ANCHOR_PATH}', (select anchor from decision_anchor))`, [row.decision_result]) })
     .onConflict('routing_id')
     .ignore()
-    .returning('routing_id')
+    .returning(['routing_id', 'organization_id'])
     .toSQL();
   const { open, start } = write;
   const assign = open ? ASSIGN_OPEN : '';

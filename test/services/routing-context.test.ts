@@ -54,10 +54,14 @@ beforeAll(async () => {
     reviewer(DEFAULT_ORGANIZATION_ID, 'did:rev:away', { general_review: 0.9 }, { available: false }),
     reviewer(DEFAULT_ORGANIZATION_ID, 'did:rev:legal', { legal_review: 0.9 }),
     reviewer(OTHER_ORG, 'did:rev:other', { general_review: 0.9 }),
+    // The same DID in another organization is another reviewer, with a load of its own.
+    reviewer(OTHER_ORG, 'did:rev:a', { general_review: 0.8 }, { capacity: 2 }),
   ]);
   await db('reviewer_assignments').insert([
-    { routing_id: 'rt_open', chain_level: 1, reviewer_did: 'did:rev:a', assigned_at: now },
-    { routing_id: 'rt_released', chain_level: 1, reviewer_did: 'did:rev:b', assigned_at: now, released_at: now },
+    { routing_id: 'rt_open', organization_id: DEFAULT_ORGANIZATION_ID, chain_level: 1, reviewer_did: 'did:rev:a', assigned_at: now },
+    { routing_id: 'rt_released', organization_id: DEFAULT_ORGANIZATION_ID, chain_level: 1, reviewer_did: 'did:rev:b', assigned_at: now, released_at: now },
+    { routing_id: 'rt_other_1', organization_id: OTHER_ORG, chain_level: 1, reviewer_did: 'did:rev:a', assigned_at: now },
+    { routing_id: 'rt_other_2', organization_id: OTHER_ORG, chain_level: 1, reviewer_did: 'did:rev:a', assigned_at: now },
   ]);
 });
 afterAll(() => database?.destroy());
@@ -109,6 +113,6 @@ describe('the context of a routing decision, read in one statement', () => {
     expect(context.autonomy_profile).toBe('conservative');
     expect(context.rules.map((rule) => rule.rule_id)).toEqual(['r6_other_org']);
     expect(context.rule_set.enabled).toBe(1);
-    expect(context.reviewers.map((reviewer) => reviewer.did)).toEqual(['did:rev:other']);
+    expect(context.reviewers.map((reviewer) => [reviewer.did, reviewer.open_assignments])).toEqual([['did:rev:a', 2], ['did:rev:other', 0]]);
   });
 });
