@@ -105,6 +105,7 @@ export const PROBLEM_TYPES = {
   routing_not_queued: { status: 409, title: 'The routing is not waiting in the queue for a reviewer', remediation: ['Read the routing’s status with GET /v1/orch/routing/{routing_id}: only a queued routing takes an assignment'] },
   reviewer_passport_not_found: { status: 422, title: 'No such Passport in the organization', remediation: ['Name the passport_id of an existing Passport, or omit it to link the Passport with the reviewer’s DID'] },
   reviewer_not_available: { status: 422, title: 'No available reviewer is registered with this DID', remediation: ['Register or update the reviewer with PUT /v1/orch/reviewers/{did}, or name an available one'] },
+  did_encoding_ambiguous: { status: 400, title: 'The DID in the path is not encoded unambiguously', remediation: ['Percent-encode the DID as a whole (encodeURIComponent)', 'Or send it as it is with each % of it written %25 (a DID’s own %3A as %253A)'] },
   routing_not_completed: { status: 409, title: 'The routing has no outcome yet', remediation: ['Wait until the routing completes (GET /v1/orch/routing/{routing_id}), then retry'] },
   rule_not_found: { status: 404, title: 'No such escalation rule', remediation: ['List rules with GET /v1/orch/escalation/rules'] },
   safety_domain_not_found: { status: 404, title: 'No safety configuration for this domain', remediation: ['Configure the domain with PUT /v1/orch/safety/config/{domain}'] },

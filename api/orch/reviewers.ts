@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
+import type { Request } from 'express';
 import type { Knex } from 'knex';
+import { match } from 'path-to-regexp';
 import { listReviewers } from '../../db/reviewers';
 import { saveReviewer } from '../../services/routing/queue';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
@@ -38,6 +40,32 @@ const PutReviewerSchema = z
   })
   .strict()
   .openapi('PutReviewerRequest');
+
+const REVIEWER_PATH = '/v1/orch/reviewers/{did}';
+const rawReviewerPath = match<{ did: string }>(REVIEWER_PATH.replace('{did}', ':did'), { decode: false });
+
+/** A value as a path segment writes it with nothing escaped that a segment holds as it is (RFC 3986 pchar: `:` `@` and sub-delims). */
+function asPathSegment(value: string): string {
+  return encodeURIComponent(value).replace(/%(?:3A|40|24|26|2B|2C|3B|3D)/g, (escaped) => decodeURIComponent(escaped));
+}
+
+/**
+ * Whether the DID the router decoded is the one the client meant. Express decodes the segment once
+ * (decodeURIComponent), so a DID's own `%3A` sent as it is arrives as `:`: another DID. The segment is taken only
+ * when it is the decoded DID written one of the two unambiguous ways: percent-encoded as a whole, or as it is
+ * with only what a segment cannot hold escaped (a `%` as `%25`).
+ */
+function didRoundTrips(req: Request, decoded: string): boolean {
+  const matched = rawReviewerPath(req.originalUrl.split('?')[0]!);
+  if (!matched) return false;
+  const sent = matched.params.did.replace(/%[0-9a-f]{2}/gi, (escaped) => escaped.toUpperCase());
+  return sent === encodeURIComponent(decoded) || sent === asPathSegment(decoded);
+}
+
+const DID_PARAM_DESCRIPTION =
+  'The reviewer’s DID, percent-encoded as a whole (encodeURIComponent) or sent as it is with each `%` written `%25`: a DID whose own text ' +
+  'holds `%3A` (a did:web with a port) is did%3Aweb%3Aexample.com%253A8443%3Ar or did:web:example.com%253A8443:r. A segment that is neither ' +
+  '(a raw `%3A` beside a raw `:`) would name another DID once decoded, and is refused (400 did_encoding_ambiguous).';
 
 const ListReviewersQuerySchema = listQuerySchema.extend({
   available: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
@@ -83,7 +111,7 @@ export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; tempor
 
   api.route({
     method: 'put',
-    path: '/v1/orch/reviewers/{did}',
+    path: REVIEWER_PATH,
     operationId: 'putReviewer',
     summary: 'Create or replace a reviewer (admin)',
     description:
@@ -92,9 +120,16 @@ export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; tempor
     tags: ['Reviewers'],
     auth: 'orch:admin',
     rateLimit: 'default',
-    request: { params: z.object({ did: DidSchema }), body: PutReviewerSchema },
-    responses: { 204: { description: 'Stored' }, 422: { description: 'reviewer_passport_not_found: passport_id names no Passport' } },
-    handler: async ({ params, body, principal }) => {
+    request: { params: z.object({ did: DidSchema.openapi({ description: DID_PARAM_DESCRIPTION }) }), body: PutReviewerSchema },
+    responses: {
+      204: { description: 'Stored' },
+      400: { description: 'did_encoding_ambiguous: the DID in the path is encoded neither as a whole nor with only what a segment cannot hold (`%` as `%25`)' },
+      422: { description: 'reviewer_passport_not_found: passport_id names no Passport' },
+    },
+    handler: async ({ req, params, body, principal }) => {
+      if (!didRoundTrips(req, params.did)) {
+        throw new Problem('did_encoding_ambiguous', `The path names ${params.did} once decoded, which is not written as sent; encode the DID as a whole, or write each % of it as %25`);
+      }
       const saved = await saveReviewer(deps, principal.organization_id, { did: params.did, ...body });
       if (!saved.ok) throw new Problem('reviewer_passport_not_found', saved.detail);
       return { status: 204 };

@@ -1,0 +1,45 @@
+import { client, expectProblem } from '../support/http';
+import { startStack, type Stack } from '../support/stack';
+
+/*
+ * A reviewer's DID is a path segment, which Express decodes once: a DID whose own text holds `%3A` (a did:web
+ * with a port, as Passport DIDs have) must be sent so that decoding gives it back, and a segment that would
+ * decode into another DID is refused rather than stored under that other DID.
+ */
+let stack: Stack;
+let admin: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  stack = await startStack();
+  admin = client(stack.baseUrl, await stack.token(['orch:admin']));
+});
+afterAll(() => stack?.stop());
+
+const WITH_PORT = 'did:web:127.0.0.1%3A8443:reviewers:pat';
+const put = (segment: string, display_name = 'Pat') => admin('PUT', `/v1/orch/reviewers/${segment}`, { json: { display_name, capabilities: { did_paths: 0.9 } } });
+const stored = async () => ((await admin('GET', '/v1/orch/reviewers?capability=did_paths&limit=100')).body.data as Array<{ did: string; display_name: string }>).map((r) => [r.did, r.display_name]);
+
+describe('PUT /v1/orch/reviewers/{did}', () => {
+  it('refuses a DID whose own %3A is sent as it is, which would decode into another DID, and stores nothing', async () => {
+    const reply = await put(WITH_PORT);
+    expectProblem(reply, 400, 'did_encoding_ambiguous');
+    expect(reply.body.detail).toContain('did:web:127.0.0.1:8443:reviewers:pat');
+    expectProblem(await put('did%3Aweb:127.0.0.1%3A8443:reviewers:pat'), 400, 'did_encoding_ambiguous');
+    expect(await stored()).toEqual([]);
+  });
+
+  it('addresses that DID when its % is sent as %25, or when the DID is encoded as a whole', async () => {
+    expect((await put('did:web:127.0.0.1%253A8443:reviewers:pat', 'Pat, %25')).status).toBe(204);
+    expect(await stored()).toEqual([[WITH_PORT, 'Pat, %25']]);
+    expect((await put(encodeURIComponent(WITH_PORT), 'Pat, encoded')).status).toBe(204);
+    expect(await stored()).toEqual([[WITH_PORT, 'Pat, encoded']]);
+  });
+
+  it('takes a plain DID as it is, encoded as a whole, or with lower-case escapes', async () => {
+    const did = 'did:web:example.com:reviewers:plain';
+    for (const segment of [did, encodeURIComponent(did), 'did%3aweb%3aexample.com%3areviewers%3aplain']) {
+      expect({ segment, status: (await put(segment, 'Plain')).status }).toEqual({ segment, status: 204 });
+    }
+    expect((await stored()).filter(([stored]) => stored !== WITH_PORT)).toEqual([[did, 'Plain']]);
+  });
+});
