@@ -47,7 +47,7 @@ export async function authenticate(deps: WebAuthnDeps, response: AuthenticationR
   const { webauthn } = deps.settings;
   let presentedCounter: number;
   try {
-    // The counter is judged below, under a row lock, so that two sign-ins at once are judged in turn.
+    // Counter 0 here: judgeCounter judges it under a row lock, so that two sign-ins at once are judged in turn.
     const verification = await verifyAuthenticationResponse({
       response,
       expectedChallenge: taken.challenge.challenge,
@@ -62,34 +62,49 @@ export async function authenticate(deps: WebAuthnDeps, response: AuthenticationR
     return { ok: false, code: 'verification_failed', detail: (error as Error).message };
   }
 
-  const judged = await deps.db.transaction(async (trx) => {
-    const locked = await lockPasskey(trx, passkey.credential_id);
-    if (locked?.status !== 'active') return { ok: false as const, code: 'passkey_revoked' as const, detail: 'This passkey was revoked while signing in' };
-    const decision = decideSignatureCounter(locked.counter, presentedCounter);
-    if (!decision.ok) {
-      await revokePasskey(trx, locked.credential_id, 'counter_regression');
-      const cause = { revoked_by: ORCH_CORE_DID, reason: 'passkey cloned: signature counter regression', at: new Date() };
-      return {
-        ok: false as const,
-        code: 'counter_regression' as const,
-        detail: `The signature counter went from ${decision.stored} to ${decision.presented}: this passkey looks cloned and has been revoked`,
-        delegations: await revokeDelegationsOfCredential(trx, { type: 'passkey', id: locked.credential_id }, cause),
-      };
-    }
-    await recordPasskeyUse(trx, locked.credential_id, decision.counter);
-    return { ok: true as const };
-  });
+  const judged = await judgeCounter(deps, passkey.credential_id, presentedCounter);
   if (!judged.ok) {
     if (judged.code !== 'counter_regression') return judged;
-    applyCredentialRevocations(deps.revocations, judged.delegations);
     deps.logger.warn('passkey revoked: signature counter went back (cloned authenticator)', {
       passport_id: passport.passport_id,
       credential_id: passkey.credential_id,
-      delegations_revoked: judged.delegations.length,
+      delegations_revoked: judged.delegations_revoked,
     });
     return { ok: false, code: judged.code, detail: judged.detail };
   }
   const signedIn = await signInWithPasskey(deps, passport, passkey.credential_id);
   deps.logger.info('signed in with a passkey', { passport_id: passport.passport_id, credential_id: passkey.credential_id, session_id: signedIn.session.session_id });
   return { ok: true, passport, credential_id: passkey.credential_id, signedIn };
+}
+
+type CounterJudgement =
+  | { ok: true }
+  | { ok: false; code: 'passkey_revoked'; detail: string }
+  | { ok: false; code: 'counter_regression'; detail: string; delegations_revoked: number };
+
+/**
+ * Judges the presented signature counter under a row lock, so that two sign-ins at once are judged in turn.
+ * A counter that went back revokes the passkey and, in the same transaction, every delegation it signed.
+ */
+async function judgeCounter(deps: WebAuthnDeps, credentialId: string, presentedCounter: number): Promise<CounterJudgement> {
+  const judged = await deps.db.transaction(async (trx) => {
+    const locked = await lockPasskey(trx, credentialId);
+    if (locked?.status !== 'active') return { ok: false as const, code: 'passkey_revoked' as const, detail: 'This passkey was revoked while signing in' };
+    const decision = decideSignatureCounter(locked.counter, presentedCounter);
+    if (!decision.ok) {
+      await revokePasskey(trx, credentialId, 'counter_regression');
+      const cause = { revoked_by: ORCH_CORE_DID, reason: 'passkey cloned: signature counter regression', at: new Date() };
+      return {
+        ok: false as const,
+        code: 'counter_regression' as const,
+        detail: `The signature counter went from ${decision.stored} to ${decision.presented}: this passkey looks cloned and has been revoked`,
+        delegations: await revokeDelegationsOfCredential(trx, { type: 'passkey', id: credentialId }, cause),
+      };
+    }
+    await recordPasskeyUse(trx, credentialId, decision.counter);
+    return { ok: true as const };
+  });
+  if (judged.ok || judged.code === 'passkey_revoked') return judged;
+  applyCredentialRevocations(deps.revocations, judged.delegations);
+  return { ok: false, code: judged.code, detail: judged.detail, delegations_revoked: judged.delegations.length };
 }
