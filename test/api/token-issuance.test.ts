@@ -220,6 +220,15 @@ describe('revoking a credential ends the delegation tokens exchanged from its se
     expect(status.body).toMatchObject({ status: 'revoked' });
   });
 
+  it('records no delegation acting with a credential that is no longer active, even from a token that still verifies', async () => {
+    const { person, root } = await personWithAgent();
+    // As a revocation that commits between the exchange's check of the subject and its insert.
+    await stack.database.db('passport_keys').where({ kid: person.kid }).update({ status: 'revoked', revoked_at: new Date() });
+    const narrowed = await exchange(root.token, { capabilities: ['agents:read'], duration_seconds: 60 });
+    expectProblem(narrowed, 401, 'unauthorized');
+    expect(narrowed.body.detail).toMatch(/device key .* no longer active/);
+  });
+
   async function passkeyPerson() {
     const enrollment = await post('/v1/webauthn/registration/options', { userId: `person-${randomUUID()}@acme.example`, displayName: 'Ada' }, await stack.token(['platform:admin']));
     expect(enrollment.status).toBe(201);
