@@ -1,8 +1,10 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Client } from '@temporalio/client';
 import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from '../lib/logger';
+import type { HttpMetrics } from '../lib/metrics';
 import type { PlatformSettings } from '../services/platform/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
 import type { WebAuthnSettings } from '../services/webauthn/settings';
@@ -20,6 +22,8 @@ import { registerTokenRoutes } from './auth/token';
 import { mountDocs } from './docs';
 import { registerHealthRoutes } from './health';
 import { accessLog } from './middleware/access-log';
+import { recordRequestMetrics } from './middleware/metrics';
+import { traceRequests, withinRequestTrace } from './middleware/tracing';
 import { authenticate } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
 import { guardBody } from './middleware/input-guard';
@@ -87,6 +91,10 @@ export interface AppDeps {
     /** Longest a request may take before it answers 503; the idempotency lock lasts about as long. */
     requestTimeoutMs: number;
   };
+  /** Given (METRICS_PORT), every request's duration is recorded by route template. */
+  httpMetrics?: HttpMetrics;
+  /** Given (OTEL_*), every request gets a server span, and its Temporal calls and log lines join the trace. */
+  tracer?: Tracer;
 }
 
 /** Bodies must be JSON, except the OAuth token endpoint, which also takes the standard form encoding. */
@@ -109,6 +117,8 @@ export function buildApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
 
   app.use(requestId());
+  if (deps.tracer) app.use(traceRequests(deps.tracer));
+  if (deps.httpMetrics) app.use(recordRequestMetrics(deps.httpMetrics));
   app.use(accessLog(deps.logger));
   app.use(requestDeadline({ timeoutMs: settings.requestTimeoutMs, logger: deps.logger }));
   app.use(
@@ -173,6 +183,7 @@ export function buildApp(deps: AppDeps): Express {
   registerEventRoutes(api, deps);
   registerWebAuthnRoutes(api, { db: deps.db, keyRing: deps.keyRing, logger: deps.logger, revocations: deps.revocations, settings: { token: settings.token, webauthn: settings.webauthn } });
   registerPasskeyPage(api);
+  if (deps.tracer) app.use(withinRequestTrace());
   app.use(temporalCallsWithinDeadline(deps.temporal));
   app.use(api.router);
   mountDocs(app, api, settings.publicBaseUrl);

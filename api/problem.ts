@@ -38,6 +38,8 @@ export const PROBLEM_TYPES = {
   ledger_checkpoint_not_found: { status: 404, title: 'No such ledger checkpoint', remediation: ['Ask for a tree size no larger than the latest checkpoint’s (GET /v1/ledger/checkpoint)'] },
   ledger_proof_unavailable: { status: 422, title: 'No such proof: the tree does not hold what it should prove', remediation: ['Ask for sizes within the latest checkpoint, the first no larger than the second'] },
   attestation_not_found: { status: 404, title: 'No such attestation', remediation: ['Check the attestation id returned when it was created'] },
+  attestation_organization_mismatch: { status: 403, title: 'An attestation is made for the caller’s own organization only', remediation: ['Send your organization’s id as organizationId (GET /v1/organizations shows it)'] },
+  attestation_agent_not_found: { status: 422, title: 'agentId names no agent of the caller’s organization', remediation: ['Name an agent Passport (id or DID), a platform agent (id or URI) or an orchestration agent (id or DID) of your organization'] },
   compliance_report_not_found: { status: 404, title: 'No such compliance report', remediation: ['Check the report_id, or request the report again with POST /v1/orch/compliance/report'] },
   // Platform: approvals, executions, agents, workflow DAGs, tasks.
   approval_not_found: { status: 404, title: 'No such approval request', remediation: ['Check the approval id returned when the request was created'] },

@@ -7,7 +7,8 @@ import { ledgerOrigin, loadConfig } from './config';
 import { dbTimeoutsOf, migrateDatabase } from './database';
 import { createAppDeps } from './deps';
 import { createLogger } from '../lib/logger';
-import { listenUntilSignalled } from '../lib/http-server';
+import { closeServer, listenUntilSignalled } from '../lib/http-server';
+import { metricsRegistryOf, serveMetrics, tracingOf } from './observability';
 import { connectTemporalClient } from './temporal';
 import { ensureSigningKey } from '../services/auth/key-ring';
 import { loadModelSeed } from '../services/models/registry';
@@ -22,21 +23,27 @@ const SHUTDOWN_DELIVERY_WAIT_MS = 5000;
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.LOG_LEVEL });
+  // Registered before anything that makes spans; both are off unless configured.
+  const tracing = tracingOf(config, 'handoff-api');
+  const metrics = metricsRegistryOf(config, { api: true, worker: false });
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the API entry; `npm start` runs an embedded Postgres for development');
   await migrateDatabase(config.DATABASE_URL, logger);
   const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-api', logger, timeouts: dbTimeoutsOf(config) });
   await ensureSigningKey(db);
   await loadModelSeed(db, modelSeed());
   await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
-  const temporal = await connectTemporalClient(config);
-  const deps = createAppDeps(config, { db, temporal, logger });
+  const temporal = await connectTemporalClient(config, { traced: tracing !== undefined });
+  const deps = createAppDeps(config, { db, temporal, logger, metrics, tracing });
   const app = buildApp(deps);
+  const metricsServer = await serveMetrics(config, metrics, { logger, worker: false });
   await listenUntilSignalled(app, { host: config.HOST, port: config.PORT, logger }, async () => {
     await deps.revocations.close();
     await deps.decisions.close();
     await afterAnswerWorkSettled(SHUTDOWN_DELIVERY_WAIT_MS);
     await temporal.connection.close();
     await db.destroy();
+    if (metricsServer) await closeServer(metricsServer);
+    await tracing?.shutdown();
   });
 }
 

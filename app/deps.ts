@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
+import type { Registry } from 'prom-client';
 import type { AppDeps } from '../api/app';
 import { createKeyRing } from '../services/auth/key-ring';
 import { createRevocationRegistry } from '../services/delegation/revocations';
@@ -12,6 +13,9 @@ import type { WebhookSettings } from '../services/webhooks/settings';
 import type { WebAuthnSettings } from '../services/webauthn/settings';
 import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer, webauthnRelyingParty } from './config';
 import type { Logger } from '../lib/logger';
+import { createHttpMetrics } from '../lib/metrics';
+import type { Tracing } from '../lib/tracing';
+import { registerOperationalGauges } from '../services/observability/gauges';
 import { platformSettings, platformWorkerSettings } from './platform';
 
 export function escalationTimeouts(config: Config) {
@@ -113,11 +117,18 @@ export function passportSettings(config: Config): PassportSettings {
 /**
  * listenUrl: where the revocation registry LISTENs (a Postgres server; DATABASE_URL unless given). Without one
  * (the embedded PGlite has no LISTEN) it polls; so do the decision waits. Close deps.revocations and deps.decisions on shutdown.
+ * metrics: the process's registry (METRICS_PORT); tracing: the process's tracing (OTEL_*).
  */
-export function createAppDeps(config: Config, parts: { db: Knex; temporal: Client; logger: Logger; listenUrl?: string | undefined }): AppDeps {
-  const { listenUrl, ...shared } = parts;
+export function createAppDeps(
+  config: Config,
+  parts: { db: Knex; temporal: Client; logger: Logger; listenUrl?: string | undefined; metrics?: Registry | undefined; tracing?: Tracing | undefined },
+): AppDeps {
+  const { listenUrl, metrics, tracing, ...shared } = parts;
   const listenAt = 'listenUrl' in parts ? listenUrl : config.DATABASE_URL;
   const revocations = createRevocationRegistry({ db: parts.db, listenUrl: listenAt, logger: parts.logger });
   const decisions = createDecisionWaits({ listenUrl: listenAt, logger: parts.logger });
-  return { ...shared, keyRing: createKeyRing(parts.db), revocations, decisions, settings: appSettings(config) };
+  // The API records its requests on the process's registry and reads its gauges at scrape; a tracer spans each request.
+  if (metrics) registerOperationalGauges(metrics, { db: parts.db, revocations });
+  const observability = { ...(metrics ? { httpMetrics: createHttpMetrics(metrics) } : {}), ...(tracing ? { tracer: tracing.tracer } : {}) };
+  return { ...shared, keyRing: createKeyRing(parts.db), revocations, decisions, settings: appSettings(config), ...observability };
 }

@@ -112,7 +112,7 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
     responses: {
       201: { description: 'The agent’s delegation token', schema: IssuedTokenSchema },
       403: { description: 'passport_required, agent_delegation_refused or delegation_widening' },
-      404: { description: 'agent_not_found' },
+      404: { description: 'agent_not_found: no such agent in the caller’s organization (another organization’s agent answers the same)' },
     },
     handler: async ({ body, principal }) => issued(await delegateToAgent(deps, principal, { ...body, agent_id: body.agentId })),
   });

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { provenanceRecordOf, queryProvenance, type ProvenanceRecord } from '../../db/ledger';
-import { attestRecord, getAttestation, type Attestation } from '../../services/ledger/attestations';
+import { attestRecord, getAttestation, type Attestation, type AttestOutcome } from '../../services/ledger/attestations';
 import { withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -47,8 +47,12 @@ const ProvenanceQueryResponseSchema = z
 
 const AttestRequestSchema = z
   .object({
-    agentId: z.string().min(1).max(300),
-    organizationId: z.string().min(1).max(300),
+    agentId: z
+      .string()
+      .min(1)
+      .max(300)
+      .openapi({ description: 'The attesting agent, of the caller’s organization: an agent Passport’s id or DID, a platform agent’s id or URI, or an orchestration agent’s id or DID' }),
+    organizationId: z.string().min(1).max(300).openapi({ description: 'The caller’s organization id; another organization’s is refused' }),
     recordHash: z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, 'must be the record’s hash: 64 hex digits (record_hash of a provenance record)'),
@@ -111,6 +115,19 @@ function renderAttestation({ statement, jws, ledger_anchor }: Attestation) {
   };
 }
 
+function attestProblem(code: Exclude<AttestOutcome, { ok: true }>['code'], body: { agentId: string; organizationId: string; recordHash: string }): Problem {
+  switch (code) {
+    case 'attestation_organization_mismatch':
+      return new Problem(code, `organizationId ${body.organizationId} is not your organization`);
+    case 'attestation_agent_not_found':
+      return new Problem(code, `${body.agentId} is no agent of your organization`);
+    case 'record_not_found':
+      return new Problem('ledger_record_not_found', `No provenance record has the hash ${body.recordHash}`);
+    case 'no_key':
+      return new Problem('service_unavailable', 'The ledger has no key yet: start the service once');
+  }
+}
+
 export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Knex }): void {
   api.route({
     method: 'post',
@@ -150,7 +167,8 @@ export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Kn
     summary: 'Attest a provenance record: the log signs that the agent attested the record’s leaf',
     description:
       'Idempotent by content: the same agent, organization, record hash and timestamp return the first attestation (200 instead of 201). ' +
-      'The attestation is recorded in the ledger too. Verify the signature with the log’s key (GET /v1/ledger/key) or `npm run verify`.',
+      'The attestation is recorded in the ledger too. Verify the signature with the log’s key (GET /v1/ledger/key) or `npm run verify`. ' +
+      'The log signs only for the caller’s organization and for an agent of it, and only over a record of that organization.',
     tags: ['Provenance'],
     auth: 'platform:write',
     rateLimit: 'default',
@@ -158,7 +176,9 @@ export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Kn
     responses: {
       201: { description: 'The new attestation', schema: AttestationSchema },
       200: { description: 'The attestation made earlier for the same request', schema: AttestationSchema },
-      404: { description: 'No record has that hash' },
+      403: { description: 'attestation_organization_mismatch: organizationId is not the caller’s organization' },
+      404: { description: 'No record of the caller’s organization has that hash' },
+      422: { description: 'attestation_agent_not_found: agentId names no agent of the caller’s organization' },
     },
     handler: async ({ body, principal }) => {
       const outcome = await attestRecord(deps.db, {
@@ -170,8 +190,7 @@ export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Kn
         callerOrganizationId: principal.organization_id,
         now: new Date(),
       });
-      if (!outcome.ok && outcome.code === 'record_not_found') throw new Problem('ledger_record_not_found', `No provenance record has the hash ${body.recordHash}`);
-      if (!outcome.ok) throw new Problem('service_unavailable', 'The ledger has no key yet: start the service once');
+      if (!outcome.ok) throw attestProblem(outcome.code, body);
       const attestation = renderAttestation(outcome.attestation);
       return { status: outcome.created ? 201 : 200, headers: { Location: `/v1/provenance/attestations/${attestation.attestationId}` }, body: attestation };
     },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance, findProvenanceRecordByLeafHash, type ProvenanceRecord } from '../../db/ledger';
-import { findAttestation, insertAttestationOnce, type AttestationRow } from '../../db/ledger-attestations';
+import { findAttestation, insertAttestationOnce, isAgentOfOrganization, type AttestationRow } from '../../db/ledger-attestations';
 import { canonicalJson } from '../../domain/canonical-json';
 import type { LedgerAnchor } from '../../domain/provenance';
 import { loadLedgerKey, type LedgerKey } from './keys';
@@ -38,7 +38,9 @@ export interface Attestation {
   ledger_anchor: LedgerAnchor;
 }
 
-export type AttestOutcome = { ok: true; created: boolean; attestation: Attestation } | { ok: false; code: 'record_not_found' | 'no_key' };
+export type AttestOutcome =
+  | { ok: true; created: boolean; attestation: Attestation }
+  | { ok: false; code: 'record_not_found' | 'no_key' | 'attestation_organization_mismatch' | 'attestation_agent_not_found' };
 
 /** One attestation per record, agent, organization and claimed time: asking again returns it. */
 export function attestationIdFor(input: { recordHash: string; agentId: string; organizationId: string; claimedAt: string }): string {
@@ -73,12 +75,15 @@ async function toAttestation(db: Knex, row: AttestationRow, callerOrganizationId
 
 /**
  * Signs an attestation over a record's leaf with the log's key and records it, in one transaction: the
- * attestation row and its own provenance record (so attestations are in the log too).
+ * attestation row and its own provenance record (so attestations are in the log too). What the log signs is
+ * bound to the caller: the organization must be the caller's, and the agent one of that organization's.
  */
 export async function attestRecord(
   db: Knex,
   input: { recordHash: string; agentId: string; organizationId: string; claimedAt: string; attestedBy: string; callerOrganizationId: string; now: Date },
 ): Promise<AttestOutcome> {
+  if (input.organizationId !== input.callerOrganizationId) return { ok: false, code: 'attestation_organization_mismatch' };
+  if (!(await isAgentOfOrganization(db, input.callerOrganizationId, input.agentId))) return { ok: false, code: 'attestation_agent_not_found' };
   const recordHash = input.recordHash.toLowerCase();
   // Only the caller's organization's records: another tenant's hash is not found, exactly as an unknown one.
   const [record, key] = await Promise.all([findProvenanceRecordByLeafHash(db, input.callerOrganizationId, Buffer.from(recordHash, 'hex')), loadLedgerKey(db)]);

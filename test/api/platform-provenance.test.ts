@@ -5,13 +5,17 @@ import path from 'node:path';
 import { compactVerify, importJWK } from 'jose';
 import { appendProvenanceBatch } from '../../db/ledger';
 import { ledgerSealingLag } from '../../db/ledger-blocks';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import type { ProvenanceEntry } from '../../domain/provenance';
 import { client, expectProblem } from '../support/http';
+import { signedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
 let platform: ReturnType<typeof client>;
 let key: { verifier_key: string; public_key: string; origin: string };
+/** An orchestration agent of the caller's organization: what an attestation names. */
+const AUDITOR = 'urn:acme:agent:auditor:1';
 
 const record = (subject_id: string, step_id: string, extra: Partial<ProvenanceEntry>): { entry: ProvenanceEntry } => ({
   entry: {
@@ -31,6 +35,8 @@ beforeAll(async () => {
   stack = await startStack();
   platform = client(stack.baseUrl, await stack.token(['platform:read', 'platform:write']));
   key = (await client(stack.baseUrl)('GET', '/v1/ledger/key')).body;
+  const orchAdmin = client(stack.baseUrl, await stack.token(['orch:admin']));
+  expect((await orchAdmin('POST', '/v1/orch/agents/register', { json: { agent_id: AUDITOR, agent_name: 'Auditor', agent_type: 'audit' } })).status).toBe(201);
   await appendProvenanceBatch(stack.database.db, [
     record('claim-1', 'assess', {}),
     record('claim-1', 'review', { actor: { type: 'human', did: 'did:web:insurer.example:adjusters:maria' }, action: 'claim_reviewed', reasoning: 'Payout approved after a call' }),
@@ -105,13 +111,13 @@ describe('POST /v1/provenance/attestations', () => {
 
   it('signs an attestation over a record’s leaf with the log’s key, which any JOSE library and `npm run verify` accept', async () => {
     const target = (await query({ query: 'bumper' })).body.data[0];
-    const request = { agentId: 'urn:acme:agent:auditor:1', organizationId: 'org_acme', recordHash: target.record_hash, timestamp: '2026-09-21T09:00:00Z' };
+    const request = { agentId: AUDITOR, organizationId: DEFAULT_ORGANIZATION_ID, recordHash: target.record_hash, timestamp: '2026-09-21T09:00:00Z' };
     const created = await platform('POST', '/v1/provenance/attestations', { json: request });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       attestationId: expect.stringMatching(/^att_[0-9a-f]{32}$/),
-      agentId: 'urn:acme:agent:auditor:1',
-      organizationId: 'org_acme',
+      agentId: AUDITOR,
+      organizationId: DEFAULT_ORGANIZATION_ID,
       recordHash: target.record_hash,
       timestamp: '2026-09-21T09:00:00.000Z',
       issuer: key.origin,
@@ -139,10 +145,35 @@ describe('POST /v1/provenance/attestations', () => {
   });
 
   it('is 404 for a hash no record has, and 400 for one that is not a hash', async () => {
-    const body = { agentId: 'a', organizationId: 'o', recordHash: 'f'.repeat(64), timestamp: '2026-09-21T09:00:00Z' };
+    const body = { agentId: AUDITOR, organizationId: DEFAULT_ORGANIZATION_ID, recordHash: 'f'.repeat(64), timestamp: '2026-09-21T09:00:00Z' };
     expectProblem(await platform('POST', '/v1/provenance/attestations', { json: body }), 404, 'ledger_record_not_found');
     expectProblem(await platform('POST', '/v1/provenance/attestations', { json: { ...body, recordHash: 'abc' } }), 400, 'validation_failed');
     expectProblem(await platform('GET', `/v1/provenance/attestations/att_${'0'.repeat(32)}`), 404, 'attestation_not_found');
+  });
+
+  it('signs only for the caller’s organization and an agent of it, and stores nothing else', async () => {
+    const target = (await query({ query: 'bumper' })).body.data[0];
+    const request = { agentId: AUDITOR, organizationId: DEFAULT_ORGANIZATION_ID, recordHash: target.record_hash, timestamp: '2026-09-22T09:00:00Z' };
+    const attestations = () => stack.database.db('ledger_attestations').count<{ count: string }[]>({ count: '*' });
+    const before = await attestations();
+    for (const organizationId of ['org_acme', `${DEFAULT_ORGANIZATION_ID} `]) {
+      expectProblem(await platform('POST', '/v1/provenance/attestations', { json: { ...request, organizationId } }), 403, 'attestation_organization_mismatch');
+    }
+    const person = await signedInPerson(stack);
+    const operator = await stack.token(['cloud:admin:global'], 'operator');
+    const other = await client(stack.baseUrl, operator)('POST', '/v1/organizations', { json: { org_did: 'did:web:other.example', name: 'Other' } });
+    const otherAdmin = client(stack.baseUrl, await stack.token(['orch:admin'], 'other-admin', other.body.organization_id));
+    expect((await otherAdmin('POST', '/v1/orch/agents/register', { json: { agent_id: 'urn:other:agent:auditor:1', agent_name: 'Other auditor', agent_type: 'audit' } })).status).toBe(201);
+    for (const agentId of ['urn:acme:agent:impostor:1', person.passport_id, person.did, 'urn:other:agent:auditor:1']) {
+      expectProblem(await platform('POST', '/v1/provenance/attestations', { json: { ...request, agentId } }), 422, 'attestation_agent_not_found');
+    }
+    expect(await attestations()).toEqual(before);
+
+    const agentPassport = await platform('POST', '/v1/passports', { json: { type: 'agent', name: 'Attesting agent' } });
+    expect(agentPassport.status).toBe(201);
+    const byPassport = await platform('POST', '/v1/provenance/attestations', { json: { ...request, agentId: agentPassport.body.data.did } });
+    expect(byPassport.status).toBe(201);
+    expect(byPassport.body).toMatchObject({ agentId: agentPassport.body.data.did, organizationId: DEFAULT_ORGANIZATION_ID });
   });
 
   it('needs platform:write', async () => {
