@@ -8,6 +8,7 @@ import type { LoadedReviewer } from '../domain/reviewer-assignment';
 import type { RequiredCapability, RoutingTask } from '../domain/routing-decision';
 import type { RecordedStep, RoutingState } from '../contracts/route-task';
 import { loadReviewers, loadRoutingContext, type RoutingContext } from '../services/routing/context';
+import { recordEscalation } from '../services/observability/metrics';
 import { FREED_REVIEWER_OFFERS, offerReviewer } from '../services/routing/queue';
 
 export type { RoutingContext } from '../services/routing/context';
@@ -71,6 +72,7 @@ export function createRoutingActivities(deps: { db: Knex; temporal: Client; logg
         throw error;
       }
       if ('resolved_meanwhile' in recorded) return recorded;
+      if (step.provenance.some(({ entry }) => entry.step_id.startsWith('escalation:'))) recordEscalation(step.projection.state.escalation_level);
       // A freed reviewer may be what a queued routing waits for; the queue's own timeouts cover a lost offer.
       for (const did of recorded.released) await offerReviewer(deps, organization_id, did, FREED_REVIEWER_OFFERS).catch((error: unknown) => deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }));
       return recorded.anchor;

@@ -28,6 +28,7 @@ import { secretContext } from '../services/webhooks/subscriptions';
 import { startStaleStarts } from '../services/workflow-starts/starts';
 import { deliverStaleSignals } from '../services/workflow-starts/signals';
 import { subscriptionChangeEntry } from '../services/webhooks/subscription-provenance';
+import { recordWebhookAttempt } from '../services/observability/metrics';
 import type { DeliveryState } from '../contracts/deliver-webhook';
 import { FAILURE_TYPES } from '../contracts/failures';
 import { withInvalidDataFailures } from './failures';
@@ -207,6 +208,7 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
         duration_ms: result.durationMs,
       };
       const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
+      recordWebhookAttempt({ delivered: ok, event_created_at: input.event.created_at, answered_at: new Date().toISOString() });
       const context = { delivery_id: input.delivery_id, subscription_id: subscription.subscription_id, event_id: input.event.id, attempt: input.attempt, status: result.status, duration_ms: result.durationMs };
       if (ok) logger.debug('webhook delivered', context);
       else logger.info('webhook attempt failed', { ...context, error: result.error });

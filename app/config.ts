@@ -35,6 +35,28 @@ export const configSchema = z.object({
   /** error | warn | info | http | debug */
   LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
 
+  // Metrics and traces for operators (docs/operations.md).
+  /**
+   * Port of the Prometheus endpoint (GET /metrics), apart from the API's. Unset: no endpoint and no metrics
+   * recorded. The API and the worker each serve their own; `npm start` serves both on one.
+   */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** Address the metrics endpoint binds to; 0.0.0.0 for a scraper on another host or pod. */
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  /**
+   * host:port where the Temporal SDK serves its worker metrics (poll and task latencies, slots, sticky cache),
+   * in the worker process. Unset: off. Set with METRICS_PORT, they are served on /metrics as well.
+   */
+  TEMPORAL_METRICS_BIND_ADDRESS: z.string().regex(/^[^:]+:\d{1,5}$/, 'host:port').optional(),
+  /** `otlp` turns tracing on (to http://localhost:4318 unless an endpoint is set), `none` keeps it off. */
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
+  /** OTLP/HTTP collector base URL; setting it turns tracing on (traces go to <endpoint>/v1/traces). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /** Full OTLP/HTTP traces URL, when it is not <endpoint>/v1/traces. OTEL_EXPORTER_OTLP_HEADERS is read by the exporter itself. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  /** service.name of this process's spans; default handoff-api, handoff-worker, or handoff under `npm start`. */
+  OTEL_SERVICE_NAME: z.string().optional(),
+
   /** PostgreSQL connection string. Unset: `npm start` runs an embedded PGlite under DATA_DIR. */
   DATABASE_URL: z.string().optional(),
   /** Connections per process in the knex pool. */

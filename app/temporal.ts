@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ClientOptions } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection } from '@temporalio/worker';
@@ -27,9 +28,14 @@ export function temporalConnectionOptions(config: Config) {
   };
 }
 
-export async function connectTemporalClient(config: Config): Promise<Client> {
+/** traced: workflow starts, signals, updates and queries get a span each, and carry the trace to the workflow in their headers. */
+export async function connectTemporalClient(config: Config, options: { traced?: boolean } = {}): Promise<Client> {
   const connection = await Connection.connect(temporalConnectionOptions(config));
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, ...tracedClientOptions(options.traced ?? false) });
+}
+
+export function tracedClientOptions(traced: boolean): Pick<ClientOptions, 'interceptors'> {
+  return traced ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {};
 }
 
 export async function connectWorkerConnection(config: Config): Promise<NativeConnection> {

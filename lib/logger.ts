@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import winston from 'winston';
 
 export type Logger = winston.Logger;
@@ -34,12 +35,22 @@ export const errorFields = winston.format((info) => {
   return info;
 });
 
+/** A line logged inside a traced request or activity carries its trace and span ids, to find the trace from the log. */
+export const traceFields = winston.format((info) => {
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  if (spanContext && trace.isSpanContextValid(spanContext) && info.trace_id === undefined) {
+    info.trace_id = spanContext.traceId;
+    info.span_id = spanContext.spanId;
+  }
+  return info;
+});
+
 /** JSON lines for SREs: every entry carries its context (request_id, workflow_id, principal), never secrets. */
 export function createLogger(options: { level: string; silent?: boolean }): Logger {
   return winston.createLogger({
     level: options.level,
     silent: options.silent ?? false,
-    format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), errorFields(), winston.format.json()),
+    format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), errorFields(), traceFields(), winston.format.json()),
     defaultMeta: { service: 'handoff' },
     // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- winston types its Console transport as an interface; it is a TransportStream
     transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],

@@ -14,7 +14,8 @@ import { createAppDeps, ledgerSealerSettings, workerSettings } from '../app/deps
 import { closeServer, listen } from '../lib/http-server';
 import { createLogger } from '../lib/logger';
 import { startOutboxDispatch } from '../app/outbox-dispatch';
-import { temporalConnectionOptions, connectWorkerConnection } from '../app/temporal';
+import { temporalConnectionOptions, connectWorkerConnection, tracedClientOptions } from '../app/temporal';
+import { metricsRegistryOf, serveMetrics, tracingOf } from '../app/observability';
 import { createKeyRing, ensureSigningKey } from '../services/auth/key-ring';
 import { loadModelSeed } from '../services/models/registry';
 import { modelSeed } from '../services/models/seed';
@@ -44,6 +45,10 @@ async function main(): Promise<void> {
   const externalTemporal = Boolean(process.env.TEMPORAL_ADDRESS);
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.LOG_LEVEL });
+  // One process, one registry and one tracer for the API and the worker; both off unless configured.
+  const tracing = tracingOf(config, 'handoff');
+  if (tracing) cleanups.push(() => tracing.shutdown());
+  const metrics = metricsRegistryOf(config, { api: true, worker: true });
   const dataDir = path.resolve(config.DATA_DIR);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   // Webhook secrets are sealed with SECRETS_ENCRYPTION_KEY; on one machine a generated key under DATA_DIR does.
@@ -81,7 +86,7 @@ async function main(): Promise<void> {
   const ledgerKey = await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
   await seedDevReviewers(db);
 
-  installWorkerRuntime(logger, { handleSignals: false });
+  installWorkerRuntime(logger, { handleSignals: false, metricsBindAddress: config.TEMPORAL_METRICS_BIND_ADDRESS });
   const workerConnection = await connectWorkerConnection(config);
   cleanups.unshift(() => workerConnection.close());
   const worker = await createWorker({
@@ -89,9 +94,10 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     db,
-    workflowBundle: await bundleWorkflowsApart(),
+    workflowBundle: await bundleWorkflowsApart(undefined, { traced: tracing !== undefined }),
     settings: workerSettings(config),
     logger,
+    tracing,
   });
   const workerRun = worker.run();
 
@@ -99,16 +105,18 @@ async function main(): Promise<void> {
   cleanups.unshift(() => connection.close());
   // Runs before the connection closes: the signals this process is delivering get a moment to go out.
   cleanups.unshift(() => afterAnswerWorkSettled(5000));
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, ...tracedClientOptions(tracing !== undefined) });
   await startLedgerSealer(temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: ledgerSealerSettings(config) });
   // Webhook deliveries start from the outbox: keep its dispatcher running, woken by commits on a Postgres server.
   const outbox = await startOutboxDispatch({ temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, databaseUrl: config.DATABASE_URL, minWakeIntervalMs: config.WEBHOOK_DISPATCH_WAKE_INTERVAL_MS, logger });
   cleanups.unshift(() => outbox.stop());
-  const appDeps = createAppDeps(config, { db, temporal, logger });
+  const appDeps = createAppDeps(config, { db, temporal, logger, metrics, tracing });
   cleanups.unshift(() => appDeps.revocations.close());
   cleanups.unshift(() => appDeps.decisions.close());
   const app = buildApp(appDeps);
   const server = await listen(app, { host: config.HOST, port: config.PORT });
+  const metricsServer = await serveMetrics(config, metrics, { logger, worker: true });
+  if (metricsServer) cleanups.unshift(() => closeServer(metricsServer));
 
   const token = await issueAccessToken(
     createKeyRing(db),
@@ -125,6 +133,7 @@ async function main(): Promise<void> {
       `  API          ${base}`,
       `  API docs     ${base}/docs`,
       `  Temporal UI  ${temporalServer?.uiUrl ?? `(external Temporal at ${config.TEMPORAL_ADDRESS})`}`,
+      ...(metricsServer ? [`  Metrics      http://${config.METRICS_HOST}:${String(config.METRICS_PORT)}/metrics`] : []),
       `  Ledger key   ${ledgerKey.verifierKey}`,
       '',
       `Dev admin token (all scopes, valid ${DEV_TOKEN_TTL_SECONDS / 3600} h; mint more with \`npm run token\`):`,

@@ -1,11 +1,12 @@
 /**
  * The child process of bundleWorkflowsApart (create-worker.ts): bundles the workflows file it is given (the
- * production set when none) and sends the bundle to its parent.
+ * production set when none), with the tracing interceptors when given --traced, and sends the bundle to its parent.
  */
-import { bundleWorkflows } from './create-worker';
+import { bundleWorkflows, TRACED_FLAG } from './create-worker';
 
-const [workflowsPath] = process.argv.slice(2);
-bundleWorkflows(workflowsPath).then(
+const args = process.argv.slice(2);
+const [workflowsPath] = args.filter((arg) => arg !== TRACED_FLAG);
+bundleWorkflows(workflowsPath, { traced: args.includes(TRACED_FLAG) }).then(
   (bundle) => process.send!(bundle, () => process.exit(0)),
   (error: unknown) => {
     process.stderr.write(`bundling the workflows failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

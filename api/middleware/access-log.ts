@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Logger } from '../../lib/logger';
 import { principalOf } from './auth';
 import { requestIdOf } from './request-id';
+import { traceFieldsOf } from './tracing';
 
 /** One line per request once it is answered: what an SRE greps for, keyed by request id. */
 export function accessLog(logger: Logger): RequestHandler {
@@ -16,6 +17,7 @@ export function accessLog(logger: Logger): RequestHandler {
         status: res.statusCode,
         duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
         principal: principalOf(res)?.id,
+        ...traceFieldsOf(res),
       });
     });
     next();

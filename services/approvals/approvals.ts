@@ -24,6 +24,7 @@ import { refusedWrite, StorageRefusedError, type StorageRefusal } from '../platf
 import { startCommitted, startIfPending, type PendingStart } from '../workflow-starts/starts';
 import { deliverAfterCommit } from '../workflow-starts/signals';
 import { claimAnswer, type ClaimOutcome } from './claims';
+import { recordApprovalAnswered } from '../observability/metrics';
 
 export interface PlatformServiceDeps {
   db: Knex;
@@ -198,6 +199,7 @@ async function endByAnswer(deps: PlatformServiceDeps, read: ApprovalState, endin
     const detail = approval.status === 'pending' ? `Approval ${approvalId} expired at ${approval.expires_at}` : `Approval ${approvalId} is ${approval.status}, not pending`;
     return { ok: false, code: 'approval_not_pending', detail };
   }
+  if (ending.kind === 'respond') recordApprovalAnswered(claimed.approval);
   if (claimed.signal) deliverAfterCommit(deps, claimed.signal);
   return { ok: true, approval: claimed.approval };
 }

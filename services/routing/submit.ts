@@ -21,6 +21,7 @@ import {
   type RouteTaskInput,
   type RoutingState,
 } from '../../contracts/route-task';
+import { recordRoutingDecision } from '../observability/metrics';
 
 export interface RoutingServiceDeps {
   db: Knex;
@@ -64,6 +65,7 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
   const made = routingDecision({ input, domain: context.domain, moments, verdict, candidates, decided_at: new Date().toISOString() });
   try {
     const { start, state } = await recordDecision(deps, input, made);
+    recordRoutingDecision(verdict);
     await startCommitted(deps, start);
     return { ok: true, decision: state.decision_result! };
   } catch (error) {

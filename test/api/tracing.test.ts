@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import { Client, Connection } from '@temporalio/client';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { buildApp } from '../../api/app';
+import { createAppDeps, workerSettings } from '../../app/deps';
+import { tracedClientOptions } from '../../app/temporal';
+import { closeServer, listen } from '../../lib/http-server';
+import { createLogger } from '../../lib/logger';
+import { startTracing, type Tracing } from '../../lib/tracing';
+import { bundleWorkflows, createWorker } from '../../workers/create-worker';
+import { capturingLogger } from '../support/app';
+import { eventually } from '../support/eventually';
+import { client } from '../support/http';
+import { startStack, type Stack } from '../support/stack';
+
+/**
+ * The API, its Temporal client and a worker of their own task queue, traced as the entries trace them when
+ * OTEL_* asks, into an in-memory exporter: one request's spans from the HTTP server span to the activities.
+ */
+const exporter = new InMemorySpanExporter();
+let tracing: Tracing;
+let stack: Stack;
+let bundle: WorkflowBundleWithSourceMap;
+let worker: Worker;
+let running: Promise<void>;
+let nativeConnection: NativeConnection;
+let connection: Connection;
+let server: Server;
+let api: ReturnType<typeof client>;
+let logLines: Array<Record<string, unknown>>;
+let closeDeps: () => Promise<void>;
+
+beforeAll(async () => {
+  tracing = startTracing({ serviceName: 'handoff-test', destination: { exporter } });
+  stack = await startStack();
+  const taskQueue = `traced-${randomBytes(6).toString('hex')}`;
+  const config = { ...stack.config, TEMPORAL_TASK_QUEUE: taskQueue };
+  bundle = await bundleWorkflows(undefined, { traced: true });
+  nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const logger = createLogger({ level: 'error', silent: true });
+  worker = await createWorker({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE, taskQueue, db: stack.database.db, workflowBundle: bundle, settings: workerSettings(config), logger, tracing });
+  running = worker.run();
+  connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, ...tracedClientOptions(true) });
+  const captured = capturingLogger();
+  logLines = captured.lines;
+  captured.logger.level = 'http';
+  const deps = createAppDeps(config, { db: stack.database.db, temporal, logger: captured.logger, listenUrl: undefined, tracing });
+  closeDeps = () => deps.revocations.close();
+  server = await listen(buildApp(deps), { host: '127.0.0.1', port: 0 });
+  api = client(`http://127.0.0.1:${String((server.address() as { port: number }).port)}`, await stack.token());
+});
+afterAll(async () => {
+  if (server) await closeServer(server);
+  await closeDeps?.();
+  if (worker?.getState() === 'RUNNING') worker.shutdown();
+  await running;
+  await nativeConnection?.close();
+  await connection?.close();
+  await stack?.stop();
+  await tracing?.shutdown();
+});
+
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const traceparent = `00-${CALLER_TRACE}-00f067aa0ba902b7-01`;
+
+function spansOf(traceId: string): ReadableSpan[] {
+  return exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === traceId);
+}
+
+describe('tracing', () => {
+  it('follows one request from its HTTP span through the workflow start to the activities, in the trace the caller sent', async () => {
+    const created = await api('POST', '/v1/orch/compliance/report', { json: { report_type: 'spot_check', period: '2026-Q3', domains: [] }, headers: { traceparent } });
+    expect([201, 202]).toContain(created.status);
+
+    const http = spansOf(CALLER_TRACE).find((span) => span.kind === SpanKind.SERVER);
+    expect(http).toMatchObject({ name: 'POST /v1/orch/compliance/report', attributes: { 'http.route': '/v1/orch/compliance/report', 'http.response.status_code': created.status } });
+    expect(http?.parentSpanId).toBe('00f067aa0ba902b7');
+    const start = spansOf(CALLER_TRACE).find((span) => span.name.startsWith('StartWorkflow:'));
+    expect(start?.name).toBe('StartWorkflow:generateComplianceReportWorkflow');
+
+    const names = await eventually(
+      () => Promise.resolve(spansOf(CALLER_TRACE).map((span) => span.name)),
+      (seen) => seen.includes('RunActivity:scanCompliancePage') && seen.includes('RunActivity:projectComplianceReport'),
+    );
+    expect(names).toEqual(expect.arrayContaining(['RunWorkflow:generateComplianceReportWorkflow', 'StartActivity:scanCompliancePage', 'RunActivity:scanCompliancePage']));
+  });
+
+  it('writes the trace and span ids into the request log line', async () => {
+    const reply = await api('GET', '/v1/orch/compliance/reports/rpt_nope', { headers: { traceparent } });
+    const line = logLines.find((entry) => entry.message === 'request' && entry.request_id === reply.headers.get('x-request-id'));
+    const span = spansOf(CALLER_TRACE).find((candidate) => candidate.kind === SpanKind.SERVER && candidate.attributes['http.response.status_code'] === reply.status);
+    expect(line).toMatchObject({ trace_id: CALLER_TRACE, span_id: span?.spanContext().spanId });
+  });
+
+  it('starts a trace of its own for a request without traceparent, named by route template', async () => {
+    const reply = await api('GET', '/v1/orch/compliance/reports/rpt_missing');
+    const line = logLines.find((entry) => entry.message === 'request' && entry.request_id === reply.headers.get('x-request-id'));
+    expect(line?.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(line?.trace_id).not.toBe(CALLER_TRACE);
+    expect(spansOf(line!.trace_id as string).map((span) => span.name)).toEqual([expect.stringMatching(/^GET \/v1\/orch\/compliance\/reports\/\{report_id\}$/)]);
+  });
+
+  it('replays every recorded history with the tracing interceptors in the bundle', async () => {
+    const histories = path.join(__dirname, '..', 'workflows', 'histories');
+    const files = readdirSync(histories).filter((file) => file.endsWith('.json'));
+    expect(files.length).toBeGreaterThan(0);
+    const sinks = { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) };
+    for (const file of files) {
+      const history = historyFromJSON(JSON.parse(readFileSync(path.join(histories, file), 'utf8')));
+      await expect(Worker.runReplayHistory({ workflowBundle: bundle, sinks }, history, file)).resolves.toBeUndefined();
+    }
+  });
+});
