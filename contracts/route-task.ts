@@ -141,8 +141,18 @@ export interface RoutingResolution extends ResolveRoutingInput {
 /** A request to hand the routing to a human, or to another one: from its agent (POST /escalate) or by hand. */
 export interface EscalateRoutingInput {
   reason: string;
-  /** A person's request names their Passport and credential (absent in histories from before). */
-  requested_by: { type: 'ai_agent' | 'human'; did: string; agent_id?: string | undefined; person?: HumanActor | undefined };
+  /**
+   * A person's request names their Passport and credential (absent in histories from before); a credential that
+   * authenticates no person (a PAT, a service account, an OAuth client) is `principal`: its kind and id, and the DID
+   * its request named, which nothing proves.
+   */
+  requested_by: {
+    type: 'ai_agent' | 'human' | 'principal';
+    did: string;
+    agent_id?: string | undefined;
+    person?: HumanActor | undefined;
+    principal?: { kind: string; id: string; named_did?: string | undefined } | undefined;
+  };
   /** A capability the new reviewer must hold; without one a human-held routing moves up the chain. */
   target_capability?: string | undefined;
   min_weight?: number | undefined;

@@ -17,6 +17,8 @@ export interface ProvenanceActor {
   credential?: { type: 'passkey' | 'device_key' | 'delegation_token'; id: string };
   /** A person's act done under a delegation token: the token (credential is then what signed in the session it came from). */
   delegation_token_id?: string;
+  /** The core acting at the request of a credential that authenticates no person (a PAT, a service account, an OAuth client). */
+  principal?: { kind: string; id: string };
 }
 
 /** What a caller records; the ledger adds position, hashes and anchor. */

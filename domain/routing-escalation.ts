@@ -1,6 +1,6 @@
 import { dueNotifications, levelRank, type RuleSetEvaluation } from './escalation-rules';
 import { humanProvenanceActor, type HumanActor } from './human-acts';
-import { agentDid, type OutboxEvent, type ProvenanceActor } from './provenance';
+import { agentDid, ORCH_CORE_DID, type OutboxEvent, type ProvenanceActor } from './provenance';
 import { assignReviewer, suggestReviewers, type Assignment, type LoadedReviewer } from './reviewer-assignment';
 import { LEVEL_FOR_RISK, raiseEscalationLevel, type EscalationLevel, type RequiredCapability, type RoutingMode } from './routing-decision';
 import type { RiskLevel } from './risk';
@@ -130,9 +130,12 @@ export function afterAgentWindow(windowSeconds: number, reviewSeconds: number): 
   return reviewSeconds > windowSeconds ? { holder: 'review', seconds: reviewSeconds } : { holder: 'none' };
 }
 
-/** Whether a request may escalate a routing under review: only a human's (a supervisor's), never the agent's. */
-export function mayReopenForReview(requestedBy: { type: 'ai_agent' | 'human' }): boolean {
-  return requestedBy.type === 'human';
+/**
+ * Whether a request may escalate a routing under review: a supervisor's (a person, or the tool they use with its
+ * own credential), never the agent's own.
+ */
+export function mayReopenForReview(requestedBy: { type: 'ai_agent' | 'human' | 'principal' }): boolean {
+  return requestedBy.type !== 'ai_agent';
 }
 
 /** A duration for people: `7 days`, `90 minutes`, `1 second`. */
@@ -161,9 +164,23 @@ export function supervisorNotifications(
   };
 }
 
-/** The provenance actor of whoever asked for an escalation: a person with the credential that authenticated them. */
-export function requesterActor(requestedBy: { type: 'ai_agent' | 'human'; did: string; agent_id?: string | undefined; person?: HumanActor | undefined }): ProvenanceActor {
+/**
+ * The provenance actor of whoever asked for an escalation: a person with the credential that authenticated them;
+ * a credential that authenticates no person is recorded as recordedBy records reference data: the core acted, at
+ * the request of that principal (its kind and id).
+ */
+export function requesterActor(requestedBy: {
+  type: 'ai_agent' | 'human' | 'principal';
+  did: string;
+  agent_id?: string | undefined;
+  person?: HumanActor | undefined;
+  principal?: { kind: string; id: string } | undefined;
+}): ProvenanceActor {
   if (requestedBy.person) return humanProvenanceActor(requestedBy.person);
+  if (requestedBy.type === 'principal') {
+    const principal = requestedBy.principal;
+    return { type: 'orch_core', did: ORCH_CORE_DID, ...(principal ? { instance_id: principal.id, principal: { kind: principal.kind, id: principal.id } } : {}) };
+  }
   return { type: requestedBy.type, did: requestedBy.did, ...(requestedBy.agent_id ? { agent_id: requestedBy.agent_id } : {}) };
 }
 

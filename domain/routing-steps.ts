@@ -92,9 +92,21 @@ export function decisionRecords(facts: DecisionFacts): RoutingStepRecord[] {
 export interface RequestFacts {
   routing_id: string;
   actor: ProvenanceActor;
-  request: { reason: string; requested_by: { did: string }; target_capability?: string | undefined; urgency?: string | undefined; context?: Record<string, unknown> | undefined };
+  request: {
+    reason: string;
+    requested_by: { did: string; principal?: { named_did?: string | undefined } | undefined };
+    target_capability?: string | undefined;
+    urgency?: string | undefined;
+    context?: Record<string, unknown> | undefined;
+  };
   /** Whether the routing leaves the agent or the queue for its first human (else a human held it). */
   from_agent: boolean;
+}
+
+/** The DID a credential that authenticates no person named as the requester: recorded as named, beside the actor that asked. */
+function namedRequester(request: RequestFacts['request']): { requested_by_named?: string } {
+  const named = request.requested_by.principal?.named_did;
+  return named !== undefined ? { requested_by_named: named } : {};
 }
 
 /** An escalation by request that found nobody to take the routing. */
@@ -122,7 +134,7 @@ export function escalationRecord(
     entry: {
       actor: facts.actor,
       action: facts.from_agent ? 'escalated_by_request' : 'reassigned_by_request',
-      input_data: { escalation_id, reason: request.reason, from: facts.from, target_capability: request.target_capability ?? null, urgency: request.urgency ?? null, context: request.context ?? {} },
+      input_data: { escalation_id, reason: request.reason, from: facts.from, target_capability: request.target_capability ?? null, urgency: request.urgency ?? null, context: request.context ?? {}, ...namedRequester(request) },
       output_data: { to_did: to.did, escalation_level: level, chain_level: facts.chain_level, capabilities_matched: to.capabilities_matched },
       reasoning: `${request.requested_by.did} asked for a human: ${request.reason}`,
     },
@@ -142,7 +154,7 @@ export function queuedByRequestRecord(facts: RequestFacts & { attempt: number; n
     entry: {
       actor: facts.actor,
       action: 'queued_by_request',
-      input_data: { reason: request.reason, target_capability: request.target_capability ?? null, urgency: request.urgency ?? null, context: request.context ?? {} },
+      input_data: { reason: request.reason, target_capability: request.target_capability ?? null, urgency: request.urgency ?? null, context: request.context ?? {}, ...namedRequester(request) },
       output_data: { required_capabilities: facts.needs, escalation_level: facts.level },
       reasoning: `${request.requested_by.did} asked for a human, but no available reviewer holds ${describeNeeds(facts.needs)}: queued until one does`,
     },

@@ -1,5 +1,6 @@
 import { escalateByHand } from '../../services/routing/escalation';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
+import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
 import { updateIdFor } from '../../lib/ids';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -13,7 +14,11 @@ const ManualEscalationSchema = z
   .object({
     routing_id: RoutingIdParamsSchema.shape.routing_id,
     escalation_reason: z.string().min(1).max(2000),
-    requested_by: DidSchema.optional().openapi({ description: 'The signed-in person who escalates (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch' }),
+    requested_by: DidSchema.optional().openapi({
+      description:
+        'Who escalates. A signed-in person may only name themself (omitted, it is them; anyone else is 403 actor_mismatch); a credential that ' +
+        'authenticates no person may name the person it acts for, which the record keeps as requested_by_named, unproven',
+    }),
     target_capability: EscalateRequestSchema.shape.target_capability,
     min_weight: EscalateRequestSchema.shape.min_weight,
     urgency: EscalateRequestSchema.shape.urgency,
@@ -32,15 +37,17 @@ export function registerManualEscalationRoutes(api: ApiBuilder, deps: RoutingSer
       'Works on a routing a human holds (it moves to another reviewer, never at lower urgency), on one waiting in the queue, and on a routing decided ' +
       'for the agent alone, in any mode, within ROUTING_REVIEW_WINDOW_SECONDS of its decision (default 7 days): a supervisor reviewing what the agent ' +
       'did reopens it, and a reviewer takes it with the escalation chain (queued when none qualifies). Answers with the escalation chain; emits ' +
-      'escalation.triggered. Only a signed-in person escalates by hand (a session token; or an agent with their delegation holding ' +
-      'routing:escalate), recorded as the actor with the credential that authenticated them.',
+      'escalation.triggered. Escalating moves work to humans, so any orch:write credential may: a signed-in person (a session token; or an agent ' +
+      `with their delegation token holding ${HUMAN_ACT_CAPABILITIES.escalate_routing}) is recorded as the actor with the credential that ` +
+      'authenticated them; a personal access token, service account or OAuth client is recorded as the principal that asked (actor type ' +
+      'orch_core, instance_id and principal {kind, id}). Resolving stays a person’s act.',
     tags: ['Escalation rules'],
     auth: 'orch:write',
     rateLimit: 'routing-requests',
     request: { body: ManualEscalationSchema },
     responses: {
       200: { description: 'The escalation', schema: EscalationResponseSchema },
-      403: { description: 'person_required, actor_mismatch or delegation_not_covering' },
+      403: { description: 'actor_mismatch (a person naming someone else) or delegation_not_covering' },
       404: { description: 'routing_not_found' },
       409: { description: 'routing_closed: resolved, expired, or decided for the agent longer ago than the review window (the detail names it)' },
       422: { description: 'no_qualified_reviewer' },
@@ -48,7 +55,7 @@ export function registerManualEscalationRoutes(api: ApiBuilder, deps: RoutingSer
     handler: async ({ req, body, principal }) => {
       const { escalation_reason, ...request } = body;
       const sent = await escalateByHand(deps, principal, { ...request, reason: escalation_reason }, updateIdFor(principal.id, req.get('idempotency-key')));
-      if (!sent.ok && (sent.code === 'person_required' || sent.code === 'actor_mismatch' || sent.code === 'delegation_not_covering')) throw new Problem(sent.code, sent.detail);
+      if (!sent.ok && (sent.code === 'actor_mismatch' || sent.code === 'delegation_not_covering')) throw new Problem(sent.code, sent.detail);
       if (!sent.ok) throw new Problem(sent.code === 'routing_not_found' ? 'routing_not_found' : 'routing_closed', sent.detail);
       return { status: 200, body: renderEscalation(sent.result) };
     },

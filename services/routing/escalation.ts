@@ -1,5 +1,6 @@
 import type { AgentProfile } from '../../domain/agents';
 import { agentDid } from '../../domain/provenance';
+import { principalDid } from '../../lib/ids';
 import { FAILURE_TYPES } from '../../contracts/failures';
 import { escalateUpdate, type EscalateOutcome, type EscalateRoutingInput } from '../../contracts/route-task';
 import { findRoutingById } from '../../db/routings';
@@ -33,9 +34,23 @@ export async function escalateAgentTask(
 }
 
 /**
- * A signed-in person escalates a routing by hand (POST /escalation/manual), as themself: one a human holds
- * moves on; one decided for the agent alone is reopened for a reviewer while its review window lasts. Past
- * that window the refusal names it.
+ * Who asks for an escalation by hand: a signed-in person as themself (or their delegate holding the act's
+ * capability); any other orch:write credential as itself, since escalating only moves work to humans. The
+ * DID such a credential names is kept as named, not as proven.
+ */
+export function manualRequester(caller: Principal, named: string | undefined): { ok: true; requester: EscalateRoutingInput['requested_by'] } | HumanActRefusal {
+  if (!caller.actor) {
+    const principal = { kind: caller.kind, id: caller.id, ...(named !== undefined ? { named_did: named } : {}) };
+    return { ok: true, requester: { type: 'principal', did: principalDid(caller.id), principal } };
+  }
+  const acting = humanActorOf(caller, 'escalate_routing', named);
+  if (!acting.ok) return acting;
+  return { ok: true, requester: { type: 'human', did: acting.actor.did, person: acting.actor } };
+}
+
+/**
+ * A routing escalated by hand (POST /escalation/manual): one a human holds moves on; one decided for the
+ * agent alone is reopened for a reviewer while its review window lasts. Past that window the refusal names it.
  */
 export async function escalateByHand(
   deps: RoutingServiceDeps,
@@ -44,10 +59,9 @@ export async function escalateByHand(
   updateId: string | undefined,
 ): Promise<UpdateResult<EscalateOutcome> | HumanActRefusal> {
   const { routing_id, requested_by, ...escalation } = request;
-  const acting = humanActorOf(caller, 'escalate_routing', requested_by);
-  if (!acting.ok) return acting;
-  const requester = { type: 'human' as const, did: acting.actor.did, person: acting.actor };
-  const sent = await sendRoutingUpdate(deps, caller.organization_id, routing_id, escalateUpdate, [{ ...escalation, requested_by: requester }], updateId);
+  const asked = manualRequester(caller, requested_by);
+  if (!asked.ok) return asked;
+  const sent = await sendRoutingUpdate(deps, caller.organization_id, routing_id, escalateUpdate, [{ ...escalation, requested_by: asked.requester }], updateId);
   if (sent.ok || sent.code !== FAILURE_TYPES.routingClosed) return sent;
   const row = await findRoutingById(deps.db, caller.organization_id, routing_id);
   if (row?.status !== 'completed' || row.decision !== 'ai_autonomous' || !row.decision_result) return sent;

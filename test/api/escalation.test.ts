@@ -1,6 +1,9 @@
 import { startExtraApp } from '../support/app';
 import { eventually } from '../support/eventually';
-import { client, expectProblem } from '../support/http';
+import { call, client, expectProblem } from '../support/http';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { ORCH_CORE_DID } from '../../domain/provenance';
+import { mintPersonalAccessToken } from '../../services/auth/tokens';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
 import { resolveAs } from '../support/people';
@@ -135,6 +138,38 @@ describe('POST /v1/orch/escalation/manual', () => {
     } finally {
       await shortWindow.close();
     }
+  });
+
+  it('takes any orch:write credential: a personal access token and a service account escalate, and each record names the principal', async () => {
+    const pat = await mintPersonalAccessToken(stack.database.db, { name: 'supervisor-console', scopes: ['orch:write'], organizationId: DEFAULT_ORGANIZATION_ID });
+    const routed = await claim();
+    const byPat = await call(stack.baseUrl, 'POST', '/v1/orch/escalation/manual', {
+      token: pat.token,
+      json: { routing_id: routed.body.routing_id, escalation_reason: 'second opinion', requested_by: lead.did },
+    });
+    expect(byPat.status).toBe(200);
+    expect(byPat.body).toMatchObject({ status: 'assigned', assigned_to: { did: SENIOR } });
+    const patRecord = await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:2');
+    const patPrincipal = { kind: 'personal_access_token', id: `pat:${pat.token_id}` };
+    expect(patRecord?.actor).toEqual({ type: 'orch_core', did: ORCH_CORE_DID, instance_id: patPrincipal.id, principal: patPrincipal });
+    // The DID the body names is kept as named: nothing proves that the token's holder is that person.
+    expect(patRecord?.input_data).toMatchObject({ reason: 'second opinion', requested_by_named: lead.did });
+
+    const account = await admin('POST', '/v1/orch/service-accounts', { json: { name: 'supervisor-tool', scopes: ['orch:write'] } });
+    expect(account.status).toBe(201);
+    const issued = await call(stack.baseUrl, 'POST', '/oauth/token', { json: { grant_type: 'client_credentials', client_id: account.body.client_id, client_secret: account.body.client_secret } });
+    const autonomous = await admin('POST', '/v1/orch/routing', { json: { task_type: 'claim', ai_confidence: 0.95, required_capabilities: ['claims'] } });
+    expect(autonomous.body.decision).toBe('ai_autonomous');
+    const bySa = await call(stack.baseUrl, 'POST', '/v1/orch/escalation/manual', {
+      token: issued.body.access_token,
+      json: { routing_id: autonomous.body.routing_id, escalation_reason: 'the refund looks wrong' },
+    });
+    expect(bySa.status).toBe(200);
+    expect(bySa.body).toMatchObject({ status: 'assigned', escalation_chain: [{ level: 1 }] });
+    const saRecord = await provenanceEntry(stack.database.db, autonomous.body.routing_id, 'escalation:1');
+    const saPrincipal = { kind: 'service_account', id: `sa:${account.body.client_id}` };
+    expect(saRecord?.actor).toEqual({ type: 'orch_core', did: ORCH_CORE_DID, instance_id: saPrincipal.id, principal: saPrincipal });
+    expect(saRecord?.input_data).not.toHaveProperty('requested_by_named');
   });
 
   it('escalates an autonomous routing in escalation mode while its window is open', async () => {

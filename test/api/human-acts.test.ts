@@ -228,7 +228,7 @@ describe('resolving a routing', () => {
 });
 
 describe('escalating by hand and giving feedback', () => {
-  it('are a person’s acts: refused to tokens, recorded with the Passport and credential', async () => {
+  it('feedback is a person’s act, refused to tokens; both are recorded with the Passport and credential of the person', async () => {
     const routed = await admin('POST', '/v1/orch/routing', { json: { ai_confidence: 0.95 } });
     const id = routed.body.routing_id as string;
     expect(routed.body.decision).toBe('ai_autonomous');
@@ -243,7 +243,6 @@ describe('escalating by hand and giving feedback', () => {
     expect(feedback.status).toBe(201);
     expect(feedback.body.submitted_by).toBe(cfo.did);
 
-    expectProblem(await admin('POST', '/v1/orch/escalation/manual', { json: { routing_id: id, escalation_reason: 'review it', requested_by: cfo.did } }), 403, 'person_required');
     expectProblem(await asCfo('POST', '/v1/orch/escalation/manual', { json: { routing_id: id, escalation_reason: 'review it', requested_by: grace.did } }), 403, 'actor_mismatch');
     const escalated = await asCfo('POST', '/v1/orch/escalation/manual', { json: { routing_id: id, escalation_reason: 'review it', target_capability: 'general_review' } });
     expect(escalated.status).toBe(200);
