@@ -40,7 +40,7 @@ const carried = ({ decision, escalation_level, required_capabilities, notificati
  * routing, never drops it.
  */
 export function routingDecision(args: {
-  input: Pick<RouteTaskInput, 'routing_id' | 'task' | 'escalation_timeouts_seconds'>;
+  input: Pick<RouteTaskInput, 'routing_id' | 'request_id' | 'task' | 'escalation_timeouts_seconds'>;
   domain: string;
   moments: DecisionMoment[];
   verdict: RoutingVerdictV2;
@@ -56,7 +56,7 @@ export function routingDecision(args: {
     : assignment && { type: 'human', did: assignment.did, capabilities_matched: assignment.capabilities_matched };
   const estimated_response_time = human ? input.escalation_timeouts_seconds[verdict.escalation_level as HumanEscalationLevel] : 0;
   const told = human ? supervisorNotifications(routing_id, verdict.notifications, verdict.escalation_level, []) : { events: [], notified: [] };
-  const steps = decisionRecords({ routing_id, task, verdict, moments, human, assigned_to, notifications: told.events });
+  const steps = decisionRecords({ routing_id, task_id: input.request_id, verdict, task, moments, human, assigned_to, notifications: told.events });
   const decided: Decided = { verdict: carried(verdict), human, assignment, decided_at, notified: told.notified };
   const common = {
     decision: verdict.decision,

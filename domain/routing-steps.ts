@@ -23,8 +23,18 @@ export function describeNeeds(needs: readonly RequiredCapability[]): string {
   return needs.map((c) => `${c.capability_id} ≥ ${c.min_weight}`).join(', ') || 'the needed capabilities';
 }
 
+/**
+ * The ids an escalation event carries: task_id is the caller's own id of the task (the request's request_id or
+ * task_id, or the agent's task_id; null when it gave none), routing_id the routing's.
+ */
+export function escalationIds(routingId: string, taskId: string | undefined): { task_id: string | null; routing_id: string } {
+  return { task_id: taskId ?? null, routing_id: routingId };
+}
+
 export interface DecisionFacts {
   routing_id: string;
+  /** The caller's own task id, when it gave one. */
+  task_id?: string | undefined;
   task: RoutingTask;
   verdict: RoutingVerdictV2;
   /** The first three moments, as decided. */
@@ -77,8 +87,8 @@ export function decisionRecords(facts: DecisionFacts): RoutingStepRecord[] {
     ? [queuedEvent(routing_id, verdict.reason, required, verdict.escalation_level), ...facts.notifications]
     : human
       ? [
-          { event: 'routing.escalated', data: { task_id: routing_id, reason: verdict.reason, assigned_human: assigned_to.did } },
-          { event: 'escalation.triggered', data: { task_id: routing_id, reason: verdict.reason, assigned_human: assigned_to.did, escalation_level: verdict.escalation_level } },
+          { event: 'routing.escalated', data: { ...escalationIds(routing_id, facts.task_id), reason: verdict.reason, assigned_human: assigned_to.did } },
+          { event: 'escalation.triggered', data: { ...escalationIds(routing_id, facts.task_id), reason: verdict.reason, assigned_human: assigned_to.did, escalation_level: verdict.escalation_level } },
           ...facts.notifications,
         ]
       : [{ event: 'routing.completed', data: { routing_id, outcome: 'ai_autonomous', decided_for: task.ai_agent_id } }];
@@ -91,6 +101,8 @@ export function decisionRecords(facts: DecisionFacts): RoutingStepRecord[] {
 
 export interface RequestFacts {
   routing_id: string;
+  /** The caller's own task id, when it gave one. */
+  task_id?: string | undefined;
   actor: ProvenanceActor;
   request: {
     reason: string;
@@ -139,8 +151,11 @@ export function escalationRecord(
       reasoning: `${request.requested_by.did} asked for a human: ${request.reason}`,
     },
     events: [
-      ...(facts.from_agent ? [{ event: 'routing.escalated' as const, data: { task_id: routing_id, reason: request.reason, assigned_human: to.did } }] : []),
-      { event: 'escalation.triggered', data: { task_id: routing_id, escalation_id, reason: request.reason, assigned_human: to.did, escalation_level: level, requested_by: request.requested_by.did } },
+      ...(facts.from_agent ? [{ event: 'routing.escalated' as const, data: { ...escalationIds(routing_id, facts.task_id), reason: request.reason, assigned_human: to.did } }] : []),
+      {
+        event: 'escalation.triggered',
+        data: { ...escalationIds(routing_id, facts.task_id), escalation_id, reason: request.reason, assigned_human: to.did, escalation_level: level, requested_by: request.requested_by.did },
+      },
       ...facts.notifications,
     ],
   };
@@ -180,6 +195,7 @@ export function queueRaisedRecord(facts: { routing_id: string; step: number; fro
 /** A queued routing handed to a reviewer: one became available, or an admin chose one. */
 export function queueAssignmentRecord(facts: {
   routing_id: string;
+  task_id?: string | undefined;
   actor: ProvenanceActor;
   by_admin: boolean;
   escalation_id: string;
@@ -204,15 +220,24 @@ export function queueAssignmentRecord(facts: {
         : `${to.did} is available and holds what the queued routing needs`,
     },
     events: [
-      { event: 'routing.escalated', data: { task_id: routing_id, reason: why, assigned_human: to.did } },
-      { event: 'escalation.triggered', data: { task_id: routing_id, escalation_id, reason: why, assigned_human: to.did, escalation_level: level } },
+      { event: 'routing.escalated', data: { ...escalationIds(routing_id, facts.task_id), reason: why, assigned_human: to.did } },
+      { event: 'escalation.triggered', data: { ...escalationIds(routing_id, facts.task_id), escalation_id, reason: why, assigned_human: to.did, escalation_level: level } },
       ...facts.notifications,
     ],
   };
 }
 
 /** A move up the chain after the holder's level timed out. */
-export function chainEscalationRecord(facts: { routing_id: string; from_did: string; timed_out_after_seconds: number; to_did: string; level: EscalationLevel; chain_level: number; notifications: OutboxEvent[] }): RoutingStepRecord {
+export function chainEscalationRecord(facts: {
+  routing_id: string;
+  task_id?: string | undefined;
+  from_did: string;
+  timed_out_after_seconds: number;
+  to_did: string;
+  level: EscalationLevel;
+  chain_level: number;
+  notifications: OutboxEvent[];
+}): RoutingStepRecord {
   return {
     step_id: `escalation:${facts.chain_level}`,
     entry: {
@@ -223,7 +248,7 @@ export function chainEscalationRecord(facts: { routing_id: string; from_did: str
       reasoning: `${facts.from_did} did not resolve in time; moved up the chain`,
     },
     events: [
-      { event: 'escalation.triggered', data: { task_id: facts.routing_id, reason: 'reviewer_timeout', assigned_human: facts.to_did, escalation_level: facts.level } },
+      { event: 'escalation.triggered', data: { ...escalationIds(facts.routing_id, facts.task_id), reason: 'reviewer_timeout', assigned_human: facts.to_did, escalation_level: facts.level } },
       ...facts.notifications,
     ],
   };

@@ -19,7 +19,7 @@ export async function escalate(routing: Routing, request: EscalateRoutingInput, 
   const holder = routing.holder;
   const target = request.target_capability ? { capability_id: request.target_capability, min_weight: request.min_weight ?? 0 } : undefined;
   const needs = escalationNeeds(routing.needs, target);
-  const facts = { routing_id, actor, request, from_agent: holder !== 'human' };
+  const facts = { routing_id, task_id: run.input.request_id, actor, request, from_agent: holder !== 'human' };
   const next = reviewerForRequest(await routingActivities.loadReviewers(needs, routing.run.input.organization_id), needs, holder, { targeted: target !== undefined }, routing.current);
   const level = levelForRequest(holder, { targeted: target !== undefined, urgency: request.urgency }, routing.level, routing.verdict.risk.level);
   if (!next && holder === 'human') {

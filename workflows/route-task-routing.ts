@@ -163,7 +163,7 @@ export class Routing {
     const chain_level = run.state.escalation_chain.length + 1;
     const escalation_id = `esc_${uuid4()}`;
     const assigned_to: AssignedTo = { type: 'human', did: to.did, capabilities_matched: to.capabilities_matched };
-    const record = queueAssignmentRecord({ routing_id, ...how, reason: how.reason, escalation_id, to, level, chain_level, notifications: this.notify(level) });
+    const record = queueAssignmentRecord({ routing_id, task_id: this.run.input.request_id, ...how, reason: how.reason, escalation_id, to, level, chain_level, notifications: this.notify(level) });
     const escalation_chain = [...run.state.escalation_chain, { level: chain_level, escalation_level: level, did: to.did, timestamp: at }];
     const estimated_response_time = this.timeoutOf(level);
     const ledger_anchor = await run.record([record], {

@@ -36,7 +36,7 @@ export async function timedOut(routing: Routing): Promise<void> {
   const at = run.now();
   routing.current = next;
   routing.level = level;
-  await run.record([chainEscalationRecord({ routing_id, from_did: from.did, timed_out_after_seconds, to_did: next.did, level, chain_level, notifications: routing.notify(level) })], {
+  await run.record([chainEscalationRecord({ routing_id, task_id: run.input.request_id, from_did: from.did, timed_out_after_seconds, to_did: next.did, level, chain_level, notifications: routing.notify(level) })], {
     escalation_level: level,
     assigned_to: { type: 'human', did: next.did, capabilities_matched: next.capabilities_matched },
     assigned_at: at,

@@ -172,6 +172,30 @@ describe('POST /v1/orch/escalation/manual', () => {
     expect(saRecord?.input_data).not.toHaveProperty('requested_by_named');
   });
 
+  it('names the caller’s task id as task_id in the escalation events, and the routing apart as routing_id', async () => {
+    const routed = await admin('POST', '/v1/orch/routing', { json: { task_id: 'claim-4711', task_type: 'claim', ai_confidence: 0.5, required_capabilities: ['claims'] } });
+    expect(routed.body.decision).toBe('escalate_to_human');
+    const reply = await asLead('POST', '/v1/orch/escalation/manual', { json: { routing_id: routed.body.routing_id, escalation_reason: 'second opinion' } });
+    expect(reply.status).toBe(200);
+    const events = await stack.database
+      .db('outbox_events as o')
+      .join('ledger_entries as p', 'p.seq', 'o.provenance_seq')
+      .where('p.subject_id', routed.body.routing_id)
+      .whereIn('o.event', ['routing.escalated', 'escalation.triggered'])
+      .select('o.event', 'o.data', 'p.step_id');
+    const ids = { task_id: 'claim-4711', routing_id: routed.body.routing_id };
+    expect(events.map((e: { event: string; step_id: string }) => `${e.step_id} ${e.event}`).sort()).toEqual([
+      'escalation:2 escalation.triggered',
+      'routing_decision escalation.triggered',
+      'routing_decision routing.escalated',
+    ]);
+    for (const event of events) expect(event.data).toMatchObject(ids);
+
+    const untracked = await claim();
+    const decided = await stack.database.db('outbox_events as o').join('ledger_entries as p', 'p.seq', 'o.provenance_seq').where({ 'p.subject_id': untracked.body.routing_id, 'o.event': 'routing.escalated' }).first('o.data');
+    expect(decided.data).toMatchObject({ task_id: null, routing_id: untracked.body.routing_id });
+  });
+
   it('escalates an autonomous routing in escalation mode while its window is open', async () => {
     const routed = await admin('POST', '/v1/orch/routing', { json: { task_type: 'claim', ai_confidence: 0.95, routing_mode: 'escalation', required_capabilities: ['claims'] } });
     expect(routed.body.decision).toBe('ai_autonomous');

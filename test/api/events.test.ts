@@ -45,7 +45,7 @@ describe('GET /v1/events', () => {
       });
     }
     const escalated = page.body.data.find((event: { event: string }) => event.event === 'routing.escalated');
-    expect(escalated.data).toEqual({ task_id: routing_id, reason: 'ai_confidence_below_threshold', assigned_human: routed.body.assigned_to.did });
+    expect(escalated.data).toEqual({ task_id: null, routing_id, reason: 'ai_confidence_below_threshold', assigned_human: routed.body.assigned_to.did });
 
     const one = await api('GET', `/v1/events/${escalated.id}`);
     expect(one.status).toBe(200);

@@ -140,7 +140,8 @@ describe('what a routing leaves behind', () => {
       .select('event', 'data');
     expect(events.map((e: { event: string }) => e.event)).toEqual(['escalation.triggered', 'routing.decided', 'routing.escalated']);
     expect(events.find((e: { event: string }) => e.event === 'routing.escalated').data).toEqual({
-      task_id: routed.body.routing_id,
+      task_id: 'req-42',
+      routing_id: routed.body.routing_id,
       reason: 'ai_confidence_below_threshold',
       assigned_human: 'did:web:handoff.local:reviewers:ada',
     });
