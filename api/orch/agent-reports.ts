@@ -72,7 +72,8 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
       if (body.proceed_autonomously && outcome.fourth_law_triggered) {
         const holder = assigned_human ? `${assigned_human} now holds the task` : queued ? 'it waits in the queue for a qualified reviewer' : 'no reviewer could take the task';
         throw new Problem('confidence_below_threshold', `Confidence ${confidence} is below ${FOURTH_LAW_THRESHOLD}; ${holder}`, {
-          errors: [{ field: 'confidence', code: 'below_threshold', message: `must be at least ${FOURTH_LAW_THRESHOLD} to act autonomously` }],
+          // The spec names an agent's confidence ai_confidence, whichever of header or body carried it.
+          errors: [{ field: 'ai_confidence', code: 'below_threshold', message: `must be at least ${FOURTH_LAW_THRESHOLD} to act autonomously` }],
           extensions: {
             routing_id: outcome.routing_id,
             assigned_human,

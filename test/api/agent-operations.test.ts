@@ -191,7 +191,7 @@ describe('POST /v1/orch/confidence', () => {
     const reply = await as('POST', '/v1/orch/confidence', { json: { task_id: task.task_id, confidence: 0.5, reason: 'new evidence' } });
     expectProblem(reply, 422, 'confidence_below_threshold');
     expect(reply.body).toMatchObject({
-      errors: [{ field: 'confidence', code: 'below_threshold', message: expect.any(String) }],
+      errors: [{ field: 'ai_confidence', code: 'below_threshold', message: expect.any(String) }],
       escalation: { required: true, reason: 'ai_confidence_below_threshold', suggested_reviewers: expect.arrayContaining([TRIAGE]) },
       assigned_human: TRIAGE,
       routing_id: routed.body.routing_id,
