@@ -31,7 +31,7 @@ const boundaries = Object.entries(FORBIDDEN).map(([room, forbidden]) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', '.data/', 'bench-results/', 'jest.config.js', 'eslint.config.mjs', 'test/support/summary-reporter.js'] },
+  { ignores: ['node_modules/', 'dist/', 'coverage/', '.data/', 'bench-results/', 'jest.config.js', 'eslint.config.mjs', 'test/support/summary-reporter.js', 'packages/*/dist/', 'packages/*/src/schema.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
