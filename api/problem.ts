@@ -19,6 +19,7 @@ export const PROBLEM_TYPES = {
   actor_mismatch: { status: 403, title: 'The request names someone other than the signed-in person', remediation: ['Omit the DID field (responded_by, cancelled_by, reviewer_did, requested_by, submitted_by): the signed-in person is used', 'Or have the person it names sign in and send it'] },
   delegation_not_covering: { status: 403, title: 'The delegation does not cover this act', remediation: ['Exchange the person’s session for a delegation token that holds the capability named in detail'] },
   not_the_approver: { status: 403, title: 'Only the approver may answer this request', remediation: ['Have the approver the request is addressed to sign in and answer it', 'Or use a delegation token from the approver that covers answering'] },
+  requester_may_not_answer: { status: 403, title: 'The requester may not answer their own request', remediation: ['Have another person (or their delegate) answer it', 'Separation of duties: neither the requester nor anyone acting for them answers a request of theirs'] },
   not_found: { status: 404, title: 'No such resource', remediation: ['Check the path against the API reference at /docs'] },
   routing_not_found: { status: 404, title: 'No such routing', remediation: ['Check the routing_id returned when the routing was created'] },
   method_not_allowed: { status: 405, title: 'The method is not allowed on this resource', remediation: ['Use one of the methods listed in the Allow header'] },

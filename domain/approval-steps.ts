@@ -81,10 +81,37 @@ const core: ProvenanceActor = { type: 'orch_core', did: ORCH_CORE_DID };
 /** Who answered: the signed-in person and their credential; a DID alone in histories from before people signed in. */
 const answeredBy = (did: string, actor: HumanActor | undefined): ProvenanceActor => (actor ? humanProvenanceActor(actor) : { type: 'human', did });
 
-export function requestedTransition(request: ApprovalRequestFacts): ApprovalTransition {
+/**
+ * Who asked, as the caller's credential proved it (the requester DID of the body proves nothing): a person
+ * signed in, or an agent holding their delegation token (`agent_did`); or a credential that authenticates no
+ * person (a PAT, a service account, an OAuth client), by its kind and id.
+ */
+export type ProvenRequester = { kind: 'person'; person: HumanActor; agent_did?: string | undefined } | { kind: 'principal'; principal: { kind: string; id: string } };
+
+/**
+ * The actor of the `requested` record. Only a signed-in person is `human`; their agent, or a credential that is
+ * no person, is `ai_agent`. Unproven (an execution's or a DAG's approval, asked by the workflow): the core.
+ */
+export function approvalRequesterActor(request: Pick<ApprovalRequestFacts, 'agent_id'>, requester: ProvenRequester | undefined): ProvenanceActor {
+  if (!requester) return core;
+  if (requester.kind === 'principal') {
+    const { principal } = requester;
+    return { type: 'ai_agent', ...(request.agent_id ? { agent_id: request.agent_id } : {}), instance_id: principal.id, principal: { kind: principal.kind, id: principal.id } };
+  }
+  const { person, agent_did } = requester;
+  if (agent_did === undefined) return humanProvenanceActor(person);
+  return {
+    type: 'ai_agent',
+    did: agent_did,
+    ...(person.agent_id !== undefined ? { agent_id: person.agent_id } : {}),
+    ...(person.delegation !== undefined ? { delegation_token_id: person.delegation.token_id } : {}),
+  };
+}
+
+export function requestedTransition(request: ApprovalRequestFacts, requester?: ProvenRequester): ApprovalTransition {
   return {
     step_id: 'requested',
-    actor: request.agent_id ? { type: 'ai_agent', agent_id: request.agent_id, did: request.requester_passport_id } : { type: 'human', did: request.requester_passport_id },
+    actor: approvalRequesterActor(request, requester),
     action: 'approval_requested',
     reasoning: `${request.requester_passport_id} asks ${request.approver_passport_id ?? 'an approver'} to approve: ${request.action_description}`,
     event: 'approval.requested',

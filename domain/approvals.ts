@@ -79,3 +79,43 @@ export function paramsSchemaOf(requestData: Record<string, unknown>): Record<str
   );
   return { type: 'object', properties, additionalProperties: false };
 }
+
+/** Who made a request, as far as the credential that made it shows: its principal, and the Passport (and agent) behind it. */
+export interface ApprovalMaker {
+  principal_id: string;
+  passport_id?: string | undefined;
+  /** The agent that held the delegation the request was made with. */
+  agent_did?: string | undefined;
+}
+
+/** Who answers, as the credential proves it: the person (the delegator, under a delegation token) and the agent holding the token. */
+export interface ApprovalAnswerer {
+  principal_id: string;
+  passport_id: string;
+  did: string;
+  agent_did?: string | undefined;
+}
+
+/**
+ * Separation of duties: nobody answers a request they asked for. Refused: the requester the request names (a
+ * person, by DID or Passport id, or an agent) and anyone acting as them (their session, their delegates); the
+ * credential that made the request; the person who made it (with their session or through a delegation) and their
+ * delegates; the agent that made it, even under someone else's delegation.
+ */
+export function selfAnswerRefusal(
+  approval: { approval_id: string; requester_passport_id: string; requested_by: string },
+  maker: ApprovalMaker,
+  answerer: ApprovalAnswerer,
+): { code: 'requester_may_not_answer'; detail: string } | undefined {
+  const requester = approval.requester_passport_id;
+  const named = requester === answerer.did || requester === answerer.passport_id || requester === answerer.agent_did;
+  const sameCredential = maker.principal_id === answerer.principal_id;
+  const samePerson = maker.passport_id !== undefined && maker.passport_id === answerer.passport_id;
+  const sameAgent = maker.agent_did !== undefined && maker.agent_did === answerer.agent_did;
+  if (!named && !sameCredential && !samePerson && !sameAgent) return undefined;
+  const who = answerer.agent_did ? `${answerer.agent_did} (for ${answerer.did})` : answerer.did;
+  return {
+    code: 'requester_may_not_answer',
+    detail: `Approval ${approval.approval_id} was requested by ${named ? requester : 'this caller'}; ${who} may not answer a request of their own or their delegate's: another person must`,
+  };
+}

@@ -39,7 +39,9 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     summary: 'Ask a human to approve an action',
     description:
       'Starts the approval’s workflow, which waits for a response, a cancel, or expires_at (a durable timer: the request expires even if ' +
-      'no worker was up at that moment). Answers once the request is recorded in the ledger and visible in lists.',
+      'no worker was up at that moment). Answers once the request is recorded in the ledger and visible in lists. The requested record names ' +
+      'the caller as its credential proves it, whatever requester_passport_id says: a signed-in person as human, an agent holding their ' +
+      'delegation token, or a token that authenticates no person, as ai_agent.',
     tags: ['Approvals'],
     auth: 'platform:write',
     rateLimit: 'default',
@@ -47,7 +49,7 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     responses: { 201: { description: 'The pending request', schema: ApprovalSchema, headers: { Location: { description: 'The request’s URL' } } } },
     handler: async ({ req, body, principal }) => {
       const approval_id = resourceId('apr', principal.id, req.get('idempotency-key'));
-      const outcome = await createApproval(deps, { approval_id, requested_by: principal.id, organization_id: principal.organization_id }, body);
+      const outcome = await createApproval(deps, { approval_id, requested_by: principal.id, organization_id: principal.organization_id }, body, principal);
       if (!outcome.ok && 'code' in outcome) throw new Problem(outcome.code, outcome.detail);
       if (!outcome.ok) throw new Problem('validation_failed', 'The approval request cannot be created as given', { errors: outcome.errors });
       return { status: 201, body: approvalView(outcome.approval), headers: { Location: `/v1/approvals/${approval_id}` } };
@@ -115,14 +117,16 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
       'Only a signed-in person answers (a session token from a passkey or device key; or an agent with a delegation token from the person ' +
       `that holds ${HUMAN_ACT_CAPABILITIES.respond_approval}), as themself: ` +
       'responded_by may be omitted, and naming anyone else is 403. A request addressed to an ' +
-      'approver (approver_passport_id) is answered only by that approver or their delegate. The provenance record names the Passport and the credential.',
+      'approver (approver_passport_id) is answered only by that approver or their delegate. Separation of duties: nobody answers a request ' +
+      'of their own (403 requester_may_not_answer): not its requester, the credential or person that made it, nor an agent acting for them. ' +
+      'The provenance record names the Passport and the credential.',
     tags: ['Approvals'],
     auth: 'platform:write',
     rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, body: RespondApprovalSchema },
     responses: {
       200: { description: 'The answered request', schema: ApprovalSchema },
-      403: { description: 'person_required, actor_mismatch, not_the_approver or delegation_not_covering' },
+      403: { description: 'person_required, actor_mismatch, not_the_approver, requester_may_not_answer or delegation_not_covering' },
       404: { description: 'No such approval request' },
       409: { description: 'The request is no longer pending' },
     },

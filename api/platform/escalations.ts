@@ -39,14 +39,14 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
       'parameters, checked like modified_params); request_changes rejects it as it stands, with the notes saying what to change. ' +
       'Like respond, a request that is no longer pending is 409, and only a signed-in person answers, as themself (responded_by omitted or ' +
       'their DID), a request addressed to an approver only that approver or their delegate (an agent whose delegation token from the person ' +
-      `holds ${HUMAN_ACT_CAPABILITIES.respond_escalation}).`,
+      `holds ${HUMAN_ACT_CAPABILITIES.respond_escalation}); never by its requester or anyone acting for them (403 requester_may_not_answer).`,
     tags: ['Escalation queue'],
     auth: 'platform:write',
     rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, body: RespondEscalationSchema },
     responses: {
       200: { description: 'The answered request', schema: ApprovalSchema },
-      403: { description: 'person_required, actor_mismatch, not_the_approver or delegation_not_covering' },
+      403: { description: 'person_required, actor_mismatch, not_the_approver, requester_may_not_answer or delegation_not_covering' },
       404: { description: 'No such approval request' },
       409: { description: 'The request is no longer pending' },
     },

@@ -3,11 +3,13 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { approvalFromRow, findApprovalById, insertOpenedApproval } from '../../db/approvals';
 import { ledgerAppendCall, transactionIdFor } from '../../db/ledger';
-import { answerTransition, approvalRecord, requestedTransition, type ApprovalEnding } from '../../domain/approval-steps';
+import { answerTransition, approvalRecord, requestedTransition, type ApprovalEnding, type ProvenRequester } from '../../domain/approval-steps';
+import type { Actor } from '../auth/actor';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { unstorableRefusal } from '../../domain/storable-text';
 import { assessCallRisk } from '../../domain/agent-calls';
-import { paramsSchemaOf } from '../../domain/approvals';
+import { paramsSchemaOf, selfAnswerRefusal, type ApprovalMaker } from '../../domain/approvals';
+import { findDelegation } from '../../db/delegation';
 import { approverRefusal, humanActorOf, type HumanActCaller, type HumanActRefusal } from '../../domain/human-acts';
 import type { PlatformSettings } from '../platform/settings';
 import {
@@ -127,13 +129,25 @@ export function approvalStart(taskQueue: string, request: ApprovalRequest, opene
   };
 }
 
+/** Who asks, as the caller's credential proved it: a person (or the agent holding their delegation), or a principal that is no person. */
+export function provenRequester(caller: { kind: string; id: string; actor?: Actor | undefined }): ProvenRequester {
+  if (!caller.actor) return { kind: 'principal', principal: { kind: caller.kind, id: caller.id } };
+  return { kind: 'person', person: caller.actor, agent_did: caller.actor.delegation?.agent_did };
+}
+
 /**
  * Opens a request in one statement (its row, its provenance record and event, the workflow's pending
- * start), then plainly starts its workflow, which keeps its deadline. A crash between the commit and the
+ * start), then plainly starts its workflow, which keeps its deadline. The `requested` record names the caller
+ * as its credential proved it (without one, the core asked). A crash between the commit and the
  * start loses nothing: the outbox dispatcher, or a retry of the request, starts it. An id opened before
  * answers with its request as it stands.
  */
-export async function createApproval(deps: PlatformServiceDeps, ids: Pick<ApprovalRequest, ApprovalIds>, body: NewApproval): Promise<CreateApprovalOutcome> {
+export async function createApproval(
+  deps: PlatformServiceDeps,
+  ids: Pick<ApprovalRequest, ApprovalIds>,
+  body: NewApproval,
+  caller?: { kind: string; id: string; actor?: Actor | undefined },
+): Promise<CreateApprovalOutcome> {
   const at = new Date();
   const prepared = approvalRequestOf(deps.settings, at, ids, body);
   if (!prepared.ok) return prepared;
@@ -141,7 +155,7 @@ export async function createApproval(deps: PlatformServiceDeps, ids: Pick<Approv
   const unstorable = unstorableRefusal(request, 'request');
   if (unstorable) return { ok: false, code: FAILURE_TYPES.invalidData, detail: unstorable };
   const now = at.toISOString();
-  const transition = requestedTransition(request);
+  const transition = requestedTransition(request, caller && provenRequester(caller));
   const opened: ApprovalState = { ...request, version: 1, status: 'pending', provenance_id: transactionIdFor(request.approval_id, transition.step_id), created_at: now, updated_at: now };
   const start = approvalStart(deps.taskQueue, request, opened);
   let openedNow: boolean;
@@ -171,6 +185,7 @@ export type AnswerOutcome =
   | { ok: false; code: 'approval_not_found' | 'approval_not_pending'; detail: string }
   | { ok: false; code: 'invalid_modified_params'; errors: FieldProblem[] }
   | HumanActRefusal
+  | { ok: false; code: 'requester_may_not_answer'; detail: string }
   | StorageRefusal;
 
 /**
@@ -204,6 +219,18 @@ async function endByAnswer(deps: PlatformServiceDeps, read: ApprovalState, endin
   return { ok: true, approval: claimed.approval };
 }
 
+/**
+ * Who made a request, from the principal that made it: a session (`passport:<id>`) is a person; a delegation
+ * token (`dlg:<id>`) its delegator, and the agent that held it; any other credential only itself.
+ */
+async function approvalMaker(db: Knex, organizationId: string, principalId: string): Promise<ApprovalMaker> {
+  const [kind, id] = [principalId.slice(0, principalId.indexOf(':')), principalId.slice(principalId.indexOf(':') + 1)];
+  if (kind === 'passport') return { principal_id: principalId, passport_id: id };
+  if (kind !== 'dlg') return { principal_id: principalId };
+  const delegation = await findDelegation(db, { organization_id: organizationId }, id);
+  return { principal_id: principalId, passport_id: delegation?.passport_id, agent_did: delegation?.agent_did ?? undefined };
+}
+
 /** An answer as the person gives it: responded_by, when named, must be who they are. */
 export type HumanAnswer = Omit<RespondInput, 'responded_by' | 'principal' | 'actor'> & { responded_by?: string | undefined };
 
@@ -215,7 +242,7 @@ export type HumanAnswer = Omit<RespondInput, 'responded_by' | 'principal' | 'act
 export async function respondToApproval(
   deps: PlatformServiceDeps,
   approvalId: string,
-  caller: HumanActCaller & { id: string; organization_id: string },
+  caller: HumanActCaller & { id: string; organization_id: string; actor?: { delegation?: { agent_did?: string | undefined } | undefined } | undefined },
   answer: HumanAnswer,
   act: 'respond_approval' | 'respond_escalation' = 'respond_approval',
 ): Promise<AnswerOutcome> {
@@ -226,6 +253,9 @@ export async function respondToApproval(
   const approval = approvalFromRow(row);
   const refused = approverRefusal(approval, acting.actor, 'answer');
   if (refused) return refused;
+  const answerer = { principal_id: caller.id, passport_id: acting.actor.passport_id, did: acting.actor.did, agent_did: caller.actor?.delegation?.agent_did };
+  const own = selfAnswerRefusal(approval, await approvalMaker(deps.db, caller.organization_id, approval.requested_by), answerer);
+  if (own) return { ok: false, ...own };
   if (answer.modified_params !== undefined) {
     if (answer.decision !== 'approved') return { ok: false, code: 'invalid_modified_params', errors: [{ field: 'modified_params', code: 'unexpected', message: 'only an approval carries modified_params' }] };
     const errors = checkModifiedParams(approval, answer.modified_params);

@@ -1,4 +1,5 @@
-import { answerRefusal, approvalRecord, endedTransition, requestedTransition, type ApprovalEnding, type ApprovalFacts, type ApprovalRequestFacts } from '../../domain/approval-steps';
+import { answerRefusal, approvalRecord, endedTransition, requestedTransition, type ApprovalEnding, type ApprovalFacts, type ApprovalRequestFacts, type ProvenRequester } from '../../domain/approval-steps';
+import type { HumanActor } from '../../domain/human-acts';
 import { ORCH_CORE_DID } from '../../domain/provenance';
 
 const request = (changes: Partial<ApprovalRequestFacts> = {}): ApprovalRequestFacts => ({
@@ -14,11 +15,25 @@ const AT = '2026-11-23T10:00:00.000Z';
 const core = { type: 'orch_core', did: ORCH_CORE_DID };
 
 describe('the transitions of an approval request', () => {
-  it.each([
-    ['an agent', { agent_id: 'urn:agent:payer' }, { type: 'ai_agent', agent_id: 'urn:agent:payer', did: 'did:web:example.com:alice' }],
-    ['a human', {}, { type: 'human', did: 'did:web:example.com:alice' }],
-  ])('is requested on the account of %s', (_who, changes, actor) => {
-    expect(requestedTransition(request(changes))).toEqual({
+  const alice: HumanActor = { passport_id: 'pp_alice', did: 'did:web:example.com:alice', credential: { type: 'device_key', id: 'kid-alice' } };
+  const alicesAgent: HumanActor = { ...alice, credential: { type: 'delegation_token', id: 'kid-alice' }, agent_id: 'agt_payer', delegation: { token_id: 'dtk_1' } };
+  it.each<[string, Partial<ApprovalRequestFacts>, ProvenRequester | undefined, object]>([
+    ['the person signed in', {}, { kind: 'person', person: alice }, { type: 'human', did: alice.did, passport_id: 'pp_alice', credential: { type: 'device_key', id: 'kid-alice' } }],
+    [
+      'an agent holding the person’s delegation token, whatever DID the body names',
+      {},
+      { kind: 'person', person: alicesAgent, agent_did: 'did:web:example.com:agents:payer' },
+      { type: 'ai_agent', did: 'did:web:example.com:agents:payer', agent_id: 'agt_payer', delegation_token_id: 'dtk_1' },
+    ],
+    [
+      'a personal access token, which is no person',
+      { agent_id: 'urn:agent:payer' },
+      { kind: 'principal', principal: { kind: 'personal_access_token', id: 'pat:1' } },
+      { type: 'ai_agent', agent_id: 'urn:agent:payer', instance_id: 'pat:1', principal: { kind: 'personal_access_token', id: 'pat:1' } },
+    ],
+    ['the core, for an execution or a DAG that asked', { agent_id: 'urn:agent:payer' }, undefined, core],
+  ])('is requested on the account of %s', (_who, changes, requester, actor) => {
+    expect(requestedTransition(request(changes), requester)).toEqual({
       step_id: 'requested',
       actor,
       action: 'approval_requested',

@@ -1,4 +1,4 @@
-import { escalationResponse, paramsSchemaOf, simpleResponse } from '../../domain/approvals';
+import { escalationResponse, paramsSchemaOf, selfAnswerRefusal, simpleResponse, type ApprovalAnswerer, type ApprovalMaker } from '../../domain/approvals';
 import { judgeAgentAnswer, judgeCallbackAnswer, resultObject } from '../../domain/deliveries';
 
 describe('answers to an approval request', () => {
@@ -63,4 +63,24 @@ describe('what an outbound answer means', () => {
     ['text', { result: 'text' }],
     [undefined, {}],
   ])('keeps %j as result_json %j', (body, result) => expect(resultObject(body)).toEqual(result));
+});
+
+describe('separation of duties: nobody answers a request of their own', () => {
+  const approval = { approval_id: 'apr_1', requester_passport_id: 'did:web:example.com:alice', requested_by: 'passport:pp_maker' };
+  const maker: ApprovalMaker = { principal_id: 'passport:pp_maker', passport_id: 'pp_maker' };
+  const bob: ApprovalAnswerer = { principal_id: 'passport:pp_bob', passport_id: 'pp_bob', did: 'did:web:example.com:bob' };
+  it.each<[string, boolean, ApprovalMaker, ApprovalAnswerer]>([
+    ['the requester the request names, signed in', true, maker, { principal_id: 'passport:pp_alice', passport_id: 'pp_alice', did: 'did:web:example.com:alice' }],
+    ['the requester named by Passport id', true, { principal_id: 'sub:x' }, { ...bob, passport_id: 'did:web:example.com:alice' }],
+    ['an agent holding the requester’s delegation', true, maker, { principal_id: 'dlg:d1', passport_id: 'pp_alice', did: 'did:web:example.com:alice', agent_did: 'did:web:example.com:agents:a' }],
+    ['the agent named as the requester, under someone else’s delegation', true, maker, { ...bob, principal_id: 'dlg:d2', agent_did: 'did:web:example.com:alice' }],
+    ['the credential that made the request', true, { principal_id: 'passport:pp_bob' }, bob],
+    ['the person who made the request through their delegation', true, { principal_id: 'dlg:d3', passport_id: 'pp_bob', agent_did: 'did:web:example.com:agents:a' }, bob],
+    ['the agent that made the request, with another person’s delegation', true, { principal_id: 'dlg:d3', passport_id: 'pp_carol', agent_did: 'did:web:example.com:agents:a' }, { ...bob, principal_id: 'dlg:d4', agent_did: 'did:web:example.com:agents:a' }],
+    ['another person', false, maker, bob],
+    ['another person’s agent', false, maker, { ...bob, principal_id: 'dlg:d5', agent_did: 'did:web:example.com:agents:b' }],
+  ])('%s: refused %s', (_who, refused, by, answerer) => {
+    const refusal = selfAnswerRefusal(approval, by, answerer);
+    expect(refusal?.code).toBe(refused ? 'requester_may_not_answer' : undefined);
+  });
 });
