@@ -144,7 +144,7 @@ export function buildApp(deps: AppDeps): Express {
   const api = new ApiBuilder({
     authenticate: authenticate({ db: deps.db, keyRing: deps.keyRing, settings: settings.token, verifiers }),
     rateLimit: (category) => rateLimit({ db: deps.db, settings: settings.rateLimits, logger: deps.logger }, category),
-    idempotency: idempotency({ db: deps.db, logger: deps.logger, requestTimeoutMs: settings.requestTimeoutMs }),
+    idempotency: idempotency({ db: deps.db, logger: deps.logger, requestTimeoutMs: settings.requestTimeoutMs, secretKeys: settings.platform.secretKeys }),
     meter,
   });
   registerHealthRoutes(api, deps);

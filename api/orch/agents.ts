@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { findAgent, listAgents, type AgentRow } from '../../db/agents';
 import { AGENT_STATUSES, configuredConstraintCount } from '../../domain/agents';
 import { changeAgent, registerAgent, rotateAgentKey } from '../../services/agents/registry';
+import { storeSealed } from '../middleware/idempotency';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -40,16 +41,18 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     summary: 'Register an AI agent (admin); its API key is shown once',
     description:
       'The agent calls the agent operations with its key as bearer token (scope orch:agent, nothing else), or an orch:write caller names it in X-Agent-ID. ' +
-      'Its safety_constraints are enforced on every later routing and check. Emits agent.registered.',
+      'Its safety_constraints are enforced on every later routing and check. Emits agent.registered. With an Idempotency-Key a retry gets the ' +
+      'first answer again (Idempotent-Replayed: true), its API key included: a client that lost the answer needs that key. The stored answer ' +
+      'keeps the key sealed under SECRETS_ENCRYPTION_KEY, bound to the caller and the Idempotency-Key, for the key’s 24 hours; without ' +
+      'SECRETS_ENCRYPTION_KEY nothing can seal it, and a replay carries api_key null (POST /v1/orch/agents/{agent_id}/api-key gives a new one).',
     tags: ['Agents'],
     auth: 'orch:admin',
     rateLimit: 'agent-monitoring',
-    // A replay would have to store the API key, which is kept only as a hash.
-    idempotency: false,
     request: { body: RegisterAgentSchema },
     responses: { 201: { description: 'The agent and its API key', schema: AgentRegisteredSchema }, 409: { description: 'agent_exists' } },
     handler: async ({ body, principal, res }) => {
       res.set('Cache-Control', 'no-store');
+      storeSealed(res, ['api_key']);
       const agent_id = body.agent_id ?? `urn:handoff:agent:${body.agent_type}:${randomBytes(8).toString('hex')}`;
       const result = await registerAgent(deps.db, { ...body, agent_id }, principal);
       if (!result.ok) throw new Problem('agent_exists', `Agent ${agent_id} is already registered`);

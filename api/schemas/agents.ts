@@ -51,7 +51,11 @@ export const AgentSchema = z
   .openapi('Agent');
 
 export const AgentRegisteredSchema = AgentSchema.extend({
-  api_key: z.string().openapi({ description: 'Shown once; only its hash is stored. Send it as Authorization: Bearer to call the agent operations as this agent.' }),
+  api_key: z.string().nullable().openapi({
+    description:
+      'Shown once; only its hash is stored (and, for an Idempotency-Key replay, the answer sealed for 24 h). Send it as Authorization: Bearer to call ' +
+      'the agent operations as this agent. null only in a replay when the deployment has no SECRETS_ENCRYPTION_KEY to seal it with.',
+  }),
 }).openapi('AgentRegistration');
 
 export const PatchAgentSchema = z

@@ -50,6 +50,26 @@ describe('POST /v1/orch/agents/register', () => {
     expect(read.body.api_key).toBeUndefined();
   });
 
+  it('honours Idempotency-Key: a retry gets the first answer, its API key included, which the stored answer keeps only sealed', async () => {
+    const key = `register-${Date.now()}`;
+    const register = (json: Record<string, unknown>) => admin('POST', '/v1/orch/agents/register', { json, headers: { 'idempotency-key': key } });
+    const first = await register({ agent_name: 'Retried', agent_type: 'triage' });
+    expect(first.status).toBe(201);
+    const retry = await register({ agent_name: 'Retried', agent_type: 'triage' });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.headers.get('cache-control')).toBe('no-store');
+    expect(retry.headers.get('location')).toBe(first.headers.get('location'));
+    expect(retry.body).toEqual(first.body);
+    expect(await stack.database.db('agents').where({ agent_name: 'Retried' }).pluck('agent_id')).toEqual([first.body.agent_id]);
+    // The key works, and the idempotency record holds it only sealed.
+    expect((await route(retry.body.api_key)).status).toBe(200);
+    const stored = await stack.database.db('idempotency_keys').where({ idempotency_key: key }).first();
+    expect(JSON.stringify(stored)).not.toContain(first.body.api_key);
+
+    expectProblem(await register({ agent_name: 'Another', agent_type: 'triage' }), 409, 'idempotency_key_reused');
+  });
+
   it('mints a URN when none is given', async () => {
     const reply = await admin('POST', '/v1/orch/agents/register', { json: { agent_name: 'Minted', agent_type: 'triage' } });
     expect(reply.body.agent_id).toMatch(/^urn:handoff:agent:triage:[0-9a-f]{16}$/);
