@@ -31,6 +31,7 @@ const a = {
   event_id: '',
   platform_agent_id: '',
   platform_agent_uri: '',
+  deployment_id: '',
   execution_id: '',
   workflow_id: '',
   task_id: '',
@@ -51,6 +52,11 @@ const CAPABILITY = 'capability://alpha/summarize';
 const ADA_PASSPORT = 'did:web:tenancy.test:people:ada';
 
 const REVIEWER = 'did:web:tenancy.test:reviewers:ada';
+/** A reviewer DID both organizations register, each with a capacity of one: B filling its own leaves A's free. */
+const LOADED_REVIEWER = 'did:web:tenancy.test:reviewers:loaded';
+const LOAD_CAPABILITY = 'tenancy_load';
+const SAFETY_DOMAIN = 'alpha-vault';
+const ALPHA_THRESHOLDS = { low: 0.11, medium: 0.22, high: 0.33, critical: 0.44 };
 
 const asA = (method: string, path: string, json?: unknown) => call(stack.baseUrl, method, path, { token: tokenA, ...(json === undefined ? {} : { json }) });
 const asB = (method: string, path: string, json?: unknown) => call(stack.baseUrl, method, path, { token: tokenB, ...(json === undefined ? {} : { json }) });
@@ -67,6 +73,7 @@ beforeAll(async () => {
   tokenB = await stack.token(['orch:admin', 'audit:read', 'platform:admin'], 'bob', a.organization_b);
 
   expect((await asA('PUT', `/v1/orch/reviewers/${REVIEWER}`, { display_name: 'Ada', capabilities: { general_review: 0.9 } })).status).toBe(204);
+  expect((await asA('PUT', `/v1/orch/reviewers/${LOADED_REVIEWER}`, { display_name: 'Loaded at Alpha', capabilities: { [LOAD_CAPABILITY]: 0.9 }, capacity: 1 })).status).toBe(204);
   const agent = await asA('POST', '/v1/orch/agents/register', { agent_id: 'urn:alpha:agent:triage:1', agent_name: 'Triage', agent_type: 'triage' });
   expect(agent.status).toBe(201);
   a.agent_id = agent.body.agent_id;
@@ -92,10 +99,14 @@ beforeAll(async () => {
   a.pat_id = pat.body.token_id;
   // A's platform resources: an agent (whose endpoint refuses, so its execution retries), a call of it, a DAG
   // waiting on its approval (so A's workload is never empty), a task, a callback secret and an attestation.
-  const platformAgent = await asA('POST', '/v1/agents', { agent_uri: 'agent://alpha/summarizer@1.0.0', endpoint_url: 'http://127.0.0.1:9/run', capabilities: [CAPABILITY] });
+  const platformAgent = await asA('POST', '/v1/agents', { agent_uri: 'agent://default/summarizer@1.0.0', endpoint_url: 'http://127.0.0.1:9/run', capabilities: [CAPABILITY] });
   expect(platformAgent.status).toBe(201);
   a.platform_agent_id = platformAgent.body.agent_id;
   a.platform_agent_uri = platformAgent.body.agent_uri;
+  const deployment = await asA('POST', `/v1/agents/${a.platform_agent_id}/deployments`, { environment: 'production', version: '1.0.0', parameters: { tone: 'alpha' } });
+  expect(deployment.status).toBe(201);
+  a.deployment_id = deployment.body.deployment_id;
+  expect((await asA('PUT', `/v1/orch/safety/config/${SAFETY_DOMAIN}`, { risk_thresholds: ALPHA_THRESHOLDS, boundaries: [] })).status).toBe(200);
   const execution = await asA('POST', '/v1/agents/call', { agentUri: a.platform_agent_uri, capabilityUri: CAPABILITY, passport: ADA_PASSPORT, parameters: { text: 'alpha' } });
   expect(execution.status).toBe(202);
   a.execution_id = execution.body.id;
@@ -221,6 +232,25 @@ const CROSS_TENANT: Record<string, Probe> = {
   'GET /v1/orch/provenance/{routing_id}/proof': probe('GET', () => `/v1/orch/provenance/${a.routing_id}/proof`, notFound),
   // B may hold a reviewer of the same DID (the assign probe makes one); A's, named Ada, never shows.
   'GET /v1/orch/reviewers': probe('GET', () => '/v1/orch/reviewers', listWithout('display_name', () => 'Ada')),
+  // The same DID in B is B's own reviewer: B's PUT changes nothing of A's, and B's routings fill B's capacity only.
+  'PUT /v1/orch/reviewers/{did}': async () => {
+    const loadOf = async (as: typeof asA) =>
+      ((await as('GET', `/v1/orch/reviewers?capability=${LOAD_CAPABILITY}`)).body.data as Array<{ did: string; display_name: string; capacity: number; open_assignments: number }>).map(
+        ({ did, display_name, capacity, open_assignments }) => ({ did, display_name, capacity, open_assignments }),
+      );
+    const alpha = { did: LOADED_REVIEWER, display_name: 'Loaded at Alpha', capacity: 1 };
+    expect((await asB('PUT', `/v1/orch/reviewers/${LOADED_REVIEWER}`, { display_name: 'Loaded at Beta', capabilities: { [LOAD_CAPABILITY]: 0.9 }, capacity: 1 })).status).toBe(204);
+    const needsLoaded = { task_type: 'summarize', ai_agent_id: 'urn:tenancy:agent:load:1', ai_confidence: 0.4, required_capabilities: [{ capability_id: LOAD_CAPABILITY, min_weight: 0.8 }] };
+    const ofB = await asB('POST', '/v1/orch/routing', needsLoaded);
+    expect(ofB.body.assigned_to).toMatchObject({ type: 'human', did: LOADED_REVIEWER });
+    expect(await loadOf(asB)).toEqual([{ did: LOADED_REVIEWER, display_name: 'Loaded at Beta', capacity: 1, open_assignments: 1 }]);
+    expect(await loadOf(asA)).toEqual([{ ...alpha, open_assignments: 0 }]);
+    // A's reviewer still has room: A's routing is assigned to it, not queued for want of one.
+    const ofA = await asA('POST', '/v1/orch/routing', needsLoaded);
+    expect(ofA.body.assigned_to).toMatchObject({ type: 'human', did: LOADED_REVIEWER });
+    expect(await loadOf(asA)).toEqual([{ ...alpha, open_assignments: 1 }]);
+    expect(await loadOf(asB)).toEqual([{ did: LOADED_REVIEWER, display_name: 'Loaded at Beta', capacity: 1, open_assignments: 1 }]);
+  },
   'GET /v1/orch/agents': probe('GET', () => '/v1/orch/agents', listWithout('agent_id', () => a.agent_id)),
   'GET /v1/orch/agents/{agent_id}': probe('GET', () => `/v1/orch/agents/${encodeURIComponent(a.agent_id)}`, notFound),
   'PATCH /v1/orch/agents/{agent_id}': probe('PATCH', () => `/v1/orch/agents/${encodeURIComponent(a.agent_id)}`, notFound, { status: 'suspended' }),
@@ -249,14 +279,25 @@ const CROSS_TENANT: Record<string, Probe> = {
   'GET /v1/events/{event_id}': probe('GET', () => `/v1/events/${a.event_id}`, notFound),
   'GET /v1/agents': probe('GET', () => '/v1/agents', listWithout('agent_id', () => a.platform_agent_id)),
   'GET /v1/agents/{agent_id}': probe('GET', () => `/v1/agents/${a.platform_agent_id}`, notFound),
+  // Agent URIs name their organization: B cannot take A's (nor A's agent id, derived from it); B's own URI is B's.
+  'POST /v1/agents': async () => {
+    const register = (agent_uri: string) => asB('POST', '/v1/agents', { agent_uri, endpoint_url: 'http://127.0.0.1:9/run', capabilities: [CAPABILITY] });
+    for (const uri of [a.platform_agent_uri, 'agent://default/summarizer@2.0.0', 'agent://org_default/summarizer@1.0.0']) expectProblem(await register(uri), 403, 'agent_uri_foreign_organization');
+    const own = await register(`agent://${a.organization_b}/summarizer@1.0.0`);
+    expect(own.status).toBe(201);
+    expect(own.body.agent_id).not.toBe(a.platform_agent_id);
+    expect((await asB('GET', `/v1/agents/${own.body.agent_id}`)).body.deployments).toEqual([]);
+  },
+  'GET /v1/orch/safety/config': probe('GET', () => `/v1/orch/safety/config?domain=${SAFETY_DOMAIN}`, (reply) => expectProblem(reply, 404, 'safety_domain_not_found')),
+  'PUT /v1/orch/safety/config/{domain}': async () => {
+    const thresholds = { low: 0.5, medium: 0.6, high: 0.7, critical: 0.8 };
+    expect((await asB('PUT', `/v1/orch/safety/config/${SAFETY_DOMAIN}`, { risk_thresholds: thresholds, boundaries: [] })).body).toMatchObject({ risk_thresholds: thresholds });
+    expect((await asA('GET', `/v1/orch/safety/config?domain=${SAFETY_DOMAIN}`)).body).toMatchObject({ risk_thresholds: ALPHA_THRESHOLDS });
+  },
   'PATCH /v1/agents/{agent_id}': probe('PATCH', () => `/v1/agents/${a.platform_agent_id}`, notFound, { status: 'inactive' }),
   'POST /v1/agents/{agent_id}/deployments': probe('POST', () => `/v1/agents/${a.platform_agent_id}/deployments`, notFound, { environment: 'production', version: '1.0.0', parameters: {} }),
-  'POST /v1/agents/call': probe('POST', () => '/v1/agents/call', (reply) => expectProblem(reply, 404, 'agent_not_found'), {
-    agentUri: 'agent://alpha/summarizer@1.0.0',
-    capabilityUri: CAPABILITY,
-    passport: ADA_PASSPORT,
-    parameters: {},
-  }),
+  'POST /v1/agents/call': async () =>
+    expectProblem(await asB('POST', '/v1/agents/call', { agentUri: a.platform_agent_uri, capabilityUri: CAPABILITY, passport: ADA_PASSPORT, parameters: {} }), 404, 'agent_not_found'),
   'POST /v1/agents/{agent_id}/call': probe('POST', () => `/v1/agents/${a.platform_agent_id}/call`, notFound, { task: 'summarize', parameters: {} }),
   'GET /v1/executions': probe('GET', () => '/v1/executions', listWithout('id', () => a.execution_id)),
   'GET /v1/executions/{execution_id}': probe('GET', () => `/v1/executions/${a.execution_id}`, notFound),
@@ -272,12 +313,15 @@ const CROSS_TENANT: Record<string, Probe> = {
     expect(reply.status).toBe(200);
     expect(JSON.stringify(reply.body.data)).not.toContain(a.routing_id);
   }, { query: '*' }),
-  'POST /v1/provenance/attestations': async () =>
-    expectProblem(
-      await asB('POST', '/v1/provenance/attestations', { agentId: 'urn:beta:agent:auditor:1', organizationId: 'org_beta', recordHash: a.record_hash, timestamp: '2026-09-21T09:00:00Z' }),
-      404,
-      'ledger_record_not_found',
-    ),
+  // The log signs for B only about B: not A's record, not in A's name, not for A's agent.
+  'POST /v1/provenance/attestations': async () => {
+    expect((await asB('POST', '/v1/orch/agents/register', { agent_id: 'urn:beta:agent:auditor:1', agent_name: 'Beta auditor', agent_type: 'audit' })).status).toBe(201);
+    const attest = (fields: Record<string, string>) =>
+      asB('POST', '/v1/provenance/attestations', { agentId: 'urn:beta:agent:auditor:1', organizationId: a.organization_b, recordHash: a.record_hash, timestamp: '2026-09-21T09:00:00Z', ...fields });
+    expectProblem(await attest({}), 404, 'ledger_record_not_found');
+    expectProblem(await attest({ organizationId: 'org_default' }), 403, 'attestation_organization_mismatch');
+    for (const agentId of [a.agent_id, a.platform_agent_id, a.passport_id]) expectProblem(await attest({ agentId }), 422, 'attestation_agent_not_found');
+  },
   'GET /v1/provenance/attestations/{attestation_id}': probe('GET', () => `/v1/provenance/attestations/${a.attestation_id}`, notFound),
   'GET /v1/ledger/records/{transaction_id}/proof': probe('GET', () => `/v1/ledger/records/${a.transaction_id}/proof`, notFound),
   'GET /v1/ledger/export': async () => {
@@ -344,11 +388,8 @@ const NOT_TENANT_SCOPED: Record<string, string> = {
   'POST /v1/orch/routing': 'creates in the caller’s organization; reads of it are probed above',
   'POST /v1/orch/escalation/rules': 'creates in the caller’s organization; reads of it are probed above',
   'POST /v1/orch/escalation/rules/dry-run': 'measures against the caller’s organization’s history and rules only',
-  'PUT /v1/orch/reviewers/{did}': 'a reviewer DID is unique per organization: a PUT writes the caller’s own',
   'POST /v1/orch/agents/register': 'creates in the caller’s organization; agent ids are global identifiers (a DID), so a taken one answers 409',
   'POST /v1/orch/webhooks': 'creates in the caller’s organization; reads of it are probed above',
-  'GET /v1/orch/safety/config': 'reads the caller’s organization’s domain (each organization has its own copy)',
-  'PUT /v1/orch/safety/config/{domain}': 'writes the caller’s organization’s domain',
   'POST /v1/orch/safety/check': 'judged by the caller’s organization’s configuration',
   'GET /v1/orch/boundaries': 'judged by the caller’s organization’s configuration for its own agent',
   'POST /v1/orch/route': 'an agent acts on its own tasks; the agent belongs to the key’s organization',
@@ -356,7 +397,6 @@ const NOT_TENANT_SCOPED: Record<string, string> = {
   'POST /v1/orch/confidence': 'an agent acts on its own tasks',
   'POST /v1/orch/escalate': 'an agent acts on its own tasks',
   'POST /v1/orch/provenance': 'an agent acts on its own tasks',
-  'POST /v1/agents': 'creates in the caller’s organization; agent URIs are global identifiers, so a taken one answers 409',
   'POST /v1/workflows': 'creates in the caller’s organization; its agent nodes find agents of that organization only (probed by the calls above)',
   'POST /v1/tasks': 'creates in the caller’s organization, choosing among that organization’s agents; reads of it are probed above',
   'POST /v1/callback-secrets': 'creates the caller’s own secret; the list is probed above',
@@ -413,6 +453,9 @@ describe('tenant isolation, for every operation of the OpenAPI document', () => 
       expect({ path, status: (await asA('GET', path)).status }).toEqual({ path, status: 200 });
     }
     expect((await asA('GET', `/v1/agents/${a.platform_agent_id}`)).body).toMatchObject({ status: 'active' });
+    expect((await asA('GET', `/v1/agents/${a.platform_agent_id}`)).body.deployments).toEqual([
+      expect.objectContaining({ deployment_id: a.deployment_id, version: '1.0.0', parameters: { tone: 'alpha' }, deployed_by: 'sub:alice' }),
+    ]);
     expect((await asA('GET', `/v1/executions/${a.execution_id}`)).body.status).not.toBe('cancelled');
     expect((await asA('GET', '/v1/callback-secrets')).body.data.map((secret: { id: string }) => secret.id)).toContain(a.callback_secret_id);
     expect((await asA('GET', `/v1/passports/${a.passport_id}`)).status).toBe(200);
