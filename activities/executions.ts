@@ -74,7 +74,7 @@ function cancellationOutcome(signal: AbortSignal, attempt: number): Error {
 
 export function createExecutionActivities(deps: { db: Knex; settings: WorkerSettings }) {
   const guard = createOutboundGuard(deps.settings.outbound.policy);
-  const keyRing = createKeyRing(deps.db);
+  const keyRing = createKeyRing(deps.db, { secretKeys: deps.settings.platform.secretKeys });
   const { platform } = deps.settings;
 
   return withInvalidDataFailures({

@@ -20,7 +20,7 @@ const HEARTBEAT_EVERY_MS = 2000;
 export function createLedgerActivities(deps: { db: Knex; settings: WorkerSettings; logger: Logger }) {
   let key: Promise<LedgerKey> | undefined;
   const ledgerKey = () => {
-    key ??= ensureLedgerKey(deps.db, deps.settings.ledger.origin, (message) => deps.logger.warn(message)).catch((error: unknown) => {
+    key ??= ensureLedgerKey(deps.db, deps.settings.ledger.origin, (message) => deps.logger.warn(message), deps.settings.ledger.secretKeys).catch((error: unknown) => {
       key = undefined;
       throw error;
     });

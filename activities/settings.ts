@@ -7,7 +7,8 @@ import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 /** What activities need beyond their connections; the worker builds them once from the config. */
 export interface WorkerSettings {
   outbound: { policy: OutboundPolicy; timeoutMs: number };
-  ledger: { origin: string; sealer: LedgerSealerSettings };
+  /** secretKeys: to seal the ledger key at start and open it to sign (SECRETS_ENCRYPTION_KEY). */
+  ledger: { origin: string; sealer: LedgerSealerSettings; secretKeys: SecretKeys };
   platform: PlatformWorkerSettings;
   /** Workflows kept in the worker's cache; the SDK's default when undefined. */
   maxCachedWorkflows?: number | undefined;

@@ -14,6 +14,7 @@ import { ensureSigningKey } from '../services/auth/key-ring';
 import { loadModelSeed } from '../services/models/registry';
 import { modelSeed } from '../services/models/seed';
 import { ensureLedgerKey } from '../services/ledger/keys';
+import { secretKeysFrom } from '../lib/secret-box';
 import { buildApp } from '../api/app';
 import { afterAnswerWorkSettled } from '../services/workflow-starts/signals';
 
@@ -29,9 +30,11 @@ async function main(): Promise<void> {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the API entry; `npm start` runs an embedded Postgres for development');
   await migrateDatabase(config.DATABASE_URL, logger);
   const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-api', logger, timeouts: dbTimeoutsOf(config) });
-  await ensureSigningKey(db);
+  // Private keys are sealed at rest with the secrets key; keys from before sealing are sealed here.
+  const secretKeys = secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS);
+  await ensureSigningKey(db, { secretKeys, warn: (message) => logger.warn(message) });
   await loadModelSeed(db, modelSeed());
-  await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
+  await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message), secretKeys);
   const temporal = await connectTemporalClient(config, { traced: tracing !== undefined });
   const deps = createAppDeps(config, { db, temporal, logger, metrics, tracing });
   const app = buildApp(deps);

@@ -18,6 +18,9 @@ import type { Tracing } from '../lib/tracing';
 import { registerOperationalGauges } from '../services/observability/gauges';
 import { platformSettings, platformWorkerSettings } from './platform';
 
+/** SECRETS_ENCRYPTION_KEY and the previous keys: what seals secrets and private keys at rest. */
+const secretKeysOf = (config: Config) => secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS);
+
 export function escalationTimeouts(config: Config) {
   return {
     low: config.ESCALATION_TIMEOUT_LOW_SECONDS,
@@ -73,7 +76,7 @@ export function webauthnSettings(config: Config): WebAuthnSettings {
 export function workerSettings(config: Config): WorkerSettings {
   return {
     outbound: { policy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST }, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
-    ledger: { origin: ledgerOrigin(config), sealer: ledgerSealerSettings(config) },
+    ledger: { origin: ledgerOrigin(config), sealer: ledgerSealerSettings(config), secretKeys: secretKeysOf(config) },
     platform: platformWorkerSettings(config),
     maxCachedWorkflows: config.TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS,
     webhooks: webhookSettings(config),
@@ -130,5 +133,5 @@ export function createAppDeps(
   // The API records its requests on the process's registry and reads its gauges at scrape; a tracer spans each request.
   if (metrics) registerOperationalGauges(metrics, { db: parts.db, revocations });
   const observability = { ...(metrics ? { httpMetrics: createHttpMetrics(metrics) } : {}), ...(tracing ? { tracer: tracing.tracer } : {}) };
-  return { ...shared, keyRing: createKeyRing(parts.db), revocations, decisions, settings: appSettings(config), ...observability };
+  return { ...shared, keyRing: createKeyRing(parts.db, { secretKeys: secretKeysOf(config) }), revocations, decisions, settings: appSettings(config), ...observability };
 }

@@ -11,6 +11,7 @@ import { ledgerSealerSettings, workerSettings } from './deps';
 import { createLogger } from '../lib/logger';
 import { connectTemporalClient, connectWorkerConnection } from './temporal';
 import { ensureLedgerKey } from '../services/ledger/keys';
+import { secretKeysFrom } from '../lib/secret-box';
 import { startLedgerSealer } from '../services/ledger/sealer';
 import { startOutboxDispatch } from './outbox-dispatch';
 import { bundleWorkflowsApart, createWorker, installWorkerRuntime } from '../workers/create-worker';
@@ -33,7 +34,8 @@ async function main(): Promise<void> {
   const metrics = metricsRegistryOf(config, { api: false, worker: true });
   await migrateDatabase(config.DATABASE_URL, logger);
   const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-worker', logger, timeouts: dbTimeoutsOf(config) });
-  await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
+  const secretKeys = secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS);
+  await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message), secretKeys);
   const connection = await connectWorkerConnection(config);
   const worker = await createWorker({
     connection,

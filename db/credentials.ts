@@ -5,7 +5,10 @@ import { paginate, type Page, type PageRequest } from './pagination';
 export interface SigningKeyRow {
   kid: string;
   public_jwk: JWK;
-  private_jwk: JWK;
+  /** Null once sealed; a row from before sealing (or with no secrets key configured) keeps it in the clear. */
+  private_jwk: JWK | null;
+  /** The private JWK sealed with the secret box (lib/secret-box.ts), bound to the kid. */
+  sealed_private_key: string | null;
   created_at: Date;
   retired_at: Date | null;
   publish_until: Date | null;
@@ -19,11 +22,21 @@ export async function findPublishedSigningKeys(db: Knex, now: Date): Promise<Sig
     .orderBy('created_at', 'desc');
 }
 
-export async function insertSigningKey(db: Knex, key: Pick<SigningKeyRow, 'kid' | 'public_jwk' | 'private_jwk'>): Promise<void> {
+export async function insertSigningKey(db: Knex, key: Pick<SigningKeyRow, 'kid' | 'public_jwk' | 'private_jwk' | 'sealed_private_key'>): Promise<void> {
   await db('signing_keys')
-    .insert({ ...key, public_jwk: JSON.stringify(key.public_jwk), private_jwk: JSON.stringify(key.private_jwk) })
+    .insert({ ...key, public_jwk: JSON.stringify(key.public_jwk), private_jwk: key.private_jwk === null ? null : JSON.stringify(key.private_jwk) })
     .onConflict('kid')
     .ignore();
+}
+
+/** Every key whose private half is still in the clear, sealed or not published any more. */
+export async function findUnsealedSigningKeys(db: Knex): Promise<Array<{ kid: string; private_jwk: JWK }>> {
+  return db('signing_keys').select('kid', 'private_jwk').whereNotNull('private_jwk');
+}
+
+/** Replaces a key's clear private JWK with its sealed form; a row sealed meanwhile by another process is left as it is. */
+export async function sealSigningKey(db: Knex, kid: string, sealed: string): Promise<void> {
+  await db('signing_keys').where({ kid }).whereNotNull('private_jwk').update({ private_jwk: null, sealed_private_key: sealed });
 }
 
 /** Retires every active key but `keepKid`; each stays published until tokens it signed have expired. */
@@ -122,4 +135,22 @@ export async function markServiceAccountRevoked(db: Knex, organizationId: string
     .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
     .returning<{ client_id: string; revoked_at: Date }[]>(['client_id', 'revoked_at']);
   return row;
+}
+
+export interface TokenSubjectRow {
+  subject: string;
+  organization_id: string;
+  scopes: string[];
+}
+
+/** Registers a subject in an organization, or widens its registration to the given scopes too. */
+export async function upsertTokenSubject(db: Knex, row: TokenSubjectRow): Promise<void> {
+  await db('token_subjects')
+    .insert(row)
+    .onConflict(['subject', 'organization_id'])
+    .merge({ scopes: db.raw('array(select distinct unnest(token_subjects.scopes || excluded.scopes) order by 1)'), updated_at: db.fn.now() });
+}
+
+export async function findTokenSubject(db: Knex, subject: string, organizationId: string): Promise<TokenSubjectRow | undefined> {
+  return db<TokenSubjectRow>('token_subjects').select('subject', 'organization_id', 'scopes').where({ subject, organization_id: organizationId }).first();
 }

@@ -17,9 +17,10 @@ import * as platformTenancy from './20261125001000_platform_tenancy';
 import * as reasoningCallState from './20261127000100_reasoning_call_state';
 import * as workflowSignals from './20261127000200_workflow_signals';
 import * as credentialRevocation from './20261128000100_credential_revocation';
-import * as decisionNotify from './20261128000500_decision_notify';
 import * as revocationCursor from './20261128000200_revocation_cursor';
+import * as keySealingAndSubjects from './20261128000300_key_sealing_and_subjects';
 import * as tenantKeys from './20261128000400_tenant_keys';
+import * as decisionNotify from './20261128000500_decision_notify';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -41,7 +42,8 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261127000100_reasoning_call_state', migration: reasoningCallState },
   { name: '20261127000200_workflow_signals', migration: workflowSignals },
   { name: '20261128000100_credential_revocation', migration: credentialRevocation },
-  { name: '20261128000500_decision_notify', migration: decisionNotify },
   { name: '20261128000200_revocation_cursor', migration: revocationCursor },
+  { name: '20261128000300_key_sealing_and_subjects', migration: keySealingAndSubjects },
   { name: '20261128000400_tenant_keys', migration: tenantKeys },
+  { name: '20261128000500_decision_notify', migration: decisionNotify },
 ];

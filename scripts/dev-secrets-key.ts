@@ -7,8 +7,10 @@ import path from 'node:path';
  * is unset, created on the first start, so webhook secrets sealed today still open after a restart.
  * Production sets SECRETS_ENCRYPTION_KEY from its secret store; this file is never a production key.
  */
+export const DEV_SECRETS_KEY_FILE = 'secrets-encryption.key';
+
 export function devSecretsKey(dataDir: string): { key: string; file: string; created: boolean } {
-  const file = path.join(dataDir, 'secrets-encryption.key');
+  const file = path.join(dataDir, DEV_SECRETS_KEY_FILE);
   if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), file, created: false };
   mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32).toString('base64');

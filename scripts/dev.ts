@@ -27,11 +27,14 @@ import { DEV_REVIEWERS, seedDevReviewers } from './dev-seed';
 import { signInPerson } from './sign-in-person';
 import { afterAnswerWorkSettled } from '../services/workflow-starts/signals';
 import { devSecretsKey } from './dev-secrets-key';
+import { secretKeysFrom } from '../lib/secret-box';
+import { registerTokenSubject } from '../services/auth/subjects';
 import { provisionTemporal } from './provision-temporal';
 import { startTemporalDevServer, type DevServer } from './temporal-dev-server';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 
 const DEV_TOKEN_TTL_SECONDS = 12 * 60 * 60;
+const DEV_ADMIN_SUBJECT = 'dev-admin';
 const TEMPORAL_UI_PORT = 8233;
 const ORPHAN_CHECK_INTERVAL_MS = 1000;
 
@@ -81,9 +84,11 @@ async function main(): Promise<void> {
   say(`Postgres: ${database.description}`);
   if (config.DATABASE_URL) await migrateDatabase(config.DATABASE_URL, logger);
   else await migrateToLatest(db);
-  await ensureSigningKey(db);
+  // Private keys are sealed with the secrets key (the generated one above, unless configured).
+  const secretKeys = secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS);
+  await ensureSigningKey(db, { secretKeys, warn: (message) => logger.warn(message) });
   await loadModelSeed(db, modelSeed());
-  const ledgerKey = await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message));
+  const ledgerKey = await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message), secretKeys);
   await seedDevReviewers(db);
 
   installWorkerRuntime(logger, { handleSignals: false, metricsBindAddress: config.TEMPORAL_METRICS_BIND_ADDRESS });
@@ -118,10 +123,12 @@ async function main(): Promise<void> {
   const metricsServer = await serveMetrics(config, metrics, { logger, worker: true });
   if (metricsServer) cleanups.unshift(() => closeServer(metricsServer));
 
+  // A token without a service account holds only what its subject is registered for.
+  await registerTokenSubject(db, { subject: DEV_ADMIN_SUBJECT, organizationId: DEFAULT_ORGANIZATION_ID, scopes: SCOPES });
   const token = await issueAccessToken(
-    createKeyRing(db),
+    createKeyRing(db, { secretKeys }),
     { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
-    { subject: 'dev-admin', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: DEV_TOKEN_TTL_SECONDS },
+    { subject: DEV_ADMIN_SUBJECT, scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: DEV_TOKEN_TTL_SECONDS },
   );
   // Human acts need a person: Ada, the first seeded reviewer, signed in with a device key of her own.
   const reviewerSession = await signInPerson(db, config, DEV_REVIEWERS[0]!.did);

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { type Config, tokenIssuer } from '../app/config';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 import { createKeyRing } from '../services/auth/key-ring';
+import { secretKeysFrom } from '../lib/secret-box';
 import { issueSessionToken } from '../services/sessions/session-tokens';
 
 /**
@@ -28,7 +29,7 @@ export async function signInPerson(db: Knex, config: Config, did: string, organi
     kid, passport_id, public_jwk: JSON.stringify({ ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }), sealed_private_key: null, source: 'device', device_id: 'script', status: 'active', created_at: now,
   });
   const { token } = await issueSessionToken(
-    createKeyRing(db),
+    createKeyRing(db, { secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS) }),
     { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
     { passport_id, did, organization_id: organizationId, credential: { type: 'device_key', id: kid }, ttlSeconds: 4 * 3600 },
   );

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { SecretKeys } from '../../lib/secret-box';
 import { provenanceRecordOf, queryProvenance, type ProvenanceRecord } from '../../db/ledger';
 import { attestRecord, getAttestation, type Attestation, type AttestOutcome } from '../../services/ledger/attestations';
 import { withCursorProblems } from '../middleware/pagination';
@@ -128,7 +129,8 @@ function attestProblem(code: Exclude<AttestOutcome, { ok: true }>['code'], body:
   }
 }
 
-export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Knex }): void {
+/** settings.platform.secretKeys open the sealed ledger key that signs attestations. */
+export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Knex; settings: { platform: { secretKeys: SecretKeys } } }): void {
   api.route({
     method: 'post',
     path: '/v1/provenance/query',
@@ -189,7 +191,7 @@ export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Kn
         attestedBy: principal.id,
         callerOrganizationId: principal.organization_id,
         now: new Date(),
-      });
+      }, deps.settings.platform.secretKeys);
       if (!outcome.ok) throw attestProblem(outcome.code, body);
       const attestation = renderAttestation(outcome.attestation);
       return { status: outcome.created ? 201 : 200, headers: { Location: `/v1/provenance/attestations/${attestation.attestationId}` }, body: attestation };

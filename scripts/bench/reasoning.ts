@@ -20,6 +20,7 @@ import { closeServer, listen } from '../../lib/http-server';
 import { createLogger } from '../../lib/logger';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
+import { registerTokenSubject } from '../../services/auth/subjects';
 import { createBenchDatabase } from './database';
 import { percentile } from './load';
 import { onTearDown, runSuite, say } from './stack';
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
   const server = await listen(buildApp(deps), { host: '127.0.0.1', port: 0 });
   onTearDown(() => closeServer(server));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await registerTokenSubject(database.db, { subject: 'bench', organizationId: DEFAULT_ORGANIZATION_ID, scopes: SCOPES });
   const token = await issueAccessToken(createKeyRing(database.db), { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE }, { subject: 'bench', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 3600 });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const levels = Object.fromEntries(CAPABILITIES.map((capability) => [capability, 7]));

@@ -10,6 +10,8 @@ import { migrateToLatest } from '../../db/migrate';
 import { loadConfig, tokenIssuer } from '../../app/config';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
+import { registerTokenSubject } from '../../services/auth/subjects';
+import { secretKeysFrom } from '../../lib/secret-box';
 import { seedDevReviewers } from '../dev-seed';
 import { signInPerson } from '../sign-in-person';
 import { provisionTemporal } from '../provision-temporal';
@@ -161,10 +163,13 @@ export function watchedBy(stack: BenchStack): ConstructorParameters<typeof Proce
   };
 }
 
-/** A token with every scope, from the database's signing key, for the services' config. */
-function benchToken(database: BenchDatabase, env: NodeJS.ProcessEnv): Promise<string> {
+/** A token with every scope, from the database's signing key (sealed with the services' secrets key), for the services' config. */
+async function benchToken(database: BenchDatabase, env: NodeJS.ProcessEnv): Promise<string> {
   const config = loadConfig(env);
-  return issueAccessToken(createKeyRing(database.db), { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE }, { subject: 'bench', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 3600 });
+  await registerTokenSubject(database.db, { subject: 'bench', organizationId: DEFAULT_ORGANIZATION_ID, scopes: SCOPES });
+  const keyRing = createKeyRing(database.db, { secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS) });
+  const settings = { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE };
+  return issueAccessToken(keyRing, settings, { subject: 'bench', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 3600 });
 }
 
 /**

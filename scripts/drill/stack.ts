@@ -13,6 +13,8 @@ import { createDb, type Db } from '../../db/connection';
 import { freePort } from '../../lib/net';
 import { createKeyRing } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
+import { registerTokenSubject } from '../../services/auth/subjects';
+import { secretKeysFrom } from '../../lib/secret-box';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { seedDevReviewers } from '../dev-seed';
 import { signInPerson } from '../sign-in-person';
@@ -146,7 +148,10 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
   await seedDevReviewers(db);
   await startApi();
   const config = loadConfig(env);
-  const token = await issueAccessToken(createKeyRing(db), { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE }, { subject: 'drill', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 3600 });
+  await registerTokenSubject(db, { subject: 'drill', organizationId: DEFAULT_ORGANIZATION_ID, scopes: SCOPES });
+  const keyRing = createKeyRing(db, { secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS) });
+  const settings = { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE };
+  const token = await issueAccessToken(keyRing, settings, { subject: 'drill', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 3600 });
   const approverToken = await signInPerson(db, config, DRILL_APPROVER);
 
   return {

@@ -1,6 +1,14 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
 import type { Knex } from 'knex';
-import { findPublishedSigningKeys, insertSigningKey, retireSigningKeysExcept, type SigningKeyRow } from '../../db/credentials';
+import {
+  findPublishedSigningKeys,
+  findUnsealedSigningKeys,
+  insertSigningKey,
+  retireSigningKeysExcept,
+  sealSigningKey,
+  type SigningKeyRow,
+} from '../../db/credentials';
+import { createSecretBox, type SecretBox, type SecretKeys } from '../../lib/secret-box';
 
 export const SIGNING_ALGORITHM = 'EdDSA';
 
@@ -8,7 +16,9 @@ interface LoadedKey {
   kid: string;
   publicJwk: JWK;
   publicKey: KeyLike | Uint8Array;
-  privateJwk: JWK;
+  /** The private JWK in the clear (a row not sealed yet), or sealed, opened only to sign. */
+  privateJwk: JWK | null;
+  sealedPrivateKey: string | null;
   retired: boolean;
 }
 
@@ -23,35 +33,72 @@ export interface KeyRing {
   jwks(): Promise<{ keys: JWK[] }>;
 }
 
-async function newKeyPair(): Promise<{ kid: string; publicJwk: JWK; privateJwk: JWK }> {
+/** The secret box's associated data: a sealed key opens only as the key of its own kid. */
+const sealingContext = (kid: string) => `signing_key:${kid}`;
+
+/** The box that seals private keys, when SECRETS_ENCRYPTION_KEY is configured. */
+function sealingBox(secretKeys: SecretKeys | undefined): SecretBox | undefined {
+  return secretKeys ? createSecretBox(secretKeys) : undefined;
+}
+
+/** How a new private key is stored: sealed when a secrets key is configured, else in the clear (as before sealing existed). */
+function privateKeyColumns(box: SecretBox | undefined, kid: string, privateJwk: JWK): Pick<SigningKeyRow, 'private_jwk' | 'sealed_private_key'> {
+  if (box?.canSeal) return { private_jwk: null, sealed_private_key: box.seal(JSON.stringify(privateJwk), sealingContext(kid)) };
+  return { private_jwk: privateJwk, sealed_private_key: null };
+}
+
+async function newKeyPair(box: SecretBox | undefined): Promise<Pick<SigningKeyRow, 'kid' | 'public_jwk' | 'private_jwk' | 'sealed_private_key'>> {
   const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { crv: 'Ed25519', extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
-  return { kid, publicJwk: { ...publicJwk, kid, alg: SIGNING_ALGORITHM, use: 'sig' }, privateJwk: { ...(await exportJWK(privateKey)), kid } };
+  return { kid, public_jwk: { ...publicJwk, kid, alg: SIGNING_ALGORITHM, use: 'sig' }, ...privateKeyColumns(box, kid, { ...(await exportJWK(privateKey)), kid }) };
 }
 
-/** Creates the first key of a fresh deployment; a no-op when one is active. */
-export async function ensureSigningKey(db: Knex, now = new Date()): Promise<void> {
-  const keys = await findPublishedSigningKeys(db, now);
-  if (keys.some((key) => key.retired_at === null)) return;
-  const key = await newKeyPair();
-  await insertSigningKey(db, { kid: key.kid, public_jwk: key.publicJwk, private_jwk: key.privateJwk });
+export interface SigningKeyOptions {
+  /** SECRETS_ENCRYPTION_KEY (and previous keys): private keys are sealed with it; unset, they stay in the clear. */
+  secretKeys?: SecretKeys | undefined;
+  /** Told when keys stay in the clear for want of a secrets key. */
+  warn?: (message: string) => void;
+  now?: Date;
+}
+
+/**
+ * At start: seals every private key still in the clear (rows from before sealing), when a secrets key is
+ * configured, and creates the first key of a fresh deployment (a no-op when one is active).
+ */
+export async function ensureSigningKey(db: Knex, options: SigningKeyOptions = {}): Promise<void> {
+  const box = sealingBox(options.secretKeys);
+  if (box?.canSeal) {
+    for (const row of await findUnsealedSigningKeys(db)) await sealSigningKey(db, row.kid, box.seal(JSON.stringify(row.private_jwk), sealingContext(row.kid)));
+  }
+  const keys = await findPublishedSigningKeys(db, options.now ?? new Date());
+  if (!keys.some((key) => key.retired_at === null)) await insertSigningKey(db, await newKeyPair(box));
+  if (!box?.canSeal) options.warn?.('SECRETS_ENCRYPTION_KEY is not configured: the access-token signing keys are stored unsealed');
 }
 
 /** A new key signs from now on; old keys stay published until the longest-lived token they signed expires. */
-export async function rotateSigningKey(db: Knex, options: { maxTokenTtlSeconds: number; now?: Date }): Promise<string> {
+export async function rotateSigningKey(db: Knex, options: { maxTokenTtlSeconds: number; now?: Date; secretKeys?: SecretKeys | undefined }): Promise<string> {
   const now = options.now ?? new Date();
-  const key = await newKeyPair();
+  const key = await newKeyPair(sealingBox(options.secretKeys));
   await db.transaction(async (trx) => {
-    await insertSigningKey(trx, { kid: key.kid, public_jwk: key.publicJwk, private_jwk: key.privateJwk });
+    await insertSigningKey(trx, key);
     await retireSigningKeysExcept(trx, key.kid, now, new Date(now.getTime() + options.maxTokenTtlSeconds * 1000));
   });
   return key.kid;
 }
 
-export function createKeyRing(db: Knex, options: { cacheTtlMs?: number; clock?: () => Date } = {}): KeyRing {
+/** The private JWK of a key: in the clear, or opened with the configured secrets key. */
+function privateJwkOf(key: LoadedKey, box: SecretBox | undefined): JWK {
+  if (key.privateJwk) return key.privateJwk;
+  if (!box) throw new Error(`The signing key ${key.kid} is sealed: configure SECRETS_ENCRYPTION_KEY (the key that sealed it) to sign`);
+  return JSON.parse(box.open(key.sealedPrivateKey!, sealingContext(key.kid))) as JWK;
+}
+
+/** secretKeys: to open sealed private keys; without them the ring verifies, and signs only with a key in the clear. */
+export function createKeyRing(db: Knex, options: { cacheTtlMs?: number; clock?: () => Date; secretKeys?: SecretKeys | undefined } = {}): KeyRing {
   const cacheTtlMs = options.cacheTtlMs ?? 60_000;
   const clock = options.clock ?? (() => new Date());
+  const box = sealingBox(options.secretKeys);
   let cache: { loadedAt: number; keys: LoadedKey[] } | undefined;
 
   async function load(): Promise<LoadedKey[]> {
@@ -62,6 +109,7 @@ export function createKeyRing(db: Knex, options: { cacheTtlMs?: number; clock?: 
         publicJwk: row.public_jwk,
         publicKey: await importJWK(row.public_jwk, SIGNING_ALGORITHM),
         privateJwk: row.private_jwk,
+        sealedPrivateKey: row.sealed_private_key,
         retired: row.retired_at !== null,
       })),
     );
@@ -89,7 +137,7 @@ export function createKeyRing(db: Knex, options: { cacheTtlMs?: number; clock?: 
     async signingKey() {
       const active = (await load()).find((key) => !key.retired);
       if (!active) throw new Error('No active signing key; start the service once or run `npm run keys:rotate`');
-      return { kid: active.kid, privateKey: await importJWK(active.privateJwk, SIGNING_ALGORITHM) };
+      return { kid: active.kid, privateKey: await importJWK(privateJwkOf(active, box), SIGNING_ALGORITHM) };
     },
     async verificationKey(kid) {
       const known = (await keys()).find((key) => key.kid === kid);

@@ -5,6 +5,7 @@ import { findAgentByKeyHash } from '../../db/agents';
 import {
   findApiTokenByHash,
   findServiceAccount,
+  findTokenSubject,
   insertApiToken,
   insertServiceAccount,
   markApiTokenRevoked,
@@ -256,12 +257,26 @@ export async function authenticateBearer(
       // The account's organization, not the claim's, so a token never outlives a move out of it.
       return { ok: true, principal: { id: `sa:${clientId}`, kind: 'service_account', subject: payload.sub!, scopes, organization_id: account.organization_id } };
     }
+    const refusal = await subjectRefusal(deps.db, { subject: payload.sub!, organizationId, scopes });
+    if (refusal) return { ok: false, reason: refusal };
     return { ok: true, principal: { id: `sub:${payload.sub!}`, kind: 'jwt', subject: payload.sub!, scopes, organization_id: organizationId } };
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The token has expired' };
     if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The token is not valid (${error.code})` };
     throw error;
   }
+}
+
+/**
+ * Why a token without a service account may not hold what it claims, or undefined when it may: its subject must be
+ * registered (services/auth/subjects.ts) in the organization it claims, with scopes that cover the claimed ones.
+ * Read on every request, like a service account, so a registration withdrawn stops its tokens at once.
+ */
+async function subjectRefusal(db: Knex, claims: { subject: string; organizationId: string; scopes: readonly string[] }): Promise<string | undefined> {
+  const registered = await findTokenSubject(db, claims.subject, claims.organizationId);
+  if (!registered) return `The token's subject is not registered in the organization it claims`;
+  const beyond = scopesNotHeld(registered.scopes, claims.scopes);
+  return beyond.length > 0 ? `The token claims scopes its subject is not registered for: ${beyond.join(' ')}` : undefined;
 }
 
 /** A signed-in person: the Passport is the actor, named with the passkey or device key the session was signed in with. */

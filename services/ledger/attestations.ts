@@ -6,6 +6,7 @@ import { canonicalJson } from '../../domain/canonical-json';
 import type { LedgerAnchor } from '../../domain/provenance';
 import { loadLedgerKey, type LedgerKey } from './keys';
 import { signCompactJws } from '../../lib/jws';
+import type { SecretKeys } from '../../lib/secret-box';
 
 export const ATTESTATION_TYPE = 'handoff-attestation/v1';
 export const ATTESTATION_JWS_TYPE = 'handoff-attestation+jws';
@@ -81,12 +82,13 @@ async function toAttestation(db: Knex, row: AttestationRow, callerOrganizationId
 export async function attestRecord(
   db: Knex,
   input: { recordHash: string; agentId: string; organizationId: string; claimedAt: string; attestedBy: string; callerOrganizationId: string; now: Date },
+  secretKeys?: SecretKeys,
 ): Promise<AttestOutcome> {
   if (input.organizationId !== input.callerOrganizationId) return { ok: false, code: 'attestation_organization_mismatch' };
   if (!(await isAgentOfOrganization(db, input.callerOrganizationId, input.agentId))) return { ok: false, code: 'attestation_agent_not_found' };
   const recordHash = input.recordHash.toLowerCase();
   // Only the caller's organization's records: another tenant's hash is not found, exactly as an unknown one.
-  const [record, key] = await Promise.all([findProvenanceRecordByLeafHash(db, input.callerOrganizationId, Buffer.from(recordHash, 'hex')), loadLedgerKey(db)]);
+  const [record, key] = await Promise.all([findProvenanceRecordByLeafHash(db, input.callerOrganizationId, Buffer.from(recordHash, 'hex')), loadLedgerKey(db, secretKeys)]);
   if (!key) return { ok: false, code: 'no_key' };
   if (!record) return { ok: false, code: 'record_not_found' };
   const claimedAt = new Date(input.claimedAt).toISOString();

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from 'jose';
 import { createKeyRing, rotateSigningKey } from '../../services/auth/key-ring';
 import { mintPersonalAccessToken, type Scope } from '../../services/auth/tokens';
+import { registerTokenSubject } from '../../services/auth/subjects';
 import { startExtraApp, type ExtraApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { call, expectProblem, type CallOptions } from '../support/http';
@@ -20,6 +21,8 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   account = created.body;
+  // The subject of the JWTs built claim by claim below (test/support/jwt.ts), registered as a deployment's operator registers one.
+  await registerTokenSubject(stack.database.db, { subject: 'forger', organizationId: DEFAULT_ORGANIZATION_ID, scopes: ['orch:read'] });
 });
 afterAll(() => stack?.stop());
 

@@ -1,6 +1,7 @@
 import { tokenIssuer } from '../../app/config';
 import { createKeyRing, rotateSigningKey } from '../../services/auth/key-ring';
 import { authenticateBearer, issueAccessToken } from '../../services/auth/tokens';
+import { registerTokenSubject } from '../../services/auth/subjects';
 import { authenticateSession, issueSessionToken, verifySessionToken } from '../../services/sessions/session-tokens';
 import { signedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';
@@ -69,6 +70,7 @@ describe('session tokens', () => {
     const person = await signedInPerson(stack);
     // A key ring that rereads the keys on every call, so the withdrawal reaches it at once.
     const cached = { ...deps(), keyRing: createKeyRing(db, { cacheTtlMs: 0 }), verified: createVerifiedTokenCache() };
+    await registerTokenSubject(db, { subject: 'withdrawn', organizationId: DEFAULT_ORGANIZATION_ID, scopes: ['platform:read'] });
     const access = await issueAccessToken(cached.keyRing, cached.settings, { subject: 'withdrawn', scopes: ['platform:read'], organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 60 });
     expect(await authenticateBearer(cached, access)).toMatchObject({ ok: true });
     expect(await authenticateSession(cached, person.sessionToken)).toMatchObject({ ok: true });

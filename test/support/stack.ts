@@ -13,6 +13,7 @@ import { freePort } from '../../lib/net';
 import { startOutboxDispatch, type OutboxDispatch } from '../../app/outbox-dispatch';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
+import { registerTokenSubject } from '../../services/auth/subjects';
 import { ensureLedgerKey } from '../../services/ledger/keys';
 import { ledgerSealerWorkflowId, startLedgerSealer } from '../../services/ledger/sealer';
 import { bundleWorkflows, createWorker } from '../../workers/create-worker';
@@ -118,8 +119,11 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     get worker() {
       return worker!;
     },
-    token: (scopes = [...SCOPES], subject = 'test-user', organizationId = DEFAULT_ORGANIZATION_ID) =>
-      issueAccessToken(keyRing, deps.settings.token, { subject, scopes, organizationId, ttlSeconds: 600 }),
+    token: async (scopes = [...SCOPES], subject = 'test-user', organizationId = DEFAULT_ORGANIZATION_ID) => {
+      // Such a token holds only what its subject is registered for, as the dev admin's does.
+      await registerTokenSubject(database.db, { subject, organizationId, scopes });
+      return issueAccessToken(keyRing, deps.settings.token, { subject, scopes, organizationId, ttlSeconds: 600 });
+    },
     startWorker,
     stopWorker,
     async stop() {
