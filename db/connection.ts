@@ -81,6 +81,8 @@ export function createDb(options: { connectionString: string; poolMax: number; a
     },
     pool: { min: 0, max: options.poolMax, ...(timeouts ? { afterCreate: dropOnReadTimeout } : {}) },
     acquireConnectionTimeout: timeouts?.acquireMs ?? UNBOUNDED_ACQUIRE_MS,
+    // A failed statement's message names its SQL with placeholders, never the values bound to it (a key, a secret), since error messages are logged.
+    compileSqlOnError: false,
     ...(logger
       ? {
           log: {
