@@ -204,7 +204,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm, overturn or flag a completed routing’s outcome
-         * @description The decision outcome and feedback of the spec: an autonomous decision overturned or flagged counts as the agent’s false negative. Anchored in the routing’s provenance, which names the signed-in person who gave it (a session token; or an agent with their delegation holding routing:feedback) and the credential that authenticated them.
+         * @description The decision outcome and feedback of the spec: an autonomous decision overturned or flagged counts as the agent’s false negative. Anchored in the routing’s provenance, which names the signed-in person who gave it (a session token; or an agent with their delegation token holding routing:feedback) and the credential that authenticated them.
          */
         post: operations["recordRoutingFeedback"];
         delete?: never;
@@ -284,7 +284,7 @@ export interface paths {
         put?: never;
         /**
          * A reviewer on the escalation chain resolves an escalated routing
-         * @description Claimed in Postgres by one conditional write: exactly one resolution wins and any later one gets 409 at once; the routing workflow hears of it by a signal committed with the claim and closes with it. Only a signed-in person resolves (a session token; or an agent with their delegation holding routing:resolve), as a reviewer they are: their own DID or a reviewer linked to their Passport (PUT /v1/orch/reviewers/{did} passport_id), who must be on the routing’s escalation chain. reviewer_did may be omitted (the latest of theirs on the chain). The provenance record names the Passport and the credential.
+         * @description Claimed in Postgres by one conditional write: exactly one resolution wins and any later one gets 409 at once; the routing workflow hears of it by a signal committed with the claim and closes with it. Only a signed-in person resolves (a session token; or an agent with their delegation token holding routing:resolve, which routing:write does not imply), as a reviewer they are: their own DID or a reviewer linked to their Passport (PUT /v1/orch/reviewers/{did} passport_id), who must be on the routing’s escalation chain. reviewer_did may be omitted (the latest of theirs on the chain). The provenance record names the Passport and the credential.
          */
         post: operations["resolveRouting"];
         delete?: never;
@@ -424,7 +424,7 @@ export interface paths {
         put?: never;
         /**
          * Escalate a routing by hand: to a reviewer holding target_capability, or up the chain
-         * @description Works on a routing a human holds (it moves to another reviewer, never at lower urgency), on one waiting in the queue, and on a routing decided for the agent alone, in any mode, within ROUTING_REVIEW_WINDOW_SECONDS of its decision (default 7 days): a supervisor reviewing what the agent did reopens it, and a reviewer takes it with the escalation chain (queued when none qualifies). Answers with the escalation chain; emits escalation.triggered. Only a signed-in person escalates by hand (a session token; or an agent with their delegation holding routing:escalate), recorded as the actor with the credential that authenticated them.
+         * @description Works on a routing a human holds (it moves to another reviewer, never at lower urgency), on one waiting in the queue, and on a routing decided for the agent alone, in any mode, within ROUTING_REVIEW_WINDOW_SECONDS of its decision (default 7 days): a supervisor reviewing what the agent did reopens it, and a reviewer takes it with the escalation chain (queued when none qualifies). Answers with the escalation chain; emits escalation.triggered. Escalating moves work to humans, so any orch:write credential may: a signed-in person (a session token; or an agent with their delegation token holding routing:escalate) is recorded as the actor with the credential that authenticated them; a personal access token, service account or OAuth client is recorded as the principal that asked (actor type orch_core, instance_id and principal {kind, id}). Resolving stays a person’s act.
          */
         post: operations["escalateManually"];
         delete?: never;
@@ -592,7 +592,7 @@ export interface paths {
         put?: never;
         /**
          * Register an AI agent (admin); its API key is shown once
-         * @description The agent calls the agent operations with its key as bearer token (scope orch:agent, nothing else), or an orch:write caller names it in X-Agent-ID. Its safety_constraints are enforced on every later routing and check. Emits agent.registered.
+         * @description The agent calls the agent operations with its key as bearer token (scope orch:agent, nothing else), or an orch:write caller names it in X-Agent-ID. Its safety_constraints are enforced on every later routing and check. Emits agent.registered. With an Idempotency-Key a retry gets the first answer again (Idempotent-Replayed: true), its API key included: a client that lost the answer needs that key. The stored answer keeps the key sealed under SECRETS_ENCRYPTION_KEY, bound to the caller and the Idempotency-Key, for the key’s 24 hours; without SECRETS_ENCRYPTION_KEY nothing can seal it, and a replay carries api_key null (POST /v1/orch/agents/{agent_id}/api-key gives a new one).
          */
         post: operations["registerAgent_orch"];
         delete?: never;
@@ -852,7 +852,7 @@ export interface paths {
         put?: never;
         /**
          * Attest a provenance record: the log signs that the agent attested the record’s leaf
-         * @description Idempotent by content: the same agent, organization, record hash and timestamp return the first attestation (200 instead of 201). The attestation is recorded in the ledger too. Verify the signature with the log’s key (GET /v1/ledger/key) or `npm run verify`.
+         * @description Idempotent by content: the same agent, organization, record hash and timestamp return the first attestation (200 instead of 201). The attestation is recorded in the ledger too. Verify the signature with the log’s key (GET /v1/ledger/key) or `npm run verify`. The log signs only for the caller’s organization and for an agent of it, and only over a record of that organization.
          */
         post: operations["attestProvenanceRecord"];
         delete?: never;
@@ -1011,7 +1011,7 @@ export interface paths {
         put?: never;
         /**
          * Ask a human to approve an action
-         * @description Starts the approval’s workflow, which waits for a response, a cancel, or expires_at (a durable timer: the request expires even if no worker was up at that moment). Answers once the request is recorded in the ledger and visible in lists.
+         * @description Starts the approval’s workflow, which waits for a response, a cancel, or expires_at (a durable timer: the request expires even if no worker was up at that moment). Answers once the request is recorded in the ledger and visible in lists. The requested record names the caller as its credential proves it, whatever requester_passport_id says: a signed-in person as human, an agent holding their delegation token, or a token that authenticates no person, as ai_agent.
          */
         post: operations["createApproval"];
         delete?: never;
@@ -1051,7 +1051,7 @@ export interface paths {
         put?: never;
         /**
          * Approve or reject a pending request
-         * @description Claimed in Postgres by one conditional write, then signalled to the approval’s workflow: exactly one answer wins, and an answer to a request that is no longer pending (answered, cancelled, expired, or past expires_at) is 409. Full variant: decision approved|rejected, responded_by, comment, modified_params (checked against params_schema). Simplified variant: decision approve|reject and reason. Only a signed-in person answers (a session token from a passkey or device key; or an agent with a delegation token from the person that holds approvals:respond), as themself: responded_by may be omitted, and naming anyone else is 403. A request addressed to an approver (approver_passport_id) is answered only by that approver or their delegate. The provenance record names the Passport and the credential.
+         * @description Claimed in Postgres by one conditional write, then signalled to the approval’s workflow: exactly one answer wins, and an answer to a request that is no longer pending (answered, cancelled, expired, or past expires_at) is 409. Full variant: decision approved|rejected, responded_by, comment, modified_params (checked against params_schema). Simplified variant: decision approve|reject and reason. Only a signed-in person answers (a session token from a passkey or device key; or an agent with a delegation token from the person that holds approvals:respond), as themself: responded_by may be omitted, and naming anyone else is 403. A request addressed to an approver (approver_passport_id) is answered only by that approver or their delegate. Separation of duties: nobody answers a request of their own (403 requester_may_not_answer): not its requester, the credential or person that made it, nor an agent acting for them. The provenance record names the Passport and the credential.
          */
         post: operations["respondToApproval"];
         delete?: never;
@@ -1071,7 +1071,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a pending request
-         * @description Claimed like respond: 409 when the request is no longer pending. A signed-in person cancels, as themself (cancelled_by omitted or their DID); a request addressed to an approver only the approver or the requester (or a delegate of theirs holding approvals:request).
+         * @description Claimed like respond: 409 when the request is no longer pending. A signed-in person cancels, as themself (cancelled_by omitted or their DID); a request addressed to an approver only the approver or the requester. An agent cancels for a person with their delegation token holding approvals:cancel (approvals:request, which asks for approvals, does not imply it).
          */
         post: operations["cancelApproval"];
         delete?: never;
@@ -1111,7 +1111,7 @@ export interface paths {
         put?: never;
         /**
          * Answer an item of the escalation queue
-         * @description approve and reject answer the approval request; approved_with_modifications approves it with modifications (a JSON object of parameters, checked like modified_params); request_changes rejects it as it stands, with the notes saying what to change. Like respond, a request that is no longer pending is 409, and only a signed-in person answers, as themself (responded_by omitted or their DID), a request addressed to an approver only that approver or their delegate.
+         * @description approve and reject answer the approval request; approved_with_modifications approves it with modifications (a JSON object of parameters, checked like modified_params); request_changes rejects it as it stands, with the notes saying what to change. Like respond, a request that is no longer pending is 409, and only a signed-in person answers, as themself (responded_by omitted or their DID), a request addressed to an approver only that approver or their delegate (an agent whose delegation token from the person holds approvals:respond); never by its requester or anyone acting for them (403 requester_may_not_answer).
          */
         post: operations["respondToEscalation"];
         delete?: never;
@@ -1132,7 +1132,7 @@ export interface paths {
         put?: never;
         /**
          * Register an agent version with the endpoint it is invoked at
-         * @description agent_id derives from agent_uri. The endpoint must pass the outbound policy (public, or allowlisted by OUTBOUND_PRIVATE_ALLOWLIST).
+         * @description agent_id derives from agent_uri, whose org segment names the caller’s organization: its slug or its organization id. The endpoint must pass the outbound policy (public, or allowlisted by OUTBOUND_PRIVATE_ALLOWLIST).
          */
         post: operations["registerAgent_agents"];
         delete?: never;
@@ -2054,7 +2054,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a session token for a delegation token
-         * @description RFC 8693-style token exchange: subject_token is the session token from a passkey or device-key sign-in (or, in the Authorization header, the bearer token); a delegation token as subject is narrowed. The new token holds at most what the subject holds: a signed-in person’s capabilities and prompt grants (prompt:*:*), or the subject token’s capabilities, prompt grants, expiry, environment and risk_level; a prompt grant is held when one of the subject’s covers it (prompt:read:support-* covers prompt:read:support-billing), else 403 delegation_widening. The response holds the token: it is not stored for replay.
+         * @description RFC 8693-style token exchange: subject_token is the session token from a passkey or device-key sign-in (or, in the Authorization header, the bearer token); a delegation token as subject is narrowed. The new token holds at most what the subject holds: a signed-in person’s capabilities and prompt grants (prompt:*:*), or the subject token’s capabilities, prompt grants, expiry, environment and risk_level; a prompt grant is held when one of the subject’s covers it (prompt:read:support-* covers prompt:read:support-billing), else 403 delegation_widening. A human act done for the person takes its own capability, which no other implies: approvals:respond, approvals:cancel, routing:resolve, routing:escalate, routing:feedback (answering an approval or an escalation-queue item, cancelling an approval, resolving, escalating by hand, giving feedback on a routing); routing:write only starts routings and approvals:request only asks for approvals. An unknown capability name is 400. The response holds the token: it is not stored for replay.
          */
         post: operations["exchangeDelegationToken"];
         delete?: never;
@@ -2078,7 +2078,7 @@ export interface paths {
         put?: never;
         /**
          * Delegate to an agent
-         * @description A person’s delegation token (or session) delegates some of what it holds to an agent: the new token’s sub is the person, act.sub the agent. It can only narrow: capabilities, prompt grants (covered by one of the caller’s), expiry, environment and risk_level no wider than the caller’s token. Revoking the caller’s delegation revokes it too.
+         * @description A person’s delegation token (or session) delegates some of what it holds to an agent: the new token’s sub is the person, act.sub the agent. It can only narrow: capabilities, prompt grants (covered by one of the caller’s), expiry, environment and risk_level no wider than the caller’s token. A human act done for the person takes its own capability, which no other implies: approvals:respond, approvals:cancel, routing:resolve, routing:escalate, routing:feedback (answering an approval or an escalation-queue item, cancelling an approval, resolving, escalating by hand, giving feedback on a routing); routing:write only starts routings and approvals:request only asks for approvals. An unknown capability name is 400. Revoking the caller’s delegation revokes it too.
          */
         post: operations["generateDelegationToken"];
         delete?: never;
@@ -3278,7 +3278,7 @@ export interface components {
             routing_id: string;
             escalation_reason: string;
             /**
-             * @description The signed-in person who escalates (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch
+             * @description Who escalates. A signed-in person may only name themself (omitted, it is them; anyone else is 403 actor_mismatch); a credential that authenticates no person may name the person it acts for, which the record keeps as requested_by_named, unproven
              * @example did:web:example.com:reviewers:alice
              */
             requested_by?: string;
@@ -3606,8 +3606,8 @@ export interface components {
             task_types?: string[];
         };
         AgentRegistration: components["schemas"]["Agent"] & {
-            /** @description Shown once; only its hash is stored. Send it as Authorization: Bearer to call the agent operations as this agent. */
-            api_key: string;
+            /** @description Shown once; only its hash is stored (and, for an Idempotency-Key replay, the answer sealed for 24 h). Send it as Authorization: Bearer to call the agent operations as this agent. null only in a replay when the deployment has no SECRETS_ENCRYPTION_KEY to seal it with. */
+            api_key: string | null;
         };
         AgentSafetyConstraints: {
             /** @description Tasks that involve prescribing go to a human */
@@ -4006,7 +4006,9 @@ export interface components {
             ledger_anchor: components["schemas"]["LedgerAnchor"] & unknown;
         };
         AttestProvenanceRequest: {
+            /** @description The attesting agent, of the caller’s organization: an agent Passport’s id or DID, a platform agent’s id or URI, or an orchestration agent’s id or DID */
             agentId: string;
+            /** @description The caller’s organization id; another organization’s is refused */
             organizationId: string;
             recordHash: string;
             /**
@@ -4387,7 +4389,7 @@ export interface components {
             updated_at: string;
         };
         PlatformAgentDetail: components["schemas"]["PlatformAgent"] & {
-            /** @description What each environment runs now (the latest deployment per environment) of this agent’s org/name */
+            /** @description What each environment runs now (the latest deployment per environment) of this agent’s org/name in the caller’s organization */
             deployments: components["schemas"]["AgentDeployment"][];
         };
         AgentDeployment: {
@@ -4404,7 +4406,10 @@ export interface components {
             deployed_at: string;
         };
         RegisterPlatformAgentRequest: {
-            /** @example agent://acme/summarizer@1.2.0 */
+            /**
+             * @description agent://<org>/<name>@<semver>, where <org> is the slug or the organization id of the caller’s organization
+             * @example agent://acme/summarizer@1.2.0
+             */
             agent_uri: string;
             /**
              * Format: uri
@@ -5537,9 +5542,9 @@ export interface components {
             /** @enum {string} */
             subject_token_type?: "urn:handoff:params:oauth:token-type:session" | "urn:handoff:params:oauth:token-type:delegation";
             /** @description Capability names (docs/api.md lists them; x-capability on each operation says which it needs) and prompt grants prompt:<action>:<key-pattern> (action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening. */
-            capabilities?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "agent_operations") | string)[];
+            capabilities?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "agent_operations") | string)[];
             /** @description Alias of capabilities */
-            scopes?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "agent_operations") | string)[];
+            scopes?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "agent_operations") | string)[];
             /**
              * @description Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry
              * @default 86400
@@ -5562,7 +5567,7 @@ export interface components {
             /** @description An agent Passport id or DID, a platform agent id, or a registered orchestration agent id */
             agentId: string;
             /** @description Capability names (docs/api.md lists them; x-capability on each operation says which it needs) and prompt grants prompt:<action>:<key-pattern> (action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening. */
-            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "agent_operations") | string)[];
+            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "agent_operations") | string)[];
             /**
              * @description Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry
              * @default 86400
@@ -5641,7 +5646,7 @@ export interface components {
         DelegationRevocationStatus: {
             delegation_id: string;
             is_revoked: boolean;
-            revocation: components["schemas"]["DelegationRevocation"] & (Record<string, never> | null);
+            revocation?: components["schemas"]["DelegationRevocation"] & unknown;
         };
         DelegationStatus: {
             delegation_id: string;
@@ -5660,7 +5665,7 @@ export interface components {
             identity_tier: number;
             created_at: string;
             expires_at: string;
-            revocation: components["schemas"]["DelegationRevocation"] & (Record<string, never> | null);
+            revocation?: components["schemas"]["DelegationRevocation"] & unknown;
         };
         CreatedWebhook: components["schemas"]["WebhookSubscription"] & {
             /** @description The signing secret (whsec_…), shown only in this response; null when an Idempotency-Key replay finds the subscription already created (rotate to get a new one) */
@@ -9366,7 +9371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description person_required, actor_mismatch or delegation_not_covering; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            /** @description actor_mismatch (a person naming someone else) or delegation_not_covering; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -11136,7 +11141,10 @@ export interface operations {
     registerAgent_orch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11154,6 +11162,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11202,7 +11211,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description agent_exists */
+            /** @description agent_exists; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -11210,6 +11219,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13167,7 +13177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            /** @description attestation_organization_mismatch: organizationId is not the caller’s organization; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -13181,7 +13191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No record has that hash */
+            /** @description No record of the caller’s organization has that hash */
             404: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -13226,6 +13236,20 @@ export interface operations {
             };
             /** @description unsupported_media_type: the body is not in a media type this operation takes */
             415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description attestation_agent_not_found: agentId names no agent of the caller’s organization */
+            422: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13860,6 +13884,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The reviewer’s DID, percent-encoded as a whole (encodeURIComponent) or sent as it is with each `%` written `%25`: a DID whose own text holds `%3A` (a did:web with a port) is did%3Aweb%3Aexample.com%253A8443%3Ar or did:web:example.com%253A8443:r. A segment that is neither (a raw `%3A` beside a raw `:`) would name another DID once decoded, and is refused (400 did_encoding_ambiguous). */
                 did: string;
             };
             cookie?: never;
@@ -13883,7 +13908,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            /** @description did_encoding_ambiguous: the DID in the path is encoded neither as a whole nor with only what a segment cannot hold (`%` as `%25`); or validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
             400: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -14910,7 +14935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description person_required, actor_mismatch, not_the_approver or delegation_not_covering; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            /** @description person_required, actor_mismatch, not_the_approver, requester_may_not_answer or delegation_not_covering; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -15385,7 +15410,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description person_required, actor_mismatch, not_the_approver or delegation_not_covering; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            /** @description person_required, actor_mismatch, not_the_approver, requester_may_not_answer or delegation_not_covering; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -15680,7 +15705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            /** @description agent_uri_foreign_organization: the org segment of agent_uri is neither the slug nor the id of the caller’s organization; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -23603,7 +23628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description agent_not_found */
+            /** @description agent_not_found: no such agent in the caller’s organization (another organization’s agent answers the same) */
             404: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
