@@ -24,7 +24,7 @@ export function platformSettings(config: Config): PlatformSettings {
     outboundPolicy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST },
     ledgerSealingLagAlertSeconds: config.LEDGER_SEALING_LAG_ALERT_SECONDS,
     reasoning: {
-      providers: Object.fromEntries(Object.entries(config.REASONING_PROVIDERS).map(([name, provider]) => [name, { baseUrl: provider.base_url, apiKey: provider.api_key }])),
+      providers: Object.fromEntries(Object.entries(config.REASONING_PROVIDERS).map(([name, provider]) => [name, { baseUrl: provider.base_url, apiKey: provider.api_key, system: name }])),
       attemptTimeoutMs: config.REASONING_ATTEMPT_TIMEOUT_MS,
       totalTimeoutMs: config.REASONING_TOTAL_TIMEOUT_MS,
       maxAttempts: config.REASONING_MAX_ATTEMPTS,

@@ -1,11 +1,16 @@
 /**
  * A client of the OpenAI-compatible chat-completions API (POST {base_url}/chat/completions), which OpenAI,
- * OpenRouter, Ollama and vLLM all serve: one answer as JSON, or a stream of server-sent events.
+ * OpenRouter, Ollama and vLLM all serve: one answer as JSON, or a stream of server-sent events. Each call is a
+ * client span with the GenAI semantic conventions' attributes (a no-op unless the process traces).
  */
+import { SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+
 export interface ProviderEndpoint {
   /** Up to and including the version segment, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1. */
   baseUrl: string;
   apiKey?: string | undefined;
+  /** The provider's name in traces (gen_ai.system); `openai`, the API this client speaks, when unset. */
+  system?: string | undefined;
 }
 
 export interface ChatMessage {
@@ -121,7 +126,43 @@ function requestBody(request: ChatRequest, stream: boolean): Record<string, unkn
   };
 }
 
+const tracer = trace.getTracer('handoff-openai-compatible');
+
+function startChatSpan(endpoint: ProviderEndpoint, request: ChatRequest): Span {
+  return tracer.startSpan(`chat ${request.model}`, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.system': endpoint.system ?? 'openai',
+      'gen_ai.request.model': request.model,
+      ...(request.temperature !== undefined ? { 'gen_ai.request.temperature': request.temperature } : {}),
+      ...(request.max_tokens !== undefined ? { 'gen_ai.request.max_tokens': request.max_tokens } : {}),
+    },
+  });
+}
+
+function endChatSpan(span: Span, outcome: { usage?: TokenUsage | undefined; error?: unknown }): void {
+  if (outcome.usage) span.setAttributes({ 'gen_ai.usage.input_tokens': outcome.usage.prompt_tokens, 'gen_ai.usage.output_tokens': outcome.usage.completion_tokens });
+  if (outcome.error !== undefined) {
+    span.setAttribute('error.type', outcome.error instanceof ProviderError ? outcome.error.kind : 'unknown');
+    span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error instanceof Error ? outcome.error.message : 'failed' });
+  }
+  span.end();
+}
+
 export async function chatCompletion(endpoint: ProviderEndpoint, request: ChatRequest, signal: AbortSignal): Promise<ChatAnswer> {
+  const span = startChatSpan(endpoint, request);
+  try {
+    const answer = await completeChat(endpoint, request, signal);
+    endChatSpan(span, { usage: answer.usage });
+    return answer;
+  } catch (error) {
+    endChatSpan(span, { error });
+    throw error;
+  }
+}
+
+async function completeChat(endpoint: ProviderEndpoint, request: ChatRequest, signal: AbortSignal): Promise<ChatAnswer> {
   const response = await post(endpoint, requestBody(request, false), signal);
   const text = await readLimited(response, MAX_ANSWER_BYTES, signal);
   let parsed: { choices?: Array<{ message?: { content?: unknown } }>; usage?: unknown };
@@ -176,8 +217,15 @@ async function* decoded(response: Response, signal: AbortSignal): AsyncGenerator
  * include_usage). Resolves once the provider has accepted the request, so a refusal can still fall back.
  */
 export async function streamChatCompletion(endpoint: ProviderEndpoint, request: ChatRequest, signal: AbortSignal): Promise<AsyncGenerator<StreamPiece>> {
-  const response = await post(endpoint, requestBody(request, true), signal);
-  return (async function* pieces(): AsyncGenerator<StreamPiece> {
+  const span = startChatSpan(endpoint, request);
+  let response: Response;
+  try {
+    response = await post(endpoint, requestBody(request, true), signal);
+  } catch (error) {
+    endChatSpan(span, { error });
+    throw error;
+  }
+  const stream = (async function* pieces(): AsyncGenerator<StreamPiece> {
     for await (const data of serverSentEvents(decoded(response, signal))) {
       if (data === '[DONE]') return;
       let event: { choices?: Array<{ delta?: { content?: unknown } }>; usage?: unknown; error?: { message?: unknown } };
@@ -193,4 +241,21 @@ export async function streamChatCompletion(endpoint: ProviderEndpoint, request: 
       if (usage) yield { type: 'usage', usage };
     }
   })();
+  return tracedStream(span, stream);
+}
+
+/** The span lasts until the stream ends, with the usage of its last event. */
+async function* tracedStream(span: Span, stream: AsyncGenerator<StreamPiece>): AsyncGenerator<StreamPiece> {
+  const outcome: { usage?: TokenUsage; error?: unknown } = {};
+  try {
+    for await (const piece of stream) {
+      if (piece.type === 'usage') outcome.usage = piece.usage;
+      yield piece;
+    }
+  } catch (error) {
+    outcome.error = error;
+    throw error;
+  } finally {
+    endChatSpan(span, outcome);
+  }
 }

@@ -18,6 +18,7 @@ import { bundleWorkflows, createWorker } from '../../workers/create-worker';
 import { capturingLogger } from '../support/app';
 import { eventually } from '../support/eventually';
 import { client } from '../support/http';
+import { startLocalProvider, type LocalProvider } from '../support/openai-provider';
 import { startStack, type Stack } from '../support/stack';
 
 /**
@@ -36,12 +37,14 @@ let server: Server;
 let api: ReturnType<typeof client>;
 let logLines: Array<Record<string, unknown>>;
 let closeDeps: () => Promise<void>;
+let provider: LocalProvider;
 
 beforeAll(async () => {
   tracing = startTracing({ serviceName: 'handoff-test', destination: { exporter } });
   stack = await startStack();
   const taskQueue = `traced-${randomBytes(6).toString('hex')}`;
-  const config = { ...stack.config, TEMPORAL_TASK_QUEUE: taskQueue };
+  provider = await startLocalProvider({ mode: 'answer', usage: { prompt_tokens: 120, completion_tokens: 30 } });
+  const config = { ...stack.config, TEMPORAL_TASK_QUEUE: taskQueue, REASONING_PROVIDERS: { local: { base_url: provider.baseUrl } } };
   bundle = await bundleWorkflows(undefined, { traced: true });
   nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const logger = createLogger({ level: 'error', silent: true });
@@ -66,6 +69,7 @@ afterAll(async () => {
   await connection?.close();
   await stack?.stop();
   await tracing?.shutdown();
+  await provider?.close();
 });
 
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -106,6 +110,38 @@ describe('tracing', () => {
     expect(line?.trace_id).toMatch(/^[0-9a-f]{32}$/);
     expect(line?.trace_id).not.toBe(CALLER_TRACE);
     expect(spansOf(line!.trace_id as string).map((span) => span.name)).toEqual([expect.stringMatching(/^GET \/v1\/orch\/compliance\/reports\/\{report_id\}$/)]);
+  });
+
+  it('gives a /v1/reason call a GenAI client span in the trace of its request, with the model, system and token usage', async () => {
+    const registered = await api('POST', '/v1/models', {
+      json: {
+        model_id: 'local-model',
+        provider: 'local',
+        display_name: 'Local',
+        capabilities: { reasoning: 7, coding: 7, summarization: 7, multilingual: 7, math_reasoning: 7, creative_writing: 7, instruction_following: 7 },
+        context_length: 32_000,
+        performance: { avg_latency_ms: 800, reliability: 0.99, success_rate: 0.99 },
+        cost: { input_cost_per_1k: 0.002, output_cost_per_1k: 0.006 },
+      },
+    });
+    expect(registered.status).toBe(201);
+    const reasoned = await api('POST', '/v1/reason', { json: { messages: [{ role: 'user', content: 'What is six times seven?' }], pinned_model: 'local-model', max_tokens: 50 } });
+    expect(reasoned.status).toBe(200);
+
+    const chat = exporter.getFinishedSpans().find((span) => span.name === 'chat local-model');
+    expect(chat).toMatchObject({
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.system': 'local',
+        'gen_ai.request.model': 'local-model',
+        'gen_ai.request.max_tokens': 50,
+        'gen_ai.usage.input_tokens': 120,
+        'gen_ai.usage.output_tokens': 30,
+      },
+    });
+    const http = spansOf(chat!.spanContext().traceId).find((span) => span.kind === SpanKind.SERVER);
+    expect(http?.name).toBe('POST /v1/reason');
   });
 
   it('replays every recorded history with the tracing interceptors in the bundle', async () => {
