@@ -1,0 +1,2 @@
+export { createHandoffMcpServer } from './server';
+export { serveHttp, serveStdio } from './transports';
