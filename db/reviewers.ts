@@ -87,8 +87,8 @@ export async function reviewerPassport(db: Knex, organizationId: string, reviewe
   return { passport_id: same?.passport_id ?? null };
 }
 
-/** The reviewer DIDs a Passport is linked to: who that person is on escalation chains besides their own DID. */
-export async function reviewerDidsOfPassport(db: Knex, passportId: string): Promise<string[]> {
-  const rows: Array<{ did: string }> = await db('reviewers').where({ passport_id: passportId }).select('did');
+/** The reviewer DIDs a Passport is linked to in its organization: who that person is on escalation chains besides their own DID. */
+export async function reviewerDidsOfPassport(db: Knex, organizationId: string, passportId: string): Promise<string[]> {
+  const rows: Array<{ did: string }> = await db('reviewers').where({ organization_id: organizationId, passport_id: passportId }).select('did');
   return rows.map((row) => row.did);
 }

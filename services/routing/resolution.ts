@@ -27,7 +27,7 @@ const CLAIM_ATTEMPTS = 3;
  * dispatcher, should this process die first), and closes with it.
  */
 export async function resolveRoutingAs(deps: RoutingServiceDeps & { logger: Logger }, caller: Principal, request: ResolveRequest): Promise<UpdateResult<RoutingResolution> | HumanActRefusal> {
-  const aliases = caller.actor ? await reviewerDidsOfPassport(deps.db, caller.actor.passport_id) : [];
+  const aliases = caller.actor ? await reviewerDidsOfPassport(deps.db, caller.organization_id, caller.actor.passport_id) : [];
   const acting = humanActorOf(caller, 'resolve_routing', request.reviewer_did, aliases);
   if (!acting.ok) return acting;
   const { routing_id, reviewer_did: named, ...resolution } = request;
