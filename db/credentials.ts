@@ -29,14 +29,14 @@ export async function insertSigningKey(db: Knex, key: Pick<SigningKeyRow, 'kid' 
     .ignore();
 }
 
-/** Every key whose private half is still in the clear, sealed or not published any more. */
-export async function findUnsealedSigningKeys(db: Knex): Promise<Array<{ kid: string; private_jwk: JWK }>> {
-  return db('signing_keys').select('kid', 'private_jwk').whereNotNull('private_jwk');
+/** The private half of every key, published or not: in the clear, or sealed. */
+export async function findSigningKeySecrets(db: Knex): Promise<Array<Pick<SigningKeyRow, 'kid' | 'private_jwk' | 'sealed_private_key'>>> {
+  return db('signing_keys').select('kid', 'private_jwk', 'sealed_private_key');
 }
 
-/** Replaces a key's clear private JWK with its sealed form; a row sealed meanwhile by another process is left as it is. */
+/** Stores a key's private half sealed (again), never in the clear. */
 export async function sealSigningKey(db: Knex, kid: string, sealed: string): Promise<void> {
-  await db('signing_keys').where({ kid }).whereNotNull('private_jwk').update({ private_jwk: null, sealed_private_key: sealed });
+  await db('signing_keys').where({ kid }).update({ private_jwk: null, sealed_private_key: sealed });
 }
 
 /** Retires every active key but `keepKid`; each stays published until tokens it signed have expired. */

@@ -45,7 +45,7 @@ export async function insertLedgerKeyOnce(
   });
 }
 
-/** Replaces the clear seed with its sealed form; a row sealed meanwhile by another process is left as it is. */
+/** Stores the seed sealed (again), never in the clear. */
 export async function sealLedgerKeySecret(db: Knex, keyId: string, sealed: string): Promise<void> {
-  await db('ledger_key_secrets').where({ key_id: keyId }).whereNotNull('private_key').update({ private_key: null, sealed_private_key: sealed });
+  await db('ledger_key_secrets').where({ key_id: keyId }).update({ private_key: null, sealed_private_key: sealed });
 }

@@ -56,6 +56,11 @@ export function createSecretBox(keys: SecretKeys) {
       return [VERSION, secretKeyId(keys.current), iv.toString('base64url'), sealed.toString('base64url')].join('.');
     },
 
+    /** Whether the current key sealed the value; one sealed with a previous key is sealed again, so that key can be retired. */
+    sealedWithCurrent(sealedValue: string): boolean {
+      return keys.current !== undefined && sealedValue.split('.')[1] === secretKeyId(keys.current);
+    },
+
     open(sealedValue: string, context: string): string {
       const [version, keyId, ivText, body] = sealedValue.split('.');
       if (version !== VERSION || !keyId || !ivText || !body) throw new Error('not a sealed secret');

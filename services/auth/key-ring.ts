@@ -2,13 +2,13 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK
 import type { Knex } from 'knex';
 import {
   findPublishedSigningKeys,
-  findUnsealedSigningKeys,
+  findSigningKeySecrets,
   insertSigningKey,
   retireSigningKeysExcept,
   sealSigningKey,
   type SigningKeyRow,
 } from '../../db/credentials';
-import { createSecretBox, type SecretBox, type SecretKeys } from '../../lib/secret-box';
+import { createSecretBox, SecretsUnavailableError, type SecretBox, type SecretKeys } from '../../lib/secret-box';
 
 export const SIGNING_ALGORITHM = 'EdDSA';
 
@@ -63,14 +63,30 @@ export interface SigningKeyOptions {
 }
 
 /**
- * At start: seals every private key still in the clear (rows from before sealing), when a secrets key is
- * configured, and creates the first key of a fresh deployment (a no-op when one is active).
+ * Seals every private key in the clear (rows from before sealing) and seals again, with the current secrets
+ * key, every key a previous one sealed, so that the previous key can be retired. A key sealed with a secrets
+ * key no longer configured is left as it is, and told.
+ */
+async function sealSigningKeys(db: Knex, box: SecretBox, warn: (message: string) => void): Promise<void> {
+  for (const row of await findSigningKeySecrets(db)) {
+    if (row.sealed_private_key && box.sealedWithCurrent(row.sealed_private_key)) continue;
+    try {
+      const privateJwk = row.private_jwk ?? (JSON.parse(box.open(row.sealed_private_key!, sealingContext(row.kid))) as JWK);
+      await sealSigningKey(db, row.kid, box.seal(JSON.stringify(privateJwk), sealingContext(row.kid)));
+    } catch (error) {
+      if (!(error instanceof SecretsUnavailableError)) throw error;
+      warn(`The signing key ${row.kid} stays sealed with a secrets key that is no longer configured: ${error.message}`);
+    }
+  }
+}
+
+/**
+ * At start: seals the private keys with the current secrets key, when one is configured (sealSigningKeys), and
+ * creates the first key of a fresh deployment (a no-op when one is active).
  */
 export async function ensureSigningKey(db: Knex, options: SigningKeyOptions = {}): Promise<void> {
   const box = sealingBox(options.secretKeys);
-  if (box?.canSeal) {
-    for (const row of await findUnsealedSigningKeys(db)) await sealSigningKey(db, row.kid, box.seal(JSON.stringify(row.private_jwk), sealingContext(row.kid)));
-  }
+  if (box?.canSeal) await sealSigningKeys(db, box, options.warn ?? (() => undefined));
   const keys = await findPublishedSigningKeys(db, options.now ?? new Date());
   if (!keys.some((key) => key.retired_at === null)) await insertSigningKey(db, await newKeyPair(box));
   if (!box?.canSeal) options.warn?.('SECRETS_ENCRYPTION_KEY is not configured: the access-token signing keys are stored unsealed');

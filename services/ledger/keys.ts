@@ -63,7 +63,10 @@ export async function ensureLedgerKey(db: Knex, origin: string, warn: (message: 
     return { key: { key_id, origin, public_key: publicKey }, secret };
   });
   const secret = await findLedgerKeySecret(db, row.key_id);
-  if (box?.canSeal && secret?.private_key) await sealLedgerKeySecret(db, row.key_id, box.seal(secret.private_key.toString('base64url'), sealingContext(row.key_id)));
+  // A seed in the clear, or sealed with a previous secrets key, is sealed with the current one (which opens it: secretKeys holds both).
+  if (box?.canSeal && secret && !(secret.sealed_private_key && box.sealedWithCurrent(secret.sealed_private_key))) {
+    await sealLedgerKeySecret(db, row.key_id, box.seal(seedOf(secret, secretKeys).toString('base64url'), sealingContext(row.key_id)));
+  }
   if (!box?.canSeal) warn('SECRETS_ENCRYPTION_KEY is not configured: the ledger key is stored unsealed');
   if (row.origin !== origin) warn(`The ledger keeps its origin ${row.origin}: checkpoints signed under it must stay verifiable (LEDGER_ORIGIN is ${origin})`);
   return toLedgerKey(db, row, secretKeys);

@@ -5,7 +5,7 @@ import { createKeyRing, ensureSigningKey, rotateSigningKey } from '../../service
 import { registerTokenSubject } from '../../services/auth/subjects';
 import { issueAccessToken } from '../../services/auth/tokens';
 import { ensureLedgerKey, loadLedgerKey } from '../../services/ledger/keys';
-import { secretKeysFrom, SecretsUnavailableError, type SecretKeys } from '../../lib/secret-box';
+import { createSecretBox, secretKeysFrom, SecretsUnavailableError, type SecretKeys } from '../../lib/secret-box';
 import { createNoteSigner, noteKeyId, publicKeyOfSeed } from '../../lib/signed-note';
 import { migrateToLatest, migrationSource } from '../../db/migrate';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
@@ -79,6 +79,18 @@ describe('the access-token signing keys', () => {
     }
   });
 
+  it('are sealed again with a new secrets key at start, so that the old one can be retired', async () => {
+    const newKey = randomBytes(32).toString('base64');
+    await ensureSigningKey(stack.database.db, { secretKeys: secretKeysFrom(newKey, [stack.config.SECRETS_ENCRYPTION_KEY!]) });
+    const onlyNew = secretKeysFrom(newKey, []);
+    const rows = await signingRows();
+    expect(rows.every((row) => row.private_jwk === null && createSecretBox(onlyNew).sealedWithCurrent(row.sealed_private_key!))).toBe(true);
+    const signed = await tokenFrom(createKeyRing(stack.database.db, { secretKeys: onlyNew }), 'after-key-rotation');
+    expect((await call(stack.baseUrl, 'GET', READ, { token: signed })).status).toBe(200);
+    // Back to the stack's own key for the tests below, the same way.
+    await ensureSigningKey(stack.database.db, { secretKeys: secretKeysFrom(stack.config.SECRETS_ENCRYPTION_KEY, [newKey]) });
+  });
+
   it('are sealed from the first when rotated', async () => {
     const kid = await rotateSigningKey(stack.database.db, { maxTokenTtlSeconds: 600, secretKeys });
     const row = (await signingRows()).find((candidate) => candidate.kid === kid);
@@ -116,6 +128,11 @@ describe('the ledger key', () => {
     const reopened = await loadLedgerKey(database.db, secretKeys);
     expect(reopened!.signer.sign('checkpoint body')).toEqual(before);
     await expect(loadLedgerKey(database.db)).rejects.toThrow(/sealed: configure SECRETS_ENCRYPTION_KEY/);
+
+    // A new secrets key: the start seals the seed again with it, and the old key is no longer needed.
+    const newKey = randomBytes(32).toString('base64');
+    await ensureLedgerKey(database.db, origin, () => undefined, secretKeysFrom(newKey, [stack.config.SECRETS_ENCRYPTION_KEY!]));
+    expect((await loadLedgerKey(database.db, secretKeysFrom(newKey, [])))!.signer.sign('checkpoint body')).toEqual(before);
   });
 
   it('made before the migration moved its private half, signs as before once sealed', async () => {
