@@ -143,7 +143,7 @@ async function main(): Promise<void> {
       ...(metricsServer ? [`  Metrics      http://${config.METRICS_HOST}:${String(config.METRICS_PORT)}/metrics`] : []),
       `  Ledger key   ${ledgerKey.verifierKey}`,
       '',
-      `Dev admin token (all scopes, valid ${DEV_TOKEN_TTL_SECONDS / 3600} h; mint more with \`npm run token\`):`,
+      `Dev admin token (all scopes, valid ${DEV_TOKEN_TTL_SECONDS / 3600} h; mint more with \`npm run token -- --scopes …\`):`,
       `  ${token}`,
       '',
       `Session of ${DEV_REVIEWERS[0]!.display_name}, a signed-in reviewer for human acts (resolve, respond; 4 h):`,
