@@ -17,6 +17,7 @@ const NUL = 'before\u0000after';
 const LONE_SURROGATE = 'before\ud800after';
 const AGENT = 'agent://default/garbler@1.0.0';
 const ADA = 'did:web:acme.example:people:ada';
+const BOB = 'did:web:acme.example:people:bob';
 /** Ada signed in with a device key, as authenticateBearer gives her session. */
 const ADA_SIGNED_IN = { id: 'passport:pp_ada', kind: 'session', organization_id: 'org_default', scopes: [], actor: { passport_id: 'pp_ada', did: ADA, credential: { type: 'device_key' as const, id: 'kid_ada' } } };
 
@@ -58,7 +59,8 @@ describe('a workflow whose data Postgres cannot store, as its callers see it', (
 
   it('refuses an answer holding a NUL, and the request stays pending for a good one', async () => {
     const approval_id = newId('apr');
-    const created = await createApproval(deps, { approval_id, requested_by: 'sub:test' }, { requester_passport_id: ADA, action_description: 'Pay invoice 42', request_data: {}, alternatives: [] });
+    // Another person asks: a requester may never answer their own request.
+    const created = await createApproval(deps, { approval_id, requested_by: 'sub:test' }, { requester_passport_id: BOB, action_description: 'Pay invoice 42', request_data: {}, alternatives: [] });
     expect(created).toMatchObject({ ok: true, approval: { status: 'pending' } });
     const refused = await respondToApproval(deps, approval_id, ADA_SIGNED_IN, { decision: 'rejected', response_kind: 'rejected', comment: NUL });
     expect(refused).toEqual({ ok: false, code: 'invalid_data', detail: expect.stringContaining('$.comment') });
