@@ -15,17 +15,22 @@ export interface Tracing {
 }
 
 /** Where traces go: the OTLP/HTTP endpoint of a collector, or an exporter given in code (tests, the benchmark). */
-export type TraceDestination = { otlpTracesUrl: string } | { exporter: SpanExporter };
+export type TraceDestination = { otlpTracesUrl: string } | { exporter: SpanExporter; batched?: boolean };
 
 /**
  * Registers a tracer provider for the process (OpenTelemetry's API is process-global), with W3C trace context
  * propagation and an AsyncLocalStorage context manager. OTLP spans are batched; an exporter given in code gets
- * each span as it ends, so a test reads it at once.
+ * each span as it ends (so a test reads it at once) unless it asks to be batched as OTLP is.
  */
 export function startTracing(options: { serviceName: string; destination: TraceDestination }): Tracing {
   const resource = new Resource({ [ATTR_SERVICE_NAME]: options.serviceName });
+  const { destination } = options;
   const spanProcessor =
-    'exporter' in options.destination ? new SimpleSpanProcessor(options.destination.exporter) : new BatchSpanProcessor(new OTLPTraceExporter({ url: options.destination.otlpTracesUrl }));
+    'exporter' in destination
+      ? destination.batched
+        ? new BatchSpanProcessor(destination.exporter)
+        : new SimpleSpanProcessor(destination.exporter)
+      : new BatchSpanProcessor(new OTLPTraceExporter({ url: destination.otlpTracesUrl }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
   provider.register();
   return {

@@ -26,6 +26,7 @@ const SUITES: Suite[] = [
   { name: 'identity', script: 'identity.ts', measures: 'delegation-token verifications per second with 100,000 revocations on record; session → delegation token exchange p50/p99; Passport creation (POST /v1/passports) against a Passport read, and device registration' },
   { name: 'reasoning', script: 'reasoning.ts', measures: 'model selections per second over 500 models, the time /v1/reason adds to a direct provider call, prompt resolution with 10,000 prompts × 20 versions' },
   { name: 'orchestration', script: 'orchestration.ts', measures: 'escalation rule evaluation (1, 100, 10,000 rules), routing p99 with 1,000 rules against none, /route at concurrency 32' },
+  { name: 'observability', script: 'observability.ts', measures: 'requests/s and API CPU per request of a cheap authenticated GET with metrics, tracing (spans dropped), both, against neither' },
 ];
 
 function runSuite(suite: Suite): Promise<number> {
