@@ -53,6 +53,21 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/**
+ * The document the requests are generated from: a long-poll's wait (a parameter marked x-long-poll) is at most a
+ * second there. A valid wait holds the answer back on purpose, up to a minute, which is no hang but would spend the
+ * budget; the answers are still judged by the served document.
+ */
+function withShortLongPolls(served: OpenApiDocument): OpenApiDocument {
+  const generated = structuredClone(served);
+  for (const item of Object.values(generated.paths)) {
+    for (const operation of Object.values(item)) {
+      for (const parameter of operation.parameters ?? []) if ((parameter as { 'x-long-poll'?: boolean })['x-long-poll']) parameter.schema.maximum = 1;
+    }
+  }
+  return generated;
+}
+
 function selected(operations: Operation[]): Operation[] {
   return ONLY.length === 0 ? operations : operations.filter((operation) => ONLY.some((wanted) => operation.label.includes(wanted)));
 }
@@ -102,8 +117,9 @@ describe('every operation of the OpenAPI document', () => {
   it(
     'answers generated and hostile requests within its contract: no 5xx, documented statuses and bodies, RFC 9457 errors, no hangs',
     async () => {
-      const all = operationsOf(document);
-      const operations = selected(dependencyOrder(document, all));
+      const generated = withShortLongPolls(document);
+      const all = operationsOf(generated);
+      const operations = selected(dependencyOrder(generated, all));
       expect(operations.length).toBeGreaterThan(0);
       const options: RequestOptions = { resourceNames: resourceNamesOf(all), destinations: [receiver.url] };
       const pool = new HarvestPool(options.resourceNames);
