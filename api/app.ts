@@ -125,7 +125,8 @@ export function buildApp(deps: AppDeps): Express {
     cors({
       origin: settings.corsAllowedOrigins,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-ID', 'X-Agent-ID', 'X-Confidence-Score', 'Prefer'],
+      // traceparent and tracestate: a browser client's trace continues into the API's (W3C Trace Context).
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-ID', 'X-Agent-ID', 'X-Confidence-Score', 'Prefer', 'traceparent', 'tracestate'],
       exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Resource', 'X-Request-ID', 'Retry-After', 'Idempotent-Replayed', 'Location', 'Deprecation', 'Sunset', 'Link'],
       maxAge: 600,
     }),

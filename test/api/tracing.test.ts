@@ -26,6 +26,7 @@ import { startStack, type Stack } from '../support/stack';
  * OTEL_* asks, into an in-memory exporter: one request's spans from the HTTP server span to the activities.
  */
 const exporter = new InMemorySpanExporter();
+const BROWSER_ORIGIN = 'https://app.example.com';
 let tracing: Tracing;
 let stack: Stack;
 let bundle: WorkflowBundleWithSourceMap;
@@ -44,7 +45,7 @@ beforeAll(async () => {
   stack = await startStack();
   const taskQueue = `traced-${randomBytes(6).toString('hex')}`;
   provider = await startLocalProvider({ mode: 'answer', usage: { prompt_tokens: 120, completion_tokens: 30 } });
-  const config = { ...stack.config, TEMPORAL_TASK_QUEUE: taskQueue, REASONING_PROVIDERS: { local: { base_url: provider.baseUrl } } };
+  const config = { ...stack.config, TEMPORAL_TASK_QUEUE: taskQueue, REASONING_PROVIDERS: { local: { base_url: provider.baseUrl } }, CORS_ALLOWED_ORIGINS: [BROWSER_ORIGIN] };
   bundle = await bundleWorkflows(undefined, { traced: true });
   nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const logger = createLogger({ level: 'error', silent: true });
@@ -142,6 +143,12 @@ describe('tracing', () => {
     });
     const http = spansOf(chat!.spanContext().traceId).find((span) => span.kind === SpanKind.SERVER);
     expect(http?.name).toBe('POST /v1/reason');
+  });
+
+  it('lets a browser send traceparent and tracestate (CORS preflight), so its trace continues into the API', async () => {
+    const reply = await api('OPTIONS', '/v1/orch/routing', { headers: { origin: BROWSER_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,traceparent,tracestate' } });
+    expect(reply.status).toBe(204);
+    expect((reply.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',')).toEqual(expect.arrayContaining(['traceparent', 'tracestate']));
   });
 
   it('replays every recorded history with the tracing interceptors in the bundle', async () => {
