@@ -6,9 +6,11 @@ import { closeServer, listen } from '../../lib/http-server';
 import { createLogger } from '../../lib/logger';
 import { METRICS_CONTENT_TYPE } from '../../lib/metrics';
 import { freePort } from '../../lib/net';
+import { eventually } from '../support/eventually';
 import { client } from '../support/http';
 import { signedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * The API as `npm start` runs it with METRICS_PORT set: one registry for the API and the (stack's, in-process)
@@ -21,9 +23,11 @@ let api: ReturnType<typeof client>;
 let metricsUrl: string;
 let baseUrl: string;
 let closeDeps: () => Promise<void>;
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1', WEBHOOK_RETRY_DELAYS_SECONDS: '1,1,1', WEBHOOK_RETRY_JITTER: '0' });
+  receiver = await startWebhookReceiver();
   const config = { ...stack.config, METRICS_PORT: await freePort() };
   const logger = createLogger({ level: 'error', silent: true });
   const metrics = metricsRegistryOf(config, { api: true, worker: true });
@@ -40,6 +44,7 @@ afterAll(async () => {
   if (metricsServer) await closeServer(metricsServer);
   await closeDeps?.();
   await stack?.stop();
+  await receiver?.close();
 });
 
 async function scrape(): Promise<string> {
@@ -128,6 +133,27 @@ describe('GET /metrics', () => {
     expect(sample(after, 'handoff_approval_wait_seconds_count', approved)).toBe(sample(before, 'handoff_approval_wait_seconds_count', approved) + 1);
     expect(sample(after, 'handoff_approval_wait_seconds_bucket', { ...approved, le: '+Inf' })).toBe(sample(after, 'handoff_approval_wait_seconds_count', approved));
     expect(sample(after, 'handoff_items_waiting_on_humans', { kind: 'approval' })).toBe(sample(before, 'handoff_items_waiting_on_humans', { kind: 'approval' }));
+  });
+
+  it('counts webhook attempts by outcome and observes the lag of the delivered ones', async () => {
+    const subscribed = await api('POST', '/v1/orch/webhooks', { json: { url: receiver.url('/hooks'), events: ['routing.decided'] } });
+    expect(subscribed.status).toBe(201);
+    receiver.knowSecret('/hooks', subscribed.body.secret);
+    // The first attempt fails; the retry a second later is delivered.
+    receiver.respond('/hooks', (delivery, count) => (count === 1 ? { status: 503 } : { status: delivery.verified ? 200 : 400 }));
+    const before = await scrape();
+    expect((await api('POST', '/v1/orch/routing', { json: { task_type: 'summarize', ai_confidence: 0.95 } })).status).toBe(200);
+
+    const count = (text: string, outcome: string) => sample(text, 'handoff_webhook_delivery_attempts_total', { outcome });
+    const delivered = await eventually(scrape, (text) => count(text, 'delivered') > count(before, 'delivered') && count(text, 'failed') > count(before, 'failed'), { timeoutMs: 20_000 });
+    // Read once more after a pause, so that no attempt is between its two counters.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const after = await scrape();
+    expect(count(delivered, 'failed')).toBeGreaterThan(count(before, 'failed'));
+    // Every delivered attempt, and only those, is observed in the lag histogram; the one that failed first waited its retry (1 s).
+    const deliveredMore = count(after, 'delivered') - count(before, 'delivered');
+    expect(sample(after, 'handoff_webhook_delivery_lag_seconds_count') - sample(before, 'handoff_webhook_delivery_lag_seconds_count')).toBe(deliveredMore);
+    expect(sample(after, 'handoff_webhook_delivery_lag_seconds_sum') - sample(before, 'handoff_webhook_delivery_lag_seconds_sum')).toBeGreaterThanOrEqual(1);
   });
 
   it('serves the outbox, ledger and revocation gauges and the Node runtime metrics', async () => {
