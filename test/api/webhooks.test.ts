@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { listProvenanceForSubject } from '../../db/ledger';
 import { verifySignature } from '../../lib/outbound/signature';
 import { startExtraApp } from '../support/app';
@@ -144,9 +145,10 @@ describe('webhook subscriptions', () => {
 describe('webhook deliveries', () => {
   it('delivers a routing’s events, signed, to the kinds each endpoint subscribed to', async () => {
     const some = await subscribe('/routing-some', ['routing.decided', 'routing.escalated']);
+    const taskId = `task-${randomUUID()}`;
     await subscribe('/routing-all', ['routing.decided', 'routing.escalated', 'escalation.triggered']);
     const routed = await api('POST', '/v1/orch/routing', {
-      json: { task_type: 'medical_diagnosis', ai_agent_id: 'urn:acme:agent:diagnosis:7', ai_confidence: 0.62, required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }] },
+      json: { task_id: taskId, task_type: 'medical_diagnosis', ai_agent_id: 'urn:acme:agent:diagnosis:7', ai_confidence: 0.62, required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }] },
     });
     expect(routed.status).toBe(200);
     const routingId = routed.body.routing_id;
@@ -158,7 +160,8 @@ describe('webhook deliveries', () => {
     expect(escalated.body).toMatchObject({
       id: expect.stringMatching(/^evt_/),
       event: 'routing.escalated',
-      data: { task_id: routingId, reason: 'ai_confidence_below_threshold', assigned_human: routed.body.assigned_to.did },
+      // The caller's own task id, and the routing's id beside it.
+      data: { task_id: taskId, routing_id: routingId, reason: 'ai_confidence_below_threshold', assigned_human: routed.body.assigned_to.did },
     });
     expect(new Date(escalated.body.created_at).toISOString()).toBe(escalated.body.created_at);
     expect(escalated.headers['x-svc-delivery-id']).toBe(escalated.body.id);
