@@ -163,7 +163,7 @@ export function buildApp(deps: AppDeps): Express {
   };
   registerRoutingHistoryRoutes(api, deps);
   registerRoutingRoutes(api, { ...routing, logger: deps.logger, decisions: deps.decisions });
-  registerAgentRoutingRoutes(api, { ...routing, logger: deps.logger });
+  registerAgentRoutingRoutes(api, { ...routing, logger: deps.logger, decisions: deps.decisions });
   registerAgentReportRoutes(api, routing);
   registerBoundaryRoutes(api, deps);
   registerManualEscalationRoutes(api, routing);

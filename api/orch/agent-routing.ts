@@ -1,8 +1,12 @@
 import type { RoutingDecisionResult } from '../../contracts/route-task';
+import { findRoutingById } from '../../db/routings';
+import { routingDecided } from '../../domain/decision-waits';
 import { needsHuman } from '../../domain/routing-decision';
 import type { Logger } from '../../lib/logger';
-import { routeAgentTask, type AgentTask } from '../../services/routing/agent-operations';
+import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
+import { agentRoutingId, routeAgentTask, type AgentTask } from '../../services/routing/agent-operations';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
+import { readAfterWait } from '../decision-wait';
 import { Problem, problemTypeUri, type FieldError } from '../problem';
 import { fieldErrors } from '../field-errors';
 import type { ApiBuilder } from '../route';
@@ -11,18 +15,22 @@ import {
   AgentHeadersSchema,
   AgentRouteRequestSchema,
   AgentRouteResponseSchema,
+  AgentTaskParamsSchema,
   BatchRouteItemSchema,
   BatchRouteRequestSchema,
   BatchRouteResponseSchema,
   type BatchRouteItem,
 } from '../schemas/agent-operations';
+import { DecisionWaitQuerySchema } from '../schemas/decision-wait';
+import { RoutingStatusSchema } from '../schemas/routing';
 import type { z } from '../schemas/zod';
 import { requireCallingAgent, statedConfidence } from './calling-agent';
+import { toRoutingStatus } from './routing';
 
 /** Tasks of one batch routed at once; the rest wait their turn. */
 const BATCH_CONCURRENCY = 8;
 
-export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingServiceDeps & { logger: Logger }): void {
+export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingServiceDeps & { logger: Logger; decisions: DecisionWaits }): void {
   // Batch items are parsed one by one (the body only documents them), so the item's schema is registered here.
   api.registry.register('BatchRouteItem', BatchRouteItemSchema);
   api.route({
@@ -35,7 +43,9 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
       'from X-Confidence-Score or ai_assessment.confidence; when both are sent they must agree (confidence_mismatch). The task id identifies the task: ' +
       'routing it again answers with its first decision, and /confidence, /escalate and /provenance name it. Routings made here are in escalation ' +
       'mode by default, so an autonomous one stays open to a later escalation. When a human is needed and no available reviewer qualifies, the task ' +
-      'waits in the queue (assigned_human null, queued says why) and a human takes over as soon as one is available: the agent must not act on it alone.',
+      'waits in the queue (assigned_human null, queued says why) and a human takes over as soon as one is available: the agent must not act on it alone. ' +
+      'The Location is the routing (GET /v1/orch/routing/{routing_id}, orch:read); the agent itself reads its task, or waits for the human’s decision ' +
+      'on it, with its own key at GET /v1/orch/route/{task_id}.',
     tags: ['Agent operations'],
     auth: 'orch:agent',
     rateLimit: 'routing-requests',
@@ -58,6 +68,8 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
       return { status: 200, body: agentRouteAnswer(task, outcome.decision), headers: { Location: `/v1/orch/routing/${routing_id}` } };
     },
   });
+
+  registerAgentTaskStatusRoute(api, deps);
 
   api.route({
     method: 'post',
@@ -97,6 +109,44 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
       await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, items.valid.length) }, worker));
       const routed = results.filter((result) => (result as { status: string }).status === 'routed').length;
       return { status: 200, body: { data: results, summary: { total: results.length, routed, failed: results.length - routed } } };
+    },
+  });
+}
+
+/** The agent's read of its own task's routing, by its task id, with the long-poll of GET /v1/orch/routing/{routing_id}. */
+function registerAgentTaskStatusRoute(api: ApiBuilder, deps: RoutingServiceDeps & { decisions: DecisionWaits }): void {
+  api.route({
+    method: 'get',
+    path: '/v1/orch/route/{task_id}',
+    operationId: 'getAgentTaskRouting',
+    summary: 'An agent reads, or waits for the human’s decision on, the routing of its own task',
+    description:
+      'The agent is named as in POST /route (its own API key, or X-Agent-ID for an orch:write caller); the task is the one it routed under this ' +
+      'task id. The body is that of GET /v1/orch/routing/{routing_id}, and so is the long-poll: with ?wait=N (seconds, at most ' +
+      `${MAX_DECISION_WAIT_SECONDS}) the read answers as soon as the status is completed or expired, or, when the wait ends first, with the routing ` +
+      'as it then is. An agent reaches only its own tasks: another agent’s task id, like one it never routed, is 404 routing_not_found.',
+    tags: ['Agent operations'],
+    auth: 'orch:agent',
+    rateLimit: 'routing-requests',
+    request: { headers: AgentHeadersSchema, params: AgentTaskParamsSchema, query: DecisionWaitQuerySchema },
+    responses: {
+      200: { description: 'The routing status: decided, or, after a wait that ended first, still undecided', schema: RoutingStatusSchema },
+      403: { description: 'agent_not_registered, or agent_id_mismatch' },
+      404: { description: 'routing_not_found: the agent has no routing for this task' },
+    },
+    handler: async ({ res, headers, params, query, principal }) => {
+      const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
+      // The routing id derives from the agent and its task id, so another agent's task is never found.
+      const routing_id = agentRoutingId(agent.agent_id, params.task_id);
+      const row = await readAfterWait(res, deps.decisions, {
+        subject: 'routing',
+        id: routing_id,
+        seconds: query.wait,
+        read: () => findRoutingById(deps.db, principal.organization_id, routing_id),
+        decided: (found) => routingDecided(found.status),
+      });
+      if (!row) throw new Problem('routing_not_found', `The agent has no routing for task ${params.task_id}; route it with POST /v1/orch/route first`);
+      return { status: 200, body: toRoutingStatus(row) };
     },
   });
 }

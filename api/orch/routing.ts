@@ -26,7 +26,7 @@ export type RoutingDeps = RoutingServiceDeps & { logger: Logger; decisions: Deci
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
 
-function toRoutingStatus(row: RoutingRow): z.output<typeof RoutingStatusSchema> {
+export function toRoutingStatus(row: RoutingRow): z.output<typeof RoutingStatusSchema> {
   const estimated =
     row.assigned_at && typeof row.estimated_response_time === 'number' && row.status === 'in_progress'
       ? new Date(new Date(row.assigned_at).getTime() + (row.estimated_response_time ?? 0) * 1000).toISOString()

@@ -23,6 +23,10 @@ export const AgentConfidenceHeadersSchema = AgentHeadersSchema.extend({
 });
 
 const TaskIdSchema = z.string().min(1).max(200);
+
+export const AgentTaskParamsSchema = z.object({
+  task_id: TaskIdSchema.openapi({ description: 'The agent’s own id for the task, as it routed it with POST /v1/orch/route' }),
+});
 const taskFields = {
   context: z.record(z.string(), z.unknown()).default({}).openapi({ description: 'Free-form; read for risk, domain, boundaries and rules' }),
   ai_recommendation: RoutingRequestSchema.shape.ai_recommendation,

@@ -23,6 +23,7 @@ let tokenB: string;
 const a = {
   organization_b: '',
   agent_id: '',
+  agent_task_id: '',
   routing_id: '',
   rule_id: '',
   subscription_id: '',
@@ -77,6 +78,13 @@ beforeAll(async () => {
   const agent = await asA('POST', '/v1/orch/agents/register', { agent_id: 'urn:alpha:agent:triage:1', agent_name: 'Triage', agent_type: 'triage' });
   expect(agent.status).toBe(201);
   a.agent_id = agent.body.agent_id;
+  a.agent_task_id = `alpha-task-${randomUUID()}`;
+  const agentTask = await call(stack.baseUrl, 'POST', '/v1/orch/route', {
+    token: tokenA,
+    headers: { 'x-agent-id': a.agent_id },
+    json: { task_id: a.agent_task_id, task_type: 'summarize', ai_assessment: { confidence: 0.4 } },
+  });
+  expect(agentTask.status).toBe(200);
   const routing = await asA('POST', '/v1/orch/routing', { task_type: 'summarize', ai_agent_id: a.agent_id, ai_confidence: 0.4 });
   expect(routing.status).toBe(200);
   a.routing_id = routing.body.routing_id;
@@ -225,6 +233,15 @@ const CROSS_TENANT: Record<string, Probe> = {
     // B's own reviewer of the same DID (DIDs are unique per organization), so that only the routing is A's.
     expect((await asB('PUT', `/v1/orch/reviewers/${REVIEWER}`, { display_name: 'Ada at Beta', capabilities: { general_review: 0.9 } })).status).toBe(204);
     notFound(await asB('POST', `/v1/orch/routing/${a.routing_id}/assign`, { reviewer_did: REVIEWER, reason: 'probe' }));
+  },
+  // B's own agent reaches no task of A's agent, and B cannot speak for A's agent.
+  'GET /v1/orch/route/{task_id}': async () => {
+    expect((await asB('POST', '/v1/orch/agents/register', { agent_id: 'urn:beta:agent:waiter:1', agent_name: 'Beta waiter', agent_type: 'triage' })).status).toBe(201);
+    const asAgent = (agentId: string, taskId: string) => call(stack.baseUrl, 'GET', `/v1/orch/route/${taskId}?wait=1`, { token: tokenB, headers: { 'x-agent-id': agentId } });
+    const [theirs, unknown] = [await asAgent('urn:beta:agent:waiter:1', a.agent_task_id), await asAgent('urn:beta:agent:waiter:1', unknownLike(a.agent_task_id))];
+    expectProblem(theirs, 404, 'routing_not_found');
+    expect(theirs.body.type).toBe(unknown.body.type);
+    expectProblem(await asAgent(a.agent_id, a.agent_task_id), 403, 'agent_not_registered');
   },
   'GET /v1/orch/routing/history': probe('GET', () => '/v1/orch/routing/history', listWithout('routing_id', () => a.routing_id)),
   'POST /v1/orch/escalation/manual': async () => notFound(await asPersonB('POST', '/v1/orch/escalation/manual', { routing_id: a.routing_id, escalation_reason: 'probe' })),
@@ -438,6 +455,7 @@ describe('tenant isolation, for every operation of the OpenAPI document', () => 
 
   it('leaves organization A’s resources as they were', async () => {
     expect((await asA('GET', `/v1/orch/routing/${a.routing_id}`)).status).toBe(200);
+    expect((await call(stack.baseUrl, 'GET', `/v1/orch/route/${a.agent_task_id}`, { token: tokenA, headers: { 'x-agent-id': a.agent_id } })).status).toBe(200);
     expect((await asA('GET', `/v1/orch/agents/${encodeURIComponent(a.agent_id)}`)).body.status).toBe('active');
     expect((await asA('GET', `/v1/orch/escalation/rules/${a.rule_id}`)).body).toMatchObject({ enabled: true });
     expect((await asA('GET', `/v1/orch/webhooks/${a.subscription_id}`)).status).toBe(200);
