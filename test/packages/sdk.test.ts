@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createHandoff, HandoffError, verifyWebhook, type Handoff } from '@handoff/sdk';
+import { registerAgent, taskId } from '../support/agents';
 import { client } from '../support/http';
 import { resolveAs } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
@@ -60,6 +61,22 @@ describe('@handoff/sdk', () => {
     expect((await resolveAs(stack, decision.routing_id, ADA, { outcome: 'modified', modified_recommendation: 'order a CT' })).status).toBe(200);
     const decided = await waiting;
     expect(decided).toMatchObject({ routing_id: decision.routing_id, status: 'completed', resolution: { reviewer_did: ADA, outcome: 'modified' } });
+  });
+
+  it('lets an agent with its API key alone route a task and wait for the human’s decision on it by its task id', async () => {
+    const agent = createHandoff({ baseUrl: stack.baseUrl, token: (await registerAgent(client(stack.baseUrl, await stack.token()))).api_key });
+    const task_id = taskId('sdk case/7');
+    const body = { task_id, task_type: 'medical_diagnosis', ai_assessment: { confidence: 0.62 }, required_capabilities: diagnosis.required_capabilities };
+    const { data: routed } = await agent.client.POST('/v1/orch/route', { body });
+    expect(routed).toMatchObject({ routing_decision: 'escalate_to_human', assigned_human: ADA });
+    // The routing's own read needs orch:read, which an agent key does not hold.
+    await expect(agent.waitForDecision({ routing_id: routed!.routing_id }, { timeoutSeconds: 1 })).rejects.toMatchObject({ status: 403 });
+
+    const waiting = agent.waitForDecision({ task_id }, { timeoutSeconds: 30 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await resolveAs(stack, routed!.routing_id, ADA, { outcome: 'approved', comment: 'MRI is right' })).status).toBe(200);
+    expect(await waiting).toMatchObject({ routing_id: routed!.routing_id, status: 'completed', resolution: { reviewer_did: ADA, outcome: 'approved', comment: 'MRI is right' } });
+    await expect(agent.waitForDecision({ task_id: taskId('never-routed') }, { timeoutSeconds: 1 })).rejects.toMatchObject({ status: 404, problem: { type: '/problems/routing_not_found' } });
   });
 
   it('returns the routing still in progress when its own timeout passes first', async () => {

@@ -86,9 +86,16 @@ export function createHandoff(options: HandoffOptions) {
     /**
      * Waits for a human's decision on a routing (completed or expired) or an approval (no longer pending) by
      * long-polls, without a polling loop of the caller's; after timeoutSeconds (300) it returns the state as it is.
+     * An agent's own task is named by its task_id (GET /v1/orch/route/{task_id}: the agent's API key suffices;
+     * agent_id names the agent for an orch:write token); a routing_id needs orch:read, an approval_id platform:read.
      */
-    waitForDecision: ((target: { routing_id: string } | { approval_id: string }, opts: { timeoutSeconds?: number } = {}) => {
+    waitForDecision: ((target: { task_id: string; agent_id?: string } | { routing_id: string } | { approval_id: string }, opts: { timeoutSeconds?: number } = {}) => {
       const timeoutSeconds = opts.timeoutSeconds ?? 300;
+      if ('task_id' in target) {
+        const header = target.agent_id ? { 'x-agent-id': target.agent_id } : {};
+        const read = async (wait: number) => unwrap(await client.GET('/v1/orch/route/{task_id}', { params: { path: { task_id: target.task_id }, query: { wait }, header } }));
+        return waitFor(read, routingDecided, timeoutSeconds);
+      }
       if ('routing_id' in target) {
         const read = async (wait: number) =>
           unwrap(await client.GET('/v1/orch/routing/{routing_id}', { params: { path: { routing_id: target.routing_id }, query: { wait } } }));
@@ -97,7 +104,7 @@ export function createHandoff(options: HandoffOptions) {
       const read = async (wait: number) => unwrap(await client.GET('/v1/approvals/{approval_id}', { params: { path: { approval_id: target.approval_id }, query: { wait } } }));
       return waitFor(read, approvalDecided, timeoutSeconds);
     }) as {
-      (target: { routing_id: string }, opts?: { timeoutSeconds?: number }): Promise<RoutingStatus>;
+      (target: { task_id: string; agent_id?: string } | { routing_id: string }, opts?: { timeoutSeconds?: number }): Promise<RoutingStatus>;
       (target: { approval_id: string }, opts?: { timeoutSeconds?: number }): Promise<Approval>;
     },
   };
