@@ -69,6 +69,19 @@ describe('handoff-mcp over stdio, with the agent’s API key', () => {
     expect(boundaries).toMatchObject({ isError: false, agent_id: agent.agent_id, action: 'wire_transfer', human_approval_required: expect.any(Boolean) });
   });
 
+  it('waits with the agent’s key alone for the human’s decision on a task it routed, by its task id', async () => {
+    const task_id = taskId('mcp-wait');
+    const routed = resultOf(await mcp.callTool({ name: 'route_task', arguments: lowConfidence(task_id) }));
+    expect(routed).toMatchObject({ isError: false, routing_decision: 'escalate_to_human', assigned_human: ADA });
+    const still = resultOf(await mcp.callTool({ name: 'wait_for_decision', arguments: { task_id, wait_seconds: 1 } }));
+    expect(still).toMatchObject({ isError: false, routing_id: routed.routing_id, status: 'in_progress' });
+
+    const waiting = mcp.callTool({ name: 'wait_for_decision', arguments: { task_id, wait_seconds: 30 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await resolveAs(stack, routed.routing_id as string, ADA, { outcome: 'rejected', comment: 'not an MRI' })).status).toBe(200);
+    expect(resultOf(await waiting)).toMatchObject({ isError: false, routing_id: routed.routing_id, status: 'completed', resolution: { reviewer_did: ADA, outcome: 'rejected' } });
+  });
+
   it('answers a refusal as a tool error carrying the API’s problem', async () => {
     const refused = resultOf(await mcp.callTool({ name: 'report_confidence', arguments: { task_id: 'no-such-task', confidence: 0.9 } }));
     expect(refused).toMatchObject({ isError: true, status: 404, problem: { type: '/problems/routing_not_found' } });
@@ -91,12 +104,11 @@ describe('handoff-mcp over streamable HTTP, with each request’s bearer', () =>
     return mcp;
   }
 
-  it('routes a task and waits for the human’s decision', async () => {
-    // A token that may read routings too, acting as the registered agent.
-    const mcp = await connected(await stack.token(['orch:read', 'orch:write']));
+  it('routes a task and waits for the human’s decision, with the agent’s API key alone', async () => {
+    const mcp = await connected(agent.api_key);
     try {
       const task_id = taskId('mcp-http');
-      const routing = mcp.callTool({ name: 'route_task', arguments: { ...lowConfidence(task_id), agent_id: agent.agent_id, wait_seconds: 30 } });
+      const routing = mcp.callTool({ name: 'route_task', arguments: { ...lowConfidence(task_id), wait_seconds: 30 } });
       const routingId = await (async () => {
         for (;;) {
           const row = await stack.database.db('routings').where({ request_id: task_id }).first<{ routing_id: string } | undefined>();

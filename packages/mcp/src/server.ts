@@ -41,7 +41,8 @@ export function createHandoffMcpServer(handoff: Handoff): McpServer {
     {
       description:
         'Ask Handoff who handles a task: the agent alone, or a human (below 0.70 confidence a human takes over: the Fourth Law). Answers the decision and ' +
-        'its routing_id; with wait_seconds it also waits for the human’s decision (decision_state: status completed with the resolution, or still in_progress).',
+        'its routing_id; with wait_seconds it also waits for the human’s decision on the task (decision_state: status completed with the resolution, or still ' +
+        'in_progress), which your agent API key alone may do.',
       inputSchema: {
         task_id: z.string().min(1).describe('Your own id for the task; routing it again answers with its first decision'),
         task_type: z.string().min(1).optional(),
@@ -63,7 +64,8 @@ export function createHandoffMcpServer(handoff: Handoff): McpServer {
         const body = { ...task, ai_assessment: { confidence, can_handle, uncertainty_reason } };
         const decision = unwrap(await client.POST('/v1/orch/route', { body, params: { header: headerFor(agent_id) } }));
         if (!wait_seconds || decision.routing_decision === 'ai_autonomous') return decision;
-        return { ...decision, decision_state: await handoff.waitForDecision({ routing_id: decision.routing_id }, { timeoutSeconds: wait_seconds }) };
+        const own = { task_id: task.task_id, ...(agent_id ? { agent_id } : {}) };
+        return { ...decision, decision_state: await handoff.waitForDecision(own, { timeoutSeconds: wait_seconds }) };
       }),
   );
 
@@ -96,13 +98,22 @@ export function createHandoffMcpServer(handoff: Handoff): McpServer {
   server.registerTool(
     'wait_for_decision',
     {
-      description: 'Wait for the human’s decision on a routing (routing_id) or an approval (approval_id); answers its state when decided or when the wait ends.',
-      inputSchema: { routing_id: z.string().optional(), approval_id: z.string().optional(), wait_seconds: z.number().int().min(0).max(3600).default(60) },
+      description:
+        'Wait for the human’s decision on a task you routed (task_id: your agent API key suffices), a routing (routing_id: needs orch:read) or an approval ' +
+        '(approval_id); answers its state when decided or when the wait ends.',
+      inputSchema: {
+        task_id: z.string().min(1).optional().describe('Your own id of a task you routed with route_task'),
+        routing_id: z.string().optional(),
+        approval_id: z.string().optional(),
+        wait_seconds: z.number().int().min(0).max(3600).default(60),
+        agent_id: agentId,
+      },
     },
-    ({ routing_id, approval_id, wait_seconds }) => {
+    ({ task_id, routing_id, approval_id, wait_seconds, agent_id }) => {
+      if (task_id) return answer(() => handoff.waitForDecision({ task_id, ...(agent_id ? { agent_id } : {}) }, { timeoutSeconds: wait_seconds }));
       if (routing_id) return answer(() => handoff.waitForDecision({ routing_id }, { timeoutSeconds: wait_seconds }));
       if (approval_id) return answer(() => handoff.waitForDecision({ approval_id }, { timeoutSeconds: wait_seconds }));
-      return { isError: true, content: [{ type: 'text', text: 'Name the routing_id or the approval_id to wait on' }] };
+      return { isError: true, content: [{ type: 'text', text: 'Name the task_id, the routing_id or the approval_id to wait on' }] };
     },
   );
 
