@@ -1,0 +1,58 @@
+import type { ZodType } from 'zod';
+import type { Page, PageRequest } from '../db/pagination';
+import type { Principal, Scope } from '../services/auth/tokens';
+import { parseSort, withCursorProblems } from './middleware/pagination';
+import type { RateLimitCategory } from './middleware/rate-limit';
+import type { ApiBuilder, ResourceScope, ResponseSpec } from './route';
+import { pageSchema } from './schemas/common';
+import type { z } from './schemas/zod';
+
+/** The query every list takes (listQuerySchema), with the list's own filters beside it. */
+type ListQuery = ZodType<{ limit: number; cursor?: string | undefined; sort?: string | undefined }>;
+
+type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
+
+export interface ListContext<Q, P> {
+  query: Q;
+  params: P;
+  principal: Principal;
+  /** limit, cursor and the parsed sort, ready for the db's list query. */
+  page: PageRequest;
+}
+
+export interface ListRouteSpec<Q extends ListQuery, P extends ZodType | undefined, Row> {
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: Scope | ResourceScope;
+  rateLimit: RateLimitCategory;
+  query: Q;
+  params?: P;
+  /** The 200 answer: a page of item under the component name, or a page schema of the list's own. */
+  page: { description: string } & ({ item: ZodType; name: string } | { schema: ZodType });
+  /** The answers beside the page (404 for an unknown parent). */
+  responses?: Record<number, ResponseSpec>;
+  /** parseSort's options: the sortable fields, the default order, the column that makes cursors stable. */
+  sort: Parameters<typeof parseSort>[1];
+  list: (ctx: ListContext<Infer<Q>, Infer<P>>) => Promise<Page<Row>>;
+  view: (row: Row) => unknown;
+}
+
+/** A GET that answers one page of a keyset-paginated list, with the list's rows shown through its view. */
+export function listRoute<Q extends ListQuery, P extends ZodType | undefined = undefined, Row = unknown>(api: ApiBuilder, spec: ListRouteSpec<Q, P, Row>): void {
+  const { page, query, params, sort, list, view, responses, ...operation } = spec;
+  const schema = 'schema' in page ? page.schema : pageSchema(page.item, page.name);
+  api.route({
+    ...operation,
+    method: 'get',
+    request: { query, params },
+    responses: { 200: { description: page.description, schema }, ...responses },
+    handler: async (ctx) => {
+      const pageRequest = { limit: ctx.query.limit, cursor: ctx.query.cursor, sort: parseSort(ctx.query.sort, sort) };
+      const found = await withCursorProblems(list({ query: ctx.query, params: ctx.params, principal: ctx.principal, page: pageRequest }));
+      return { status: 200, body: { ...found, data: found.data.map((row) => view(row)) } };
+    },
+  });
+}
