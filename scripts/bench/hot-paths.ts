@@ -17,7 +17,7 @@ import path from 'node:path';
 import { Annotation, Command, END, interrupt, START, StateGraph } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Client } from '@temporalio/client';
-import { BENCH_FLOOR_WORKFLOW, type BenchFloorWorkflow } from '../../contracts/bench-floor';
+import { BENCH_FLOOR_WORKFLOW, type BenchFloorWorkflow } from './floor/contract';
 import { runClosedLoop, summarize, type LoadFigures, type Send } from './load';
 import { procStatusKb } from './processes';
 import { fixed, toMiB, writeResults } from './report';
@@ -33,7 +33,8 @@ const SETTLE = { windowMs: 500, busyFraction: 0.05, timeoutMs: 60_000 };
 /** After the held opens: the backlog they leave the worker takes minutes on two cores. */
 const CATCH_UP = { ...SETTLE, timeoutMs: 600_000 };
 const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'hot-paths.json');
-const BENCH_WORKFLOWS = path.join(__dirname, 'workflows.ts');
+/** The worker process with the floor workflow in its bundle beside the production ones. */
+const FLOOR_WORKER = path.join(__dirname, 'floor', 'worker.ts');
 const WORKER_RSS_LIMIT_MIB = 500;
 const IDLE_READ_AFTER_MS = 30_000;
 const APPROVER = 'did:web:bench.example:people:approver';
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
   const { client, database, baseUrl, token, stack, signIn } = await startBenchStack({
     taskQueue: TASK_QUEUE,
     env: { RATE_LIMIT_DEFAULT: '100000000', RATE_LIMIT_ROUTING_REQUESTS: '100000000' },
-    workflowsPath: BENCH_WORKFLOWS,
+    workerEntry: FLOOR_WORKER,
   });
   const { api, worker } = stack;
   const pids = [api.pid, worker.pid, ...stack.temporalPids];

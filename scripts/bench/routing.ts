@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import { BENCH_FLOOR_WORKFLOW, floorUpdate, type BenchFloorWorkflow } from '../../contracts/bench-floor';
+import { BENCH_FLOOR_WORKFLOW, floorUpdate, type BenchFloorWorkflow } from './floor/contract';
 import { runClosedLoop, summarize, type LoadRun, type Send } from './load';
 import { procStatusKb, ProcessMeter } from './processes';
 import { judge, phaseFigures, printTable, toMiB, writeResults, type Kind, type PhaseFigures, type Results } from './report';
@@ -30,7 +30,8 @@ const SETTLE_TIMEOUT_MS = 10_000;
 const TASK_QUEUE = 'bench-routing';
 const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'routing.json');
 /** The production workflows and the floor, which the production bundle leaves out. */
-const BENCH_WORKFLOWS = path.join(__dirname, 'workflows.ts');
+/** The worker process with the floor workflow in its bundle beside the production ones. */
+const FLOOR_WORKER = path.join(__dirname, 'floor', 'worker.ts');
 
 /** Half the requests must go to a human (a reviewer holds general_review), half stay with the agent. */
 const ROUTING_CASES = [
@@ -103,7 +104,7 @@ async function measureInRounds(stack: BenchStack, load: Load): Promise<Record<Ki
 }
 
 async function main(): Promise<void> {
-  const { client, database, baseUrl, token, stack } = await startBenchStack({ taskQueue: TASK_QUEUE, env: { RATE_LIMIT_ROUTING_REQUESTS: '1000000' }, workflowsPath: BENCH_WORKFLOWS });
+  const { client, database, baseUrl, token, stack } = await startBenchStack({ taskQueue: TASK_QUEUE, env: { RATE_LIMIT_ROUTING_REQUESTS: '1000000' }, workerEntry: FLOOR_WORKER });
   const { api, worker } = stack;
 
   const sends: Record<Kind, Send> = { routing: routingSend(baseUrl, token), floor: floorSend(client, `bench-floor-${randomBytes(4).toString('hex')}`) };

@@ -129,11 +129,11 @@ async function startInfrastructure(): Promise<Infrastructure> {
 }
 
 /** The API and a worker as child processes, ready once the API answers /readyz and the worker polls. */
-async function startServices(env: NodeJS.ProcessEnv, baseUrl: string, client: Client, options: { workerEnv?: Record<string, string>; workflowsPath?: string } = {}) {
+async function startServices(env: NodeJS.ProcessEnv, baseUrl: string, client: Client, options: { workerEnv?: Record<string, string>; workerEntry?: string } = {}) {
   say('Starting the API and the worker as child processes…');
   const api = spawnService('api', 'app/api.ts', env);
   onTearDown(() => api.stop());
-  const worker = spawnService('worker', 'app/worker.ts', { ...env, ...options.workerEnv }, options.workflowsPath ? ['--workflows', options.workflowsPath] : []);
+  const worker = spawnService('worker', options.workerEntry ?? 'app/worker.ts', { ...env, ...options.workerEnv });
   onTearDown(() => worker.stop());
   await unlessAServiceDies(
     Promise.all([waitUntil('The API', () => apiIsReady(baseUrl)), waitUntil('The worker', () => workerIsPolling(client, env.TEMPORAL_TASK_QUEUE!))]),
@@ -174,10 +174,10 @@ async function benchToken(database: BenchDatabase, env: NodeJS.ProcessEnv): Prom
 
 /**
  * Everything a suite measures, started: Temporal, the database, the API and a worker on `taskQueue` with the
- * suite's own settings (and workflows file, when it runs workflows of its own), a token with every scope, and
+ * suite's own settings (and worker entry, when it runs workflows of its own), a token with every scope, and
  * signIn, which gives a person with a DID the suite names a session token for the acts only people do.
  */
-export async function startBenchStack(options: { taskQueue: string; env?: Record<string, string>; workerEnv?: Record<string, string>; workflowsPath?: string }) {
+export async function startBenchStack(options: { taskQueue: string; env?: Record<string, string>; workerEnv?: Record<string, string>; workerEntry?: string }) {
   const { temporalServer, database, client } = await startInfrastructure();
   const apiPort = await freePort();
   const env = serviceEnv({ databaseUrl: database.url, poolMax: database.poolMax, temporalAddress: temporalServer.address, apiPort, taskQueue: options.taskQueue, ...(options.env ? { extra: options.env } : {}) });
@@ -185,7 +185,7 @@ export async function startBenchStack(options: { taskQueue: string; env?: Record
   const token = await benchToken(database, env);
   const { api, worker } = await startServices(env, baseUrl, client, {
     ...(options.workerEnv ? { workerEnv: options.workerEnv } : {}),
-    ...(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}),
+    ...(options.workerEntry ? { workerEntry: options.workerEntry } : {}),
   });
   const stack: BenchStack = { api, worker, temporalPids: [temporalServer.pid], database };
   return { client, database, baseUrl, token, stack, temporalAddress: temporalServer.address, signIn: (did: string) => signInPerson(database.db, loadConfig(env), did) };

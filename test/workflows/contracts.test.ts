@@ -1,14 +1,14 @@
 import { APPROVAL_WORKFLOW, type ApprovalWorkflow } from '../../contracts/approval';
-import { BENCH_FLOOR_WORKFLOW, type BenchFloorWorkflow } from '../../contracts/bench-floor';
 import { DELIVER_WEBHOOK_WORKFLOW, type DeliverWebhookWorkflow } from '../../contracts/deliver-webhook';
 import { DISPATCH_OUTBOX_WORKFLOW, type DispatchOutboxWorkflow } from '../../contracts/dispatch-outbox';
 import { EXECUTE_AGENT_WORKFLOW, type ExecuteAgentWorkflow } from '../../contracts/execute-agent';
 import { GENERATE_COMPLIANCE_REPORT_WORKFLOW, type GenerateComplianceReportWorkflow } from '../../contracts/generate-compliance-report';
 import { RUN_DAG_WORKFLOW, type RunDagWorkflow } from '../../contracts/run-dag';
 import { SEAL_LEDGER_WORKFLOW, type SealLedgerWorkflow } from '../../contracts/seal-ledger';
-import * as benchWorkflows from '../../scripts/bench/workflows';
+import { BENCH_FLOOR_WORKFLOW, type BenchFloorWorkflow } from '../../scripts/bench/floor/contract';
+import { benchFloorWorkflow } from '../../scripts/bench/floor/workflow';
+import * as benchWorkflows from '../../scripts/bench/floor/workflows';
 import * as productionWorkflows from '../../workflows';
-import { benchFloorWorkflow } from '../../workflows/bench-floor';
 
 // Clients start workflows by the contract's name and signature; these bind both to the workflow functions.
 const signatures: {

@@ -1,3 +1,3 @@
 // The bench worker's workflowsPath: every production workflow, and the floor the routing benchmark compares with.
-export * from '../../workflows';
-export { benchFloorWorkflow } from '../../workflows/bench-floor';
+export * from '../../../workflows';
+export { benchFloorWorkflow } from './workflow';

@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
-import { floorUpdate } from '../contracts/bench-floor';
+import { floorUpdate } from './contract';
 
 /**
  * The benchmark's floor: a workflow that answers one Update-with-Start and does nothing else, so the
