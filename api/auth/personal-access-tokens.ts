@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { findApiToken, listApiTokens, type ApiTokenSummary } from '../../db/credentials';
 import { createPersonalAccessToken, revokePersonalAccessToken } from '../../services/auth/tokens';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { listQuerySchema, pageSchema } from '../schemas/common';
+import { listQuerySchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 import { GrantableScopesSchema, scopesNotHeldProblem } from './service-accounts';
 
@@ -91,20 +91,17 @@ export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: K
     },
   });
 
-  api.route({
+  listRoute(api, {
     ...common,
-    method: 'get',
     path: '/v1/auth/tokens',
     operationId: 'listPersonalAccessTokens',
     summary: 'List personal access tokens, active, expired and revoked (admin)',
     description: `${ADMINISTERED_BY}Tokens are never shown again, nor their hashes.`,
-    request: { query: ListPersonalAccessTokensQuerySchema },
-    responses: { 200: { description: 'A page of personal access tokens', schema: pageSchema(PersonalAccessTokenSchema, 'PersonalAccessTokenPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'token_id' });
-      const page = await withCursorProblems(listApiTokens(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map((row) => renderToken(row)) } };
-    },
+    query: ListPersonalAccessTokensQuerySchema,
+    page: { description: 'A page of personal access tokens', item: PersonalAccessTokenSchema, name: 'PersonalAccessTokenPage' },
+    sort: { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'token_id' },
+    list: ({ query, principal, page }) => listApiTokens(deps.db, principal.organization_id, page, query),
+    view: renderToken,
   });
 
   api.route({

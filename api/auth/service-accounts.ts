@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { listServiceAccounts, type ServiceAccountSummary } from '../../db/credentials';
 import { createServiceAccount, isGrantableScope, revokeServiceAccount, SCOPES } from '../../services/auth/tokens';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { listQuerySchema, pageSchema } from '../schemas/common';
+import { listQuerySchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
 /** The scopes a credential made through the API may hold; the creator's own must cover them (scopesNotHeldProblem). */
@@ -89,20 +89,17 @@ export function registerServiceAccountRoutes(api: ApiBuilder, deps: { db: Knex }
     },
   });
 
-  api.route({
+  listRoute(api, {
     ...common,
-    method: 'get',
     path: '/v1/orch/service-accounts',
     operationId: 'listServiceAccounts',
     summary: 'List service accounts, active and revoked (admin)',
     description: `${ADMINISTERED_BY}Secrets are never shown again, nor their hashes.`,
-    request: { query: ListServiceAccountsQuerySchema },
-    responses: { 200: { description: 'A page of service accounts', schema: pageSchema(ServiceAccountSummarySchema, 'ServiceAccountPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'client_id' });
-      const page = await withCursorProblems(listServiceAccounts(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map(renderServiceAccount) } };
-    },
+    query: ListServiceAccountsQuerySchema,
+    page: { description: 'A page of service accounts', item: ServiceAccountSummarySchema, name: 'ServiceAccountPage' },
+    sort: { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'client_id' },
+    list: ({ principal, page, query }) => listServiceAccounts(deps.db, principal.organization_id, page, query),
+    view: renderServiceAccount,
   });
 
   api.route({

@@ -3,12 +3,12 @@ import type { Knex } from 'knex';
 import { findAgent, listAgents, type AgentRow } from '../../db/agents';
 import { AGENT_STATUSES, configuredConstraintCount } from '../../domain/agents';
 import { changeAgent, registerAgent, rotateAgentKey } from '../../services/agents/registry';
+import { listRoute } from '../list-route';
 import { storeSealed } from '../middleware/idempotency';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { AgentIdSchema, AgentRegisteredSchema, AgentSchema, PatchAgentSchema, RegisterAgentSchema } from '../schemas/agents';
-import { listQuerySchema, pageSchema } from '../schemas/common';
+import { listQuerySchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
 export const AgentParamsSchema = z.object({ agent_id: AgentIdSchema });
@@ -60,21 +60,18 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     },
   });
 
-  api.route({
-    method: 'get',
+  listRoute(api, {
     path: '/v1/orch/agents',
     operationId: 'listAgents',
     summary: 'List registered agents',
     tags: ['Agents'],
     auth: 'orch:read',
     rateLimit: 'agent-monitoring',
-    request: { query: ListAgentsQuerySchema },
-    responses: { 200: { description: 'A page of agents', schema: pageSchema(AgentSchema, 'AgentPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'registered_at', uniqueKey: 'agent_id' });
-      const page = await withCursorProblems(listAgents(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map(renderAgent) } };
-    },
+    query: ListAgentsQuerySchema,
+    page: { description: 'A page of agents', item: AgentSchema, name: 'AgentPage' },
+    sort: { allowed: SORTABLE, fallback: 'registered_at', uniqueKey: 'agent_id' },
+    list: ({ query, principal, page }) => listAgents(deps.db, principal.organization_id, page, query),
+    view: renderAgent,
   });
 
   api.route({

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { listAuditEntries, type AuditRow } from '../../db/audit';
 import { actionsOfEventType, auditDetails, auditEventType } from '../../domain/audit';
 import type { ProvenanceEntry } from '../../domain/provenance';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import type { ApiBuilder } from '../route';
 import { isStorableTimestamp, LedgerAnchorSchema, listQuerySchema, pageSchema } from '../schemas/common';
 import { z } from '../schemas/zod';
@@ -90,8 +90,7 @@ const startOf = (value: string) => new Date(DATE_ONLY.test(value) ? `${value}T00
 const after = (value: string) => new Date(DATE_ONLY.test(value) ? Date.parse(`${value}T00:00:00.000Z`) + DAY_MS : Date.parse(value) + 1);
 
 export function registerAuditRoutes(api: ApiBuilder, deps: { db: Knex }): void {
-  api.route({
-    method: 'get',
+  listRoute(api, {
     path: '/v1/orch/audit',
     operationId: 'listAuditEntries',
     summary: 'The audit log: every provenance record as an entry, with its ledger anchor',
@@ -99,22 +98,20 @@ export function registerAuditRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     tags: ['Audit'],
     auth: 'audit:read',
     rateLimit: 'audit-logs',
-    request: { query: AuditQuerySchema },
-    responses: { 200: { description: 'A page of audit entries', schema: AuditPageSchema } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: '-timestamp', uniqueKey: 'e.seq' });
+    query: AuditQuerySchema,
+    page: { description: 'A page of audit entries', schema: AuditPageSchema },
+    sort: { allowed: SORTABLE, fallback: '-timestamp', uniqueKey: 'e.seq' },
+    list: ({ query, principal, page }) => {
       const starts = [query.start_date, query.date__gte].filter((value): value is string => value !== undefined).map(startOf);
       const eventType = query.event_type ?? query.type;
-      const page = await withCursorProblems(
-        listAuditEntries(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, {
-          from: starts.length > 0 ? new Date(Math.max(...starts.map((date) => date.getTime()))) : undefined,
-          before: query.end_date ? after(query.end_date) : undefined,
-          actions: eventType ? actionsOfEventType(eventType) : undefined,
-          task_type: query.task_type,
-          routing_id: query.routing_id,
-        }),
-      );
-      return { status: 200, body: { ...page, data: page.data.map(render) } };
+      return listAuditEntries(deps.db, principal.organization_id, page, {
+        from: starts.length > 0 ? new Date(Math.max(...starts.map((date) => date.getTime()))) : undefined,
+        before: query.end_date ? after(query.end_date) : undefined,
+        actions: eventType ? actionsOfEventType(eventType) : undefined,
+        task_type: query.task_type,
+        routing_id: query.routing_id,
+      });
     },
+    view: render,
   });
 }

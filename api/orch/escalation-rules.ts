@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 import { enabledRules, findRule, listRules, type EscalationRuleRow } from '../../db/escalation-rules';
 import { analyzeRule, RULE_PRIORITIES, type RuleFinding } from '../../domain/escalation-rules';
 import { changeRule, createRule, dryRun, removeRule, type RuleWriteResult } from '../../services/rules/escalation-rules';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { listQuerySchema, pageSchema } from '../schemas/common';
+import { listQuerySchema } from '../schemas/common';
 import { CreateRuleSchema, DryRunResponseSchema, DryRunSchema, PatchRuleSchema, RuleSchema, RuleWriteResponseSchema } from '../schemas/escalation-rules';
 import { z } from '../schemas/zod';
 
@@ -93,21 +93,18 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     },
   });
 
-  api.route({
-    method: 'get',
+  listRoute(api, {
     path: '/v1/orch/escalation/rules',
     operationId: 'listEscalationRules',
     summary: 'List escalation rules',
     tags: ['Escalation rules'],
     auth: 'orch:read',
     rateLimit: 'default',
-    request: { query: ListRulesQuerySchema },
-    responses: { 200: { description: 'A page of rules', schema: pageSchema(RuleSchema, 'EscalationRulePage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'rule_id' });
-      const page = await withCursorProblems(listRules(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map(render) } };
-    },
+    query: ListRulesQuerySchema,
+    page: { description: 'A page of rules', item: RuleSchema, name: 'EscalationRulePage' },
+    sort: { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'rule_id' },
+    list: ({ query, principal, page }) => listRules(deps.db, principal.organization_id, page, query),
+    view: render,
   });
 
   api.route({

@@ -4,10 +4,10 @@ import type { Knex } from 'knex';
 import { match } from 'path-to-regexp';
 import { listReviewers } from '../../db/reviewers';
 import { saveReviewer } from '../../services/routing/queue';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { DidSchema, listQuerySchema, pageSchema } from '../schemas/common';
+import { DidSchema, listQuerySchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
 const ReviewerSchema = z
@@ -92,21 +92,18 @@ const render = (row: {
 });
 
 export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; temporal: Client }): void {
-  api.route({
-    method: 'get',
+  listRoute(api, {
     path: '/v1/orch/reviewers',
     operationId: 'listReviewers',
     summary: 'List the human reviewers routings are assigned to',
     tags: ['Reviewers'],
     auth: 'orch:read',
     rateLimit: 'default',
-    request: { query: ListReviewersQuerySchema },
-    responses: { 200: { description: 'A page of reviewers', schema: pageSchema(ReviewerSchema, 'ReviewerPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'chain_level', uniqueKey: 'reviewers.did' });
-      const page = await withCursorProblems(listReviewers(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map(render) } };
-    },
+    query: ListReviewersQuerySchema,
+    page: { description: 'A page of reviewers', item: ReviewerSchema, name: 'ReviewerPage' },
+    sort: { allowed: SORTABLE, fallback: 'chain_level', uniqueKey: 'reviewers.did' },
+    list: ({ query, principal, page }) => listReviewers(deps.db, principal.organization_id, page, query),
+    view: render,
   });
 
   api.route({

@@ -5,10 +5,10 @@ import { RISK_LEVELS } from '../../domain/risk';
 import { ESCALATION_LEVELS, ROUTING_DECISIONS, ROUTING_MODES } from '../../domain/routing-decision';
 import { ROUTING_STATUSES } from '../../domain/routing-progress';
 import { FEEDBACK_VERDICTS, recordFeedback } from '../../services/routing/feedback';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { DidSchema, LedgerAnchorSchema, listQuerySchema, pageSchema, TimestampSchema } from '../schemas/common';
+import { DidSchema, LedgerAnchorSchema, listQuerySchema, TimestampSchema } from '../schemas/common';
 import { AssigneeSchema, RoutingIdParamsSchema } from '../schemas/routing';
 import { z } from '../schemas/zod';
 
@@ -98,8 +98,7 @@ const FeedbackSchema = z
   .openapi('RoutingFeedback');
 
 export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }): void {
-  api.route({
-    method: 'get',
+  listRoute(api, {
     path: '/v1/orch/routing/history',
     operationId: 'listRoutingHistory',
     summary: 'The routings decided so far, filtered, sorted and paged',
@@ -107,13 +106,11 @@ export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }
     tags: ['Routing'],
     auth: 'orch:read',
     rateLimit: 'routing-requests',
-    request: { query: HistoryQuerySchema },
-    responses: { 200: { description: 'A page of routings', schema: pageSchema(RoutingHistoryItemSchema, 'RoutingHistoryPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: '-created_at', uniqueKey: 'routing_id' });
-      const page = await withCursorProblems(listRoutings(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map(render) } };
-    },
+    query: HistoryQuerySchema,
+    page: { description: 'A page of routings', item: RoutingHistoryItemSchema, name: 'RoutingHistoryPage' },
+    sort: { allowed: SORTABLE, fallback: '-created_at', uniqueKey: 'routing_id' },
+    list: ({ query, principal, page }) => listRoutings(deps.db, principal.organization_id, page, query),
+    view: render,
   });
 
   api.route({

@@ -1,10 +1,9 @@
 import { findDelivery, findSubscription, listAttempts, listDeliveries, type DeliveryRow } from '../../db/webhooks';
 import { replayDelivery, type ReplayDeps } from '../../services/webhooks/replay';
 import type { DeliveryState } from '../../contracts/deliver-webhook';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { pageSchema } from '../schemas/common';
 import { DeliveryParamsSchema, ListDeliveriesQuerySchema, SubscriptionIdParamsSchema, WebhookDeliveryDetailSchema, WebhookDeliverySchema } from '../schemas/webhooks';
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
@@ -41,21 +40,22 @@ const REPLAY_REFUSALS = {
 export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps): void {
   const common = { tags: ['Webhooks'], auth: 'orch:admin' as const, rateLimit: 'default' as const };
 
-  api.route({
+  listRoute(api, {
     ...common,
-    method: 'get',
     path: '/v1/orch/webhooks/{subscription_id}/deliveries',
     operationId: 'listWebhookDeliveries',
     summary: 'The deliveries of a subscription, newest first',
-    request: { params: SubscriptionIdParamsSchema, query: ListDeliveriesQuerySchema },
-    responses: { 200: { description: 'A page of deliveries', schema: pageSchema(WebhookDeliverySchema, 'WebhookDeliveryPage') }, 404: { description: 'No such subscription' } },
-    handler: async ({ params, query, principal }) => {
+    params: SubscriptionIdParamsSchema,
+    query: ListDeliveriesQuerySchema,
+    page: { description: 'A page of deliveries', item: WebhookDeliverySchema, name: 'WebhookDeliveryPage' },
+    responses: { 404: { description: 'No such subscription' } },
+    sort: { allowed: SORTABLE, fallback: '-created_at', uniqueKey: 'delivery_id' },
+    list: async ({ params, query, principal, page }) => {
       // A deleted subscription's deliveries stay readable: their logs are an audit trail.
       if (!(await findSubscription(deps.db, params.subscription_id, { includeDeleted: true, organizationId: principal.organization_id }))) throw new Problem('webhook_not_found', `No webhook subscription ${params.subscription_id}`);
-      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: '-created_at', uniqueKey: 'delivery_id' });
-      const page = await withCursorProblems(listDeliveries(deps.db, params.subscription_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map(renderDelivery) } };
+      return listDeliveries(deps.db, params.subscription_id, page, query);
     },
+    view: renderDelivery,
   });
 
   api.route({

@@ -2,10 +2,9 @@ import type { Knex } from 'knex';
 import { findSubscription, listLiveSecrets, listSubscriptions, type SubscriptionRow } from '../../db/webhooks';
 import type { WebhookSettings } from '../../services/webhooks/settings';
 import { changeSubscription, createSubscription, deleteSubscription, rotateSecret } from '../../services/webhooks/subscriptions';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { pageSchema } from '../schemas/common';
 import {
   CreatedWebhookSchema,
   CreateWebhookHeadersSchema,
@@ -92,19 +91,16 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
     },
   });
 
-  api.route({
+  listRoute(api, {
     ...common,
-    method: 'get',
     path: '/v1/orch/webhooks',
     operationId: 'listWebhooks',
     summary: 'List webhook subscriptions',
-    request: { query: ListWebhooksQuerySchema },
-    responses: { 200: { description: 'A page of subscriptions', schema: pageSchema(WebhookSubscriptionSchema, 'WebhookSubscriptionPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'subscription_id' });
-      const page = await withCursorProblems(listSubscriptions(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map(renderSubscription) } };
-    },
+    query: ListWebhooksQuerySchema,
+    page: { description: 'A page of subscriptions', item: WebhookSubscriptionSchema, name: 'WebhookSubscriptionPage' },
+    sort: { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'subscription_id' },
+    list: ({ query, principal, page }) => listSubscriptions(deps.db, principal.organization_id, page, query),
+    view: renderSubscription,
   });
 
   api.route({

@@ -5,7 +5,7 @@ import type { PlatformServiceDeps } from '../../services/approvals/approvals';
 import { callAgent, callAgentByUri, type CallOutcome } from '../../services/executions/call';
 import { executionView } from '../../services/executions/view';
 import { principalDid, resourceId } from '../../lib/ids';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {
@@ -20,7 +20,6 @@ import {
   RegisterAgentSchema,
   UpdateAgentSchema,
 } from '../schemas/platform-agents';
-import { pageSchema } from '../schemas/common';
 import { AgentCallResponseSchema } from '../schemas/executions';
 
 function agentView(row: PlatformAgentRow) {
@@ -73,21 +72,18 @@ const CALL_RESPONSES = {
 };
 
 export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  api.route({
-    method: 'get',
+  listRoute(api, {
     path: '/v1/agents',
     operationId: 'listAgents',
     summary: 'List registered agents',
     tags: ['Agents'],
     auth: 'platform:read',
     rateLimit: 'default',
-    request: { query: ListAgentsQuerySchema },
-    responses: { 200: { description: 'A page of agents', schema: pageSchema(PlatformAgentSchema, 'PlatformAgentPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: { created_at: 'created_at', agent_uri: 'agent_uri' }, fallback: 'created_at', uniqueKey: 'agent_id' });
-      const page = await withCursorProblems(listPlatformAgents(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map(agentView) } };
-    },
+    query: ListAgentsQuerySchema,
+    page: { description: 'A page of agents', item: PlatformAgentSchema, name: 'PlatformAgentPage' },
+    sort: { allowed: { created_at: 'created_at', agent_uri: 'agent_uri' }, fallback: 'created_at', uniqueKey: 'agent_id' },
+    list: ({ query, principal, page }) => listPlatformAgents(deps.db, principal.organization_id, page, query),
+    view: agentView,
   });
 
   api.route({

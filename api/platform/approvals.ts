@@ -6,7 +6,7 @@ import { cancelApproval, createApproval, respondToApproval, type AnswerOutcome, 
 import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
 import { resourceId } from '../../lib/ids';
 import { readAfterWait } from '../decision-wait';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {
@@ -21,7 +21,6 @@ import {
   ListApprovalsQuerySchema,
   RespondApprovalSchema,
 } from '../schemas/approvals';
-import { pageSchema } from '../schemas/common';
 import { DecisionWaitQuerySchema } from '../schemas/decision-wait';
 
 /** The answer of a respond or cancel, or the problem it is. */
@@ -56,8 +55,7 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     },
   });
 
-  api.route({
-    method: 'get',
+  listRoute(api, {
     path: '/v1/approvals',
     operationId: 'listApprovals',
     summary: 'List approval requests',
@@ -65,13 +63,11 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     tags: ['Approvals'],
     auth: 'platform:read',
     rateLimit: 'default',
-    request: { query: ListApprovalsQuerySchema },
-    responses: { 200: { description: 'A page of approval requests', schema: pageSchema(ApprovalSchema, 'ApprovalRequestPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: APPROVAL_SORTABLE, fallback: '-created_at', uniqueKey: 'approval_id' });
-      const page = await withCursorProblems(listApprovals(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map((row) => approvalView(approvalFromRow(row))) } };
-    },
+    query: ListApprovalsQuerySchema,
+    page: { description: 'A page of approval requests', item: ApprovalSchema, name: 'ApprovalRequestPage' },
+    sort: { allowed: APPROVAL_SORTABLE, fallback: '-created_at', uniqueKey: 'approval_id' },
+    list: ({ query, principal, page }) => listApprovals(deps.db, principal.organization_id, page, query),
+    view: (row) => approvalView(approvalFromRow(row)),
   });
 
   api.route({

@@ -2,17 +2,15 @@ import { approvalFromRow, listApprovals } from '../../db/approvals';
 import { escalationResponse } from '../../domain/approvals';
 import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
 import { respondToApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { APPROVAL_SORTABLE, ApprovalIdParamsSchema, ApprovalSchema, approvalView, EscalationQueueQuerySchema, RespondEscalationSchema } from '../schemas/approvals';
-import { pageSchema } from '../schemas/common';
 import { answeredApproval } from './approvals';
 
 /** The escalation queue: the approval requests waiting for a human, per organization. */
 export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  api.route({
-    method: 'get',
+  listRoute(api, {
     path: '/v1/escalations',
     operationId: 'listEscalationQueue',
     summary: 'The escalation queue: approval requests for human review',
@@ -20,13 +18,11 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
     tags: ['Escalation queue'],
     auth: 'platform:read',
     rateLimit: 'default',
-    request: { query: EscalationQueueQuerySchema },
-    responses: { 200: { description: 'A page of approval requests', schema: pageSchema(ApprovalSchema, 'EscalationQueuePage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: APPROVAL_SORTABLE, fallback: 'created_at', uniqueKey: 'approval_id' });
-      const page = await withCursorProblems(listApprovals(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, { status: query.status, org_did: query.orgDid }));
-      return { status: 200, body: { ...page, data: page.data.map((row) => approvalView(approvalFromRow(row))) } };
-    },
+    query: EscalationQueueQuerySchema,
+    page: { description: 'A page of approval requests', item: ApprovalSchema, name: 'EscalationQueuePage' },
+    sort: { allowed: APPROVAL_SORTABLE, fallback: 'created_at', uniqueKey: 'approval_id' },
+    list: ({ query, principal, page }) => listApprovals(deps.db, principal.organization_id, page, { status: query.status, org_did: query.orgDid }),
+    view: (row) => approvalView(approvalFromRow(row)),
   });
 
   api.route({

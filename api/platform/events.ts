@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { EVENT_SORT_COLUMNS, findEvent, listEvents, type EventRow } from '../../db/events';
 import { isEventKind } from '../../domain/events';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { listQuerySchema, pageSchema, TimestampSchema } from '../schemas/common';
+import { listQuerySchema, TimestampSchema } from '../schemas/common';
 import { EventKindSchema } from '../schemas/webhooks';
 import { z } from '../schemas/zod';
 
@@ -60,19 +60,16 @@ function renderEvent(row: EventRow) {
 export function registerEventRoutes(api: ApiBuilder, deps: { db: Knex }): void {
   const common = { tags: ['Events'], auth: 'platform:read' as const, rateLimit: 'provenance-queries' as const };
 
-  api.route({
+  listRoute(api, {
     ...common,
-    method: 'get',
     path: '/v1/events',
     operationId: 'listEvents',
     summary: 'The events the service emitted, newest first, each with its provenance record',
-    request: { query: ListEventsQuerySchema },
-    responses: { 200: { description: 'A page of events', schema: pageSchema(EventSchema, 'EventPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: EVENT_SORT_COLUMNS, fallback: '-created_at', uniqueKey: EVENT_SORT_COLUMNS.event_id });
-      const page = await withCursorProblems(listEvents(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, { ...query, events: query.event ?? query.type }));
-      return { status: 200, body: { ...page, data: page.data.map(renderEvent) } };
-    },
+    query: ListEventsQuerySchema,
+    page: { description: 'A page of events', item: EventSchema, name: 'EventPage' },
+    sort: { allowed: EVENT_SORT_COLUMNS, fallback: '-created_at', uniqueKey: EVENT_SORT_COLUMNS.event_id },
+    list: ({ query, principal, page }) => listEvents(deps.db, principal.organization_id, page, { ...query, events: query.event ?? query.type }),
+    view: renderEvent,
   });
 
   api.route({

@@ -7,10 +7,9 @@ import { cancelExecution, readExecution, reportProgress, type ExecutionUpdateOut
 import { verifyProgressToken } from '../../services/executions/progress-token';
 import { executionView } from '../../services/executions/view';
 import { principalDid } from '../../lib/ids';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { pageSchema } from '../schemas/common';
 import {
   CallbackSecretListSchema,
   CallbackSecretSchema,
@@ -29,21 +28,18 @@ function updated(outcome: ExecutionUpdateOutcome) {
 }
 
 export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDeps & { keyRing: KeyRing; token: TokenSettings }): void {
-  api.route({
-    method: 'get',
+  listRoute(api, {
     path: '/v1/executions',
     operationId: 'listExecutions',
     summary: 'List executions',
     tags: ['Executions'],
     auth: 'platform:read',
     rateLimit: 'default',
-    request: { query: ListExecutionsQuerySchema },
-    responses: { 200: { description: 'A page of executions, newest first by default', schema: pageSchema(ExecutionSchema, 'ExecutionPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: EXECUTION_SORTABLE, fallback: '-queued_at', uniqueKey: 'e.execution_id' });
-      const page = await withCursorProblems(listExecutions(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map((row) => executionView(executionFromRow(row))) } };
-    },
+    query: ListExecutionsQuerySchema,
+    page: { description: 'A page of executions, newest first by default', item: ExecutionSchema, name: 'ExecutionPage' },
+    sort: { allowed: EXECUTION_SORTABLE, fallback: '-queued_at', uniqueKey: 'e.execution_id' },
+    list: ({ query, principal, page }) => listExecutions(deps.db, principal.organization_id, page, query),
+    view: (row) => executionView(executionFromRow(row)),
   });
 
   api.route({

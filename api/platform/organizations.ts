@@ -2,10 +2,9 @@ import type { Knex } from 'knex';
 import { findOrganization, listOrganizations, type OrganizationRow } from '../../db/organizations';
 import { createOrganization } from '../../services/organizations/organizations';
 import { grants } from '../../services/auth/tokens';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { pageSchema } from '../schemas/common';
 import { CreateOrganizationSchema, ListOrganizationsQuerySchema, OrganizationIdParamsSchema, OrganizationSchema } from '../schemas/organizations';
 
 const SORTABLE = { created_at: 'created_at', name: 'name', slug: 'slug' };
@@ -15,8 +14,7 @@ const WHO_SEES_WHAT = `A caller sees its own organization; one holding ${DEPLOYM
 const render = (row: OrganizationRow) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
 
 export function registerOrganizationRoutes(api: ApiBuilder, deps: { db: Knex }): void {
-  api.route({
-    method: 'get',
+  listRoute(api, {
     path: '/v1/organizations',
     operationId: 'listOrganizations',
     summary: 'List organizations',
@@ -24,14 +22,14 @@ export function registerOrganizationRoutes(api: ApiBuilder, deps: { db: Knex }):
     tags: ['Organizations'],
     auth: 'platform:read',
     rateLimit: 'default',
-    request: { query: ListOrganizationsQuerySchema },
-    responses: { 200: { description: 'A page of organizations', schema: pageSchema(OrganizationSchema, 'OrganizationPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'organization_id' });
+    query: ListOrganizationsQuerySchema,
+    page: { description: 'A page of organizations', item: OrganizationSchema, name: 'OrganizationPage' },
+    sort: { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'organization_id' },
+    list: ({ principal, page }) => {
       const only = grants(principal.scopes, DEPLOYMENT_ADMIN) ? undefined : principal.organization_id;
-      const page = await withCursorProblems(listOrganizations(deps.db, { limit: query.limit, cursor: query.cursor, sort }, { only }));
-      return { status: 200, body: { ...page, data: page.data.map(render) } };
+      return listOrganizations(deps.db, page, { only });
     },
+    view: render,
   });
 
   api.route({

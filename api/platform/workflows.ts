@@ -3,10 +3,9 @@ import { dagStats } from '../../domain/dag';
 import type { PlatformServiceDeps } from '../../services/approvals/approvals';
 import { createDag, workflowTrace } from '../../services/dags/dags';
 import { principalDid, resourceId } from '../../lib/ids';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
+import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { pageSchema } from '../schemas/common';
 import {
   CreateWorkflowSchema,
   DagStatsSchema,
@@ -49,21 +48,18 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     },
   });
 
-  api.route({
-    method: 'get',
+  listRoute(api, {
     path: '/v1/workflows',
     operationId: 'listWorkflows',
     summary: 'List workflows',
     tags: ['Workflows'],
     auth: 'platform:read',
     rateLimit: 'default',
-    request: { query: ListWorkflowsQuerySchema },
-    responses: { 200: { description: 'A page of workflows, newest first by default', schema: pageSchema(WorkflowSummarySchema, 'WorkflowPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: { created_at: 'created_at' }, fallback: '-created_at', uniqueKey: 'workflow_id' });
-      const page = await withCursorProblems(listDags(deps.db, principal.organization_id, { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map((row) => workflowSummary(dagFromRow(row))) } };
-    },
+    query: ListWorkflowsQuerySchema,
+    page: { description: 'A page of workflows, newest first by default', item: WorkflowSummarySchema, name: 'WorkflowPage' },
+    sort: { allowed: { created_at: 'created_at' }, fallback: '-created_at', uniqueKey: 'workflow_id' },
+    list: ({ query, principal, page }) => listDags(deps.db, principal.organization_id, page, query),
+    view: (row) => workflowSummary(dagFromRow(row)),
   });
 
   api.route({
