@@ -1,250 +1,55 @@
-import type { Knex } from 'knex';
-import type { PassportKeyRow } from '../../db/passports';
-import { DID_DOCUMENT_MEDIA_TYPE, didDocument, didKeyOfJwk, ed25519PublicKeyPem, specDidDocument } from '../../domain/did';
-import type { KeyRing } from '../../services/auth/key-ring';
+import { createRegistrationChallenge, createSignInChallenge, registerDevice, signInWithDevice, type CeremonyRefusal, type DeviceCeremonyDeps } from '../../services/passports/devices';
+import { revokePassportKeyOf, rotatePassportKeys, type OrganizationAdminRefusal, type PassportServiceDeps } from '../../services/passports/passports';
 import type { RevocationRegistry } from '../../services/delegation/revocations';
-import { grants, type TokenSettings } from '../../services/auth/tokens';
-import { createRegistrationChallenge, createSignInChallenge, registerDevice, signInWithDevice, type CeremonyRefusal } from '../../services/passports/devices';
-import { publishedKey, verifyingKeys } from '../../services/passports/keys';
-import { createServerPassport, readPassport, revokePassportKeyOf, rotatePassportKeys, type PassportWithKeys } from '../../services/passports/passports';
-import type { PassportSettings } from '../../services/passports/settings';
 import { requestIdOf } from '../middleware/request-id';
-import { resourceId } from '../../lib/ids';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {
   ChallengeSchema,
-  CreatePassportSchema,
+  createdEnvelope,
   DeviceRegistrationSchema,
-  DidDocumentSchema,
   KeysRotatedSchema,
+  keyView,
   PassportCreatedSchema,
   PassportIdParamsSchema,
-  PassportJwksSchema,
   PassportKeyParamsSchema,
-  PassportSchema,
   RegistrationChallengeRequestSchema,
   RevokedKeySchema,
   RevokeKeySchema,
   RotateKeysSchema,
   SessionSchema,
   SignInSchema,
-  SpecDidDocumentSchema,
 } from '../schemas/passports';
 
-export interface PassportRouteDeps {
-  db: Knex;
-  keyRing: KeyRing;
-  token: TokenSettings;
-  settings: PassportSettings;
-  revocations: RevocationRegistry;
+type KeyServiceDeps = PassportServiceDeps & { revocations: RevocationRegistry };
+
+/** The refusal of a caller without platform:admin to change the organization Passport, as its problem. */
+export function organizationAdminProblem(refusal: OrganizationAdminRefusal, detail: string): Problem {
+  return new Problem(refusal.code, detail, { extensions: { required_scope: refusal.required_scope } });
 }
 
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
-
-function keyView(row: PassportKeyRow) {
-  return {
-    kid: row.kid,
-    status: row.status,
-    source: row.source,
-    deviceId: row.device_id,
-    publicKeyJwk: row.public_jwk,
-    didKey: didKeyOfJwk(publishedKey(row).jwk),
-    createdAt: row.created_at.toISOString(),
-    retiredAt: iso(row.retired_at),
-    verifyUntil: iso(row.verify_until),
-    revokedAt: iso(row.revoked_at),
-    revokeReason: row.revoke_reason,
-  };
-}
-
-function passportView({ passport, keys }: PassportWithKeys) {
-  return {
-    id: passport.passport_id,
-    owner: passport.type === 'individual' ? passport.did : passport.org_did,
-    capabilities: passport.capabilities,
-    createdAt: passport.created_at.toISOString(),
-    did: passport.did,
-    type: passport.type,
-    name: passport.name,
-    status: passport.status,
-    organizationId: passport.organization_id,
-    metadata: passport.metadata,
-    keys: keys.map(keyView),
-  };
-}
-
-/** The spec's creation envelope: the Passport and the key it signs with now. */
-function createdEnvelope({ passport, keys }: PassportWithKeys, requestId: string) {
-  const key = keys.find((row) => row.status === 'active') ?? keys[keys.length - 1]!;
-  const { jwk } = publishedKey(key);
-  return {
-    data: {
-      passportId: passport.passport_id,
-      did: passport.did,
-      type: passport.type,
-      name: passport.name,
-      publicKey: ed25519PublicKeyPem(jwk),
-      publicKeyJwk: key.public_jwk,
-      didKey: didKeyOfJwk(jwk),
-      createdAt: passport.created_at.toISOString(),
-    },
-    meta: { timestamp: new Date().toISOString(), requestId },
-  };
-}
+const KEYS_NEED_ADMIN = 'The organization Passport’s keys need the scope platform:admin';
 
 function ceremonyProblem(refusal: CeremonyRefusal): Problem {
   if (refusal.code === 'invalid') return new Problem('validation_failed', 'The device registration cannot be accepted as given', { errors: refusal.errors });
   return new Problem(refusal.code, refusal.detail);
 }
 
-const NOT_FOUND = { 404: { description: 'passport_not_found: no such Passport in the caller’s organization' } };
 const CEREMONY_REFUSALS = {
   401: { description: 'device_proof_invalid, challenge_unknown, challenge_used (replayed), challenge_expired, or device_key_revoked' },
 };
 
-export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps): void {
-  const services = { db: deps.db, settings: deps.settings, revocations: deps.revocations };
-  const ceremony = { db: deps.db, keyRing: deps.keyRing, token: deps.token, settings: deps.settings };
+/** A Passport's server keys (rotate, revoke) and a person's device ceremony (invite, register, sign in). */
+export function registerPassportKeyRoutes(api: ApiBuilder, services: KeyServiceDeps, ceremony: DeviceCeremonyDeps): void {
+  registerRotateKeys(api, services);
+  registerRevokeKey(api, services);
+  registerRegistrationChallenge(api, ceremony);
+  registerDevicePassport(api, ceremony);
+  registerSignInChallenge(api, ceremony);
+  registerDeviceSession(api, ceremony);
+}
 
-  const publishedKeysOf = async (passportId: string, organizationId?: string) => {
-    const found = await readPassport(deps.db, passportId, organizationId);
-    if (!found) throw new Problem('passport_not_found', `No Passport ${passportId}`);
-    return { passport: found.passport, keys: verifyingKeys(found.keys, new Date()).map(publishedKey) };
-  };
-
-  api.route({
-    method: 'post',
-    path: '/v1/passports',
-    operationId: 'createPassport',
-    summary: 'Create an agent’s or the organization’s Passport',
-    description:
-      'Generates the DID (did:web under PUBLIC_BASE_URL) and an Ed25519 key pair whose private key is sealed at rest, and records the creation in ' +
-      'the provenance ledger. The Passport belongs to the caller’s organization. type organization is the organization’s own identity: one per ' +
-      'organization, and it needs platform:admin. type individual is refused: a person’s key is made and kept on their device, so their Passport ' +
-      'is minted by the device ceremony (POST /v1/passports/device-challenges, then POST /v1/passports/devices) or a passkey.',
-    tags: ['Passports'],
-    auth: 'platform:write',
-    rateLimit: 'default',
-    request: { body: CreatePassportSchema },
-    responses: {
-      201: { description: 'The Passport', schema: PassportCreatedSchema, headers: { Location: { description: 'The Passport' } } },
-      400: { description: 'invalid_request: type individual (use the device ceremony)' },
-      403: { description: 'insufficient_scope: type organization needs platform:admin' },
-      409: { description: 'organization_passport_exists: the organization has its Passport (passport_id names it)' },
-      503: { description: 'secrets_unavailable: SECRETS_ENCRYPTION_KEY is not configured, so no private key can be sealed' },
-    },
-    handler: async ({ req, res, body, principal }) => {
-      if (body.type === 'individual') {
-        throw new Problem('invalid_request', 'A person’s Passport is minted on their device, which makes and keeps the key: use the device ceremony or a passkey', {
-          extensions: { ceremony: { challenge: 'POST /v1/passports/device-challenges', register: 'POST /v1/passports/devices' } },
-        });
-      }
-      if (body.type === 'organization' && !grants(principal.scopes, 'platform:admin')) {
-        throw new Problem('insufficient_scope', 'An organization Passport needs the scope platform:admin', { extensions: { required_scope: 'platform:admin' } });
-      }
-      const passportId = resourceId('pp', principal.id, req.get('idempotency-key'));
-      const outcome = await createServerPassport(services, principal, passportId, {
-        type: body.type,
-        name: body.name,
-        metadata: body.metadata ?? {},
-        capabilities: body.capabilities ?? [],
-      });
-      if (!outcome.ok) {
-        if (outcome.code === 'secrets_unavailable') throw new Problem('secrets_unavailable', 'No key can be sealed: SECRETS_ENCRYPTION_KEY is not configured');
-        throw new Problem('organization_passport_exists', `The organization’s Passport is ${outcome.passport_id}`, { extensions: { passport_id: outcome.passport_id } });
-      }
-      return { status: 201, body: createdEnvelope(outcome.passport, requestIdOf(res)), headers: { Location: `/v1/passports/${passportId}` } };
-    },
-  });
-
-  api.route({
-    method: 'get',
-    path: '/v1/passports/{passport_id}',
-    operationId: 'getPassport',
-    summary: 'Read a Passport, with its keys',
-    tags: ['Passports'],
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: PassportIdParamsSchema },
-    responses: { 200: { description: 'The Passport', schema: PassportSchema }, ...NOT_FOUND },
-    handler: async ({ params, principal }) => {
-      const found = await readPassport(deps.db, params.passport_id, principal.organization_id);
-      if (!found) throw new Problem('passport_not_found', `No Passport ${params.passport_id}`);
-      return { status: 200, body: passportView(found) };
-    },
-  });
-
-  api.route({
-    method: 'get',
-    path: '/v1/passports/{passport_id}/jwks',
-    operationId: 'getPassportJwks',
-    summary: 'The Passport’s public keys that verify now',
-    description: 'Active keys and rotated-out keys until their verifyUntil; never a revoked key. The same set as the DID document’s verification methods.',
-    tags: ['Passports'],
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: PassportIdParamsSchema },
-    responses: { 200: { description: 'A JSON Web Key Set', schema: PassportJwksSchema }, ...NOT_FOUND },
-    handler: async ({ params, principal }) => {
-      const { keys } = await publishedKeysOf(params.passport_id, principal.organization_id);
-      return { status: 200, body: { keys: keys.map((key) => ({ ...key.jwk, kid: key.kid, alg: 'EdDSA' as const, use: 'sig' as const })) } };
-    },
-  });
-
-  api.route({
-    method: 'get',
-    path: '/v1/passports/{passport_id}/did',
-    operationId: 'getPassportDidDocument',
-    summary: 'The Passport’s DID document in the platform spec’s shape',
-    description: 'id, publicKey [{id, type, controller, publicKeyPem}], authentication. The DID Core document is public at /passports/{passport_id}/did.json.',
-    tags: ['Passports'],
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: PassportIdParamsSchema },
-    responses: { 200: { description: 'The DID document', schema: SpecDidDocumentSchema }, ...NOT_FOUND },
-    handler: async ({ params, principal }) => {
-      const { passport, keys } = await publishedKeysOf(params.passport_id, principal.organization_id);
-      return { status: 200, body: specDidDocument(passport.did, keys) };
-    },
-  });
-
-  api.route({
-    method: 'get',
-    path: '/passports/{passport_id}/did.json',
-    operationId: 'resolvePassportDid',
-    summary: 'did:web resolution of a Passport’s DID',
-    description: 'Where did:web:<host>:passports:<id> resolves: the DID Core document (application/did+json). Public; each key’s did:key is in alsoKnownAs.',
-    tags: ['Passports'],
-    auth: 'public',
-    rateLimit: 'default',
-    request: { params: PassportIdParamsSchema },
-    responses: { 200: { description: 'The DID document', schema: DidDocumentSchema, contentType: DID_DOCUMENT_MEDIA_TYPE }, 404: { description: 'passport_not_found' } },
-    handler: async ({ res, params }) => {
-      const { passport, keys } = await publishedKeysOf(params.passport_id);
-      res.set('Cache-Control', 'public, max-age=60');
-      const controller = passport.type === 'individual' ? passport.did : passport.org_did;
-      return { status: 200, text: { contentType: DID_DOCUMENT_MEDIA_TYPE, content: JSON.stringify(didDocument(passport.did, keys, controller)) } };
-    },
-  });
-
-  api.route({
-    method: 'get',
-    path: '/passports/{passport_id}/jwks.json',
-    operationId: 'resolvePassportJwks',
-    summary: 'The Passport’s public keys, beside its DID document',
-    tags: ['Passports'],
-    auth: 'public',
-    rateLimit: 'default',
-    request: { params: PassportIdParamsSchema },
-    responses: { 200: { description: 'A JSON Web Key Set', schema: PassportJwksSchema }, 404: { description: 'passport_not_found' } },
-    handler: async ({ res, params }) => {
-      const { keys } = await publishedKeysOf(params.passport_id);
-      res.set('Cache-Control', 'public, max-age=60');
-      return { status: 200, body: { keys: keys.map((key) => ({ ...key.jwk, kid: key.kid, alg: 'EdDSA' as const, use: 'sig' as const })) } };
-    },
-  });
-
+function registerRotateKeys(api: ApiBuilder, services: KeyServiceDeps): void {
   api.route({
     method: 'post',
     path: '/v1/passports/{passport_id}/keys/rotate',
@@ -261,17 +66,14 @@ export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps)
     responses: {
       200: { description: 'The new key, and the keys it retired', schema: KeysRotatedSchema },
       403: { description: 'insufficient_scope: the organization Passport needs platform:admin' },
-      ...NOT_FOUND,
+      404: { description: 'passport_not_found: no such Passport in the caller’s organization' },
       409: { description: 'passport_keys_on_device: a person’s Passport' },
       503: { description: 'secrets_unavailable' },
     },
     handler: async ({ params, principal }) => {
-      const found = await readPassport(deps.db, params.passport_id, principal.organization_id);
-      if (found?.passport.type === 'organization' && !grants(principal.scopes, 'platform:admin')) {
-        throw new Problem('insufficient_scope', 'The organization Passport’s keys need the scope platform:admin', { extensions: { required_scope: 'platform:admin' } });
-      }
       const outcome = await rotatePassportKeys(services, principal, params.passport_id);
       if (!outcome.ok) {
+        if (outcome.code === 'insufficient_scope') throw organizationAdminProblem(outcome, KEYS_NEED_ADMIN);
         const details = {
           passport_not_found: `No Passport ${params.passport_id}`,
           passport_keys_on_device: 'A person’s keys are made and kept on their devices: register a new device key, and revoke the old one',
@@ -282,7 +84,9 @@ export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps)
       return { status: 200, body: { passportId: params.passport_id, did: outcome.passport.passport.did, key: keyView(outcome.key), retired: outcome.retired.map(keyView) } };
     },
   });
+}
 
+function registerRevokeKey(api: ApiBuilder, services: KeyServiceDeps): void {
   api.route({
     method: 'post',
     path: '/v1/passports/{passport_id}/keys/{kid}/revoke',
@@ -304,12 +108,9 @@ export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps)
       409: { description: 'passport_key_already_revoked' },
     },
     handler: async ({ params, body, principal }) => {
-      const found = await readPassport(deps.db, params.passport_id, principal.organization_id);
-      if (found?.passport.type === 'organization' && !grants(principal.scopes, 'platform:admin')) {
-        throw new Problem('insufficient_scope', 'The organization Passport’s keys need the scope platform:admin', { extensions: { required_scope: 'platform:admin' } });
-      }
       const outcome = await revokePassportKeyOf(services, principal, params.passport_id, params.kid, body.reason);
       if (!outcome.ok) {
+        if (outcome.code === 'insufficient_scope') throw organizationAdminProblem(outcome, KEYS_NEED_ADMIN);
         const details = {
           passport_not_found: `No Passport ${params.passport_id}`,
           passport_key_not_found: `The Passport has no key ${params.kid}`,
@@ -320,7 +121,9 @@ export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps)
       return { status: 200, body: { passportId: params.passport_id, key: keyView(outcome.key) } };
     },
   });
+}
 
+function registerRegistrationChallenge(api: ApiBuilder, ceremony: DeviceCeremonyDeps): void {
   api.route({
     method: 'post',
     path: '/v1/passports/device-challenges',
@@ -347,7 +150,9 @@ export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps)
       return { status: 201, body: { challenge, purpose: 'registration' as const, expiresAt: expires_at.toISOString(), organizationId: principal.organization_id } };
     },
   });
+}
 
+function registerDevicePassport(api: ApiBuilder, ceremony: DeviceCeremonyDeps): void {
   api.route({
     method: 'post',
     path: '/v1/passports/devices',
@@ -369,10 +174,13 @@ export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps)
     handler: async ({ res, body }) => {
       const outcome = await registerDevice(ceremony, body);
       if (!outcome.ok) throw outcome.code === 'device_key_exists' ? new Problem('device_key_exists', outcome.detail) : ceremonyProblem(outcome);
-      return { status: 201, body: createdEnvelope(outcome.passport, requestIdOf(res)), headers: { Location: `/v1/passports/${outcome.passport.passport.passport_id}` } };
+      const location = `/v1/passports/${outcome.passport.passport.passport_id}`;
+      return { status: 201, body: createdEnvelope(outcome.passport, requestIdOf(res), new Date()), headers: { Location: location } };
     },
   });
+}
 
+function registerSignInChallenge(api: ApiBuilder, ceremony: DeviceCeremonyDeps): void {
   api.route({
     method: 'post',
     path: '/v1/passports/{passport_id}/sign-in-challenges',
@@ -391,7 +199,9 @@ export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps)
       return { status: 201, body: { challenge: outcome.challenge, purpose: 'sign_in' as const, expiresAt: outcome.expires_at.toISOString(), organizationId: outcome.organization_id, passportId: params.passport_id } };
     },
   });
+}
 
+function registerDeviceSession(api: ApiBuilder, ceremony: DeviceCeremonyDeps): void {
   api.route({
     method: 'post',
     path: '/v1/passports/{passport_id}/sessions',
@@ -411,16 +221,10 @@ export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps)
       if (!outcome.ok) throw outcome.code === 'passport_not_found' ? new Problem('passport_not_found', `No person’s Passport ${params.passport_id}`) : ceremonyProblem(outcome);
       res.set('Cache-Control', 'no-store');
       const { session } = outcome;
+      const credential = { type: 'device_key' as const, id: session.credential.id };
       return {
         status: 201,
-        body: {
-          sessionToken: outcome.token,
-          tokenType: 'session' as const,
-          expiresAt: session.expires_at.toISOString(),
-          passportId: session.passport_id,
-          did: session.did,
-          credential: { type: 'device_key' as const, id: session.credential.id },
-        },
+        body: { sessionToken: outcome.token, tokenType: 'session' as const, expiresAt: session.expires_at.toISOString(), passportId: session.passport_id, did: session.did, credential },
       };
     },
   });

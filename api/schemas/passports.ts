@@ -1,4 +1,8 @@
+import type { PassportKeyRow } from '../../db/passports';
+import { didKeyOfJwk, ed25519PublicKeyPem, type PublishedKey } from '../../domain/did';
 import { PASSPORT_TYPES } from '../../domain/organizations';
+import { publishedKey } from '../../services/passports/keys';
+import type { PassportWithKeys } from '../../services/passports/passports';
 import { z } from './zod';
 
 const JsonObjectSchema = z.record(z.string(), z.unknown());
@@ -185,3 +189,60 @@ export const SessionSchema = z
     credential: z.object({ type: z.literal('device_key'), id: z.string() }),
   })
   .openapi('PassportSession');
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function keyView(row: PassportKeyRow): z.infer<typeof PassportKeySchema> {
+  return {
+    kid: row.kid,
+    status: row.status,
+    source: row.source,
+    deviceId: row.device_id,
+    publicKeyJwk: row.public_jwk,
+    didKey: didKeyOfJwk(publishedKey(row).jwk),
+    createdAt: row.created_at.toISOString(),
+    retiredAt: iso(row.retired_at),
+    verifyUntil: iso(row.verify_until),
+    revokedAt: iso(row.revoked_at),
+    revokeReason: row.revoke_reason,
+  };
+}
+
+export function passportView({ passport, keys }: PassportWithKeys): z.infer<typeof PassportSchema> {
+  return {
+    id: passport.passport_id,
+    owner: passport.type === 'individual' ? passport.did : passport.org_did,
+    capabilities: passport.capabilities,
+    createdAt: passport.created_at.toISOString(),
+    did: passport.did,
+    type: passport.type,
+    name: passport.name,
+    status: passport.status,
+    organizationId: passport.organization_id,
+    metadata: passport.metadata,
+    keys: keys.map(keyView),
+  };
+}
+
+/** The spec's creation envelope: the Passport and the key it signs with now. */
+export function createdEnvelope({ passport, keys }: PassportWithKeys, requestId: string, now: Date): z.infer<typeof PassportCreatedSchema> {
+  const key = keys.find((row) => row.status === 'active') ?? keys[keys.length - 1]!;
+  const { jwk } = publishedKey(key);
+  return {
+    data: {
+      passportId: passport.passport_id,
+      did: passport.did,
+      type: passport.type,
+      name: passport.name,
+      publicKey: ed25519PublicKeyPem(jwk),
+      publicKeyJwk: key.public_jwk,
+      didKey: didKeyOfJwk(jwk),
+      createdAt: passport.created_at.toISOString(),
+    },
+    meta: { timestamp: now.toISOString(), requestId },
+  };
+}
+
+export function jwksView(keys: readonly PublishedKey[]): z.infer<typeof PassportJwksSchema> {
+  return { keys: keys.map((key) => ({ ...key.jwk, kid: key.kid, alg: 'EdDSA' as const, use: 'sig' as const })) };
+}

@@ -17,10 +17,10 @@ import { didKeyOfJwk, passportDidWeb } from '../../domain/did';
 import type { ProvenanceActor } from '../../domain/provenance';
 import { ORCH_CORE_DID } from '../../domain/provenance';
 import { createSecretBox } from '../../lib/secret-box';
-import type { Principal } from '../auth/tokens';
+import { grants, type Principal } from '../auth/tokens';
 import { applyCredentialRevocations, revokeDelegationsOfCredential } from '../delegation/credential-revocations';
 import type { RevocationRegistry } from '../delegation/revocations';
-import { newServerKey, publishedKey } from './keys';
+import { newServerKey, publishedKey, verifyingKeys } from './keys';
 import type { PassportSettings } from './settings';
 
 export interface PassportServiceDeps {
@@ -44,6 +44,14 @@ export function capabilityUris(capabilities: readonly string[]): string[] {
   return [...new Set(capabilities.map((capability) => (capability.startsWith('capability://') ? capability : `capability://${capability}`)))];
 }
 
+/** The organization's own Passport is its identity: creating it or changing its keys needs platform:admin. */
+export type OrganizationAdminRefusal = { ok: false; code: 'insufficient_scope'; required_scope: 'platform:admin' };
+
+function organizationAdminRefusal(principal: Principal, passportType: string): OrganizationAdminRefusal | undefined {
+  if (passportType !== 'organization' || grants(principal.scopes, 'platform:admin')) return undefined;
+  return { ok: false, code: 'insufficient_scope', required_scope: 'platform:admin' };
+}
+
 export interface NewServerPassport {
   type: 'agent' | 'organization';
   name: string;
@@ -53,6 +61,7 @@ export interface NewServerPassport {
 
 export type CreateOutcome =
   | { ok: true; created: boolean; passport: PassportWithKeys }
+  | OrganizationAdminRefusal
   | { ok: false; code: 'secrets_unavailable' }
   | { ok: false; code: 'organization_passport_exists'; passport_id: string };
 
@@ -62,6 +71,8 @@ export type CreateOutcome =
  * Idempotency-Key when it sent one, so a retry finds the first Passport.
  */
 export async function createServerPassport(deps: PassportServiceDeps, principal: Principal, passportId: string, body: NewServerPassport): Promise<CreateOutcome> {
+  const refusal = organizationAdminRefusal(principal, body.type);
+  if (refusal) return refusal;
   const existing = await findPassport(deps.db, passportId, principal.organization_id);
   if (existing) return { ok: true, created: false, passport: { passport: existing, keys: await listPassportKeys(deps.db, passportId) } };
   const box = createSecretBox(deps.settings.secretKeys);
@@ -108,8 +119,15 @@ export async function readPassport(db: Knex, passportId: string, organizationId?
   return passport ? { passport, keys: await listPassportKeys(db, passportId) } : undefined;
 }
 
+/** The Passport and the keys it publishes (DID document, JWKS): those whose signatures verify at `now`. */
+export async function readPublishedKeys(db: Knex, passportId: string, now: Date, organizationId?: string) {
+  const found = await readPassport(db, passportId, organizationId);
+  return found ? { passport: found.passport, keys: verifyingKeys(found.keys, now).map(publishedKey) } : undefined;
+}
+
 export type RotateOutcome =
   | { ok: true; passport: PassportWithKeys; key: PassportKeyRow; retired: PassportKeyRow[] }
+  | OrganizationAdminRefusal
   | { ok: false; code: 'passport_not_found' | 'passport_keys_on_device' | 'secrets_unavailable' };
 
 /**
@@ -119,6 +137,8 @@ export type RotateOutcome =
 export async function rotatePassportKeys(deps: PassportServiceDeps, principal: Principal, passportId: string): Promise<RotateOutcome> {
   const passport = await findPassport(deps.db, passportId, principal.organization_id);
   if (!passport) return { ok: false, code: 'passport_not_found' };
+  const refusal = organizationAdminRefusal(principal, passport.type);
+  if (refusal) return refusal;
   if (passport.type === 'individual') return { ok: false, code: 'passport_keys_on_device' };
   const box = createSecretBox(deps.settings.secretKeys);
   if (!box.canSeal) return { ok: false, code: 'secrets_unavailable' };
@@ -153,7 +173,10 @@ export async function rotatePassportKeys(deps: PassportServiceDeps, principal: P
   };
 }
 
-export type RevokeOutcome = { ok: true; key: PassportKeyRow } | { ok: false; code: 'passport_not_found' | 'passport_key_not_found' | 'passport_key_already_revoked' };
+export type RevokeOutcome =
+  | { ok: true; key: PassportKeyRow }
+  | OrganizationAdminRefusal
+  | { ok: false; code: 'passport_not_found' | 'passport_key_not_found' | 'passport_key_already_revoked' };
 
 /**
  * A revoked key is unusable at once: it signs nothing more, what it signed no longer verifies, it leaves the
@@ -169,6 +192,8 @@ export async function revokePassportKeyOf(
 ): Promise<RevokeOutcome> {
   const passport = await findPassport(deps.db, passportId, principal.organization_id);
   if (!passport) return { ok: false, code: 'passport_not_found' };
+  const refusal = organizationAdminRefusal(principal, passport.type);
+  if (refusal) return refusal;
   const now = new Date();
   const revoked = await deps.db.transaction(async (trx) => {
     await lockPassport(trx, passportId);

@@ -108,9 +108,19 @@ describe('POST /v1/passports', () => {
   });
 
   it('gives the organization one Passport, created with platform:admin', async () => {
-    expectProblem(await writer('POST', '/v1/passports', { json: { type: 'organization', name: 'Acme' } }), 403, 'insufficient_scope');
+    const refused = await writer('POST', '/v1/passports', { json: { type: 'organization', name: 'Acme' } });
+    expectProblem(refused, 403, 'insufficient_scope');
+    expect(refused.body).toMatchObject({ detail: 'An organization Passport needs the scope platform:admin', required_scope: 'platform:admin' });
     const created = await admin('POST', '/v1/passports', { json: { type: 'organization', name: 'Acme' } });
     expect(created.status).toBe(201);
+    const organizationPassport = `/v1/passports/${created.body.data.passportId as string}`;
+    const kid = created.body.data.publicKeyJwk.kid as string;
+    for (const [path, json] of [[`${organizationPassport}/keys/rotate`, { passphrase: 'x' }], [`${organizationPassport}/keys/${kid}/revoke`, { reason: 'lost' }]] as const) {
+      const keysRefused = await writer('POST', path, { json });
+      expectProblem(keysRefused, 403, 'insufficient_scope');
+      expect(keysRefused.body).toMatchObject({ detail: 'The organization Passport’s keys need the scope platform:admin', required_scope: 'platform:admin' });
+    }
+    expect((await admin('GET', organizationPassport)).body.keys).toEqual([expect.objectContaining({ kid, status: 'active' })]);
     const again = await admin('POST', '/v1/passports', { json: { type: 'organization', name: 'Acme again' } });
     expectProblem(again, 409, 'organization_passport_exists');
     expect(again.body.passport_id).toBe(created.body.data.passportId);
