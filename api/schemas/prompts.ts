@@ -1,4 +1,7 @@
+import type { Page } from '../../db/pagination';
+import type { PromptRow, PromptVersionRow } from '../../db/prompts';
 import { isSemver } from '../../domain/semver';
+import { promptUri } from '../../services/prompts/registry';
 import { z } from './zod';
 
 export const SemverSchema = z.string().max(128).refine(isSemver, { message: 'must be a semantic version (semver.org), e.g. 1.2.0' }).openapi({ example: '1.2.0' });
@@ -70,6 +73,41 @@ export function styleBPage<T extends z.ZodType>(item: T, name: string) {
     .openapi(name);
 }
 
+export function promptView(row: PromptRow): z.infer<typeof PromptSchema> {
+  return {
+    prompt_uri: promptUri(row.organization_id, row.prompt_key),
+    prompt_key: row.prompt_key,
+    org_id: row.organization_id,
+    scope: row.scope,
+    namespace: row.namespace,
+    active_version: row.active_version,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export function versionView(row: PromptVersionRow): z.infer<typeof PromptVersionSchema> {
+  return {
+    prompt_uri: promptUri(row.organization_id, row.prompt_key),
+    prompt_key: row.prompt_key,
+    org_id: row.organization_id,
+    version: row.version,
+    content: row.content,
+    meta: row.meta,
+    input_schema: row.input_schema,
+    extends_uri: row.extends_uri,
+    published_by: row.published_by,
+    published_at: row.published_at.toISOString(),
+    status: row.status,
+    deprecated_at: row.deprecated_at?.toISOString() ?? null,
+  };
+}
+
+/** A page as the prompt operations answer it: the rows through their view, the paging under pagination. */
+export function styleBPageView<T, V>(page: Page<T>, view: (row: T) => V) {
+  return { data: page.data.map(view), pagination: { has_more: page.has_more, next_cursor: page.next_cursor, total_count: page.total_count } };
+}
+
 export const ListPromptsQuerySchema = z.object({
   namespace: z.string().max(200).optional(),
   scope: z.string().max(200).optional(),
@@ -113,3 +151,11 @@ export const AffinityItemSchema = z
     affinity_score: z.number().openapi({ description: 'success_rate × (0.7 + 0.3 × cheapest avg cost / this avg cost)' }),
   })
   .openapi('PromptModelAffinity');
+
+export const PromptRollbackSchema = z
+  .object({ prompt_uri: z.string(), active_version: z.string(), rolled_back_at: z.string().openapi({ format: 'date-time' }) })
+  .openapi('PromptRollback');
+
+export const PromptDeprecationSchema = z
+  .object({ prompt_uri: z.string(), version: z.string(), status: z.literal('deprecated'), deprecated_at: z.string().openapi({ format: 'date-time' }), active_version: z.string() })
+  .openapi('PromptDeprecation');
