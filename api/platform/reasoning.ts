@@ -1,30 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { findReasoningCall, insertSignal } from '../../db/reasoning-calls';
 import { grantsPrompt } from '../../domain/prompt-scopes';
 import type { Principal } from '../../services/auth/tokens';
 import { promptMessages } from '../../services/prompts/render';
-import { metadataOf, planReasoning, reason, reasonStreaming, type ReasonDeps, type ReasonPlan } from '../../services/reasoning/reason';
+import { planReasoning, type ReasonPlan } from '../../services/reasoning/plan';
+import { reason, reasonStreaming, type ReasonDeps } from '../../services/reasoning/reason';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { ReasonRequestSchema, ReasonResponseSchema, SignalRequestSchema, SignalSchema } from '../schemas/models';
 import { z } from '../schemas/zod';
-import { randomUUID } from 'node:crypto';
-
-/** How long a client should wait before retrying when no provider answered. */
-const PROVIDER_RETRY_AFTER_SECONDS = 30;
-/** A deployment without providers needs an operator, not a quick retry. */
-const NOT_CONFIGURED_RETRY_AFTER_SECONDS = 300;
-
-const REASONING_PROBLEMS = {
-  422: { description: 'pinned_model_unknown, pinned_model_deprecated, no_model_available (detail says why each model was left out), prompt_variables_invalid' },
-  404: { description: 'prompt_not_found: prompt_key names no prompt of the organization' },
-  403: { description: 'insufficient_scope: prompt_key names a prompt the caller may not read (prompt:read:{key})' },
-  503: {
-    description:
-      'reasoning_not_configured: no provider is configured (detail says how: REASONING_PROVIDERS), or not the pinned model’s; ' +
-      'model_providers_unavailable: every provider tried failed or timed out (detail names each). With Retry-After.',
-    headers: { 'Retry-After': { description: 'Seconds to wait before retrying' } },
-  },
-};
+import { REASONING_PROBLEMS, refusalProblem, unavailableProblem } from './reasoning-problems';
+import { answerOf, reasoningEventStream } from './reasoning-replies';
 
 type ReasonBody = z.infer<typeof ReasonRequestSchema>;
 
@@ -44,15 +30,9 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void
       prompt = { key: rendered.key, version: rendered.version };
     }
     const outcome = await planReasoning(deps, { ...body, messages, prompt });
-    if (!outcome.ok) {
-      const retryAfter = outcome.code === 'reasoning_not_configured' ? { headers: { 'Retry-After': String(NOT_CONFIGURED_RETRY_AFTER_SECONDS) } } : {};
-      throw new Problem(outcome.code, outcome.detail, retryAfter);
-    }
+    if (!outcome.ok) throw refusalProblem(outcome);
     return outcome.plan;
   }
-
-  const unavailable = (failure: { detail: string; callId: string; attempts: unknown[] }) =>
-    new Problem('model_providers_unavailable', failure.detail, { headers: { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) }, extensions: { call_id: failure.callId, attempts: failure.attempts } });
 
   api.route({
     method: 'post',
@@ -71,9 +51,8 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void
     responses: { 200: { description: 'The answer', schema: ReasonResponseSchema }, ...REASONING_PROBLEMS },
     handler: async ({ body, principal }) => {
       const outcome = await reason(deps, await plan(body, principal), principal);
-      if (!outcome.ok) throw unavailable(outcome);
-      const { result } = outcome;
-      return { status: 200, body: { success: true, data: { model: result.model, provider: result.provider, text: result.text, usage: result.usage }, metadata: metadataOf(result) } };
+      if (!outcome.ok) throw unavailableProblem(outcome);
+      return { status: 200, body: answerOf(outcome.result) };
     },
   });
 
@@ -94,9 +73,9 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void
     responses: { 200: { description: 'A stream of server-sent events', contentType: 'text/event-stream', schema: z.string() }, ...REASONING_PROBLEMS },
     handler: async ({ body, principal, res }) => {
       const outcome = await reasonStreaming(deps, await plan(body, principal), principal);
-      if (!outcome.ok) throw unavailable(outcome);
+      if (!outcome.ok) throw unavailableProblem(outcome);
       res.set({ 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
-      return { status: 200, stream: { contentType: 'text/event-stream', chunks: outcome.events } };
+      return { status: 200, stream: { contentType: 'text/event-stream', chunks: reasoningEventStream(outcome.events) } };
     },
   });
 

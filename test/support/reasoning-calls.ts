@@ -4,7 +4,7 @@ import { eventually } from './eventually';
 
 /**
  * /v1/reason answers once the call's open row is committed and completes the call on record while the answer
- * is sent (services/reasoning/reason.ts): a test that reads the record waits for the completion.
+ * is sent (services/reasoning/calls.ts): a test that reads the record waits for the completion.
  */
 export async function recordedCall(db: Knex, callId: string): Promise<ReasoningCallRow> {
   return (await eventually(() => db<ReasoningCallRow>('reasoning_calls').where({ call_id: callId }).first(), (row) => row !== undefined && row.state !== 'open'))!;
