@@ -1,16 +1,15 @@
-import { findDelegation, findToken, listRevocations, listTokens } from '../../db/delegation';
+import { findDelegation, findToken, listTokens } from '../../db/delegation';
 import { HUMAN_ACT_CAPABILITY_NAMES } from '../../domain/capabilities';
 import {
   delegateToAgent,
   delegationScope,
-  delegationStatus,
   exchangeForDelegationToken,
-  revokeDelegation,
   revokeDelegationToken,
   rotateDelegationToken,
   type DelegationDeps,
   type IssueOutcome,
 } from '../../services/delegation/delegations';
+import { listRoute } from '../list-route';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -18,25 +17,17 @@ import { pageSchema } from '../schemas/common';
 import {
   DelegateRequestSchema,
   DelegationIdParamsSchema,
-  DelegationStatusSchema,
-  delegationStatusView,
   DelegationTokenSchema,
   ExchangeRequestSchema,
   IssuedTokenSchema,
   issuedView,
-  ListRevocationsQuerySchema,
   ListTokensQuerySchema,
   ReasonSchema,
-  REVOCATION_SORTABLE,
-  RevocationSchema,
-  RevocationStatusSchema,
-  revocationStatusView,
-  revocationView,
-  RevokeDelegationSchema,
   TOKEN_SORTABLE,
   TokenIdParamsSchema,
   tokenView,
 } from '../schemas/delegation';
+import { registerDelegationRevocationRoutes } from './delegation-revocations';
 
 const tags = ['Delegation'];
 
@@ -46,8 +37,8 @@ const HUMAN_ACT_CAPABILITIES_TEXT =
   '(answering an approval or an escalation-queue item, cancelling an approval, resolving, escalating by hand, giving feedback on a routing); ' +
   'routing:write only starts routings and approvals:request only asks for approvals. An unknown capability name is 400. ';
 
-function issued(outcome: IssueOutcome) {
-  if (outcome.ok) return { status: 201, body: issuedView(outcome.issued, new Date()) };
+function issued(outcome: IssueOutcome, now: Date) {
+  if (outcome.ok) return { status: 201, body: issuedView(outcome.issued, now) };
   switch (outcome.code) {
     case 'delegation_widening':
       throw new Problem('delegation_widening', `Refused: ${outcome.widening.map((w) => w.field).join(', ')} would widen the parent`, { extensions: { widening: outcome.widening } });
@@ -61,8 +52,15 @@ function issued(outcome: IssueOutcome) {
   }
 }
 
-/** The person's own tokens only, unless the caller is a scoped (non-Passport) administrator of the organization. */
+/** Delegation tokens (issued, listed, rotated, revoked), then delegations as a whole; a Passport sees its own only. */
 export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps): void {
+  registerIssuing(api, deps);
+  registerTokenReads(api, deps);
+  registerTokenChanges(api, deps);
+  registerDelegationRevocationRoutes(api, deps);
+}
+
+function registerIssuing(api: ApiBuilder, deps: DelegationDeps): void {
   api.route({
     method: 'post',
     path: '/v1/delegation-tokens/exchange',
@@ -90,7 +88,7 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
       const subject_token = body.subject_token ?? bearer;
       if (!subject_token) throw new Problem('unauthorized', 'Send the session token as subject_token (or as the bearer token)', { headers: { 'WWW-Authenticate': 'Bearer realm="handoff"' } });
       const capabilities = [...new Set([...(body.capabilities ?? []), ...(body.scopes ?? [])])];
-      return issued(await exchangeForDelegationToken(deps, { ...body, subject_token, capabilities }));
+      return issued(await exchangeForDelegationToken(deps, { ...body, subject_token, capabilities }), new Date());
     },
   });
 
@@ -114,11 +112,14 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
       403: { description: 'passport_required, agent_delegation_refused or delegation_widening' },
       404: { description: 'agent_not_found: no such agent in the caller’s organization (another organization’s agent answers the same)' },
     },
-    handler: async ({ body, principal }) => issued(await delegateToAgent(deps, principal, { ...body, agent_id: body.agentId })),
+    handler: async ({ body, principal }) => issued(await delegateToAgent(deps, principal, { ...body, agent_id: body.agentId }), new Date()),
   });
+}
 
-  api.route({
-    method: 'get',
+const TOKEN_SORT = { allowed: TOKEN_SORTABLE, fallback: '-created_at', uniqueKey: 'delegation_tokens.token_id' };
+
+function registerTokenReads(api: ApiBuilder, deps: DelegationDeps): void {
+  listRoute(api, {
     path: '/v1/delegation-tokens',
     operationId: 'listDelegationTokens',
     summary: 'List delegation tokens',
@@ -126,13 +127,11 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
     tags,
     auth: 'platform:read',
     rateLimit: 'default',
-    request: { query: ListTokensQuerySchema },
-    responses: { 200: { description: 'A page of tokens', schema: pageSchema(DelegationTokenSchema, 'DelegationTokenPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: TOKEN_SORTABLE, fallback: '-created_at', uniqueKey: 'delegation_tokens.token_id' });
-      const page = await withCursorProblems(listTokens(deps.db, delegationScope(principal), { limit: query.limit, cursor: query.cursor, sort }, query));
-      return { status: 200, body: { ...page, data: page.data.map(tokenView) } };
-    },
+    query: ListTokensQuerySchema,
+    page: { description: 'A page of tokens', item: DelegationTokenSchema, name: 'DelegationTokenPage' },
+    sort: TOKEN_SORT,
+    list: ({ query, principal, page }) => listTokens(deps.db, delegationScope(principal), page, query),
+    view: tokenView,
   });
 
   api.route({
@@ -148,8 +147,9 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
     responses: { 200: { description: 'A page of tokens', schema: pageSchema(DelegationTokenSchema, 'DelegationTokenPage') }, 404: { description: 'delegation_not_found' } },
     handler: async ({ params, query, principal }) => {
       const scope = delegationScope(principal);
+      // The unknown delegation is answered before the sort is read, as a 404.
       if (!(await findDelegation(deps.db, scope, params.delegation_id))) throw new Problem('delegation_not_found');
-      const sort = parseSort(query.sort, { allowed: TOKEN_SORTABLE, fallback: '-created_at', uniqueKey: 'delegation_tokens.token_id' });
+      const sort = parseSort(query.sort, TOKEN_SORT);
       const page = await withCursorProblems(listTokens(deps.db, scope, { limit: query.limit, cursor: query.cursor, sort }, { ...query, delegation_id: params.delegation_id }));
       return { status: 200, body: { ...page, data: page.data.map(tokenView) } };
     },
@@ -171,6 +171,9 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
       return { status: 200, body: tokenView(token) };
     },
   });
+}
+
+function registerTokenChanges(api: ApiBuilder, deps: DelegationDeps): void {
 
   api.route({
     method: 'post',
@@ -223,84 +226,6 @@ export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps):
       const outcome = await revokeDelegationToken(deps, principal, params.token_id, body.reason);
       if (!outcome.ok) throw new Problem(outcome.code);
       return { status: 200, body: tokenView(outcome.token) };
-    },
-  });
-
-  api.route({
-    method: 'post',
-    path: '/v1/delegations/{delegation_id}/revoke',
-    operationId: 'revokeDelegation',
-    summary: 'Revoke a delegation permanently',
-    description:
-      'Every token of the delegation, and of every delegation made from it, is refused by every API instance within a second. Permanent; ' +
-      'revoking again returns the first revocation with 200.',
-    tags,
-    auth: 'platform:write',
-    rateLimit: 'default',
-    request: { params: DelegationIdParamsSchema, body: RevokeDelegationSchema },
-    responses: {
-      201: { description: 'The revocation', schema: RevocationSchema },
-      200: { description: 'The delegation was already revoked: its revocation', schema: RevocationSchema },
-      403: { description: 'revoked_by_mismatch' },
-      404: { description: 'delegation_not_found' },
-    },
-    handler: async ({ params, body, principal }) => {
-      const outcome = await revokeDelegation(deps, principal, params.delegation_id, body);
-      if (!outcome.ok) throw new Problem(outcome.code, 'detail' in outcome ? outcome.detail : undefined);
-      return { status: outcome.created ? 201 : 200, body: revocationView(outcome.revocation) };
-    },
-  });
-
-  api.route({
-    method: 'get',
-    path: '/v1/delegations/revocations',
-    operationId: 'listDelegationRevocations',
-    summary: 'List revocations',
-    description: 'Newest first by default; filter by revoked_by (a DID) and since (revoked_at at or after).',
-    tags,
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { query: ListRevocationsQuerySchema },
-    responses: { 200: { description: 'A page of revocations', schema: pageSchema(RevocationSchema, 'DelegationRevocationPage') } },
-    handler: async ({ query, principal }) => {
-      const sort = parseSort(query.sort, { allowed: REVOCATION_SORTABLE, fallback: '-revoked_at', uniqueKey: 'delegation_revocations.id' });
-      const filters = { revoked_by: query.revoked_by, since: query.since ? new Date(query.since) : undefined };
-      const page = await withCursorProblems(listRevocations(deps.db, delegationScope(principal), { limit: query.limit, cursor: query.cursor, sort }, filters));
-      return { status: 200, body: { ...page, data: page.data.map(revocationView) } };
-    },
-  });
-
-  api.route({
-    method: 'get',
-    path: '/v1/delegations/{delegation_id}/revocation',
-    operationId: 'getDelegationRevocationStatus',
-    summary: 'Is a delegation revoked',
-    tags,
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: DelegationIdParamsSchema },
-    responses: { 200: { description: 'Whether it is revoked, and the revocation', schema: RevocationStatusSchema }, 404: { description: 'delegation_not_found' } },
-    handler: async ({ params, principal }) => {
-      const found = await delegationStatus(deps, principal, params.delegation_id);
-      if (!found) throw new Problem('delegation_not_found');
-      return { status: 200, body: revocationStatusView(params.delegation_id, found.revocation) };
-    },
-  });
-
-  api.route({
-    method: 'get',
-    path: '/v1/delegations/{delegation_id}',
-    operationId: 'getDelegationStatus',
-    summary: 'Read a delegation and its status',
-    tags,
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: DelegationIdParamsSchema },
-    responses: { 200: { description: 'The delegation', schema: DelegationStatusSchema }, 404: { description: 'delegation_not_found' } },
-    handler: async ({ params, principal }) => {
-      const found = await delegationStatus(deps, principal, params.delegation_id);
-      if (!found) throw new Problem('delegation_not_found');
-      return { status: 200, body: delegationStatusView(found.delegation, found.status, found.revocation) };
     },
   });
 }
