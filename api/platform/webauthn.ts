@@ -59,7 +59,15 @@ const sessionResponses = {
   404: { description: 'not_found: the Passport is not the signed-in person’s' },
 };
 
+/** Passkeys: a person enrolled by an admin, signing in, and adding or rotating their own passkeys. */
 export function registerWebAuthnRoutes(api: ApiBuilder, deps: WebAuthnDeps): void {
+  registerEnrollment(api, deps);
+  registerSignIn(api, deps);
+  registerAddition(api, deps);
+  registerRotation(api, deps);
+}
+
+function registerEnrollment(api: ApiBuilder, deps: WebAuthnDeps): void {
   api.route({
     method: 'post',
     path: '/v1/webauthn/registration/options',
@@ -107,10 +115,12 @@ export function registerWebAuthnRoutes(api: ApiBuilder, deps: WebAuthnDeps): voi
     handler: async ({ body }) => {
       const outcome = await completeEnrollment(deps, body.response);
       if (!outcome.ok) throw outcome.code === 'credential_exists' ? new Problem('passkey_already_registered', outcome.detail) : ceremonyProblem(outcome);
-      return { status: 201, body: { passport: personPassportView(outcome.passport), passkey: passkeyView(outcome.passkey), session: sessionView(outcome.signedIn) } };
+      return { status: 201, body: { passport: personPassportView(outcome.passport), passkey: passkeyView(outcome.passkey), session: sessionView(outcome.signedIn, new Date()) } };
     },
   });
+}
 
+function registerSignIn(api: ApiBuilder, deps: WebAuthnDeps): void {
   api.route({
     method: 'post',
     path: '/v1/webauthn/authentication/options',
@@ -147,12 +157,14 @@ export function registerWebAuthnRoutes(api: ApiBuilder, deps: WebAuthnDeps): voi
     },
     handler: async ({ body }) => {
       const outcome = await authenticate(deps, body.response);
-      if (outcome.ok) return { status: 200, body: sessionView(outcome.signedIn) };
+      if (outcome.ok) return { status: 200, body: sessionView(outcome.signedIn, new Date()) };
       if (outcome.code === 'challenge_unknown' || outcome.code === 'challenge_expired' || outcome.code === 'malformed_response') throw ceremonyProblem(outcome);
       throw new Problem('passkey_sign_in_failed', outcome.detail, { extensions: { reason: outcome.code } });
     },
   });
+}
 
+function registerAddition(api: ApiBuilder, deps: WebAuthnDeps): void {
   api.route({
     method: 'post',
     path: '/v1/passports/{passport_id}/webauthn/credentials/options',
@@ -194,7 +206,9 @@ export function registerWebAuthnRoutes(api: ApiBuilder, deps: WebAuthnDeps): voi
       return { status: 201, body: passkeyView(outcome.passkey) };
     },
   });
+}
 
+function registerRotation(api: ApiBuilder, deps: WebAuthnDeps): void {
   api.route({
     method: 'post',
     path: '/v1/passports/{passport_id}/webauthn/rotate/options',
@@ -243,7 +257,7 @@ export function registerWebAuthnRoutes(api: ApiBuilder, deps: WebAuthnDeps): voi
     handler: async ({ req, params, body }) => {
       const { passport } = await signedInOwner(deps, req, params.passport_id);
       const outcome = await completeRotation(deps, passport, body);
-      if (outcome.ok) return { status: 200, body: { passkey: passkeyView(outcome.passkey), revoked_credential_id: outcome.revoked_credential_id, session: sessionView(outcome.signedIn) } };
+      if (outcome.ok) return { status: 200, body: { passkey: passkeyView(outcome.passkey), revoked_credential_id: outcome.revoked_credential_id, session: sessionView(outcome.signedIn, new Date()) } };
       if (outcome.code === 'credential_exists') throw new Problem('passkey_already_registered', outcome.detail);
       if (outcome.code === 'passkey_not_rotatable') throw new Problem('passkey_not_rotatable', outcome.detail);
       throw ceremonyProblem(outcome);

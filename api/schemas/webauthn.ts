@@ -188,7 +188,7 @@ export function passkeyView(row: PasskeyRow): z.infer<typeof PasskeySchema> {
   };
 }
 
-export function sessionView({ token, session }: SignedIn, now = new Date()): z.infer<typeof SessionSchema> {
+export function sessionView({ token, session }: SignedIn, now: Date): z.infer<typeof SessionSchema> {
   return {
     session_token: token,
     token_type: 'session',
