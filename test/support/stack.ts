@@ -1,22 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { buildApp } from '../../api/app';
 import { outboxDispatcherId } from '../../contracts/dispatch-outbox';
 import { seedDevReviewers } from '../../scripts/dev-seed';
 import { ledgerOrigin, loadConfig, type Config } from '../../app/config';
-import { createAppDeps, ledgerSealerSettings, workerSettings } from '../../app/deps';
-import { closeServer, listen } from '../../lib/http-server';
+import { startApiSide, startWorkerSide, type RunningWorker } from '../../app/stack';
 import { createLogger } from '../../lib/logger';
 import { freePort } from '../../lib/net';
-import { startOutboxDispatch, type OutboxDispatch } from '../../app/outbox-dispatch';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
 import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
 import { registerTokenSubject } from '../../services/auth/subjects';
 import { ensureLedgerKey } from '../../services/ledger/keys';
-import { ledgerSealerWorkflowId, startLedgerSealer } from '../../services/ledger/sealer';
-import { bundleWorkflows, createWorker } from '../../workers/create-worker';
+import { ledgerSealerWorkflowId } from '../../services/ledger/sealer';
+import { bundleWorkflows } from '../../workers/create-worker';
 import { createTestDatabase, type TestDatabase } from './database';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { afterAnswerWorkSettled } from '../../services/workflow-starts/signals';
@@ -77,37 +73,20 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
 
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const workflowBundle = await sharedWorkflowBundle();
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
-  let outbox: OutboxDispatch | undefined;
-  const outboxClient = new Client({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE });
+  // As the worker entry does: the outbox dispatcher beside the worker, woken on commits.
+  const databaseUrl = database.embedded ? undefined : database.url;
+  let workerSide: RunningWorker | undefined;
   const startWorker = async () => {
-    worker = await createWorker({
-      connection: nativeConnection,
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue,
-      db: database.db,
-      workflowBundle,
-      settings: workerSettings(config),
-      logger,
-    });
-    running = worker.run();
-    // As the worker entry does: keep the outbox dispatcher running and wake it on commits.
-    outbox = await startOutboxDispatch({ temporal: outboxClient, taskQueue, databaseUrl: database.embedded ? undefined : database.url, minWakeIntervalMs: config.WEBHOOK_DISPATCH_WAKE_INTERVAL_MS, logger });
+    workerSide = await startWorkerSide({ config, db: database.db, connection: nativeConnection, workflowBundle, logger, databaseUrl });
   };
   const stopWorker = async () => {
-    await outbox?.stop();
-    if (worker && worker.getState() === 'RUNNING') worker.shutdown();
-    await running;
+    await workerSide?.stop();
   };
   await startWorker();
 
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  await startLedgerSealer(temporal, { taskQueue, settings: ledgerSealerSettings(config) });
-  const deps = createAppDeps(config, { db: database.db, temporal, logger, listenUrl: database.embedded ? undefined : database.url });
-  const app = buildApp({ ...deps, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } });
-  const server: Server = await listen(app, { host: '127.0.0.1', port: config.PORT });
+  const api = await startApiSide(config, { db: database.db, temporal, logger, listenUrl: databaseUrl, host: '127.0.0.1', settings: { publicBaseUrl: 'http://127.0.0.1' } });
   const keyRing = createKeyRing(database.db);
 
   return {
@@ -117,23 +96,21 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     temporal,
     taskQueue,
     get worker() {
-      return worker!;
+      return workerSide!.worker;
     },
     token: async (scopes = [...SCOPES], subject = 'test-user', organizationId = DEFAULT_ORGANIZATION_ID) => {
       // Such a token holds only what its subject is registered for, as the dev admin's does.
       await registerTokenSubject(database.db, { subject, organizationId, scopes });
-      return issueAccessToken(keyRing, deps.settings.token, { subject, scopes, organizationId, ttlSeconds: 600 });
+      return issueAccessToken(keyRing, api.deps.settings.token, { subject, scopes, organizationId, ttlSeconds: 600 });
     },
     startWorker,
     stopWorker,
     async stop() {
-      await closeServer(server);
-      await deps.revocations.close();
-      await deps.decisions.close();
+      await api.stop();
       await stopWorker();
       // The dispatcher and the sealer would otherwise keep their timers on the run's shared dev server.
       for (const workflowId of [outboxDispatcherId(taskQueue), ledgerSealerWorkflowId(taskQueue)]) {
-        await outboxClient.workflow.getHandle(workflowId).terminate('test stack stopped').catch(() => undefined);
+        await temporal.workflow.getHandle(workflowId).terminate('test stack stopped').catch(() => undefined);
       }
       await afterAnswerWorkSettled(10_000);
       await nativeConnection.close();
