@@ -6,32 +6,26 @@
  */
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { buildApp } from '../api/app';
 import { migrateToLatest } from '../db/migrate';
-import { ledgerOrigin, loadConfig, publicBaseUrl, tokenIssuer } from '../app/config';
+import { ledgerOrigin, loadConfig, publicBaseUrl } from '../app/config';
 import { migrateDatabase, openDatabase } from '../app/database';
-import { createAppDeps, ledgerSealerSettings, workerSettings } from '../app/deps';
-import { closeServer, listen } from '../lib/http-server';
+import { issueEveryScopeToken, startApiSide, startWorkerSide } from '../app/stack';
+import { closeServer } from '../lib/http-server';
 import { createLogger } from '../lib/logger';
-import { startOutboxDispatch } from '../app/outbox-dispatch';
 import { temporalConnectionOptions, connectWorkerConnection, tracedClientOptions } from '../app/temporal';
 import { metricsRegistryOf, serveMetrics, tracingOf } from '../app/observability';
-import { createKeyRing, ensureSigningKey } from '../services/auth/key-ring';
+import { ensureSigningKey } from '../services/auth/key-ring';
 import { loadModelSeed } from '../services/models/registry';
 import { modelSeed } from '../services/models/seed';
-import { issueAccessToken, SCOPES } from '../services/auth/tokens';
 import { ensureLedgerKey } from '../services/ledger/keys';
-import { startLedgerSealer } from '../services/ledger/sealer';
-import { bundleWorkflowsApart, createWorker, installWorkerRuntime } from '../workers/create-worker';
+import { bundleWorkflowsApart, installWorkerRuntime } from '../workers/create-worker';
 import { DEV_REVIEWERS, seedDevReviewers } from './dev-seed';
 import { signInPerson } from './sign-in-person';
 import { afterAnswerWorkSettled } from '../services/workflow-starts/signals';
 import { devSecretsKey } from './dev-secrets-key';
 import { secretKeysFrom } from '../lib/secret-box';
-import { registerTokenSubject } from '../services/auth/subjects';
 import { provisionTemporal } from './provision-temporal';
 import { startTemporalDevServer, type DevServer } from './temporal-dev-server';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 
 const DEV_TOKEN_TTL_SECONDS = 12 * 60 * 60;
 const DEV_ADMIN_SUBJECT = 'dev-admin';
@@ -94,42 +88,20 @@ async function main(): Promise<void> {
   installWorkerRuntime(logger, { handleSignals: false, metricsBindAddress: config.TEMPORAL_METRICS_BIND_ADDRESS });
   const workerConnection = await connectWorkerConnection(config);
   cleanups.unshift(() => workerConnection.close());
-  const worker = await createWorker({
-    connection: workerConnection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    db,
-    workflowBundle: await bundleWorkflowsApart(undefined, { traced: tracing !== undefined }),
-    settings: workerSettings(config),
-    logger,
-    tracing,
-  });
-  const workerRun = worker.run();
+  const workflowBundle = await bundleWorkflowsApart(undefined, { traced: tracing !== undefined });
+  // Webhook deliveries start from the outbox: its dispatcher runs beside the worker, woken by commits on a Postgres server.
+  const workerSide = await startWorkerSide({ config, db, connection: workerConnection, workflowBundle, logger, databaseUrl: config.DATABASE_URL, tracing });
 
   const connection = await Connection.connect(temporalConnectionOptions(config));
   cleanups.unshift(() => connection.close());
   // Runs before the connection closes: the signals this process is delivering get a moment to go out.
   cleanups.unshift(() => afterAnswerWorkSettled(5000));
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, ...tracedClientOptions(tracing !== undefined) });
-  await startLedgerSealer(temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: ledgerSealerSettings(config) });
-  // Webhook deliveries start from the outbox: keep its dispatcher running, woken by commits on a Postgres server.
-  const outbox = await startOutboxDispatch({ temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, databaseUrl: config.DATABASE_URL, minWakeIntervalMs: config.WEBHOOK_DISPATCH_WAKE_INTERVAL_MS, logger });
-  cleanups.unshift(() => outbox.stop());
-  const appDeps = createAppDeps(config, { db, temporal, logger, metrics, tracing });
-  cleanups.unshift(() => appDeps.revocations.close());
-  cleanups.unshift(() => appDeps.decisions.close());
-  const app = buildApp(appDeps);
-  const server = await listen(app, { host: config.HOST, port: config.PORT });
+  const api = await startApiSide(config, { db, temporal, logger, metrics, tracing });
   const metricsServer = await serveMetrics(config, metrics, { logger, worker: true });
   if (metricsServer) cleanups.unshift(() => closeServer(metricsServer));
 
-  // A token without a service account holds only what its subject is registered for.
-  await registerTokenSubject(db, { subject: DEV_ADMIN_SUBJECT, organizationId: DEFAULT_ORGANIZATION_ID, scopes: SCOPES });
-  const token = await issueAccessToken(
-    createKeyRing(db, { secretKeys }),
-    { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
-    { subject: DEV_ADMIN_SUBJECT, scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: DEV_TOKEN_TTL_SECONDS },
-  );
+  const token = await issueEveryScopeToken(db, config, { subject: DEV_ADMIN_SUBJECT, ttlSeconds: DEV_TOKEN_TTL_SECONDS });
   // Human acts need a person: Ada, the first seeded reviewer, signed in with a device key of her own.
   const reviewerSession = await signInPerson(db, config, DEV_REVIEWERS[0]!.did);
   const base = publicBaseUrl(config);
@@ -156,9 +128,8 @@ async function main(): Promise<void> {
 
   const stop = async (signal: string) => {
     say(`\n${signal}: stopping…`);
-    await closeServer(server);
-    worker.shutdown();
-    await workerRun;
+    await api.stop();
+    await workerSide.stop();
     await runCleanups();
     say('Stopped.');
     process.exit(0);
