@@ -32,6 +32,7 @@ export interface ResponseSpec {
 /** What the document says of a route: its spec without the handler. */
 export interface OperationSpec {
   method: Method;
+  /** OpenAPI form: /v1/orch/routing/{routing_id} */
   path: string;
   operationId: string;
   summary: string;
@@ -39,6 +40,7 @@ export interface OperationSpec {
   tags: string[];
   auth: RouteAuth;
   rateLimit: RateLimitCategory | null;
+  /** Idempotency-Key support on a mutating route; off where the response holds a secret that must not be stored. */
   idempotency?: boolean;
   request?: { body?: ZodType | undefined; query?: ZodType | undefined; params?: ZodType | undefined; headers?: ZodType | undefined; bodyTypes?: string[] };
   responses: Record<number, ResponseSpec>;

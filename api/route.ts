@@ -10,7 +10,7 @@ import { capabilityOf } from './capabilities';
 import { principalOf, requireAccess } from './middleware/auth';
 import { guardParameters } from './middleware/input-guard';
 import type { RateLimitCategory } from './middleware/rate-limit';
-import { createApiRegistry, isIdempotent, openApiOperation, type Method, type ResponseSpec, type RouteAuth } from './openapi-assembly';
+import { createApiRegistry, isIdempotent, openApiOperation, type OperationSpec, type RouteAuth } from './openapi-assembly';
 import { Problem } from './problem';
 import type { z } from './schemas/zod';
 
@@ -50,19 +50,9 @@ export interface RouteSpec<
   P extends ZodType | undefined,
   H extends ZodType | undefined = undefined,
   A extends RouteAuth = RouteAuth,
-> {
-  method: Method;
-  /** OpenAPI form: /v1/orch/routing/{routing_id} */
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
-  /** Idempotency-Key support on a mutating route; off where the response holds a secret that must not be stored. */
-  idempotency?: boolean;
+> extends Omit<OperationSpec, 'request' | 'auth' | 'rateLimit'> {
   /** bodyTypes: the media types the body may come in; application/json when not given. */
   request?: { body?: B; query?: Q; params?: P; headers?: H; bodyTypes?: string[] };
-  responses: Record<number, ResponseSpec>;
   auth: A;
   rateLimit: A extends 'public' ? RateLimitCategory | null : RateLimitCategory;
   handler: (ctx: RouteContext<Infer<B>, Infer<Q>, Infer<P>, Infer<H>, A>) => Promise<Reply> | Reply;
