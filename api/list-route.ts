@@ -3,14 +3,11 @@ import type { Page, PageRequest } from '../db/pagination';
 import type { Principal, Scope } from '../services/auth/tokens';
 import { parseSort, withCursorProblems } from './middleware/pagination';
 import type { RateLimitCategory } from './middleware/rate-limit';
-import type { ApiBuilder, ResourceScope, ResponseSpec } from './route';
+import type { ApiBuilder, Infer, ResourceScope, ResponseSpec } from './route';
 import { pageSchema } from './schemas/common';
-import type { z } from './schemas/zod';
 
 /** The query every list takes (listQuerySchema), with the list's own filters beside it. */
 type ListQuery = ZodType<{ limit: number; cursor?: string | undefined; sort?: string | undefined }>;
-
-type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
 
 export interface ListContext<Q, P> {
   query: Q;

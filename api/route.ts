@@ -38,7 +38,8 @@ export interface RouteContext<B, Q, P, H = undefined, A extends RouteAuth = Scop
   principal: A extends 'public' ? Principal | undefined : Principal;
 }
 
-type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
+/** The parsed type of an optional schema: undefined where the route declares none. */
+export type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
 
 /**
  * auth: the scope the caller needs, or 'public'. rateLimit: the category the call is counted in. Every
