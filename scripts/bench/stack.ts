@@ -5,26 +5,20 @@
  * error or Ctrl-C.
  */
 import { Client, Connection } from '@temporalio/client';
-import { temporal as proto } from '@temporalio/proto';
 import { migrateToLatest } from '../../db/migrate';
-import { loadConfig, tokenIssuer } from '../../app/config';
-import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
-import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
-import { registerTokenSubject } from '../../services/auth/subjects';
-import { secretKeysFrom } from '../../lib/secret-box';
+import { loadConfig } from '../../app/config';
+import { apiIsReady, issueEveryScopeToken, sleep, waitUntil, workflowPollerIdentities } from '../../app/stack';
+import { ensureSigningKey } from '../../services/auth/key-ring';
 import { seedDevReviewers } from '../dev-seed';
 import { signInPerson } from '../sign-in-person';
 import { provisionTemporal } from '../provision-temporal';
 import { startTemporalDevServer, type DevServer } from '../temporal-dev-server';
 import { createBenchDatabase, serviceBackendPids, type BenchDatabase } from './database';
 import { cpuSeconds, freePort, type ProcessMeter, spawnService, type Service } from './processes';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 
 export const NAMESPACE = 'default';
-const READY_TIMEOUT_MS = 120_000;
-
 export const say = (line: string) => process.stdout.write(`${line}\n`);
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep, waitUntil };
 
 const cleanups: Array<() => Promise<void>> = [];
 let teardown: Promise<void> | undefined;
@@ -65,28 +59,8 @@ export function unlessAServiceDies<T>(work: Promise<T>, services: Service[]): Pr
   return Promise.race([work, ...services.map((service) => service.exited)]);
 }
 
-export async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await sleep(250);
-  }
-  throw new Error(`${what} was not ready within ${timeoutMs / 1000} s`);
-}
-
-async function apiIsReady(baseUrl: string): Promise<boolean> {
-  const response = await fetch(`${baseUrl}/readyz`);
-  await response.arrayBuffer();
-  return response.status === 200;
-}
-
 async function workerIsPolling(client: Client, taskQueue: string): Promise<boolean> {
-  const { pollers } = await client.workflowService.describeTaskQueue({
-    namespace: NAMESPACE,
-    taskQueue: { name: taskQueue },
-    taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-  });
-  return pollers.length > 0;
+  return (await workflowPollerIdentities(client, taskQueue)).length > 0;
 }
 
 /**
@@ -163,15 +137,6 @@ export function watchedBy(stack: BenchStack): ConstructorParameters<typeof Proce
   };
 }
 
-/** A token with every scope, from the database's signing key (sealed with the services' secrets key), for the services' config. */
-async function benchToken(database: BenchDatabase, env: NodeJS.ProcessEnv): Promise<string> {
-  const config = loadConfig(env);
-  await registerTokenSubject(database.db, { subject: 'bench', organizationId: DEFAULT_ORGANIZATION_ID, scopes: SCOPES });
-  const keyRing = createKeyRing(database.db, { secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS) });
-  const settings = { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE };
-  return issueAccessToken(keyRing, settings, { subject: 'bench', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 3600 });
-}
-
 /**
  * Everything a suite measures, started: Temporal, the database, the API and a worker on `taskQueue` with the
  * suite's own settings (and worker entry, when it runs workflows of its own), a token with every scope, and
@@ -182,7 +147,8 @@ export async function startBenchStack(options: { taskQueue: string; env?: Record
   const apiPort = await freePort();
   const env = serviceEnv({ databaseUrl: database.url, poolMax: database.poolMax, temporalAddress: temporalServer.address, apiPort, taskQueue: options.taskQueue, ...(options.env ? { extra: options.env } : {}) });
   const baseUrl = `http://127.0.0.1:${apiPort}`;
-  const token = await benchToken(database, env);
+  // From the database's signing key, sealed with the services' secrets key, for the services' config.
+  const token = await issueEveryScopeToken(database.db, loadConfig(env), { subject: 'bench', ttlSeconds: 3600 });
   const { api, worker } = await startServices(env, baseUrl, client, {
     ...(options.workerEnv ? { workerEnv: options.workerEnv } : {}),
     ...(options.workerEntry ? { workerEntry: options.workerEntry } : {}),

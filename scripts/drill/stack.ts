@@ -7,15 +7,10 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { temporal as proto } from '@temporalio/proto';
-import { loadConfig, tokenIssuer } from '../../app/config';
+import { loadConfig } from '../../app/config';
+import { apiIsReady, issueEveryScopeToken, sleep, waitUntil, workflowPollerIdentities } from '../../app/stack';
 import { createDb, type Db } from '../../db/connection';
 import { freePort } from '../../lib/net';
-import { createKeyRing } from '../../services/auth/key-ring';
-import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
-import { registerTokenSubject } from '../../services/auth/subjects';
-import { secretKeysFrom } from '../../lib/secret-box';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { seedDevReviewers } from '../dev-seed';
 import { signInPerson } from '../sign-in-person';
 import { spawnService, type Service } from '../bench/processes';
@@ -29,18 +24,7 @@ export const TASK_QUEUE = 'drill';
 export const REQUEST_TIMEOUT_MS = 8000;
 /** The person every drill approval is addressed to; the drills answer with their session. */
 export const DRILL_APPROVER = 'did:web:drill.example:people:cfo';
-const READY_TIMEOUT_MS = 120_000;
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await sleep(250);
-  }
-  throw new Error(`${what} was not ready within ${timeoutMs / 1000} s`);
-}
+export { sleep };
 
 export interface DrillStack {
   baseUrl: string;
@@ -111,35 +95,14 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
     if (process.env.HANDOFF_DRILL_LOGS) process.stderr.write(`[${name}] ${line}\n`);
     else appendFileSync(logFile, `[${name}] ${line}\n`);
   };
-  const apiReady = async () => {
-    const response = await fetch(`${baseUrl}/readyz`);
-    await response.arrayBuffer();
-    return response.status === 200;
-  };
-  const workerPolling = async () => {
-    const { pollers } = await temporal.workflowService.describeTaskQueue({
-      namespace: NAMESPACE,
-      taskQueue: { name: TASK_QUEUE },
-      taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    });
-    return pollers.length > 0;
-  };
   const startApi = async () => {
     api = spawnService('api', 'app/api.ts', env, [], { onStderr: serviceLog('api') });
-    await waitUntil('The API', apiReady);
+    await waitUntil('The API', () => apiIsReady(baseUrl));
   };
   const startWorker = async () => {
     worker = spawnService('worker', 'app/worker.ts', env, [], { onStderr: serviceLog('worker') });
     // Pollers of a killed worker linger in describeTaskQueue for a while: wait for this one's first poll instead.
-    await waitUntil('The worker', async () => (await workerPolling()) && (await pollerIdentities()).some((identity) => identity.startsWith(`${worker!.pid}@`)));
-  };
-  const pollerIdentities = async () => {
-    const { pollers } = await temporal.workflowService.describeTaskQueue({
-      namespace: NAMESPACE,
-      taskQueue: { name: TASK_QUEUE },
-      taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    });
-    return pollers.map((poller) => poller.identity ?? '');
+    await waitUntil('The worker', async () => (await workflowPollerIdentities(temporal, TASK_QUEUE)).some((identity) => identity.startsWith(`${worker!.pid}@`)));
   };
 
   say('Starting the API and the worker as separate processes…');
@@ -148,10 +111,7 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
   await seedDevReviewers(db);
   await startApi();
   const config = loadConfig(env);
-  await registerTokenSubject(db, { subject: 'drill', organizationId: DEFAULT_ORGANIZATION_ID, scopes: SCOPES });
-  const keyRing = createKeyRing(db, { secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS) });
-  const settings = { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE };
-  const token = await issueAccessToken(keyRing, settings, { subject: 'drill', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 3600 });
+  const token = await issueEveryScopeToken(db, config, { subject: 'drill', ttlSeconds: 3600 });
   const approverToken = await signInPerson(db, config, DRILL_APPROVER);
 
   return {
