@@ -91,6 +91,7 @@ export const OPERATION_CAPABILITIES: Readonly<Record<string, Capability>> = {
   'GET /v1/orch/reviewers': 'reviewers:read',
   'PUT /v1/orch/reviewers/{did}': 'reviewers:manage',
   'POST /v1/orch/route': 'agent_operations',
+  'GET /v1/orch/route/{task_id}': 'agent_operations',
   'POST /v1/orch/routing': 'routing:write',
   'GET /v1/orch/routing/history': 'routing:read',
   'GET /v1/orch/routing/{routing_id}': 'routing:read',
