@@ -22,8 +22,23 @@ const boundaries = Object.entries(FORBIDDEN).map(([room, forbidden]) => ({
       {
         patterns: [
           { regex: roomPattern(forbidden), message: `${room}/ may not import ${forbidden.join(', ')}` },
-          ...(room === 'workers' ? [] : [{ regex: roomPattern(['workflows']), allowTypeImports: true, message: `${room}/ may import workflows/ only with \`import type\`` }]),
-          ...(room === 'contracts' ? [{ regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\.\\./domain/|\\./)', message: 'contracts/ import only domain/, contracts/ and @temporalio/workflow' }] : []),
+          ...(room === 'workers'
+            ? []
+            : [
+                {
+                  regex: roomPattern(['workflows']),
+                  allowTypeImports: true,
+                  message: `${room}/ may import workflows/ only with \`import type\``,
+                },
+              ]),
+          ...(room === 'contracts'
+            ? [
+                {
+                  regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\.\\./domain/|\\./)',
+                  message: 'contracts/ import only domain/, contracts/ and @temporalio/workflow',
+                },
+              ]
+            : []),
         ],
       },
     ],
@@ -31,7 +46,20 @@ const boundaries = Object.entries(FORBIDDEN).map(([room, forbidden]) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', '.data/', 'bench-results/', 'jest.config.js', 'eslint.config.mjs', 'test/support/summary-reporter.js', 'packages/*/dist/', 'packages/*/src/schema.d.ts'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'coverage/',
+      '.data/',
+      'bench-results/',
+      'jest.config.js',
+      'eslint.config.mjs',
+      'test/support/summary-reporter.js',
+      'packages/*/dist/',
+      'packages/*/src/schema.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -39,12 +67,22 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       'no-console': ['error', { allow: ['error'] }],
       // Numbers in messages and keys are the common, harmless case; any, nullish and booleans stay refused.
       '@typescript-eslint/restrict-template-expressions': [
         'error',
-        { allowNumber: true, allowAny: false, allowBoolean: false, allowNever: false, allowNullish: false, allowRegExp: false },
+        {
+          allowNumber: true,
+          allowAny: false,
+          allowBoolean: false,
+          allowNever: false,
+          allowNullish: false,
+          allowRegExp: false,
+        },
       ],
       // noUncheckedIndexedAccess is on: `!` after an index the code has just checked is the idiom.
       '@typescript-eslint/no-non-null-assertion': 'off',
@@ -63,9 +101,14 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^(?!@temporalio/workflow$|\\.\\./domain/|\\.\\./contracts/|\\./|\\.\\./activities/)',
-              message: 'workflows/ may import only @temporalio/workflow, domain/, contracts/ and the types of activities',
+              message:
+                'workflows/ may import only @temporalio/workflow, domain/, contracts/ and the types of activities',
             },
-            { group: ['../activities/*'], allowTypeImports: true, message: 'workflows/ may import activities only with `import type`' },
+            {
+              group: ['../activities/*'],
+              allowTypeImports: true,
+              message: 'workflows/ may import activities only with `import type`',
+            },
           ],
         },
       ],
@@ -77,7 +120,14 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(?!@temporalio/workflow$|\\.\\./domain/|\\./)', message: 'contracts/ may import only @temporalio/workflow, domain/ and contracts/' }] },
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/workflow$|\\.\\./domain/|\\./)',
+              message: 'contracts/ may import only @temporalio/workflow, domain/ and contracts/',
+            },
+          ],
+        },
       ],
     },
   },
@@ -85,9 +135,21 @@ export default tseslint.config(
     // domain/ is pure: no I/O, no Node built-ins, nothing outside itself.
     files: ['domain/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./)', message: 'domain/ imports nothing outside domain/' }] }],
-      'no-restricted-globals': ['error', { name: 'Date', message: 'domain/ has no clock: take the time as an input' }, 'process', 'setTimeout', 'fetch'],
-      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'domain/ has no randomness' }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\./)', message: 'domain/ imports nothing outside domain/' }] },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'Date', message: 'domain/ has no clock: take the time as an input' },
+        'process',
+        'setTimeout',
+        'fetch',
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'domain/ has no randomness' },
+      ],
     },
   },
   ...boundaries,
@@ -103,7 +165,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/restrict-template-expressions': [
         'error',
-        { allowNumber: true, allowAny: true, allowBoolean: false, allowNever: false, allowNullish: false, allowRegExp: false },
+        {
+          allowNumber: true,
+          allowAny: true,
+          allowBoolean: false,
+          allowNever: false,
+          allowNullish: false,
+          allowRegExp: false,
+        },
       ],
       '@typescript-eslint/restrict-plus-operands': [
         'error',

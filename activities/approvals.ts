@@ -15,7 +15,10 @@ export function createApprovalActivities(deps: { db: Knex }) {
      * the record's id. Both writes are idempotent (the record by its step, the projection by its version).
      */
     async recordApprovalStep(step: { provenance: AppendProvenanceInput; state: ApprovalState }): Promise<LedgerAnchor> {
-      const anchor = await appendProvenance(deps.db, { ...step.provenance, organization_id: step.state.organization_id ?? DEFAULT_ORGANIZATION_ID });
+      const anchor = await appendProvenance(deps.db, {
+        ...step.provenance,
+        organization_id: step.state.organization_id ?? DEFAULT_ORGANIZATION_ID,
+      });
       await upsertApprovalProjection(deps.db, { ...step.state, provenance_id: anchor.transaction_id });
       return anchor;
     },
@@ -25,9 +28,19 @@ export function createApprovalActivities(deps: { db: Knex }) {
      * through the same conditional write as a human's answer: whichever came first stands. Returns the
      * request as it now stands, ended by this claim or by the answer that won.
      */
-    async claimApprovalEnding(input: { request: ApprovalRequest; ending: 'expired' | 'workflow_cancelled'; at: string }): Promise<ApprovalState> {
+    async claimApprovalEnding(input: {
+      request: ApprovalRequest;
+      ending: 'expired' | 'workflow_cancelled';
+      at: string;
+    }): Promise<ApprovalState> {
       const { request, at } = input;
-      const claimed = await claimEnding(deps.db, request.approval_id, endedTransition(request, { kind: input.ending }, at), at, { before_deadline: false });
+      const claimed = await claimEnding(
+        deps.db,
+        request.approval_id,
+        endedTransition(request, { kind: input.ending }, at),
+        at,
+        { before_deadline: false },
+      );
       if (!claimed.approval) throw new Error(`Approval ${request.approval_id} has no record to end`);
       return claimed.approval;
     },

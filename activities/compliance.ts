@@ -2,7 +2,13 @@ import type { Knex } from 'knex';
 import type { ScanCursor } from '../contracts/generate-compliance-report';
 import { scanComplianceRecords, upsertComplianceReport, type ComplianceReportProjection } from '../db/compliance';
 import { latestCheckpoint } from '../db/ledger-blocks';
-import { inDomains, tallyRecords, type ComplianceRecord, type ComplianceTally, type LedgerSnapshot } from '../domain/compliance';
+import {
+  inDomains,
+  tallyRecords,
+  type ComplianceRecord,
+  type ComplianceTally,
+  type LedgerSnapshot,
+} from '../domain/compliance';
 import type { ProvenanceEntry } from '../domain/provenance';
 import { leafHashOfBody } from '../services/ledger/rfc6962';
 import { withInvalidDataFailures } from './failures';
@@ -26,13 +32,23 @@ export function createComplianceActivities(deps: { db: Knex }) {
       page_size: number;
       max_violations: number;
     }): Promise<{ tally: ComplianceTally; next: ScanCursor | null }> {
-      const rows = await scanComplianceRecords(deps.db, input.organization_id ?? DEFAULT_ORGANIZATION_ID, input.range, input.after, input.page_size);
+      const rows = await scanComplianceRecords(
+        deps.db,
+        input.organization_id ?? DEFAULT_ORGANIZATION_ID,
+        input.range,
+        input.after,
+        input.page_size,
+      );
       const records: ComplianceRecord[] = rows.map((row) => {
         const entry = JSON.parse(row.body) as ProvenanceEntry;
         return {
           transaction_id: row.transaction_id,
           entry,
-          domain: text(row.context_domain) ?? text(row.task_type) ?? text(entry.input_data.domain) ?? text(entry.input_data.task_type),
+          domain:
+            text(row.context_domain) ??
+            text(row.task_type) ??
+            text(entry.input_data.domain) ??
+            text(entry.input_data.task_type),
           task_type: text(row.task_type) ?? text(entry.input_data.task_type),
           sealed: row.sealed,
           hash_matches: leafHashOfBody(row.body).equals(row.leaf_hash),
@@ -40,7 +56,10 @@ export function createComplianceActivities(deps: { db: Knex }) {
       });
       const last = rows[rows.length - 1];
       return {
-        tally: tallyRecords(records.filter((record) => inDomains(record, input.domains)), input.max_violations),
+        tally: tallyRecords(
+          records.filter((record) => inDomains(record, input.domains)),
+          input.max_violations,
+        ),
         next: rows.length === input.page_size && last ? { recorded_at: last.cursor_at, seq: last.seq } : null,
       };
     },
@@ -48,11 +67,19 @@ export function createComplianceActivities(deps: { db: Knex }) {
     async latestLedgerSnapshot(): Promise<LedgerSnapshot | null> {
       const checkpoint = await latestCheckpoint(deps.db);
       if (!checkpoint) return null;
-      return { block_number: checkpoint.block_number, tree_size: checkpoint.tree_size, root_hash: checkpoint.root_hash.toString('base64'), checkpoint: checkpoint.checkpoint };
+      return {
+        block_number: checkpoint.block_number,
+        tree_size: checkpoint.tree_size,
+        root_hash: checkpoint.root_hash.toString('base64'),
+        checkpoint: checkpoint.checkpoint,
+      };
     },
 
     async projectComplianceReport(projection: ComplianceReportProjection): Promise<void> {
-      await upsertComplianceReport(deps.db, { ...projection, organization_id: projection.organization_id ?? DEFAULT_ORGANIZATION_ID });
+      await upsertComplianceReport(deps.db, {
+        ...projection,
+        organization_id: projection.organization_id ?? DEFAULT_ORGANIZATION_ID,
+      });
     },
   });
 }

@@ -12,9 +12,15 @@ export function createDagActivities(deps: { db: Knex }) {
      * A step of a workflow DAG: its provenance record when it has one (start, each node's end, the end),
      * then the read model. Idempotent: the record by its step, the projection by its version.
      */
-    async recordDagStep(step: { provenance?: AppendProvenanceInput | undefined; state: DagState; organization_id?: string | undefined }): Promise<LedgerAnchor | undefined> {
+    async recordDagStep(step: {
+      provenance?: AppendProvenanceInput | undefined;
+      state: DagState;
+      organization_id?: string | undefined;
+    }): Promise<LedgerAnchor | undefined> {
       const organizationId = step.organization_id ?? DEFAULT_ORGANIZATION_ID;
-      const anchor = step.provenance ? await appendProvenance(deps.db, { ...step.provenance, organization_id: organizationId }) : undefined;
+      const anchor = step.provenance
+        ? await appendProvenance(deps.db, { ...step.provenance, organization_id: organizationId })
+        : undefined;
       await upsertDagProjection(deps.db, step.state, organizationId);
       return anchor;
     },

@@ -44,18 +44,26 @@ const HEARTBEAT_EVERY_MS = 1000;
 const PROGRESS_TOKEN_GRACE_SECONDS = 300;
 
 /** The failure an attempt ends with: retried per the activity's policy unless the verdict is to give up. */
-function attemptFailure(verdict: Exclude<AnswerVerdict, { kind: 'success' }>, message: string, details: AttemptFailureDetails, retryAfterSeconds?: number): ApplicationFailure {
+function attemptFailure(
+  verdict: Exclude<AnswerVerdict, { kind: 'success' }>,
+  message: string,
+  details: AttemptFailureDetails,
+  retryAfterSeconds?: number,
+): ApplicationFailure {
   return ApplicationFailure.create({
     type: verdict.reason,
     message,
     details: [details],
     nonRetryable: verdict.kind === 'give_up',
-    ...(retryAfterSeconds !== undefined && verdict.kind === 'retry' ? { nextRetryDelay: retryAfterSeconds * 1000 } : {}),
+    ...(retryAfterSeconds !== undefined && verdict.kind === 'retry'
+      ? { nextRetryDelay: retryAfterSeconds * 1000 }
+      : {}),
   });
 }
 
 function describe(outcome: PostOutcome): string {
-  if (outcome.status !== undefined) return `HTTP ${outcome.status}${outcome.responseSnippet ? `: ${outcome.responseSnippet.slice(0, 200)}` : ''}`;
+  if (outcome.status !== undefined)
+    return `HTTP ${outcome.status}${outcome.responseSnippet ? `: ${outcome.responseSnippet.slice(0, 200)}` : ''}`;
   return outcome.error ?? 'no answer';
 }
 
@@ -67,7 +75,11 @@ function describe(outcome: PostOutcome): string {
 function cancellationOutcome(signal: AbortSignal, attempt: number): Error {
   const reason = signal.reason as unknown;
   if (reason instanceof CancelledFailure && reason.message === 'WORKER_SHUTDOWN') {
-    return ApplicationFailure.create({ type: 'worker_shutdown', message: 'The worker shut down during the call', details: [{ attempt } satisfies AttemptFailureDetails] });
+    return ApplicationFailure.create({
+      type: 'worker_shutdown',
+      message: 'The worker shut down during the call',
+      details: [{ attempt } satisfies AttemptFailureDetails],
+    });
   }
   return reason instanceof Error ? reason : new CancelledFailure('cancelled');
 }
@@ -79,7 +91,11 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
 
   return withInvalidDataFailures({
     /** One transition of an execution: provenance and events, then the read model with the record's id. */
-    async recordExecutionStep(step: { provenance: AppendProvenanceInput; state: ExecutionState; organization_id?: string | undefined }): Promise<LedgerAnchor> {
+    async recordExecutionStep(step: {
+      provenance: AppendProvenanceInput;
+      state: ExecutionState;
+      organization_id?: string | undefined;
+    }): Promise<LedgerAnchor> {
       const organizationId = step.organization_id ?? DEFAULT_ORGANIZATION_ID;
       const anchor = await appendProvenance(deps.db, { ...step.provenance, organization_id: organizationId });
       await upsertExecutionProjection(deps.db, { ...step.state, provenance_id: anchor.transaction_id }, organizationId);
@@ -101,7 +117,12 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
       const context = Context.current();
       const { attempt } = context.info;
       const startedAt = new Date();
-      await recordAttemptStarted(deps.db, { execution_id: call.execution_id, kind: 'agent', attempt, started_at: startedAt });
+      await recordAttemptStarted(deps.db, {
+        execution_id: call.execution_id,
+        kind: 'agent',
+        attempt,
+        started_at: startedAt,
+      });
       const token = await issueProgressToken(keyRing, platform.token, {
         execution_id: call.execution_id,
         agent_uri: call.agent_uri,
@@ -132,7 +153,15 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
         clearInterval(heartbeat);
       }
       const finished = (result: string, error?: string) =>
-        recordAttemptFinished(deps.db, { execution_id: call.execution_id, kind: 'agent', attempt, outcome: result, status_code: outcome.status, error, duration_ms: outcome.durationMs });
+        recordAttemptFinished(deps.db, {
+          execution_id: call.execution_id,
+          kind: 'agent',
+          attempt,
+          outcome: result,
+          status_code: outcome.status,
+          error,
+          duration_ms: outcome.durationMs,
+        });
 
       if (context.cancellationSignal.aborted) {
         await finished('cancelled', (context.cancellationSignal.reason as Error | undefined)?.message ?? 'cancelled');
@@ -141,18 +170,31 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
       const verdict = judgeAgentAnswer(outcome);
       if (verdict.kind !== 'success') {
         await finished(verdict.kind === 'retry' ? 'retryable_failure' : 'failed', describe(outcome));
-        throw attemptFailure(verdict, `${call.agent_uri} ${describe(outcome)}`, { attempt, status: outcome.status }, outcome.retryAfterSeconds);
+        throw attemptFailure(
+          verdict,
+          `${call.agent_uri} ${describe(outcome)}`,
+          { attempt, status: outcome.status },
+          outcome.retryAfterSeconds,
+        );
       }
       if (outcome.responseTruncated) {
         await finished('failed', `result larger than ${platform.agentResultLimitBytes} bytes`);
-        throw attemptFailure({ kind: 'give_up', reason: 'agent_result_too_large' }, `${call.agent_uri} answered with more than ${platform.agentResultLimitBytes} bytes`, { attempt, status: outcome.status });
+        throw attemptFailure(
+          { kind: 'give_up', reason: 'agent_result_too_large' },
+          `${call.agent_uri} answered with more than ${platform.agentResultLimitBytes} bytes`,
+          { attempt, status: outcome.status },
+        );
       }
       let parsed: unknown;
       try {
         parsed = outcome.responseSnippet ? JSON.parse(outcome.responseSnippet) : undefined;
       } catch {
         await finished('failed', 'answer is not JSON');
-        throw attemptFailure({ kind: 'give_up', reason: 'agent_answer_invalid' }, `${call.agent_uri} answered ${outcome.status ?? 'without a status'} with a body that is not JSON`, { attempt, status: outcome.status });
+        throw attemptFailure(
+          { kind: 'give_up', reason: 'agent_answer_invalid' },
+          `${call.agent_uri} answered ${outcome.status ?? 'without a status'} with a body that is not JSON`,
+          { attempt, status: outcome.status },
+        );
       }
       await finished('succeeded');
       return { result: resultObject(parsed), attempt };
@@ -165,21 +207,53 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
      */
     async deliverCallback(delivery: CallbackDelivery): Promise<{ attempt: number; status: number }> {
       const { attempt } = Context.current().info;
-      await recordAttemptStarted(deps.db, { execution_id: delivery.execution_id, kind: 'callback', attempt, started_at: new Date() });
-      const secrets = await liveCallbackSecrets(deps.db, delivery.organization_id ?? DEFAULT_ORGANIZATION_ID, delivery.requested_by);
+      await recordAttemptStarted(deps.db, {
+        execution_id: delivery.execution_id,
+        kind: 'callback',
+        attempt,
+        started_at: new Date(),
+      });
+      const secrets = await liveCallbackSecrets(
+        deps.db,
+        delivery.organization_id ?? DEFAULT_ORGANIZATION_ID,
+        delivery.requested_by,
+      );
       if (secrets.length === 0) {
-        await recordAttemptFinished(deps.db, { execution_id: delivery.execution_id, kind: 'callback', attempt, outcome: 'failed', error: 'no callback signing secret', duration_ms: 0 });
-        throw attemptFailure({ kind: 'give_up', reason: 'callback_secret_missing' }, 'The caller has no live callback signing secret', { attempt });
+        await recordAttemptFinished(deps.db, {
+          execution_id: delivery.execution_id,
+          kind: 'callback',
+          attempt,
+          outcome: 'failed',
+          error: 'no callback signing secret',
+          duration_ms: 0,
+        });
+        throw attemptFailure(
+          { kind: 'give_up', reason: 'callback_secret_missing' },
+          'The caller has no live callback signing secret',
+          { attempt },
+        );
       }
       let signingSecrets: string[];
       try {
         signingSecrets = openCallbackSecrets(secrets, platform.secretKeys);
       } catch (error) {
         // A key taken out of the configuration too early: retried, so the callback goes once the key is back.
-        await recordAttemptFinished(deps.db, { execution_id: delivery.execution_id, kind: 'callback', attempt, outcome: 'retryable_failure', error: (error as Error).message, duration_ms: 0 });
+        await recordAttemptFinished(deps.db, {
+          execution_id: delivery.execution_id,
+          kind: 'callback',
+          attempt,
+          outcome: 'retryable_failure',
+          error: (error as Error).message,
+          duration_ms: 0,
+        });
         throw error;
       }
-      const body = JSON.stringify({ id: `${delivery.execution_id}:callback`, type: delivery.event, created_at: new Date().toISOString(), data: executionView(delivery.execution) });
+      const body = JSON.stringify({
+        id: `${delivery.execution_id}:callback`,
+        type: delivery.event,
+        created_at: new Date().toISOString(),
+        data: executionView(delivery.execution),
+      });
       const outcome = await postJson(delivery.url, body, {
         timeoutMs: delivery.timeout_ms,
         guard,
@@ -198,7 +272,13 @@ export function createExecutionActivities(deps: { db: Knex; settings: WorkerSett
         error: verdict.kind === 'success' ? undefined : describe(outcome),
         duration_ms: outcome.durationMs,
       });
-      if (verdict.kind !== 'success') throw attemptFailure(verdict, `${delivery.url} ${describe(outcome)}`, { attempt, status: outcome.status }, outcome.retryAfterSeconds);
+      if (verdict.kind !== 'success')
+        throw attemptFailure(
+          verdict,
+          `${delivery.url} ${describe(outcome)}`,
+          { attempt, status: outcome.status },
+          outcome.retryAfterSeconds,
+        );
       return { attempt, status: outcome.status! };
     },
   });

@@ -9,14 +9,23 @@ import { unstorableDataReason } from '../services/platform/refusals';
  */
 export function invalidDataFailure(error: unknown): ApplicationFailure | undefined {
   const reason = unstorableDataReason(error);
-  return reason === undefined ? undefined : ApplicationFailure.create({ type: FAILURE_TYPES.invalidData, message: reason, nonRetryable: true, ...(error instanceof Error ? { cause: error } : {}) });
+  return reason === undefined
+    ? undefined
+    : ApplicationFailure.create({
+        type: FAILURE_TYPES.invalidData,
+        message: reason,
+        nonRetryable: true,
+        ...(error instanceof Error ? { cause: error } : {}),
+      });
 }
 
 /**
  * Wraps every activity of a factory so that an error no retry can mend fails the attempt for good, as
  * invalid_data, instead of being retried until the workflow's retry policy gives up.
  */
-export function withInvalidDataFailures<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
+export function withInvalidDataFailures<T extends Record<string, (...args: never[]) => Promise<unknown>>>(
+  activities: T,
+): T {
   const wrapped: Record<string, unknown> = {};
   for (const [name, activity] of Object.entries(activities)) {
     wrapped[name] = async (...args: Parameters<typeof activity>) => {

@@ -11,7 +11,8 @@ import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { withInvalidDataFailures } from './failures';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 
-export type DueBlock = { kind: 'idle' } | { kind: 'close'; block_number: number } | { kind: 'seal'; through_block: number };
+export type DueBlock =
+  { kind: 'idle' } | { kind: 'close'; block_number: number } | { kind: 'seal'; through_block: number };
 
 /** At most this many blocks per sealing activity, so one activity never runs for long (a migrated log has many one-record blocks). */
 const BLOCKS_PER_SEAL = 200;
@@ -20,7 +21,12 @@ const HEARTBEAT_EVERY_MS = 2000;
 export function createLedgerActivities(deps: { db: Knex; settings: WorkerSettings; logger: Logger }) {
   let key: Promise<LedgerKey> | undefined;
   const ledgerKey = () => {
-    key ??= ensureLedgerKey(deps.db, deps.settings.ledger.origin, (message) => deps.logger.warn(message), deps.settings.ledger.secretKeys).catch((error: unknown) => {
+    key ??= ensureLedgerKey(
+      deps.db,
+      deps.settings.ledger.origin,
+      (message) => deps.logger.warn(message),
+      deps.settings.ledger.secretKeys,
+    ).catch((error: unknown) => {
       key = undefined;
       throw error;
     });
@@ -29,8 +35,13 @@ export function createLedgerActivities(deps: { db: Knex; settings: WorkerSetting
 
   return withInvalidDataFailures({
     /** Provenance for workflows with no read model of their own to write in the same step; idempotent per (subject, step). */
-    async appendProvenance(input: AppendProvenanceInput & { organization_id?: string | undefined }): Promise<LedgerAnchor> {
-      return ledger.appendProvenance(deps.db, { ...input, organization_id: input.organization_id ?? DEFAULT_ORGANIZATION_ID });
+    async appendProvenance(
+      input: AppendProvenanceInput & { organization_id?: string | undefined },
+    ): Promise<LedgerAnchor> {
+      return ledger.appendProvenance(deps.db, {
+        ...input,
+        organization_id: input.organization_id ?? DEFAULT_ORGANIZATION_ID,
+      });
     },
 
     /**
@@ -42,8 +53,10 @@ export function createLedgerActivities(deps: { db: Knex; settings: WorkerSetting
       const started = Date.now();
       for (;;) {
         const state = await ledgerState(deps.db);
-        if (state.last_closed_block > state.last_sealed_block) return { kind: 'seal', through_block: state.last_closed_block };
-        if (state.open_block_leaves >= settings.max_block_leaves) return { kind: 'close', block_number: state.open_block };
+        if (state.last_closed_block > state.last_sealed_block)
+          return { kind: 'seal', through_block: state.last_closed_block };
+        if (state.open_block_leaves >= settings.max_block_leaves)
+          return { kind: 'close', block_number: state.open_block };
         const age = state.open_block_age_ms;
         if (age !== null && age >= settings.max_block_age_ms) return { kind: 'close', block_number: state.open_block };
         const left = settings.idle_return_ms - (Date.now() - started);
@@ -72,7 +85,12 @@ export function createLedgerActivities(deps: { db: Knex; settings: WorkerSetting
       } finally {
         clearInterval(alive);
       }
-      if (last) deps.logger.debug('ledger blocks sealed', { blocks: blocks.length, block_number: last.block_number, tree_size: last.tree_size });
+      if (last)
+        deps.logger.debug('ledger blocks sealed', {
+          blocks: blocks.length,
+          block_number: last.block_number,
+          tree_size: last.tree_size,
+        });
       return { count: blocks.length, last };
     },
   });

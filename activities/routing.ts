@@ -1,7 +1,14 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { appendProvenanceBatch } from '../db/ledger';
-import { findRoutingToRecord, openAssignmentOf, projectRouting, routingStateOf, type RoutingProjection, type RoutingRow } from '../db/routings';
+import {
+  findRoutingToRecord,
+  openAssignmentOf,
+  projectRouting,
+  routingStateOf,
+  type RoutingProjection,
+  type RoutingRow,
+} from '../db/routings';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
 import type { LoadedReviewer } from '../domain/reviewer-assignment';
@@ -23,25 +30,43 @@ export interface RoutingStep {
 
 /** A stored routing resolved by someone else than this step: a claimed resolution, not this step's own earlier attempt. */
 function resolvedByAnother(stored: RoutingRow, state: RoutingState): boolean {
-  return stored.status === 'completed' && stored.resolution?.resolved_at !== undefined && stored.resolution.resolved_at !== state.resolution?.resolved_at;
+  return (
+    stored.status === 'completed' &&
+    stored.resolution?.resolved_at !== undefined &&
+    stored.resolution.resolved_at !== state.resolution?.resolved_at
+  );
 }
 
 function withAnchor(state: RoutingState, anchorIn: RoutingStep['anchor_in'], anchor: LedgerAnchor): RoutingState {
   if (anchorIn === 'decision_result' && state.decision_result) {
-    return { ...state, decision_result: { ...state.decision_result, provenance: { ...state.decision_result.provenance, ledger_anchor: anchor } } };
+    return {
+      ...state,
+      decision_result: {
+        ...state.decision_result,
+        provenance: { ...state.decision_result.provenance, ledger_anchor: anchor },
+      },
+    };
   }
-  if (anchorIn === 'resolution' && state.resolution) return { ...state, resolution: { ...state.resolution, ledger_anchor: anchor } };
+  if (anchorIn === 'resolution' && state.resolution)
+    return { ...state, resolution: { ...state.resolution, ledger_anchor: anchor } };
   return state;
 }
 
-export function createRoutingActivities(deps: { db: Knex; temporal: Client; logger: { warn(message: string, meta?: Record<string, unknown>): unknown } }) {
+export function createRoutingActivities(deps: {
+  db: Knex;
+  temporal: Client;
+  logger: { warn(message: string, meta?: Record<string, unknown>): unknown };
+}) {
   return {
     /** All a decision needs besides the task, in the routing's organization (services/routing/context.ts). */
     async loadRoutingContext(task: RoutingTask, organizationId = DEFAULT_ORGANIZATION_ID): Promise<RoutingContext> {
       return loadRoutingContext(deps.db, organizationId, task);
     },
 
-    async loadReviewers(required: RequiredCapability[], organizationId = DEFAULT_ORGANIZATION_ID): Promise<LoadedReviewer[]> {
+    async loadReviewers(
+      required: RequiredCapability[],
+      organizationId = DEFAULT_ORGANIZATION_ID,
+    ): Promise<LoadedReviewer[]> {
       return loadReviewers(deps.db, organizationId, required);
     },
 
@@ -59,12 +84,20 @@ export function createRoutingActivities(deps: { db: Knex; temporal: Client; logg
       let recorded: { anchor: LedgerAnchor; released: string[] } | { resolved_meanwhile: RoutingState };
       try {
         // One statement for all of the step's records (the four decision moments come together).
-        const anchor = (await appendProvenanceBatch(trx, step.provenance.map((record) => ({ ...record, organization_id })))).at(-1);
+        const anchor = (
+          await appendProvenanceBatch(
+            trx,
+            step.provenance.map((record) => ({ ...record, organization_id })),
+          )
+        ).at(-1);
         if (!anchor) throw new Error('A routing step records at least one provenance record');
         const state = withAnchor(step.projection.state, step.anchor_in, anchor);
         const { applied, released } = await projectRouting(trx, { ...step.projection, state }, openAssignmentOf(state));
         const stored = applied ? undefined : await findRoutingToRecord(trx, state.routing_id);
-        recorded = stored && resolvedByAnother(stored, state) ? { resolved_meanwhile: routingStateOf(stored) } : { anchor, released };
+        recorded =
+          stored && resolvedByAnother(stored, state)
+            ? { resolved_meanwhile: routingStateOf(stored) }
+            : { anchor, released };
         if ('resolved_meanwhile' in recorded) await trx.rollback();
         else await trx.commit();
       } catch (error) {
@@ -72,9 +105,13 @@ export function createRoutingActivities(deps: { db: Knex; temporal: Client; logg
         throw error;
       }
       if ('resolved_meanwhile' in recorded) return recorded;
-      if (step.provenance.some(({ entry }) => entry.step_id.startsWith('escalation:'))) recordEscalation(step.projection.state.escalation_level);
+      if (step.provenance.some(({ entry }) => entry.step_id.startsWith('escalation:')))
+        recordEscalation(step.projection.state.escalation_level);
       // A freed reviewer may be what a queued routing waits for; the queue's own timeouts cover a lost offer.
-      for (const did of recorded.released) await offerReviewer(deps, organization_id, did, FREED_REVIEWER_OFFERS).catch((error: unknown) => deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }));
+      for (const did of recorded.released)
+        await offerReviewer(deps, organization_id, did, FREED_REVIEWER_OFFERS).catch((error: unknown) =>
+          deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }),
+        );
       return recorded.anchor;
     },
   };

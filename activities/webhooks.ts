@@ -16,7 +16,13 @@ import {
   type AttemptOutcomeKind,
   type SubscriptionRow,
 } from '../db/webhooks';
-import { failingTooLong, subscriptionMatches, type AttemptVerdict, type EndpointDisableReason, type WebhookEventBody } from '../domain/webhooks';
+import {
+  failingTooLong,
+  subscriptionMatches,
+  type AttemptVerdict,
+  type EndpointDisableReason,
+  type WebhookEventBody,
+} from '../domain/webhooks';
 import type { WorkerSettings } from './settings';
 import type { Logger } from '../lib/logger';
 import { postJson } from '../lib/outbound/post';
@@ -75,7 +81,11 @@ export interface RecordAttemptInput {
   next_attempt_at?: string | undefined;
 }
 
-async function forEachConcurrently<T>(items: readonly T[], concurrency: number, run: (item: T) => Promise<void>): Promise<void> {
+async function forEachConcurrently<T>(
+  items: readonly T[],
+  concurrency: number,
+  run: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const lane = async () => {
     for (let index = next++; index < items.length; index = next++) await run(items[index]!);
@@ -90,7 +100,12 @@ function outcomeKind(sent: SendResult, verdict: AttemptVerdict): AttemptOutcomeK
   return sent.outcome.refused ? 'refused' : 'failed';
 }
 
-export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettings; logger: Logger; temporal: Client }) {
+export function createWebhookActivities(deps: {
+  db: Knex;
+  settings: WorkerSettings;
+  logger: Logger;
+  temporal: Client;
+}) {
   const { db, logger, settings } = deps;
   const box = createSecretBox(settings.webhooks.secretKeys);
   const guard = createOutboundGuard(settings.outbound.policy);
@@ -99,15 +114,29 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
    * Disables an endpoint that answered 410 or has failed too long, once: the row is locked by the
    * caller's update, and only the change from enabled writes the provenance record and the event.
    */
-  async function disableEndpoint(trx: Knex.Transaction, subscription: SubscriptionRow, reason: EndpointDisableReason, input: RecordAttemptInput): Promise<void> {
-    const disabled = await updateSubscription(trx, subscription.subscription_id, { status: 'disabled', disabled_reason: reason, disabled_at: new Date(input.observed_at) });
+  async function disableEndpoint(
+    trx: Knex.Transaction,
+    subscription: SubscriptionRow,
+    reason: EndpointDisableReason,
+    input: RecordAttemptInput,
+  ): Promise<void> {
+    const disabled = await updateSubscription(trx, subscription.subscription_id, {
+      status: 'disabled',
+      disabled_reason: reason,
+      disabled_at: new Date(input.observed_at),
+    });
     const failingSince = subscription.failing_since?.toISOString() ?? null;
     const lastStatus = input.sent.kind === 'sent' ? (input.sent.outcome.status ?? null) : null;
     await appendProvenance(trx, {
       entry: subscriptionChangeEntry(disabled, {
         action: 'disabled',
         timestamp: input.observed_at,
-        input: { delivery_id: input.state.delivery_id, attempt: input.state.attempts, status_code: lastStatus, failing_since: failingSince },
+        input: {
+          delivery_id: input.state.delivery_id,
+          attempt: input.state.attempts,
+          status_code: lastStatus,
+          failing_since: failingSince,
+        },
         reasoning:
           reason === 'endpoint_gone'
             ? 'The endpoint answered 410 Gone'
@@ -128,7 +157,12 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
         },
       ],
     });
-    logger.warn('webhook endpoint disabled', { subscription_id: subscription.subscription_id, reason, failing_since: failingSince, delivery_id: input.state.delivery_id });
+    logger.warn('webhook endpoint disabled', {
+      subscription_id: subscription.subscription_id,
+      reason,
+      failing_since: failingSince,
+      delivery_id: input.state.delivery_id,
+    });
   }
 
   return withInvalidDataFailures({
@@ -144,26 +178,53 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
       const started = await startStaleStarts({ db, temporal: deps.temporal }, dispatchBatchSize);
       if (started > 0) logger.warn('started workflows whose start a crash had prevented', { started });
       const signalled = await deliverStaleSignals({ db, temporal: deps.temporal }, dispatchBatchSize);
-      if (signalled > 0) logger.warn('delivered workflow signals that a crash or an outage had held back', { signalled });
+      if (signalled > 0)
+        logger.warn('delivered workflow signals that a crash or an outage had held back', { signalled });
       const backlog = started === dispatchBatchSize || signalled === dispatchBatchSize;
       return db.transaction(async (trx) => {
         const events = await claimUndispatchedEvents(trx, dispatchBatchSize);
-        if (events.length === 0) return { started, events: 0, deliveries: 0, more: backlog, poll_interval_ms: dispatchPollMs };
+        if (events.length === 0)
+          return { started, events: 0, deliveries: 0, more: backlog, poll_interval_ms: dispatchPollMs };
         const subscriptions = await listEnabledSubscriptionEvents(trx);
         const deliveries = events.flatMap((row) => {
-          const event: WebhookEventBody = { id: row.event_id, event: row.event, created_at: row.created_at.toISOString(), data: row.data };
-          return subscriptions
-            // An organization's events reach only its own subscriptions.
-            .filter((subscription) => subscription.organization_id === row.organization_id && subscriptionMatches(subscription.events, row.event))
-            .map((subscription) => ({ delivery_id: deliveryIdFor(row.event_id, subscription.subscription_id), subscription_id: subscription.subscription_id, event, schedule: retrySchedule }));
+          const event: WebhookEventBody = {
+            id: row.event_id,
+            event: row.event,
+            created_at: row.created_at.toISOString(),
+            data: row.data,
+          };
+          return (
+            subscriptions
+              // An organization's events reach only its own subscriptions.
+              .filter(
+                (subscription) =>
+                  subscription.organization_id === row.organization_id &&
+                  subscriptionMatches(subscription.events, row.event),
+              )
+              .map((subscription) => ({
+                delivery_id: deliveryIdFor(row.event_id, subscription.subscription_id),
+                subscription_id: subscription.subscription_id,
+                event,
+                schedule: retrySchedule,
+              }))
+          );
         });
-        await forEachConcurrently(deliveries, DISPATCH_START_CONCURRENCY, (delivery) => startDelivery(deps.temporal, input.task_queue, delivery));
+        await forEachConcurrently(deliveries, DISPATCH_START_CONCURRENCY, (delivery) =>
+          startDelivery(deps.temporal, input.task_queue, delivery),
+        );
         await markEventsDispatched(
           trx,
           events.map((row) => row.event_id),
         );
-        if (deliveries.length > 0) logger.debug('outbox dispatched', { events: events.length, deliveries: deliveries.length });
-        return { started, events: events.length, deliveries: deliveries.length, more: events.length === dispatchBatchSize || backlog, poll_interval_ms: dispatchPollMs };
+        if (deliveries.length > 0)
+          logger.debug('outbox dispatched', { events: events.length, deliveries: deliveries.length });
+        return {
+          started,
+          events: events.length,
+          deliveries: deliveries.length,
+          more: events.length === dispatchBatchSize || backlog,
+          poll_interval_ms: dispatchPollMs,
+        };
       });
     },
 
@@ -172,19 +233,31 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
      * subscription (two during a rotation's overlap), POSTed through the outbound guard. The receiver's
      * answer, whatever it is, is the result; only our own failures throw.
      */
-    async sendDelivery(input: { delivery_id: string; subscription_id: string; event: WebhookEventBody; attempt: number }): Promise<SendResult> {
+    async sendDelivery(input: {
+      delivery_id: string;
+      subscription_id: string;
+      event: WebhookEventBody;
+      attempt: number;
+    }): Promise<SendResult> {
       const subscription = await findSubscription(db, input.subscription_id);
       if (!subscription) return { kind: 'inactive', reason: 'subscription_deleted' };
       if (subscription.status !== 'enabled') return { kind: 'inactive', reason: 'subscription_disabled' };
       let secrets: string[];
       try {
-        secrets = (await listLiveSecrets(db, subscription.subscription_id)).map((row) => box.open(row.sealed, secretContext(row.subscription_id, row.secret_id)));
+        secrets = (await listLiveSecrets(db, subscription.subscription_id)).map((row) =>
+          box.open(row.sealed, secretContext(row.subscription_id, row.secret_id)),
+        );
       } catch (error) {
         // Retrying within seconds will not configure the key; the workflow's schedule tries again later.
-        if (error instanceof SecretsUnavailableError) throw ApplicationFailure.nonRetryable(error.message, FAILURE_TYPES.secretsUnavailable);
+        if (error instanceof SecretsUnavailableError)
+          throw ApplicationFailure.nonRetryable(error.message, FAILURE_TYPES.secretsUnavailable);
         throw error;
       }
-      if (secrets.length === 0) throw ApplicationFailure.nonRetryable(`Subscription ${subscription.subscription_id} has no live signing secret`, FAILURE_TYPES.noSigningSecret);
+      if (secrets.length === 0)
+        throw ApplicationFailure.nonRetryable(
+          `Subscription ${subscription.subscription_id} has no live signing secret`,
+          FAILURE_TYPES.noSigningSecret,
+        );
 
       const rawBody = JSON.stringify(input.event);
       const timestamp = Math.floor(Date.now() / 1000);
@@ -208,8 +281,19 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
         duration_ms: result.durationMs,
       };
       const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
-      recordWebhookAttempt({ delivered: ok, event_created_at: input.event.created_at, answered_at: new Date().toISOString() });
-      const context = { delivery_id: input.delivery_id, subscription_id: subscription.subscription_id, event_id: input.event.id, attempt: input.attempt, status: result.status, duration_ms: result.durationMs };
+      recordWebhookAttempt({
+        delivered: ok,
+        event_created_at: input.event.created_at,
+        answered_at: new Date().toISOString(),
+      });
+      const context = {
+        delivery_id: input.delivery_id,
+        subscription_id: subscription.subscription_id,
+        event_id: input.event.id,
+        attempt: input.attempt,
+        status: result.status,
+        duration_ms: result.durationMs,
+      };
       if (ok) logger.debug('webhook delivered', context);
       else logger.info('webhook attempt failed', { ...context, error: result.error });
       return { kind: 'sent', url: subscription.url, attempted_at, outcome };
@@ -253,7 +337,12 @@ export function createWebhookActivities(deps: { db: Knex; settings: WorkerSettin
         if (subscription.status !== 'enabled') return { endpoint_disabled: true };
         const gone = verdict.kind === 'give_up' && verdict.reason === 'endpoint_gone';
         const failing =
-          subscription.failing_since !== null && failingTooLong(subscription.failing_since.getTime(), Date.parse(input.observed_at), settings.webhooks.disableAfterFailingSeconds);
+          subscription.failing_since !== null &&
+          failingTooLong(
+            subscription.failing_since.getTime(),
+            Date.parse(input.observed_at),
+            settings.webhooks.disableAfterFailingSeconds,
+          );
         if (!gone && !failing) return { endpoint_disabled: false };
         await disableEndpoint(trx, subscription, gone ? 'endpoint_gone' : 'failing', input);
         return { endpoint_disabled: true };

@@ -101,11 +101,18 @@ export interface AppDeps {
 function requireJsonBody(): RequestHandler {
   return (req, _res, next) => {
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-    if (!hasBody || req.is('application/json') || (req.path === '/oauth/token' && req.is('application/x-www-form-urlencoded'))) {
+    if (
+      !hasBody ||
+      req.is('application/json') ||
+      (req.path === '/oauth/token' && req.is('application/x-www-form-urlencoded'))
+    ) {
       next();
       return;
     }
-    throw new Problem('unsupported_media_type', `Send the body as application/json, not ${req.get('content-type') ?? 'an unnamed type'}`);
+    throw new Problem(
+      'unsupported_media_type',
+      `Send the body as application/json, not ${req.get('content-type') ?? 'an unnamed type'}`,
+    );
   };
 }
 
@@ -126,8 +133,30 @@ export function buildApp(deps: AppDeps): Express {
       origin: settings.corsAllowedOrigins,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       // traceparent and tracestate: a browser client's trace continues into the API's (W3C Trace Context).
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-ID', 'X-Agent-ID', 'X-Confidence-Score', 'Prefer', 'traceparent', 'tracestate'],
-      exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Resource', 'X-Request-ID', 'Retry-After', 'Idempotent-Replayed', 'Location', 'Deprecation', 'Sunset', 'Link'],
+      allowedHeaders: [
+        'Authorization',
+        'Content-Type',
+        'Idempotency-Key',
+        'X-Request-ID',
+        'X-Agent-ID',
+        'X-Confidence-Score',
+        'Prefer',
+        'traceparent',
+        'tracestate',
+      ],
+      exposedHeaders: [
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'X-RateLimit-Resource',
+        'X-Request-ID',
+        'Retry-After',
+        'Idempotent-Replayed',
+        'Location',
+        'Deprecation',
+        'Sunset',
+        'Link',
+      ],
       maxAge: 600,
     }),
   );
@@ -145,11 +174,21 @@ export function buildApp(deps: AppDeps): Express {
   const api = new ApiBuilder({
     authenticate: authenticate({ db: deps.db, keyRing: deps.keyRing, settings: settings.token, verifiers }),
     rateLimit: (category) => rateLimit({ db: deps.db, settings: settings.rateLimits, logger: deps.logger }, category),
-    idempotency: idempotency({ db: deps.db, logger: deps.logger, requestTimeoutMs: settings.requestTimeoutMs, secretKeys: settings.platform.secretKeys }),
+    idempotency: idempotency({
+      db: deps.db,
+      logger: deps.logger,
+      requestTimeoutMs: settings.requestTimeoutMs,
+      secretKeys: settings.platform.secretKeys,
+    }),
     meter,
   });
   registerHealthRoutes(api, deps);
-  registerTokenRoutes(api, { db: deps.db, keyRing: deps.keyRing, settings: settings.token, accessTokenTtlSeconds: settings.accessTokenTtlSeconds });
+  registerTokenRoutes(api, {
+    db: deps.db,
+    keyRing: deps.keyRing,
+    settings: settings.token,
+    accessTokenTtlSeconds: settings.accessTokenTtlSeconds,
+  });
   registerServiceAccountRoutes(api, deps);
   registerPersonalAccessTokenRoutes(api, deps);
   // Orchestration layer (issue 3): history before {routing_id}, so that Express does not read "history" as an id.
@@ -175,14 +214,30 @@ export function buildApp(deps: AppDeps): Express {
   registerLedgerRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
   registerAuditRoutes(api, deps);
   registerPlatformProvenanceRoutes(api, deps);
-  registerComplianceRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, publicBaseUrl: settings.publicBaseUrl });
+  registerComplianceRoutes(api, {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: settings.taskQueue,
+    publicBaseUrl: settings.publicBaseUrl,
+  });
   registerReviewerRoutes(api, deps);
   registerPlatformRoutes(api, deps);
   registerDelegationRoutes(api, delegation);
   registerWebhookRoutes(api, { db: deps.db, settings: settings.webhooks });
-  registerWebhookDeliveryRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, retrySchedule: settings.webhooks.retrySchedule });
+  registerWebhookDeliveryRoutes(api, {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: settings.taskQueue,
+    retrySchedule: settings.webhooks.retrySchedule,
+  });
   registerEventRoutes(api, deps);
-  registerWebAuthnRoutes(api, { db: deps.db, keyRing: deps.keyRing, logger: deps.logger, revocations: deps.revocations, settings: { token: settings.token, webauthn: settings.webauthn } });
+  registerWebAuthnRoutes(api, {
+    db: deps.db,
+    keyRing: deps.keyRing,
+    logger: deps.logger,
+    revocations: deps.revocations,
+    settings: { token: settings.token, webauthn: settings.webauthn },
+  });
   registerPasskeyPage(api);
   if (deps.tracer) app.use(withinRequestTrace());
   app.use(temporalCallsWithinDeadline(deps.temporal));
@@ -194,7 +249,14 @@ export function buildApp(deps: AppDeps): Express {
     const instance = req.originalUrl.split('?')[0] ?? req.path;
     if (allowed.length > 0) {
       res.set('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
-      sendProblem(res, new Problem('method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${allowed.join(', ')}`), instance);
+      sendProblem(
+        res,
+        new Problem(
+          'method_not_allowed',
+          `${req.method} is not allowed on ${req.path}; allowed: ${allowed.join(', ')}`,
+        ),
+        instance,
+      );
       return;
     }
     sendProblem(res, new Problem('not_found', `Nothing at ${req.method} ${req.path}`), instance);

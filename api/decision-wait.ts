@@ -10,7 +10,13 @@ import { extendDeadline } from './middleware/request-deadline';
 export async function readAfterWait<T>(
   res: Response,
   decisions: DecisionWaits,
-  wait: { subject: DecisionSubject; id: string; seconds: number | undefined; read: () => Promise<T | undefined>; decided: (value: T) => boolean },
+  wait: {
+    subject: DecisionSubject;
+    id: string;
+    seconds: number | undefined;
+    read: () => Promise<T | undefined>;
+    decided: (value: T) => boolean;
+  },
 ): Promise<T | undefined> {
   if (!wait.seconds) return wait.read();
   const waitMs = wait.seconds * 1000;
@@ -19,7 +25,14 @@ export async function readAfterWait<T>(
   const onClose = () => gone.abort();
   res.once('close', onClose);
   try {
-    return await decisions.waitFor({ subject: wait.subject, id: wait.id, waitMs, signal: gone.signal, read: wait.read, decided: wait.decided });
+    return await decisions.waitFor({
+      subject: wait.subject,
+      id: wait.id,
+      waitMs,
+      signal: gone.signal,
+      read: wait.read,
+      decided: wait.decided,
+    });
   } finally {
     res.off('close', onClose);
   }

@@ -41,7 +41,9 @@ export function schemaNameClashes(definitions: OpenAPIRegistry['definitions']): 
   };
   visit(definitions);
   const rendered = (name: string, schema: z.ZodType) =>
-    JSON.stringify(new OpenApiGeneratorV31([{ type: 'schema', schema }]).generateComponents().components?.schemas?.[name]);
+    JSON.stringify(
+      new OpenApiGeneratorV31([{ type: 'schema', schema }]).generateComponents().components?.schemas?.[name],
+    );
   return [...named]
     .filter(([name, variants]) => new Set([...variants.values()].map((schema) => rendered(name, schema))).size > 1)
     .map(([name]) => name);
@@ -49,7 +51,8 @@ export function schemaNameClashes(definitions: OpenAPIRegistry['definitions']): 
 
 export function openApiDocument(api: ApiBuilder, serverUrl: string) {
   const clashes = schemaNameClashes(api.registry.definitions);
-  if (clashes.length > 0) throw new Error(`Different schemas share the OpenAPI name(s) ${clashes.join(', ')}: give each its own name`);
+  if (clashes.length > 0)
+    throw new Error(`Different schemas share the OpenAPI name(s) ${clashes.join(', ')}: give each its own name`);
   return new OpenApiGeneratorV31(api.registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
@@ -121,7 +124,10 @@ export function mountDocs(app: Express, api: ApiBuilder, serverUrl: string): voi
     operationId: 'getDocsScript',
     summary: 'The script that starts the docs page',
     responses: { 200: { description: 'The script', contentType: 'application/javascript', schema: z.string() } },
-    handler: () => ({ status: 200, text: { contentType: 'application/javascript; charset=utf-8', content: INIT_SCRIPT } }),
+    handler: () => ({
+      status: 200,
+      text: { contentType: 'application/javascript; charset=utf-8', content: INIT_SCRIPT },
+    }),
   });
   api.route({
     ...operational,
@@ -130,7 +136,10 @@ export function mountDocs(app: Express, api: ApiBuilder, serverUrl: string): voi
     operationId: 'getProblemType',
     summary: 'A problem type: the type URI of a problem body',
     request: { params: z.object({ code: z.string() }) },
-    responses: { 200: { description: 'Its title, status and remediation', schema: ProblemTypeSchema }, 404: { description: 'not_found: no such problem type' } },
+    responses: {
+      200: { description: 'Its title, status and remediation', schema: ProblemTypeSchema },
+      404: { description: 'not_found: no such problem type' },
+    },
     handler: ({ params }) => {
       if (!Object.hasOwn(PROBLEM_TYPES, params.code)) throw new Problem('not_found', `No problem type ${params.code}`);
       const code = params.code as ProblemCode;

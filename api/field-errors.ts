@@ -6,7 +6,8 @@ export const REQUIRED_FIELD_MISSING = 'REQUIRED_FIELD_MISSING';
 
 const SHORT = 32;
 // Values of fields named like these are never rendered, whatever the issue.
-const SENSITIVE_NAME = /secret|password|passphrase|api[_-]?key|authorization|credential|signature|private[_-]?key|(?:^|[._-])(?:\w+_)?token$/i;
+const SENSITIVE_NAME =
+  /secret|password|passphrase|api[_-]?key|authorization|credential|signature|private[_-]?key|(?:^|[._-])(?:\w+_)?token$/i;
 
 type Issue = ZodError['issues'][number] & { input?: unknown };
 
@@ -36,7 +37,10 @@ function discriminator(issue: Issue): { value: unknown; options: unknown[] } | u
   const { discriminator: key, options } = issue as Issue & { discriminator?: unknown; options?: unknown[] };
   if (typeof key !== 'string' || !Array.isArray(options)) return undefined;
   const input = issue.input;
-  return { value: typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[key] : undefined, options };
+  return {
+    value: typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[key] : undefined,
+    options,
+  };
 }
 
 /**
@@ -46,7 +50,8 @@ function discriminator(issue: Issue): { value: unknown; options: unknown[] } | u
 function received(issue: Issue, field: string): string {
   const chosen = discriminator(issue);
   const value = chosen ? chosen.value : issue.input;
-  if (issue.code === 'unrecognized_keys') return [...issue.keys.slice(0, 5).map(literal), ...(issue.keys.length > 5 ? ['…'] : [])].join(', ');
+  if (issue.code === 'unrecognized_keys')
+    return [...issue.keys.slice(0, 5).map(literal), ...(issue.keys.length > 5 ? ['…'] : [])].join(', ');
   if (value === undefined) return 'missing';
   if (SENSITIVE_NAME.test(field)) return typeName(value);
   if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : literal(value);
@@ -96,7 +101,9 @@ function expected(issue: Issue): string | undefined {
       return chosen ? oneOf(chosen.options) : undefined;
     }
     case 'invalid_format':
-      return issue.format === 'regex' && 'pattern' in issue ? `a string matching ${String(issue.pattern)}` : issue.format;
+      return issue.format === 'regex' && 'pattern' in issue
+        ? `a string matching ${String(issue.pattern)}`
+        : issue.format;
     case 'not_multiple_of':
       return `a multiple of ${String(issue.divisor)}`;
     case 'unrecognized_keys':

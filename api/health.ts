@@ -6,7 +6,10 @@ import { z } from './schemas/zod';
 
 const CHECK_TIMEOUT_MS = 2000;
 
-async function check(name: string, probe: () => Promise<unknown>): Promise<{ name: string; ok: boolean; error?: string }> {
+async function check(
+  name: string,
+  probe: () => Promise<unknown>,
+): Promise<{ name: string; ok: boolean; error?: string }> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -24,7 +27,10 @@ async function check(name: string, probe: () => Promise<unknown>): Promise<{ nam
 }
 
 const ReadinessSchema = z
-  .object({ status: z.enum(['ready', 'unavailable']), checks: z.array(z.object({ name: z.string(), ok: z.boolean(), error: z.string().optional() })) })
+  .object({
+    status: z.enum(['ready', 'unavailable']),
+    checks: z.array(z.object({ name: z.string(), ok: z.boolean(), error: z.string().optional() })),
+  })
   .openapi('Readiness');
 
 export function registerHealthRoutes(api: ApiBuilder, deps: { db: Knex; temporal: Client }): void {

@@ -42,7 +42,12 @@ export function bundleReply<T>(outcome: BundleOutcome<T>, blockMaxAgeMs: number)
       return {
         status: 202,
         headers: { 'Retry-After': String(retry_after_seconds) },
-        body: { status: 'pending', transaction_id: outcome.transaction_id, block_number: outcome.block_number, retry_after_seconds },
+        body: {
+          status: 'pending',
+          transaction_id: outcome.transaction_id,
+          block_number: outcome.block_number,
+          retry_after_seconds,
+        },
       };
     }
     case 'not_found':
@@ -60,7 +65,10 @@ export function atTreeSize(treeSize: number | undefined): { treeSize?: number } 
   return treeSize === undefined ? {} : { treeSize };
 }
 
-const PENDING = { description: 'The record’s block is not sealed yet; retry after Retry-After seconds', schema: ProofPendingSchema };
+const PENDING = {
+  description: 'The record’s block is not sealed yet; retry after Retry-After seconds',
+  schema: ProofPendingSchema,
+};
 
 /**
  * The transparency log itself: its key and checkpoints are public (like any transparency log's, so
@@ -76,7 +84,10 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
     tags: ['Ledger'],
     auth: 'public',
     rateLimit: 'default',
-    responses: { 200: { description: 'The key', schema: LedgerKeySchema }, 503: { description: 'The log has no key yet (no service has started against this database)' } },
+    responses: {
+      200: { description: 'The key', schema: LedgerKeySchema },
+      503: { description: 'The log has no key yet (no service has started against this database)' },
+    },
     handler: async () => {
       const key = await loadLedgerIdentity(deps.db);
       if (!key) throw new Problem('service_unavailable', 'The ledger has no key yet: start the service once');
@@ -105,10 +116,22 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
     auth: 'public',
     rateLimit: 'default',
     request: { query: TreeSizeQuerySchema },
-    responses: { 200: { description: 'The checkpoint', schema: CheckpointSchema }, 404: { description: 'No checkpoint (yet, or of that size)' } },
+    responses: {
+      200: { description: 'The checkpoint', schema: CheckpointSchema },
+      404: { description: 'No checkpoint (yet, or of that size)' },
+    },
     handler: async ({ query }) => {
-      const row = query.tree_size === undefined ? await latestCheckpoint(deps.db) : await checkpointWithTreeSize(deps.db, query.tree_size);
-      if (!row) throw new Problem('ledger_checkpoint_not_found', query.tree_size === undefined ? 'The log has no checkpoint yet' : `No checkpoint has a tree of ${query.tree_size} leaves`);
+      const row =
+        query.tree_size === undefined
+          ? await latestCheckpoint(deps.db)
+          : await checkpointWithTreeSize(deps.db, query.tree_size);
+      if (!row)
+        throw new Problem(
+          'ledger_checkpoint_not_found',
+          query.tree_size === undefined
+            ? 'The log has no checkpoint yet'
+            : `No checkpoint has a tree of ${query.tree_size} leaves`,
+        );
       return { status: 200, body: toCheckpoint(row) };
     },
   });
@@ -118,7 +141,8 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
     path: '/v1/ledger/consistency',
     operationId: 'getLedgerConsistencyProof',
     summary: 'Proof that the log at one checkpoint extends the log at an earlier one',
-    description: 'Both sizes must be checkpointed tree sizes, so both roots are signed. Verify offline with `npm run verify`.',
+    description:
+      'Both sizes must be checkpointed tree sizes, so both roots are signed. Verify offline with `npm run verify`.',
     tags: ['Ledger'],
     auth: 'public',
     rateLimit: 'default',
@@ -128,7 +152,8 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
       404: { description: 'No checkpoint of that tree size' },
       422: { description: 'The first tree is larger than the second' },
     },
-    handler: async ({ query }) => bundleReply(await consistencyBundle(deps.db, query.first, query.second), deps.blockMaxAgeMs),
+    handler: async ({ query }) =>
+      bundleReply(await consistencyBundle(deps.db, query.first, query.second), deps.blockMaxAgeMs),
   });
 
   api.route({
@@ -147,7 +172,13 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
       422: { description: 'The record is not in the tree of that size' },
     },
     handler: async ({ params, query, principal }) =>
-      bundleReply(await recordBundle(deps.db, params.transaction_id, { ...atTreeSize(query.tree_size), organizationId: principal.organization_id }), deps.blockMaxAgeMs),
+      bundleReply(
+        await recordBundle(deps.db, params.transaction_id, {
+          ...atTreeSize(query.tree_size),
+          organizationId: principal.organization_id,
+        }),
+        deps.blockMaxAgeMs,
+      ),
   });
 
   api.route({
@@ -163,10 +194,23 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
     tags: ['Ledger'],
     auth: 'audit:read',
     rateLimit: 'audit-logs',
-    responses: { 200: { description: 'The sealed log as JSON lines', contentType: 'application/x-ndjson', schema: LedgerExportSchema } },
+    responses: {
+      200: {
+        description: 'The sealed log as JSON lines',
+        contentType: 'application/x-ndjson',
+        schema: LedgerExportSchema,
+      },
+    },
     handler: async ({ principal }) => {
-      if (!(await loadLedgerIdentity(deps.db))) throw new Problem('service_unavailable', 'The ledger has no key yet: start the service once');
-      return { status: 200, stream: { contentType: 'application/x-ndjson', chunks: ndjson(exportLedger(deps.db, { organizationId: principal.organization_id })) } };
+      if (!(await loadLedgerIdentity(deps.db)))
+        throw new Problem('service_unavailable', 'The ledger has no key yet: start the service once');
+      return {
+        status: 200,
+        stream: {
+          contentType: 'application/x-ndjson',
+          chunks: ndjson(exportLedger(deps.db, { organizationId: principal.organization_id })),
+        },
+      };
     },
   });
 }

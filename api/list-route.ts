@@ -38,7 +38,10 @@ export interface ListRouteSpec<Q extends ListQuery, P extends ZodType | undefine
 }
 
 /** A GET that answers one page of a keyset-paginated list, with the list's rows shown through its view. */
-export function listRoute<Q extends ListQuery, P extends ZodType | undefined = undefined, Row = unknown>(api: ApiBuilder, spec: ListRouteSpec<Q, P, Row>): void {
+export function listRoute<Q extends ListQuery, P extends ZodType | undefined = undefined, Row = unknown>(
+  api: ApiBuilder,
+  spec: ListRouteSpec<Q, P, Row>,
+): void {
   const { page, query, params, sort, list, view, responses, ...operation } = spec;
   const schema = 'schema' in page ? page.schema : pageSchema(page.item, page.name);
   api.route({
@@ -48,7 +51,9 @@ export function listRoute<Q extends ListQuery, P extends ZodType | undefined = u
     responses: { 200: { description: page.description, schema }, ...responses },
     handler: async (ctx) => {
       const pageRequest = { limit: ctx.query.limit, cursor: ctx.query.cursor, sort: parseSort(ctx.query.sort, sort) };
-      const found = await withCursorProblems(list({ query: ctx.query, params: ctx.params, principal: ctx.principal, page: pageRequest }));
+      const found = await withCursorProblems(
+        list({ query: ctx.query, params: ctx.params, principal: ctx.principal, page: pageRequest }),
+      );
       return { status: 200, body: { ...found, data: found.data.map((row) => view(row)) } };
     },
   });

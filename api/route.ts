@@ -10,7 +10,13 @@ import { capabilityOf } from './capabilities';
 import { principalOf, requireAccess } from './middleware/auth';
 import { guardParameters } from './middleware/input-guard';
 import type { RateLimitCategory } from './middleware/rate-limit';
-import { createApiRegistry, isIdempotent, openApiOperation, type OperationSpec, type RouteAuth } from './openapi-assembly';
+import {
+  createApiRegistry,
+  isIdempotent,
+  openApiOperation,
+  type OperationSpec,
+  type RouteAuth,
+} from './openapi-assembly';
 import { Problem } from './problem';
 import type { z } from './schemas/zod';
 
@@ -74,7 +80,10 @@ function parse(schema: ZodType | undefined, value: unknown, location: string): u
   if (!schema) return undefined;
   // The input is kept on each issue only to say what was received (a type name or a short rendering).
   const result = schema.safeParse(value, { reportInput: true });
-  if (!result.success) throw new Problem('validation_failed', `The ${location} has ${result.error.issues.length} invalid field(s)`, { errors: fieldErrors(result.error, location === 'body' ? '' : location) });
+  if (!result.success)
+    throw new Problem('validation_failed', `The ${location} has ${result.error.issues.length} invalid field(s)`, {
+      errors: fieldErrors(result.error, location === 'body' ? '' : location),
+    });
   return result.data;
 }
 
@@ -102,7 +111,13 @@ export class ApiBuilder {
     A extends RouteAuth = RouteAuth,
   >(spec: RouteSpec<B, Q, P, H, A>): void {
     const expressPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
-    this.table.push({ method: spec.method.toUpperCase(), matches: ((matcher) => (path: string) => matcher(path) !== false)(match(expressPath)) });
+    this.table.push({
+      method: spec.method.toUpperCase(),
+      matches: (
+        (matcher) => (path: string) =>
+          matcher(path) !== false
+      )(match(expressPath)),
+    });
 
     // The first route that matches a request meters it, as the first that matches answers it.
     const metering: RequestHandler[] = [];
@@ -111,14 +126,25 @@ export class ApiBuilder {
     this.meter[spec.method](expressPath, ...metering, leaveMeter);
 
     const chain: RequestHandler[] = [guardParameters];
-    if (spec.auth !== 'public') chain.push(requireAccess(typeof spec.auth === 'string' ? spec.auth : undefined, capabilityOf(spec.method, spec.path)));
+    if (spec.auth !== 'public')
+      chain.push(
+        requireAccess(typeof spec.auth === 'string' ? spec.auth : undefined, capabilityOf(spec.method, spec.path)),
+      );
     if (isIdempotent(spec)) chain.push(this.middleware.idempotency);
     chain.push(async (req, res) => {
       const body = parse(spec.request?.body, req.body ?? {}, 'body');
       const query = parse(spec.request?.query, req.query, 'query');
       const params = parse(spec.request?.params, req.params, 'path');
       const headers = parse(spec.request?.headers, req.headers, 'header');
-      const reply = await spec.handler({ req, res, body, query, params, headers, principal: principalOf(res) } as RouteContext<Infer<B>, Infer<Q>, Infer<P>, Infer<H>, A>);
+      const reply = await spec.handler({
+        req,
+        res,
+        body,
+        query,
+        params,
+        headers,
+        principal: principalOf(res),
+      } as RouteContext<Infer<B>, Infer<Q>, Infer<P>, Infer<H>, A>);
       if (reply.headers) res.set(reply.headers);
       if (reply.stream) {
         res.status(reply.status).type(reply.stream.contentType);

@@ -27,9 +27,18 @@ async function main(): Promise<void> {
   // Registered before anything that makes spans; both are off unless configured.
   const tracing = tracingOf(config, 'handoff-api');
   const metrics = metricsRegistryOf(config, { api: true, worker: false });
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for the API entry; `npm start` runs an embedded Postgres for development');
+  if (!config.DATABASE_URL)
+    throw new Error(
+      'DATABASE_URL is required for the API entry; `npm start` runs an embedded Postgres for development',
+    );
   await migrateDatabase(config.DATABASE_URL, logger);
-  const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-api', logger, timeouts: dbTimeoutsOf(config) });
+  const db = createDb({
+    connectionString: config.DATABASE_URL,
+    poolMax: config.DATABASE_POOL_MAX,
+    applicationName: 'handoff-api',
+    logger,
+    timeouts: dbTimeoutsOf(config),
+  });
   // Private keys are sealed at rest with the secrets key; keys from before sealing are sealed here.
   const secretKeys = secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS);
   await ensureSigningKey(db, { secretKeys, warn: (message) => logger.warn(message) });

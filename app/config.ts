@@ -5,14 +5,12 @@ const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
-const commaList = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item.length > 0),
-  );
+const commaList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
 
 /** 32 bytes, base64 or base64url. */
 const isSecretKey = (value: string) => Buffer.from(value.trim(), 'base64').length === 32;
@@ -47,7 +45,10 @@ export const configSchema = z.object({
    * host:port where the Temporal SDK serves its worker metrics (poll and task latencies, slots, sticky cache),
    * in the worker process. Unset: off. Set with METRICS_PORT, they are served on /metrics as well.
    */
-  TEMPORAL_METRICS_BIND_ADDRESS: z.string().regex(/^[^:]+:\d{1,5}$/, 'host:port').optional(),
+  TEMPORAL_METRICS_BIND_ADDRESS: z
+    .string()
+    .regex(/^[^:]+:\d{1,5}$/, 'host:port')
+    .optional(),
   /** `otlp` turns tracing on (to http://localhost:4318 unless an endpoint is set), `none` keeps it off. */
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
   /** OTLP/HTTP collector base URL; setting it turns tracing on (traces go to <endpoint>/v1/traces). */
@@ -145,7 +146,8 @@ export const configSchema = z.object({
     .string()
     .transform((value, ctx) => {
       const delays = value.split(',').map((item) => Number(item.trim()));
-      if (delays.length === 0 || delays.some((delay) => !Number.isInteger(delay) || delay < 1)) ctx.addIssue({ code: 'custom', message: 'a comma-separated list of whole seconds, each at least 1' });
+      if (delays.length === 0 || delays.some((delay) => !Number.isInteger(delay) || delay < 1))
+        ctx.addIssue({ code: 'custom', message: 'a comma-separated list of whole seconds, each at least 1' });
       return delays;
     })
     .default(DEFAULT_RETRY_SCHEDULE.delays_seconds),
@@ -191,7 +193,12 @@ export const configSchema = z.object({
   /** How long a registration or sign-in challenge can be answered; each answers once. */
   WEBAUTHN_CHALLENGE_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   /** Lifetime of a session token from a passkey sign-in (exchanged for delegation tokens, used to manage passkeys). */
-  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(24 * 60 * 60).default(15 * 60),
+  SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(24 * 60 * 60)
+    .default(15 * 60),
   // Platform: approvals, agent executions and their callbacks.
   /** Seconds an approval request stays pending when the caller gives no expires_at, and the most it may ask for. */
   APPROVAL_DEFAULT_TTL_SECONDS: seconds.default(24 * 60 * 60),
@@ -226,7 +233,11 @@ export const configSchema = z.object({
    * (POST /v1/orch/escalation/manual): a supervisor who reviews what an agent did alone reopens it for a human.
    * 0: never.
    */
-  ROUTING_REVIEW_WINDOW_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 60 * 60),
+  ROUTING_REVIEW_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(7 * 24 * 60 * 60),
   // Reasoning and the model registry.
   /**
    * The OpenAI-compatible providers models are routed to, as a JSON object from provider name (a model's
@@ -244,7 +255,12 @@ export const configSchema = z.object({
         return z.NEVER;
       }
     })
-    .pipe(z.record(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/), z.object({ base_url: z.url({ protocol: /^https?$/ }), api_key: z.string().min(1).optional() }).strict())),
+    .pipe(
+      z.record(
+        z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+        z.object({ base_url: z.url({ protocol: /^https?$/ }), api_key: z.string().min(1).optional() }).strict(),
+      ),
+    ),
   /** One provider call may take this long before the next alternative model is tried. */
   REASONING_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** No further alternative is tried once a reasoning request has taken this long. */

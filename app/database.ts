@@ -6,7 +6,11 @@ import type { Config } from './config';
 import { portAnswers } from '../lib/net';
 
 export function dbTimeoutsOf(config: Config): DbTimeouts {
-  return { acquireMs: config.DATABASE_ACQUIRE_TIMEOUT_MS, statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS, idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS };
+  return {
+    acquireMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
+    statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  };
 }
 
 /** Migrations on a connection of their own, without the statement bound that serving requests has. */
@@ -31,16 +35,28 @@ export interface OpenDatabase {
  * running `npm start` already serves it (PGlite's folder must have one owner), else started here. `bounded`:
  * DATABASE_URL's connections wait at most the configured timeouts (the embedded one has no server-side timeouts).
  */
-export async function openDatabase(config: Config, options: { serveEmbedded: boolean; logger?: DbLogSink; bounded?: boolean }): Promise<OpenDatabase> {
+export async function openDatabase(
+  config: Config,
+  options: { serveEmbedded: boolean; logger?: DbLogSink; bounded?: boolean },
+): Promise<OpenDatabase> {
   const { logger } = options;
   if (config.DATABASE_URL) {
-    const db = createDb({ connectionString: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, logger, ...(options.bounded ? { timeouts: dbTimeoutsOf(config) } : {}) });
+    const db = createDb({
+      connectionString: config.DATABASE_URL,
+      poolMax: config.DATABASE_POOL_MAX,
+      logger,
+      ...(options.bounded ? { timeouts: dbTimeoutsOf(config) } : {}),
+    });
     return { db, description: 'DATABASE_URL', close: () => db.destroy() };
   }
   const port = config.EMBEDDED_POSTGRES_PORT;
   const dataDir = path.resolve(config.DATA_DIR, 'pg');
   if (!options.serveEmbedded && (await portAnswers(port))) {
-    const db = createDb({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres?sslmode=disable`, poolMax: 1, logger });
+    const db = createDb({
+      connectionString: `postgres://postgres@127.0.0.1:${port}/postgres?sslmode=disable`,
+      poolMax: 1,
+      logger,
+    });
     return { db, description: `embedded Postgres served at 127.0.0.1:${port}`, close: () => db.destroy() };
   }
   const embedded = await startEmbeddedPostgres({ dataDir, port });

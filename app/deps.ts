@@ -19,7 +19,8 @@ import { registerOperationalGauges } from '../services/observability/gauges';
 import { platformSettings, platformWorkerSettings } from './platform';
 
 /** SECRETS_ENCRYPTION_KEY and the previous keys: what seals secrets and private keys at rest. */
-const secretKeysOf = (config: Config) => secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS);
+const secretKeysOf = (config: Config) =>
+  secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS);
 
 export function escalationTimeouts(config: Config) {
   return {
@@ -124,7 +125,14 @@ export function passportSettings(config: Config): PassportSettings {
  */
 export function createAppDeps(
   config: Config,
-  parts: { db: Knex; temporal: Client; logger: Logger; listenUrl?: string | undefined; metrics?: Registry | undefined; tracing?: Tracing | undefined },
+  parts: {
+    db: Knex;
+    temporal: Client;
+    logger: Logger;
+    listenUrl?: string | undefined;
+    metrics?: Registry | undefined;
+    tracing?: Tracing | undefined;
+  },
 ): AppDeps {
   const { listenUrl, metrics, tracing, ...shared } = parts;
   const listenAt = 'listenUrl' in parts ? listenUrl : config.DATABASE_URL;
@@ -132,6 +140,16 @@ export function createAppDeps(
   const decisions = createDecisionWaits({ listenUrl: listenAt, logger: parts.logger });
   // The API records its requests on the process's registry and reads its gauges at scrape; a tracer spans each request.
   if (metrics) registerOperationalGauges(metrics, { db: parts.db, revocations });
-  const observability = { ...(metrics ? { httpMetrics: createHttpMetrics(metrics) } : {}), ...(tracing ? { tracer: tracing.tracer } : {}) };
-  return { ...shared, keyRing: createKeyRing(parts.db, { secretKeys: secretKeysOf(config) }), revocations, decisions, settings: appSettings(config), ...observability };
+  const observability = {
+    ...(metrics ? { httpMetrics: createHttpMetrics(metrics) } : {}),
+    ...(tracing ? { tracer: tracing.tracer } : {}),
+  };
+  return {
+    ...shared,
+    keyRing: createKeyRing(parts.db, { secretKeys: secretKeysOf(config) }),
+    revocations,
+    decisions,
+    settings: appSettings(config),
+    ...observability,
+  };
 }

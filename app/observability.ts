@@ -21,16 +21,25 @@ export function tracingOf(config: Config, defaultServiceName: string): Tracing |
     endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
     tracesEndpoint: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
   });
-  return otlpTracesUrl ? startTracing({ serviceName: config.OTEL_SERVICE_NAME ?? defaultServiceName, destination: { otlpTracesUrl } }) : undefined;
+  return otlpTracesUrl
+    ? startTracing({ serviceName: config.OTEL_SERVICE_NAME ?? defaultServiceName, destination: { otlpTracesUrl } })
+    : undefined;
 }
 
 /**
  * GET /metrics on METRICS_HOST:METRICS_PORT: the registry, and in a worker process the Temporal SDK's own
  * metrics (TEMPORAL_METRICS_BIND_ADDRESS) fetched at the same scrape, so one scrape target covers the process.
  */
-export async function serveMetrics(config: Config, registry: Registry | undefined, options: { logger: Logger; worker: boolean }): Promise<Server | undefined> {
+export async function serveMetrics(
+  config: Config,
+  registry: Registry | undefined,
+  options: { logger: Logger; worker: boolean },
+): Promise<Server | undefined> {
   if (!registry || config.METRICS_PORT === undefined) return undefined;
   const sources: MetricsSource[] = [registry];
-  if (options.worker && config.TEMPORAL_METRICS_BIND_ADDRESS) sources.push(remoteMetrics(`http://${config.TEMPORAL_METRICS_BIND_ADDRESS.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/metrics`));
+  if (options.worker && config.TEMPORAL_METRICS_BIND_ADDRESS)
+    sources.push(
+      remoteMetrics(`http://${config.TEMPORAL_METRICS_BIND_ADDRESS.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/metrics`),
+    );
   return startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, sources, logger: options.logger });
 }

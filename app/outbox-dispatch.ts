@@ -1,6 +1,11 @@
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
-import { DISPATCH_OUTBOX_WORKFLOW, outboxDispatcherId, wakeSignal, type DispatchOutboxWorkflow } from '../contracts/dispatch-outbox';
+import {
+  DISPATCH_OUTBOX_WORKFLOW,
+  outboxDispatcherId,
+  wakeSignal,
+  type DispatchOutboxWorkflow,
+} from '../contracts/dispatch-outbox';
 import type { Logger } from '../lib/logger';
 
 /** The channel the outbox trigger notifies at commit (migration 20261123000300_webhooks). */
@@ -59,8 +64,12 @@ export async function startOutboxDispatch(deps: {
           if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
           if (stopped) break;
           lastSignalAt = Date.now();
-          await signal().catch((error: unknown) => logger.warn('could not wake the outbox dispatcher; its poll will find the events', { error: (error as Error).message }));
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake() sets again and stop() sets stopped while the loop awaits
+          await signal().catch((error: unknown) =>
+            logger.warn('could not wake the outbox dispatcher; its poll will find the events', {
+              error: (error as Error).message,
+            }),
+          );
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake() sets again and stop() sets stopped while the loop awaits
         } while (again && !stopped);
       } finally {
         inFlight = undefined;
@@ -87,7 +96,10 @@ export async function startOutboxDispatch(deps: {
 
   const listen = async (): Promise<void> => {
     if (!deps.databaseUrl || stopped) return;
-    const connection = new pg.Client({ connectionString: deps.databaseUrl, application_name: 'handoff-outbox-listener' });
+    const connection = new pg.Client({
+      connectionString: deps.databaseUrl,
+      application_name: 'handoff-outbox-listener',
+    });
     connection.on('notification', () => void wake());
     connection.on('error', (error) => {
       logger.warn('outbox listener connection failed; reconnecting', { error: error.message });

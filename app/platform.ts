@@ -16,7 +16,11 @@ export function platformSettings(config: Config): PlatformSettings {
     heartbeatTimeoutMs: config.AGENT_HEARTBEAT_TIMEOUT_SECONDS * 1000,
     callback: {
       maxAttempts: config.CALLBACK_MAX_ATTEMPTS,
-      retry: { initial_interval_ms: config.CALLBACK_RETRY_INITIAL_INTERVAL_MS, backoff_coefficient: 2, maximum_interval_ms: config.CALLBACK_RETRY_MAX_INTERVAL_SECONDS * 1000 },
+      retry: {
+        initial_interval_ms: config.CALLBACK_RETRY_INITIAL_INTERVAL_MS,
+        backoff_coefficient: 2,
+        maximum_interval_ms: config.CALLBACK_RETRY_MAX_INTERVAL_SECONDS * 1000,
+      },
       timeoutMs: config.OUTBOUND_TIMEOUT_MS,
     },
     callbackSecretGraceSeconds: config.CALLBACK_SECRET_ROTATION_GRACE_SECONDS,
@@ -24,7 +28,12 @@ export function platformSettings(config: Config): PlatformSettings {
     outboundPolicy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST },
     ledgerSealingLagAlertSeconds: config.LEDGER_SEALING_LAG_ALERT_SECONDS,
     reasoning: {
-      providers: Object.fromEntries(Object.entries(config.REASONING_PROVIDERS).map(([name, provider]) => [name, { baseUrl: provider.base_url, apiKey: provider.api_key, system: name }])),
+      providers: Object.fromEntries(
+        Object.entries(config.REASONING_PROVIDERS).map(([name, provider]) => [
+          name,
+          { baseUrl: provider.base_url, apiKey: provider.api_key, system: name },
+        ]),
+      ),
       attemptTimeoutMs: config.REASONING_ATTEMPT_TIMEOUT_MS,
       totalTimeoutMs: config.REASONING_TOTAL_TIMEOUT_MS,
       maxAttempts: config.REASONING_MAX_ATTEMPTS,

@@ -60,10 +60,20 @@ export async function startWorkerSide(deps: {
     tracing: deps.tracing,
   });
   const running = worker.run();
-  const temporal = new Client({ connection: deps.connection, namespace: config.TEMPORAL_NAMESPACE, ...tracedClientOptions(deps.tracing !== undefined) });
+  const temporal = new Client({
+    connection: deps.connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    ...tracedClientOptions(deps.tracing !== undefined),
+  });
   // Signal-with-start: a sealer already running (a restarted worker's) only takes the settings again.
   await startLedgerSealer(temporal, { taskQueue, settings: ledgerSealerSettings(config) });
-  const outbox = await startOutboxDispatch({ temporal, taskQueue, databaseUrl: deps.databaseUrl, minWakeIntervalMs: config.WEBHOOK_DISPATCH_WAKE_INTERVAL_MS, logger });
+  const outbox = await startOutboxDispatch({
+    temporal,
+    taskQueue,
+    databaseUrl: deps.databaseUrl,
+    minWakeIntervalMs: config.WEBHOOK_DISPATCH_WAKE_INTERVAL_MS,
+    logger,
+  });
   return {
     worker,
     running,
@@ -89,7 +99,10 @@ export async function startApiSide(
 ): Promise<RunningApi> {
   const { host, settings, ...appParts } = parts;
   const deps = createAppDeps(config, appParts);
-  const server = await listen(buildApp({ ...deps, settings: { ...deps.settings, ...settings } }), { host: host ?? config.HOST, port: config.PORT });
+  const server = await listen(buildApp({ ...deps, settings: { ...deps.settings, ...settings } }), {
+    host: host ?? config.HOST,
+    port: config.PORT,
+  });
   return {
     server,
     deps,
@@ -102,19 +115,34 @@ export async function startApiSide(
 }
 
 /** A token with every scope for `subject`, registered in the default organization, signed with the database's key. */
-export async function issueEveryScopeToken(db: Knex, config: Config, options: { subject: string; ttlSeconds: number }): Promise<string> {
+export async function issueEveryScopeToken(
+  db: Knex,
+  config: Config,
+  options: { subject: string; ttlSeconds: number },
+): Promise<string> {
   // A token without a service account holds only what its subject is registered for.
   await registerTokenSubject(db, { subject: options.subject, organizationId: DEFAULT_ORGANIZATION_ID, scopes: SCOPES });
-  const keyRing = createKeyRing(db, { secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS) });
+  const keyRing = createKeyRing(db, {
+    secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
+  });
   const settings = { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE };
-  return issueAccessToken(keyRing, settings, { subject: options.subject, scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: options.ttlSeconds });
+  return issueAccessToken(keyRing, settings, {
+    subject: options.subject,
+    scopes: SCOPES,
+    organizationId: DEFAULT_ORGANIZATION_ID,
+    ttlSeconds: options.ttlSeconds,
+  });
 }
 
 const READY_TIMEOUT_MS = 120_000;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+export async function waitUntil(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs = READY_TIMEOUT_MS,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await probe().catch(() => false)) return;

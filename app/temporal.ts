@@ -15,7 +15,10 @@ export function temporalTls(config: Config): TLSConfig | boolean {
   if (config.TEMPORAL_TLS_SERVER_NAME) tls.serverNameOverride = config.TEMPORAL_TLS_SERVER_NAME;
   if (config.TEMPORAL_TLS_CA_PATH) tls.serverRootCACertificate = readFileSync(config.TEMPORAL_TLS_CA_PATH);
   if (config.TEMPORAL_TLS_CERT_PATH && config.TEMPORAL_TLS_KEY_PATH) {
-    tls.clientCertPair = { crt: readFileSync(config.TEMPORAL_TLS_CERT_PATH), key: readFileSync(config.TEMPORAL_TLS_KEY_PATH) };
+    tls.clientCertPair = {
+      crt: readFileSync(config.TEMPORAL_TLS_CERT_PATH),
+      key: readFileSync(config.TEMPORAL_TLS_KEY_PATH),
+    };
   }
   return Object.keys(tls).length > 0 ? tls : true;
 }
@@ -31,7 +34,11 @@ export function temporalConnectionOptions(config: Config) {
 /** traced: workflow starts, signals, updates and queries get a span each, and carry the trace to the workflow in their headers. */
 export async function connectTemporalClient(config: Config, options: { traced?: boolean } = {}): Promise<Client> {
   const connection = await Connection.connect(temporalConnectionOptions(config));
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, ...tracedClientOptions(options.traced ?? false) });
+  return new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    ...tracedClientOptions(options.traced ?? false),
+  });
 }
 
 export function tracedClientOptions(traced: boolean): Pick<ClientOptions, 'interceptors'> {
@@ -71,9 +78,13 @@ function typeName(code: number | undefined): string {
 /** Registers the attributes the namespace lacks; returns what it did for each one. */
 export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<AttributeOutcome[]> {
   const before = await registeredTypes(connection, namespace);
-  const conflicts = ALL_SEARCH_ATTRIBUTES.filter((key) => before.has(key.name) && before.get(key.name) !== VALUE_TYPES[key.type].code);
+  const conflicts = ALL_SEARCH_ATTRIBUTES.filter(
+    (key) => before.has(key.name) && before.get(key.name) !== VALUE_TYPES[key.type].code,
+  );
   if (conflicts.length > 0) {
-    const listed = conflicts.map((key) => `${key.name} is ${typeName(before.get(key.name))}, not ${VALUE_TYPES[key.type].name}`).join('; ');
+    const listed = conflicts
+      .map((key) => `${key.name} is ${typeName(before.get(key.name))}, not ${VALUE_TYPES[key.type].name}`)
+      .join('; ');
     throw new SearchAttributeConflict(`Namespace ${namespace}: ${listed}`);
   }
   const missing = ALL_SEARCH_ATTRIBUTES.filter((key) => !before.has(key.name));
@@ -96,6 +107,8 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
 
 /** Registers every search attribute on a fresh server in one call, as the tests' time-skipping servers need. */
 export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<void> {
-  const searchAttributes = Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((key) => [key.name, VALUE_TYPES[key.type].code]));
+  const searchAttributes = Object.fromEntries(
+    ALL_SEARCH_ATTRIBUTES.map((key) => [key.name, VALUE_TYPES[key.type].code]),
+  );
   await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
 }

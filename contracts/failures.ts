@@ -26,7 +26,11 @@ export const FAILURE_TYPES = {
 export type FailureType = (typeof FAILURE_TYPES)[keyof typeof FAILURE_TYPES];
 
 /** Activity failures that end the attempt at once: the same input would fail the same way again. */
-export const NON_RETRYABLE_FAILURE_TYPES: FailureType[] = [FAILURE_TYPES.invalidData, FAILURE_TYPES.secretsUnavailable, FAILURE_TYPES.noSigningSecret];
+export const NON_RETRYABLE_FAILURE_TYPES: FailureType[] = [
+  FAILURE_TYPES.invalidData,
+  FAILURE_TYPES.secretsUnavailable,
+  FAILURE_TYPES.noSigningSecret,
+];
 
 /**
  * The retry policy of an activity that writes to Postgres: backs off to a minute and gives up after about
@@ -59,9 +63,13 @@ export interface WorkflowFailure {
 export function storageFailure(error: unknown): WorkflowFailure | undefined {
   if (!(error instanceof TemporalFailure) || error instanceof CancelledFailure) return undefined;
   for (let cause: unknown = error; cause instanceof TemporalFailure; cause = cause.cause) {
-    if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.invalidData) return { type: FAILURE_TYPES.invalidData, message: cause.message };
+    if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.invalidData)
+      return { type: FAILURE_TYPES.invalidData, message: cause.message };
   }
-  return { type: FAILURE_TYPES.storageFailed, message: `The database did not take the change within its retries: ${error.message}` };
+  return {
+    type: FAILURE_TYPES.storageFailed,
+    message: `The database did not take the change within its retries: ${error.message}`,
+  };
 }
 
 /** The failure a workflow ends with once it has stated it: the same type and message, for callers and the Temporal UI. */

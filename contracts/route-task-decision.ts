@@ -4,7 +4,15 @@ import { needsHuman } from '../domain/routing-decision';
 import { queuedFor, supervisorNotifications } from '../domain/routing-escalation';
 import type { RoutingVerdictV2, DecisionMoment } from '../domain/routing-moments';
 import { decisionRecords, type RoutingStepRecord } from '../domain/routing-steps';
-import type { AssignedTo, CarriedVerdict, Decided, HumanEscalationLevel, RouteTaskInput, RoutingDecisionResult, RoutingState } from './route-task';
+import type {
+  AssignedTo,
+  CarriedVerdict,
+  Decided,
+  HumanEscalationLevel,
+  RouteTaskInput,
+  RoutingDecisionResult,
+  RoutingState,
+} from './route-task';
 
 export type { Decided, RecordedDecision } from './route-task';
 
@@ -23,10 +31,17 @@ export interface RoutingDecision {
   /** The four moments (the last one is the decision), with their events, in order. */
   steps: RoutingStepRecord[];
   /** The state the decision leaves; its decision_result carries PENDING_ANCHOR until the ledger gives one. */
-  changes: Partial<RoutingState> & Pick<RoutingState, 'status' | 'escalation_level'> & { decision_result: RoutingDecisionResult };
+  changes: Partial<RoutingState> &
+    Pick<RoutingState, 'status' | 'escalation_level'> & { decision_result: RoutingDecisionResult };
 }
 
-const carried = ({ decision, escalation_level, required_capabilities, notifications, risk }: RoutingVerdictV2): CarriedVerdict => ({
+const carried = ({
+  decision,
+  escalation_level,
+  required_capabilities,
+  notifications,
+  risk,
+}: RoutingVerdictV2): CarriedVerdict => ({
   decision,
   escalation_level,
   required_capabilities,
@@ -54,9 +69,22 @@ export function routingDecision(args: {
   const assigned_to: AssignedTo | undefined = !human
     ? { type: 'ai_agent', did: agentDid(task.ai_agent_id), agent_id: task.ai_agent_id, capabilities_matched: [] }
     : assignment && { type: 'human', did: assignment.did, capabilities_matched: assignment.capabilities_matched };
-  const estimated_response_time = human ? input.escalation_timeouts_seconds[verdict.escalation_level as HumanEscalationLevel] : 0;
-  const told = human ? supervisorNotifications(routing_id, verdict.notifications, verdict.escalation_level, []) : { events: [], notified: [] };
-  const steps = decisionRecords({ routing_id, task_id: input.request_id, verdict, task, moments, human, assigned_to, notifications: told.events });
+  const estimated_response_time = human
+    ? input.escalation_timeouts_seconds[verdict.escalation_level as HumanEscalationLevel]
+    : 0;
+  const told = human
+    ? supervisorNotifications(routing_id, verdict.notifications, verdict.escalation_level, [])
+    : { events: [], notified: [] };
+  const steps = decisionRecords({
+    routing_id,
+    task_id: input.request_id,
+    verdict,
+    task,
+    moments,
+    human,
+    assigned_to,
+    notifications: told.events,
+  });
   const decided: Decided = { verdict: carried(verdict), human, assignment, decided_at, notified: told.notified };
   const common = {
     decision: verdict.decision,
@@ -78,13 +106,26 @@ export function routingDecision(args: {
     escalation_level: verdict.escalation_level,
     estimated_response_time,
     safety_analysis: verdict.safety_analysis,
-    provenance: { decision_made_by: 'orch_core', timestamp: decided_at, rule_triggered: verdict.rule_triggered, ledger_anchor: PENDING_ANCHOR },
+    provenance: {
+      decision_made_by: 'orch_core',
+      timestamp: decided_at,
+      rule_triggered: verdict.rule_triggered,
+      ledger_anchor: PENDING_ANCHOR,
+    },
     fourth_law_triggered: verdict.fourth_law_triggered,
     rules_triggered: verdict.rules_triggered,
     ...(verdict.rule_conflict ? { rule_conflict: verdict.rule_conflict } : {}),
   };
   if (!assigned_to) {
-    return { decided, steps, changes: { ...common, status: 'queued', decision_result: { ...result, queued: queuedFor(verdict.required_capabilities) } } };
+    return {
+      decided,
+      steps,
+      changes: {
+        ...common,
+        status: 'queued',
+        decision_result: { ...result, queued: queuedFor(verdict.required_capabilities) },
+      },
+    };
   }
   return {
     decided,
@@ -94,7 +135,9 @@ export function routingDecision(args: {
       status: human ? 'in_progress' : 'completed',
       assigned_to,
       assigned_at: decided_at,
-      escalation_chain: human ? [{ level: 1, escalation_level: verdict.escalation_level, did: assigned_to.did, timestamp: decided_at }] : [],
+      escalation_chain: human
+        ? [{ level: 1, escalation_level: verdict.escalation_level, did: assigned_to.did, timestamp: decided_at }]
+        : [],
       decision_result: result,
       ...(human ? { escalated_at: decided_at } : {}),
     },

@@ -5,7 +5,14 @@ import type { HumanActor } from '../domain/human-acts';
 import type { Assignment, CapabilityMatch } from '../domain/reviewer-assignment';
 import type { RiskLevel } from '../domain/risk';
 import type { RoutingVerdictV2 } from '../domain/routing-moments';
-import type { EscalationLevel, RequiredCapability, RoutingDecisionKind, RoutingMode, RoutingTask, RoutingVerdict } from '../domain/routing-decision';
+import type {
+  EscalationLevel,
+  RequiredCapability,
+  RoutingDecisionKind,
+  RoutingMode,
+  RoutingTask,
+  RoutingVerdict,
+} from '../domain/routing-decision';
 import type { RoutingStatus } from '../domain/routing-progress';
 import { FAILURE_TYPES } from './failures';
 
@@ -18,7 +25,14 @@ import { FAILURE_TYPES } from './failures';
 export const ROUTE_TASK_WORKFLOW_TYPE = 'routeTaskWorkflow';
 export type RouteTaskWorkflow = (input: RouteTaskInput) => Promise<RoutingState>;
 
-export { AgentIdKey, ConfidenceKey, DecisionKey, EscalationLevelKey, RoutingStatusKey, TaskTypeKey } from './search-attributes';
+export {
+  AgentIdKey,
+  ConfidenceKey,
+  DecisionKey,
+  EscalationLevelKey,
+  RoutingStatusKey,
+  TaskTypeKey,
+} from './search-attributes';
 
 export type HumanEscalationLevel = Exclude<EscalationLevel, 'none'>;
 
@@ -53,7 +67,10 @@ export interface RouteTaskInput {
  * level, what a reviewer must hold, and the supervisors to tell as it climbs. The rest (the rules evaluated,
  * the safety analysis) is in the decision's record and the routing's state, not repeated in its history.
  */
-export type CarriedVerdict = Pick<RoutingVerdictV2, 'decision' | 'escalation_level' | 'required_capabilities' | 'notifications'> & { risk: Pick<RoutingVerdictV2['risk'], 'level'> };
+export type CarriedVerdict = Pick<
+  RoutingVerdictV2,
+  'decision' | 'escalation_level' | 'required_capabilities' | 'notifications'
+> & { risk: Pick<RoutingVerdictV2['risk'], 'level'> };
 
 /** What the decision leaves for the rest of the routing, in time. */
 export interface Decided {
@@ -172,7 +189,10 @@ export interface AssignReviewerInput {
  * A hand-over to a human (by request, from the queue or by an admin), or a routing sent to the queue for want
  * of one: who holds it and how soon they answer, as at the decision (assigned_to null when queued).
  */
-export interface EscalationRecord extends Pick<RoutingDecisionResult, 'routing_id' | 'assigned_to' | 'queued' | 'escalation_level' | 'estimated_response_time'> {
+export interface EscalationRecord extends Pick<
+  RoutingDecisionResult,
+  'routing_id' | 'assigned_to' | 'queued' | 'escalation_level' | 'estimated_response_time'
+> {
   escalation_id: string;
   status: 'assigned' | 'queued';
   escalation_chain: EscalationChainEntry[];
@@ -239,7 +259,12 @@ export interface RoutingState extends Pick<RoutingTask, 'task_type' | 'ai_agent_
 }
 
 /** The failures the routing's updates are refused with; the API turns each into the problem of the same code. */
-export const ROUTING_REFUSALS = [FAILURE_TYPES.routingNotAwaitingReview, FAILURE_TYPES.reviewerNotAssigned, FAILURE_TYPES.routingClosed, FAILURE_TYPES.routingNotQueued] as const;
+export const ROUTING_REFUSALS = [
+  FAILURE_TYPES.routingNotAwaitingReview,
+  FAILURE_TYPES.reviewerNotAssigned,
+  FAILURE_TYPES.routingClosed,
+  FAILURE_TYPES.routingNotQueued,
+] as const;
 export type RoutingRefusal = (typeof ROUTING_REFUSALS)[number];
 
 export const decideUpdate = defineUpdate<DecideOutcome>('decide');

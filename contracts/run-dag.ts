@@ -21,9 +21,17 @@ export interface DagNodeSpec {
   visual_metadata: Record<string, unknown>;
   condition?: string | undefined;
   /** The execution this node runs; its parameters are the node's input plus `upstream` outputs. */
-  agent?: (Omit<ExecuteAgentInput, 'parameters' | 'dag' | 'requested_by' | 'callback' | 'approval'> & { approval?: Omit<ApprovalRequest, 'requested_by'> | undefined }) | undefined;
+  agent?:
+    | (Omit<ExecuteAgentInput, 'parameters' | 'dag' | 'requested_by' | 'callback' | 'approval'> & {
+        approval?: Omit<ApprovalRequest, 'requested_by'> | undefined;
+      })
+    | undefined;
   /** The approval this node asks for; its request_data is the node's input plus `upstream` outputs. */
-  approval?: (Omit<ApprovalRequest, 'expires_at' | 'request_data' | 'requested_by' | 'workflow_id'> & { expires_in_seconds: number }) | undefined;
+  approval?:
+    | (Omit<ApprovalRequest, 'expires_at' | 'request_data' | 'requested_by' | 'workflow_id'> & {
+        expires_in_seconds: number;
+      })
+    | undefined;
 }
 
 export interface RunDagInput {

@@ -11,7 +11,13 @@ const AUTONOMOUS = "(r.decision = 'ai_autonomous' and r.escalated_at is null)";
  * The outcome counts of an agent's routings in the period before `until` of `seconds` and the one before
  * it, by task type, with the reasons it escalated and its safety checks: what agentPerformance needs.
  */
-export async function agentOutcomes(db: Knex, organizationId: string, agentId: string, until: Date, seconds: number): Promise<Record<Period, PeriodInput>> {
+export async function agentOutcomes(
+  db: Knex,
+  organizationId: string,
+  agentId: string,
+  until: Date,
+  seconds: number,
+): Promise<Record<Period, PeriodInput>> {
   const currentStart = new Date(until.getTime() - seconds * 1000);
   const previousStart = new Date(until.getTime() - 2 * seconds * 1000);
   const bindings = { org: organizationId, agent: agentId, current: currentStart, previous: previousStart, until };
@@ -58,7 +64,9 @@ export async function agentOutcomes(db: Knex, organizationId: string, agentId: s
   ]);
   const of = (which: Period): PeriodInput => ({
     by_task_type: outcomes.rows.filter((row) => row.period === which).map(({ period: _period, ...row }) => row),
-    escalation_reasons: reasons.rows.filter((row) => row.period === which).map(({ reason, count }) => ({ reason, count })),
+    escalation_reasons: reasons.rows
+      .filter((row) => row.period === which)
+      .map(({ reason, count }) => ({ reason, count })),
     safety_checks: checks.rows.find((row) => row.period === which) ?? { total: 0, passed: 0, violations: 0 },
   });
   return { current: of('current'), previous: of('previous') };

@@ -18,9 +18,26 @@ export interface AgentRow {
   updated_at: Date;
 }
 
-const PUBLIC_COLUMNS = ['agent_id', 'did', 'agent_name', 'agent_type', 'capabilities', 'safety_constraints', 'model_info', 'status', 'organization_id', 'registered_by', 'version', 'registered_at', 'updated_at'];
+const PUBLIC_COLUMNS = [
+  'agent_id',
+  'did',
+  'agent_name',
+  'agent_type',
+  'capabilities',
+  'safety_constraints',
+  'model_info',
+  'status',
+  'organization_id',
+  'registered_by',
+  'version',
+  'registered_at',
+  'updated_at',
+];
 
-export async function insertAgent(db: Knex, agent: Omit<AgentRow, 'version' | 'registered_at' | 'updated_at'> & { api_key_hash: string }): Promise<AgentRow> {
+export async function insertAgent(
+  db: Knex,
+  agent: Omit<AgentRow, 'version' | 'registered_at' | 'updated_at'> & { api_key_hash: string },
+): Promise<AgentRow> {
   const [row] = await db('agents')
     .insert({
       ...agent,
@@ -33,19 +50,42 @@ export async function insertAgent(db: Knex, agent: Omit<AgentRow, 'version' | 'r
 }
 
 export async function findAgent(db: Knex, organizationId: string, agentId: string): Promise<AgentRow | undefined> {
-  const row: unknown = await db('agents').select(PUBLIC_COLUMNS).where({ agent_id: agentId, organization_id: organizationId }).first();
+  const row: unknown = await db('agents')
+    .select(PUBLIC_COLUMNS)
+    .where({ agent_id: agentId, organization_id: organizationId })
+    .first();
   return row as AgentRow | undefined;
 }
 
-export async function findAgentByKeyHash(db: Knex, keyHash: string): Promise<Pick<AgentRow, 'agent_id' | 'status' | 'organization_id'> | undefined> {
-  const row: unknown = await db('agents').select('agent_id', 'status', 'organization_id').where({ api_key_hash: keyHash }).first();
+export async function findAgentByKeyHash(
+  db: Knex,
+  keyHash: string,
+): Promise<Pick<AgentRow, 'agent_id' | 'status' | 'organization_id'> | undefined> {
+  const row: unknown = await db('agents')
+    .select('agent_id', 'status', 'organization_id')
+    .where({ api_key_hash: keyHash })
+    .first();
   return row as Pick<AgentRow, 'agent_id' | 'status' | 'organization_id'> | undefined;
 }
 
 /** What routing needs of an agent, or null when it is not registered. */
-export async function findAgentProfile(db: Knex, organizationId: string, agentId: string): Promise<AgentProfile | null> {
-  const row = await db<AgentRow>('agents').select('agent_id', 'status', 'capabilities', 'safety_constraints').where({ agent_id: agentId, organization_id: organizationId }).first();
-  return row ? { agent_id: row.agent_id, status: row.status, capabilities: row.capabilities, safety_constraints: row.safety_constraints } : null;
+export async function findAgentProfile(
+  db: Knex,
+  organizationId: string,
+  agentId: string,
+): Promise<AgentProfile | null> {
+  const row = await db<AgentRow>('agents')
+    .select('agent_id', 'status', 'capabilities', 'safety_constraints')
+    .where({ agent_id: agentId, organization_id: organizationId })
+    .first();
+  return row
+    ? {
+        agent_id: row.agent_id,
+        status: row.status,
+        capabilities: row.capabilities,
+        safety_constraints: row.safety_constraints,
+      }
+    : null;
 }
 
 export async function listAgents(
@@ -65,11 +105,16 @@ export async function updateAgent(
   db: Knex,
   organizationId: string,
   agentId: string,
-  changes: Partial<Pick<AgentRow, 'status' | 'safety_constraints' | 'capabilities' | 'agent_name'>> & { api_key_hash?: string },
+  changes: Partial<Pick<AgentRow, 'status' | 'safety_constraints' | 'capabilities' | 'agent_name'>> & {
+    api_key_hash?: string;
+  },
 ): Promise<AgentRow | undefined> {
   const values: Record<string, unknown> = { ...changes, updated_at: db.fn.now(), version: db.raw('version + 1') };
   if (changes.capabilities) values.capabilities = JSON.stringify(changes.capabilities);
   if (changes.safety_constraints) values.safety_constraints = JSON.stringify(changes.safety_constraints);
-  const [row] = await db('agents').where({ agent_id: agentId, organization_id: organizationId }).update(values).returning<AgentRow[]>(PUBLIC_COLUMNS);
+  const [row] = await db('agents')
+    .where({ agent_id: agentId, organization_id: organizationId })
+    .update(values)
+    .returning<AgentRow[]>(PUBLIC_COLUMNS);
   return row;
 }

@@ -11,7 +11,9 @@ import { pendingStartInsert, type PendingStart } from './workflow-starts';
 type ApprovalDates = 'created_at' | 'responded_at' | 'expires_at' | 'updated_at';
 
 /** The state as the approvals table holds it: unset fields null, instants as Date. */
-export type ApprovalRow = Nullable<Omit<ApprovalState, ApprovalDates>> & { [K in ApprovalDates]: undefined extends ApprovalState[K] ? Date | null : Date };
+export type ApprovalRow = Nullable<Omit<ApprovalState, ApprovalDates>> & {
+  [K in ApprovalDates]: undefined extends ApprovalState[K] ? Date | null : Date;
+};
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
@@ -25,8 +27,16 @@ function appendedWhen(source: string): string {
  * only when the row is new, its records appended (as ledgerAppendCall in db/ledger.ts gives them: [records, lock]) and
  * its workflow's pending start. An id opened before is left as it is; says whether this call opened it.
  */
-export async function insertOpenedApproval(db: Knex, opened: { state: ApprovalState; append_bindings: readonly unknown[]; start: PendingStart }): Promise<boolean> {
-  const insert = db('approvals').insert(approvalRow(opened.state)).onConflict('approval_id').ignore().returning('approval_id').toSQL();
+export async function insertOpenedApproval(
+  db: Knex,
+  opened: { state: ApprovalState; append_bindings: readonly unknown[]; start: PendingStart },
+): Promise<boolean> {
+  const insert = db('approvals')
+    .insert(approvalRow(opened.state))
+    .onConflict('approval_id')
+    .ignore()
+    .returning('approval_id')
+    .toSQL();
   const started = pendingStartInsert(opened.start, 'inserted');
   const [records, lock] = opened.append_bindings;
   const { rows } = await db.raw<{ rows: { opened: number; appended: number }[] }>(
@@ -37,7 +47,8 @@ export async function insertOpenedApproval(db: Knex, opened: { state: ApprovalSt
     [...insert.bindings, ...started.bindings, records, lock] as Knex.RawBinding[],
   );
   const result = rows[0]!;
-  if (result.opened > 0 && result.appended === 0) throw new Error(`the opening record of ${opened.state.approval_id} was neither appended nor found`);
+  if (result.opened > 0 && result.appended === 0)
+    throw new Error(`the opening record of ${opened.state.approval_id} was neither appended nor found`);
   return result.opened > 0;
 }
 
@@ -82,7 +93,10 @@ function approvalRow(state: ApprovalState) {
 }
 
 /** The columns an ending writes: its changes, its record's id, one version up. */
-function endingWrite(db: Knex, claim: { changes: ApprovalChanges; provenance_id: string; updated_at: string }): Record<string, unknown> {
+function endingWrite(
+  db: Knex,
+  claim: { changes: ApprovalChanges; provenance_id: string; updated_at: string },
+): Record<string, unknown> {
   const { changes } = claim;
   return {
     status: changes.status,
@@ -112,9 +126,7 @@ export async function claimApprovalEnding(
 ): Promise<ApprovalRow | undefined> {
   const query = db<ApprovalRow>('approvals').where({ approval_id: approvalId, status: 'pending' });
   if (claim.before_deadline) query.whereRaw('expires_at > statement_timestamp()');
-  const [row] = await query
-    .update(endingWrite(db, claim))
-    .returning('*');
+  const [row] = await query.update(endingWrite(db, claim)).returning('*');
   return row;
 }
 
@@ -158,7 +170,11 @@ export async function claimApprovalAnswer(
 }
 
 /** The request in the organization: another organization's id is as unknown as one never used. */
-export async function findApprovalById(db: Knex, organizationId: string, approvalId: string): Promise<ApprovalRow | undefined> {
+export async function findApprovalById(
+  db: Knex,
+  organizationId: string,
+  approvalId: string,
+): Promise<ApprovalRow | undefined> {
   return db<ApprovalRow>('approvals').where({ approval_id: approvalId, organization_id: organizationId }).first();
 }
 
@@ -172,7 +188,12 @@ export type ApprovalFilter = Partial<Pick<ApprovalState, 'status' | 'agent_id' |
   requester?: ApprovalState['requester_passport_id'] | undefined;
 };
 
-export async function listApprovals(db: Knex, organizationId: string, page: PageRequest, filter: ApprovalFilter): Promise<Page<ApprovalRow>> {
+export async function listApprovals(
+  db: Knex,
+  organizationId: string,
+  page: PageRequest,
+  filter: ApprovalFilter,
+): Promise<Page<ApprovalRow>> {
   const query = db<ApprovalRow>('approvals').select('*').where({ organization_id: organizationId });
   if (filter.status) query.where({ status: filter.status });
   if (filter.approver) query.where({ approver_passport_id: filter.approver });
@@ -182,8 +203,14 @@ export async function listApprovals(db: Knex, organizationId: string, page: Page
   return paginate<ApprovalRow>(query, page);
 }
 
-export async function countApprovalsByStatus(db: Knex, organizationId: string, status: ApprovalStatus): Promise<number> {
-  const [row] = await db('approvals').where({ status, organization_id: organizationId }).count<{ count: number }[]>({ count: '*' });
+export async function countApprovalsByStatus(
+  db: Knex,
+  organizationId: string,
+  status: ApprovalStatus,
+): Promise<number> {
+  const [row] = await db('approvals')
+    .where({ status, organization_id: organizationId })
+    .count<{ count: number }[]>({ count: '*' });
   return row?.count ?? 0;
 }
 

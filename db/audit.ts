@@ -26,7 +26,12 @@ export interface AuditFilter {
 }
 
 /** Every provenance record as an audit entry, joined to its routing (when it belongs to one) for task type and risk. */
-export async function listAuditEntries(db: Knex, organizationId: string, page: PageRequest, filter: AuditFilter): Promise<Page<AuditRow>> {
+export async function listAuditEntries(
+  db: Knex,
+  organizationId: string,
+  page: PageRequest,
+  filter: AuditFilter,
+): Promise<Page<AuditRow>> {
   const query = db('ledger_entries as e')
     .where('e.organization_id', organizationId)
     .leftJoin('ledger_leaves as l', 'l.transaction_id', 'e.transaction_id')

@@ -15,7 +15,13 @@ export interface ComplianceScanRow {
 }
 
 /** A page of the records of [start, end), in (recorded_at, seq) order, with their routing's task type and domain. */
-export async function scanComplianceRecords(db: Knex, organizationId: string, range: { start: string; end: string }, after: ScanCursor | null, limit: number): Promise<ComplianceScanRow[]> {
+export async function scanComplianceRecords(
+  db: Knex,
+  organizationId: string,
+  range: { start: string; end: string },
+  after: ScanCursor | null,
+  limit: number,
+): Promise<ComplianceScanRow[]> {
   const query = db('ledger_entries as e')
     .where('e.organization_id', organizationId)
     .leftJoin('ledger_leaves as l', 'l.transaction_id', 'e.transaction_id')
@@ -62,7 +68,10 @@ export interface ComplianceReportRow extends Omit<ComplianceReportProjection, 'c
 }
 
 /** The report workflow's read model: applied only when newer than what is stored. */
-export async function upsertComplianceReport(db: Knex, projection: ComplianceReportProjection & { organization_id: string }): Promise<void> {
+export async function upsertComplianceReport(
+  db: Knex,
+  projection: ComplianceReportProjection & { organization_id: string },
+): Promise<void> {
   const row = {
     report_id: projection.report_id,
     version: projection.version,
@@ -78,9 +87,20 @@ export async function upsertComplianceReport(db: Knex, projection: ComplianceRep
     updated_at: projection.updated_at,
   };
   const { report_id: _id, created_at: _created, organization_id: _organization, ...changes } = row;
-  await db('compliance_reports').insert(row).onConflict('report_id').merge(changes).where('compliance_reports.version', '<', projection.version);
+  await db('compliance_reports')
+    .insert(row)
+    .onConflict('report_id')
+    .merge(changes)
+    .where('compliance_reports.version', '<', projection.version);
 }
 
-export async function findComplianceReport(db: Knex, organizationId: string, reportId: string): Promise<ComplianceReportRow | undefined> {
-  return db<ComplianceReportRow>('compliance_reports').where('report_id', reportId).andWhere('organization_id', organizationId).first();
+export async function findComplianceReport(
+  db: Knex,
+  organizationId: string,
+  reportId: string,
+): Promise<ComplianceReportRow | undefined> {
+  return db<ComplianceReportRow>('compliance_reports')
+    .where('report_id', reportId)
+    .andWhere('organization_id', organizationId)
+    .first();
 }

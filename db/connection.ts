@@ -62,7 +62,13 @@ function dropOnReadTimeout(connection: PgClient, done: (error: Error | null, con
   done(null, connection);
 }
 
-export function createDb(options: { connectionString: string; poolMax: number; applicationName?: string; logger?: DbLogSink; timeouts?: DbTimeouts }): Db {
+export function createDb(options: {
+  connectionString: string;
+  poolMax: number;
+  applicationName?: string;
+  logger?: DbLogSink;
+  timeouts?: DbTimeouts;
+}): Db {
   const { logger, timeouts } = options;
   return knex({
     client: 'pg',
@@ -88,7 +94,8 @@ export function createDb(options: { connectionString: string; poolMax: number; a
           log: {
             warn: (message: unknown) => logger.warn(String(message), { component: 'knex' }),
             error: (message: unknown) => logger.error(String(message), { component: 'knex' }),
-            deprecate: (method: string, alternative: string) => logger.warn(`${method} is deprecated, use ${alternative}`, { component: 'knex' }),
+            deprecate: (method: string, alternative: string) =>
+              logger.warn(`${method} is deprecated, use ${alternative}`, { component: 'knex' }),
             debug: () => undefined,
           },
         }

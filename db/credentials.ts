@@ -22,15 +22,24 @@ export async function findPublishedSigningKeys(db: Knex, now: Date): Promise<Sig
     .orderBy('created_at', 'desc');
 }
 
-export async function insertSigningKey(db: Knex, key: Pick<SigningKeyRow, 'kid' | 'public_jwk' | 'private_jwk' | 'sealed_private_key'>): Promise<void> {
+export async function insertSigningKey(
+  db: Knex,
+  key: Pick<SigningKeyRow, 'kid' | 'public_jwk' | 'private_jwk' | 'sealed_private_key'>,
+): Promise<void> {
   await db('signing_keys')
-    .insert({ ...key, public_jwk: JSON.stringify(key.public_jwk), private_jwk: key.private_jwk === null ? null : JSON.stringify(key.private_jwk) })
+    .insert({
+      ...key,
+      public_jwk: JSON.stringify(key.public_jwk),
+      private_jwk: key.private_jwk === null ? null : JSON.stringify(key.private_jwk),
+    })
     .onConflict('kid')
     .ignore();
 }
 
 /** The private half of every key, published or not: in the clear, or sealed. */
-export async function findSigningKeySecrets(db: Knex): Promise<Array<Pick<SigningKeyRow, 'kid' | 'private_jwk' | 'sealed_private_key'>>> {
+export async function findSigningKeySecrets(
+  db: Knex,
+): Promise<Array<Pick<SigningKeyRow, 'kid' | 'private_jwk' | 'sealed_private_key'>>> {
   return db('signing_keys').select('kid', 'private_jwk', 'sealed_private_key');
 }
 
@@ -40,8 +49,16 @@ export async function sealSigningKey(db: Knex, kid: string, sealed: string): Pro
 }
 
 /** Retires every active key but `keepKid`; each stays published until tokens it signed have expired. */
-export async function retireSigningKeysExcept(db: Knex, keepKid: string, now: Date, publishUntil: Date): Promise<number> {
-  return db('signing_keys').whereNull('retired_at').whereNot({ kid: keepKid }).update({ retired_at: now, publish_until: publishUntil });
+export async function retireSigningKeysExcept(
+  db: Knex,
+  keepKid: string,
+  now: Date,
+  publishUntil: Date,
+): Promise<number> {
+  return db('signing_keys')
+    .whereNull('retired_at')
+    .whereNot({ kid: keepKid })
+    .update({ retired_at: now, publish_until: publishUntil });
 }
 
 export interface ApiTokenRow {
@@ -56,8 +73,13 @@ export interface ApiTokenRow {
   revoked_at: Date | null;
 }
 
-export async function insertApiToken(db: Knex, token: Omit<ApiTokenRow, 'created_at' | 'revoked_at'>): Promise<ApiTokenSummary> {
-  const [row] = await db('api_tokens').insert(token).returning<ApiTokenSummary[]>([...API_TOKEN_SUMMARY_COLUMNS]);
+export async function insertApiToken(
+  db: Knex,
+  token: Omit<ApiTokenRow, 'created_at' | 'revoked_at'>,
+): Promise<ApiTokenSummary> {
+  const [row] = await db('api_tokens')
+    .insert(token)
+    .returning<ApiTokenSummary[]>([...API_TOKEN_SUMMARY_COLUMNS]);
   return row!;
 }
 
@@ -68,24 +90,52 @@ export async function findApiTokenByHash(db: Knex, tokenHash: string): Promise<A
 export type ApiTokenSummary = Omit<ApiTokenRow, 'token_hash'>;
 
 /** Never the token's hash: these are read by administrators, not by the bearer check. */
-const API_TOKEN_SUMMARY_COLUMNS = ['token_id', 'name', 'scopes', 'organization_id', 'created_by', 'created_at', 'expires_at', 'revoked_at'] as const;
+const API_TOKEN_SUMMARY_COLUMNS = [
+  'token_id',
+  'name',
+  'scopes',
+  'organization_id',
+  'created_by',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+] as const;
 
 export type ApiTokenStatus = 'active' | 'expired' | 'revoked';
 
-export async function listApiTokens(db: Knex, organizationId: string, page: PageRequest, filter: { status?: ApiTokenStatus | undefined }): Promise<Page<ApiTokenSummary>> {
-  const query = db('api_tokens').select(...API_TOKEN_SUMMARY_COLUMNS).where({ organization_id: organizationId });
+export async function listApiTokens(
+  db: Knex,
+  organizationId: string,
+  page: PageRequest,
+  filter: { status?: ApiTokenStatus | undefined },
+): Promise<Page<ApiTokenSummary>> {
+  const query = db('api_tokens')
+    .select(...API_TOKEN_SUMMARY_COLUMNS)
+    .where({ organization_id: organizationId });
   if (filter.status === 'revoked') query.whereNotNull('revoked_at');
   if (filter.status === 'expired') query.whereNull('revoked_at').where('expires_at', '<=', db.fn.now());
-  if (filter.status === 'active') query.whereNull('revoked_at').where((live) => live.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
+  if (filter.status === 'active')
+    query.whereNull('revoked_at').where((live) => live.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
   return paginate<ApiTokenSummary>(query, page);
 }
 
-export async function findApiToken(db: Knex, organizationId: string, tokenId: string): Promise<ApiTokenSummary | undefined> {
-  return db('api_tokens').select(...API_TOKEN_SUMMARY_COLUMNS).where({ token_id: tokenId, organization_id: organizationId }).first<ApiTokenSummary | undefined>();
+export async function findApiToken(
+  db: Knex,
+  organizationId: string,
+  tokenId: string,
+): Promise<ApiTokenSummary | undefined> {
+  return db('api_tokens')
+    .select(...API_TOKEN_SUMMARY_COLUMNS)
+    .where({ token_id: tokenId, organization_id: organizationId })
+    .first<ApiTokenSummary | undefined>();
 }
 
 /** Marks the token revoked, keeping the first revocation's time; undefined when the organization has no such token. */
-export async function markApiTokenRevoked(db: Knex, organizationId: string, tokenId: string): Promise<{ token_id: string; revoked_at: Date } | undefined> {
+export async function markApiTokenRevoked(
+  db: Knex,
+  organizationId: string,
+  tokenId: string,
+): Promise<{ token_id: string; revoked_at: Date } | undefined> {
   const [row] = await db('api_tokens')
     .where({ token_id: tokenId, organization_id: organizationId })
     .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
@@ -103,7 +153,10 @@ export interface ServiceAccountRow {
   revoked_at: Date | null;
 }
 
-export async function insertServiceAccount(db: Knex, account: Omit<ServiceAccountRow, 'created_at' | 'revoked_at'>): Promise<void> {
+export async function insertServiceAccount(
+  db: Knex,
+  account: Omit<ServiceAccountRow, 'created_at' | 'revoked_at'>,
+): Promise<void> {
   await db('service_accounts').insert(account);
 }
 
@@ -122,14 +175,20 @@ export async function listServiceAccounts(
   page: PageRequest,
   filter: { status?: 'active' | 'revoked' | undefined },
 ): Promise<Page<ServiceAccountSummary>> {
-  const query = db('service_accounts').select(...SUMMARY_COLUMNS).where({ organization_id: organizationId });
+  const query = db('service_accounts')
+    .select(...SUMMARY_COLUMNS)
+    .where({ organization_id: organizationId });
   if (filter.status === 'active') query.whereNull('revoked_at');
   if (filter.status === 'revoked') query.whereNotNull('revoked_at');
   return paginate<ServiceAccountSummary>(query, page);
 }
 
 /** Marks the account revoked, keeping the first revocation's time; undefined when there is no such account. */
-export async function markServiceAccountRevoked(db: Knex, organizationId: string, clientId: string): Promise<{ client_id: string; revoked_at: Date } | undefined> {
+export async function markServiceAccountRevoked(
+  db: Knex,
+  organizationId: string,
+  clientId: string,
+): Promise<{ client_id: string; revoked_at: Date } | undefined> {
   const [row] = await db('service_accounts')
     .where({ client_id: clientId, organization_id: organizationId })
     .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
@@ -148,9 +207,19 @@ export async function upsertTokenSubject(db: Knex, row: TokenSubjectRow): Promis
   await db('token_subjects')
     .insert(row)
     .onConflict(['subject', 'organization_id'])
-    .merge({ scopes: db.raw('array(select distinct unnest(token_subjects.scopes || excluded.scopes) order by 1)'), updated_at: db.fn.now() });
+    .merge({
+      scopes: db.raw('array(select distinct unnest(token_subjects.scopes || excluded.scopes) order by 1)'),
+      updated_at: db.fn.now(),
+    });
 }
 
-export async function findTokenSubject(db: Knex, subject: string, organizationId: string): Promise<TokenSubjectRow | undefined> {
-  return db<TokenSubjectRow>('token_subjects').select('subject', 'organization_id', 'scopes').where({ subject, organization_id: organizationId }).first();
+export async function findTokenSubject(
+  db: Knex,
+  subject: string,
+  organizationId: string,
+): Promise<TokenSubjectRow | undefined> {
+  return db<TokenSubjectRow>('token_subjects')
+    .select('subject', 'organization_id', 'scopes')
+    .where({ subject, organization_id: organizationId })
+    .first();
 }

@@ -8,7 +8,9 @@ import { upsertProjection } from './projections';
 type DagDates = 'created_at' | 'started_at' | 'completed_at' | 'updated_at';
 
 /** A DAG's state as platform_workflows holds it: unset fields null, instants as Date. */
-export type DagRow = Nullable<Omit<DagState, DagDates>> & { [K in DagDates]: undefined extends DagState[K] ? Date | null : Date };
+export type DagRow = Nullable<Omit<DagState, DagDates>> & {
+  [K in DagDates]: undefined extends DagState[K] ? Date | null : Date;
+};
 
 export async function upsertDagProjection(db: Knex, state: DagState, organizationId: string): Promise<void> {
   const row = {
@@ -27,14 +29,27 @@ export async function upsertDagProjection(db: Knex, state: DagState, organizatio
     completed_at: state.completed_at ?? null,
     updated_at: state.updated_at,
   } satisfies Record<keyof DagState, unknown>;
-  await upsertProjection(db, 'platform_workflows', { key: 'workflow_id', once: ['created_at', 'organization_id'] }, { ...row, organization_id: organizationId });
+  await upsertProjection(
+    db,
+    'platform_workflows',
+    { key: 'workflow_id', once: ['created_at', 'organization_id'] },
+    { ...row, organization_id: organizationId },
+  );
 }
 
 export async function findDagById(db: Knex, organizationId: string, workflowId: string): Promise<DagRow | undefined> {
-  return db<DagRow>('platform_workflows').where('workflow_id', workflowId).andWhere('organization_id', organizationId).first();
+  return db<DagRow>('platform_workflows')
+    .where('workflow_id', workflowId)
+    .andWhere('organization_id', organizationId)
+    .first();
 }
 
-export async function listDags(db: Knex, organizationId: string, page: PageRequest, filter: Partial<Pick<DagState, 'status'>> & { agent_id?: DagState['agent_ids'][number] | undefined }): Promise<Page<DagRow>> {
+export async function listDags(
+  db: Knex,
+  organizationId: string,
+  page: PageRequest,
+  filter: Partial<Pick<DagState, 'status'>> & { agent_id?: DagState['agent_ids'][number] | undefined },
+): Promise<Page<DagRow>> {
   const query = db<DagRow>('platform_workflows').select('*').where('organization_id', organizationId);
   if (filter.status) query.where({ status: filter.status });
   if (filter.agent_id) query.whereRaw('? = any(agent_ids)', [filter.agent_id]);
@@ -42,7 +57,9 @@ export async function listDags(db: Knex, organizationId: string, page: PageReque
 }
 
 export async function countDagsByStatus(db: Knex, organizationId: string, status: DagStatus): Promise<number> {
-  const [row] = await db('platform_workflows').where({ status, organization_id: organizationId }).count<{ count: number }[]>({ count: '*' });
+  const [row] = await db('platform_workflows')
+    .where({ status, organization_id: organizationId })
+    .count<{ count: number }[]>({ count: '*' });
   return row?.count ?? 0;
 }
 

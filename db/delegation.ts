@@ -62,10 +62,18 @@ function scoped(query: Knex.QueryBuilder, scope: DelegationScope, table = 'deleg
 }
 
 /** Records a delegation and its first token; false when the passkey or device key it acts with is no longer active. */
-export async function insertDelegation(db: Knex, delegation: Omit<DelegationRow, 'revoked_at'>, token: Omit<DelegationTokenRow, 'revoked_at' | 'revoke_reason' | 'replaced_by' | 'status'>): Promise<boolean> {
+export async function insertDelegation(
+  db: Knex,
+  delegation: Omit<DelegationRow, 'revoked_at'>,
+  token: Omit<DelegationTokenRow, 'revoked_at' | 'revoke_reason' | 'replaced_by' | 'status'>,
+): Promise<boolean> {
   return db.transaction(async (trx) => {
     // Share-locked: a revocation of the credential either committed before (seen here) or waits, and then finds this delegation.
-    const credential = { type: delegation.credential_type, id: delegation.credential_id, passport_id: delegation.passport_id };
+    const credential = {
+      type: delegation.credential_type,
+      id: delegation.credential_id,
+      passport_id: delegation.passport_id,
+    };
     if (!(await sessionCredentialIsActive(trx, credential, { forShare: true }))) return false;
     await trx('delegations').insert({ ...delegation, revoked_at: null });
     await trx('delegation_tokens').insert({ ...token, status: 'active' });
@@ -73,20 +81,51 @@ export async function insertDelegation(db: Knex, delegation: Omit<DelegationRow,
   });
 }
 
-export async function findDelegation(db: Knex, scope: DelegationScope, delegationId: string): Promise<DelegationRow | undefined> {
-  return (await scoped(db('delegations').where({ delegation_id: delegationId }), scope).first()) as DelegationRow | undefined;
+export async function findDelegation(
+  db: Knex,
+  scope: DelegationScope,
+  delegationId: string,
+): Promise<DelegationRow | undefined> {
+  return (await scoped(db('delegations').where({ delegation_id: delegationId }), scope).first()) as
+    DelegationRow | undefined;
 }
 
 export interface TokenWithDelegation extends DelegationTokenRow {
   delegation: DelegationRow;
 }
 
-const TOKEN_COLUMNS = ['token_id', 'status', 'created_at', 'expires_at', 'revoked_at', 'revoke_reason', 'replaced_by'].map((column) => `delegation_tokens.${column}`);
+const TOKEN_COLUMNS = [
+  'token_id',
+  'status',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+  'revoke_reason',
+  'replaced_by',
+].map((column) => `delegation_tokens.${column}`);
 
 function withDelegation(row: Record<string, unknown>): TokenWithDelegation {
-  const { token_id, status, created_at, expires_at, revoked_at, revoke_reason, replaced_by, d_created_at, d_expires_at, d_revoked_at, ...delegation } = row;
+  const {
+    token_id,
+    status,
+    created_at,
+    expires_at,
+    revoked_at,
+    revoke_reason,
+    replaced_by,
+    d_created_at,
+    d_expires_at,
+    d_revoked_at,
+    ...delegation
+  } = row;
   return {
-    token_id, status, created_at, expires_at, revoked_at, revoke_reason, replaced_by,
+    token_id,
+    status,
+    created_at,
+    expires_at,
+    revoked_at,
+    revoke_reason,
+    replaced_by,
     delegation_id: delegation.delegation_id,
     delegation: { ...delegation, created_at: d_created_at, expires_at: d_expires_at, revoked_at: d_revoked_at },
   } as TokenWithDelegation;
@@ -96,17 +135,33 @@ function tokensQuery(db: Knex, scope: DelegationScope): Knex.QueryBuilder {
   return scoped(
     db('delegation_tokens')
       .join('delegations', 'delegations.delegation_id', 'delegation_tokens.delegation_id')
-      .select(...TOKEN_COLUMNS, 'delegations.*', 'delegations.created_at as d_created_at', 'delegations.expires_at as d_expires_at', 'delegations.revoked_at as d_revoked_at'),
+      .select(
+        ...TOKEN_COLUMNS,
+        'delegations.*',
+        'delegations.created_at as d_created_at',
+        'delegations.expires_at as d_expires_at',
+        'delegations.revoked_at as d_revoked_at',
+      ),
     scope,
   );
 }
 
-export async function findToken(db: Knex, scope: DelegationScope, tokenId: string): Promise<TokenWithDelegation | undefined> {
-  const row = (await tokensQuery(db, scope).where('delegation_tokens.token_id', tokenId).first()) as Record<string, unknown> | undefined;
+export async function findToken(
+  db: Knex,
+  scope: DelegationScope,
+  tokenId: string,
+): Promise<TokenWithDelegation | undefined> {
+  const row = (await tokensQuery(db, scope).where('delegation_tokens.token_id', tokenId).first()) as
+    Record<string, unknown> | undefined;
   return row ? withDelegation(row) : undefined;
 }
 
-export async function listTokens(db: Knex, scope: DelegationScope, page: PageRequest, filters: { delegation_id?: string | undefined; status?: string | undefined }): Promise<Page<TokenWithDelegation>> {
+export async function listTokens(
+  db: Knex,
+  scope: DelegationScope,
+  page: PageRequest,
+  filters: { delegation_id?: string | undefined; status?: string | undefined },
+): Promise<Page<TokenWithDelegation>> {
   const query = tokensQuery(db, scope);
   if (filters.delegation_id) query.where('delegation_tokens.delegation_id', filters.delegation_id);
   if (filters.status) query.where('delegation_tokens.status', filters.status);
@@ -145,21 +200,33 @@ export async function revokeToken(db: Knex, revocation: RevocationRow & { token_
 }
 
 /** Revokes a delegation for good; the existing revocation when it already was. */
-export async function revokeDelegation(db: Knex, revocation: RevocationRow): Promise<{ created: boolean; revocation: RevocationRow }> {
+export async function revokeDelegation(
+  db: Knex,
+  revocation: RevocationRow,
+): Promise<{ created: boolean; revocation: RevocationRow }> {
   return db.transaction(async (trx) => {
-    const updated = await trx('delegations').where({ delegation_id: revocation.delegation_id }).whereNull('revoked_at').update({ revoked_at: revocation.revoked_at });
+    const updated = await trx('delegations')
+      .where({ delegation_id: revocation.delegation_id })
+      .whereNull('revoked_at')
+      .update({ revoked_at: revocation.revoked_at });
     if (updated === 0) {
       const existing = await findFamilyRevocation(trx, revocation.delegation_id);
       if (existing) return { created: false, revocation: existing };
     }
-    await trx('delegation_tokens').where({ delegation_id: revocation.delegation_id, status: 'active' }).update({ status: 'revoked', revoked_at: revocation.revoked_at, revoke_reason: revocation.reason });
+    await trx('delegation_tokens')
+      .where({ delegation_id: revocation.delegation_id, status: 'active' })
+      .update({ status: 'revoked', revoked_at: revocation.revoked_at, revoke_reason: revocation.reason });
     await recordRevocation(trx, revocation);
     return { created: true, revocation };
   });
 }
 
 /** The live delegations a passkey or device key signed in for, locked until the caller's transaction ends. */
-export async function lockDelegationsOfCredential(trx: Knex.Transaction, credential: { type: 'passkey' | 'device_key'; id: string }, at: Date): Promise<DelegationRow[]> {
+export async function lockDelegationsOfCredential(
+  trx: Knex.Transaction,
+  credential: { type: 'passkey' | 'device_key'; id: string },
+  at: Date,
+): Promise<DelegationRow[]> {
   return (await trx('delegations')
     .where({ credential_type: credential.type, credential_id: credential.id })
     .whereNull('revoked_at')
@@ -168,10 +235,18 @@ export async function lockDelegationsOfCredential(trx: Knex.Transaction, credent
 }
 
 /** Revokes each delegation with every token of it, in the caller's transaction; the delegations below are refused through their chains. */
-export async function recordDelegationRevocations(trx: Knex.Transaction, revocations: readonly RevocationRow[]): Promise<void> {
+export async function recordDelegationRevocations(
+  trx: Knex.Transaction,
+  revocations: readonly RevocationRow[],
+): Promise<void> {
   for (const revocation of revocations) {
-    await trx('delegations').where({ delegation_id: revocation.delegation_id }).whereNull('revoked_at').update({ revoked_at: revocation.revoked_at });
-    await trx('delegation_tokens').where({ delegation_id: revocation.delegation_id, status: 'active' }).update({ status: 'revoked', revoked_at: revocation.revoked_at, revoke_reason: revocation.reason });
+    await trx('delegations')
+      .where({ delegation_id: revocation.delegation_id })
+      .whereNull('revoked_at')
+      .update({ revoked_at: revocation.revoked_at });
+    await trx('delegation_tokens')
+      .where({ delegation_id: revocation.delegation_id, status: 'active' })
+      .update({ status: 'revoked', revoked_at: revocation.revoked_at, revoke_reason: revocation.reason });
     await recordRevocation(trx, revocation);
   }
 }
@@ -179,11 +254,15 @@ export async function recordDelegationRevocations(trx: Knex.Transaction, revocat
 /** The row and, delivered at commit, a notification every API instance applies at once. */
 async function recordRevocation(trx: Knex.Transaction, revocation: RevocationRow): Promise<void> {
   await trx('delegation_revocations').insert({ ...revocation, metadata: JSON.stringify(revocation.metadata) });
-  await trx.raw('select pg_notify(?, ?)', [REVOCATIONS_CHANNEL, JSON.stringify({ d: revocation.delegation_id, t: revocation.token_id })]);
+  await trx.raw('select pg_notify(?, ?)', [
+    REVOCATIONS_CHANNEL,
+    JSON.stringify({ d: revocation.delegation_id, t: revocation.token_id }),
+  ]);
 }
 
 export async function findFamilyRevocation(db: Knex, delegationId: string): Promise<RevocationRow | undefined> {
-  return (await db('delegation_revocations').where({ delegation_id: delegationId }).whereNull('token_id').first()) as RevocationRow | undefined;
+  return (await db('delegation_revocations').where({ delegation_id: delegationId }).whereNull('token_id').first()) as
+    RevocationRow | undefined;
 }
 
 export async function listRevocations(
@@ -196,7 +275,10 @@ export async function listRevocations(
     .select('delegation_revocations.*')
     .where('delegation_revocations.organization_id', scope.organization_id);
   if (scope.passport_id !== undefined) {
-    query.whereIn('delegation_revocations.delegation_id', db('delegations').select('delegation_id').where({ passport_id: scope.passport_id }));
+    query.whereIn(
+      'delegation_revocations.delegation_id',
+      db('delegations').select('delegation_id').where({ passport_id: scope.passport_id }),
+    );
   }
   if (filters.revoked_by) query.where('delegation_revocations.revoked_by', filters.revoked_by);
   if (filters.since) query.where('delegation_revocations.revoked_at', '>=', filters.since);
@@ -219,13 +301,17 @@ export async function revocationsSince(
   db: Knex,
   cursor: RevocationCursor | undefined,
 ): Promise<{ revocations: Array<{ delegation_id: string; token_id: string | null }>; cursor: RevocationCursor }> {
-  const result = await db.raw<{ rows: Array<{ cursor: string; delegation_id: string | null; token_id: string | null }> }>(
+  const result = await db.raw<{
+    rows: Array<{ cursor: string; delegation_id: string | null; token_id: string | null }>;
+  }>(
     `select s.cursor, r.delegation_id, r.token_id
        from (select pg_snapshot_xmin(pg_current_snapshot())::text as cursor) s
        left join delegation_revocations r on r.expires_at > now() and (?::xid8 is null or r.xid >= ?::xid8)`,
     [cursor ?? null, cursor ?? null],
   );
-  const revocations = result.rows.flatMap((row) => (row.delegation_id === null ? [] : [{ delegation_id: row.delegation_id, token_id: row.token_id }]));
+  const revocations = result.rows.flatMap((row) =>
+    row.delegation_id === null ? [] : [{ delegation_id: row.delegation_id, token_id: row.token_id }],
+  );
   return { revocations, cursor: result.rows[0]!.cursor };
 }
 
@@ -238,12 +324,22 @@ export interface PassportForDelegation {
   identity_tier: number;
 }
 
-export async function findPassportForDelegation(db: Knex, passportId: string): Promise<PassportForDelegation | undefined> {
-  return db('passports').where({ passport_id: passportId }).select('passport_id', 'did', 'type', 'organization_id', 'status', 'identity_tier').first<PassportForDelegation | undefined>();
+export async function findPassportForDelegation(
+  db: Knex,
+  passportId: string,
+): Promise<PassportForDelegation | undefined> {
+  return db('passports')
+    .where({ passport_id: passportId })
+    .select('passport_id', 'did', 'type', 'organization_id', 'status', 'identity_tier')
+    .first<PassportForDelegation | undefined>();
 }
 
 /** The DID an agent id names in the organization: an agent Passport (by id or DID), a platform agent's Passport, or a registered orchestration agent. */
-export async function findAgentDid(db: Knex, organizationId: string, agentId: string): Promise<{ did: string; agent_id: string } | undefined> {
+export async function findAgentDid(
+  db: Knex,
+  organizationId: string,
+  agentId: string,
+): Promise<{ did: string; agent_id: string } | undefined> {
   const passport = await db('passports')
     .where({ type: 'agent', organization_id: organizationId })
     .andWhere((q) => q.where({ passport_id: agentId }).orWhere({ did: agentId }))
@@ -256,5 +352,8 @@ export async function findAgentDid(db: Knex, organizationId: string, agentId: st
     .select('platform_agents.agent_id', 'passports.did')
     .first<{ agent_id: string; did: string } | undefined>();
   if (platformAgent) return platformAgent;
-  return db('agents').where({ agent_id: agentId, organization_id: organizationId }).select('agent_id', 'did').first<{ agent_id: string; did: string } | undefined>();
+  return db('agents')
+    .where({ agent_id: agentId, organization_id: organizationId })
+    .select('agent_id', 'did')
+    .first<{ agent_id: string; did: string } | undefined>();
 }

@@ -20,12 +20,29 @@ export interface EscalationRuleRow {
   updated_at: Date;
 }
 
-export type RuleWrite = Pick<EscalationRuleRow, 'rule_name' | 'description' | 'conditions' | 'actions' | 'priority' | 'enabled' | 'applies_to' | 'trigger_rate'> & {
+export type RuleWrite = Pick<
+  EscalationRuleRow,
+  'rule_name' | 'description' | 'conditions' | 'actions' | 'priority' | 'enabled' | 'applies_to' | 'trigger_rate'
+> & {
   scope_task_types: string[] | null;
   scope_domains: string[] | null;
 };
 
-const COLUMNS = ['rule_id', 'rule_name', 'description', 'conditions', 'actions', 'priority', 'enabled', 'applies_to', 'trigger_rate', 'created_by', 'version', 'created_at', 'updated_at'];
+const COLUMNS = [
+  'rule_id',
+  'rule_name',
+  'description',
+  'conditions',
+  'actions',
+  'priority',
+  'enabled',
+  'applies_to',
+  'trigger_rate',
+  'created_by',
+  'version',
+  'created_at',
+  'updated_at',
+];
 
 const asJson = (rule: Partial<RuleWrite>) => ({
   ...rule,
@@ -42,17 +59,28 @@ const asJson = (rule: Partial<RuleWrite>) => ({
 export async function bumpRuleSetVersion(db: Knex): Promise<number> {
   const [row] = await db('escalation_rule_set')
     .where({ id: 1 })
-    .update({ version: db.raw('version + 1'), enabled_rules: db('escalation_rules').count('*').where({ enabled: true }) })
+    .update({
+      version: db.raw('version + 1'),
+      enabled_rules: db('escalation_rules').count('*').where({ enabled: true }),
+    })
     .returning<Array<{ version: number }>>('version');
   return row!.version;
 }
 
-export async function insertRule(db: Knex, rule: RuleWrite & { rule_id: string; created_by: string; organization_id: string }): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
+export async function insertRule(
+  db: Knex,
+  rule: RuleWrite & { rule_id: string; created_by: string; organization_id: string },
+): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
   const [row] = await db('escalation_rules').insert(asJson(rule)).returning<EscalationRuleRow[]>(COLUMNS);
   return { row: row!, rule_set_version: await bumpRuleSetVersion(db) };
 }
 
-export async function updateRule(db: Knex, organizationId: string, ruleId: string, changes: Partial<RuleWrite>): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
+export async function updateRule(
+  db: Knex,
+  organizationId: string,
+  ruleId: string,
+  changes: Partial<RuleWrite>,
+): Promise<{ row: EscalationRuleRow; rule_set_version: number }> {
   const [row] = await db('escalation_rules')
     .where({ rule_id: ruleId, organization_id: organizationId })
     .update({ ...asJson(changes), version: db.raw('version + 1'), updated_at: db.fn.now() })
@@ -66,7 +94,12 @@ export async function deleteRule(db: Knex, organizationId: string, ruleId: strin
 }
 
 /** The rule, locked for the rest of the transaction when `forUpdate`. */
-export async function findRule(db: Knex, organizationId: string, ruleId: string, options: { forUpdate?: boolean } = {}): Promise<EscalationRuleRow | undefined> {
+export async function findRule(
+  db: Knex,
+  organizationId: string,
+  ruleId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<EscalationRuleRow | undefined> {
   const query = db('escalation_rules').select(COLUMNS).where({ rule_id: ruleId, organization_id: organizationId });
   if (options.forUpdate) query.forUpdate();
   const row: unknown = await query.first();
@@ -97,7 +130,10 @@ const toRule = (row: RuleColumns): EscalationRule => ({
 
 /** Every enabled rule, for the static analysis of a new or changed one. */
 export async function enabledRules(db: Knex, organizationId: string): Promise<EscalationRule[]> {
-  const rows = await db('escalation_rules').select('rule_id', 'rule_name', 'priority', 'conditions', 'actions').where({ enabled: true, organization_id: organizationId }).orderBy('rule_id');
+  const rows = await db('escalation_rules')
+    .select('rule_id', 'rule_name', 'priority', 'conditions', 'actions')
+    .where({ enabled: true, organization_id: organizationId })
+    .orderBy('rule_id');
   return rows.map(toRule);
 }
 
@@ -105,7 +141,11 @@ export async function enabledRules(db: Knex, organizationId: string): Promise<Es
  * The facts of the routings decided in the last `windowDays` days, newest first and at most `limit`, as
  * they were decided (domain and risk level as recorded), for a dry run of a rule.
  */
-export async function routingHistoryFacts(db: Knex, organizationId: string, options: { windowDays: number; limit: number }): Promise<RoutingFacts[]> {
+export async function routingHistoryFacts(
+  db: Knex,
+  organizationId: string,
+  options: { windowDays: number; limit: number },
+): Promise<RoutingFacts[]> {
   const rows = await db('routings')
     .select('task_type', 'domain', 'risk_level', 'ai_confidence', db.raw("task -> 'context' as context"))
     .where({ organization_id: organizationId })
@@ -113,23 +153,35 @@ export async function routingHistoryFacts(db: Knex, organizationId: string, opti
     .where('created_at', '>=', db.raw(`now() - make_interval(days => ?)`, [options.windowDays]))
     .orderBy('created_at', 'desc')
     .limit(options.limit);
-  return rows.map((row: { task_type: string; domain: string | null; risk_level: string; ai_confidence: number; context: Record<string, unknown> | null }) => {
-    const context = row.context ?? {};
-    return {
-      task_type: row.task_type,
-      domain: row.domain ?? (typeof context.domain === 'string' ? context.domain : 'general'),
-      risk_level: isRiskLevel(row.risk_level) ? row.risk_level : 'low',
-      ai_confidence: row.ai_confidence,
-      context,
-    };
-  });
+  return rows.map(
+    (row: {
+      task_type: string;
+      domain: string | null;
+      risk_level: string;
+      ai_confidence: number;
+      context: Record<string, unknown> | null;
+    }) => {
+      const context = row.context ?? {};
+      return {
+        task_type: row.task_type,
+        domain: row.domain ?? (typeof context.domain === 'string' ? context.domain : 'general'),
+        risk_level: isRiskLevel(row.risk_level) ? row.risk_level : 'low',
+        ai_confidence: row.ai_confidence,
+        context,
+      };
+    },
+  );
 }
 
 /** Task types seen in the history per domain, for a rule's applies_to. */
 export async function taskTypesByDomain(db: Knex, organizationId: string): Promise<Map<string, string[]>> {
-  const rows = await db('routings').distinct('domain', 'task_type').where({ organization_id: organizationId }).whereNotNull('domain');
+  const rows = await db('routings')
+    .distinct('domain', 'task_type')
+    .where({ organization_id: organizationId })
+    .whereNotNull('domain');
   const byDomain = new Map<string, string[]>();
-  for (const row of rows as Array<{ domain: string; task_type: string }>) byDomain.set(row.domain, [...(byDomain.get(row.domain) ?? []), row.task_type]);
+  for (const row of rows as Array<{ domain: string; task_type: string }>)
+    byDomain.set(row.domain, [...(byDomain.get(row.domain) ?? []), row.task_type]);
   return byDomain;
 }
 

@@ -21,14 +21,28 @@ export const EVENT_SORT_COLUMNS = { created_at: 'e.created_at', event: 'e.event'
 function eventsQuery(db: Knex): Knex.QueryBuilder {
   return db('outbox_events as e')
     .join('ledger_entries as p', 'p.seq', 'e.provenance_seq')
-    .select('e.event_id', 'e.event', 'e.data', 'e.created_at', 'p.subject_id', 'p.step_id', 'p.transaction_id', 'p.block_number');
+    .select(
+      'e.event_id',
+      'e.event',
+      'e.data',
+      'e.created_at',
+      'p.subject_id',
+      'p.step_id',
+      'p.transaction_id',
+      'p.block_number',
+    );
 }
 
 export async function listEvents(
   db: Knex,
   organizationId: string,
   page: PageRequest,
-  filter: { events?: string[] | undefined; subject_id?: string | undefined; created_at__gte?: string | undefined; created_at__lte?: string | undefined },
+  filter: {
+    events?: string[] | undefined;
+    subject_id?: string | undefined;
+    created_at__gte?: string | undefined;
+    created_at__lte?: string | undefined;
+  },
 ): Promise<Page<EventRow>> {
   const query = eventsQuery(db).where('e.organization_id', organizationId);
   if (filter.events && filter.events.length > 0) query.whereIn('e.event', filter.events);
@@ -39,5 +53,8 @@ export async function listEvents(
 }
 
 export async function findEvent(db: Knex, organizationId: string, eventId: string): Promise<EventRow | undefined> {
-  return eventsQuery(db).where('e.event_id', eventId).where('e.organization_id', organizationId).first<EventRow | undefined>();
+  return eventsQuery(db)
+    .where('e.event_id', eventId)
+    .where('e.organization_id', organizationId)
+    .first<EventRow | undefined>();
 }

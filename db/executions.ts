@@ -7,7 +7,9 @@ import { upsertProjection } from './projections';
 type ExecutionDates = 'queued_at' | 'started_at' | 'completed_at' | 'updated_at';
 
 /** The state as the executions table holds it (unset fields null, instants as Date), with the attempt log's counts. */
-export type ExecutionRow = Nullable<Omit<ExecutionState, ExecutionDates>> & { [K in ExecutionDates]: undefined extends ExecutionState[K] ? Date | null : Date } & {
+export type ExecutionRow = Nullable<Omit<ExecutionState, ExecutionDates>> & {
+  [K in ExecutionDates]: undefined extends ExecutionState[K] ? Date | null : Date;
+} & {
   /** Live from the attempt log: the attempt under way may be later than the last projection knows. */
   live_attempt: number;
   live_callback_attempts: number;
@@ -27,7 +29,11 @@ export interface AttemptRow {
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
-export async function upsertExecutionProjection(db: Knex, state: ExecutionState, organizationId: string): Promise<void> {
+export async function upsertExecutionProjection(
+  db: Knex,
+  state: ExecutionState,
+  organizationId: string,
+): Promise<void> {
   const row = {
     execution_id: state.execution_id,
     version: state.version,
@@ -61,43 +67,71 @@ export async function upsertExecutionProjection(db: Knex, state: ExecutionState,
     completed_at: state.completed_at ?? null,
     updated_at: state.updated_at,
   } satisfies Record<keyof ExecutionState, unknown>;
-  await upsertProjection(db, 'executions', { key: 'execution_id', once: ['queued_at', 'organization_id'] }, { ...row, organization_id: organizationId });
+  await upsertProjection(
+    db,
+    'executions',
+    { key: 'execution_id', once: ['queued_at', 'organization_id'] },
+    { ...row, organization_id: organizationId },
+  );
 }
 
 /** Executions with the attempt counts of their logs folded in. */
 function executionsWithLiveAttempts(db: Knex): Knex.QueryBuilder {
   return db('executions as e').select(
     'e.*',
-    db.raw(`greatest(e.current_attempt, coalesce((select max(a.attempt) from execution_attempts a where a.execution_id = e.execution_id and a.kind = 'agent'), 0)) as live_attempt`),
-    db.raw(`greatest(e.callback_attempts, coalesce((select max(a.attempt) from execution_attempts a where a.execution_id = e.execution_id and a.kind = 'callback'), 0)) as live_callback_attempts`),
+    db.raw(
+      `greatest(e.current_attempt, coalesce((select max(a.attempt) from execution_attempts a where a.execution_id = e.execution_id and a.kind = 'agent'), 0)) as live_attempt`,
+    ),
+    db.raw(
+      `greatest(e.callback_attempts, coalesce((select max(a.attempt) from execution_attempts a where a.execution_id = e.execution_id and a.kind = 'callback'), 0)) as live_callback_attempts`,
+    ),
   );
 }
 
 /** Within an organization when one is named: another tenant's execution is not found. */
-export async function findExecutionById(db: Knex, executionId: string, organizationId?: string): Promise<ExecutionRow | undefined> {
+export async function findExecutionById(
+  db: Knex,
+  executionId: string,
+  organizationId?: string,
+): Promise<ExecutionRow | undefined> {
   const query = executionsWithLiveAttempts(db).where('e.execution_id', executionId);
   if (organizationId !== undefined) void query.andWhere('e.organization_id', organizationId);
   return query.first<ExecutionRow | undefined>();
 }
 
 export async function listExecutionAttempts(db: Knex, executionId: string): Promise<AttemptRow[]> {
-  return db<AttemptRow>('execution_attempts').where({ execution_id: executionId }).orderBy([{ column: 'kind' }, { column: 'attempt' }]);
+  return db<AttemptRow>('execution_attempts')
+    .where({ execution_id: executionId })
+    .orderBy([{ column: 'kind' }, { column: 'attempt' }]);
 }
 
-export async function listExecutions(db: Knex, organizationId: string, page: PageRequest, filter: Partial<Pick<ExecutionState, 'status' | 'agent_id'>>): Promise<Page<ExecutionRow>> {
+export async function listExecutions(
+  db: Knex,
+  organizationId: string,
+  page: PageRequest,
+  filter: Partial<Pick<ExecutionState, 'status' | 'agent_id'>>,
+): Promise<Page<ExecutionRow>> {
   const query = executionsWithLiveAttempts(db).where('e.organization_id', organizationId);
   if (filter.status) query.where('e.status', filter.status);
-  if (filter.agent_id) query.where((where) => where.where('e.agent_id', filter.agent_id!).orWhere('e.agent_uri', filter.agent_id!));
+  if (filter.agent_id)
+    query.where((where) => where.where('e.agent_id', filter.agent_id!).orWhere('e.agent_uri', filter.agent_id!));
   return paginate<ExecutionRow>(query, page);
 }
 
 export async function countExecutionsByStatus(db: Knex, organizationId: string): Promise<Record<string, number>> {
-  const rows = await db('executions').where({ organization_id: organizationId }).select('status').count<{ status: string; count: number }[]>({ count: '*' }).groupBy('status');
+  const rows = await db('executions')
+    .where({ organization_id: organizationId })
+    .select('status')
+    .count<{ status: string; count: number }[]>({ count: '*' })
+    .groupBy('status');
   return Object.fromEntries(rows.map((row) => [row.status, row.count]));
 }
 
 /** The start of an attempt; a retried activity (same attempt) finds the row there and leaves it. */
-export async function recordAttemptStarted(db: Knex, attempt: { execution_id: string; kind: 'agent' | 'callback'; attempt: number; started_at: Date }): Promise<void> {
+export async function recordAttemptStarted(
+  db: Knex,
+  attempt: { execution_id: string; kind: 'agent' | 'callback'; attempt: number; started_at: Date },
+): Promise<void> {
   await db('execution_attempts')
     .insert({ ...attempt, outcome: 'in_flight' })
     .onConflict(['execution_id', 'kind', 'attempt'])
@@ -106,11 +140,25 @@ export async function recordAttemptStarted(db: Knex, attempt: { execution_id: st
 
 export async function recordAttemptFinished(
   db: Knex,
-  attempt: { execution_id: string; kind: 'agent' | 'callback'; attempt: number; outcome: string; status_code?: number | undefined; error?: string | undefined; duration_ms: number },
+  attempt: {
+    execution_id: string;
+    kind: 'agent' | 'callback';
+    attempt: number;
+    outcome: string;
+    status_code?: number | undefined;
+    error?: string | undefined;
+    duration_ms: number;
+  },
 ): Promise<void> {
   await db('execution_attempts')
     .where({ execution_id: attempt.execution_id, kind: attempt.kind, attempt: attempt.attempt })
-    .update({ outcome: attempt.outcome, status_code: attempt.status_code ?? null, error: attempt.error ?? null, duration_ms: attempt.duration_ms, finished_at: db.fn.now() });
+    .update({
+      outcome: attempt.outcome,
+      status_code: attempt.status_code ?? null,
+      error: attempt.error ?? null,
+      duration_ms: attempt.duration_ms,
+      finished_at: db.fn.now(),
+    });
 }
 
 const iso = (value: Date | null | undefined) => (value ? new Date(value).toISOString() : undefined);

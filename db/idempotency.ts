@@ -46,7 +46,9 @@ export async function claimIdempotencyKey(
   );
   if (claimed.rows.length > 0) return { state: 'claimed' };
 
-  const row = await db<KeyRow>('idempotency_keys').where({ principal: key.principal, idempotency_key: key.key }).first();
+  const row = await db<KeyRow>('idempotency_keys')
+    .where({ principal: key.principal, idempotency_key: key.key })
+    .first();
   if (!row) return claimIdempotencyKey(db, key);
   if (row.fingerprint !== key.fingerprint) return { state: 'mismatch' };
   if (row.state === 'in_flight') {
@@ -55,11 +57,19 @@ export async function claimIdempotencyKey(
   }
   return {
     state: 'completed',
-    response: { status: row.response_status ?? 200, headers: row.response_headers ?? {}, body: row.response_body ?? '' },
+    response: {
+      status: row.response_status ?? 200,
+      headers: row.response_headers ?? {},
+      body: row.response_body ?? '',
+    },
   };
 }
 
-export async function completeIdempotencyKey(db: Knex, key: { principal: string; key: string }, response: StoredResponse): Promise<void> {
+export async function completeIdempotencyKey(
+  db: Knex,
+  key: { principal: string; key: string },
+  response: StoredResponse,
+): Promise<void> {
   await db('idempotency_keys')
     .where({ principal: key.principal, idempotency_key: key.key })
     .update({
@@ -72,5 +82,7 @@ export async function completeIdempotencyKey(db: Knex, key: { principal: string;
 }
 
 export async function releaseIdempotencyKey(db: Knex, key: { principal: string; key: string }): Promise<void> {
-  await db('idempotency_keys').where({ principal: key.principal, idempotency_key: key.key, state: 'in_flight' }).delete();
+  await db('idempotency_keys')
+    .where({ principal: key.principal, idempotency_key: key.key, state: 'in_flight' })
+    .delete();
 }

@@ -18,8 +18,15 @@ export async function findAttestation(db: Knex, attestationId: string): Promise<
 }
 
 /** Inserts the attestation unless one with its id exists; returns the one stored either way. */
-export async function insertAttestationOnce(db: Knex, row: Omit<AttestationRow, 'created_at'>): Promise<{ row: AttestationRow; created: boolean }> {
-  const [inserted] = await db('ledger_attestations').insert(row).onConflict('attestation_id').ignore().returning<AttestationRow[]>('*');
+export async function insertAttestationOnce(
+  db: Knex,
+  row: Omit<AttestationRow, 'created_at'>,
+): Promise<{ row: AttestationRow; created: boolean }> {
+  const [inserted] = await db('ledger_attestations')
+    .insert(row)
+    .onConflict('attestation_id')
+    .ignore()
+    .returning<AttestationRow[]>('*');
   if (inserted) return { row: inserted, created: true };
   return { row: (await findAttestation(db, row.attestation_id))!, created: false };
 }

@@ -13,7 +13,9 @@ export interface LedgerState {
 }
 
 export async function ledgerState(db: Knex): Promise<LedgerState> {
-  const { rows } = await db.raw<{ rows: Array<{ last_closed: number; last_sealed: number; leaves: number; age_ms: number | null }> }>(
+  const { rows } = await db.raw<{
+    rows: Array<{ last_closed: number; last_sealed: number; leaves: number; age_ms: number | null }>;
+  }>(
     `with closed as (select coalesce(max(block_number), 0) as last_closed from ledger_blocks)
      select closed.last_closed,
             (select coalesce(max(block_number), 0) from ledger_checkpoints) as last_sealed,
@@ -32,21 +34,29 @@ export async function ledgerState(db: Knex): Promise<LedgerState> {
   };
 }
 
-export type CloseOutcome = { ok: true; block_number: number } | { ok: false; code: 'out_of_order'; last_closed_block: number };
+export type CloseOutcome =
+  { ok: true; block_number: number } | { ok: false; code: 'out_of_order'; last_closed_block: number };
 
 /**
  * Closes a block to appends, once every append that read it as the open block has committed. Waits
  * at most `lockTimeoutMs` for them (appends arriving meanwhile queue behind the closure), so a caller's
  * long transaction delays sealing instead of stalling every append. Closing a closed block is a no-op.
  */
-export async function closeBlock(db: Knex, blockNumber: number, options: { lockTimeoutMs: number }): Promise<CloseOutcome> {
+export async function closeBlock(
+  db: Knex,
+  blockNumber: number,
+  options: { lockTimeoutMs: number },
+): Promise<CloseOutcome> {
   return db.transaction(async (trx) => {
-    await trx.raw(`select set_config('lock_timeout', ?, true)`, [`${Math.max(1, Math.round(options.lockTimeoutMs))}ms`]);
+    await trx.raw(`select set_config('lock_timeout', ?, true)`, [
+      `${Math.max(1, Math.round(options.lockTimeoutMs))}ms`,
+    ]);
     await trx.raw('select pg_advisory_xact_lock(?)', [LEDGER_LOCKS.append]);
     const last = await trx('ledger_blocks').max<{ max: number | null }[]>({ max: 'block_number' });
     const lastClosed = last[0]?.max ?? 0;
     if (lastClosed >= blockNumber) return { ok: true as const, block_number: blockNumber };
-    if (lastClosed !== blockNumber - 1) return { ok: false as const, code: 'out_of_order' as const, last_closed_block: lastClosed };
+    if (lastClosed !== blockNumber - 1)
+      return { ok: false as const, code: 'out_of_order' as const, last_closed_block: lastClosed };
     await trx('ledger_blocks').insert({ block_number: blockNumber });
     return { ok: true as const, block_number: blockNumber };
   });
@@ -63,7 +73,13 @@ export interface SealingLag {
 
 export async function ledgerSealingLag(db: Knex): Promise<SealingLag> {
   const { rows } = await db.raw<{
-    rows: Array<{ block_number: number | null; sealed_at: Date | null; tree_size: number | null; unsealed: number; oldest_age: number | null }>;
+    rows: Array<{
+      block_number: number | null;
+      sealed_at: Date | null;
+      tree_size: number | null;
+      unsealed: number;
+      oldest_age: number | null;
+    }>;
   }>(
     `with last as (select block_number, sealed_at, tree_size from ledger_checkpoints order by block_number desc limit 1)
      select last.block_number, last.sealed_at, last.tree_size,
@@ -119,8 +135,14 @@ export async function checkpointWithTreeSize(db: Knex, treeSize: number): Promis
   return db<CheckpointRow>('ledger_checkpoints').where({ tree_size: treeSize }).orderBy('block_number', 'asc').first();
 }
 
-export async function listCheckpoints(db: Knex, options: { afterBlock: number; limit: number }): Promise<CheckpointRow[]> {
-  return db<CheckpointRow>('ledger_checkpoints').where('block_number', '>', options.afterBlock).orderBy('block_number', 'asc').limit(options.limit);
+export async function listCheckpoints(
+  db: Knex,
+  options: { afterBlock: number; limit: number },
+): Promise<CheckpointRow[]> {
+  return db<CheckpointRow>('ledger_checkpoints')
+    .where('block_number', '>', options.afterBlock)
+    .orderBy('block_number', 'asc')
+    .limit(options.limit);
 }
 
 /** The sealing writes, in the sealer's transaction. */
@@ -141,11 +163,17 @@ export const sealWrites = {
        from ledger_entries where block_number = ? order by seq`,
       [firstLeafIndex, blockNumber],
     );
-    const rows: Array<{ leaf_hash: Buffer }> = await trx('ledger_entries').where({ block_number: blockNumber }).orderBy('seq', 'asc').select('leaf_hash');
+    const rows: Array<{ leaf_hash: Buffer }> = await trx('ledger_entries')
+      .where({ block_number: blockNumber })
+      .orderBy('seq', 'asc')
+      .select('leaf_hash');
     return rows.map((row) => row.leaf_hash);
   },
 
-  async insertNodes(trx: Knex.Transaction, nodes: ReadonlyArray<{ level: number; index: number; hash: Uint8Array }>): Promise<void> {
+  async insertNodes(
+    trx: Knex.Transaction,
+    nodes: ReadonlyArray<{ level: number; index: number; hash: Uint8Array }>,
+  ): Promise<void> {
     const CHUNK = 20_000;
     for (let start = 0; start < nodes.length; start += CHUNK) {
       const chunk = nodes.slice(start, start + CHUNK);
@@ -164,7 +192,10 @@ export const sealWrites = {
 };
 
 /** Hashes of stored subtrees, by "level:index". */
-export async function findNodes(db: Knex, ids: ReadonlyArray<{ level: number; index: number }>): Promise<Map<string, Buffer>> {
+export async function findNodes(
+  db: Knex,
+  ids: ReadonlyArray<{ level: number; index: number }>,
+): Promise<Map<string, Buffer>> {
   if (ids.length === 0) return new Map();
   const { rows } = await db.raw<{ rows: Array<{ level: number; idx: number; hash: Buffer }> }>(
     `select n.level, n.idx, n.hash from ledger_nodes n

@@ -39,7 +39,11 @@ export class LedgerAppendError extends Error {
  * Appends one provenance record to the log, and its events to the outbox, in one statement; see
  * appendProvenanceBatch.
  */
-export async function appendProvenance(db: Knex, input: TenantProvenanceInput, companion?: CompanionWrite): Promise<LedgerAnchor> {
+export async function appendProvenance(
+  db: Knex,
+  input: TenantProvenanceInput,
+  companion?: CompanionWrite,
+): Promise<LedgerAnchor> {
   const [anchor] = await appendProvenanceBatch(db, [input], companion);
   return anchor!;
 }
@@ -61,22 +65,27 @@ export interface CompanionWrite {
   bindings: readonly unknown[];
 }
 
-export async function appendProvenanceBatch(db: Knex, inputs: readonly TenantProvenanceInput[], companion?: CompanionWrite): Promise<LedgerAnchor[]> {
+export async function appendProvenanceBatch(
+  db: Knex,
+  inputs: readonly TenantProvenanceInput[],
+  companion?: CompanionWrite,
+): Promise<LedgerAnchor[]> {
   if (inputs.length === 0) return [];
   const call = ledgerAppendCall(inputs);
   // One statement, so one round trip: ledger_append (migrations/20261123000200_ledger.ts) takes the append
   // lock shared, reads the open block after it, inserts the records and their events, and returns every
   // record's anchor, new or appended before.
-  const { rows: appended } = await db.raw<{ rows: { transaction_id: string; block_number: number }[] }>(`${companion ? `with ${companion.ctes} ` : ''}select * from ${call.sql}`, [
-    ...(companion?.bindings ?? []),
-    ...call.bindings,
-  ] as Knex.RawBinding[]);
+  const { rows: appended } = await db.raw<{ rows: { transaction_id: string; block_number: number }[] }>(
+    `${companion ? `with ${companion.ctes} ` : ''}select * from ${call.sql}`,
+    [...(companion?.bindings ?? []), ...call.bindings] as Knex.RawBinding[],
+  );
   const anchors = new Map(appended.map((row) => [row.transaction_id, row.block_number]));
 
   return inputs.map(({ entry }) => {
     const transaction_id = transactionIdFor(entry.subject_id, entry.step_id);
     const block_number = anchors.get(transaction_id);
-    if (block_number === undefined) throw new LedgerAppendError(`record ${transaction_id} was neither appended nor found`);
+    if (block_number === undefined)
+      throw new LedgerAppendError(`record ${transaction_id} was neither appended nor found`);
     return { transaction_id, block_number };
   });
 }
@@ -86,11 +95,16 @@ export async function appendProvenanceBatch(db: Knex, inputs: readonly TenantPro
  * statement that writes the rows they describe, a CTE that those writes read the anchors from. It yields
  * one row per record, with its transaction id and block.
  */
-export function ledgerAppendCall(inputs: readonly TenantProvenanceInput[]): { sql: string; bindings: readonly unknown[] } {
+export function ledgerAppendCall(inputs: readonly TenantProvenanceInput[]): {
+  sql: string;
+  bindings: readonly unknown[];
+} {
   const rows = new Map<string, Record<string, unknown>>();
   for (const { entry, events, organization_id } of inputs) {
-    if (!entry.subject_id || !entry.step_id) throw new LedgerAppendError('a provenance record needs a subject_id and a step_id');
-    if (Number.isNaN(Date.parse(entry.timestamp))) throw new LedgerAppendError(`${JSON.stringify(entry.timestamp)} is not an ISO 8601 timestamp`);
+    if (!entry.subject_id || !entry.step_id)
+      throw new LedgerAppendError('a provenance record needs a subject_id and a step_id');
+    if (Number.isNaN(Date.parse(entry.timestamp)))
+      throw new LedgerAppendError(`${JSON.stringify(entry.timestamp)} is not an ISO 8601 timestamp`);
     const transaction_id = transactionIdFor(entry.subject_id, entry.step_id);
     if (rows.has(transaction_id)) continue;
     rows.set(transaction_id, {
@@ -102,7 +116,11 @@ export function ledgerAppendCall(inputs: readonly TenantProvenanceInput[]): { sq
       action: entry.action,
       actor_type: entry.actor.type,
       recorded_at: entry.timestamp,
-      events: (events ?? []).map((event) => ({ event_id: `evt_${randomUUID()}`, event: event.event, data: event.data })),
+      events: (events ?? []).map((event) => ({
+        event_id: `evt_${randomUUID()}`,
+        event: event.event,
+        data: event.data,
+      })),
       organization_id,
     });
   }
@@ -135,11 +153,25 @@ function toRecord(row: EntryRow): ProvenanceRecord {
 const entryColumns = (db: Knex) =>
   db('ledger_entries as e')
     .leftJoin('ledger_leaves as l', 'l.transaction_id', 'e.transaction_id')
-    .select<EntryRow[]>('e.seq', 'e.transaction_id', 'e.subject_id', 'e.step_id', 'e.body', 'e.leaf_hash', 'e.block_number', 'e.created_at', 'l.leaf_index');
+    .select<EntryRow[]>(
+      'e.seq',
+      'e.transaction_id',
+      'e.subject_id',
+      'e.step_id',
+      'e.body',
+      'e.leaf_hash',
+      'e.block_number',
+      'e.created_at',
+      'l.leaf_index',
+    );
 
 /** The records of one subject (a routing, an approval…), in the order they were appended. */
 /** organizationId: only that organization's records (a caller's view); absent: all (the ledger's own tools). */
-export async function listProvenanceForSubject(db: Knex, subjectId: string, organizationId?: string): Promise<ProvenanceRecord[]> {
+export async function listProvenanceForSubject(
+  db: Knex,
+  subjectId: string,
+  organizationId?: string,
+): Promise<ProvenanceRecord[]> {
   const query = entryColumns(db).where('e.subject_id', subjectId);
   if (organizationId !== undefined) query.where('e.organization_id', organizationId);
   const rows: EntryRow[] = await query.orderBy('e.seq', 'asc');
@@ -147,15 +179,27 @@ export async function listProvenanceForSubject(db: Knex, subjectId: string, orga
 }
 
 /** Within an organization when one is named: another tenant's record is not found. */
-export async function findProvenanceRecord(db: Knex, transactionId: string, organizationId?: string): Promise<ProvenanceRecord | undefined> {
+export async function findProvenanceRecord(
+  db: Knex,
+  transactionId: string,
+  organizationId?: string,
+): Promise<ProvenanceRecord | undefined> {
   const query = entryColumns(db).where('e.transaction_id', transactionId);
   if (organizationId !== undefined) query.where('e.organization_id', organizationId);
   const row: EntryRow | undefined = await query.first();
   return row && toRecord(row);
 }
 
-export async function findProvenanceRecordByLeafHash(db: Knex, organizationId: string, leafHash: Buffer): Promise<ProvenanceRecord | undefined> {
-  const row: EntryRow | undefined = await entryColumns(db).where('e.leaf_hash', leafHash).andWhere('e.organization_id', organizationId).orderBy('e.seq', 'asc').first();
+export async function findProvenanceRecordByLeafHash(
+  db: Knex,
+  organizationId: string,
+  leafHash: Buffer,
+): Promise<ProvenanceRecord | undefined> {
+  const row: EntryRow | undefined = await entryColumns(db)
+    .where('e.leaf_hash', leafHash)
+    .andWhere('e.organization_id', organizationId)
+    .orderBy('e.seq', 'asc')
+    .first();
   return row && toRecord(row);
 }
 
@@ -173,19 +217,31 @@ export interface ProvenanceQuery {
 }
 
 /** Records matching a query, newest first, for the platform's provenance search. */
-export async function queryProvenance(db: Knex, organizationId: string, query: ProvenanceQuery, page: PageRequest): Promise<Page<EntryRow>> {
+export async function queryProvenance(
+  db: Knex,
+  organizationId: string,
+  query: ProvenanceQuery,
+  page: PageRequest,
+): Promise<Page<EntryRow>> {
   const builder = entryColumns(db).where('e.organization_id', organizationId);
   const text = query.text.trim();
   if (text !== '*') {
     builder.where((match) => {
-      match.where('e.subject_id', text).orWhereRaw(`to_tsvector('simple', e.body) @@ websearch_to_tsquery('simple', ?)`, [text]);
-      if (/^[0-9a-f]{64}$/i.test(text)) match.orWhere('e.transaction_id', text.toLowerCase()).orWhere('e.leaf_hash', Buffer.from(text, 'hex'));
+      match
+        .where('e.subject_id', text)
+        .orWhereRaw(`to_tsvector('simple', e.body) @@ websearch_to_tsquery('simple', ?)`, [text]);
+      if (/^[0-9a-f]{64}$/i.test(text))
+        match.orWhere('e.transaction_id', text.toLowerCase()).orWhere('e.leaf_hash', Buffer.from(text, 'hex'));
     });
   }
   if (query.subject_id) builder.where('e.subject_id', query.subject_id);
   if (query.action) builder.where('e.action', query.action);
   if (query.actor_type) builder.where('e.actor_type', query.actor_type);
-  if (query.actor_id) builder.whereRaw(`(e.body::jsonb -> 'actor' ->> 'did' = ? or e.body::jsonb -> 'actor' ->> 'agent_id' = ?)`, [query.actor_id, query.actor_id]);
+  if (query.actor_id)
+    builder.whereRaw(`(e.body::jsonb -> 'actor' ->> 'did' = ? or e.body::jsonb -> 'actor' ->> 'agent_id' = ?)`, [
+      query.actor_id,
+      query.actor_id,
+    ]);
   if (query.from) builder.where('e.recorded_at', '>=', query.from);
   if (query.to) builder.where('e.recorded_at', '<=', query.to);
   if (query.sealed !== undefined) builder[query.sealed ? 'whereNotNull' : 'whereNull']('l.leaf_index');

@@ -33,14 +33,22 @@ function serialized(values: Record<string, unknown>): Record<string, unknown> {
 
 /** False when a model with that id exists. */
 export async function insertModel(db: Knex, model: NewModel): Promise<boolean> {
-  const inserted = await db('models').insert(serialized({ ...model })).onConflict('model_id').ignore().returning('model_id');
+  const inserted = await db('models')
+    .insert(serialized({ ...model }))
+    .onConflict('model_id')
+    .ignore()
+    .returning('model_id');
   return inserted.length > 0;
 }
 
 /** Inserts the models that do not exist yet; returns how many were new. */
 export async function insertMissingModels(db: Knex, models: readonly NewModel[]): Promise<number> {
   if (models.length === 0) return 0;
-  const inserted = await db('models').insert(models.map((model) => serialized({ ...model }))).onConflict('model_id').ignore().returning('model_id');
+  const inserted = await db('models')
+    .insert(models.map((model) => serialized({ ...model })))
+    .onConflict('model_id')
+    .ignore()
+    .returning('model_id');
   return inserted.length;
 }
 
@@ -67,8 +75,10 @@ export async function listModels(db: Knex, filter: ModelFilter): Promise<ModelRo
   const query = db<ModelRow>('models').select('*').orderBy('model_id');
   if (filter.provider) query.where('provider', filter.provider);
   if (filter.status) query.where('status', filter.status);
-  if (filter.min_reasoning !== undefined) query.whereRaw(`(capabilities->>'reasoning')::double precision >= ?`, [filter.min_reasoning]);
-  if (filter.min_coding !== undefined) query.whereRaw(`(capabilities->>'coding')::double precision >= ?`, [filter.min_coding]);
+  if (filter.min_reasoning !== undefined)
+    query.whereRaw(`(capabilities->>'reasoning')::double precision >= ?`, [filter.min_reasoning]);
+  if (filter.min_coding !== undefined)
+    query.whereRaw(`(capabilities->>'coding')::double precision >= ?`, [filter.min_coding]);
   return query;
 }
 
@@ -83,7 +93,11 @@ export async function isSeedVersionApplied(db: Knex, version: string): Promise<b
 }
 
 export async function recordSeedVersion(db: Knex, version: string, modelsInserted: number): Promise<boolean> {
-  const inserted = await db('model_seed_versions').insert({ version, models_inserted: modelsInserted }).onConflict('version').ignore().returning('version');
+  const inserted = await db('model_seed_versions')
+    .insert({ version, models_inserted: modelsInserted })
+    .onConflict('version')
+    .ignore()
+    .returning('version');
   return inserted.length > 0;
 }
 
@@ -105,7 +119,10 @@ export interface BenchmarkRow {
 
 export async function insertBenchmark(db: Knex, benchmark: Omit<BenchmarkRow, 'created_at'>): Promise<BenchmarkRow> {
   const [row] = await db<BenchmarkRow>('model_benchmarks')
-    .insert({ ...benchmark, raw_results: benchmark.raw_results === null ? null : (JSON.stringify(benchmark.raw_results) as never) })
+    .insert({
+      ...benchmark,
+      raw_results: benchmark.raw_results === null ? null : (JSON.stringify(benchmark.raw_results) as never),
+    })
     .returning('*');
   return row!;
 }
@@ -115,7 +132,12 @@ export async function findModelForUpdate(db: Knex, modelId: string): Promise<Mod
   return db<ModelRow>('models').where({ model_id: modelId }).forUpdate().first();
 }
 
-export async function recordBenchmarkOnModel(db: Knex, modelId: string, capabilities: Record<Capability, number>, runAt: Date): Promise<ModelRow> {
+export async function recordBenchmarkOnModel(
+  db: Knex,
+  modelId: string,
+  capabilities: Record<Capability, number>,
+  runAt: Date,
+): Promise<ModelRow> {
   const [row] = await db<ModelRow>('models')
     .where({ model_id: modelId })
     .update({

@@ -18,7 +18,10 @@ interface WaitingRow {
 }
 
 // count is cast to int and the age to float8 in SQL, so pg gives numbers.
-const waitingOf = (row: WaitingRow | undefined): Waiting => ({ count: row?.count ?? 0, oldest_seconds: Math.max(0, row?.oldest ?? 0) });
+const waitingOf = (row: WaitingRow | undefined): Waiting => ({
+  count: row?.count ?? 0,
+  oldest_seconds: Math.max(0, row?.oldest ?? 0),
+});
 
 /** Approvals pending an answer, and routings queued for or assigned to a human and not yet resolved. */
 export async function itemsWaitingOnHumans(db: Knex): Promise<{ approval: Waiting; routing: Waiting }> {
@@ -29,7 +32,10 @@ export async function itemsWaitingOnHumans(db: Knex): Promise<{ approval: Waitin
      select 'routing', count(*)::int, extract(epoch from now() - min(created_at))::float8
        from routings where status in ('queued', 'in_progress')`,
   );
-  return { approval: waitingOf(rows.find((row) => row.kind === 'approval')), routing: waitingOf(rows.find((row) => row.kind === 'routing')) };
+  return {
+    approval: waitingOf(rows.find((row) => row.kind === 'approval')),
+    routing: waitingOf(rows.find((row) => row.kind === 'routing')),
+  };
 }
 
 /** Outbox events not yet dispatched to webhook deliveries. */

@@ -14,7 +14,17 @@ export interface OrganizationRow {
   updated_at: Date;
 }
 
-const COLUMNS = ['organization_id', 'org_did', 'name', 'slug', 'deployment_mode', 'autonomy_profile', 'data_residency_tier', 'created_at', 'updated_at'];
+const COLUMNS = [
+  'organization_id',
+  'org_did',
+  'name',
+  'slug',
+  'deployment_mode',
+  'autonomy_profile',
+  'data_residency_tier',
+  'created_at',
+  'updated_at',
+];
 
 export async function findOrganization(db: Knex, organizationId: string): Promise<OrganizationRow | undefined> {
   const row: unknown = await db('organizations').select(COLUMNS).where({ organization_id: organizationId }).first();
@@ -22,7 +32,10 @@ export async function findOrganization(db: Knex, organizationId: string): Promis
 }
 
 /** undefined when the org_did or the slug is taken. */
-export async function insertOrganization(db: Knex, organization: Omit<OrganizationRow, 'created_at' | 'updated_at'>): Promise<OrganizationRow | undefined> {
+export async function insertOrganization(
+  db: Knex,
+  organization: Omit<OrganizationRow, 'created_at' | 'updated_at'>,
+): Promise<OrganizationRow | undefined> {
   const [row] = await db('organizations')
     .insert({ ...organization, created_at: db.fn.now(), updated_at: db.fn.now() })
     .onConflict()
@@ -32,7 +45,11 @@ export async function insertOrganization(db: Knex, organization: Omit<Organizati
 }
 
 /** All organizations, or only `only` (a caller without the deployment-admin scope sees its own). */
-export async function listOrganizations(db: Knex, page: PageRequest, filter: { only?: string | undefined }): Promise<Page<OrganizationRow>> {
+export async function listOrganizations(
+  db: Knex,
+  page: PageRequest,
+  filter: { only?: string | undefined },
+): Promise<Page<OrganizationRow>> {
   const query = db('organizations').select(COLUMNS);
   if (filter.only !== undefined) query.where({ organization_id: filter.only });
   return paginate<OrganizationRow>(query, page);

@@ -39,12 +39,14 @@ function decodeCursor(cursor: string, sort: SortField[]): CursorValue[] {
   } catch {
     throw new InvalidCursorError('The cursor is not one this API issued');
   }
-  if (typeof parsed !== 'object' || parsed === null) throw new InvalidCursorError('The cursor is not one this API issued');
+  if (typeof parsed !== 'object' || parsed === null)
+    throw new InvalidCursorError('The cursor is not one this API issued');
   const body = parsed as { s?: unknown; v?: unknown };
   if (!Array.isArray(body.v) || body.v.length !== sort.length || !body.v.every(isCursorValue)) {
     throw new InvalidCursorError('The cursor is not one this API issued');
   }
-  if (body.s !== sortSignature(sort)) throw new InvalidCursorError('The cursor was issued for another sort order; start again without it');
+  if (body.s !== sortSignature(sort))
+    throw new InvalidCursorError('The cursor was issued for another sort order; start again without it');
   return body.v;
 }
 
@@ -71,7 +73,9 @@ export async function paginate<T extends object>(query: Knex.QueryBuilder, page:
   const pageQuery = query.clone();
   // The cursor keeps each sort value as Postgres prints it: a JS Date would cut a timestamp to milliseconds,
   // and the next page would start before rows already returned.
-  sort.forEach((field, index) => pageQuery.select(query.client.raw('??::text as ??', [field.column, cursorColumn(index)])));
+  sort.forEach((field, index) =>
+    pageQuery.select(query.client.raw('??::text as ??', [field.column, cursorColumn(index)])),
+  );
   if (page.cursor) {
     const values = decodeCursor(page.cursor, sort);
     // (a, b, c) after (va, vb, vc): a > va OR (a = va AND b > vb) OR (a = va AND b = vb AND c > vc).
@@ -96,8 +100,16 @@ export async function paginate<T extends object>(query: Knex.QueryBuilder, page:
   const has_more = rows.length > limit;
   const kept = rows.slice(0, limit);
   const last = kept[kept.length - 1];
-  const next_cursor = has_more && last ? encodeCursor(sort, sort.map((_, index) => last[cursorColumn(index)] as CursorValue)) : null;
+  const next_cursor =
+    has_more && last
+      ? encodeCursor(
+          sort,
+          sort.map((_, index) => last[cursorColumn(index)] as CursorValue),
+        )
+      : null;
   const cursorColumns = new Set(sort.map((_, index) => cursorColumn(index)));
-  const data = kept.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !cursorColumns.has(column))));
+  const data = kept.map((row) =>
+    Object.fromEntries(Object.entries(row).filter(([column]) => !cursorColumns.has(column))),
+  );
   return { data: data as T[], has_more, next_cursor, total_count: total[0]?.count ?? 0 };
 }

@@ -34,7 +34,10 @@ export interface PassportKeyRow {
   revoke_reason: string | null;
 }
 
-export type NewPassportKey = Pick<PassportKeyRow, 'kid' | 'passport_id' | 'public_jwk' | 'sealed_private_key' | 'source' | 'device_id'>;
+export type NewPassportKey = Pick<
+  PassportKeyRow,
+  'kid' | 'passport_id' | 'public_jwk' | 'sealed_private_key' | 'source' | 'device_id'
+>;
 
 /** False when the row was not written: the id is taken, or the organization already has its organization Passport. */
 export async function insertPassport(db: Knex, row: Omit<PassportRow, 'status' | 'updated_at'>): Promise<boolean> {
@@ -47,7 +50,11 @@ export async function insertPassport(db: Knex, row: Omit<PassportRow, 'status' |
 }
 
 /** Within an organization when one is named: another tenant's Passport is not found. */
-export async function findPassport(db: Knex, passportId: string, organizationId?: string): Promise<PassportWithOrganization | undefined> {
+export async function findPassport(
+  db: Knex,
+  passportId: string,
+  organizationId?: string,
+): Promise<PassportWithOrganization | undefined> {
   const query = db('passports')
     .join('organizations', 'organizations.organization_id', 'passports.organization_id')
     .where('passports.passport_id', passportId)
@@ -57,7 +64,9 @@ export async function findPassport(db: Knex, passportId: string, organizationId?
 }
 
 export async function findOrganizationPassport(db: Knex, organizationId: string): Promise<PassportRow | undefined> {
-  return db('passports').where({ organization_id: organizationId, type: 'organization' }).first<PassportRow | undefined>();
+  return db('passports')
+    .where({ organization_id: organizationId, type: 'organization' })
+    .first<PassportRow | undefined>();
 }
 
 /** Serializes key changes of one Passport (rotations, revocations) within the caller's transaction. */
@@ -77,7 +86,9 @@ export async function insertPassportKey(db: Knex, key: NewPassportKey, now: Date
 
 /** Oldest first, every status. */
 export async function listPassportKeys(db: Knex, passportId: string): Promise<PassportKeyRow[]> {
-  return db('passport_keys').where({ passport_id: passportId }).orderBy([{ column: 'created_at' }, { column: 'kid' }]);
+  return db('passport_keys')
+    .where({ passport_id: passportId })
+    .orderBy([{ column: 'created_at' }, { column: 'kid' }]);
 }
 
 export async function findPassportKey(db: Knex, kid: string): Promise<PassportKeyRow | undefined> {
@@ -86,11 +97,20 @@ export async function findPassportKey(db: Knex, kid: string): Promise<PassportKe
 
 /** The key a server-held Passport signs with now. */
 export async function findActiveServerKey(db: Knex, passportId: string): Promise<PassportKeyRow | undefined> {
-  return db('passport_keys').where({ passport_id: passportId, source: 'server', status: 'active' }).orderBy('created_at', 'desc').first<PassportKeyRow | undefined>();
+  return db('passport_keys')
+    .where({ passport_id: passportId, source: 'server', status: 'active' })
+    .orderBy('created_at', 'desc')
+    .first<PassportKeyRow | undefined>();
 }
 
 /** Rotates out every active key of the Passport but the new one: they verify until verifyUntil, sign no more. */
-export async function retireActiveKeys(db: Knex, passportId: string, exceptKid: string, now: Date, verifyUntil: Date): Promise<string[]> {
+export async function retireActiveKeys(
+  db: Knex,
+  passportId: string,
+  exceptKid: string,
+  now: Date,
+  verifyUntil: Date,
+): Promise<string[]> {
   const rows: { kid: string }[] = await db('passport_keys')
     .where({ passport_id: passportId, status: 'active' })
     .whereNot({ kid: exceptKid })
@@ -100,7 +120,13 @@ export async function retireActiveKeys(db: Knex, passportId: string, exceptKid: 
 }
 
 /** Undefined when the Passport has no such key, or it is revoked already. */
-export async function revokePassportKey(db: Knex, passportId: string, kid: string, reason: string, now: Date): Promise<PassportKeyRow | undefined> {
+export async function revokePassportKey(
+  db: Knex,
+  passportId: string,
+  kid: string,
+  reason: string,
+  now: Date,
+): Promise<PassportKeyRow | undefined> {
   const [row] = await db('passport_keys')
     .where({ passport_id: passportId, kid })
     .whereNot({ status: 'revoked' })
@@ -124,13 +150,19 @@ export interface ChallengeRow {
 }
 
 export async function insertChallenge(db: Knex, row: Omit<ChallengeRow, 'consumed_at'>): Promise<void> {
-  await db('passport_challenges').insert({ ...row, registration: row.registration === null ? null : JSON.stringify(row.registration) });
+  await db('passport_challenges').insert({
+    ...row,
+    registration: row.registration === null ? null : JSON.stringify(row.registration),
+  });
 }
 
 /** Deletes up to `limit` challenges that expired before `before`: a challenge is worth nothing once expired. */
 export async function purgeExpiredChallenges(db: Knex, before: Date, limit: number): Promise<number> {
   return db('passport_challenges')
-    .whereIn('challenge_hash', db('passport_challenges').select('challenge_hash').where('expires_at', '<', before).limit(limit))
+    .whereIn(
+      'challenge_hash',
+      db('passport_challenges').select('challenge_hash').where('expires_at', '<', before).limit(limit),
+    )
     .delete();
 }
 

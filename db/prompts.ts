@@ -33,17 +33,37 @@ export async function findPrompt(db: Knex, organizationId: string, key: string):
 }
 
 /** The prompt, created (with the version about to be published as active) when missing, and locked for the change. */
-export async function lockOrCreatePrompt(trx: Knex.Transaction, prompt: Pick<PromptRow, 'organization_id' | 'prompt_key' | 'scope' | 'namespace' | 'active_version'>): Promise<{ row: PromptRow; created: boolean }> {
-  const inserted = await trx('prompts').insert(prompt).onConflict(['organization_id', 'prompt_key']).ignore().returning('prompt_key');
-  const row = await trx<PromptRow>('prompts').where({ organization_id: prompt.organization_id, prompt_key: prompt.prompt_key }).forUpdate().first();
+export async function lockOrCreatePrompt(
+  trx: Knex.Transaction,
+  prompt: Pick<PromptRow, 'organization_id' | 'prompt_key' | 'scope' | 'namespace' | 'active_version'>,
+): Promise<{ row: PromptRow; created: boolean }> {
+  const inserted = await trx('prompts')
+    .insert(prompt)
+    .onConflict(['organization_id', 'prompt_key'])
+    .ignore()
+    .returning('prompt_key');
+  const row = await trx<PromptRow>('prompts')
+    .where({ organization_id: prompt.organization_id, prompt_key: prompt.prompt_key })
+    .forUpdate()
+    .first();
   return { row: row!, created: inserted.length > 0 };
 }
 
-export async function lockPrompt(trx: Knex.Transaction, organizationId: string, key: string): Promise<PromptRow | undefined> {
+export async function lockPrompt(
+  trx: Knex.Transaction,
+  organizationId: string,
+  key: string,
+): Promise<PromptRow | undefined> {
   return trx<PromptRow>('prompts').where({ organization_id: organizationId, prompt_key: key }).forUpdate().first();
 }
 
-export async function setActiveVersion(db: Knex, organizationId: string, key: string, version: string, labels?: { scope: string | null; namespace: string | null }): Promise<PromptRow> {
+export async function setActiveVersion(
+  db: Knex,
+  organizationId: string,
+  key: string,
+  version: string,
+  labels?: { scope: string | null; namespace: string | null },
+): Promise<PromptRow> {
   const [row] = await db<PromptRow>('prompts')
     .where({ organization_id: organizationId, prompt_key: key })
     .update({ active_version: version, ...(labels ?? {}), updated_at: db.fn.now() as never })
@@ -52,20 +72,40 @@ export async function setActiveVersion(db: Knex, organizationId: string, key: st
 }
 
 /** False when the version, or one of the same precedence (differing only in build metadata), is published. */
-export async function insertVersion(db: Knex, version: Omit<PromptVersionRow, 'published_at' | 'deprecated_at' | 'deprecated_by'>): Promise<PromptVersionRow | undefined> {
+export async function insertVersion(
+  db: Knex,
+  version: Omit<PromptVersionRow, 'published_at' | 'deprecated_at' | 'deprecated_by'>,
+): Promise<PromptVersionRow | undefined> {
   const [row] = await db<PromptVersionRow>('prompt_versions')
-    .insert({ ...version, meta: JSON.stringify(version.meta) as never, input_schema: version.input_schema === null ? null : (JSON.stringify(version.input_schema) as never) })
+    .insert({
+      ...version,
+      meta: JSON.stringify(version.meta) as never,
+      input_schema: version.input_schema === null ? null : (JSON.stringify(version.input_schema) as never),
+    })
     .onConflict()
     .ignore()
     .returning('*');
   return row;
 }
 
-export async function findVersion(db: Knex, organizationId: string, key: string, version: string): Promise<PromptVersionRow | undefined> {
-  return db<PromptVersionRow>('prompt_versions').where({ organization_id: organizationId, prompt_key: key, version }).first();
+export async function findVersion(
+  db: Knex,
+  organizationId: string,
+  key: string,
+  version: string,
+): Promise<PromptVersionRow | undefined> {
+  return db<PromptVersionRow>('prompt_versions')
+    .where({ organization_id: organizationId, prompt_key: key, version })
+    .first();
 }
 
-export async function deprecateVersion(db: Knex, organizationId: string, key: string, version: string, by: string): Promise<PromptVersionRow> {
+export async function deprecateVersion(
+  db: Knex,
+  organizationId: string,
+  key: string,
+  version: string,
+  by: string,
+): Promise<PromptVersionRow> {
   const [row] = await db<PromptVersionRow>('prompt_versions')
     .where({ organization_id: organizationId, prompt_key: key, version })
     .update({ status: 'deprecated', deprecated_at: db.fn.now() as never, deprecated_by: by })
@@ -74,8 +114,16 @@ export async function deprecateVersion(db: Knex, organizationId: string, key: st
 }
 
 /** Versions in semver order (version_sort is collated "C", so its byte order is precedence). */
-export async function listVersions(db: Knex, organizationId: string, key: string, page: PageRequest): Promise<Page<PromptVersionRow>> {
-  return paginate<PromptVersionRow>(db<PromptVersionRow>('prompt_versions').select('*').where({ organization_id: organizationId, prompt_key: key }), page);
+export async function listVersions(
+  db: Knex,
+  organizationId: string,
+  key: string,
+  page: PageRequest,
+): Promise<Page<PromptVersionRow>> {
+  return paginate<PromptVersionRow>(
+    db<PromptVersionRow>('prompt_versions').select('*').where({ organization_id: organizationId, prompt_key: key }),
+    page,
+  );
 }
 
 function escapeLike(text: string): string {

@@ -5,7 +5,10 @@ import type { Knex } from 'knex';
  * does not wait for the WAL flush (synchronous_commit off for this transaction only): a database crash may
  * forget the last few counts, which a rate limit can afford, and every request saves a disk flush.
  */
-export async function countRequest(db: Knex, key: { principal: string; category: string; windowStart: Date }): Promise<number> {
+export async function countRequest(
+  db: Knex,
+  key: { principal: string; category: string; windowStart: Date },
+): Promise<number> {
   const result = await db.raw<{ rows: { count: number }[] }>(
     `insert into rate_limit_counters (principal, category, window_start, count)
      select ?, ?, ?, 1 from (select set_config('synchronous_commit', 'off', true)) as this_transaction_only

@@ -54,7 +54,10 @@ export async function insertOpenCall(db: Knex, call: Omit<ReasoningCallRow, 'cre
   ]);
 }
 
-type Outcome = Pick<ReasoningCallRow, 'call_id' | 'success' | 'model_id' | 'provider' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'duration_ms'>;
+type Outcome = Pick<
+  ReasoningCallRow,
+  'call_id' | 'success' | 'model_id' | 'provider' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'duration_ms'
+>;
 
 /**
  * The open call completed with its outcome and attempts, as writes that run in the statement appending its
@@ -76,19 +79,40 @@ export function completedCallWrites(outcome: Outcome, attempts: readonly Reasoni
 
 /** The open call closed as interrupted, in the statement appending the provenance record that says so. */
 export function interruptedCallWrite(callId: string): CompanionWrite {
-  return { ctes: `interrupted_call as (update reasoning_calls set state = 'interrupted' where call_id = ? and state = 'open' returning call_id)`, bindings: [callId] };
+  return {
+    ctes: `interrupted_call as (update reasoning_calls set state = 'interrupted' where call_id = ? and state = 'open' returning call_id)`,
+    bindings: [callId],
+  };
 }
 
 /** Calls still open that started before the given time, oldest first. */
 export async function openCallsStartedBefore(db: Knex, before: Date, limit: number): Promise<ReasoningCallRow[]> {
-  return db<ReasoningCallRow>('reasoning_calls').where('state', 'open').where('created_at', '<', before).orderBy('created_at').limit(limit);
+  return db<ReasoningCallRow>('reasoning_calls')
+    .where('state', 'open')
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(limit);
 }
 
-export async function findReasoningCall(db: Knex, organizationId: string, callId: string): Promise<ReasoningCallRow | undefined> {
+export async function findReasoningCall(
+  db: Knex,
+  organizationId: string,
+  callId: string,
+): Promise<ReasoningCallRow | undefined> {
   return db<ReasoningCallRow>('reasoning_calls').where({ organization_id: organizationId, call_id: callId }).first();
 }
 
-export async function insertSignal(db: Knex, signal: { signal_id: string; call_id: string; organization_id: string; signal: string; note: string | null; recorded_by: string }): Promise<{ created_at: Date }> {
+export async function insertSignal(
+  db: Knex,
+  signal: {
+    signal_id: string;
+    call_id: string;
+    organization_id: string;
+    signal: string;
+    note: string | null;
+    recorded_by: string;
+  },
+): Promise<{ created_at: Date }> {
   const rows: Array<{ created_at: Date }> = await db('reasoning_call_signals').insert(signal).returning('created_at');
   return rows[0]!;
 }
@@ -102,7 +126,12 @@ export interface ModelStatisticsRow {
 }
 
 /** Attempts at the model by the organization since the given time, per complexity. */
-export async function modelAttemptStatistics(db: Knex, organizationId: string, modelId: string, since: Date): Promise<ModelStatisticsRow[]> {
+export async function modelAttemptStatistics(
+  db: Knex,
+  organizationId: string,
+  modelId: string,
+  since: Date,
+): Promise<ModelStatisticsRow[]> {
   const rows = await db('reasoning_attempts')
     .where({ organization_id: organizationId, model_id: modelId })
     .where('created_at', '>=', since)
@@ -131,7 +160,13 @@ export interface PromptCallTotals {
   corrections: number;
 }
 
-export async function promptCallTotals(db: Knex, organizationId: string, promptKey: string, since: Date, until: Date): Promise<PromptCallTotals> {
+export async function promptCallTotals(
+  db: Knex,
+  organizationId: string,
+  promptKey: string,
+  since: Date,
+  until: Date,
+): Promise<PromptCallTotals> {
   const { rows } = await db.raw<{ rows: PromptCallTotals[] }>(
     `select count(*)::int as total_calls,
             avg(c.input_tokens + c.output_tokens)::float8 as avg_tokens,
@@ -163,7 +198,13 @@ export interface PromptModelRow {
 }
 
 /** The prompt's answered calls per model that answered them. */
-export async function promptModelBreakdown(db: Knex, organizationId: string, promptKey: string, since: Date, until: Date): Promise<PromptModelRow[]> {
+export async function promptModelBreakdown(
+  db: Knex,
+  organizationId: string,
+  promptKey: string,
+  since: Date,
+  until: Date,
+): Promise<PromptModelRow[]> {
   const { rows } = await db.raw<{ rows: PromptModelRow[] }>(
     `select c.model_id, c.provider, count(*)::int as call_count,
             count(*) filter (where ${SUCCESSFUL})::int as successes,

@@ -19,7 +19,14 @@ function withLoad(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
   return query.select(db.raw(OPEN_ASSIGNMENTS));
 }
 
-const COLUMNS = ['reviewers.did', 'reviewers.display_name', 'reviewers.capabilities', 'reviewers.chain_level', 'reviewers.available', 'reviewers.capacity'];
+const COLUMNS = [
+  'reviewers.did',
+  'reviewers.display_name',
+  'reviewers.capabilities',
+  'reviewers.chain_level',
+  'reviewers.available',
+  'reviewers.capacity',
+];
 
 /**
  * Available reviewers of `:org` holding every capability of `:capabilities` (any, when it is empty), with
@@ -31,12 +38,23 @@ export const AVAILABLE_REVIEWERS_WITH_LOAD = `select ${COLUMNS.join(', ')}, ${OP
     and (cardinality(:capabilities::text[]) = 0 or reviewers.capabilities \\?& :capabilities::text[])`;
 
 /** Available reviewers holding every named capability (weights are checked by the domain), with their load. */
-export async function findAvailableReviewersWithCapabilities(db: Knex, organizationId: string, capabilityIds: string[]): Promise<LoadedReviewer[]> {
-  const { rows } = await db.raw<{ rows: LoadedReviewer[] }>(`${AVAILABLE_REVIEWERS_WITH_LOAD} order by reviewers.chain_level, reviewers.did`, { org: organizationId, capabilities: capabilityIds });
+export async function findAvailableReviewersWithCapabilities(
+  db: Knex,
+  organizationId: string,
+  capabilityIds: string[],
+): Promise<LoadedReviewer[]> {
+  const { rows } = await db.raw<{ rows: LoadedReviewer[] }>(
+    `${AVAILABLE_REVIEWERS_WITH_LOAD} order by reviewers.chain_level, reviewers.did`,
+    { org: organizationId, capabilities: capabilityIds },
+  );
   return rows;
 }
 
-export async function upsertReviewer(db: Knex, organizationId: string, reviewer: Reviewer & { capacity?: number | null | undefined; passport_id?: string | null | undefined }): Promise<void> {
+export async function upsertReviewer(
+  db: Knex,
+  organizationId: string,
+  reviewer: Reviewer & { capacity?: number | null | undefined; passport_id?: string | null | undefined },
+): Promise<void> {
   const fields = {
     passport_id: reviewer.passport_id ?? null,
     display_name: reviewer.display_name,
@@ -57,7 +75,12 @@ export async function listReviewers(
   page: PageRequest,
   filter: { available?: boolean | undefined; capability?: string | undefined },
 ): Promise<Page<ReviewerRow>> {
-  const query = withLoad(db, db('reviewers').select([...COLUMNS, 'reviewers.passport_id', 'reviewers.created_at', 'reviewers.updated_at']).where({ 'reviewers.organization_id': organizationId }));
+  const query = withLoad(
+    db,
+    db('reviewers')
+      .select([...COLUMNS, 'reviewers.passport_id', 'reviewers.created_at', 'reviewers.updated_at'])
+      .where({ 'reviewers.organization_id': organizationId }),
+  );
   if (filter.available !== undefined) query.where({ available: filter.available });
   if (filter.capability) query.whereRaw('capabilities \\? ?', [filter.capability]);
   return paginate<ReviewerRow>(query, page);
@@ -66,29 +89,48 @@ export async function listReviewers(
 export async function insertReviewersIfAbsent(db: Knex, organizationId: string, reviewers: Reviewer[]): Promise<void> {
   if (reviewers.length === 0) return;
   await db('reviewers')
-    .insert(reviewers.map((r) => ({ ...r, organization_id: organizationId, capabilities: JSON.stringify(r.capabilities) })))
+    .insert(
+      reviewers.map((r) => ({ ...r, organization_id: organizationId, capabilities: JSON.stringify(r.capabilities) })),
+    )
     .onConflict(['organization_id', 'did'])
     .ignore();
 }
 
-
 /** One available reviewer by DID, or undefined when unknown or unavailable. */
-export async function findAvailableReviewer(db: Knex, organizationId: string, did: string): Promise<Reviewer | undefined> {
-  return db<Reviewer>('reviewers').select(['did', 'display_name', 'capabilities', 'chain_level', 'available']).where({ did, available: true }).where('organization_id', organizationId).first();
+export async function findAvailableReviewer(
+  db: Knex,
+  organizationId: string,
+  did: string,
+): Promise<Reviewer | undefined> {
+  return db<Reviewer>('reviewers')
+    .select(['did', 'display_name', 'capabilities', 'chain_level', 'available'])
+    .where({ did, available: true })
+    .where('organization_id', organizationId)
+    .first();
 }
 
 /** The Passport a reviewer is: the one named, or else the one whose DID the reviewer has; undefined when named and unknown. */
-export async function reviewerPassport(db: Knex, organizationId: string, reviewer: { did: string; passport_id?: string | undefined }): Promise<{ passport_id: string | null } | undefined> {
+export async function reviewerPassport(
+  db: Knex,
+  organizationId: string,
+  reviewer: { did: string; passport_id?: string | undefined },
+): Promise<{ passport_id: string | null } | undefined> {
   if (reviewer.passport_id !== undefined) {
-    const named: { passport_id: string } | undefined = await db('passports').where({ passport_id: reviewer.passport_id, organization_id: organizationId }).first('passport_id');
+    const named: { passport_id: string } | undefined = await db('passports')
+      .where({ passport_id: reviewer.passport_id, organization_id: organizationId })
+      .first('passport_id');
     return named;
   }
-  const same: { passport_id: string } | undefined = await db('passports').where({ did: reviewer.did, organization_id: organizationId }).first('passport_id');
+  const same: { passport_id: string } | undefined = await db('passports')
+    .where({ did: reviewer.did, organization_id: organizationId })
+    .first('passport_id');
   return { passport_id: same?.passport_id ?? null };
 }
 
 /** The reviewer DIDs a Passport is linked to in its organization: who that person is on escalation chains besides their own DID. */
 export async function reviewerDidsOfPassport(db: Knex, organizationId: string, passportId: string): Promise<string[]> {
-  const rows: Array<{ did: string }> = await db('reviewers').where({ organization_id: organizationId, passport_id: passportId }).select('did');
+  const rows: Array<{ did: string }> = await db('reviewers')
+    .where({ organization_id: organizationId, passport_id: passportId })
+    .select('did');
   return rows.map((row) => row.did);
 }

@@ -29,8 +29,19 @@ export interface RoutingContextRows {
  * rules and the version recorded with the decision agree. The rules' domain scope is left to the caller:
  * the task's domain is resolved from the domains this same statement returns.
  */
-export async function findRoutingContext(db: Knex, organizationId: string, task: { agentId: string; taskType: string; capabilityIds: string[] }): Promise<RoutingContextRows> {
-  const { rows } = await db.raw<{ rows: Array<Omit<RoutingContextRows, 'autonomy_profile' | 'rule_set'> & { autonomy_profile: AutonomyProfile | null; rule_set: RoutingContextRows['rule_set'] | null }> }>(
+export async function findRoutingContext(
+  db: Knex,
+  organizationId: string,
+  task: { agentId: string; taskType: string; capabilityIds: string[] },
+): Promise<RoutingContextRows> {
+  const { rows } = await db.raw<{
+    rows: Array<
+      Omit<RoutingContextRows, 'autonomy_profile' | 'rule_set'> & {
+        autonomy_profile: AutonomyProfile | null;
+        rule_set: RoutingContextRows['rule_set'] | null;
+      }
+    >;
+  }>(
     `select
        (select json_build_object('agent_id', a.agent_id, 'status', a.status, 'capabilities', a.capabilities, 'safety_constraints', a.safety_constraints)
           from agents a where a.agent_id = :agent and a.organization_id = :org) as agent,
@@ -46,5 +57,9 @@ export async function findRoutingContext(db: Knex, organizationId: string, task:
     { agent: task.agentId, org: organizationId, task_type: task.taskType, capabilities: task.capabilityIds },
   );
   const row = rows[0]!;
-  return { ...row, autonomy_profile: row.autonomy_profile ?? 'balanced', rule_set: row.rule_set ?? { version: 0, enabled: 0 } };
+  return {
+    ...row,
+    autonomy_profile: row.autonomy_profile ?? 'balanced',
+    rule_set: row.rule_set ?? { version: 0, enabled: 0 },
+  };
 }

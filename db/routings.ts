@@ -5,10 +5,15 @@ import type { RouteTaskInput, RoutingState } from '../contracts/route-task';
 import { pendingStartInsert, type PendingStart } from './workflow-starts';
 
 /** What a projection writes: the workflow's state, and the parts of its input the row keeps beside it. */
-export type RoutingProjection = Pick<RouteTaskInput, 'request_id' | 'task' | 'requested_by' | 'organization_id'> & { state: RoutingState };
+export type RoutingProjection = Pick<RouteTaskInput, 'request_id' | 'task' | 'requested_by' | 'organization_id'> & {
+  state: RoutingState;
+};
 
 /** The row as Postgres stores it: the state with its timestamps as dates, and the projection's input beside it. */
-export interface RoutingRow extends Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'>, Pick<RoutingProjection, 'requested_by' | 'task'> {
+export interface RoutingRow
+  extends
+    Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'>,
+    Pick<RoutingProjection, 'requested_by' | 'task'> {
   request_id: string | null;
   organization_id: string;
   created_at: Date;
@@ -88,8 +93,22 @@ export async function projectRouting(
 ): Promise<{ applied: boolean; released: string[] }> {
   const row = routingRowOf(projection);
   const { state } = projection;
-  const { routing_id: _key, request_id: _request, requested_by: _by, organization_id: _organization, task: _task, created_at: _created, ...changes } = row;
-  const upsert = db('routings').insert(row).onConflict('routing_id').merge(changes).where('routings.version', '<', state.version).returning(['routing_id', 'organization_id']).toSQL();
+  const {
+    routing_id: _key,
+    request_id: _request,
+    requested_by: _by,
+    organization_id: _organization,
+    task: _task,
+    created_at: _created,
+    ...changes
+  } = row;
+  const upsert = db('routings')
+    .insert(row)
+    .onConflict('routing_id')
+    .merge(changes)
+    .where('routings.version', '<', state.version)
+    .returning(['routing_id', 'organization_id'])
+    .toSQL();
   // The CTEs share one snapshot: the release cannot see the assignment inserted beside it, and skips its level.
   const assign = open ? ASSIGN_OPEN : '';
   const { rows } = await db.raw<{ rows: { applied: number; released: string[] }[] }>(
@@ -99,7 +118,11 @@ export async function projectRouting(
         where routing_id in (select routing_id from projected) and released_at is null and chain_level is distinct from ?::int
         returning reviewer_did)
      select (select count(*)::int from projected) as applied, (select coalesce(array_agg(distinct reviewer_did), '{}') from released) as released`,
-    [...upsert.bindings, ...(open ? [open.chain_level, open.reviewer_did, open.assigned_at] : []), open?.chain_level ?? null],
+    [
+      ...upsert.bindings,
+      ...(open ? [open.chain_level, open.reviewer_did, open.assigned_at] : []),
+      open?.chain_level ?? null,
+    ],
   );
   return { applied: rows[0]!.applied > 0, released: rows[0]!.released };
 }
@@ -113,7 +136,13 @@ export async function projectRouting(
  */
 export async function claimRoutingResolution(
   db: Knex,
-  claim: { routing_id: string; organization_id: string; read_version: number; resolved: RoutingState; signal: { name: string; args: unknown[] } },
+  claim: {
+    routing_id: string;
+    organization_id: string;
+    read_version: number;
+    resolved: RoutingState;
+    signal: { name: string; args: unknown[] };
+  },
 ): Promise<{ released: string[] } | undefined> {
   const { resolved } = claim;
   const { rows } = await db.raw<{ rows: { claimed: number; released: string[] }[] }>(
@@ -150,7 +179,8 @@ export async function claimRoutingResolution(
 export function routingStateOf(row: RoutingRow): RoutingState {
   const { request_id: _request, requested_by: _by, task: _task, organization_id: _organization, ...columns } = row;
   const state: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(columns)) if (value !== null) state[key] = value instanceof Date ? value.toISOString() : value;
+  for (const [key, value] of Object.entries(columns))
+    if (value !== null) state[key] = value instanceof Date ? value.toISOString() : value;
   return state as unknown as RoutingState;
 }
 
@@ -163,22 +193,36 @@ export async function findRoutingToRecord(db: Knex, routingId: string): Promise<
  * Queued routings a reviewer holding these capabilities might serve, oldest first: those whose task needs
  * no other capability (weights, and capabilities a rule added, are checked by the routing itself).
  */
-export async function findQueuedRoutingIds(db: Knex, organizationId: string, capabilityIds: string[], limit = 500): Promise<string[]> {
+export async function findQueuedRoutingIds(
+  db: Knex,
+  organizationId: string,
+  capabilityIds: string[],
+  limit = 500,
+): Promise<string[]> {
   const rows = await db('routings')
     .select('routing_id')
     .where({ status: 'queued', organization_id: organizationId })
-    .whereRaw(`(select coalesce(array_agg(c->>'capability_id'), '{}') from jsonb_array_elements(task->'required_capabilities') c) <@ ?::text[]`, [capabilityIds])
+    .whereRaw(
+      `(select coalesce(array_agg(c->>'capability_id'), '{}') from jsonb_array_elements(task->'required_capabilities') c) <@ ?::text[]`,
+      [capabilityIds],
+    )
     .orderBy([{ column: 'created_at' }, { column: 'routing_id' }])
     .limit(limit);
   return rows.map((row: { routing_id: string }) => row.routing_id);
 }
 
-export async function findRoutingById(db: Knex, organizationId: string, routingId: string): Promise<RoutingRow | undefined> {
+export async function findRoutingById(
+  db: Knex,
+  organizationId: string,
+  routingId: string,
+): Promise<RoutingRow | undefined> {
   return db<RoutingRow>('routings').where({ routing_id: routingId }).where('organization_id', organizationId).first();
 }
 
 /** Equal to the row's columns, and bounds (__gte/__lte) on the confidence and the creation date. */
-export type RoutingFilter = Partial<Pick<RoutingRow, 'status' | 'decision' | 'task_type' | 'domain' | 'escalation_level' | 'risk_level'>> & {
+export type RoutingFilter = Partial<
+  Pick<RoutingRow, 'status' | 'decision' | 'task_type' | 'domain' | 'escalation_level' | 'risk_level'>
+> & {
   /** The ai_agent_id. */
   agent?: string | undefined;
   confidence__gte?: number | undefined;
@@ -211,9 +255,22 @@ const HISTORY_COLUMNS = [
 export type RoutingHistoryRow = Pick<RoutingRow, (typeof HISTORY_COLUMNS)[number]>;
 
 /** The routings read model filtered by field (bounds by __gte/__lte), as a keyset page. */
-export async function listRoutings(db: Knex, organizationId: string, page: PageRequest, filter: RoutingFilter): Promise<Page<RoutingHistoryRow>> {
+export async function listRoutings(
+  db: Knex,
+  organizationId: string,
+  page: PageRequest,
+  filter: RoutingFilter,
+): Promise<Page<RoutingHistoryRow>> {
   const query = db('routings').select(HISTORY_COLUMNS).where({ organization_id: organizationId });
-  const equal = { status: filter.status, decision: filter.decision, task_type: filter.task_type, ai_agent_id: filter.agent, domain: filter.domain, escalation_level: filter.escalation_level, risk_level: filter.risk_level };
+  const equal = {
+    status: filter.status,
+    decision: filter.decision,
+    task_type: filter.task_type,
+    ai_agent_id: filter.agent,
+    domain: filter.domain,
+    escalation_level: filter.escalation_level,
+    risk_level: filter.risk_level,
+  };
   for (const [column, value] of Object.entries(equal)) if (value !== undefined) query.where(column, value);
   if (filter.confidence__gte !== undefined) query.where('ai_confidence', '>=', filter.confidence__gte);
   if (filter.confidence__lte !== undefined) query.where('ai_confidence', '<=', filter.confidence__lte);
@@ -242,17 +299,29 @@ const START_ANCHOR_PATH = '{0,decided,state,decision_result,provenance,ledger_an
  * reviewer's assignment, and the workflow's pending start (its input carrying the same anchor). A routing
  * decided before is left as it is (applied: false), its records found rather than appended again.
  */
-export async function insertDecidedRouting(db: Knex, write: DecisionWrite): Promise<{ applied: boolean; block_number: number }> {
+export async function insertDecidedRouting(
+  db: Knex,
+  write: DecisionWrite,
+): Promise<{ applied: boolean; block_number: number }> {
   const row = routingRowOf(write.projection);
   const insert = db('routings')
-    .insert({ ...row, decision_result: db.raw(`jsonb_set(?::jsonb, '${DECISION_ANCHOR_PATH}', (select anchor from decision_anchor))`, [row.decision_result]) })
+    .insert({
+      ...row,
+      decision_result: db.raw(`jsonb_set(?::jsonb, '${DECISION_ANCHOR_PATH}', (select anchor from decision_anchor))`, [
+        row.decision_result,
+      ]),
+    })
     .onConflict('routing_id')
     .ignore()
     .returning(['routing_id', 'organization_id'])
     .toSQL();
   const { open, start } = write;
   const assign = open ? ASSIGN_OPEN : '';
-  const started = pendingStartInsert(start, 'projected', `jsonb_set(?::jsonb, '${START_ANCHOR_PATH}', (select anchor from decision_anchor))`);
+  const started = pendingStartInsert(
+    start,
+    'projected',
+    `jsonb_set(?::jsonb, '${START_ANCHOR_PATH}', (select anchor from decision_anchor))`,
+  );
   const { rows } = await db.raw<{ rows: { applied: number; block_number: number | null }[] }>(
     `with appended as (select * from ${write.append.sql}),
      decision_anchor as (
@@ -270,6 +339,7 @@ export async function insertDecidedRouting(db: Knex, write: DecisionWrite): Prom
     ] as Knex.RawBinding[],
   );
   const result = rows[0]!;
-  if (result.block_number === null) throw new Error(`the decision's record ${write.anchor_transaction_id} was neither appended nor found`);
+  if (result.block_number === null)
+    throw new Error(`the decision's record ${write.anchor_transaction_id} was neither appended nor found`);
   return { applied: result.applied > 0, block_number: result.block_number };
 }

@@ -11,11 +11,19 @@ export interface SafetyDomainRow extends DomainSafetyConfig {
 const COLUMNS = ['domain', 'boundaries', 'risk_thresholds', 'task_types', 'version', 'updated_by', 'updated_at'];
 
 export async function listSafetyDomains(db: Knex, organizationId: string): Promise<SafetyDomainRow[]> {
-  const rows: unknown = await db('safety_domains').select(COLUMNS).where({ organization_id: organizationId }).orderBy('domain');
+  const rows: unknown = await db('safety_domains')
+    .select(COLUMNS)
+    .where({ organization_id: organizationId })
+    .orderBy('domain');
   return rows as SafetyDomainRow[];
 }
 
-export async function findSafetyDomain(db: Knex, organizationId: string, domain: string, options: { forUpdate?: boolean } = {}): Promise<SafetyDomainRow | undefined> {
+export async function findSafetyDomain(
+  db: Knex,
+  organizationId: string,
+  domain: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<SafetyDomainRow | undefined> {
   const query = db('safety_domains').select(COLUMNS).where({ organization_id: organizationId, domain });
   if (options.forUpdate) query.forUpdate();
   const row: unknown = await query.first();
@@ -26,7 +34,13 @@ export async function findSafetyDomain(db: Knex, organizationId: string, domain:
 export async function putSafetyDomain(
   db: Knex,
   organizationId: string,
-  config: { domain: string; boundaries: Boundary[]; risk_thresholds: RiskThresholds; task_types: string[]; updated_by: string },
+  config: {
+    domain: string;
+    boundaries: Boundary[];
+    risk_thresholds: RiskThresholds;
+    task_types: string[];
+    updated_by: string;
+  },
 ): Promise<SafetyDomainRow> {
   const values = {
     boundaries: JSON.stringify(config.boundaries),
@@ -43,7 +57,10 @@ export async function putSafetyDomain(
 }
 
 /** Copies every domain of one organization into another, as version 1 of each. */
-export async function copySafetyDomains(db: Knex, copy: { from: string; to: string; updatedBy: string }): Promise<void> {
+export async function copySafetyDomains(
+  db: Knex,
+  copy: { from: string; to: string; updatedBy: string },
+): Promise<void> {
   await db.raw(
     `insert into safety_domains (organization_id, domain, boundaries, risk_thresholds, task_types, version, updated_by, updated_at)
      select ?, domain, boundaries, risk_thresholds, task_types, 1, ?, now() from safety_domains where organization_id = ?`,

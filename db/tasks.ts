@@ -16,7 +16,10 @@ export interface TaskRow {
 
 /** A task with what its routing shows so far (nothing, until the routing's first step is recorded). */
 export interface TaskWithRouting extends TaskRow {
-  routing: Pick<RoutingRow, 'status' | 'decision' | 'reason' | 'escalation_level' | 'assigned_to' | 'assigned_at' | 'resolution' | 'updated_at'> | null;
+  routing: Pick<
+    RoutingRow,
+    'status' | 'decision' | 'reason' | 'escalation_level' | 'assigned_to' | 'assigned_at' | 'resolution' | 'updated_at'
+  > | null;
 }
 
 /** Stores the task once; a retried submission (same task id) finds it there. */
@@ -29,7 +32,11 @@ export async function insertTaskIfAbsent(db: Knex, task: Omit<TaskRow, 'created_
   return inserted.length > 0;
 }
 
-export async function findTaskWithRouting(db: Knex, organizationId: string, taskId: string): Promise<TaskWithRouting | undefined> {
+export async function findTaskWithRouting(
+  db: Knex,
+  organizationId: string,
+  taskId: string,
+): Promise<TaskWithRouting | undefined> {
   return db('platform_tasks as t')
     .leftJoin('routings as r', 'r.routing_id', 't.routing_id')
     .select(

@@ -69,7 +69,9 @@ export async function consumeChallenge(
 
 /** Challenges nobody answered: kept a while past expiry only so that a late answer hears "expired", not "unknown". */
 export async function purgeStaleChallenges(db: Knex, graceSeconds: number): Promise<number> {
-  return db('webauthn_challenges').where('expires_at', '<', db.raw('now() - make_interval(secs => ?)', [graceSeconds])).del();
+  return db('webauthn_challenges')
+    .where('expires_at', '<', db.raw('now() - make_interval(secs => ?)', [graceSeconds]))
+    .del();
 }
 
 /** As stored: pg returns a bigint as a string. */
@@ -83,12 +85,17 @@ export async function findPasskey(db: Knex, credentialId: string): Promise<Passk
 
 /** The passkey, locked until the transaction ends: two sign-ins with it are judged one after the other. */
 export async function lockPasskey(trx: Knex.Transaction, credentialId: string): Promise<PasskeyRow | undefined> {
-  const row = await trx<StoredPasskey>('webauthn_credentials').where({ credential_id: credentialId }).forUpdate().first();
+  const row = await trx<StoredPasskey>('webauthn_credentials')
+    .where({ credential_id: credentialId })
+    .forUpdate()
+    .first();
   return row ? passkeyFromRow(row) : undefined;
 }
 
 export async function activePasskeysOf(db: Knex, passportId: string): Promise<PasskeyRow[]> {
-  const rows = await db<StoredPasskey>('webauthn_credentials').where({ passport_id: passportId, status: 'active' }).orderBy('created_at');
+  const rows = await db<StoredPasskey>('webauthn_credentials')
+    .where({ passport_id: passportId, status: 'active' })
+    .orderBy('created_at');
   return rows.map(passkeyFromRow);
 }
 
@@ -103,11 +110,18 @@ export async function insertPasskey(db: Knex, passkey: NewPasskey): Promise<Pass
 }
 
 export async function recordPasskeyUse(trx: Knex.Transaction, credentialId: string, counter: number): Promise<void> {
-  await trx('webauthn_credentials').where({ credential_id: credentialId }).update({ counter, last_used_at: trx.fn.now() });
+  await trx('webauthn_credentials')
+    .where({ credential_id: credentialId })
+    .update({ counter, last_used_at: trx.fn.now() });
 }
 
 /** Revokes an active passkey; false when it was not active (already revoked or rotated away). */
-export async function revokePasskey(db: Knex, credentialId: string, reason: PasskeyRevokeReason, replacedBy: string | null = null): Promise<boolean> {
+export async function revokePasskey(
+  db: Knex,
+  credentialId: string,
+  reason: PasskeyRevokeReason,
+  replacedBy: string | null = null,
+): Promise<boolean> {
   const updated = await db('webauthn_credentials')
     .where({ credential_id: credentialId, status: 'active' })
     .update({ status: 'revoked', revoked_at: db.fn.now(), revoke_reason: reason, replaced_by: replacedBy });
@@ -122,7 +136,11 @@ export async function findPassportIdentity(db: Knex, passportId: string): Promis
 }
 
 /** The active person in the organization an admin enrolled under this user name, if any. */
-export async function findEnrolledPerson(db: Knex, organizationId: string, userName: string): Promise<PassportIdentity | undefined> {
+export async function findEnrolledPerson(
+  db: Knex,
+  organizationId: string,
+  userName: string,
+): Promise<PassportIdentity | undefined> {
   const row: PassportIdentity | undefined = await db('passports')
     .where({ organization_id: organizationId, type: 'individual', status: 'active' })
     .whereRaw("metadata->>'webauthn_user_name' = ?", [userName])
@@ -135,7 +153,9 @@ export async function insertIndividualPassport(
   passport: { passport_id: string; did: string; name: string; organization_id: string; user_name: string },
 ): Promise<PassportIdentity> {
   const now = new Date();
-  const [row] = await db<PassportIdentity & { type: string; metadata: string; capabilities: string[]; updated_at: Date }>('passports')
+  const [row] = await db<
+    PassportIdentity & { type: string; metadata: string; capabilities: string[]; updated_at: Date }
+  >('passports')
     .insert({
       passport_id: passport.passport_id,
       did: passport.did,

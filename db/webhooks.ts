@@ -52,7 +52,10 @@ export interface SecretRow {
  * Inserts a new subscription unless its id exists; false when it does. A concurrent insert of the same id
  * waits for the first transaction and then sees its row.
  */
-export async function insertSubscriptionIfAbsent(db: Knex, row: Pick<SubscriptionRow, 'subscription_id' | 'organization_id' | 'url' | 'events' | 'description' | 'created_by'>): Promise<boolean> {
+export async function insertSubscriptionIfAbsent(
+  db: Knex,
+  row: Pick<SubscriptionRow, 'subscription_id' | 'organization_id' | 'url' | 'events' | 'description' | 'created_by'>,
+): Promise<boolean> {
   const inserted = await db('webhook_subscriptions')
     .insert({ ...row, version: 1, status: 'enabled' })
     .onConflict('subscription_id')
@@ -68,7 +71,9 @@ export async function findSubscription(
   subscriptionId: string,
   options: { lock?: boolean; includeDeleted?: boolean; organizationId?: string } = {},
 ): Promise<SubscriptionRow | undefined> {
-  const query = db<SubscriptionRow>('webhook_subscriptions').select(...SUBSCRIPTION_COLUMNS).where({ subscription_id: subscriptionId });
+  const query = db<SubscriptionRow>('webhook_subscriptions')
+    .select(...SUBSCRIPTION_COLUMNS)
+    .where({ subscription_id: subscriptionId });
   if (options.organizationId !== undefined) query.where({ organization_id: options.organizationId });
   if (!options.includeDeleted) query.whereNull('deleted_at');
   if (options.lock) query.forUpdate();
@@ -81,7 +86,10 @@ export async function listSubscriptions(
   page: PageRequest,
   filter: { status?: SubscriptionStatus | undefined; event?: string | undefined },
 ): Promise<Page<SubscriptionRow>> {
-  const query = db<SubscriptionRow>('webhook_subscriptions').select(...SUBSCRIPTION_COLUMNS).where({ organization_id: organizationId }).whereNull('deleted_at');
+  const query = db<SubscriptionRow>('webhook_subscriptions')
+    .select(...SUBSCRIPTION_COLUMNS)
+    .where({ organization_id: organizationId })
+    .whereNull('deleted_at');
   if (filter.status) query.where({ status: filter.status });
   if (filter.event) query.whereRaw('events && ?::text[]', [[filter.event, '*']]);
   return paginate<SubscriptionRow>(query, page);
@@ -91,7 +99,12 @@ export async function listSubscriptions(
 export async function updateSubscription(
   db: Knex,
   subscriptionId: string,
-  changes: Partial<Pick<SubscriptionRow, 'url' | 'events' | 'description' | 'status' | 'disabled_reason' | 'disabled_at' | 'failing_since'>>,
+  changes: Partial<
+    Pick<
+      SubscriptionRow,
+      'url' | 'events' | 'description' | 'status' | 'disabled_reason' | 'disabled_at' | 'failing_since'
+    >
+  >,
 ): Promise<SubscriptionRow> {
   const [updated] = await db('webhook_subscriptions')
     .where({ subscription_id: subscriptionId })
@@ -110,14 +123,24 @@ export async function markSubscriptionDeleted(db: Knex, subscriptionId: string):
 }
 
 /** Enabled subscriptions and the kinds they receive, for the dispatcher's fan-out. */
-export async function listEnabledSubscriptionEvents(db: Knex): Promise<Array<Pick<SubscriptionRow, 'subscription_id' | 'events' | 'organization_id'>>> {
-  return db('webhook_subscriptions').select('subscription_id', 'events', 'organization_id').where({ status: 'enabled' }).whereNull('deleted_at');
+export async function listEnabledSubscriptionEvents(
+  db: Knex,
+): Promise<Array<Pick<SubscriptionRow, 'subscription_id' | 'events' | 'organization_id'>>> {
+  return db('webhook_subscriptions')
+    .select('subscription_id', 'events', 'organization_id')
+    .where({ status: 'enabled' })
+    .whereNull('deleted_at');
 }
 
 // Secrets ---------------------------------------------------------------------------------------------
 
-export async function insertSecret(db: Knex, row: Pick<SecretRow, 'secret_id' | 'subscription_id' | 'sealed'>): Promise<SecretRow> {
-  const [inserted] = await db('webhook_secrets').insert(row).returning<SecretRow[]>(['secret_id', 'subscription_id', 'sealed', 'created_at', 'expires_at']);
+export async function insertSecret(
+  db: Knex,
+  row: Pick<SecretRow, 'secret_id' | 'subscription_id' | 'sealed'>,
+): Promise<SecretRow> {
+  const [inserted] = await db('webhook_secrets')
+    .insert(row)
+    .returning<SecretRow[]>(['secret_id', 'subscription_id', 'sealed', 'created_at', 'expires_at']);
   return inserted!;
 }
 
@@ -126,12 +149,17 @@ export async function listLiveSecrets(db: Knex, subscriptionId: string): Promise
   return db<SecretRow>('webhook_secrets')
     .where({ subscription_id: subscriptionId })
     .where((live) => live.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()))
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'secret_id', order: 'desc' }]);
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'secret_id', order: 'desc' },
+    ]);
 }
 
 /** Ends the overlap of every live secret at `expiresInSeconds` from now at the latest; returns that time. */
 export async function expireLiveSecrets(db: Knex, subscriptionId: string, expiresInSeconds: number): Promise<Date> {
-  const { rows } = await db.raw<{ rows: { at: Date }[] }>(`select now() + make_interval(secs => ?) as at`, [expiresInSeconds]);
+  const { rows } = await db.raw<{ rows: { at: Date }[] }>(`select now() + make_interval(secs => ?) as at`, [
+    expiresInSeconds,
+  ]);
   const at = rows[0]!.at;
   await db('webhook_secrets')
     .where({ subscription_id: subscriptionId })
@@ -151,7 +179,10 @@ export async function deleteSecrets(db: Knex, subscriptionId: string): Promise<v
  * run, so that thousands of concurrent deliveries to a healthy endpoint do not queue on its row.
  */
 export async function clearEndpointFailures(db: Knex, subscriptionId: string): Promise<void> {
-  await db('webhook_subscriptions').where({ subscription_id: subscriptionId }).whereNotNull('failing_since').update({ failing_since: null });
+  await db('webhook_subscriptions')
+    .where({ subscription_id: subscriptionId })
+    .whereNotNull('failing_since')
+    .update({ failing_since: null });
 }
 
 /**
@@ -159,7 +190,11 @@ export async function clearEndpointFailures(db: Knex, subscriptionId: string): P
  * stands, locked until the transaction ends (so that only one delivery disables it), or undefined once
  * it is deleted.
  */
-export async function noteEndpointFailure(db: Knex, subscriptionId: string, at: string): Promise<SubscriptionRow | undefined> {
+export async function noteEndpointFailure(
+  db: Knex,
+  subscriptionId: string,
+  at: string,
+): Promise<SubscriptionRow | undefined> {
   const [row] = await db('webhook_subscriptions')
     .where({ subscription_id: subscriptionId })
     .whereNull('deleted_at')
@@ -173,7 +208,9 @@ export async function noteEndpointFailure(db: Knex, subscriptionId: string, at: 
 type DeliveryDates = 'next_attempt_at' | 'created_at' | 'updated_at' | 'completed_at';
 
 /** A delivery's state as webhook_deliveries holds it: unset fields null, instants as Date. */
-export type DeliveryRow = Nullable<Omit<DeliveryState, DeliveryDates>> & { [K in DeliveryDates]: undefined extends DeliveryState[K] ? Date | null : Date };
+export type DeliveryRow = Nullable<Omit<DeliveryState, DeliveryDates>> & {
+  [K in DeliveryDates]: undefined extends DeliveryState[K] ? Date | null : Date;
+};
 
 const DELIVERY_COLUMNS = [
   'delivery_id',
@@ -212,23 +249,54 @@ export async function upsertDeliveryProjection(db: Knex, state: DeliveryState): 
     updated_at: state.updated_at,
     completed_at: state.completed_at ?? null,
   } satisfies Record<keyof DeliveryState, unknown>;
-  const { delivery_id: _key, subscription_id: _subscription, event_id: _eventId, event: _event, replay_of: _replay, created_at: _created, ...changes } = row;
+  const {
+    delivery_id: _key,
+    subscription_id: _subscription,
+    event_id: _eventId,
+    event: _event,
+    replay_of: _replay,
+    created_at: _created,
+    ...changes
+  } = row;
   // A delivery belongs to its subscription's organization.
-  const organization_id = db('webhook_subscriptions').select('organization_id').where({ subscription_id: state.subscription_id });
-  await db('webhook_deliveries').insert({ ...row, organization_id }).onConflict('delivery_id').merge(changes).where('webhook_deliveries.version', '<', state.version);
+  const organization_id = db('webhook_subscriptions')
+    .select('organization_id')
+    .where({ subscription_id: state.subscription_id });
+  await db('webhook_deliveries')
+    .insert({ ...row, organization_id })
+    .onConflict('delivery_id')
+    .merge(changes)
+    .where('webhook_deliveries.version', '<', state.version);
 }
 
-export async function findDelivery(db: Knex, organizationId: string, subscriptionId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
-  return db<DeliveryRow>('webhook_deliveries').select(...DELIVERY_COLUMNS).where({ subscription_id: subscriptionId, delivery_id: deliveryId }).where('organization_id', organizationId).first();
+export async function findDelivery(
+  db: Knex,
+  organizationId: string,
+  subscriptionId: string,
+  deliveryId: string,
+): Promise<DeliveryRow | undefined> {
+  return db<DeliveryRow>('webhook_deliveries')
+    .select(...DELIVERY_COLUMNS)
+    .where({ subscription_id: subscriptionId, delivery_id: deliveryId })
+    .where('organization_id', organizationId)
+    .first();
 }
 
 export async function listDeliveries(
   db: Knex,
   subscriptionId: string,
   page: PageRequest,
-  filter: { status?: DeliveryStatus | undefined; event?: string | undefined; event_id?: string | undefined; created_at__gte?: string | undefined; created_at__lte?: string | undefined },
+  filter: {
+    status?: DeliveryStatus | undefined;
+    event?: string | undefined;
+    event_id?: string | undefined;
+    created_at__gte?: string | undefined;
+    created_at__lte?: string | undefined;
+  },
 ): Promise<Page<DeliveryRow>> {
-  const query = db<DeliveryRow>('webhook_deliveries').select(...DELIVERY_COLUMNS).where({ subscription_id: subscriptionId });
+  const query = db<DeliveryRow>('webhook_deliveries')
+    .select(...DELIVERY_COLUMNS)
+    .where({ subscription_id: subscriptionId });
   if (filter.status) query.where({ status: filter.status });
   if (filter.event) query.where({ event: filter.event });
   if (filter.event_id) query.where({ event_id: filter.event_id });
@@ -259,7 +327,12 @@ export async function upsertAttempt(db: Knex, attempt: AttemptRow): Promise<void
   await db('webhook_delivery_attempts').insert(attempt).onConflict(['delivery_id', 'attempt']).merge(changes);
 }
 
-export async function listAttempts(db: Knex, deliveryId: string): Promise<Array<Omit<AttemptRow, 'attempted_at' | 'next_attempt_at'> & { attempted_at: Date; next_attempt_at: Date | null }>> {
+export async function listAttempts(
+  db: Knex,
+  deliveryId: string,
+): Promise<
+  Array<Omit<AttemptRow, 'attempted_at' | 'next_attempt_at'> & { attempted_at: Date; next_attempt_at: Date | null }>
+> {
   return db('webhook_delivery_attempts').where({ delivery_id: deliveryId }).orderBy('attempt', 'asc');
 }
 

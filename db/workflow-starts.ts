@@ -8,7 +8,12 @@ const WITHOUT_WAITING_FOR_THE_FLUSH = "set_config('synchronous_commit', 'off', t
  * The rows of these keys that no sweep holds: the sweep deletes what it delivers, and a delete that waited for
  * its locks would hold a pool connection for the whole of the sweep's pass.
  */
-function unlockedRows(db: Knex, table: 'workflow_starts' | 'workflow_signals', columns: string[], keys: string[][]): Knex.QueryBuilder {
+function unlockedRows(
+  db: Knex,
+  table: 'workflow_starts' | 'workflow_signals',
+  columns: string[],
+  keys: string[][],
+): Knex.QueryBuilder {
   return db(table).select(columns).whereIn(columns, keys).forUpdate().skipLocked();
 }
 
@@ -28,12 +33,22 @@ export interface PendingStart {
  * a row (the record it carries on was written); `args` is the SQL of its arguments, with one placeholder for
  * their JSON. A second one for the same workflow changes nothing.
  */
-export function pendingStartInsert(start: PendingStart, source: string, args = '?::jsonb'): { sql: string; bindings: unknown[] } {
+export function pendingStartInsert(
+  start: PendingStart,
+  source: string,
+  args = '?::jsonb',
+): { sql: string; bindings: unknown[] } {
   return {
     sql: `insert into workflow_starts (workflow_id, workflow_type, task_queue, args, search_attributes)
        select ?, ?, ?, ${args}, ?::jsonb from ${source}
        on conflict (workflow_id) do nothing`,
-    bindings: [start.workflow_id, start.workflow_type, start.task_queue, JSON.stringify(start.args), JSON.stringify(start.search_attributes)],
+    bindings: [
+      start.workflow_id,
+      start.workflow_type,
+      start.task_queue,
+      JSON.stringify(start.args),
+      JSON.stringify(start.search_attributes),
+    ],
   };
 }
 
@@ -45,13 +60,24 @@ export function pendingStartInsert(start: PendingStart, source: string, args = '
 export async function deleteMadeStarts(db: Knex, workflowIds: readonly string[]): Promise<void> {
   if (workflowIds.length === 0) return;
   await db('workflow_starts')
-    .whereIn(['workflow_id'], unlockedRows(db, 'workflow_starts', ['workflow_id'], workflowIds.map((id) => [id])))
+    .whereIn(
+      ['workflow_id'],
+      unlockedRows(
+        db,
+        'workflow_starts',
+        ['workflow_id'],
+        workflowIds.map((id) => [id]),
+      ),
+    )
     .whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH)
     .delete();
 }
 
 export async function findPendingStart(db: Knex, workflowId: string): Promise<PendingStart | undefined> {
-  return db<PendingStart>('workflow_starts').select('workflow_id', 'workflow_type', 'task_queue', 'args', 'search_attributes').where({ workflow_id: workflowId }).first();
+  return db<PendingStart>('workflow_starts')
+    .select('workflow_id', 'workflow_type', 'task_queue', 'args', 'search_attributes')
+    .where({ workflow_id: workflowId })
+    .first();
 }
 
 /**
@@ -81,11 +107,17 @@ export interface PendingSignal {
 }
 
 /** Delivered signals' delete, likewise: a forgotten one is delivered again, which its workflow ignores. */
-export async function deleteDeliveredSignals(db: Knex, signals: ReadonlyArray<Pick<PendingSignal, 'workflow_id' | 'signal_name'>>): Promise<void> {
+export async function deleteDeliveredSignals(
+  db: Knex,
+  signals: ReadonlyArray<Pick<PendingSignal, 'workflow_id' | 'signal_name'>>,
+): Promise<void> {
   if (signals.length === 0) return;
   const columns = ['workflow_id', 'signal_name'];
   const keys = signals.map((signal) => [signal.workflow_id, signal.signal_name]);
-  await db('workflow_signals').whereIn(columns, unlockedRows(db, 'workflow_signals', columns, keys)).whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH).delete();
+  await db('workflow_signals')
+    .whereIn(columns, unlockedRows(db, 'workflow_signals', columns, keys))
+    .whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH)
+    .delete();
 }
 
 /** Signals committed at least `olderThanMs` ago and still undelivered, oldest first, locked for the caller's transaction. */

@@ -74,7 +74,8 @@ function severityOf(factor: string): RiskLevel {
   const [name, argument] = factor.split(':');
   if (name === 'declared_risk_level' && isRiskLevel(argument)) return argument;
   if (name === 'life_safety_flag') return 'critical';
-  if (name === 'amount_at_least') return AMOUNT_RISK_TIERS.find((tier) => tier.atLeast === Number(argument))?.level ?? 'medium';
+  if (name === 'amount_at_least')
+    return AMOUNT_RISK_TIERS.find((tier) => tier.atLeast === Number(argument))?.level ?? 'medium';
   if (name === 'irreversible_action') return 'high';
   return 'medium';
 }
@@ -94,7 +95,8 @@ export function checkAgentCall(
   agent: { agent_uri: string; status: string; capabilities: readonly string[]; approval_policy: ApprovalPolicy },
   call: { capability_uri: string; parameters: Record<string, unknown> },
 ): AgentCallCheck {
-  if (agent.status !== 'active') return { ok: false, code: 'agent_inactive', detail: `${agent.agent_uri} is ${agent.status}` };
+  if (agent.status !== 'active')
+    return { ok: false, code: 'agent_inactive', detail: `${agent.agent_uri} is ${agent.status}` };
   const capability = matchCapability(agent.capabilities, call.capability_uri);
   if (!capability) {
     return {
@@ -104,7 +106,12 @@ export function checkAgentCall(
     };
   }
   const risk = assessCallRisk(call.parameters);
-  return { ok: true, capability_uri: capability, risk, approval_required: approvalRequired(agent.approval_policy, risk.level) };
+  return {
+    ok: true,
+    capability_uri: capability,
+    risk,
+    approval_required: approvalRequired(agent.approval_policy, risk.level),
+  };
 }
 
 export const EXECUTION_STATUSES = ['queued', 'processing', 'completed', 'failed', 'cancelled'] as const;

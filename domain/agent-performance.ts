@@ -44,7 +44,11 @@ export interface AgentPerformance {
   avg_confidence: number | null;
   safety_violations: number;
   boundary_checks_passed: number;
-  accuracy_metrics: { human_agreement_rate: number | null; false_positive_rate: number | null; false_negative_rate: number | null };
+  accuracy_metrics: {
+    human_agreement_rate: number | null;
+    false_positive_rate: number | null;
+    false_negative_rate: number | null;
+  };
   performance_trend: PerformanceTrend;
   areas_for_improvement: string[];
 }
@@ -58,11 +62,25 @@ const HIGH_ESCALATION_RATE = 0.5;
 const DOMINANT_REASON_SHARE = 0.3;
 const MAX_AREAS = 5;
 
-const ZERO: OutcomeCounts = { total: 0, autonomous: 0, escalated: 0, resolved: 0, approved: 0, overturned: 0, confirmed: 0, confidence_sum: 0, safety_violations: 0, boundaries_met: 0 };
+const ZERO: OutcomeCounts = {
+  total: 0,
+  autonomous: 0,
+  escalated: 0,
+  resolved: 0,
+  approved: 0,
+  overturned: 0,
+  confirmed: 0,
+  confidence_sum: 0,
+  safety_violations: 0,
+  boundaries_met: 0,
+};
 
 export function sumOutcomes(rows: readonly OutcomeCounts[]): OutcomeCounts {
   return rows.reduce<OutcomeCounts>(
-    (sum, row) => Object.fromEntries(Object.keys(ZERO).map((key) => [key, sum[key as keyof OutcomeCounts] + row[key as keyof OutcomeCounts]])) as unknown as OutcomeCounts,
+    (sum, row) =>
+      Object.fromEntries(
+        Object.keys(ZERO).map((key) => [key, sum[key as keyof OutcomeCounts] + row[key as keyof OutcomeCounts]]),
+      ) as unknown as OutcomeCounts,
     ZERO,
   );
 }
@@ -93,19 +111,31 @@ export function areasForImprovement(period: PeriodInput, totals: OutcomeCounts):
   const areas: Array<{ weight: number; text: string }> = [];
   for (const row of period.by_task_type) {
     if (row.total >= MIN_FOR_AREA && row.escalated / row.total >= HIGH_ESCALATION_RATE) {
-      areas.push({ weight: row.escalated, text: `${row.task_type}: escalated ${row.escalated} of ${row.total} routings (${percent(row.escalated, row.total)})` });
+      areas.push({
+        weight: row.escalated,
+        text: `${row.task_type}: escalated ${row.escalated} of ${row.total} routings (${percent(row.escalated, row.total)})`,
+      });
     }
     if (row.overturned > 0) {
-      areas.push({ weight: row.overturned * 2, text: `${row.task_type}: ${row.overturned} of ${row.autonomous} autonomous decisions overturned or flagged` });
+      areas.push({
+        weight: row.overturned * 2,
+        text: `${row.task_type}: ${row.overturned} of ${row.autonomous} autonomous decisions overturned or flagged`,
+      });
     }
   }
   const top = [...period.escalation_reasons].sort((a, b) => b.count - a.count)[0];
   if (top && totals.escalated >= MIN_FOR_AREA && top.count / totals.escalated >= DOMINANT_REASON_SHARE) {
-    areas.push({ weight: top.count, text: `${top.reason}: the reason for ${top.count} of ${totals.escalated} escalations` });
+    areas.push({
+      weight: top.count,
+      text: `${top.reason}: the reason for ${top.count} of ${totals.escalated} escalations`,
+    });
   }
   const unnecessary = totals.approved;
   if (totals.resolved >= MIN_FOR_AREA && unnecessary / totals.resolved >= HIGH_ESCALATION_RATE) {
-    areas.push({ weight: unnecessary, text: `unnecessary escalations: humans approved ${unnecessary} of ${totals.resolved} escalated recommendations unchanged` });
+    areas.push({
+      weight: unnecessary,
+      text: `unnecessary escalations: humans approved ${unnecessary} of ${totals.resolved} escalated recommendations unchanged`,
+    });
   }
   const violations = totals.safety_violations + period.safety_checks.violations;
   if (violations > 0) areas.push({ weight: violations, text: `safety boundaries: ${violations} violations` });

@@ -31,7 +31,11 @@ export interface AgentProfile {
 
 /** One per constraint that is set, as the spec's safety_boundaries_configured counts them. */
 export function configuredConstraintCount(constraints: AgentSafetyConstraints): number {
-  return [constraints.cannot_prescribe === true, constraints.requires_human_confirmation === true, constraints.max_risk_level !== undefined].filter(Boolean).length;
+  return [
+    constraints.cannot_prescribe === true,
+    constraints.requires_human_confirmation === true,
+    constraints.max_risk_level !== undefined,
+  ].filter(Boolean).length;
 }
 
 const PRESCRIBING = /prescri|medication_order/i;

@@ -71,7 +71,10 @@ export type ApprovalEnding =
         modified_params?: Record<string, unknown> | undefined;
       };
     }
-  | { kind: 'cancel'; input: { cancelled_by: string; principal: string; actor?: HumanActor | undefined; reason?: string | undefined } }
+  | {
+      kind: 'cancel';
+      input: { cancelled_by: string; principal: string; actor?: HumanActor | undefined; reason?: string | undefined };
+    }
   | { kind: 'expired' }
   /** The workflow itself was cancelled (by the execution or DAG that asked, or in Temporal). */
   | { kind: 'workflow_cancelled' };
@@ -79,24 +82,35 @@ export type ApprovalEnding =
 const core: ProvenanceActor = { type: 'orch_core', did: ORCH_CORE_DID };
 
 /** Who answered: the signed-in person and their credential; a DID alone in histories from before people signed in. */
-const answeredBy = (did: string, actor: HumanActor | undefined): ProvenanceActor => (actor ? humanProvenanceActor(actor) : { type: 'human', did });
+const answeredBy = (did: string, actor: HumanActor | undefined): ProvenanceActor =>
+  actor ? humanProvenanceActor(actor) : { type: 'human', did };
 
 /**
  * Who asked, as the caller's credential proved it (the requester DID of the body proves nothing): a person
  * signed in, or an agent holding their delegation token (`agent_did`); or a credential that authenticates no
  * person (a PAT, a service account, an OAuth client), by its kind and id.
  */
-export type ProvenRequester = { kind: 'person'; person: HumanActor; agent_did?: string | undefined } | { kind: 'principal'; principal: { kind: string; id: string } };
+export type ProvenRequester =
+  | { kind: 'person'; person: HumanActor; agent_did?: string | undefined }
+  | { kind: 'principal'; principal: { kind: string; id: string } };
 
 /**
  * The actor of the `requested` record. Only a signed-in person is `human`; their agent, or a credential that is
  * no person, is `ai_agent`. Unproven (an execution's or a DAG's approval, asked by the workflow): the core.
  */
-export function approvalRequesterActor(request: Pick<ApprovalRequestFacts, 'agent_id'>, requester: ProvenRequester | undefined): ProvenanceActor {
+export function approvalRequesterActor(
+  request: Pick<ApprovalRequestFacts, 'agent_id'>,
+  requester: ProvenRequester | undefined,
+): ProvenanceActor {
   if (!requester) return core;
   if (requester.kind === 'principal') {
     const { principal } = requester;
-    return { type: 'ai_agent', ...(request.agent_id ? { agent_id: request.agent_id } : {}), instance_id: principal.id, principal: { kind: principal.kind, id: principal.id } };
+    return {
+      type: 'ai_agent',
+      ...(request.agent_id ? { agent_id: request.agent_id } : {}),
+      instance_id: principal.id,
+      principal: { kind: principal.kind, id: principal.id },
+    };
   }
   const { person, agent_did } = requester;
   if (agent_did === undefined) return humanProvenanceActor(person);
@@ -120,14 +134,19 @@ export function requestedTransition(request: ApprovalRequestFacts, requester?: P
 }
 
 /** The transition of a human's answer (a response or a cancel): it depends on the answer alone. */
-export function answerTransition(end: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>, at: string): ApprovalTransition {
+export function answerTransition(
+  end: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>,
+  at: string,
+): ApprovalTransition {
   if (end.kind === 'respond') {
     const { input } = end;
     return {
       step_id: 'responded',
       actor: answeredBy(input.responded_by, input.actor),
       action: `approval_${input.decision}`,
-      reasoning: input.comment ?? `${input.responded_by} ${input.decision} the request (${input.response_kind}; caller ${input.principal})`,
+      reasoning:
+        input.comment ??
+        `${input.responded_by} ${input.decision} the request (${input.response_kind}; caller ${input.principal})`,
       event: input.decision === 'approved' ? 'approval.approved' : 'approval.rejected',
       changes: {
         status: input.decision,
@@ -146,7 +165,12 @@ export function answerTransition(end: Extract<ApprovalEnding, { kind: 'respond' 
     action: 'approval_cancelled',
     reasoning: input.reason ?? `${input.cancelled_by} cancelled the request (caller ${input.principal})`,
     event: 'approval.cancelled',
-    changes: { status: 'cancelled', cancelled_by: input.cancelled_by, responded_at: at, ...(input.reason !== undefined ? { cancel_reason: input.reason } : {}) },
+    changes: {
+      status: 'cancelled',
+      cancelled_by: input.cancelled_by,
+      responded_at: at,
+      ...(input.reason !== undefined ? { cancel_reason: input.reason } : {}),
+    },
   };
 }
 
@@ -164,11 +188,23 @@ export function endedTransition(request: ApprovalRequestFacts, end: ApprovalEndi
         action: 'approval_cancelled',
         reasoning: 'The workflow was cancelled',
         event: 'approval.cancelled',
-        changes: { status: 'cancelled', cancelled_by: ORCH_CORE_DID, cancel_reason: by ? `${by} was cancelled` : 'cancelled in Temporal', responded_at: at },
+        changes: {
+          status: 'cancelled',
+          cancelled_by: ORCH_CORE_DID,
+          cancel_reason: by ? `${by} was cancelled` : 'cancelled in Temporal',
+          responded_at: at,
+        },
       };
     }
     case 'expired':
-      return { step_id: 'expired', actor: core, action: 'approval_expired', reasoning: `No answer by ${request.expires_at}`, event: 'approval.expired', changes: { status: 'expired' } };
+      return {
+        step_id: 'expired',
+        actor: core,
+        action: 'approval_expired',
+        reasoning: `No answer by ${request.expires_at}`,
+        event: 'approval.expired',
+        changes: { status: 'expired' },
+      };
   }
 }
 
@@ -176,7 +212,12 @@ export function endedTransition(request: ApprovalRequestFacts, end: ApprovalEndi
  * Why an answer (respond or cancel) is refused, or undefined when it is taken. The clock check covers a
  * deadline that has passed while its timer has not fired yet (no worker was up at the deadline).
  */
-export function answerRefusal(approval: ApprovalFacts, answering: boolean, nowMs: number, deadlineMs: number): string | undefined {
+export function answerRefusal(
+  approval: ApprovalFacts,
+  answering: boolean,
+  nowMs: number,
+  deadlineMs: number,
+): string | undefined {
   if (answering) return `Approval ${approval.approval_id} is already being answered`;
   if (approval.status !== 'pending') return `Approval ${approval.approval_id} is ${approval.status}, not pending`;
   if (nowMs >= deadlineMs) return `Approval ${approval.approval_id} expired at ${approval.expires_at}`;
@@ -184,7 +225,12 @@ export function answerRefusal(approval: ApprovalFacts, answering: boolean, nowMs
 }
 
 /** The provenance record and event of a transition, over the request as the transition left it. */
-export function approvalRecord(request: ApprovalRequestFacts, approval: ApprovalFacts, transition: ApprovalTransition, at: string): AppendProvenanceInput {
+export function approvalRecord(
+  request: ApprovalRequestFacts,
+  approval: ApprovalFacts,
+  transition: ApprovalTransition,
+  at: string,
+): AppendProvenanceInput {
   return {
     entry: {
       subject_id: approval.approval_id,
@@ -212,7 +258,9 @@ export function approvalEventData(approval: ApprovalFacts): Record<string, unkno
     approver_passport_id: approval.approver_passport_id ?? null,
     risk_level: approval.risk_level,
     expires_at: approval.expires_at,
-    ...(approval.responded_by ? { responded_by: approval.responded_by, modified_params: approval.modified_params ?? null } : {}),
+    ...(approval.responded_by
+      ? { responded_by: approval.responded_by, modified_params: approval.modified_params ?? null }
+      : {}),
     ...(approval.cancelled_by ? { cancelled_by: approval.cancelled_by, reason: approval.cancel_reason ?? null } : {}),
   };
 }

@@ -33,28 +33,47 @@ export function simpleResponse(decision: SimpleDecision, reason: string | undefi
   return { decision: decision === 'approve' ? 'approved' : 'rejected', response_kind: decision, comment: reason };
 }
 
-export type EscalationResponse = { ok: true; response: ApprovalResponse } | { ok: false; field: string; message: string };
+export type EscalationResponse =
+  { ok: true; response: ApprovalResponse } | { ok: false; field: string; message: string };
 
 /**
  * The escalation queue's answer as an approval response: request_changes rejects the request as it stands
  * (the requester may submit a changed one); approved_with_modifications approves it with the modifications,
  * a JSON object of parameters, as modified_params.
  */
-export function escalationResponse(input: { decision: EscalationDecision; notes?: string | undefined; modifications?: string | undefined }): EscalationResponse {
+export function escalationResponse(input: {
+  decision: EscalationDecision;
+  notes?: string | undefined;
+  modifications?: string | undefined;
+}): EscalationResponse {
   const { decision, notes } = input;
   if (decision !== 'approved_with_modifications') {
-    if (input.modifications !== undefined) return { ok: false, field: 'modifications', message: `is only for approved_with_modifications, not ${decision}` };
-    return { ok: true, response: { decision: decision === 'approve' ? 'approved' : 'rejected', response_kind: decision, comment: notes } };
+    if (input.modifications !== undefined)
+      return { ok: false, field: 'modifications', message: `is only for approved_with_modifications, not ${decision}` };
+    return {
+      ok: true,
+      response: { decision: decision === 'approve' ? 'approved' : 'rejected', response_kind: decision, comment: notes },
+    };
   }
-  if (input.modifications === undefined) return { ok: false, field: 'modifications', message: 'is required with approved_with_modifications' };
+  if (input.modifications === undefined)
+    return { ok: false, field: 'modifications', message: 'is required with approved_with_modifications' };
   let parsed: unknown;
   try {
     parsed = JSON.parse(input.modifications);
   } catch {
     return { ok: false, field: 'modifications', message: 'must be a JSON object of the modified parameters' };
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { ok: false, field: 'modifications', message: 'must be a JSON object of the modified parameters' };
-  return { ok: true, response: { decision: 'approved', response_kind: decision, comment: notes, modified_params: parsed as Record<string, unknown> } };
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return { ok: false, field: 'modifications', message: 'must be a JSON object of the modified parameters' };
+  return {
+    ok: true,
+    response: {
+      decision: 'approved',
+      response_kind: decision,
+      comment: notes,
+      modified_params: parsed as Record<string, unknown>,
+    },
+  };
 }
 
 type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';

@@ -40,7 +40,8 @@ export interface AuditDetails {
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
-const field = (value: unknown, key: string): unknown => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined);
+const field = (value: unknown, key: string): unknown =>
+  value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
 
 /**
  * The spec's details {rule_triggered, risk_level, assigned_to} from what a record holds: a routing
@@ -57,12 +58,19 @@ export function auditDetails(entry: ProvenanceEntry, routingRiskLevel: string | 
       : entry.action === 'escalated_by_request' || entry.action === 'reassigned_by_request'
         ? 'escalation_requested'
         : entry.action === 'routing_expired'
-        ? 'escalation_chain_exhausted'
-        : (text(output.rule_triggered) ?? text(output.reason) ?? entry.rules_evaluated?.find((rule) => rule.triggered)?.reason ?? null);
+          ? 'escalation_chain_exhausted'
+          : (text(output.rule_triggered) ??
+            text(output.reason) ??
+            entry.rules_evaluated?.find((rule) => rule.triggered)?.reason ??
+            null);
   return {
     rule_triggered: ruleTriggered,
     risk_level: text(field(output.risk, 'level')) ?? text(output.risk_level) ?? routingRiskLevel,
-    assigned_to: text(field(assigned, 'did')) ?? text(assigned) ?? text(output.to_did) ?? (entry.actor.type === 'human' ? (entry.actor.did ?? null) : null),
+    assigned_to:
+      text(field(assigned, 'did')) ??
+      text(assigned) ??
+      text(output.to_did) ??
+      (entry.actor.type === 'human' ? (entry.actor.did ?? null) : null),
     action: entry.action,
     summary: entry.reasoning,
   };

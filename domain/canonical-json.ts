@@ -13,7 +13,18 @@ export class CanonicalJsonError extends TypeError {
 type PathSegment = string | number;
 
 function formatPath(path: readonly PathSegment[]): string {
-  return '$' + path.map((segment) => (typeof segment === 'number' ? `[${segment}]` : /^[A-Za-z_$][\w$]*$/.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`)).join('');
+  return (
+    '$' +
+    path
+      .map((segment) =>
+        typeof segment === 'number'
+          ? `[${segment}]`
+          : /^[A-Za-z_$][\w$]*$/.test(segment)
+            ? `.${segment}`
+            : `[${JSON.stringify(segment)}]`,
+      )
+      .join('')
+  );
 }
 
 /** A high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
@@ -26,7 +37,8 @@ export function loneSurrogateIn(text: string): string | undefined {
 }
 
 function toJsonMethod(value: unknown): ((key: string) => unknown) | undefined {
-  if ((typeof value !== 'object' || value === null) && typeof value !== 'function' && typeof value !== 'bigint') return undefined;
+  if ((typeof value !== 'object' || value === null) && typeof value !== 'function' && typeof value !== 'bigint')
+    return undefined;
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   return typeof toJSON === 'function' ? (toJSON as (key: string) => unknown) : undefined;
 }
@@ -38,10 +50,12 @@ function jsonValueOf(value: unknown, key: string, path: readonly PathSegment[]):
   if (toJSON) {
     current = toJSON.call(current, key);
     // JSON.stringify calls toJSON once per position: a result with its own toJSON (a Date) would be written as {}.
-    if (toJsonMethod(current)) throw new CanonicalJsonError('refuses a toJSON result that has a toJSON of its own', formatPath(path));
+    if (toJsonMethod(current))
+      throw new CanonicalJsonError('refuses a toJSON result that has a toJSON of its own', formatPath(path));
   }
   // Their entries are not own properties, so JSON.stringify would write {}.
-  if (current instanceof Map || current instanceof Set) throw new CanonicalJsonError(`cannot represent a ${current instanceof Map ? 'Map' : 'Set'}`, formatPath(path));
+  if (current instanceof Map || current instanceof Set)
+    throw new CanonicalJsonError(`cannot represent a ${current instanceof Map ? 'Map' : 'Set'}`, formatPath(path));
   if (current instanceof Number) return Number(current);
   if (current instanceof String) return String(current);
   if (current instanceof Boolean) return current.valueOf();
@@ -59,11 +73,13 @@ function serialize(value: unknown, path: PathSegment[], open: Set<object>): stri
   if (value === null || typeof value === 'boolean') return JSON.stringify(value);
   if (typeof value === 'string') return serializeString(value, path);
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new CanonicalJsonError('has no representation for NaN or Infinity', formatPath(path));
+    if (!Number.isFinite(value))
+      throw new CanonicalJsonError('has no representation for NaN or Infinity', formatPath(path));
     return JSON.stringify(value);
   }
   if (typeof value !== 'object') throw new CanonicalJsonError(`cannot represent a ${typeof value}`, formatPath(path));
-  if (open.has(value)) throw new CanonicalJsonError('cannot represent a structure that contains itself', formatPath(path));
+  if (open.has(value))
+    throw new CanonicalJsonError('cannot represent a structure that contains itself', formatPath(path));
   open.add(value);
   let text: string;
   if (Array.isArray(value)) {

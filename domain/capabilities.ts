@@ -11,7 +11,16 @@ export type RiskLevel = (typeof RISK_LEVELS)[number];
 
 /** The scopes of access tokens, PATs and service accounts (services/auth/tokens.ts), which keep working. */
 export type LegacyScope =
-  | 'orch:read' | 'orch:write' | 'orch:admin' | 'audit:read' | 'platform:read' | 'platform:write' | 'platform:admin' | 'people:enroll' | 'orch:agent' | 'cloud:admin:global';
+  | 'orch:read'
+  | 'orch:write'
+  | 'orch:admin'
+  | 'audit:read'
+  | 'platform:read'
+  | 'platform:write'
+  | 'platform:admin'
+  | 'people:enroll'
+  | 'orch:agent'
+  | 'cloud:admin:global';
 
 export interface CapabilityDefinition {
   description: string;
@@ -22,56 +31,198 @@ export interface CapabilityDefinition {
 }
 
 export const CAPABILITIES = {
-  reasoning: { description: 'Call the reasoning endpoint and read the model registry', risk: 'low', implied_by: 'platform:write' },
-  'models:read': { description: 'List and read the model registry and its statistics', risk: 'low', implied_by: 'platform:read' },
-  'models:manage': { description: 'Register and change models, submit benchmarks (the registry is the deployment’s, shared by every organization)', risk: 'high', implied_by: 'cloud:admin:global' },
+  reasoning: {
+    description: 'Call the reasoning endpoint and read the model registry',
+    risk: 'low',
+    implied_by: 'platform:write',
+  },
+  'models:read': {
+    description: 'List and read the model registry and its statistics',
+    risk: 'low',
+    implied_by: 'platform:read',
+  },
+  'models:manage': {
+    description:
+      'Register and change models, submit benchmarks (the registry is the deployment’s, shared by every organization)',
+    risk: 'high',
+    implied_by: 'cloud:admin:global',
+  },
   'agents:read': { description: 'List and read platform agents', risk: 'low', implied_by: 'platform:read' },
-  'agents:invoke': { description: 'Call a platform agent (through /v1/agents/call or by id)', risk: 'standard', implied_by: 'platform:write' },
-  'agents:manage': { description: 'Register, update and deploy platform agents', risk: 'high', implied_by: 'platform:admin' },
-  'approvals:read': { description: 'List and read approval requests and the escalation queue', risk: 'low', implied_by: 'platform:read' },
-  'approvals:request': { description: 'Ask for an approval (not cancel one: that is approvals:cancel)', risk: 'standard', implied_by: 'platform:write' },
-  'approvals:respond': { description: 'Approve or reject an approval request or an escalation, as the person (a human act)', risk: 'standard', implied_by: 'platform:write' },
-  'approvals:cancel': { description: 'Cancel a pending approval request, as the person (a human act)', risk: 'standard', implied_by: 'platform:write' },
+  'agents:invoke': {
+    description: 'Call a platform agent (through /v1/agents/call or by id)',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
+  'agents:manage': {
+    description: 'Register, update and deploy platform agents',
+    risk: 'high',
+    implied_by: 'platform:admin',
+  },
+  'approvals:read': {
+    description: 'List and read approval requests and the escalation queue',
+    risk: 'low',
+    implied_by: 'platform:read',
+  },
+  'approvals:request': {
+    description: 'Ask for an approval (not cancel one: that is approvals:cancel)',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
+  'approvals:respond': {
+    description: 'Approve or reject an approval request or an escalation, as the person (a human act)',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
+  'approvals:cancel': {
+    description: 'Cancel a pending approval request, as the person (a human act)',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
   'executions:read': { description: 'List and read executions', risk: 'low', implied_by: 'platform:read' },
   'executions:cancel': { description: 'Cancel an execution', risk: 'standard', implied_by: 'platform:write' },
-  'callback_secrets:read': { description: 'List the callback signing secrets (never their values)', risk: 'low', implied_by: 'platform:read' },
-  'callback_secrets:manage': { description: 'Create or rotate a callback signing secret', risk: 'high', implied_by: 'platform:write' },
-  'workflows:read': { description: 'List and read workflow DAGs, their statistics and provenance', risk: 'low', implied_by: 'platform:read' },
+  'callback_secrets:read': {
+    description: 'List the callback signing secrets (never their values)',
+    risk: 'low',
+    implied_by: 'platform:read',
+  },
+  'callback_secrets:manage': {
+    description: 'Create or rotate a callback signing secret',
+    risk: 'high',
+    implied_by: 'platform:write',
+  },
+  'workflows:read': {
+    description: 'List and read workflow DAGs, their statistics and provenance',
+    risk: 'low',
+    implied_by: 'platform:read',
+  },
   'workflows:write': { description: 'Create a workflow DAG', risk: 'standard', implied_by: 'platform:write' },
   'tasks:read': { description: 'Read submitted tasks and their status', risk: 'low', implied_by: 'platform:read' },
   'tasks:submit': { description: 'Submit a task for routing', risk: 'standard', implied_by: 'platform:write' },
-  'provenance:read': { description: 'Query provenance, events and attestations', risk: 'low', implied_by: 'platform:read' },
+  'provenance:read': {
+    description: 'Query provenance, events and attestations',
+    risk: 'low',
+    implied_by: 'platform:read',
+  },
   'provenance:attest': { description: 'Attest a provenance record', risk: 'standard', implied_by: 'platform:write' },
   'health:read': { description: 'Read the platform status', risk: 'low', implied_by: 'platform:read' },
   'health:check': { description: 'Run an organization health check', risk: 'standard', implied_by: 'platform:write' },
   'organizations:read': { description: 'Read one’s own organization', risk: 'low', implied_by: 'platform:read' },
-  'organizations:create': { description: 'Create organizations and see every one (deployment administration)', risk: 'high', implied_by: 'cloud:admin:global' },
-  'passports:read': { description: 'Read Passports of one’s organization, their JWKS and DID documents', risk: 'low', implied_by: 'platform:read' },
-  'passports:create': { description: 'Create agent Passports (never a person’s: that is people:enroll)', risk: 'standard', implied_by: 'platform:write' },
-  'passports:keys': { description: 'Rotate and revoke the keys of one’s organization’s Passports', risk: 'high', implied_by: 'platform:write' },
-  'people:enroll': { description: 'Enroll a person: a device registration challenge or passkey registration options that mint a person’s Passport', risk: 'high', implied_by: 'people:enroll' },
-  'delegation:read': { description: 'List and read one’s delegation tokens, delegations and revocations', risk: 'low', implied_by: 'platform:read' },
-  'delegation:write': { description: 'Delegate to an agent, rotate and revoke delegation tokens and delegations', risk: 'standard', implied_by: 'platform:write' },
-  'routing:read': { description: 'Read routings, their history, provenance and ledger proofs', risk: 'low', implied_by: 'orch:read' },
-  'routing:write': { description: 'Start a routing (no human act: resolving, escalating and feedback have their own capabilities)', risk: 'standard', implied_by: 'orch:write' },
-  'routing:resolve': { description: 'Resolve a routing as a reviewer the person is (a human act)', risk: 'standard', implied_by: 'orch:write' },
-  'routing:escalate': { description: 'Escalate a routing by hand, as the person (a human act)', risk: 'standard', implied_by: 'orch:write' },
-  'routing:feedback': { description: 'Confirm, overturn or flag a completed routing’s outcome, as the person (a human act)', risk: 'standard', implied_by: 'orch:write' },
+  'organizations:create': {
+    description: 'Create organizations and see every one (deployment administration)',
+    risk: 'high',
+    implied_by: 'cloud:admin:global',
+  },
+  'passports:read': {
+    description: 'Read Passports of one’s organization, their JWKS and DID documents',
+    risk: 'low',
+    implied_by: 'platform:read',
+  },
+  'passports:create': {
+    description: 'Create agent Passports (never a person’s: that is people:enroll)',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
+  'passports:keys': {
+    description: 'Rotate and revoke the keys of one’s organization’s Passports',
+    risk: 'high',
+    implied_by: 'platform:write',
+  },
+  'people:enroll': {
+    description:
+      'Enroll a person: a device registration challenge or passkey registration options that mint a person’s Passport',
+    risk: 'high',
+    implied_by: 'people:enroll',
+  },
+  'delegation:read': {
+    description: 'List and read one’s delegation tokens, delegations and revocations',
+    risk: 'low',
+    implied_by: 'platform:read',
+  },
+  'delegation:write': {
+    description: 'Delegate to an agent, rotate and revoke delegation tokens and delegations',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
+  'routing:read': {
+    description: 'Read routings, their history, provenance and ledger proofs',
+    risk: 'low',
+    implied_by: 'orch:read',
+  },
+  'routing:write': {
+    description: 'Start a routing (no human act: resolving, escalating and feedback have their own capabilities)',
+    risk: 'standard',
+    implied_by: 'orch:write',
+  },
+  'routing:resolve': {
+    description: 'Resolve a routing as a reviewer the person is (a human act)',
+    risk: 'standard',
+    implied_by: 'orch:write',
+  },
+  'routing:escalate': {
+    description: 'Escalate a routing by hand, as the person (a human act)',
+    risk: 'standard',
+    implied_by: 'orch:write',
+  },
+  'routing:feedback': {
+    description: 'Confirm, overturn or flag a completed routing’s outcome, as the person (a human act)',
+    risk: 'standard',
+    implied_by: 'orch:write',
+  },
   'routing:assign': { description: 'Assign a queued routing to a reviewer', risk: 'high', implied_by: 'orch:admin' },
-  'orch_agents:read': { description: 'List and read registered orchestration agents and their performance', risk: 'low', implied_by: 'orch:read' },
-  'orch_agents:manage': { description: 'Register and update orchestration agents, rotate their keys', risk: 'high', implied_by: 'orch:admin' },
-  'escalation_rules:read': { description: 'List, read and dry-run escalation rules', risk: 'low', implied_by: 'orch:read' },
-  'escalation_rules:manage': { description: 'Create, change, enable, disable and delete escalation rules', risk: 'high', implied_by: 'orch:admin' },
+  'orch_agents:read': {
+    description: 'List and read registered orchestration agents and their performance',
+    risk: 'low',
+    implied_by: 'orch:read',
+  },
+  'orch_agents:manage': {
+    description: 'Register and update orchestration agents, rotate their keys',
+    risk: 'high',
+    implied_by: 'orch:admin',
+  },
+  'escalation_rules:read': {
+    description: 'List, read and dry-run escalation rules',
+    risk: 'low',
+    implied_by: 'orch:read',
+  },
+  'escalation_rules:manage': {
+    description: 'Create, change, enable, disable and delete escalation rules',
+    risk: 'high',
+    implied_by: 'orch:admin',
+  },
   'reviewers:read': { description: 'List reviewers', risk: 'low', implied_by: 'orch:read' },
   'reviewers:manage': { description: 'Register or change a reviewer', risk: 'high', implied_by: 'orch:admin' },
   'safety:read': { description: 'Read the safety configuration', risk: 'low', implied_by: 'orch:read' },
-  'safety:manage': { description: 'Change the safety configuration of a domain', risk: 'high', implied_by: 'orch:admin' },
-  'webhooks:manage': { description: 'Manage webhook subscriptions and their deliveries', risk: 'high', implied_by: 'orch:admin' },
-  'service_accounts:manage': { description: 'Create, list and revoke service accounts', risk: 'high', implied_by: 'orch:admin' },
-  'personal_access_tokens:manage': { description: 'Create, list, read and revoke personal access tokens', risk: 'high', implied_by: 'orch:admin' },
+  'safety:manage': {
+    description: 'Change the safety configuration of a domain',
+    risk: 'high',
+    implied_by: 'orch:admin',
+  },
+  'webhooks:manage': {
+    description: 'Manage webhook subscriptions and their deliveries',
+    risk: 'high',
+    implied_by: 'orch:admin',
+  },
+  'service_accounts:manage': {
+    description: 'Create, list and revoke service accounts',
+    risk: 'high',
+    implied_by: 'orch:admin',
+  },
+  'personal_access_tokens:manage': {
+    description: 'Create, list, read and revoke personal access tokens',
+    risk: 'high',
+    implied_by: 'orch:admin',
+  },
   'compliance:reports': { description: 'Create and read compliance reports', risk: 'high', implied_by: 'orch:admin' },
-  'audit_log:read': { description: 'Read the audit log and export the ledger', risk: 'standard', implied_by: 'audit:read' },
-  'agent_operations': { description: 'The operations of a registered agent’s own API key (/route, /confidence, …); never delegated', risk: 'standard', implied_by: 'orch:agent' },
+  'audit_log:read': {
+    description: 'Read the audit log and export the ledger',
+    risk: 'standard',
+    implied_by: 'audit:read',
+  },
+  agent_operations: {
+    description: 'The operations of a registered agent’s own API key (/route, /confidence, …); never delegated',
+    risk: 'standard',
+    implied_by: 'orch:agent',
+  },
 } as const satisfies Record<string, CapabilityDefinition>;
 
 export type Capability = keyof typeof CAPABILITIES;
@@ -119,10 +270,18 @@ export const SIGNED_IN_PERSON_CAPABILITIES: readonly Capability[] = CAPABILITY_N
 export const SIGNED_IN_PERSON_PROMPT_GRANTS: readonly string[] = ['prompt:*:*'];
 
 /** What a signed-in person holds: capabilities and prompt grants. */
-export const SIGNED_IN_PERSON_GRANTS: readonly string[] = [...SIGNED_IN_PERSON_CAPABILITIES, ...SIGNED_IN_PERSON_PROMPT_GRANTS];
+export const SIGNED_IN_PERSON_GRANTS: readonly string[] = [
+  ...SIGNED_IN_PERSON_CAPABILITIES,
+  ...SIGNED_IN_PERSON_PROMPT_GRANTS,
+];
 
 /** Reading a prompt is a read; publishing, rolling back and deprecating change what every caller of the prompt gets. */
-export const PROMPT_ACTION_RISK: Record<PromptAction, RiskLevel> = { read: 'low', publish: 'standard', rollback: 'standard', deprecate: 'standard' };
+export const PROMPT_ACTION_RISK: Record<PromptAction, RiskLevel> = {
+  read: 'low',
+  publish: 'standard',
+  rollback: 'standard',
+  deprecate: 'standard',
+};
 
 /** What a delegation may carry: a capability or a prompt grant. */
 export function isDelegableGrant(value: string): boolean {
@@ -165,9 +324,12 @@ export function wideningOf(parent: DelegationBounds, child: DelegationBounds): W
   const widenings: Widening[] = [];
   const notHeld = child.capabilities.filter((grant) => !holdsGrant(parent.capabilities, grant));
   if (notHeld.length > 0) widenings.push({ field: 'capabilities', not_held: notHeld });
-  if (child.expires_at > parent.expires_at) widenings.push({ field: 'duration_seconds', parent_expires_at: parent.expires_at });
-  if (parent.environment !== null && child.environment !== parent.environment) widenings.push({ field: 'environment', parent: parent.environment });
-  if (riskRank(child.risk_level) > riskRank(parent.risk_level)) widenings.push({ field: 'risk_level', parent: parent.risk_level });
+  if (child.expires_at > parent.expires_at)
+    widenings.push({ field: 'duration_seconds', parent_expires_at: parent.expires_at });
+  if (parent.environment !== null && child.environment !== parent.environment)
+    widenings.push({ field: 'environment', parent: parent.environment });
+  if (riskRank(child.risk_level) > riskRank(parent.risk_level))
+    widenings.push({ field: 'risk_level', parent: parent.risk_level });
   return widenings;
 }
 

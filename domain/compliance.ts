@@ -17,7 +17,8 @@ export const COMPLIANCE_CHECKS = {
     frameworks: ['hipaa', 'gdpr'],
   },
   records_sealed: {
-    description: 'Every record of the period is sealed into a signed ledger checkpoint and its stored body still hashes to its leaf',
+    description:
+      'Every record of the period is sealed into a signed ledger checkpoint and its stored body still hashes to its leaf',
     frameworks: ['hipaa', 'sox'],
   },
   escalations_concluded: {
@@ -59,7 +60,11 @@ export interface TaskTypeCount {
 }
 
 /** Adds counts to a task type's entry (a list, not an object keyed by caller-supplied names). */
-function countTaskType(counts: TaskTypeCount[], task_type: string, add: { decisions: number; escalated: number }): void {
+function countTaskType(
+  counts: TaskTypeCount[],
+  task_type: string,
+  add: { decisions: number; escalated: number },
+): void {
   const found = counts.find((count) => count.task_type === task_type);
   if (found) {
     found.decisions += add.decisions;
@@ -94,7 +99,13 @@ export function emptyTally(): ComplianceTally {
     safety_violations: 0,
     ethical_evaluations: 0,
     ethical_flags: 0,
-    failures: { human_oversight_high_risk: 0, personal_data_minimised: 0, records_sealed: 0, escalations_concluded: 0, human_decisions_attributed: 0 },
+    failures: {
+      human_oversight_high_risk: 0,
+      personal_data_minimised: 0,
+      records_sealed: 0,
+      escalations_concluded: 0,
+      human_decisions_attributed: 0,
+    },
     task_types: [],
     violations: [],
   };
@@ -117,7 +128,8 @@ export function inDomains(record: Pick<ComplianceRecord, 'domain'>, domains: rea
   return record.domain !== null && domains.some((domain) => domain.toLowerCase() === record.domain!.toLowerCase());
 }
 
-const object = (value: unknown): Record<string, unknown> | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+const object = (value: unknown): Record<string, unknown> | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 const DECISIONS = ['ai_autonomous', 'escalate_to_human', 'hybrid_collaboration'];
 
 /** Digits that pass the Luhn check (payment card numbers do). */
@@ -135,13 +147,23 @@ function luhn(digits: string): boolean {
 }
 
 const PERSONAL_DATA: Array<{ kind: string; find: (text: string) => boolean }> = [
-  { kind: 'an e-mail address', find: (text) => /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/.test(text) },
+  {
+    kind: 'an e-mail address',
+    find: (text) => /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/.test(text),
+  },
   { kind: 'a US social security number', find: (text) => /(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])/.test(text) },
-  { kind: 'a phone number', find: (text) => /(?<![\w+])\+\d{1,3}[ -]?\d{3,4}[ -]?\d{3,4}[ -]?\d{0,4}(?!\d)/.test(text) || /\(\d{3}\) ?\d{3}-\d{4}/.test(text) },
+  {
+    kind: 'a phone number',
+    find: (text) =>
+      /(?<![\w+])\+\d{1,3}[ -]?\d{3,4}[ -]?\d{3,4}[ -]?\d{0,4}(?!\d)/.test(text) || /\(\d{3}\) ?\d{3}-\d{4}/.test(text),
+  },
   {
     kind: 'a payment card number',
     // 15 or 16 digits, grouped or not, that pass Luhn: millisecond timestamps (13 digits) do not match.
-    find: (text) => [...text.matchAll(/(?<!\d)(?:\d{4}[ -]?){3}\d{3,4}(?!\d)/g)].some((match) => /^[3-6]/.test(match[0]) && luhn(match[0].replace(/[ -]/g, ''))),
+    find: (text) =>
+      [...text.matchAll(/(?<!\d)(?:\d{4}[ -]?){3}\d{3,4}(?!\d)/g)].some(
+        (match) => /^[3-6]/.test(match[0]) && luhn(match[0].replace(/[ -]/g, '')),
+      ),
   },
 ];
 
@@ -153,9 +175,13 @@ export function personalDataIn(text: string): string[] {
 /** A Rule of Threes judgement in a record: any "good for" that is not a plain yes is a flag. */
 function ethicalJudgement(entry: ProvenanceEntry): 'flagged' | 'clear' | undefined {
   const analysis = object(entry.output_data.rule_of_threes_analysis);
-  const ethicalRules = (entry.rules_evaluated ?? []).filter((rule) => rule.rule_id === 'rule_of_threes' || rule.rule_id.startsWith('ethic'));
+  const ethicalRules = (entry.rules_evaluated ?? []).filter(
+    (rule) => rule.rule_id === 'rule_of_threes' || rule.rule_id.startsWith('ethic'),
+  );
   if (!analysis && ethicalRules.length === 0) return undefined;
-  const doubtful = analysis ? ['good_for_human', 'good_for_humanity', 'good_for_svc'].some((key) => key in analysis && analysis[key] !== true) : false;
+  const doubtful = analysis
+    ? ['good_for_human', 'good_for_humanity', 'good_for_svc'].some((key) => key in analysis && analysis[key] !== true)
+    : false;
   return doubtful || ethicalRules.some((rule) => rule.triggered) ? 'flagged' : 'clear';
 }
 
@@ -178,10 +204,14 @@ export function tallyRecords(records: readonly ComplianceRecord[], maxViolations
     const output = entry.output_data;
     tally.records += 1;
 
-    const decision = typeof output.decision === 'string' && DECISIONS.includes(output.decision) ? output.decision : undefined;
+    const decision =
+      typeof output.decision === 'string' && DECISIONS.includes(output.decision) ? output.decision : undefined;
     if (decision) {
       tally.total_decisions += 1;
-      countTaskType(tally.task_types, record.task_type ?? 'unspecified', { decisions: 1, escalated: decision === 'escalate_to_human' ? 1 : 0 });
+      countTaskType(tally.task_types, record.task_type ?? 'unspecified', {
+        decisions: 1,
+        escalated: decision === 'escalate_to_human' ? 1 : 0,
+      });
       if (decision === 'ai_autonomous') tally.ai_autonomous_decisions += 1;
       if (decision === 'hybrid_collaboration') tally.hybrid_decisions += 1;
       if (decision === 'escalate_to_human') tally.escalated_decisions += 1;
@@ -196,7 +226,8 @@ export function tallyRecords(records: readonly ComplianceRecord[], maxViolations
 
     const boundaries = object(output.safety_analysis);
     const reported = Array.isArray(output.violations) ? output.violations.length : 0;
-    if (boundaries?.all_constraints_met === false || reported > 0 || output.allowed === false) tally.safety_violations += 1;
+    if (boundaries?.all_constraints_met === false || reported > 0 || output.allowed === false)
+      tally.safety_violations += 1;
 
     const judgement = ethicalJudgement(entry) ?? (decision ? 'clear' : undefined);
     if (judgement) tally.ethical_evaluations += 1;
@@ -204,10 +235,22 @@ export function tallyRecords(records: readonly ComplianceRecord[], maxViolations
 
     const found = personalDataIn(JSON.stringify(entry));
     if (found.length > 0) fail(violation('personal_data_minimised', record, `the record holds ${found.join(', ')}`));
-    if (!record.sealed) fail(violation('records_sealed', record, 'the record is not sealed into a signed checkpoint yet'));
-    else if (!record.hash_matches) fail(violation('records_sealed', record, 'the stored body no longer hashes to its leaf: it was changed after sealing'));
-    if (entry.action === 'routing_expired') fail(violation('escalations_concluded', record, 'the escalation chain ran out with no human resolving the routing'));
-    if (entry.actor.type === 'human' && !entry.actor.did) fail(violation('human_decisions_attributed', record, 'a human step names no DID'));
+    if (!record.sealed)
+      fail(violation('records_sealed', record, 'the record is not sealed into a signed checkpoint yet'));
+    else if (!record.hash_matches)
+      fail(
+        violation(
+          'records_sealed',
+          record,
+          'the stored body no longer hashes to its leaf: it was changed after sealing',
+        ),
+      );
+    if (entry.action === 'routing_expired')
+      fail(
+        violation('escalations_concluded', record, 'the escalation chain ran out with no human resolving the routing'),
+      );
+    if (entry.actor.type === 'human' && !entry.actor.did)
+      fail(violation('human_decisions_attributed', record, 'a human step names no DID'));
   }
   return tally;
 }
@@ -264,8 +307,19 @@ export interface ComplianceReport {
     escalations_triggered: number;
     escalation_rate: number;
   };
-  compliance_status: { hipaa_compliant: boolean; gdpr_compliant: boolean; sox_compliant: boolean; rule_of_threes_adherence: number };
-  checks: Array<{ check_id: ComplianceCheckId; description: string; frameworks: readonly Framework[]; passed: boolean; failures: number }>;
+  compliance_status: {
+    hipaa_compliant: boolean;
+    gdpr_compliant: boolean;
+    sox_compliant: boolean;
+    rule_of_threes_adherence: number;
+  };
+  checks: Array<{
+    check_id: ComplianceCheckId;
+    description: string;
+    frameworks: readonly Framework[];
+    passed: boolean;
+    failures: number;
+  }>;
   recommendations: string[];
   records_examined: number;
   /** The signed checkpoint the report was computed against: verify the period's records against it. */
@@ -281,7 +335,9 @@ const percent = (value: number) => `${Math.round(value * 1000) / 10}%`;
 function recommendationsFor(tally: ComplianceTally, escalationRate: number, request: ComplianceRequest): string[] {
   const advice: string[] = [];
   if (tally.total_decisions === 0) {
-    advice.push(`No routing decisions fall in ${request.period}${request.domains.length > 0 ? ` for ${request.domains.join(', ')}` : ''}: check the period and the domains.`);
+    advice.push(
+      `No routing decisions fall in ${request.period}${request.domains.length > 0 ? ` for ${request.domains.join(', ')}` : ''}: check the period and the domains.`,
+    );
   }
   if (tally.total_decisions >= 10 && escalationRate > 0.5) {
     const worst = tally.task_types
@@ -295,21 +351,35 @@ function recommendationsFor(tally: ComplianceTally, escalationRate: number, requ
   }
   const failures = tally.failures;
   if (failures.human_oversight_high_risk > 0) {
-    advice.push(`${failures.human_oversight_high_risk} high- or critical-risk decisions were left to the AI alone: add an escalation rule (risk_level >= high) or set human_oversight_required for those tasks.`);
+    advice.push(
+      `${failures.human_oversight_high_risk} high- or critical-risk decisions were left to the AI alone: add an escalation rule (risk_level >= high) or set human_oversight_required for those tasks.`,
+    );
   }
   if (failures.personal_data_minimised > 0) {
-    advice.push(`${failures.personal_data_minimised} provenance records hold personal data: have agents send DIDs or pseudonymous ids instead of contact details and identifiers. The ledger is append-only, so what was recorded stays; stop it at the source.`);
+    advice.push(
+      `${failures.personal_data_minimised} provenance records hold personal data: have agents send DIDs or pseudonymous ids instead of contact details and identifiers. The ledger is append-only, so what was recorded stays; stop it at the source.`,
+    );
   }
   if (failures.records_sealed > 0) {
-    advice.push(`${failures.records_sealed} records are unsealed or no longer match their leaves: check the ledger sealer (the sealing lag in health) and verify an export with npm run verify.`);
+    advice.push(
+      `${failures.records_sealed} records are unsealed or no longer match their leaves: check the ledger sealer (the sealing lag in health) and verify an export with npm run verify.`,
+    );
   }
   if (failures.escalations_concluded > 0) {
-    advice.push(`${failures.escalations_concluded} escalations ran out of reviewers: add reviewers higher up the chain for those capabilities or lengthen the escalation timeouts.`);
+    advice.push(
+      `${failures.escalations_concluded} escalations ran out of reviewers: add reviewers higher up the chain for those capabilities or lengthen the escalation timeouts.`,
+    );
   }
-  if (failures.human_decisions_attributed > 0) advice.push(`${failures.human_decisions_attributed} human steps name no DID: require reviewers to resolve with their DID.`);
-  if (tally.ethical_flags > 0) advice.push(`${tally.ethical_flags} records carry a Rule of Threes flag: have a person review them.`);
+  if (failures.human_decisions_attributed > 0)
+    advice.push(
+      `${failures.human_decisions_attributed} human steps name no DID: require reviewers to resolve with their DID.`,
+    );
+  if (tally.ethical_flags > 0)
+    advice.push(`${tally.ethical_flags} records carry a Rule of Threes flag: have a person review them.`);
   if (advice.length === 0) {
-    advice.push('Every check passed. Keep an export of the ledger with this report and verify it with npm run verify against the checkpoint the report names.');
+    advice.push(
+      'Every check passed. Keep an export of the ledger with this report and verify it with npm run verify against the checkpoint the report names.',
+    );
   }
   return advice;
 }
@@ -333,7 +403,10 @@ export function buildComplianceReport(input: {
     passed: tally.failures[check_id] === 0,
     failures: tally.failures[check_id],
   }));
-  const compliant = (framework: Framework) => checks.filter((check) => (check.frameworks as readonly string[]).includes(framework)).every((check) => check.passed);
+  const compliant = (framework: Framework) =>
+    checks
+      .filter((check) => (check.frameworks as readonly string[]).includes(framework))
+      .every((check) => check.passed);
   return {
     report_id: input.report_id,
     report_type: request.report_type,
@@ -355,7 +428,9 @@ export function buildComplianceReport(input: {
       hipaa_compliant: compliant('hipaa'),
       gdpr_compliant: compliant('gdpr'),
       sox_compliant: compliant('sox'),
-      rule_of_threes_adherence: round(tally.ethical_evaluations === 0 ? 1 : 1 - tally.ethical_flags / tally.ethical_evaluations),
+      rule_of_threes_adherence: round(
+        tally.ethical_evaluations === 0 ? 1 : 1 - tally.ethical_flags / tally.ethical_evaluations,
+      ),
     },
     checks,
     recommendations: recommendationsFor(tally, escalationRate, request),

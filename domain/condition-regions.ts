@@ -32,13 +32,17 @@ const ANY: ValueSet = { allowed: null, excluded: [], interval: null };
 /** The range of a field every routing carries; undefined for fields a routing may lack. */
 function universe(field: string): ValueSet | undefined {
   if (field === 'risk_level') return { allowed: ALL_RISK_RANKS, excluded: [], interval: null };
-  if (field === 'ai_confidence') return { allowed: null, excluded: [], interval: { lo: 0, loOpen: false, hi: 1, hiOpen: false } };
+  if (field === 'ai_confidence')
+    return { allowed: null, excluded: [], interval: { lo: 0, loOpen: false, hi: 1, hiOpen: false } };
   if (field === 'task_type' || field === 'domain') return ANY;
   return undefined;
 }
 
 function inInterval(interval: Interval, value: number): boolean {
-  return (interval.loOpen ? value > interval.lo : value >= interval.lo) && (interval.hiOpen ? value < interval.hi : value <= interval.hi);
+  return (
+    (interval.loOpen ? value > interval.lo : value >= interval.lo) &&
+    (interval.hiOpen ? value < interval.hi : value <= interval.hi)
+  );
 }
 
 function intervalEmpty(interval: Interval): boolean {
@@ -61,7 +65,8 @@ function contains(set: ValueSet, value: Scalar): boolean {
 
 /** An allow-list absorbs the other constraints; a one-point interval becomes an allow-list. */
 function normalize(set: ValueSet): ValueSet {
-  if (set.allowed) return { allowed: [...new Set(set.allowed)].filter((value) => contains(set, value)), excluded: [], interval: null };
+  if (set.allowed)
+    return { allowed: [...new Set(set.allowed)].filter((value) => contains(set, value)), excluded: [], interval: null };
   if (set.interval && !intervalEmpty(set.interval) && set.interval.lo === set.interval.hi) {
     return normalize({ ...set, allowed: [set.interval.lo] });
   }
@@ -70,7 +75,8 @@ function normalize(set: ValueSet): ValueSet {
 
 function intersect(a: ValueSet, b: ValueSet): ValueSet {
   return normalize({
-    allowed: a.allowed && b.allowed ? a.allowed.filter((value) => b.allowed!.includes(value)) : (a.allowed ?? b.allowed),
+    allowed:
+      a.allowed && b.allowed ? a.allowed.filter((value) => b.allowed!.includes(value)) : (a.allowed ?? b.allowed),
     excluded: [...a.excluded, ...b.excluded],
     interval: intersectIntervals(a.interval, b.interval),
   });
@@ -90,8 +96,10 @@ function isSubset(a: ValueSet, b: ValueSet): boolean {
   if (b.excluded.some((value) => contains(a, value))) return false;
   if (!b.interval) return true;
   if (!a.interval) return false;
-  const lowerInside = a.interval.lo > b.interval.lo || (a.interval.lo === b.interval.lo && (a.interval.loOpen || !b.interval.loOpen));
-  const upperInside = a.interval.hi < b.interval.hi || (a.interval.hi === b.interval.hi && (a.interval.hiOpen || !b.interval.hiOpen));
+  const lowerInside =
+    a.interval.lo > b.interval.lo || (a.interval.lo === b.interval.lo && (a.interval.loOpen || !b.interval.loOpen));
+  const upperInside =
+    a.interval.hi < b.interval.hi || (a.interval.hi === b.interval.hi && (a.interval.hiOpen || !b.interval.hiOpen));
   return lowerInside && upperInside;
 }
 
@@ -101,7 +109,9 @@ function normalizedValue(field: string, value: Scalar): Scalar {
 
 function conditionSet(condition: Condition): ValueSet {
   const field = condition.condition_type;
-  const values = (Array.isArray(condition.value) ? condition.value : [condition.value]).map((value) => normalizedValue(field, value));
+  const values = (Array.isArray(condition.value) ? condition.value : [condition.value]).map((value) =>
+    normalizedValue(field, value),
+  );
   const [first] = values;
   switch (condition.operator) {
     case '==':
@@ -113,9 +123,12 @@ function conditionSet(condition: Condition): ValueSet {
     default: {
       // Ordering operators only hold for numbers (conditionProblem rejects anything else).
       const bound = first as number;
-      if (condition.operator === '>') return { allowed: null, excluded: [], interval: { lo: bound, loOpen: true, hi: Infinity, hiOpen: false } };
-      if (condition.operator === '>=') return { allowed: null, excluded: [], interval: { lo: bound, loOpen: false, hi: Infinity, hiOpen: false } };
-      if (condition.operator === '<') return { allowed: null, excluded: [], interval: { lo: -Infinity, loOpen: false, hi: bound, hiOpen: true } };
+      if (condition.operator === '>')
+        return { allowed: null, excluded: [], interval: { lo: bound, loOpen: true, hi: Infinity, hiOpen: false } };
+      if (condition.operator === '>=')
+        return { allowed: null, excluded: [], interval: { lo: bound, loOpen: false, hi: Infinity, hiOpen: false } };
+      if (condition.operator === '<')
+        return { allowed: null, excluded: [], interval: { lo: -Infinity, loOpen: false, hi: bound, hiOpen: true } };
       return { allowed: null, excluded: [], interval: { lo: -Infinity, loOpen: false, hi: bound, hiOpen: false } };
     }
   }

@@ -107,13 +107,15 @@ function parseTokens(tokens: Token[]): ConditionNode {
         if (isOp('.')) {
           position += 1;
           const next = peek();
-          if (next?.type !== 'word') throw new ConditionSyntaxError(`expected a field name after . ${next ? `at ${next.at}` : 'at the end'}`);
+          if (next?.type !== 'word')
+            throw new ConditionSyntaxError(`expected a field name after . ${next ? `at ${next.at}` : 'at the end'}`);
           segments.push(next.value);
           position += 1;
         } else if (isOp('[')) {
           position += 1;
           const index = peek();
-          if (index?.type !== 'number' || !Number.isInteger(index.value) || index.value < 0) throw new ConditionSyntaxError('expected an index in [ ]');
+          if (index?.type !== 'number' || !Number.isInteger(index.value) || index.value < 0)
+            throw new ConditionSyntaxError('expected an index in [ ]');
           segments.push(index.value);
           position += 1;
           expect(']');
@@ -163,13 +165,17 @@ function parseTokens(tokens: Token[]): ConditionNode {
 
   const tree = or();
   const rest = peek();
-  if (rest) throw new ConditionSyntaxError(`unexpected ${rest.type === 'string' ? JSON.stringify(rest.value) : rest.value} at ${rest.at}`);
+  if (rest)
+    throw new ConditionSyntaxError(
+      `unexpected ${rest.type === 'string' ? JSON.stringify(rest.value) : rest.value} at ${rest.at}`,
+    );
   return tree;
 }
 
 export function parseCondition(text: string): ParseResult {
   if (text.trim().length === 0) return { ok: false, error: 'is empty' };
-  if (text.length > MAX_CONDITION_LENGTH) return { ok: false, error: `is longer than ${MAX_CONDITION_LENGTH} characters` };
+  if (text.length > MAX_CONDITION_LENGTH)
+    return { ok: false, error: `is longer than ${MAX_CONDITION_LENGTH} characters` };
   try {
     return { ok: true, condition: parseTokens(tokenize(text)) };
   } catch (error) {
@@ -209,10 +215,12 @@ function compare(op: ComparisonOperator, left: unknown, right: unknown): boolean
   const a = left === undefined ? null : left;
   const b = right === undefined ? null : right;
   if (op === '==' || op === '!=') {
-    const equal = a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
+    const equal =
+      a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
     return op === '==' ? equal : !equal;
   }
-  const comparable = (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string');
+  const comparable =
+    (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string');
   if (!comparable) return false;
   return op === '<' ? a < b : op === '<=' ? a <= b : op === '>' ? a > b : a >= b;
 }

@@ -70,48 +70,96 @@ export function nodesOnCycles(dag: DagShape): string[] {
 export function validateDag(dag: DagShape): DagIssue[] {
   const issues: DagIssue[] = [];
   const nodeIds = new Set(dag.nodes.map((node) => node.id));
-  if (dag.nodes.length === 0) issues.push({ field: 'nodes', code: 'too_small', message: 'a workflow needs at least one node' });
-  if (dag.nodes.length > DAG_LIMITS.maxNodes) issues.push({ field: 'nodes', code: 'too_big', message: `at most ${DAG_LIMITS.maxNodes} nodes` });
-  if (dag.edges.length > DAG_LIMITS.maxEdges) issues.push({ field: 'edges', code: 'too_big', message: `at most ${DAG_LIMITS.maxEdges} edges` });
-  for (const id of duplicates(dag.nodes.map((node) => node.id))) issues.push({ field: 'nodes', code: 'duplicate_id', message: `node id ${id} is used more than once` });
-  for (const id of duplicates(dag.edges.map((edge) => edge.id))) issues.push({ field: 'edges', code: 'duplicate_id', message: `edge id ${id} is used more than once` });
+  if (dag.nodes.length === 0)
+    issues.push({ field: 'nodes', code: 'too_small', message: 'a workflow needs at least one node' });
+  if (dag.nodes.length > DAG_LIMITS.maxNodes)
+    issues.push({ field: 'nodes', code: 'too_big', message: `at most ${DAG_LIMITS.maxNodes} nodes` });
+  if (dag.edges.length > DAG_LIMITS.maxEdges)
+    issues.push({ field: 'edges', code: 'too_big', message: `at most ${DAG_LIMITS.maxEdges} edges` });
+  for (const id of duplicates(dag.nodes.map((node) => node.id)))
+    issues.push({ field: 'nodes', code: 'duplicate_id', message: `node id ${id} is used more than once` });
+  for (const id of duplicates(dag.edges.map((edge) => edge.id)))
+    issues.push({ field: 'edges', code: 'duplicate_id', message: `edge id ${id} is used more than once` });
 
   dag.nodes.forEach((node, index) => {
     if (node.node_type === 'condition') {
-      if (!node.condition) issues.push({ field: `nodes.${index}.condition`, code: 'required', message: 'a condition node needs a condition' });
+      if (!node.condition)
+        issues.push({
+          field: `nodes.${index}.condition`,
+          code: 'required',
+          message: 'a condition node needs a condition',
+        });
       else {
         const parsed = parseCondition(node.condition);
-        if (!parsed.ok) issues.push({ field: `nodes.${index}.condition`, code: 'invalid_condition', message: `the condition ${parsed.error}` });
+        if (!parsed.ok)
+          issues.push({
+            field: `nodes.${index}.condition`,
+            code: 'invalid_condition',
+            message: `the condition ${parsed.error}`,
+          });
       }
     } else if (node.condition !== undefined) {
-      issues.push({ field: `nodes.${index}.condition`, code: 'unexpected', message: `only condition nodes have a condition, not ${node.node_type} nodes` });
+      issues.push({
+        field: `nodes.${index}.condition`,
+        code: 'unexpected',
+        message: `only condition nodes have a condition, not ${node.node_type} nodes`,
+      });
     }
   });
 
   const pairs = new Set<string>();
   dag.edges.forEach((edge, index) => {
     for (const end of ['from_node_id', 'to_node_id'] as const) {
-      if (!nodeIds.has(edge[end])) issues.push({ field: `edges.${index}.${end}`, code: 'unknown_node', message: `no node has the id ${edge[end]}` });
+      if (!nodeIds.has(edge[end]))
+        issues.push({
+          field: `edges.${index}.${end}`,
+          code: 'unknown_node',
+          message: `no node has the id ${edge[end]}`,
+        });
     }
-    if (edge.from_node_id === edge.to_node_id) issues.push({ field: `edges.${index}`, code: 'self_loop', message: `edge ${edge.id} leads from ${edge.from_node_id} to itself` });
+    if (edge.from_node_id === edge.to_node_id)
+      issues.push({
+        field: `edges.${index}`,
+        code: 'self_loop',
+        message: `edge ${edge.id} leads from ${edge.from_node_id} to itself`,
+      });
     const pair = `${edge.from_node_id}→${edge.to_node_id}`;
-    if (pairs.has(pair)) issues.push({ field: `edges.${index}`, code: 'duplicate_edge', message: `more than one edge leads ${pair}` });
+    if (pairs.has(pair))
+      issues.push({ field: `edges.${index}`, code: 'duplicate_edge', message: `more than one edge leads ${pair}` });
     pairs.add(pair);
     if (edge.edge_type === 'conditional') {
-      if (!edge.condition) issues.push({ field: `edges.${index}.condition`, code: 'required', message: 'a conditional edge needs a condition' });
+      if (!edge.condition)
+        issues.push({
+          field: `edges.${index}.condition`,
+          code: 'required',
+          message: 'a conditional edge needs a condition',
+        });
       else {
         const parsed = parseCondition(edge.condition);
-        if (!parsed.ok) issues.push({ field: `edges.${index}.condition`, code: 'invalid_condition', message: `the condition ${parsed.error}` });
+        if (!parsed.ok)
+          issues.push({
+            field: `edges.${index}.condition`,
+            code: 'invalid_condition',
+            message: `the condition ${parsed.error}`,
+          });
       }
     } else if (edge.condition !== undefined) {
-      issues.push({ field: `edges.${index}.condition`, code: 'unexpected', message: 'a sequence edge has no condition; use edge_type conditional' });
+      issues.push({
+        field: `edges.${index}.condition`,
+        code: 'unexpected',
+        message: 'a sequence edge has no condition; use edge_type conditional',
+      });
     }
   });
 
   // A cycle is only meaningful among edges that reference real nodes.
-  const known = { nodes: dag.nodes, edges: dag.edges.filter((edge) => nodeIds.has(edge.from_node_id) && nodeIds.has(edge.to_node_id)) };
+  const known = {
+    nodes: dag.nodes,
+    edges: dag.edges.filter((edge) => nodeIds.has(edge.from_node_id) && nodeIds.has(edge.to_node_id)),
+  };
   const cyclic = nodesOnCycles(known);
-  if (cyclic.length > 0) issues.push({ field: 'edges', code: 'cycle', message: `the edges form a cycle through ${cyclic.join(', ')}` });
+  if (cyclic.length > 0)
+    issues.push({ field: 'edges', code: 'cycle', message: `the edges form a cycle through ${cyclic.join(', ')}` });
   return issues;
 }
 
@@ -146,7 +194,7 @@ export function planDag(dag: DagShape, progress: Readonly<Record<string, NodePro
   const status = new Map(dag.nodes.map((node) => [node.id, progress[node.id]?.status ?? 'pending']));
   const start: string[] = [];
   const skip: string[] = [];
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const node of dag.nodes) {
       if (status.get(node.id) !== 'pending' || start.includes(node.id)) continue;
@@ -160,7 +208,8 @@ export function planDag(dag: DagShape, progress: Readonly<Record<string, NodePro
       const taken = incoming.some(
         (edge) =>
           status.get(edge.from_node_id) === 'completed' &&
-          (edge.edge_type === 'sequence' || conditionHolds(edge.condition ?? '', progress[edge.from_node_id]?.output ?? {})),
+          (edge.edge_type === 'sequence' ||
+            conditionHolds(edge.condition ?? '', progress[edge.from_node_id]?.output ?? {})),
       );
       if (taken) start.push(node.id);
       else {
@@ -186,9 +235,13 @@ export interface DagStats {
   avg_node_duration_ms: number;
 }
 
-export function dagStats(nodes: ReadonlyArray<{ status: DagNodeStatus; duration_ms?: number | null | undefined }>): DagStats {
+export function dagStats(
+  nodes: ReadonlyArray<{ status: DagNodeStatus; duration_ms?: number | null | undefined }>,
+): DagStats {
   const count = (status: DagNodeStatus) => nodes.filter((node) => node.status === status).length;
-  const finished = nodes.filter((node) => (node.status === 'completed' || node.status === 'failed') && typeof node.duration_ms === 'number');
+  const finished = nodes.filter(
+    (node) => (node.status === 'completed' || node.status === 'failed') && typeof node.duration_ms === 'number',
+  );
   const total = finished.reduce((sum, node) => sum + (node.duration_ms ?? 0), 0);
   return {
     total_nodes: nodes.length,

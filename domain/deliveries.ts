@@ -4,20 +4,29 @@
  * wrong when it told us the request itself is unacceptable (other 4xx) or our policy refused the destination.
  */
 
-export type AnswerVerdict = { kind: 'success' } | { kind: 'retry'; reason: string } | { kind: 'give_up'; reason: string };
+export type AnswerVerdict =
+  { kind: 'success' } | { kind: 'retry'; reason: string } | { kind: 'give_up'; reason: string };
 
 const RETRYABLE_CLIENT_STATUSES = new Set([408, 409, 425, 429]);
 
-export function judgeAgentAnswer(answer: { status?: number | undefined; error?: string | undefined; refused?: boolean | undefined }): AnswerVerdict {
+export function judgeAgentAnswer(answer: {
+  status?: number | undefined;
+  error?: string | undefined;
+  refused?: boolean | undefined;
+}): AnswerVerdict {
   if (answer.refused) return { kind: 'give_up', reason: 'destination_refused' };
   if (answer.status === undefined) return { kind: 'retry', reason: 'agent_unreachable' };
   if (answer.status >= 200 && answer.status < 300) return { kind: 'success' };
-  if (answer.status >= 500 || RETRYABLE_CLIENT_STATUSES.has(answer.status)) return { kind: 'retry', reason: 'agent_error' };
+  if (answer.status >= 500 || RETRYABLE_CLIENT_STATUSES.has(answer.status))
+    return { kind: 'retry', reason: 'agent_error' };
   return { kind: 'give_up', reason: 'agent_rejected' };
 }
 
 /** A callback receiver that answers 410 Gone says it will never take one; anything else but 2xx may change. */
-export function judgeCallbackAnswer(answer: { status?: number | undefined; refused?: boolean | undefined }): AnswerVerdict {
+export function judgeCallbackAnswer(answer: {
+  status?: number | undefined;
+  refused?: boolean | undefined;
+}): AnswerVerdict {
   if (answer.refused) return { kind: 'give_up', reason: 'destination_refused' };
   if (answer.status === undefined) return { kind: 'retry', reason: 'receiver_unreachable' };
   if (answer.status >= 200 && answer.status < 300) return { kind: 'success' };

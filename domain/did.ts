@@ -43,7 +43,13 @@ export function base58btcEncode(bytes: Uint8Array): string {
   }
   let leadingZeros = 0;
   while (leadingZeros < bytes.length && bytes[leadingZeros] === 0) leadingZeros++;
-  return '1'.repeat(leadingZeros) + digits.reverse().map((digit) => BASE58_ALPHABET.charAt(digit)).join('');
+  return (
+    '1'.repeat(leadingZeros) +
+    digits
+      .reverse()
+      .map((digit) => BASE58_ALPHABET.charAt(digit))
+      .join('')
+  );
 }
 
 export function base58btcDecode(text: string): Uint8Array | undefined {
@@ -107,10 +113,16 @@ export type JwkParse = { ok: true; jwk: Ed25519PublicJwk } | { ok: false; reason
  * service never holds a person's private key, not even for a moment.
  */
 export function parseEd25519PublicJwk(value: unknown): JwkParse {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'must be a JSON Web Key object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, reason: 'must be a JSON Web Key object' };
   const jwk = value as Record<string, unknown>;
-  if ('d' in jwk) return { ok: false, reason: 'must be the public key only: it carries a private key (d), which must never leave the device' };
-  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519') return { ok: false, reason: 'must be an Ed25519 key (kty OKP, crv Ed25519)' };
+  if ('d' in jwk)
+    return {
+      ok: false,
+      reason: 'must be the public key only: it carries a private key (d), which must never leave the device',
+    };
+  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519')
+    return { ok: false, reason: 'must be an Ed25519 key (kty OKP, crv Ed25519)' };
   if (typeof jwk.x !== 'string') return { ok: false, reason: 'must have x, the public key in base64url' };
   const bytes = base64urlDecode(jwk.x);
   if (bytes?.length !== ED25519_KEY_BYTES) return { ok: false, reason: 'x must be 32 bytes in unpadded base64url' };
@@ -167,7 +179,9 @@ export function didWebDocumentUrl(did: string, scheme: 'https' | 'http' = 'https
   if (!match?.[1]) return undefined;
   const host = decodeURIComponent(match[1]);
   const path = (match[2] ?? '').split(':').filter((segment) => segment !== '');
-  return path.length === 0 ? `${scheme}://${host}/.well-known/did.json` : `${scheme}://${host}/${path.join('/')}/did.json`;
+  return path.length === 0
+    ? `${scheme}://${host}/.well-known/did.json`
+    : `${scheme}://${host}/${path.join('/')}/did.json`;
 }
 
 export const DID_DOCUMENT_MEDIA_TYPE = 'application/did+json';
@@ -197,8 +211,17 @@ export function didDocument(did: string, keys: readonly PublishedKey[], controll
 
 /** The platform spec's shape of the same document: PEM public keys and authentication entries naming them. */
 export function specDidDocument(did: string, keys: readonly PublishedKey[]) {
-  const publicKey = keys.map((key) => ({ id: `${did}#${key.kid}`, type: 'Ed25519VerificationKey2018', controller: did, publicKeyPem: ed25519PublicKeyPem(key.jwk) }));
-  return { id: did, publicKey, authentication: publicKey.map((key) => ({ type: 'Ed25519SignatureAuthentication2018', publicKey: key.id })) };
+  const publicKey = keys.map((key) => ({
+    id: `${did}#${key.kid}`,
+    type: 'Ed25519VerificationKey2018',
+    controller: did,
+    publicKeyPem: ed25519PublicKeyPem(key.jwk),
+  }));
+  return {
+    id: did,
+    publicKey,
+    authentication: publicKey.map((key) => ({ type: 'Ed25519SignatureAuthentication2018', publicKey: key.id })),
+  };
 }
 
 export type PassportKeyStatus = 'active' | 'retired' | 'revoked';

@@ -60,17 +60,23 @@ function notificationOf(rule: Pick<EscalationRule, 'actions'>): NotifyAction | u
 }
 
 /** What is wrong with a rule as written, one message per problem, with the field it concerns. */
-export function ruleProblems(rule: Pick<EscalationRule, 'conditions' | 'actions'>): Array<{ field: string; message: string }> {
+export function ruleProblems(
+  rule: Pick<EscalationRule, 'conditions' | 'actions'>,
+): Array<{ field: string; message: string }> {
   const problems: Array<{ field: string; message: string }> = [];
   rule.conditions.forEach((condition, index) => {
     const problem = conditionProblem(condition);
     if (problem) problems.push({ field: `conditions.${index}`, message: problem });
   });
   for (const kind of ['escalate_to_human', 'notify_supervisor'] as const) {
-    if (rule.actions.filter((action) => action.action === kind).length > 1) problems.push({ field: 'actions', message: `at most one ${kind} action per rule` });
+    if (rule.actions.filter((action) => action.action === kind).length > 1)
+      problems.push({ field: 'actions', message: `at most one ${kind} action per rule` });
   }
   if (problems.length === 0 && isUnsatisfiable(regionOf(rule.conditions))) {
-    problems.push({ field: 'conditions', message: 'the conditions contradict each other, so the rule could never trigger' });
+    problems.push({
+      field: 'conditions',
+      message: 'the conditions contradict each other, so the rule could never trigger',
+    });
   }
   return problems;
 }
@@ -88,7 +94,8 @@ export interface RuleSetEvaluation {
   notifications: Array<{ rule_id: string; notification_threshold: NotificationThreshold }>;
 }
 
-const maxUrgency = (urgencies: Urgency[]) => urgencies.reduce<Urgency>((top, u) => (URGENCIES.indexOf(u) > URGENCIES.indexOf(top) ? u : top), 'low');
+const maxUrgency = (urgencies: Urgency[]) =>
+  urgencies.reduce<Urgency>((top, u) => (URGENCIES.indexOf(u) > URGENCIES.indexOf(top) ? u : top), 'low');
 
 /**
  * Evaluates every rule against the facts. Among the triggered rules that escalate, the highest priority
@@ -107,30 +114,51 @@ export function evaluateRules(rules: readonly EscalationRule[], facts: RoutingFa
     const escalation = escalationOf(rule);
     if (escalation) escalating.push({ rule, action: escalation });
     const notification = notificationOf(rule);
-    if (notification) notifications.push({ rule_id: rule.rule_id, notification_threshold: notification.notification_threshold });
+    if (notification)
+      notifications.push({ rule_id: rule.rule_id, notification_threshold: notification.notification_threshold });
   }
   if (escalating.length === 0) return { evaluations, outcome: { kind: 'none' }, notifications };
 
   const top = escalating.reduce((highest, { rule }) => Math.max(highest, priorityRank(rule.priority)), 0);
   const deciding = escalating.filter(({ rule }) => priorityRank(rule.priority) === top);
-  const overridden = new Set(escalating.filter(({ rule }) => priorityRank(rule.priority) < top).map(({ rule }) => rule.rule_id));
+  const overridden = new Set(
+    escalating.filter(({ rule }) => priorityRank(rule.priority) < top).map(({ rule }) => rule.rule_id),
+  );
   for (const evaluation of evaluations) {
-    if (overridden.has(evaluation.rule_id)) evaluation.reason = `${evaluation.reason}; overridden by a ${RULE_PRIORITIES[top]!} priority rule`;
+    if (overridden.has(evaluation.rule_id))
+      evaluation.reason = `${evaluation.reason}; overridden by a ${RULE_PRIORITIES[top]!} priority rule`;
   }
   const capabilities = [...new Set(deciding.map(({ action }) => action.target_capability))];
   const rule_ids = deciding.map(({ rule }) => rule.rule_id);
   const urgency = maxUrgency(deciding.map(({ action }) => action.urgency));
-  if (capabilities.length > 1) return { evaluations, outcome: { kind: 'conflict', rule_ids, target_capabilities: capabilities, urgency }, notifications };
+  if (capabilities.length > 1)
+    return {
+      evaluations,
+      outcome: { kind: 'conflict', rule_ids, target_capabilities: capabilities, urgency },
+      notifications,
+    };
   return {
     evaluations,
-    outcome: { kind: 'escalate', rule_ids, target_capability: capabilities[0]!, min_weight: deciding.reduce((max, { action }) => Math.max(max, action.min_weight), 0), urgency },
+    outcome: {
+      kind: 'escalate',
+      rule_ids,
+      target_capability: capabilities[0]!,
+      min_weight: deciding.reduce((max, { action }) => Math.max(max, action.min_weight), 0),
+      urgency,
+    },
     notifications,
   };
 }
 
 /** The notifications whose threshold the routing's escalation level reached. */
-export function dueNotifications(notifications: RuleSetEvaluation['notifications'], level: EscalationLevel): RuleSetEvaluation['notifications'] {
-  return notifications.filter((notification) => level !== 'none' && levelRank(level) >= levelRank(notificationLevel(notification.notification_threshold)));
+export function dueNotifications(
+  notifications: RuleSetEvaluation['notifications'],
+  level: EscalationLevel,
+): RuleSetEvaluation['notifications'] {
+  return notifications.filter(
+    (notification) =>
+      level !== 'none' && levelRank(level) >= levelRank(notificationLevel(notification.notification_threshold)),
+  );
 }
 
 export interface RuleFinding {
@@ -160,7 +188,12 @@ function effectsCovered(inner: EscalationRule, outer: EscalationRule): boolean {
   const innerNotification = notificationOf(inner);
   if (innerNotification) {
     const outerNotification = notificationOf(outer);
-    if (!outerNotification || levelRank(notificationLevel(outerNotification.notification_threshold)) > levelRank(notificationLevel(innerNotification.notification_threshold))) return false;
+    if (
+      !outerNotification ||
+      levelRank(notificationLevel(outerNotification.notification_threshold)) >
+        levelRank(notificationLevel(innerNotification.notification_threshold))
+    )
+      return false;
   }
   return true;
 }
@@ -180,7 +213,12 @@ export function analyzeRule(candidate: EscalationRule, existing: readonly Escala
     const otherRegion = regionOf(other.conditions);
     if (!overlaps(region, otherRegion)) continue;
     const otherEscalation = escalationOf(other);
-    if (escalation && otherEscalation && other.priority === candidate.priority && otherEscalation.target_capability !== escalation.target_capability) {
+    if (
+      escalation &&
+      otherEscalation &&
+      other.priority === candidate.priority &&
+      otherEscalation.target_capability !== escalation.target_capability
+    ) {
       findings.push({
         kind: 'conflict',
         rule_id: other.rule_id,
@@ -190,9 +228,19 @@ export function analyzeRule(candidate: EscalationRule, existing: readonly Escala
       continue;
     }
     if (isWithin(region, otherRegion) && effectsCovered(candidate, other)) {
-      findings.push({ kind: 'shadowed_by', rule_id: other.rule_id, rule_name: other.rule_name, detail: `every routing this rule matches, ${other.rule_name} matches too, and its actions take precedence` });
+      findings.push({
+        kind: 'shadowed_by',
+        rule_id: other.rule_id,
+        rule_name: other.rule_name,
+        detail: `every routing this rule matches, ${other.rule_name} matches too, and its actions take precedence`,
+      });
     } else if (isWithin(otherRegion, region) && effectsCovered(other, candidate)) {
-      findings.push({ kind: 'shadows', rule_id: other.rule_id, rule_name: other.rule_name, detail: `this rule matches every routing ${other.rule_name} matches, and its actions take precedence` });
+      findings.push({
+        kind: 'shadows',
+        rule_id: other.rule_id,
+        rule_name: other.rule_name,
+        detail: `this rule matches every routing ${other.rule_name} matches, and its actions take precedence`,
+      });
     }
   }
   return findings;
@@ -208,7 +256,8 @@ export interface RuleScope {
 /** The task types and domains a rule is limited to by == or in, so a routing loads only rules that can match it. */
 export function ruleScope(conditions: readonly Condition[]): RuleScope {
   const region: Region = regionOf(conditions);
-  const strings = (field: string) => allowedValues(region, field)?.filter((value): value is string => typeof value === 'string') ?? null;
+  const strings = (field: string) =>
+    allowedValues(region, field)?.filter((value): value is string => typeof value === 'string') ?? null;
   return { task_types: strings('task_type'), domains: strings('domain') };
 }
 

@@ -55,10 +55,20 @@ export type ExecutionEnding =
   | { kind: 'approval_failed'; approval_id: string; type: string; message: string }
   | { kind: 'answered'; result: Record<string, unknown>; attempt: number }
   | { kind: 'cancelled'; request?: { cancelled_by: string; reason?: string | undefined } | undefined }
-  | { kind: 'failed'; message: string; type?: string | undefined; attempt?: number | undefined; status?: number | undefined };
+  | {
+      kind: 'failed';
+      message: string;
+      type?: string | undefined;
+      attempt?: number | undefined;
+      status?: number | undefined;
+    };
 
 const core: ProvenanceActor = { type: 'orch_core', did: ORCH_CORE_DID };
-const agentActor = (agent: { agent_uri: string; passport_id: string }): ProvenanceActor => ({ type: 'ai_agent', agent_id: agent.agent_uri, did: agent.passport_id });
+const agentActor = (agent: { agent_uri: string; passport_id: string }): ProvenanceActor => ({
+  type: 'ai_agent',
+  agent_id: agent.agent_uri,
+  did: agent.passport_id,
+});
 
 export function queuedTransition(execution: ExecutionFacts): ExecutionTransition {
   return {
@@ -89,7 +99,13 @@ function ending(execution: ExecutionFacts, agent: { agent_uri: string; passport_
         status: 'cancelled' as const,
         actor: core,
         reasoning: `The approval ${end.approval_id} was ${end.approval_status}`,
-        changes: { error_json: { type: `approval_${end.approval_status}`, approval_id: end.approval_id, message: `The call was not approved: its approval was ${end.approval_status}` } },
+        changes: {
+          error_json: {
+            type: `approval_${end.approval_status}`,
+            approval_id: end.approval_id,
+            message: `The call was not approved: its approval was ${end.approval_status}`,
+          },
+        },
       };
     case 'approval_failed':
       return {
@@ -103,14 +119,22 @@ function ending(execution: ExecutionFacts, agent: { agent_uri: string; passport_
         status: 'completed' as const,
         actor: agentActor(agent),
         reasoning: `${agent.agent_uri} answered on attempt ${end.attempt}`,
-        changes: { result_json: end.result, current_attempt: Math.max(execution.current_attempt, end.attempt), progress_percent: 100 },
+        changes: {
+          result_json: end.result,
+          current_attempt: Math.max(execution.current_attempt, end.attempt),
+          progress_percent: 100,
+        },
       };
     case 'cancelled':
       return {
         status: 'cancelled' as const,
         actor: end.request ? { type: 'human' as const, did: end.request.cancelled_by } : core,
-        reasoning: end.request?.reason ?? `Cancelled by ${end.request?.cancelled_by ?? 'a cancellation of the workflow'}`,
-        changes: { cancelled_by: end.request?.cancelled_by ?? ORCH_CORE_DID, ...(end.request?.reason !== undefined ? { cancel_reason: end.request.reason } : {}) },
+        reasoning:
+          end.request?.reason ?? `Cancelled by ${end.request?.cancelled_by ?? 'a cancellation of the workflow'}`,
+        changes: {
+          cancelled_by: end.request?.cancelled_by ?? ORCH_CORE_DID,
+          ...(end.request?.reason !== undefined ? { cancel_reason: end.request.reason } : {}),
+        },
       };
     case 'failed':
       return {
@@ -119,30 +143,54 @@ function ending(execution: ExecutionFacts, agent: { agent_uri: string; passport_
         reasoning: `${agent.agent_uri} did not complete the call: ${end.message}`,
         changes: {
           current_attempt: Math.max(execution.current_attempt, end.attempt ?? 0),
-          error_json: { type: end.type ?? 'agent_call_failed', message: end.message, ...(end.status !== undefined ? { status: end.status } : {}) },
+          error_json: {
+            type: end.type ?? 'agent_call_failed',
+            message: end.message,
+            ...(end.status !== undefined ? { status: end.status } : {}),
+          },
         },
       };
   }
 }
 
 /** The execution's last transition: completed, failed or cancelled, from how its work ended. */
-export function finishedTransition(execution: ExecutionFacts, agent: { agent_uri: string; passport_id: string }, end: ExecutionEnding, at: string): ExecutionTransition {
+export function finishedTransition(
+  execution: ExecutionFacts,
+  agent: { agent_uri: string; passport_id: string },
+  end: ExecutionEnding,
+  at: string,
+): ExecutionTransition {
   const { status, actor, reasoning, changes } = ending(execution, agent, end);
-  return { step_id: status, actor, action: `execution_${status}`, reasoning, event: `execution.${status}`, changes: { status, completed_at: at, ...changes } };
+  return {
+    step_id: status,
+    actor,
+    action: `execution_${status}`,
+    reasoning,
+    event: `execution.${status}`,
+    changes: { status, completed_at: at, ...changes },
+  };
 }
 
-export function callbackTransition(url: string, outcome: { success: boolean; attempts: number; error?: string | undefined }): ExecutionTransition {
+export function callbackTransition(
+  url: string,
+  outcome: { success: boolean; attempts: number; error?: string | undefined },
+): ExecutionTransition {
   return {
     step_id: 'callback',
     actor: core,
     action: outcome.success ? 'callback_delivered' : 'callback_failed',
-    reasoning: outcome.success ? `${url} took the result on attempt ${outcome.attempts}` : `${url} did not take the result in ${outcome.attempts} attempts: ${outcome.error ?? 'no answer'}`,
+    reasoning: outcome.success
+      ? `${url} took the result on attempt ${outcome.attempts}`
+      : `${url} did not take the result in ${outcome.attempts} attempts: ${outcome.error ?? 'no answer'}`,
     changes: { callback_success: outcome.success, callback_attempts: outcome.attempts },
   };
 }
 
 /** Progress an agent reports: attempts only move forward. */
-export function progressChanges(execution: ExecutionFacts, report: { attempt: number; progress_percent: number; progress_message?: string | undefined }): ExecutionChanges {
+export function progressChanges(
+  execution: ExecutionFacts,
+  report: { attempt: number; progress_percent: number; progress_message?: string | undefined },
+): ExecutionChanges {
   return {
     current_attempt: Math.max(execution.current_attempt, report.attempt),
     progress_percent: report.progress_percent,
@@ -159,13 +207,19 @@ export function cancelRefusal(execution: ExecutionFacts, cancelling: boolean): s
 
 /** Why a progress report is refused, or undefined when it is taken: only the running attempt reports. */
 export function progressRefusal(execution: ExecutionFacts, cancelling: boolean, attempt: number): string | undefined {
-  if (execution.status !== 'processing' || cancelling) return `Execution ${execution.execution_id} is ${cancelling ? 'being cancelled' : execution.status}, not processing`;
-  if (attempt < execution.current_attempt) return `Attempt ${attempt} is over; attempt ${execution.current_attempt} is running`;
+  if (execution.status !== 'processing' || cancelling)
+    return `Execution ${execution.execution_id} is ${cancelling ? 'being cancelled' : execution.status}, not processing`;
+  if (attempt < execution.current_attempt)
+    return `Attempt ${attempt} is over; attempt ${execution.current_attempt} is running`;
   return undefined;
 }
 
 /** The provenance record (and event) of a transition, over the execution as the transition left it. */
-export function executionRecord(execution: ExecutionFacts, transition: ExecutionTransition, at: string): AppendProvenanceInput {
+export function executionRecord(
+  execution: ExecutionFacts,
+  transition: ExecutionTransition,
+  at: string,
+): AppendProvenanceInput {
   return {
     entry: {
       subject_id: execution.execution_id,
@@ -173,7 +227,11 @@ export function executionRecord(execution: ExecutionFacts, transition: Execution
       timestamp: at,
       actor: transition.actor,
       action: transition.action,
-      input_data: { agent_uri: execution.agent_uri, capability_uri: execution.capability_uri, parameters: execution.parameters },
+      input_data: {
+        agent_uri: execution.agent_uri,
+        capability_uri: execution.capability_uri,
+        parameters: execution.parameters,
+      },
       output_data: { status: execution.status, ...transition.changes },
       reasoning: transition.reasoning,
     },

@@ -37,7 +37,11 @@ export interface HumanActCaller {
   actor?: HumanActor | undefined;
 }
 
-export type HumanActRefusal = { ok: false; code: 'person_required' | 'actor_mismatch' | 'delegation_not_covering' | 'not_the_approver'; detail: string };
+export type HumanActRefusal = {
+  ok: false;
+  code: 'person_required' | 'actor_mismatch' | 'delegation_not_covering' | 'not_the_approver';
+  detail: string;
+};
 export type HumanActCheck = { ok: true; actor: HumanActor } | HumanActRefusal;
 
 /**
@@ -46,7 +50,12 @@ export type HumanActCheck = { ok: true; actor: HumanActor } | HumanActRefusal;
  * capability; a DID the body names (`claimed`) must be the person's own, or one of `aliases` (the reviewer
  * DIDs linked to their Passport).
  */
-export function humanActorOf(caller: HumanActCaller, act: HumanAct, claimed?: string, aliases: readonly string[] = []): HumanActCheck {
+export function humanActorOf(
+  caller: HumanActCaller,
+  act: HumanAct,
+  claimed?: string,
+  aliases: readonly string[] = [],
+): HumanActCheck {
   const { actor } = caller;
   if (!actor) {
     return {
@@ -63,7 +72,11 @@ export function humanActorOf(caller: HumanActCaller, act: HumanAct, claimed?: st
     };
   }
   if (claimed !== undefined && claimed !== actor.did && !aliases.includes(claimed)) {
-    return { ok: false, code: 'actor_mismatch', detail: `The request names ${claimed}, but the signed-in person is ${actor.did}: a person acts only as themself` };
+    return {
+      ok: false,
+      code: 'actor_mismatch',
+      detail: `The request names ${claimed}, but the signed-in person is ${actor.did}: a person acts only as themself`,
+    };
   }
   return { ok: true, actor };
 }

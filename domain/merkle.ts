@@ -76,7 +76,8 @@ export function perfectSubtrees(range: LeafRange): NodeId[] {
  * the leaf's sibling up to the root's other child: PATH(m, D[n]) of RFC 9162 §2.1.3.1.
  */
 export function inclusionRanges(index: number, size: number): LeafRange[] {
-  if (!isIndex(index) || !isIndex(size) || index >= size) throw new RangeError(`leaf ${index} is not in a tree of ${size} leaves`);
+  if (!isIndex(index) || !isIndex(size) || index >= size)
+    throw new RangeError(`leaf ${index} is not in a tree of ${size} leaves`);
   const fromRoot: LeafRange[] = [];
   let start = 0;
   let end = size;
@@ -98,7 +99,8 @@ export function inclusionRanges(index: number, size: number): LeafRange[] {
  * leaves: PROOF(m, D[n]) of RFC 9162 §2.1.4.1. Empty when the sizes are equal or the first is empty.
  */
 export function consistencyRanges(size1: number, size2: number): LeafRange[] {
-  if (!isIndex(size1) || !isIndex(size2) || size1 > size2) throw new RangeError(`no consistency proof from ${size1} to ${size2} leaves`);
+  if (!isIndex(size1) || !isIndex(size2) || size1 > size2)
+    throw new RangeError(`no consistency proof from ${size1} to ${size2} leaves`);
   if (size1 === 0 || size1 === size2) return [];
   const appended: LeafRange[] = [];
   let start = 0;
@@ -135,7 +137,11 @@ export function nodesFor(ranges: readonly LeafRange[]): NodeId[] {
  * MTH of a range from the hashes of its perfect subtrees: a range that is not itself perfect sits on
  * the tree's right edge, where RFC 9162 splits off the largest perfect subtree first.
  */
-export function rangeHash(hasher: TreeHasher, range: LeafRange, lookup: (id: NodeId) => Uint8Array | undefined): Uint8Array {
+export function rangeHash(
+  hasher: TreeHasher,
+  range: LeafRange,
+  lookup: (id: NodeId) => Uint8Array | undefined,
+): Uint8Array {
   const nodes = perfectSubtrees(range);
   const hashOf = (id: NodeId) => {
     const hash = lookup(id);
@@ -255,7 +261,11 @@ export function edgeNodeIds(size: number): NodeId[] {
  * Appends leaves to the tree: returns the new edge and every perfect subtree the leaves completed
  * (the leaves themselves included), which is what storage needs to answer proofs in O(log n) reads.
  */
-export function appendLeaves(hasher: TreeHasher, edge: TreeEdge, leafHashes: readonly Uint8Array[]): { edge: TreeEdge; completed: HashedNode[] } {
+export function appendLeaves(
+  hasher: TreeHasher,
+  edge: TreeEdge,
+  leafHashes: readonly Uint8Array[],
+): { edge: TreeEdge; completed: HashedNode[] } {
   const stack = [...edge.nodes];
   const completed: HashedNode[] = [];
   let size = edge.size;
@@ -265,7 +275,10 @@ export function appendLeaves(hasher: TreeHasher, edge: TreeEdge, leafHashes: rea
     size += 1;
     while (stack.length > 0 && stack[stack.length - 1]!.id.level === node.id.level) {
       const left = stack.pop()!;
-      node = { id: { level: node.id.level + 1, index: half(node.id.index) }, hash: hasher.hashChildren(left.hash, node.hash) };
+      node = {
+        id: { level: node.id.level + 1, index: half(node.id.index) },
+        hash: hasher.hashChildren(left.hash, node.hash),
+      };
       completed.push(node);
     }
     stack.push(node);

@@ -12,7 +12,15 @@ export const BUDGETS = ['minimize', 'optimize', 'unlimited'] as const;
 export type Budget = (typeof BUDGETS)[number];
 export const MODEL_STATUSES = ['active', 'deprecated', 'experimental'] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
-export const CAPABILITIES = ['reasoning', 'coding', 'summarization', 'multilingual', 'math_reasoning', 'creative_writing', 'instruction_following'] as const;
+export const CAPABILITIES = [
+  'reasoning',
+  'coding',
+  'summarization',
+  'multilingual',
+  'math_reasoning',
+  'creative_writing',
+  'instruction_following',
+] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 export interface ModelProfile {
@@ -72,7 +80,15 @@ export interface ScoredModel {
   model_id: string;
   provider: string;
   score: number;
-  factors: { capability: number; quality: number; estimated_cost_usd: number; cost: number; latency_ms: number; latency: number; reliability: number };
+  factors: {
+    capability: number;
+    quality: number;
+    estimated_cost_usd: number;
+    cost: number;
+    latency_ms: number;
+    latency: number;
+    reliability: number;
+  };
 }
 
 export interface Exclusion {
@@ -81,8 +97,7 @@ export interface Exclusion {
 }
 
 export type Selection =
-  | { ok: true; ranked: ScoredModel[]; excluded: Exclusion[]; reason: string }
-  | { ok: false; excluded: Exclusion[] };
+  { ok: true; ranked: ScoredModel[]; excluded: Exclusion[]; reason: string } | { ok: false; excluded: Exclusion[] };
 
 const round = (value: number, digits = 4) => Math.round(value * 10 ** digits) / 10 ** digits;
 
@@ -103,11 +118,21 @@ export function capabilityFor(model: Pick<ModelProfile, 'capabilities'>, task: T
  * Ranks the models that can take the request: active ones (experimental and deprecated ones only when
  * pinned), whose provider is configured, whose context holds the prompt and the answer.
  */
-export function selectModel(models: readonly ModelProfile[], request: SelectionRequest, configuredProviders: ReadonlySet<string>): Selection {
+export function selectModel(
+  models: readonly ModelProfile[],
+  request: SelectionRequest,
+  configuredProviders: ReadonlySet<string>,
+): Selection {
   const excluded: Exclusion[] = [];
   const candidates = models.filter((model) => {
     const reason =
-      model.status !== 'active' ? 'status' : !configuredProviders.has(model.provider) ? 'provider_not_configured' : model.context_length < request.prompt_tokens + request.output_tokens ? 'context_too_small' : undefined;
+      model.status !== 'active'
+        ? 'status'
+        : !configuredProviders.has(model.provider)
+          ? 'provider_not_configured'
+          : model.context_length < request.prompt_tokens + request.output_tokens
+            ? 'context_too_small'
+            : undefined;
     if (reason) excluded.push({ model_id: model.model_id, reason });
     return reason === undefined;
   });
@@ -131,12 +156,21 @@ export function scoreModels(candidates: readonly ModelProfile[], request: Select
     const cost = normalizedInverse(logCosts[index]!, minCost, maxCost);
     const latency = normalizedInverse(latencies[index]!, minLatency, maxLatency);
     const reliability = model.performance.reliability;
-    const score = weights.quality * quality + weights.cost * cost + weights.latency * latency + weights.reliability * reliability;
+    const score =
+      weights.quality * quality + weights.cost * cost + weights.latency * latency + weights.reliability * reliability;
     return {
       model_id: model.model_id,
       provider: model.provider,
       score: round(score),
-      factors: { capability: round(capability, 2), quality: round(quality), estimated_cost_usd: round(costs[index]!, 8), cost: round(cost), latency_ms: latencies[index]!, latency: round(latency), reliability },
+      factors: {
+        capability: round(capability, 2),
+        quality: round(quality),
+        estimated_cost_usd: round(costs[index]!, 8),
+        cost: round(cost),
+        latency_ms: latencies[index]!,
+        latency: round(latency),
+        reliability,
+      },
     };
   });
   // Ties go to the lower model id, so the same registry always gives the same order.
@@ -169,8 +203,14 @@ const BENCHMARK_CAPABILITY: Record<string, Capability> = {
   instruction_following: 'instruction_following',
 };
 
-export function benchmarkedCapabilities(capabilities: Record<Capability, number>, benchmarkType: string, score: number): { capability: Capability; from: number; to: number } | undefined {
-  const capability = Object.hasOwn(BENCHMARK_CAPABILITY, benchmarkType) ? BENCHMARK_CAPABILITY[benchmarkType] : undefined;
+export function benchmarkedCapabilities(
+  capabilities: Record<Capability, number>,
+  benchmarkType: string,
+  score: number,
+): { capability: Capability; from: number; to: number } | undefined {
+  const capability = Object.hasOwn(BENCHMARK_CAPABILITY, benchmarkType)
+    ? BENCHMARK_CAPABILITY[benchmarkType]
+    : undefined;
   if (!capability) return undefined;
   const from = capabilities[capability];
   return { capability, from, to: round((1 - BENCHMARK_WEIGHT) * from + BENCHMARK_WEIGHT * (score / 10), 3) };

@@ -17,7 +17,13 @@ export interface ModelSample {
 
 export function recommendedModel(samples: readonly ModelSample[]): string | null {
   const eligible = samples.filter((sample) => sample.call_count >= MINIMUM_SAMPLE);
-  const best = [...eligible].sort((a, b) => b.success_rate - a.success_rate || b.call_count - a.call_count || a.avg_cost_usd - b.avg_cost_usd || (a.model_id < b.model_id ? -1 : 1))[0];
+  const best = [...eligible].sort(
+    (a, b) =>
+      b.success_rate - a.success_rate ||
+      b.call_count - a.call_count ||
+      a.avg_cost_usd - b.avg_cost_usd ||
+      (a.model_id < b.model_id ? -1 : 1),
+  )[0];
   return best?.model_id ?? null;
 }
 
@@ -30,6 +36,7 @@ export function costEfficiency(sample: ModelSample, samples: readonly ModelSampl
 
 /** success_rate × (1 − w + w × cost_efficiency), w = COST_EFFICIENCY_WEIGHT. */
 export function affinityScore(sample: ModelSample, samples: readonly ModelSample[]): number {
-  const score = sample.success_rate * (1 - COST_EFFICIENCY_WEIGHT + COST_EFFICIENCY_WEIGHT * costEfficiency(sample, samples));
+  const score =
+    sample.success_rate * (1 - COST_EFFICIENCY_WEIGHT + COST_EFFICIENCY_WEIGHT * costEfficiency(sample, samples));
   return Math.round(score * 10_000) / 10_000;
 }

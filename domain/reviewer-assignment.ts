@@ -37,7 +37,8 @@ export interface LoadedReviewer extends Reviewer {
   capacity: number | null;
 }
 
-const hasRoom = (reviewer: LoadedReviewer) => reviewer.capacity === null || reviewer.open_assignments < reviewer.capacity;
+const hasRoom = (reviewer: LoadedReviewer) =>
+  reviewer.capacity === null || reviewer.open_assignments < reviewer.capacity;
 
 /**
  * A qualified reviewer with room, least loaded: the lowest chain level above `aboveChainLevel` that has
@@ -64,14 +65,22 @@ export function assignReviewer(
       a.reviewer.did.localeCompare(b.reviewer.did),
   );
   const first = candidates[0];
-  return first && { did: first.reviewer.did, chain_level: first.reviewer.chain_level, capabilities_matched: first.matched };
+  return (
+    first && { did: first.reviewer.did, chain_level: first.reviewer.chain_level, capabilities_matched: first.matched }
+  );
 }
 
 /** Qualified reviewers with room, least loaded first, whatever their chain level: whom an agent may ask for. */
-export function suggestReviewers(reviewers: readonly LoadedReviewer[], required: RequiredCapability[], limit = 3): string[] {
+export function suggestReviewers(
+  reviewers: readonly LoadedReviewer[],
+  required: RequiredCapability[],
+  limit = 3,
+): string[] {
   return reviewers
     .filter((r) => r.available && hasRoom(r) && matchCapabilities(r, required) !== undefined)
-    .sort((a, b) => a.open_assignments - b.open_assignments || a.chain_level - b.chain_level || a.did.localeCompare(b.did))
+    .sort(
+      (a, b) => a.open_assignments - b.open_assignments || a.chain_level - b.chain_level || a.did.localeCompare(b.did),
+    )
     .slice(0, limit)
     .map((r) => r.did);
 }

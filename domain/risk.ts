@@ -99,7 +99,10 @@ export function thresholdsIncrease(thresholds: RiskThresholds): boolean {
  * read as a level through the domain's thresholds. Signals: the declared `context.risk_level`, the
  * life-safety flag, `context.amount`, `context.irreversible` and `context.contains_personal_data`.
  */
-export function assessRisk(input: { context: Record<string, unknown>; lifeSafetyFlag: boolean }, thresholds: RiskThresholds): RiskAssessment {
+export function assessRisk(
+  input: { context: Record<string, unknown>; lifeSafetyFlag: boolean },
+  thresholds: RiskThresholds,
+): RiskAssessment {
   const factors: string[] = [];
   let score = 0;
   const raise = (to: number, factor: string) => {

@@ -2,7 +2,13 @@ import { dueNotifications, levelRank, type RuleSetEvaluation } from './escalatio
 import { humanProvenanceActor, type HumanActor } from './human-acts';
 import { agentDid, ORCH_CORE_DID, type OutboxEvent, type ProvenanceActor } from './provenance';
 import { assignReviewer, suggestReviewers, type Assignment, type LoadedReviewer } from './reviewer-assignment';
-import { LEVEL_FOR_RISK, raiseEscalationLevel, type EscalationLevel, type RequiredCapability, type RoutingMode } from './routing-decision';
+import {
+  LEVEL_FOR_RISK,
+  raiseEscalationLevel,
+  type EscalationLevel,
+  type RequiredCapability,
+  type RoutingMode,
+} from './routing-decision';
 import type { RiskLevel } from './risk';
 import { describeNeeds } from './routing-steps';
 
@@ -19,14 +25,22 @@ import { describeNeeds } from './routing-steps';
 export type RoutingHolder = 'agent' | 'human' | 'queue';
 
 /** The needs of an escalation: the routing's own, with a requested capability added or raised to its weight. */
-export function escalationNeeds(needs: readonly RequiredCapability[], target: RequiredCapability | undefined): RequiredCapability[] {
+export function escalationNeeds(
+  needs: readonly RequiredCapability[],
+  target: RequiredCapability | undefined,
+): RequiredCapability[] {
   if (!target) return [...needs];
   const own = needs.find((need) => need.capability_id === target.capability_id);
-  return own ? needs.map((need) => (need === own ? { ...need, min_weight: Math.max(need.min_weight, target.min_weight) } : need)) : [...needs, target];
+  return own
+    ? needs.map((need) => (need === own ? { ...need, min_weight: Math.max(need.min_weight, target.min_weight) } : need))
+    : [...needs, target];
 }
 
 /** Whether the reviewers loaded for the task's own capabilities can serve needs (a rule may have added one). */
-export function candidatesCover(taskNeeds: readonly RequiredCapability[], needs: readonly RequiredCapability[]): boolean {
+export function candidatesCover(
+  taskNeeds: readonly RequiredCapability[],
+  needs: readonly RequiredCapability[],
+): boolean {
   return needs.every((need) => taskNeeds.some((own) => own.capability_id === need.capability_id));
 }
 
@@ -47,7 +61,8 @@ export function reviewerForRequest(
   request: EscalationRequest,
   current: Assignment | undefined,
 ): Assignment | undefined {
-  if (holder !== 'human' || request.targeted) return assignReviewer(reviewers, needs, current ? { exclude: [current.did] } : {});
+  if (holder !== 'human' || request.targeted)
+    return assignReviewer(reviewers, needs, current ? { exclude: [current.did] } : {});
   return assignReviewer(reviewers, needs, { aboveChainLevel: current?.chain_level ?? 0 });
 }
 
@@ -56,8 +71,15 @@ export function reviewerForRequest(
  * else one above the current level (the queue's own level for a queued one). Moving a routing a human
  * holds, or that waits in the queue, never lowers its urgency.
  */
-export function levelForRequest(holder: RoutingHolder, request: EscalationRequest, current: EscalationLevel, risk: RiskLevel): EscalationLevel {
-  const asked = request.urgency ?? (holder === 'agent' ? LEVEL_FOR_RISK[risk] : holder === 'queue' ? current : raiseEscalationLevel(current));
+export function levelForRequest(
+  holder: RoutingHolder,
+  request: EscalationRequest,
+  current: EscalationLevel,
+  risk: RiskLevel,
+): EscalationLevel {
+  const asked =
+    request.urgency ??
+    (holder === 'agent' ? LEVEL_FOR_RISK[risk] : holder === 'queue' ? current : raiseEscalationLevel(current));
   return holder === 'agent' || levelRank(asked) > levelRank(current) ? asked : current;
 }
 
@@ -70,16 +92,30 @@ export function nextQueueLevel(level: EscalationLevel): EscalationLevel | undefi
  * The assignment an admin makes by hand: the reviewer they chose, whatever the queue waited for, with the
  * needed capabilities the reviewer does hold at their weight; qualified says whether that is all of them.
  */
-export function adminAssignment(reviewer: { did: string; capabilities: Record<string, number>; chain_level: number }, needs: readonly RequiredCapability[]): { assignment: Assignment; qualified: boolean } {
+export function adminAssignment(
+  reviewer: { did: string; capabilities: Record<string, number>; chain_level: number },
+  needs: readonly RequiredCapability[],
+): { assignment: Assignment; qualified: boolean } {
   const held = needs.filter((need) => (reviewer.capabilities[need.capability_id] ?? -1) >= need.min_weight);
   return {
-    assignment: { did: reviewer.did, chain_level: reviewer.chain_level, capabilities_matched: held.map((need) => ({ capability_id: need.capability_id, weight: reviewer.capabilities[need.capability_id]! })) },
+    assignment: {
+      did: reviewer.did,
+      chain_level: reviewer.chain_level,
+      capabilities_matched: held.map((need) => ({
+        capability_id: need.capability_id,
+        weight: reviewer.capabilities[need.capability_id]!,
+      })),
+    },
     qualified: held.length === needs.length,
   };
 }
 
 /** What a queued routing tells its caller: nobody qualified yet, and that a human takes over as soon as one is. */
-export function queuedFor(needs: RequiredCapability[]): { reason: 'no_qualified_reviewer'; required_capabilities: RequiredCapability[]; message: string } {
+export function queuedFor(needs: RequiredCapability[]): {
+  reason: 'no_qualified_reviewer';
+  required_capabilities: RequiredCapability[];
+  message: string;
+} {
   return {
     reason: 'no_qualified_reviewer',
     required_capabilities: needs,
@@ -101,7 +137,11 @@ export function nextOnTimeout(
 }
 
 /** Whom the agent may ask when its confidence falls: the reviewer holding the task first, then the qualified ones by load. */
-export function suggestedReviewers(holderDid: string | undefined, reviewers: readonly LoadedReviewer[], needs: RequiredCapability[]): string[] {
+export function suggestedReviewers(
+  holderDid: string | undefined,
+  reviewers: readonly LoadedReviewer[],
+  needs: RequiredCapability[],
+): string[] {
   return [...new Set([...(holderDid ? [holderDid] : []), ...suggestReviewers(reviewers, needs)])];
 }
 
@@ -120,13 +160,17 @@ export function holderAfterDecision(decision: {
   review_seconds: number;
 }): { holder: RoutingHolder | 'review' | 'none'; seconds: number } {
   if (decision.human) return { holder: decision.assigned ? 'human' : 'queue', seconds: decision.response_seconds };
-  if (decision.routing_mode === 'escalation' && decision.window_seconds > 0) return { holder: 'agent', seconds: decision.window_seconds };
+  if (decision.routing_mode === 'escalation' && decision.window_seconds > 0)
+    return { holder: 'agent', seconds: decision.window_seconds };
   if (decision.review_seconds > 0) return { holder: 'review', seconds: decision.review_seconds };
   return { holder: 'none', seconds: decision.window_seconds };
 }
 
 /** When the agent's escalation window ends: the review window still open (seconds since the decision), or closed. */
-export function afterAgentWindow(windowSeconds: number, reviewSeconds: number): { holder: 'review'; seconds: number } | { holder: 'none' } {
+export function afterAgentWindow(
+  windowSeconds: number,
+  reviewSeconds: number,
+): { holder: 'review'; seconds: number } | { holder: 'none' } {
   return reviewSeconds > windowSeconds ? { holder: 'review', seconds: reviewSeconds } : { holder: 'none' };
 }
 
@@ -140,7 +184,14 @@ export function mayReopenForReview(requestedBy: { type: 'ai_agent' | 'human' | '
 
 /** A duration for people: `7 days`, `90 minutes`, `1 second`. */
 export function describeDuration(seconds: number): string {
-  const [amount, unit] = seconds > 0 && seconds % 86_400 === 0 ? [seconds / 86_400, 'day'] : seconds > 0 && seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds > 0 && seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  const [amount, unit] =
+    seconds > 0 && seconds % 86_400 === 0
+      ? [seconds / 86_400, 'day']
+      : seconds > 0 && seconds % 3600 === 0
+        ? [seconds / 3600, 'hour']
+        : seconds > 0 && seconds % 60 === 0
+          ? [seconds / 60, 'minute']
+          : [seconds, 'second'];
   return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
 }
 
@@ -158,7 +209,12 @@ export function supervisorNotifications(
   return {
     events: due.map((notification) => ({
       event: 'escalation.supervisor_notified',
-      data: { routing_id: routingId, rule_id: notification.rule_id, notification_threshold: notification.notification_threshold, escalation_level: level },
+      data: {
+        routing_id: routingId,
+        rule_id: notification.rule_id,
+        notification_threshold: notification.notification_threshold,
+        escalation_level: level,
+      },
     })),
     notified: [...notified, ...due.map((notification) => notification.rule_id)],
   };
@@ -179,9 +235,17 @@ export function requesterActor(requestedBy: {
   if (requestedBy.person) return humanProvenanceActor(requestedBy.person);
   if (requestedBy.type === 'principal') {
     const principal = requestedBy.principal;
-    return { type: 'orch_core', did: ORCH_CORE_DID, ...(principal ? { instance_id: principal.id, principal: { kind: principal.kind, id: principal.id } } : {}) };
+    return {
+      type: 'orch_core',
+      did: ORCH_CORE_DID,
+      ...(principal ? { instance_id: principal.id, principal: { kind: principal.kind, id: principal.id } } : {}),
+    };
   }
-  return { type: requestedBy.type, did: requestedBy.did, ...(requestedBy.agent_id ? { agent_id: requestedBy.agent_id } : {}) };
+  return {
+    type: requestedBy.type,
+    did: requestedBy.did,
+    ...(requestedBy.agent_id ? { agent_id: requestedBy.agent_id } : {}),
+  };
 }
 
 /** The actor of an agent's own report. */
@@ -194,14 +258,25 @@ export function agentActor(agentId: string): ProvenanceActor {
  * (in progress, assigned to a human), and only a reviewer on its escalation chain.
  */
 export function resolutionRefusal(
-  routing: { routing_id: string; status: string; assigned_to?: { type: string } | null | undefined; escalation_chain: ReadonlyArray<{ did: string }> },
+  routing: {
+    routing_id: string;
+    status: string;
+    assigned_to?: { type: string } | null | undefined;
+    escalation_chain: ReadonlyArray<{ did: string }>;
+  },
   reviewerDid: string,
 ): { code: 'routing_not_awaiting_review' | 'reviewer_not_assigned'; detail: string } | undefined {
   if (routing.status !== 'in_progress' || routing.assigned_to?.type !== 'human') {
-    return { code: 'routing_not_awaiting_review', detail: `Routing ${routing.routing_id} is ${routing.status}, not awaiting review` };
+    return {
+      code: 'routing_not_awaiting_review',
+      detail: `Routing ${routing.routing_id} is ${routing.status}, not awaiting review`,
+    };
   }
   if (!routing.escalation_chain.some((entry) => entry.did === reviewerDid)) {
-    return { code: 'reviewer_not_assigned', detail: `${reviewerDid} is not a reviewer on the escalation chain of routing ${routing.routing_id}` };
+    return {
+      code: 'reviewer_not_assigned',
+      detail: `${reviewerDid} is not a reviewer on the escalation chain of routing ${routing.routing_id}`,
+    };
   }
   return undefined;
 }

@@ -14,7 +14,14 @@ import {
   type RuleEvaluation,
 } from './routing-decision';
 import { ETHICAL_CONSTRAINTS_CHECKED, ruleOfThrees, type RuleOfThreesAnalysis } from './rule-of-threes';
-import { asksConfirmation, evaluateBoundaries, isBlocking, type BoundaryEvaluation, type DomainSafetyConfig, type Violation } from './safety';
+import {
+  asksConfirmation,
+  evaluateBoundaries,
+  isBlocking,
+  type BoundaryEvaluation,
+  type DomainSafetyConfig,
+  type Violation,
+} from './safety';
 
 /**
  * The routing decision in the spec's four moments, each recorded as a provenance step of its own:
@@ -78,7 +85,15 @@ interface Trigger {
   boundary: boolean;
 }
 
-const trigger = (rule_id: string, effect: Trigger['effect'], boundary: boolean, level: EscalationLevel, when: boolean, reason: string, otherwise: string): Trigger => ({
+const trigger = (
+  rule_id: string,
+  effect: Trigger['effect'],
+  boundary: boolean,
+  level: EscalationLevel,
+  when: boolean,
+  reason: string,
+  otherwise: string,
+): Trigger => ({
   rule_id,
   effect,
   boundary,
@@ -88,24 +103,47 @@ const trigger = (rule_id: string, effect: Trigger['effect'], boundary: boolean, 
 });
 
 function facts(task: RoutingTask, domain: string, risk: RiskAssessment): RoutingFacts {
-  return { task_type: task.task_type, domain, risk_level: risk.level, ai_confidence: task.ai_confidence, context: task.context };
+  return {
+    task_type: task.task_type,
+    domain,
+    risk_level: risk.level,
+    ai_confidence: task.ai_confidence,
+    context: task.context,
+  };
 }
 
 /** What the task names as its action (context.action), else its type. */
 export function actionOf(task: Pick<RoutingTask, 'task_type' | 'context'>): string {
-  return typeof task.context.action === 'string' && task.context.action.length > 0 ? task.context.action : task.task_type;
+  return typeof task.context.action === 'string' && task.context.action.length > 0
+    ? task.context.action
+    : task.task_type;
 }
 
-function capabilityAssessment(task: RoutingTask, agent: AgentProfile | null, riskLevel: EscalationLevel, confidenceThreshold: number) {
+function capabilityAssessment(
+  task: RoutingTask,
+  agent: AgentProfile | null,
+  riskLevel: EscalationLevel,
+  confidenceThreshold: number,
+) {
   const assessment = task.agent_assessment ?? {};
   // A registered agent that declares capabilities is held to them; others are judged by confidence alone.
   const gaps =
     agent && agent.capabilities.length > 0
-      ? task.required_capabilities.filter((need) => agentCapabilityWeight(agent, need.capability_id) < need.min_weight).map((need) => need.capability_id)
+      ? task.required_capabilities
+          .filter((need) => agentCapabilityWeight(agent, need.capability_id) < need.min_weight)
+          .map((need) => need.capability_id)
       : [];
   const threshold = task.escalation_conditions.uncertainty_threshold;
   const triggers = [
-    trigger('fourth_law', 'escalate', true, riskLevel, task.ai_confidence < confidenceThreshold, 'ai_confidence_below_threshold', 'ai_confidence_at_or_above_threshold'),
+    trigger(
+      'fourth_law',
+      'escalate',
+      true,
+      riskLevel,
+      task.ai_confidence < confidenceThreshold,
+      'ai_confidence_below_threshold',
+      'ai_confidence_at_or_above_threshold',
+    ),
     trigger(
       'uncertainty_threshold',
       'escalate',
@@ -115,9 +153,33 @@ function capabilityAssessment(task: RoutingTask, agent: AgentProfile | null, ris
       'uncertainty_above_threshold',
       threshold === undefined ? 'no_uncertainty_threshold' : 'uncertainty_within_threshold',
     ),
-    trigger('ai_cannot_handle', 'escalate', false, riskLevel, assessment.can_handle === false, 'ai_cannot_handle', 'ai_can_handle'),
-    trigger('agent_requested_escalation', 'escalate', false, riskLevel, assessment.escalation_recommended === true, 'agent_requested_escalation', 'no_escalation_requested'),
-    trigger('ai_capability_gap', 'escalate', false, riskLevel, gaps.length > 0, 'ai_capability_gap', 'ai_capabilities_sufficient'),
+    trigger(
+      'ai_cannot_handle',
+      'escalate',
+      false,
+      riskLevel,
+      assessment.can_handle === false,
+      'ai_cannot_handle',
+      'ai_can_handle',
+    ),
+    trigger(
+      'agent_requested_escalation',
+      'escalate',
+      false,
+      riskLevel,
+      assessment.escalation_recommended === true,
+      'agent_requested_escalation',
+      'no_escalation_requested',
+    ),
+    trigger(
+      'ai_capability_gap',
+      'escalate',
+      false,
+      riskLevel,
+      gaps.length > 0,
+      'ai_capability_gap',
+      'ai_capabilities_sufficient',
+    ),
   ];
   const moment: DecisionMoment = {
     step_id: 'capability_assessment',
@@ -129,9 +191,16 @@ function capabilityAssessment(task: RoutingTask, agent: AgentProfile | null, ris
       required_capabilities: task.required_capabilities,
       agent_assessment: assessment,
     },
-    output_data: { ai_can_handle: !triggers.some((t) => t.triggered), capability_gaps: gaps, triggers: triggers.filter((t) => t.triggered).map((t) => t.reason) },
+    output_data: {
+      ai_can_handle: !triggers.some((t) => t.triggered),
+      capability_gaps: gaps,
+      triggers: triggers.filter((t) => t.triggered).map((t) => t.reason),
+    },
     reasoning: triggers.some((t) => t.triggered)
-      ? `The AI cannot take this alone: ${triggers.filter((t) => t.triggered).map((t) => t.reason).join(', ')}`
+      ? `The AI cannot take this alone: ${triggers
+          .filter((t) => t.triggered)
+          .map((t) => t.reason)
+          .join(', ')}`
       : `Confidence ${task.ai_confidence} meets the ${confidenceThreshold} threshold and no capability is missing`,
   };
   return { triggers, moment };
@@ -157,8 +226,18 @@ function riskEvaluation(task: RoutingTask, inputs: RoutingInputs) {
   const moment: DecisionMoment = {
     step_id: 'risk_evaluation',
     action: 'risk_evaluated',
-    input_data: { domain: inputs.domain, risk_thresholds: inputs.safety.risk_thresholds, max_risk_level: max ?? null, life_safety_flag: lifeSafety },
-    output_data: { score: risk.score, level: risk.level, factors: risk.factors, triggers: triggers.filter((t) => t.triggered).map((t) => t.reason) },
+    input_data: {
+      domain: inputs.domain,
+      risk_thresholds: inputs.safety.risk_thresholds,
+      max_risk_level: max ?? null,
+      life_safety_flag: lifeSafety,
+    },
+    output_data: {
+      score: risk.score,
+      level: risk.level,
+      factors: risk.factors,
+      triggers: triggers.filter((t) => t.triggered).map((t) => t.reason),
+    },
     reasoning: `Risk ${risk.level} (score ${risk.score}) under ${inputs.domain} thresholds${risk.factors.length > 0 ? ` from ${risk.factors.join(', ')}` : ''}`,
   };
   return { risk, triggers, moment };
@@ -186,21 +265,87 @@ function contextAnalysis(task: RoutingTask, inputs: RoutingInputs, risk: RiskAss
   const ruleLevel: EscalationLevel = outcome.kind === 'none' ? 'none' : outcome.urgency;
   const mode = task.routing_mode ?? 'ai_first';
   const triggers = [
-    trigger('safety_boundaries', 'escalate', true, byRisk, blocking.length > 0, blocking[0]?.reason ?? '', 'within_safety_boundaries'),
-    trigger('rule_of_threes', 'escalate', true, byRisk, threes.overall_assessment === 'not_aligned', 'rule_of_threes_violation', `rule_of_threes_${threes.overall_assessment}`),
-    trigger('human_oversight_required', 'escalate', false, byRisk, task.safety_requirements.human_oversight_required === true, 'human_oversight_required', 'human_oversight_not_required'),
-    trigger('human_required_mode', 'escalate', false, byRisk, mode === 'human_required', 'human_required_mode', `routing_mode_${mode}`),
-    trigger('escalation_rules', 'escalate', false, ruleLevel, outcome.kind === 'escalate', 'escalation_rule_triggered', 'no_escalation_rule_decided'),
-    trigger('rule_conflict', 'escalate', false, ruleLevel, outcome.kind === 'conflict', 'rule_conflict', 'no_rule_conflict'),
-    trigger('agent_requires_human_confirmation', 'confirm', false, byRisk, boundaries.confirmation_required, 'agent_requires_human_confirmation', 'agent_may_act_alone'),
-    trigger('safety_boundary_advisory', 'confirm', false, byRisk, confirming.length > 0, 'safety_boundary_advisory', 'no_advisory_finding'),
+    trigger(
+      'safety_boundaries',
+      'escalate',
+      true,
+      byRisk,
+      blocking.length > 0,
+      blocking[0]?.reason ?? '',
+      'within_safety_boundaries',
+    ),
+    trigger(
+      'rule_of_threes',
+      'escalate',
+      true,
+      byRisk,
+      threes.overall_assessment === 'not_aligned',
+      'rule_of_threes_violation',
+      `rule_of_threes_${threes.overall_assessment}`,
+    ),
+    trigger(
+      'human_oversight_required',
+      'escalate',
+      false,
+      byRisk,
+      task.safety_requirements.human_oversight_required === true,
+      'human_oversight_required',
+      'human_oversight_not_required',
+    ),
+    trigger(
+      'human_required_mode',
+      'escalate',
+      false,
+      byRisk,
+      mode === 'human_required',
+      'human_required_mode',
+      `routing_mode_${mode}`,
+    ),
+    trigger(
+      'escalation_rules',
+      'escalate',
+      false,
+      ruleLevel,
+      outcome.kind === 'escalate',
+      'escalation_rule_triggered',
+      'no_escalation_rule_decided',
+    ),
+    trigger(
+      'rule_conflict',
+      'escalate',
+      false,
+      ruleLevel,
+      outcome.kind === 'conflict',
+      'rule_conflict',
+      'no_rule_conflict',
+    ),
+    trigger(
+      'agent_requires_human_confirmation',
+      'confirm',
+      false,
+      byRisk,
+      boundaries.confirmation_required,
+      'agent_requires_human_confirmation',
+      'agent_may_act_alone',
+    ),
+    trigger(
+      'safety_boundary_advisory',
+      'confirm',
+      false,
+      byRisk,
+      confirming.length > 0,
+      'safety_boundary_advisory',
+      'no_advisory_finding',
+    ),
     trigger(
       'high_risk_confirmation',
       'confirm',
       false,
       byRisk,
       riskRank(risk.level) >= riskRank(policy.hybrid_from_risk),
-      riskRank(risk.level) >= riskRank('high') ? 'high_risk_requires_human_confirmation' : 'autonomy_profile_requires_human_confirmation',
+      riskRank(risk.level) >= riskRank('high')
+        ? 'high_risk_requires_human_confirmation'
+        : 'autonomy_profile_requires_human_confirmation',
       `risk_below_${policy.hybrid_from_risk}`,
     ),
     trigger('hybrid_mode', 'confirm', false, byRisk, mode === 'hybrid', 'hybrid_mode', `routing_mode_${mode}`),
@@ -208,7 +353,16 @@ function contextAnalysis(task: RoutingTask, inputs: RoutingInputs, risk: RiskAss
   const moment: DecisionMoment = {
     step_id: 'context_analysis',
     action: 'context_analyzed',
-    input_data: { domain: inputs.domain, action, routing_mode: mode, rule_set: { version: inputs.rule_set.version, enabled_rules: inputs.rule_set.enabled, rules_in_scope: inputs.rules.length } },
+    input_data: {
+      domain: inputs.domain,
+      action,
+      routing_mode: mode,
+      rule_set: {
+        version: inputs.rule_set.version,
+        enabled_rules: inputs.rule_set.enabled,
+        rules_in_scope: inputs.rules.length,
+      },
+    },
     output_data: {
       violations: boundaries.violations,
       boundaries_checked: boundaries.boundaries_checked,
@@ -226,7 +380,8 @@ function contextAnalysis(task: RoutingTask, inputs: RoutingInputs, risk: RiskAss
 
 function mergeCapabilities(needs: RequiredCapability[]): RequiredCapability[] {
   const merged = new Map<string, number>();
-  for (const need of needs) merged.set(need.capability_id, Math.max(need.min_weight, merged.get(need.capability_id) ?? 0));
+  for (const need of needs)
+    merged.set(need.capability_id, Math.max(need.min_weight, merged.get(need.capability_id) ?? 0));
   return [...merged].map(([capability_id, min_weight]) => ({ capability_id, min_weight }));
 }
 
@@ -251,7 +406,8 @@ const SEVERITY_ORDER = [
   'hybrid_mode',
 ];
 
-const highest = (levels: EscalationLevel[]) => levels.reduce<EscalationLevel>((top, level) => (levelRank(level) > levelRank(top) ? level : top), 'none');
+const highest = (levels: EscalationLevel[]) =>
+  levels.reduce<EscalationLevel>((top, level) => (levelRank(level) > levelRank(top) ? level : top), 'none');
 
 /** The first three moments and the verdict; the workflow adds the fourth once it has assigned someone. */
 export function decideRoutingMoments(inputs: RoutingInputs): { moments: DecisionMoment[]; verdict: RoutingVerdictV2 } {
@@ -261,24 +417,36 @@ export function decideRoutingMoments(inputs: RoutingInputs): { moments: Decision
   const policy = autonomyPolicy(inputs.autonomy_profile);
   const capability = capabilityAssessment(task, inputs.agent, LEVEL_FOR_RISK[risk.level], policy.confidence_threshold);
   const context = contextAnalysis(task, inputs, risk, policy);
-  const triggers = [...risked.triggers, ...capability.triggers, ...context.triggers].sort((a, b) => SEVERITY_ORDER.indexOf(a.rule_id) - SEVERITY_ORDER.indexOf(b.rule_id));
+  const triggers = [...risked.triggers, ...capability.triggers, ...context.triggers].sort(
+    (a, b) => SEVERITY_ORDER.indexOf(a.rule_id) - SEVERITY_ORDER.indexOf(b.rule_id),
+  );
   const escalating = triggers.filter((t) => t.triggered && t.effect === 'escalate');
   const confirming = triggers.filter((t) => t.triggered && t.effect === 'confirm');
   const settling = escalating[0] ?? confirming[0];
-  const decision: RoutingDecisionKind = escalating.length > 0 ? 'escalate_to_human' : confirming.length > 0 ? 'hybrid_collaboration' : 'ai_autonomous';
-  const escalation_level = settling ? highest((escalating.length > 0 ? escalating : confirming).map((t) => (t.level === 'none' ? 'low' : t.level))) : 'none';
+  const decision: RoutingDecisionKind =
+    escalating.length > 0 ? 'escalate_to_human' : confirming.length > 0 ? 'hybrid_collaboration' : 'ai_autonomous';
+  const escalation_level = settling
+    ? highest((escalating.length > 0 ? escalating : confirming).map((t) => (t.level === 'none' ? 'low' : t.level)))
+    : 'none';
   const { outcome } = context.rules;
-  const ruleNeeds = outcome.kind === 'escalate' ? [{ capability_id: outcome.target_capability, min_weight: outcome.min_weight }] : [];
+  const ruleNeeds =
+    outcome.kind === 'escalate' ? [{ capability_id: outcome.target_capability, min_weight: outcome.min_weight }] : [];
   const boundaries = triggers.filter((t) => t.boundary);
   const violated = context.boundaries.violations.length > 0;
   const verdict: RoutingVerdictV2 = {
     decision,
     reason: settling?.reason ?? 'within_ai_authority',
-    rule_triggered: settling?.rule_id === 'escalation_rules' && outcome.kind === 'escalate' ? outcome.rule_ids[0]! : (settling?.reason ?? 'within_ai_authority'),
+    rule_triggered:
+      settling?.rule_id === 'escalation_rules' && outcome.kind === 'escalate'
+        ? outcome.rule_ids[0]!
+        : (settling?.reason ?? 'within_ai_authority'),
     escalation_level,
     risk,
     // Every rule in scope is recorded by the context analysis; the decision repeats only those that triggered.
-    rules_evaluated: [...triggers.map(({ rule_id, triggered, reason }) => ({ rule_id, triggered, reason })), ...context.rules.evaluations.filter((e) => e.triggered)],
+    rules_evaluated: [
+      ...triggers.map(({ rule_id, triggered, reason }) => ({ rule_id, triggered, reason })),
+      ...context.rules.evaluations.filter((e) => e.triggered),
+    ],
     safety_analysis: {
       risk_level: risk.level,
       safety_boundaries_checked: boundaries.length + context.boundaries.boundaries_checked,
@@ -286,12 +454,17 @@ export function decideRoutingMoments(inputs: RoutingInputs): { moments: Decision
       all_constraints_met: !violated && boundaries.every((t) => !t.triggered),
     },
     fourth_law_triggered: triggers.some((t) => t.rule_id === 'fourth_law' && t.triggered),
-    required_capabilities: decision === 'ai_autonomous' ? task.required_capabilities : mergeCapabilities([...task.required_capabilities, ...ruleNeeds]),
+    required_capabilities:
+      decision === 'ai_autonomous'
+        ? task.required_capabilities
+        : mergeCapabilities([...task.required_capabilities, ...ruleNeeds]),
     violations: context.boundaries.violations,
     rule_of_threes: context.threes,
     notifications: context.rules.notifications,
     rules_triggered: context.rules.evaluations.filter((e) => e.triggered).map((e) => e.rule_id),
-    ...(outcome.kind === 'conflict' ? { rule_conflict: { rule_ids: outcome.rule_ids, target_capabilities: outcome.target_capabilities } } : {}),
+    ...(outcome.kind === 'conflict'
+      ? { rule_conflict: { rule_ids: outcome.rule_ids, target_capabilities: outcome.target_capabilities } }
+      : {}),
   };
   return { moments: [capability.moment, risked.moment, context.moment], verdict };
 }

@@ -12,7 +12,12 @@ export const ROUTING_STATUSES = ['pending', 'queued', 'in_progress', 'completed'
 export type RoutingStatus = (typeof ROUTING_STATUSES)[number];
 
 /** The four decision moments of the spec, then what a human-routed task goes through. */
-export const DECISION_STEPS = ['capability_assessment', 'risk_evaluation', 'context_analysis', 'routing_decision'] as const;
+export const DECISION_STEPS = [
+  'capability_assessment',
+  'risk_evaluation',
+  'context_analysis',
+  'routing_decision',
+] as const;
 export const HUMAN_STEPS = ['assignment', 'human_review'] as const;
 
 export interface RoutingProgress {

@@ -48,19 +48,33 @@ export function isConditionField(field: string): field is ConditionField {
 /** Why a condition cannot be evaluated as written, or undefined when it is well formed. */
 export function conditionProblem(condition: Condition): string | undefined {
   const { condition_type: field, operator, value } = condition;
-  if (!isConditionField(field)) return `unknown condition_type ${field}; use ${CONDITION_FIELDS.join(', ')} or context.<field>`;
+  if (!isConditionField(field))
+    return `unknown condition_type ${field}; use ${CONDITION_FIELDS.join(', ')} or context.<field>`;
   const values = Array.isArray(value) ? value : [value];
-  if (isListOperator(operator) !== Array.isArray(value)) return isListOperator(operator) ? `${operator} takes a list of values` : `${operator} takes a single value`;
+  if (isListOperator(operator) !== Array.isArray(value))
+    return isListOperator(operator) ? `${operator} takes a list of values` : `${operator} takes a single value`;
   if (Array.isArray(value) && value.length === 0) return `${operator} needs at least one value`;
-  if (field === 'risk_level' && !values.every((v) => typeof v === 'string' && (RISK_LEVELS as readonly string[]).includes(v))) {
+  if (
+    field === 'risk_level' &&
+    !values.every((v) => typeof v === 'string' && (RISK_LEVELS as readonly string[]).includes(v))
+  ) {
     return `risk_level values are ${RISK_LEVELS.join(', ')}`;
   }
-  if ((field === 'ai_confidence' || field === 'amount') && !values.every((v) => typeof v === 'number' && Number.isFinite(v))) return `${field} compares with numbers`;
-  if (field === 'ai_confidence' && !values.every((v) => (v as number) >= 0 && (v as number) <= 1)) return 'ai_confidence values lie between 0 and 1';
-  if ((field === 'task_type' || field === 'domain') && (isOrdering(operator) || !values.every((v) => typeof v === 'string'))) {
+  if (
+    (field === 'ai_confidence' || field === 'amount') &&
+    !values.every((v) => typeof v === 'number' && Number.isFinite(v))
+  )
+    return `${field} compares with numbers`;
+  if (field === 'ai_confidence' && !values.every((v) => (v as number) >= 0 && (v as number) <= 1))
+    return 'ai_confidence values lie between 0 and 1';
+  if (
+    (field === 'task_type' || field === 'domain') &&
+    (isOrdering(operator) || !values.every((v) => typeof v === 'string'))
+  ) {
     return `${field} compares with strings by ==, !=, in or not_in`;
   }
-  if (field.startsWith('context.') && isOrdering(operator) && typeof value !== 'number') return `${operator} on a context field compares with a number`;
+  if (field.startsWith('context.') && isOrdering(operator) && typeof value !== 'number')
+    return `${operator} on a context field compares with a number`;
   return undefined;
 }
 
@@ -80,7 +94,8 @@ export function factValue(facts: RoutingFacts, field: string): unknown {
     default: {
       let value: unknown = facts.context;
       for (const key of field.slice('context.'.length).split('.')) {
-        if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined;
+        if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key))
+          return undefined;
         value = (value as Record<string, unknown>)[key];
       }
       return value;
@@ -90,11 +105,15 @@ export function factValue(facts: RoutingFacts, field: string): unknown {
 
 /** Risk levels compare by rank, so `risk_level >= high` holds for high and critical. */
 function comparable(field: string, value: unknown): unknown {
-  return field === 'risk_level' && typeof value === 'string' && (RISK_LEVELS as readonly string[]).includes(value) ? riskRank(value as RiskLevel) : value;
+  return field === 'risk_level' && typeof value === 'string' && (RISK_LEVELS as readonly string[]).includes(value)
+    ? riskRank(value as RiskLevel)
+    : value;
 }
 
 function isScalar(value: unknown): value is Scalar {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean';
+  return (
+    typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean'
+  );
 }
 
 function holds(operator: ConditionOperator, actual: Scalar, expected: Scalar | Scalar[]): boolean {
@@ -129,11 +148,17 @@ export interface ConditionResult {
 export function evaluateCondition(condition: Condition, facts: RoutingFacts): ConditionResult {
   const field = condition.condition_type;
   const actual = factValue(facts, field);
-  if (actual === undefined || actual === null) return { holds: false, explanation: `${field} is missing`, missing: true };
+  if (actual === undefined || actual === null)
+    return { holds: false, explanation: `${field} is missing`, missing: true };
   if (!isScalar(actual)) return { holds: false, explanation: `${field} is not a single value`, missing: true };
   const left = comparable(field, actual) as Scalar;
-  const right = Array.isArray(condition.value) ? condition.value.map((v) => comparable(field, v) as Scalar) : (comparable(field, condition.value) as Scalar);
-  return { holds: holds(condition.operator, left, right), explanation: `${field} ${show(actual)} ${condition.operator} ${show(condition.value)}` };
+  const right = Array.isArray(condition.value)
+    ? condition.value.map((v) => comparable(field, v) as Scalar)
+    : (comparable(field, condition.value) as Scalar);
+  return {
+    holds: holds(condition.operator, left, right),
+    explanation: `${field} ${show(actual)} ${condition.operator} ${show(condition.value)}`,
+  };
 }
 
 /** All conditions hold; the explanation lists them when they do, and names the first that does not. */
@@ -141,7 +166,8 @@ export function evaluateConditions(conditions: readonly Condition[], facts: Rout
   const explanations: string[] = [];
   for (const condition of conditions) {
     const result = evaluateCondition(condition, facts);
-    if (!result.holds) return { holds: false, explanation: result.missing ? result.explanation : `${result.explanation} does not hold` };
+    if (!result.holds)
+      return { holds: false, explanation: result.missing ? result.explanation : `${result.explanation} does not hold` };
     explanations.push(result.explanation);
   }
   return { holds: true, explanation: explanations.length > 0 ? explanations.join('; ') : 'no conditions' };

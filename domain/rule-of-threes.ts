@@ -32,7 +32,8 @@ export interface RuleOfThreesInput {
 
 /** Harm or withheld consent decide against; a stated benefit decides for; silence decides nothing. */
 function forTheHuman(context: Record<string, unknown>): Judgment {
-  if (context.harm_to_individual === true || context.consent === false || context.patient_consent === false) return false;
+  if (context.harm_to_individual === true || context.consent === false || context.patient_consent === false)
+    return false;
   if (context.benefit_to_individual === true) return true;
   return 'uncertain';
 }

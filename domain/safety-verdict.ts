@@ -1,7 +1,14 @@
 import type { AgentProfile } from './agents';
 import { assessRisk, riskRank, type RiskAssessment, type RiskLevel } from './risk';
 import { ruleOfThrees, type RuleOfThreesAnalysis } from './rule-of-threes';
-import { asksConfirmation, evaluateBoundaries, isBlocking, type BoundaryEvaluation, type DomainSafetyConfig, type SafetyActor } from './safety';
+import {
+  asksConfirmation,
+  evaluateBoundaries,
+  isBlocking,
+  type BoundaryEvaluation,
+  type DomainSafetyConfig,
+  type SafetyActor,
+} from './safety';
 
 /**
  * none                the actor may act
@@ -23,19 +30,31 @@ export interface SafetyVerdict {
  * a human; advisory findings, the agent's own confirmation constraint, or an ethical judgment left open at
  * high risk ask a human to confirm.
  */
-export function safetyVerdict(evaluation: BoundaryEvaluation, threes: RuleOfThreesAnalysis, riskLevel: RiskLevel): SafetyVerdict {
+export function safetyVerdict(
+  evaluation: BoundaryEvaluation,
+  threes: RuleOfThreesAnalysis,
+  riskLevel: RiskLevel,
+): SafetyVerdict {
   const blocking = evaluation.violations.filter(isBlocking);
   if (blocking.some((violation) => !violation.escalation_required)) return { allowed: false, required_action: 'deny' };
-  if (blocking.length > 0 || threes.overall_assessment === 'not_aligned') return { allowed: false, required_action: 'escalate_to_human' };
-  const openAtHighRisk = threes.overall_assessment === 'requires_human_judgment' && riskRank(riskLevel) >= riskRank('high');
-  if (evaluation.violations.some(asksConfirmation) || evaluation.confirmation_required || openAtHighRisk) return { allowed: true, required_action: 'human_confirmation' };
+  if (blocking.length > 0 || threes.overall_assessment === 'not_aligned')
+    return { allowed: false, required_action: 'escalate_to_human' };
+  const openAtHighRisk =
+    threes.overall_assessment === 'requires_human_judgment' && riskRank(riskLevel) >= riskRank('high');
+  if (evaluation.violations.some(asksConfirmation) || evaluation.confirmation_required || openAtHighRisk)
+    return { allowed: true, required_action: 'human_confirmation' };
   return { allowed: true, required_action: 'none' };
 }
 
 export const APPROVAL_TIERS = ['none', 'standard', 'senior', 'executive', 'not_permitted'] as const;
 export type ApprovalTier = (typeof APPROVAL_TIERS)[number];
 
-const TIER_FOR_RISK: Record<RiskLevel, ApprovalTier> = { low: 'standard', medium: 'standard', high: 'senior', critical: 'executive' };
+const TIER_FOR_RISK: Record<RiskLevel, ApprovalTier> = {
+  low: 'standard',
+  medium: 'standard',
+  high: 'senior',
+  critical: 'executive',
+};
 
 export interface BoundaryAnswer {
   action_allowed: boolean;
@@ -46,17 +65,33 @@ export interface BoundaryAnswer {
 }
 
 /** GET /boundaries: may the agent take the action alone, and if not, who must approve it. */
-export function boundaryAnswer(evaluation: BoundaryEvaluation, verdict: SafetyVerdict, riskLevel: RiskLevel): BoundaryAnswer {
+export function boundaryAnswer(
+  evaluation: BoundaryEvaluation,
+  verdict: SafetyVerdict,
+  riskLevel: RiskLevel,
+): BoundaryAnswer {
   const first = evaluation.violations.find(isBlocking) ?? evaluation.violations.find(asksConfirmation);
   switch (verdict.required_action) {
     case 'none':
-      return { action_allowed: true, reason: 'within_ai_authority', human_approval_required: false, approval_tier: 'none' };
+      return {
+        action_allowed: true,
+        reason: 'within_ai_authority',
+        human_approval_required: false,
+        approval_tier: 'none',
+      };
     case 'deny':
-      return { action_allowed: false, reason: first?.reason ?? 'not_permitted', human_approval_required: false, approval_tier: 'not_permitted' };
+      return {
+        action_allowed: false,
+        reason: first?.reason ?? 'not_permitted',
+        human_approval_required: false,
+        approval_tier: 'not_permitted',
+      };
     default:
       return {
         action_allowed: false,
-        reason: first?.reason ?? (evaluation.confirmation_required ? 'agent_requires_human_confirmation' : 'requires_human_judgment'),
+        reason:
+          first?.reason ??
+          (evaluation.confirmation_required ? 'agent_requires_human_confirmation' : 'requires_human_judgment'),
         human_approval_required: true,
         approval_tier: TIER_FOR_RISK[riskLevel],
       };
@@ -82,9 +117,26 @@ export function assessAction(input: {
   config: DomainSafetyConfig;
   domain: string;
 }): ActionAssessment {
-  const risk = assessRisk({ context: input.context, lifeSafetyFlag: input.context.life_safety === true }, input.config.risk_thresholds);
-  const facts = { task_type: input.action, domain: input.domain, risk_level: risk.level, ai_confidence: input.actor.confidence ?? 1, context: input.context };
-  const evaluation = evaluateBoundaries({ action: input.action, context: input.context, actor: input.actor, agent: input.agent, config: input.config, facts, risk });
+  const risk = assessRisk(
+    { context: input.context, lifeSafetyFlag: input.context.life_safety === true },
+    input.config.risk_thresholds,
+  );
+  const facts = {
+    task_type: input.action,
+    domain: input.domain,
+    risk_level: risk.level,
+    ai_confidence: input.actor.confidence ?? 1,
+    context: input.context,
+  };
+  const evaluation = evaluateBoundaries({
+    action: input.action,
+    context: input.context,
+    actor: input.actor,
+    agent: input.agent,
+    config: input.config,
+    facts,
+    risk,
+  });
   const threes = ruleOfThrees({ context: input.context, risk_level: risk.level, violations: evaluation.violations });
   return { risk, evaluation, threes, verdict: safetyVerdict(evaluation, threes, risk.level) };
 }

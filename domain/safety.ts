@@ -91,7 +91,10 @@ export interface SafetyInput {
 }
 
 /** The domain a task belongs to: the one it names (context.domain), else the one listing its task type, else general. */
-export function resolveDomain(task: { task_type: string; context: Record<string, unknown> }, configs: readonly DomainSafetyConfig[]): string {
+export function resolveDomain(
+  task: { task_type: string; context: Record<string, unknown> },
+  configs: readonly DomainSafetyConfig[],
+): string {
   const named = task.context.domain;
   if (typeof named === 'string' && named.length > 0) return named;
   return configs.find((config) => config.task_types.includes(task.task_type))?.domain ?? 'general';
@@ -99,7 +102,8 @@ export function resolveDomain(task: { task_type: string; context: Record<string,
 
 /** A risk boundary crossed because of the amount says so, since that is what an agent can change. */
 function riskReason(risk: RiskAssessment, ceiling: RiskLevel): string {
-  const amountDriven = risk.factors.some((factor) => factor.startsWith('amount_at_least:')) && riskRank(risk.level) > riskRank(ceiling);
+  const amountDriven =
+    risk.factors.some((factor) => factor.startsWith('amount_at_least:')) && riskRank(risk.level) > riskRank(ceiling);
   return amountDriven ? 'amount_exceeds_ai_authority' : 'risk_exceeds_ai_authority';
 }
 
@@ -112,15 +116,21 @@ function missingContext(context: Record<string, unknown>, field: string): boolea
 function crossed(boundary: Boundary, input: SafetyInput): string | undefined {
   switch (boundary.type) {
     case 'capability_boundary': {
-      const gap = boundary.required_capabilities.find((need) => agentCapabilityWeight(input.agent, need.capability_id) < need.min_weight);
+      const gap = boundary.required_capabilities.find(
+        (need) => agentCapabilityWeight(input.agent, need.capability_id) < need.min_weight,
+      );
       return gap ? 'capability_not_proven' : undefined;
     }
     case 'safety_boundary':
       return evaluateConditions(boundary.conditions, input.facts).holds ? 'safety_boundary_crossed' : undefined;
     case 'risk_boundary':
-      return riskRank(input.risk.level) > riskRank(boundary.max_risk_level) ? riskReason(input.risk, boundary.max_risk_level) : undefined;
+      return riskRank(input.risk.level) > riskRank(boundary.max_risk_level)
+        ? riskReason(input.risk, boundary.max_risk_level)
+        : undefined;
     case 'context_boundary':
-      return boundary.required_context.some((field) => missingContext(input.context, field)) ? 'missing_context' : undefined;
+      return boundary.required_context.some((field) => missingContext(input.context, field))
+        ? 'missing_context'
+        : undefined;
   }
 }
 
@@ -128,7 +138,12 @@ function crossed(boundary: Boundary, input: SafetyInput): string | undefined {
  * What the agent's own registered constraints forbid it: prescribing when it cannot, and acting alone
  * above its risk ceiling. (requires_human_confirmation forbids nothing; it asks for a confirmation.)
  */
-export function agentConstraintViolations(agent: AgentProfile, action: string, context: Record<string, unknown>, risk: RiskAssessment): Violation[] {
+export function agentConstraintViolations(
+  agent: AgentProfile,
+  action: string,
+  context: Record<string, unknown>,
+  risk: RiskAssessment,
+): Violation[] {
   const constraints = agent.safety_constraints;
   const violations: Violation[] = [];
   if (constraints.cannot_prescribe && involvesPrescription(action, context)) {
@@ -156,7 +171,8 @@ export function agentConstraintViolations(agent: AgentProfile, action: string, c
   return violations;
 }
 
-const applies = (boundary: Boundary, action: string) => boundary.actions.length === 0 || boundary.actions.includes(action);
+const applies = (boundary: Boundary, action: string) =>
+  boundary.actions.length === 0 || boundary.actions.includes(action);
 
 /**
  * Checks the action against the domain's boundaries and, for an AI agent, against the Fourth Law (when
@@ -194,7 +210,8 @@ export function evaluateBoundaries(input: SafetyInput): BoundaryEvaluation {
   for (const boundary of input.config.boundaries) {
     if (!applies(boundary, input.action)) continue;
     if (boundary.type === 'capability_boundary') {
-      for (const need of boundary.required_capabilities) recommended.set(need.capability_id, Math.max(need.min_weight, recommended.get(need.capability_id) ?? 0));
+      for (const need of boundary.required_capabilities)
+        recommended.set(need.capability_id, Math.max(need.min_weight, recommended.get(need.capability_id) ?? 0));
     }
     if (!ai && boundary.type !== 'context_boundary') continue;
     checked += 1;

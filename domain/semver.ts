@@ -20,7 +20,11 @@ export function parseSemver(text: string): SemVer | undefined {
   if (!match) return undefined;
   const [major, minor, patch] = [match[1], match[2], match[3]].map(Number) as [number, number, number];
   const prerelease = match[4]?.split('.') ?? [];
-  if ([major, minor, patch].some((part) => part > MAX_PART) || prerelease.some((id) => NUMERIC.test(id) && Number(id) > MAX_PART)) return undefined;
+  if (
+    [major, minor, patch].some((part) => part > MAX_PART) ||
+    prerelease.some((id) => NUMERIC.test(id) && Number(id) > MAX_PART)
+  )
+    return undefined;
   return { major, minor, patch, prerelease, build: match[5]?.split('.') ?? [] };
 }
 
@@ -39,7 +43,8 @@ function compareIdentifiers(a: string, b: string): number {
 /** Precedence: major, minor, patch, then a prerelease before its release; build metadata does not count. */
 export function compareSemver(a: SemVer, b: SemVer): number {
   for (const part of ['major', 'minor', 'patch'] as const) if (a[part] !== b[part]) return Math.sign(a[part] - b[part]);
-  if (a.prerelease.length === 0 || b.prerelease.length === 0) return Math.sign(b.prerelease.length - a.prerelease.length);
+  if (a.prerelease.length === 0 || b.prerelease.length === 0)
+    return Math.sign(b.prerelease.length - a.prerelease.length);
   for (let index = 0; index < Math.min(a.prerelease.length, b.prerelease.length); index += 1) {
     const order = compareIdentifiers(a.prerelease[index]!, b.prerelease[index]!);
     if (order !== 0) return order;

@@ -33,5 +33,7 @@ export function unstorableText(value: unknown, path = '$'): string | undefined {
 /** The refusal of a value holding a string Postgres cannot store, or undefined when it can be stored. */
 export function unstorableRefusal(value: unknown, what: string): string | undefined {
   const at = unstorableText(value);
-  return at === undefined ? undefined : `The ${what} holds text that cannot be stored (a NUL character or a lone surrogate) at ${at}`;
+  return at === undefined
+    ? undefined
+    : `The ${what} holds text that cannot be stored (a NUL character or a lone surrogate) at ${at}`;
 }

@@ -12,7 +12,9 @@ import type { RoutingStatus } from './routing-progress';
 export const TASK_STATUSES = ['routing', 'assigned', 'resolved', 'expired', 'unassigned'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
-export function taskStatus(routing: { status: RoutingStatus; decision?: RoutingDecisionKind | null | undefined } | undefined): TaskStatus {
+export function taskStatus(
+  routing: { status: RoutingStatus; decision?: RoutingDecisionKind | null | undefined } | undefined,
+): TaskStatus {
   if (!routing || routing.status === 'pending') return 'routing';
   switch (routing.status) {
     case 'in_progress':
@@ -32,6 +34,11 @@ export function capabilityUriOf(capabilityId: string): string {
 }
 
 /** The first agent that offers every required capability; the workforce's agents are tried in registration order. */
-export function agentForCapabilities<A extends { capabilities: readonly string[] }>(agents: readonly A[], required: readonly string[]): A | undefined {
-  return agents.find((agent) => required.every((capability) => matchCapability(agent.capabilities, capabilityUriOf(capability)) !== undefined));
+export function agentForCapabilities<A extends { capabilities: readonly string[] }>(
+  agents: readonly A[],
+  required: readonly string[],
+): A | undefined {
+  return agents.find((agent) =>
+    required.every((capability) => matchCapability(agent.capabilities, capabilityUriOf(capability)) !== undefined),
+  );
 }

@@ -3,7 +3,8 @@
  * use, so a number that does not grow means two authenticators hold the same key (a clone); one that does
  * not count reports 0 every time, which proves nothing either way.
  */
-export type CounterDecision = { ok: true; counter: number } | { ok: false; code: 'counter_regression'; stored: number; presented: number };
+export type CounterDecision =
+  { ok: true; counter: number } | { ok: false; code: 'counter_regression'; stored: number; presented: number };
 
 export function decideSignatureCounter(stored: number, presented: number): CounterDecision {
   if (stored === 0 && presented === 0) return { ok: true, counter: 0 };

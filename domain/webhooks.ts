@@ -44,7 +44,8 @@ export interface AttemptOutcome {
 
 export type GiveUpReason = 'endpoint_gone' | 'destination_refused' | 'retries_exhausted';
 
-export type AttemptVerdict = { kind: 'delivered' } | { kind: 'retry'; delay_seconds: number } | { kind: 'give_up'; reason: GiveUpReason };
+export type AttemptVerdict =
+  { kind: 'delivered' } | { kind: 'retry'; delay_seconds: number } | { kind: 'give_up'; reason: GiveUpReason };
 
 export function isDelivered(outcome: AttemptOutcome): boolean {
   return outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
@@ -58,7 +59,12 @@ export const MAX_RETRY_AFTER_SECONDS = 24 * 60 * 60;
  * spent. `random` is in [0, 1). A Retry-After from the receiver means "not before": the wait is at least
  * what it asked (up to a day), never shorter than the schedule's.
  */
-export function retryDelaySeconds(schedule: RetrySchedule, attemptsMade: number, random: number, retryAfterSeconds?: number): number | undefined {
+export function retryDelaySeconds(
+  schedule: RetrySchedule,
+  attemptsMade: number,
+  random: number,
+  retryAfterSeconds?: number,
+): number | undefined {
   const base = schedule.delays_seconds[attemptsMade - 1];
   if (base === undefined) return undefined;
   const jittered = base * (1 + schedule.jitter * (2 * random - 1));
@@ -71,12 +77,19 @@ export function retryDelaySeconds(schedule: RetrySchedule, attemptsMade: number,
  * good). A destination the outbound policy refuses is not retried: waiting does not make it allowed.
  * Everything else (other statuses, timeouts, connection errors) is retried on the schedule.
  */
-export function judgeAttempt(outcome: AttemptOutcome, attemptsMade: number, schedule: RetrySchedule, random: number): AttemptVerdict {
+export function judgeAttempt(
+  outcome: AttemptOutcome,
+  attemptsMade: number,
+  schedule: RetrySchedule,
+  random: number,
+): AttemptVerdict {
   if (isDelivered(outcome)) return { kind: 'delivered' };
   if (outcome.status === 410) return { kind: 'give_up', reason: 'endpoint_gone' };
   if (outcome.refused) return { kind: 'give_up', reason: 'destination_refused' };
   const delay = retryDelaySeconds(schedule, attemptsMade, random, outcome.retry_after_seconds);
-  return delay === undefined ? { kind: 'give_up', reason: 'retries_exhausted' } : { kind: 'retry', delay_seconds: delay };
+  return delay === undefined
+    ? { kind: 'give_up', reason: 'retries_exhausted' }
+    : { kind: 'retry', delay_seconds: delay };
 }
 
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed', 'cancelled'] as const;
@@ -90,7 +103,13 @@ export const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed', 
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** invalid_data and storage_failed: the attempt was made, but what it came to could not be stored. */
-export type DeliveryFailureReason = GiveUpReason | 'endpoint_disabled' | 'subscription_disabled' | 'subscription_deleted' | 'invalid_data' | 'storage_failed';
+export type DeliveryFailureReason =
+  | GiveUpReason
+  | 'endpoint_disabled'
+  | 'subscription_disabled'
+  | 'subscription_deleted'
+  | 'invalid_data'
+  | 'storage_failed';
 
 export type EndpointDisableReason = 'endpoint_gone' | 'failing';
 

@@ -16,7 +16,10 @@ export interface BackgroundQueue {
   settled(timeoutMs: number): Promise<void>;
 }
 
-export function createBackgroundQueue(options: { concurrency: number; retryDelaysMs: readonly number[] }): BackgroundQueue {
+export function createBackgroundQueue(options: {
+  concurrency: number;
+  retryDelaysMs: readonly number[];
+}): BackgroundQueue {
   // Tasks run in the context the queue was made in, not in the request that pushed them: a request's
   // async-local state (its deadline's abort signal, bound to its Temporal calls) ends with its answer.
   const context = new AsyncResource('BackgroundQueue');
@@ -68,7 +71,10 @@ export function createBackgroundQueue(options: { concurrency: number; retryDelay
     async settled(timeoutMs) {
       if (running === 0 && waiting.length === 0) return;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise<void>((resolve) => onIdle.push(resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      await Promise.race([
+        new Promise<void>((resolve) => onIdle.push(resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      ]);
       clearTimeout(timer);
     },
   };
@@ -87,7 +93,11 @@ export interface BatchQueue<T> {
   settled(timeoutMs: number): Promise<void>;
 }
 
-export function createBatchQueue<T>(options: { maxBatch: number; lingerMs: number; write: (batch: T[]) => Promise<void> }): BatchQueue<T> {
+export function createBatchQueue<T>(options: {
+  maxBatch: number;
+  lingerMs: number;
+  write: (batch: T[]) => Promise<void>;
+}): BatchQueue<T> {
   const context = new AsyncResource('BatchQueue');
   const waiting: T[] = [];
   let writing: Promise<void> | undefined;

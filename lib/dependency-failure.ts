@@ -13,7 +13,17 @@ export interface DependencyFailure {
 const PG_UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '53400']);
 // 57014 query_canceled: statement_timeout, the bound this service sets on every statement.
 const PG_TIMEOUT_STATE = '57014';
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 // node-postgres and knex say these in words only (knex puts the statement before a query's error).
 const PG_MESSAGES = [
   /\bConnection terminated\b/i,
@@ -47,7 +57,8 @@ function classifyOne(error: ErrorFields, thrownDirectly: boolean): DependencyFai
   if (TEMPORAL_TIMEOUT_ERRORS.has(name)) return { dependency: 'temporal', reason: message };
   if (name === 'KnexTimeoutError') return { dependency: 'postgres', reason: message };
   if (typeof error.code === 'string') {
-    if (error.code.startsWith('08') || PG_UNAVAILABLE_STATES.has(error.code) || error.code === PG_TIMEOUT_STATE) return { dependency: 'postgres', reason: message };
+    if (error.code.startsWith('08') || PG_UNAVAILABLE_STATES.has(error.code) || error.code === PG_TIMEOUT_STATE)
+      return { dependency: 'postgres', reason: message };
     // node-postgres throws socket errors as they are; one found deeper in a cause chain is some other call's (outbound HTTP).
     if (thrownDirectly && NETWORK_CODES.has(error.code)) return { dependency: 'postgres', reason: message };
   }

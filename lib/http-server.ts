@@ -27,7 +27,11 @@ export function closeServer(server: Server, drainTimeoutMs = DEFAULT_DRAIN_TIMEO
 }
 
 /** Serves until SIGINT or SIGTERM, then stops taking requests, lets in-flight ones finish, and cleans up. */
-export async function listenUntilSignalled(app: Express, options: { host: string; port: number; logger: Logger }, cleanup: () => Promise<void>): Promise<void> {
+export async function listenUntilSignalled(
+  app: Express,
+  options: { host: string; port: number; logger: Logger },
+  cleanup: () => Promise<void>,
+): Promise<void> {
   const server = await listen(app, options);
   options.logger.info('api listening', { host: options.host, port: options.port });
   await new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 
-const uuidFromHex = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+const uuidFromHex = (hex: string) =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** 32 hex digits standing for a caller's Idempotency-Key: the same for the same caller and key, and only for them. */

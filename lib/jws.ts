@@ -13,7 +13,10 @@ export function signCompactJws(payload: string, header: { typ: string; kid: stri
 }
 
 /** The payload of a compact EdDSA JWS signed by this key, or undefined when the signature does not hold. */
-export function openCompactJws(jws: string, verifier: NoteVerifier): { header: Record<string, unknown>; payload: string } | undefined {
+export function openCompactJws(
+  jws: string,
+  verifier: NoteVerifier,
+): { header: Record<string, unknown>; payload: string } | undefined {
   const parts = jws.split('.');
   if (parts.length !== 3) return undefined;
   const [header, payload, signature] = parts as [string, string, string];
@@ -24,6 +27,14 @@ export function openCompactJws(jws: string, verifier: NoteVerifier): { header: R
     return undefined;
   }
   if (parsedHeader.alg !== 'EdDSA') return undefined;
-  if (!verify(null, Buffer.from(`${header}.${payload}`), publicKeyObject(verifier.publicKey), Buffer.from(signature, 'base64url'))) return undefined;
+  if (
+    !verify(
+      null,
+      Buffer.from(`${header}.${payload}`),
+      publicKeyObject(verifier.publicKey),
+      Buffer.from(signature, 'base64url'),
+    )
+  )
+    return undefined;
   return { header: parsedHeader, payload: Buffer.from(payload, 'base64url').toString('utf8') };
 }

@@ -19,7 +19,9 @@ function serializeError(error: Error, depth = 0): SerializedError {
     ...(error.stack ? { stack: error.stack } : {}),
     ...(code !== undefined ? { code } : {}),
     // A cause chain is followed a few links deep, enough for a driver error wrapped by a service error.
-    ...(cause !== undefined ? { cause: cause instanceof Error && depth < 3 ? serializeError(cause, depth + 1) : cause } : {}),
+    ...(cause !== undefined
+      ? { cause: cause instanceof Error && depth < 3 ? serializeError(cause, depth + 1) : cause }
+      : {}),
   };
 }
 
@@ -50,7 +52,13 @@ export function createLogger(options: { level: string; silent?: boolean }): Logg
   return winston.createLogger({
     level: options.level,
     silent: options.silent ?? false,
-    format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), errorFields(), traceFields(), winston.format.json()),
+    format: winston.format.combine(
+      winston.format.timestamp(),
+      winston.format.errors({ stack: true }),
+      errorFields(),
+      traceFields(),
+      winston.format.json(),
+    ),
     defaultMeta: { service: 'handoff' },
     // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- winston types its Console transport as an interface; it is a TransportStream
     transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],

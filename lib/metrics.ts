@@ -29,7 +29,8 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
     registers: [registry],
   });
   return {
-    observe: ({ method, route, status, seconds }) => duration.observe({ method, route, status: String(status) }, seconds),
+    observe: ({ method, route, status, seconds }) =>
+      duration.observe({ method, route, status: String(status) }, seconds),
   };
 }
 
@@ -40,7 +41,9 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
 export function gaugeAtScrape<Label extends string>(
   registry: Registry,
   definition: { name: string; help: string; labelNames?: readonly Label[] },
-  read: () => Promise<Array<{ labels?: Partial<Record<Label, string>>; value: number }>> | Array<{ labels?: Partial<Record<Label, string>>; value: number }>,
+  read: () =>
+    | Promise<Array<{ labels?: Partial<Record<Label, string>>; value: number }>>
+    | Array<{ labels?: Partial<Record<Label, string>>; value: number }>,
 ): Gauge<Label> {
   const collect: CollectFunction<Gauge<Label>> = async function (this: Gauge<Label>) {
     this.reset();
@@ -49,7 +52,13 @@ export function gaugeAtScrape<Label extends string>(
       else this.set(value);
     }
   };
-  return new Gauge<Label>({ name: definition.name, help: definition.help, labelNames: definition.labelNames ?? [], registers: [registry], collect });
+  return new Gauge<Label>({
+    name: definition.name,
+    help: definition.help,
+    labelNames: definition.labelNames ?? [],
+    registers: [registry],
+    collect,
+  });
 }
 
 /** Where a scrape's text comes from: a prom-client registry, or another exporter's text (the Temporal SDK's). */
@@ -83,7 +92,12 @@ export function remoteMetrics(url: string, timeoutMs = 2000): () => Promise<stri
  * The metrics endpoint on a port of its own, apart from the API: GET /metrics, nothing else. Operators reach
  * it from inside the network, and the API's rate limits and auth never stand between Prometheus and it.
  */
-export function startMetricsServer(options: { host: string; port: number; sources: readonly MetricsSource[]; logger: Logger }): Promise<Server> {
+export function startMetricsServer(options: {
+  host: string;
+  port: number;
+  sources: readonly MetricsSource[];
+  logger: Logger;
+}): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('GET /metrics\n');

@@ -76,7 +76,11 @@ async function post(endpoint: ProviderEndpoint, body: Record<string, unknown>, s
   }
   if (!response.ok) {
     const detail = await readLimited(response, 512, signal).catch(() => '');
-    throw new ProviderError('http', `the provider answered ${response.status}${detail ? `: ${detail.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`, response.status);
+    throw new ProviderError(
+      'http',
+      `the provider answered ${response.status}${detail ? `: ${detail.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`,
+      response.status,
+    );
   }
   return response;
 }
@@ -85,7 +89,10 @@ function failureOf(error: unknown, signal: AbortSignal): ProviderError {
   if (error instanceof ProviderError) return error;
   if (signal.aborted) return new ProviderError('timeout', 'the provider did not answer in time');
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return new ProviderError('network', `the provider could not be reached (${cause?.code ?? cause?.message ?? (error as Error).message})`);
+  return new ProviderError(
+    'network',
+    `the provider could not be reached (${cause?.code ?? cause?.message ?? (error as Error).message})`,
+  );
 }
 
 async function readLimited(response: Response, limit: number, signal: AbortSignal): Promise<string> {
@@ -112,7 +119,13 @@ async function readLimited(response: Response, limit: number, signal: AbortSigna
 function usageOf(value: unknown): TokenUsage | undefined {
   const usage = value as { prompt_tokens?: unknown; completion_tokens?: unknown } | null | undefined;
   if (typeof usage?.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number') return undefined;
-  if (!Number.isFinite(usage.prompt_tokens) || !Number.isFinite(usage.completion_tokens) || usage.prompt_tokens < 0 || usage.completion_tokens < 0) return undefined;
+  if (
+    !Number.isFinite(usage.prompt_tokens) ||
+    !Number.isFinite(usage.completion_tokens) ||
+    usage.prompt_tokens < 0 ||
+    usage.completion_tokens < 0
+  )
+    return undefined;
   return { prompt_tokens: Math.round(usage.prompt_tokens), completion_tokens: Math.round(usage.completion_tokens) };
 }
 
@@ -142,15 +155,26 @@ function startChatSpan(endpoint: ProviderEndpoint, request: ChatRequest): Span {
 }
 
 function endChatSpan(span: Span, outcome: { usage?: TokenUsage | undefined; error?: unknown }): void {
-  if (outcome.usage) span.setAttributes({ 'gen_ai.usage.input_tokens': outcome.usage.prompt_tokens, 'gen_ai.usage.output_tokens': outcome.usage.completion_tokens });
+  if (outcome.usage)
+    span.setAttributes({
+      'gen_ai.usage.input_tokens': outcome.usage.prompt_tokens,
+      'gen_ai.usage.output_tokens': outcome.usage.completion_tokens,
+    });
   if (outcome.error !== undefined) {
     span.setAttribute('error.type', outcome.error instanceof ProviderError ? outcome.error.kind : 'unknown');
-    span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error instanceof Error ? outcome.error.message : 'failed' });
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: outcome.error instanceof Error ? outcome.error.message : 'failed',
+    });
   }
   span.end();
 }
 
-export async function chatCompletion(endpoint: ProviderEndpoint, request: ChatRequest, signal: AbortSignal): Promise<ChatAnswer> {
+export async function chatCompletion(
+  endpoint: ProviderEndpoint,
+  request: ChatRequest,
+  signal: AbortSignal,
+): Promise<ChatAnswer> {
   const span = startChatSpan(endpoint, request);
   try {
     const answer = await completeChat(endpoint, request, signal);
@@ -162,7 +186,11 @@ export async function chatCompletion(endpoint: ProviderEndpoint, request: ChatRe
   }
 }
 
-async function completeChat(endpoint: ProviderEndpoint, request: ChatRequest, signal: AbortSignal): Promise<ChatAnswer> {
+async function completeChat(
+  endpoint: ProviderEndpoint,
+  request: ChatRequest,
+  signal: AbortSignal,
+): Promise<ChatAnswer> {
   const response = await post(endpoint, requestBody(request, false), signal);
   const text = await readLimited(response, MAX_ANSWER_BYTES, signal);
   let parsed: { choices?: Array<{ message?: { content?: unknown } }>; usage?: unknown };
@@ -204,7 +232,8 @@ async function* decoded(response: Response, signal: AbortSignal): AsyncGenerator
   try {
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
       bytes += chunk.byteLength;
-      if (bytes > MAX_ANSWER_BYTES) throw new ProviderError('malformed', `the stream is larger than ${MAX_ANSWER_BYTES} bytes`);
+      if (bytes > MAX_ANSWER_BYTES)
+        throw new ProviderError('malformed', `the stream is larger than ${MAX_ANSWER_BYTES} bytes`);
       yield decoder.decode(chunk, { stream: true });
     }
   } catch (error) {
@@ -216,7 +245,11 @@ async function* decoded(response: Response, signal: AbortSignal): AsyncGenerator
  * The answer as it is generated: text deltas, and the usage when the provider reports it (stream_options
  * include_usage). Resolves once the provider has accepted the request, so a refusal can still fall back.
  */
-export async function streamChatCompletion(endpoint: ProviderEndpoint, request: ChatRequest, signal: AbortSignal): Promise<AsyncGenerator<StreamPiece>> {
+export async function streamChatCompletion(
+  endpoint: ProviderEndpoint,
+  request: ChatRequest,
+  signal: AbortSignal,
+): Promise<AsyncGenerator<StreamPiece>> {
   const span = startChatSpan(endpoint, request);
   let response: Response;
   try {
@@ -234,7 +267,11 @@ export async function streamChatCompletion(endpoint: ProviderEndpoint, request: 
       } catch {
         throw new ProviderError('malformed', 'a streamed event is not JSON');
       }
-      if (event.error) throw new ProviderError('http', `the provider reported an error mid-stream: ${typeof event.error.message === 'string' ? event.error.message : 'unknown'}`);
+      if (event.error)
+        throw new ProviderError(
+          'http',
+          `the provider reported an error mid-stream: ${typeof event.error.message === 'string' ? event.error.message : 'unknown'}`,
+        );
       const content = event.choices?.[0]?.delta?.content;
       if (typeof content === 'string' && content.length > 0) yield { type: 'delta', text: content };
       const usage = usageOf(event.usage);

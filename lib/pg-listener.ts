@@ -52,7 +52,11 @@ export async function listenToChannel(options: {
   };
   const connect = async (): Promise<void> => {
     if (closed) return;
-    const connection = new pg.Client({ connectionString: options.connectionString, application_name: options.applicationName, keepAlive: true });
+    const connection = new pg.Client({
+      connectionString: options.connectionString,
+      application_name: options.applicationName,
+      keepAlive: true,
+    });
     client = connection;
     connection.on('notification', (message) => options.onNotification(message.payload));
     connection.on('error', (error) => {
@@ -64,7 +68,10 @@ export async function listenToChannel(options: {
       await connection.connect();
       await connection.query(`listen ${options.channel}`);
     } catch (error) {
-      logger.warn('listener could not connect; reconnecting', { channel: options.channel, error: (error as Error).message });
+      logger.warn('listener could not connect; reconnecting', {
+        channel: options.channel,
+        error: (error as Error).message,
+      });
       reconnectSoon();
       return;
     }

@@ -29,17 +29,23 @@ export function secretKeyId(key: Buffer): string {
 /** Parses a configured key: 32 bytes, base64 or base64url. */
 export function parseSecretKey(encoded: string): Buffer {
   const key = Buffer.from(encoded.trim(), 'base64');
-  if (key.length !== 32) throw new Error('a secrets encryption key must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`)');
+  if (key.length !== 32)
+    throw new Error('a secrets encryption key must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`)');
   return key;
 }
 
 /** The keys of the configuration (SECRETS_ENCRYPTION_KEY and SECRETS_ENCRYPTION_PREVIOUS_KEYS). */
 export function secretKeysFrom(current: string | undefined, previous: readonly string[]): SecretKeys {
-  return { current: current === undefined ? undefined : parseSecretKey(current), previous: previous.map(parseSecretKey) };
+  return {
+    current: current === undefined ? undefined : parseSecretKey(current),
+    previous: previous.map(parseSecretKey),
+  };
 }
 
 export function createSecretBox(keys: SecretKeys) {
-  const byId = new Map([...(keys.current ? [keys.current] : []), ...keys.previous].map((key) => [secretKeyId(key), key]));
+  const byId = new Map(
+    [...(keys.current ? [keys.current] : []), ...keys.previous].map((key) => [secretKeyId(key), key]),
+  );
 
   return {
     /** Whether secrets can be sealed at all: false until SECRETS_ENCRYPTION_KEY is configured. */
@@ -65,12 +71,17 @@ export function createSecretBox(keys: SecretKeys) {
       const [version, keyId, ivText, body] = sealedValue.split('.');
       if (version !== VERSION || !keyId || !ivText || !body) throw new Error('not a sealed secret');
       const key = byId.get(keyId);
-      if (!key) throw new SecretsUnavailableError(`the key ${keyId} that sealed this secret is not configured (SECRETS_ENCRYPTION_KEY / SECRETS_ENCRYPTION_PREVIOUS_KEYS)`);
+      if (!key)
+        throw new SecretsUnavailableError(
+          `the key ${keyId} that sealed this secret is not configured (SECRETS_ENCRYPTION_KEY / SECRETS_ENCRYPTION_PREVIOUS_KEYS)`,
+        );
       const sealed = Buffer.from(body, 'base64url');
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivText, 'base64url'));
       decipher.setAAD(Buffer.from(context, 'utf8'));
       decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
-      return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]).toString(
+        'utf8',
+      );
     },
   };
 }

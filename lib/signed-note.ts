@@ -40,7 +40,11 @@ function validKeyName(name: string): boolean {
 }
 
 export function noteKeyId(name: string, publicKey: Uint8Array): number {
-  const digest = createHash('sha256').update(name, 'utf8').update(Buffer.from([0x0a, ED25519_TYPE])).update(publicKey).digest();
+  const digest = createHash('sha256')
+    .update(name, 'utf8')
+    .update(Buffer.from([0x0a, ED25519_TYPE]))
+    .update(publicKey)
+    .digest();
   return digest.readUInt32BE(0);
 }
 
@@ -60,7 +64,8 @@ export function parseVerifierKey(vkey: string): NoteVerifier {
   const key = Buffer.from(vkey.slice(second + 1), 'base64');
   if (!validKeyName(name)) throw new NoteError('the key name is empty or holds a space or plus');
   if (!/^[0-9a-f]{8}$/.test(idHex)) throw new NoteError('the key id is not 8 lowercase hex digits');
-  if (key.length !== 33 || key[0] !== ED25519_TYPE || key.toString('base64') !== vkey.slice(second + 1)) throw new NoteError('the key is not a base64 Ed25519 key (type 0x01)');
+  if (key.length !== 33 || key[0] !== ED25519_TYPE || key.toString('base64') !== vkey.slice(second + 1))
+    throw new NoteError('the key is not a base64 Ed25519 key (type 0x01)');
   const publicKey = key.subarray(1);
   const keyId = Number.parseInt(idHex, 16);
   if (noteKeyId(name, publicKey) !== keyId) throw new NoteError('the key id does not match the key name and key');
@@ -82,16 +87,23 @@ export function publicKeyOfSeed(seed: Uint8Array): Buffer {
 }
 
 export function createNoteSigner(name: string, seed: Uint8Array): NoteSigner {
-  if (!validKeyName(name)) throw new NoteError(`${JSON.stringify(name)} cannot name a key: it is empty or holds a space or plus`);
+  if (!validKeyName(name))
+    throw new NoteError(`${JSON.stringify(name)} cannot name a key: it is empty or holds a space or plus`);
   if (seed.length !== 32) throw new NoteError('an Ed25519 seed is 32 bytes');
   const key = privateKeyObject(seed);
   const publicKey = publicKeyOfSeed(seed);
-  return { name, publicKey, keyId: noteKeyId(name, publicKey), sign: (text) => sign(null, Buffer.from(text, 'utf8'), key) };
+  return {
+    name,
+    publicKey,
+    keyId: noteKeyId(name, publicKey),
+    sign: (text) => sign(null, Buffer.from(text, 'utf8'), key),
+  };
 }
 
 /** The signed note of `text` (which must end in a newline). */
 export function signNote(text: string, signer: NoteSigner): string {
-  if (!text.endsWith('\n') || text.includes('\n\n') || hasControlCharacters(text)) throw new NoteError('a note text is non-empty lines, each ending in a newline');
+  if (!text.endsWith('\n') || text.includes('\n\n') || hasControlCharacters(text))
+    throw new NoteError('a note text is non-empty lines, each ending in a newline');
   const keyId = Buffer.alloc(4);
   keyId.writeUInt32BE(signer.keyId);
   const signature = Buffer.concat([keyId, signer.sign(text)]).toString('base64');
@@ -113,11 +125,14 @@ export function openNote(note: string, verifier: NoteVerifier): string {
   for (const line of lines) {
     if (!line.startsWith(EM_DASH_PREFIX)) throw new NoteError('a signature line starts with an em dash and a space');
     const [name, signature, ...rest] = line.slice(EM_DASH_PREFIX.length).split(' ');
-    if (!name || !signature || rest.length > 0) throw new NoteError('a signature line is `— <key name> <base64 signature>`');
+    if (!name || !signature || rest.length > 0)
+      throw new NoteError('a signature line is `— <key name> <base64 signature>`');
     const blob = Buffer.from(signature, 'base64');
-    if (blob.length < 5 || blob.toString('base64') !== signature) throw new NoteError('a signature is base64 of a key id and a signature');
+    if (blob.length < 5 || blob.toString('base64') !== signature)
+      throw new NoteError('a signature is base64 of a key id and a signature');
     if (name !== verifier.name || blob.readUInt32BE(0) !== verifier.keyId) continue;
-    if (!verify(null, Buffer.from(text, 'utf8'), publicKeyObject(verifier.publicKey), blob.subarray(4))) throw new NoteError(`the signature by ${name} does not verify`);
+    if (!verify(null, Buffer.from(text, 'utf8'), publicKeyObject(verifier.publicKey), blob.subarray(4)))
+      throw new NoteError(`the signature by ${name} does not verify`);
     verified = true;
   }
   if (!verified) throw new NoteError(`the note carries no signature by ${verifier.name}+${hexKeyId(verifier.keyId)}`);

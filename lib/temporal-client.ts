@@ -1,4 +1,9 @@
-import { WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WithStartWorkflowOperation } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WithStartWorkflowOperation,
+} from '@temporalio/client';
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { UpdateDefinition, Workflow } from '@temporalio/common';
 
@@ -6,7 +11,10 @@ import type { UpdateDefinition, Workflow } from '@temporalio/common';
  * The failure an Update's validator or handler rejected the request with, when it did so on purpose; given
  * `types`, only a failure of one of them (any other rejection is unexpected to the caller).
  */
-export function updateRejection<T extends string = string>(error: unknown, types?: readonly T[]): { type: T; message: string } | undefined {
+export function updateRejection<T extends string = string>(
+  error: unknown,
+  types?: readonly T[],
+): { type: T; message: string } | undefined {
   if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type) {
     const { type, message } = error.cause;
     if (!types || (types as readonly string[]).includes(type)) return { type: type as T, message };
@@ -16,16 +24,23 @@ export function updateRejection<T extends string = string>(error: unknown, types
 
 /** The workflow has closed (it takes no more Updates) or never existed. */
 export function isClosedOrMissing(error: unknown): boolean {
-  return error instanceof WorkflowNotFoundError || (error instanceof Error && /workflow execution already completed/i.test(error.message));
+  return (
+    error instanceof WorkflowNotFoundError ||
+    (error instanceof Error && /workflow execution already completed/i.test(error.message))
+  );
 }
 
 /** Why a closed workflow failed, when it failed with a typed ApplicationFailure. */
-async function closedFailure(temporal: Client, workflowId: string): Promise<{ type: string; message: string } | undefined> {
+async function closedFailure(
+  temporal: Client,
+  workflowId: string,
+): Promise<{ type: string; message: string } | undefined> {
   try {
     await temporal.workflow.getHandle(workflowId).result();
     return undefined;
   } catch (error) {
-    if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure && error.cause.type) return { type: error.cause.type, message: error.cause.message };
+    if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure && error.cause.type)
+      return { type: error.cause.type, message: error.cause.message };
     throw error;
   }
 }
@@ -44,7 +59,10 @@ export async function startWithUpdate<T, W extends Workflow, R>(
   refusalOf: (failure: { type: string; message: string } | undefined) => R | undefined,
 ): Promise<{ ok: true; value: T } | R> {
   try {
-    return { ok: true, value: await temporal.workflow.executeUpdateWithStart(update, { startWorkflowOperation: start }) };
+    return {
+      ok: true,
+      value: await temporal.workflow.executeUpdateWithStart(update, { startWorkflowOperation: start }),
+    };
   } catch (error) {
     const refused = refusalOf(updateRejection(error));
     if (refused !== undefined) return refused;

@@ -1,7 +1,12 @@
 import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BatchSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
@@ -52,7 +57,11 @@ export function startTracing(options: { serviceName: string; destination: TraceD
  * OTEL_TRACES_EXPORTER is otlp or an OTLP endpoint is set, off when OTEL_TRACES_EXPORTER is none or unset
  * without an endpoint.
  */
-export function otlpTracesUrlOf(settings: { exporter?: string | undefined; endpoint?: string | undefined; tracesEndpoint?: string | undefined }): string | undefined {
+export function otlpTracesUrlOf(settings: {
+  exporter?: string | undefined;
+  endpoint?: string | undefined;
+  tracesEndpoint?: string | undefined;
+}): string | undefined {
   if (settings.exporter === 'none') return undefined;
   if (settings.exporter !== 'otlp' && !settings.endpoint && !settings.tracesEndpoint) return undefined;
   if (settings.tracesEndpoint) return settings.tracesEndpoint;

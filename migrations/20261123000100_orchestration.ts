@@ -22,7 +22,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('registered_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw(`alter table agents add constraint agents_status check (status in ('active', 'suspended', 'retired'))`);
+  await knex.raw(
+    `alter table agents add constraint agents_status check (status in ('active', 'suspended', 'retired'))`,
+  );
 
   await knex.schema.createTable('escalation_rules', (t) => {
     t.text('rule_id').primary();
@@ -44,8 +46,12 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['created_at', 'rule_id']);
   });
-  await knex.raw(`alter table escalation_rules add constraint escalation_rules_priority check (priority in ('low', 'medium', 'high', 'critical'))`);
-  await knex.raw('create index escalation_rules_enabled_task_types on escalation_rules using gin (scope_task_types) where enabled');
+  await knex.raw(
+    `alter table escalation_rules add constraint escalation_rules_priority check (priority in ('low', 'medium', 'high', 'critical'))`,
+  );
+  await knex.raw(
+    'create index escalation_rules_enabled_task_types on escalation_rules using gin (scope_task_types) where enabled',
+  );
   // Bumped in the transaction of every rule change, with the count of enabled rules; a routing records
   // both as the rule set it was decided under, without counting the rules itself.
   await knex.schema.createTable('escalation_rule_set', (t) => {
@@ -98,7 +104,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['routing_id']);
   });
-  await knex.raw(`alter table routing_feedback add constraint routing_feedback_verdict check (verdict in ('confirmed', 'overturned', 'flagged'))`);
+  await knex.raw(
+    `alter table routing_feedback add constraint routing_feedback_verdict check (verdict in ('confirmed', 'overturned', 'flagged'))`,
+  );
 
   // Open assignments are a reviewer's load: one row per level of a routing's chain, released when the
   // routing moves on (escalated, resolved, expired), so the count stays right under retries.
@@ -110,12 +118,16 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('released_at', { useTz: true });
     t.primary(['routing_id', 'chain_level']);
   });
-  await knex.raw('create index reviewer_assignments_open on reviewer_assignments (reviewer_did) where released_at is null');
+  await knex.raw(
+    'create index reviewer_assignments_open on reviewer_assignments (reviewer_did) where released_at is null',
+  );
   await knex.schema.alterTable('reviewers', (t) => {
     // Most open assignments the reviewer takes; null: no limit.
     t.integer('capacity');
   });
-  await knex.raw('alter table reviewers add constraint reviewers_capacity_positive check (capacity is null or capacity >= 1)');
+  await knex.raw(
+    'alter table reviewers add constraint reviewers_capacity_positive check (capacity is null or capacity >= 1)',
+  );
 
   await knex.schema.alterTable('routings', (t) => {
     t.text('domain');
@@ -136,11 +148,26 @@ export async function down(knex: Knex): Promise<void> {
     t.dropIndex(['ai_agent_id', 'created_at']);
     t.dropIndex(['task_type']);
     t.dropIndex(['decision']);
-    t.dropColumns('domain', 'routing_mode', 'fourth_law_triggered', 'safety_violation_count', 'rules_triggered', 'escalated_at');
+    t.dropColumns(
+      'domain',
+      'routing_mode',
+      'fourth_law_triggered',
+      'safety_violation_count',
+      'rules_triggered',
+      'escalated_at',
+    );
   });
   await knex.raw('alter table reviewers drop constraint reviewers_capacity_positive');
   await knex.schema.alterTable('reviewers', (t) => t.dropColumn('capacity'));
-  for (const table of ['reviewer_assignments', 'routing_feedback', 'safety_checks', 'safety_domains', 'escalation_rule_set', 'escalation_rules', 'agents']) {
+  for (const table of [
+    'reviewer_assignments',
+    'routing_feedback',
+    'safety_checks',
+    'safety_domains',
+    'escalation_rule_set',
+    'escalation_rules',
+    'agents',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

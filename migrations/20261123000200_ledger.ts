@@ -1,7 +1,15 @@
 import type { Knex } from 'knex';
 
 /** The log's own tables: rows are only ever inserted, which triggers enforce in the database itself. */
-const APPEND_ONLY_TABLES = ['ledger_keys', 'ledger_entries', 'ledger_blocks', 'ledger_leaves', 'ledger_nodes', 'ledger_checkpoints', 'ledger_attestations'];
+const APPEND_ONLY_TABLES = [
+  'ledger_keys',
+  'ledger_entries',
+  'ledger_blocks',
+  'ledger_leaves',
+  'ledger_nodes',
+  'ledger_checkpoints',
+  'ledger_attestations',
+];
 
 /**
  * Replaces the foundation's hash chain with an RFC 9162 Merkle transparency log:
@@ -175,7 +183,9 @@ export async function up(knex: Knex): Promise<void> {
        or hash <> encode(sha256(convert_to(prev_hash || canonical_entry, 'UTF8')), 'hex')
     order by seq limit 1`);
   if (broken.rows[0]) {
-    throw new Error(`provenance_records is broken at seq ${broken.rows[0].seq}: refusing to carry a tampered chain into the Merkle log`);
+    throw new Error(
+      `provenance_records is broken at seq ${broken.rows[0].seq}: refusing to carry a tampered chain into the Merkle log`,
+    );
   }
   await knex.raw(`
     insert into ledger_blocks (block_number, closed_at) select seq, created_at from provenance_records order by seq;

@@ -22,12 +22,18 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('deleted_at', { useTz: true });
     t.index(['created_at', 'subscription_id']);
   });
-  await knex.raw(`alter table webhook_subscriptions add constraint webhook_subscriptions_status check (status in ('enabled', 'disabled'))`);
+  await knex.raw(
+    `alter table webhook_subscriptions add constraint webhook_subscriptions_status check (status in ('enabled', 'disabled'))`,
+  );
 
   // Signing secrets, sealed with AES-256-GCM (never stored in the clear); expires_at null is the current one.
   await knex.schema.createTable('webhook_secrets', (t) => {
     t.text('secret_id').primary();
-    t.text('subscription_id').notNullable().references('subscription_id').inTable('webhook_subscriptions').onDelete('CASCADE');
+    t.text('subscription_id')
+      .notNullable()
+      .references('subscription_id')
+      .inTable('webhook_subscriptions')
+      .onDelete('CASCADE');
     t.text('sealed').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('expires_at', { useTz: true });
@@ -71,7 +77,9 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   // The dispatcher's claim reads only what is left to dispatch; /v1/events lists by time and kind.
-  await knex.raw('create index outbox_events_undispatched on outbox_events (created_at, event_id) where dispatched_at is null');
+  await knex.raw(
+    'create index outbox_events_undispatched on outbox_events (created_at, event_id) where dispatched_at is null',
+  );
   await knex.raw('create index outbox_events_created on outbox_events (created_at, event_id)');
   await knex.raw('create index outbox_events_kind_created on outbox_events (event, created_at, event_id)');
 
@@ -82,7 +90,9 @@ export async function up(knex: Knex): Promise<void> {
       perform pg_notify('${OUTBOX_CHANNEL}', '');
       return null;
     end $$`);
-  await knex.raw('create trigger outbox_events_notify after insert on outbox_events for each statement execute function handoff_outbox_notify()');
+  await knex.raw(
+    'create trigger outbox_events_notify after insert on outbox_events for each statement execute function handoff_outbox_notify()',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -140,7 +140,9 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('duration_ms');
     t.primary(['execution_id', 'kind', 'attempt']);
   });
-  await knex.raw("alter table execution_attempts add constraint execution_attempts_kind check (kind in ('agent', 'callback'))");
+  await knex.raw(
+    "alter table execution_attempts add constraint execution_attempts_kind check (kind in ('agent', 'callback'))",
+  );
 
   await knex.schema.createTable('platform_workflows', (t) => {
     t.text('workflow_id').primary();

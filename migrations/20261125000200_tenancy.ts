@@ -53,12 +53,17 @@ const STRICT_TABLES: ReadonlySet<string> = new Set([
  */
 export async function up(knex: Knex): Promise<void> {
   for (const table of TENANT_TABLES) {
-    await knex.raw(`alter table ?? add column organization_id text not null default '${DEFAULT_ORGANIZATION_ID}' references organizations (organization_id)`, [table]);
+    await knex.raw(
+      `alter table ?? add column organization_id text not null default '${DEFAULT_ORGANIZATION_ID}' references organizations (organization_id)`,
+      [table],
+    );
     if (STRICT_TABLES.has(table)) await knex.raw('alter table ?? alter column organization_id drop default', [table]);
   }
   // Adding a column with a default rewrites no row, so the ledger's append-only triggers do not fire.
   for (const table of ['ledger_entries', 'outbox_events']) {
-    await knex.raw(`alter table ?? add column organization_id text not null default '${DEFAULT_ORGANIZATION_ID}'`, [table]);
+    await knex.raw(`alter table ?? add column organization_id text not null default '${DEFAULT_ORGANIZATION_ID}'`, [
+      table,
+    ]);
   }
 
   await knex.raw(`

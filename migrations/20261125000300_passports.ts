@@ -19,7 +19,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('consumed_at', { useTz: true });
     t.index(['expires_at']);
   });
-  await knex.raw(`create unique index passports_one_organization_passport on passports (organization_id) where type = 'organization'`);
+  await knex.raw(
+    `create unique index passports_one_organization_passport on passports (organization_id) where type = 'organization'`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

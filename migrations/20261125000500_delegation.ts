@@ -63,7 +63,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['organization_id', 'revoked_at', 'id']);
     t.index(['delegation_id']);
   });
-  await knex.raw('create unique index delegation_revocations_family on delegation_revocations (delegation_id) where token_id is null');
+  await knex.raw(
+    'create unique index delegation_revocations_family on delegation_revocations (delegation_id) where token_id is null',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

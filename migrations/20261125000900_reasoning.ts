@@ -25,7 +25,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['provider', 'status']);
   });
-  await knex.raw(`alter table models add constraint models_status_check check (status in ('active', 'deprecated', 'experimental'))`);
+  await knex.raw(
+    `alter table models add constraint models_status_check check (status in ('active', 'deprecated', 'experimental'))`,
+  );
 
   // Which versions of the models seed file were loaded: each is loaded once, and never overwrites an administered model.
   await knex.schema.createTable('model_seed_versions', (t) => {
@@ -106,7 +108,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['call_id']);
   });
-  await knex.raw(`alter table reasoning_call_signals add constraint reasoning_call_signals_signal_check check (signal in ('positive', 'negative', 'rephrase', 'correction'))`);
+  await knex.raw(
+    `alter table reasoning_call_signals add constraint reasoning_call_signals_signal_check check (signal in ('positive', 'negative', 'rephrase', 'correction'))`,
+  );
 
   await knex.schema.createTable('prompts', (t) => {
     t.text('organization_id').notNullable();
@@ -138,12 +142,25 @@ export async function up(knex: Knex): Promise<void> {
     t.foreign(['organization_id', 'prompt_key']).references(['organization_id', 'prompt_key']).inTable('prompts');
   });
   await knex.raw(`alter table prompt_versions alter column version_sort type text collate "C"`);
-  await knex.raw(`create unique index prompt_versions_order on prompt_versions (organization_id, prompt_key, version_sort)`);
-  await knex.raw(`alter table prompt_versions add constraint prompt_versions_status_check check (status in ('active', 'deprecated'))`);
+  await knex.raw(
+    `create unique index prompt_versions_order on prompt_versions (organization_id, prompt_key, version_sort)`,
+  );
+  await knex.raw(
+    `alter table prompt_versions add constraint prompt_versions_status_check check (status in ('active', 'deprecated'))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['prompt_versions', 'prompts', 'reasoning_call_signals', 'reasoning_attempts', 'reasoning_calls', 'model_benchmarks', 'model_seed_versions', 'models']) {
+  for (const table of [
+    'prompt_versions',
+    'prompts',
+    'reasoning_call_signals',
+    'reasoning_attempts',
+    'reasoning_calls',
+    'model_benchmarks',
+    'model_seed_versions',
+    'models',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

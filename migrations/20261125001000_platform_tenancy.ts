@@ -4,7 +4,14 @@ import type { Knex } from 'knex';
 const DEFAULT_ORGANIZATION_ID = 'org_default';
 
 /** The platform's tables whose every write now names its organization. */
-const NOW_STRICT = ['platform_agents', 'callback_signing_secrets', 'executions', 'platform_workflows', 'platform_tasks', 'compliance_reports'] as const;
+const NOW_STRICT = [
+  'platform_agents',
+  'callback_signing_secrets',
+  'executions',
+  'platform_workflows',
+  'platform_tasks',
+  'compliance_reports',
+] as const;
 
 /**
  * The platform API's writes carry the caller's organization now, so its tables lose the default: a write
@@ -26,5 +33,6 @@ export async function down(knex: Knex): Promise<void> {
     drop index callback_signing_secrets_organization_principal;
     drop index platform_agents_organization_created;
   `);
-  for (const table of NOW_STRICT) await knex.raw(`alter table ?? alter column organization_id set default '${DEFAULT_ORGANIZATION_ID}'`, [table]);
+  for (const table of NOW_STRICT)
+    await knex.raw(`alter table ?? alter column organization_id set default '${DEFAULT_ORGANIZATION_ID}'`, [table]);
 }

@@ -23,11 +23,15 @@ export async function up(knex: Knex): Promise<void> {
     drop index reviewer_assignments_open;
     create index reviewer_assignments_open on reviewer_assignments (organization_id, reviewer_did) where released_at is null;
   `);
-  await knex.schema.alterTable('platform_agent_deployments', (t) => t.dropIndex(['org', 'name', 'environment', 'deployed_at']));
+  await knex.schema.alterTable('platform_agent_deployments', (t) =>
+    t.dropIndex(['org', 'name', 'environment', 'deployed_at']),
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('platform_agent_deployments', (t) => t.index(['org', 'name', 'environment', 'deployed_at']));
+  await knex.schema.alterTable('platform_agent_deployments', (t) =>
+    t.index(['org', 'name', 'environment', 'deployed_at']),
+  );
   await knex.raw(`
     drop index reviewer_assignments_open;
     create index reviewer_assignments_open on reviewer_assignments (reviewer_did) where released_at is null;

@@ -5,10 +5,34 @@ import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
 
 /** A few people so that a fresh dev start can route to humans and climb an escalation chain. */
 export const DEV_REVIEWERS: Reviewer[] = [
-  { did: 'did:web:handoff.local:reviewers:ada', display_name: 'Ada (clinical reviewer)', capabilities: { medical_diagnosis: 0.9, general_review: 0.8 }, chain_level: 1, available: true },
-  { did: 'did:web:handoff.local:reviewers:grace', display_name: 'Grace (finance reviewer)', capabilities: { financial_approval: 0.85, general_review: 0.8 }, chain_level: 1, available: true },
-  { did: 'did:web:handoff.local:reviewers:alan', display_name: 'Alan (senior reviewer)', capabilities: { medical_diagnosis: 0.95, financial_approval: 0.9, general_review: 0.9 }, chain_level: 2, available: true },
-  { did: 'did:web:handoff.local:reviewers:barbara', display_name: 'Barbara (on-call supervisor)', capabilities: { medical_diagnosis: 0.8, financial_approval: 0.8, general_review: 1 }, chain_level: 3, available: true },
+  {
+    did: 'did:web:handoff.local:reviewers:ada',
+    display_name: 'Ada (clinical reviewer)',
+    capabilities: { medical_diagnosis: 0.9, general_review: 0.8 },
+    chain_level: 1,
+    available: true,
+  },
+  {
+    did: 'did:web:handoff.local:reviewers:grace',
+    display_name: 'Grace (finance reviewer)',
+    capabilities: { financial_approval: 0.85, general_review: 0.8 },
+    chain_level: 1,
+    available: true,
+  },
+  {
+    did: 'did:web:handoff.local:reviewers:alan',
+    display_name: 'Alan (senior reviewer)',
+    capabilities: { medical_diagnosis: 0.95, financial_approval: 0.9, general_review: 0.9 },
+    chain_level: 2,
+    available: true,
+  },
+  {
+    did: 'did:web:handoff.local:reviewers:barbara',
+    display_name: 'Barbara (on-call supervisor)',
+    capabilities: { medical_diagnosis: 0.8, financial_approval: 0.8, general_review: 1 },
+    chain_level: 3,
+    available: true,
+  },
 ];
 
 /** Adds the dev reviewers that are missing; edits made to them since are kept. */

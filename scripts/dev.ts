@@ -52,7 +52,10 @@ async function main(): Promise<void> {
   if (!config.SECRETS_ENCRYPTION_KEY) {
     const devKey = devSecretsKey(dataDir);
     config.SECRETS_ENCRYPTION_KEY = devKey.key;
-    if (devKey.created) say(`Generated a development secrets encryption key in ${devKey.file} (set SECRETS_ENCRYPTION_KEY in production).`);
+    if (devKey.created)
+      say(
+        `Generated a development secrets encryption key in ${devKey.file} (set SECRETS_ENCRYPTION_KEY in production).`,
+      );
   }
   // The embedded Postgres sends no notifications to wake the webhook dispatcher; it polls every second instead.
   if (!config.DATABASE_URL && !process.env.WEBHOOK_DISPATCH_POLL_MS) config.WEBHOOK_DISPATCH_POLL_MS = 1000;
@@ -68,7 +71,10 @@ async function main(): Promise<void> {
       uiPort: TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
     });
-    if (temporalServer.reused) say(`Took over the Temporal dev server an earlier run left on ${temporalServer.address} (pid ${temporalServer.pid}).`);
+    if (temporalServer.reused)
+      say(
+        `Took over the Temporal dev server an earlier run left on ${temporalServer.address} (pid ${temporalServer.pid}).`,
+      );
     cleanups.unshift(() => temporalServer!.stop());
   }
 
@@ -90,18 +96,33 @@ async function main(): Promise<void> {
   cleanups.unshift(() => workerConnection.close());
   const workflowBundle = await bundleWorkflowsApart(undefined, { traced: tracing !== undefined });
   // Webhook deliveries start from the outbox: its dispatcher runs beside the worker, woken by commits on a Postgres server.
-  const workerSide = await startWorkerSide({ config, db, connection: workerConnection, workflowBundle, logger, databaseUrl: config.DATABASE_URL, tracing });
+  const workerSide = await startWorkerSide({
+    config,
+    db,
+    connection: workerConnection,
+    workflowBundle,
+    logger,
+    databaseUrl: config.DATABASE_URL,
+    tracing,
+  });
 
   const connection = await Connection.connect(temporalConnectionOptions(config));
   cleanups.unshift(() => connection.close());
   // Runs before the connection closes: the signals this process is delivering get a moment to go out.
   cleanups.unshift(() => afterAnswerWorkSettled(5000));
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, ...tracedClientOptions(tracing !== undefined) });
+  const temporal = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    ...tracedClientOptions(tracing !== undefined),
+  });
   const api = await startApiSide(config, { db, temporal, logger, metrics, tracing });
   const metricsServer = await serveMetrics(config, metrics, { logger, worker: true });
   if (metricsServer) cleanups.unshift(() => closeServer(metricsServer));
 
-  const token = await issueEveryScopeToken(db, config, { subject: DEV_ADMIN_SUBJECT, ttlSeconds: DEV_TOKEN_TTL_SECONDS });
+  const token = await issueEveryScopeToken(db, config, {
+    subject: DEV_ADMIN_SUBJECT,
+    ttlSeconds: DEV_TOKEN_TTL_SECONDS,
+  });
   // Human acts need a person: Ada, the first seeded reviewer, signed in with a device key of her own.
   const reviewerSession = await signInPerson(db, config, DEV_REVIEWERS[0]!.did);
   const base = publicBaseUrl(config);

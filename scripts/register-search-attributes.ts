@@ -11,14 +11,16 @@ import { Connection } from '@temporalio/client';
 import { loadConfig } from '../app/config';
 import { ensureSearchAttributes, SearchAttributeConflict, temporalConnectionOptions } from '../app/temporal';
 
-const CLOUD_HINT = 'Temporal Cloud takes search attributes in its web UI or with `tcld namespace search-attributes add`, not through the operator API.';
+const CLOUD_HINT =
+  'Temporal Cloud takes search attributes in its web UI or with `tcld namespace search-attributes add`, not through the operator API.';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const connection = await Connection.connect(temporalConnectionOptions(config));
   try {
     const outcomes = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE).catch((error: unknown) => {
-      if (config.TEMPORAL_API_KEY && !(error instanceof SearchAttributeConflict)) throw new Error(`${(error as Error).message}\n${CLOUD_HINT}`);
+      if (config.TEMPORAL_API_KEY && !(error instanceof SearchAttributeConflict))
+        throw new Error(`${(error as Error).message}\n${CLOUD_HINT}`);
       throw error;
     });
     console.log(`Search attributes of namespace ${config.TEMPORAL_NAMESPACE} at ${config.TEMPORAL_ADDRESS}:`);

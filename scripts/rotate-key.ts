@@ -21,9 +21,14 @@ async function main(): Promise<void> {
     await migrateToLatest(database.db);
     // Sealed with the key the services seal with: the configured one, or the one `npm start` generated under DATA_DIR.
     const dataDir = path.resolve(config.DATA_DIR);
-    const current = config.SECRETS_ENCRYPTION_KEY ?? (existsSync(path.join(dataDir, DEV_SECRETS_KEY_FILE)) ? devSecretsKey(dataDir).key : undefined);
+    const current =
+      config.SECRETS_ENCRYPTION_KEY ??
+      (existsSync(path.join(dataDir, DEV_SECRETS_KEY_FILE)) ? devSecretsKey(dataDir).key : undefined);
     const secretKeys = secretKeysFrom(current, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS);
-    const kid = await rotateSigningKey(database.db, { maxTokenTtlSeconds: Math.max(config.AUTH_ACCESS_TOKEN_TTL_SECONDS, LONGEST_TOKEN_TTL_SECONDS), secretKeys });
+    const kid = await rotateSigningKey(database.db, {
+      maxTokenTtlSeconds: Math.max(config.AUTH_ACCESS_TOKEN_TTL_SECONDS, LONGEST_TOKEN_TTL_SECONDS),
+      secretKeys,
+    });
     console.log(`New signing key ${kid}; API instances pick it up within a minute.`);
   } finally {
     await database.close();

@@ -6,7 +6,15 @@ import type { SearchAttributeType } from '@temporalio/common';
 import { ALL_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 import { portAnswers } from '../lib/net';
 
-const SEARCH_ATTRIBUTE_TYPE_NAMES: Record<SearchAttributeType, string> = { KEYWORD: 'Keyword', DOUBLE: 'Double', TEXT: 'Text', INT: 'Int', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
+const SEARCH_ATTRIBUTE_TYPE_NAMES: Record<SearchAttributeType, string> = {
+  KEYWORD: 'Keyword',
+  DOUBLE: 'Double',
+  TEXT: 'Text',
+  INT: 'Int',
+  BOOL: 'Bool',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+};
 
 export interface DevServer {
   address: string;
@@ -91,7 +99,8 @@ async function stopPid(pid: number): Promise<void> {
 async function waitUntilPortFree(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (await portAnswers(port)) {
-    if (Date.now() > deadline) throw new Error(`port ${port} is still taken ${timeoutMs} ms after its server was stopped`);
+    if (Date.now() > deadline)
+      throw new Error(`port ${port} is still taken ${timeoutMs} ms after its server was stopped`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -122,7 +131,11 @@ const timer = setInterval(() => {
 `;
 
 function watchParent(childPid: number): void {
-  const watchdog = spawn(process.execPath, ['-e', WATCHDOG_SOURCE, String(process.pid), String(childPid), String(STOP_GRACE_MS)], { stdio: 'ignore', detached: true });
+  const watchdog = spawn(
+    process.execPath,
+    ['-e', WATCHDOG_SOURCE, String(process.pid), String(childPid), String(STOP_GRACE_MS)],
+    { stdio: 'ignore', detached: true },
+  );
   watchdog.unref();
 }
 
@@ -130,9 +143,20 @@ function watchParent(childPid: number): void {
  * What an earlier run left on the port: its own healthy server is taken over, its own unhealthy one stopped;
  * anything else on the port is an error that names it.
  */
-async function reclaim(options: { port: number; pidFile?: string; dbFilename?: string }): Promise<PidRecord | undefined> {
+async function reclaim(options: {
+  port: number;
+  pidFile?: string;
+  dbFilename?: string;
+}): Promise<PidRecord | undefined> {
   const record = options.pidFile ? readPidRecord(options.pidFile) : undefined;
-  const ours = record && options.dbFilename && record.port === options.port && isAlive(record.pid) && runsDevServerOf(record.pid, options.dbFilename) ? record : undefined;
+  const ours =
+    record &&
+    options.dbFilename &&
+    record.port === options.port &&
+    isAlive(record.pid) &&
+    runsDevServerOf(record.pid, options.dbFilename)
+      ? record
+      : undefined;
   if (record && !ours && options.pidFile) rmSync(options.pidFile, { force: true });
   if (ours) {
     if (await serves(`127.0.0.1:${options.port}`, 2000)) return ours;
@@ -141,7 +165,9 @@ async function reclaim(options: { port: number; pidFile?: string; dbFilename?: s
     await waitUntilPortFree(options.port, STOP_GRACE_MS);
   }
   if (await portAnswers(options.port)) {
-    throw new Error(`Port ${options.port} is taken by a process that is not this data folder's Temporal dev server; stop it, or set TEMPORAL_ADDRESS to use it`);
+    throw new Error(
+      `Port ${options.port} is taken by a process that is not this data folder's Temporal dev server; stop it, or set TEMPORAL_ADDRESS to use it`,
+    );
   }
   return undefined;
 }
@@ -161,7 +187,9 @@ async function waitUntilServing(address: string, child: ChildProcess, timeoutMs:
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
-  throw new Error(`temporal server did not serve within ${timeoutMs} ms: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
+  throw new Error(
+    `temporal server did not serve within ${timeoutMs} ms: ${lastError instanceof Error ? lastError.message : String(lastError)}`,
+  );
 }
 
 /**
@@ -221,13 +249,17 @@ export async function startTemporalDevServer(options: {
     'error',
     '--dynamic-config-value',
     'frontend.enableExecuteMultiOperation=true',
-    ...ALL_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_TYPE_NAMES[key.type]}`]),
+    ...ALL_SEARCH_ATTRIBUTES.flatMap((key) => [
+      '--search-attribute',
+      `${key.name}=${SEARCH_ATTRIBUTE_TYPE_NAMES[key.type]}`,
+    ]),
   ];
   const child = spawn(options.cli, args, { stdio: ['ignore', 'ignore', options.quiet ? 'ignore' : 'inherit'] });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start ${options.cli}`);
   watchParent(pid);
-  if (pidFile && dbFilename) writeFileSync(pidFile, JSON.stringify({ pid, port: options.port, db_filename: dbFilename } satisfies PidRecord));
+  if (pidFile && dbFilename)
+    writeFileSync(pidFile, JSON.stringify({ pid, port: options.port, db_filename: dbFilename } satisfies PidRecord));
   try {
     await waitUntilServing(address, child, 60_000);
   } catch (error) {

@@ -27,7 +27,9 @@ Uses DATABASE_URL, or the embedded Postgres of \`npm start\` (running or not).`;
 
 class UsageError extends Error {}
 
-function parseOptions(argv: string[]): { help: true } | { help: false; name: string; organization: string; scopes: string[]; days: number | undefined } {
+function parseOptions(
+  argv: string[],
+): { help: true } | { help: false; name: string; organization: string; scopes: string[]; days: number | undefined } {
   let values;
   try {
     ({ values } = parseArgs({
@@ -45,10 +47,17 @@ function parseOptions(argv: string[]): { help: true } | { help: false; name: str
   }
   if (values.help) return { help: true };
   // No default: a token that silently held every scope (cloud:admin:global included) would be the easiest one to mint.
-  if (values.scopes === undefined) throw new UsageError('--scopes is required: name the scopes the token needs, e.g. --scopes orch:read');
-  const scopes = values.scopes.split(',').map((scope) => scope.trim()).filter(Boolean);
+  if (values.scopes === undefined)
+    throw new UsageError('--scopes is required: name the scopes the token needs, e.g. --scopes orch:read');
+  const scopes = values.scopes
+    .split(',')
+    .map((scope) => scope.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((scope) => !isGrantableScope(scope));
-  if (unknown.length > 0 || scopes.length === 0) throw new UsageError(`Scopes must be among ${SCOPES.join(', ')}, or prompt grants (prompt:read:<key>); got ${values.scopes}`);
+  if (unknown.length > 0 || scopes.length === 0)
+    throw new UsageError(
+      `Scopes must be among ${SCOPES.join(', ')}, or prompt grants (prompt:read:<key>); got ${values.scopes}`,
+    );
   const days = values.days === undefined ? undefined : Number(values.days);
   if (days !== undefined && !(days > 0)) throw new UsageError('--days must be a positive number');
   return { help: false, name: values.name, organization: values.organization, scopes, days };
@@ -63,7 +72,8 @@ async function main(): Promise<void> {
   const database = await openDatabase(loadConfig(process.env), { serveEmbedded: false });
   try {
     await migrateToLatest(database.db);
-    if (!(await findOrganization(database.db, options.organization))) throw new Error(`No organization ${options.organization}`);
+    if (!(await findOrganization(database.db, options.organization)))
+      throw new Error(`No organization ${options.organization}`);
     const { token, token_id } = await mintPersonalAccessToken(database.db, {
       name: options.name,
       scopes: options.scopes,
@@ -71,7 +81,9 @@ async function main(): Promise<void> {
       expiresAt: options.days === undefined ? null : new Date(Date.now() + options.days * 86_400_000),
       createdBy: 'npm run token',
     });
-    console.log(`Personal access token ${token_id} in ${options.organization} (${options.scopes.join(' ')}) — shown once, store it now:\n${token}`);
+    console.log(
+      `Personal access token ${token_id} in ${options.organization} (${options.scopes.join(' ')}) — shown once, store it now:\n${token}`,
+    );
   } finally {
     await database.close();
   }

@@ -18,7 +18,14 @@ import { parseArgs } from 'node:util';
 import type { ConsistencyBundle, InclusionBundle } from '../services/ledger/formats';
 import { CONSISTENCY_BUNDLE_FORMAT, EXPORT_FORMAT, INCLUSION_BUNDLE_FORMAT } from '../services/ledger/formats';
 import { NoteError, parseVerifierKey, type NoteVerifier } from '../lib/signed-note';
-import { verifyAttestation, verifyConsistencyBundle, verifyExport, verifyInclusionBundle, type AttestationDocument, type VerifyReport } from '../services/ledger/verify';
+import {
+  verifyAttestation,
+  verifyConsistencyBundle,
+  verifyExport,
+  verifyInclusionBundle,
+  type AttestationDocument,
+  type VerifyReport,
+} from '../services/ledger/verify';
 
 class UsageError extends Error {}
 
@@ -34,15 +41,22 @@ function readArguments(argv: string[]) {
     },
   });
   const vkey = values.key ?? (values['key-file'] ? readFileSync(values['key-file'], 'utf8').trim() : undefined);
-  if (!vkey) throw new UsageError('Give the log’s verifier key with --key or --key-file (GET /v1/ledger/key answers it)');
-  if (positionals.length !== 1) throw new UsageError('Give one file to verify: a bundle (.json) or an export (.ndjson), or - for stdin');
+  if (!vkey)
+    throw new UsageError('Give the log’s verifier key with --key or --key-file (GET /v1/ledger/key answers it)');
+  if (positionals.length !== 1)
+    throw new UsageError('Give one file to verify: a bundle (.json) or an export (.ndjson), or - for stdin');
   let verifier: NoteVerifier;
   try {
     verifier = parseVerifierKey(vkey);
   } catch (error) {
     throw new UsageError(`The verifier key is not valid: ${(error as NoteError).message}`);
   }
-  return { verifier, file: positionals[0]!, trusted: (values['trusted-checkpoint'] ?? []).map((path) => readFileSync(path, 'utf8')), json: values.json };
+  return {
+    verifier,
+    file: positionals[0]!,
+    trusted: (values['trusted-checkpoint'] ?? []).map((path) => readFileSync(path, 'utf8')),
+    json: values.json,
+  };
 }
 
 function parsed(text: string): { format?: unknown } | undefined {
@@ -58,23 +72,37 @@ function parsed(text: string): { format?: unknown } | undefined {
  * exports are streamed line by line, so a log of millions of leaves needs no more memory than one line).
  */
 async function verify(file: string, verifier: NoteVerifier, trusted: string[]): Promise<VerifyReport> {
-  const reader = createInterface({ input: file === '-' ? process.stdin : createReadStream(file), crlfDelay: Infinity })[Symbol.asyncIterator]();
+  const reader = createInterface({ input: file === '-' ? process.stdin : createReadStream(file), crlfDelay: Infinity })[
+    Symbol.asyncIterator
+  ]();
   const first = await reader.next();
   const head = first.done ? '' : first.value;
   if (parsed(head)?.format === EXPORT_FORMAT) {
     const rest = { [Symbol.asyncIterator]: () => reader };
-    return verifyExport((async function* () {
-      yield head;
-      yield* rest;
-    })(), verifier, { trusted });
+    return verifyExport(
+      (async function* () {
+        yield head;
+        yield* rest;
+      })(),
+      verifier,
+      { trusted },
+    );
   }
   let text = head;
   for (let line = await reader.next(); !line.done; line = await reader.next()) text += `\n${line.value}`;
   const bundle = parsed(text);
   if (bundle?.format === INCLUSION_BUNDLE_FORMAT) return verifyInclusionBundle(bundle as InclusionBundle, verifier);
-  if (bundle?.format === CONSISTENCY_BUNDLE_FORMAT) return verifyConsistencyBundle(bundle as ConsistencyBundle, verifier);
-  if (bundle && 'attestationId' in bundle && 'signature' in bundle) return verifyAttestation(bundle as unknown as AttestationDocument, verifier);
-  return { ok: false, verified: [], problems: [`${file} is not a ${INCLUSION_BUNDLE_FORMAT} or ${CONSISTENCY_BUNDLE_FORMAT} bundle, an attestation, or a ${EXPORT_FORMAT} export`] };
+  if (bundle?.format === CONSISTENCY_BUNDLE_FORMAT)
+    return verifyConsistencyBundle(bundle as ConsistencyBundle, verifier);
+  if (bundle && 'attestationId' in bundle && 'signature' in bundle)
+    return verifyAttestation(bundle as unknown as AttestationDocument, verifier);
+  return {
+    ok: false,
+    verified: [],
+    problems: [
+      `${file} is not a ${INCLUSION_BUNDLE_FORMAT} or ${CONSISTENCY_BUNDLE_FORMAT} bundle, an attestation, or a ${EXPORT_FORMAT} export`,
+    ],
+  };
 }
 
 async function main(): Promise<number> {
@@ -82,7 +110,9 @@ async function main(): Promise<number> {
   try {
     options = readArguments(process.argv.slice(2));
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\nUsage: npm run verify -- --key <verifier key> [--trusted-checkpoint <file>] [--json] <file>\n`);
+    process.stderr.write(
+      `${(error as Error).message}\n\nUsage: npm run verify -- --key <verifier key> [--trusted-checkpoint <file>] [--json] <file>\n`,
+    );
     return 2;
   }
   const report = await verify(options.file, options.verifier, options.trusted);

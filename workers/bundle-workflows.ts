@@ -9,7 +9,9 @@ const [workflowsPath] = args.filter((arg) => arg !== TRACED_FLAG);
 bundleWorkflows(workflowsPath, { traced: args.includes(TRACED_FLAG) }).then(
   (bundle) => process.send!(bundle, () => process.exit(0)),
   (error: unknown) => {
-    process.stderr.write(`bundling the workflows failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `bundling the workflows failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

@@ -1,8 +1,19 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
 import type { Knex } from 'knex';
 import { createActivities } from '../activities';
 import type { WorkerSettings } from '../activities/settings';
@@ -19,7 +30,10 @@ export const WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows', 'index');
 const TRACING_WORKFLOW_INTERCEPTORS = '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors';
 
 /** Bundling takes seconds; build it once per process and share it between workers. */
-export async function bundleWorkflows(workflowsPath: string = require.resolve(WORKFLOWS_PATH), options: { traced?: boolean } = {}): Promise<WorkflowBundleWithSourceMap> {
+export async function bundleWorkflows(
+  workflowsPath: string = require.resolve(WORKFLOWS_PATH),
+  options: { traced?: boolean } = {},
+): Promise<WorkflowBundleWithSourceMap> {
   const workflowInterceptorModules = options.traced ? [require.resolve(TRACING_WORKFLOW_INTERCEPTORS)] : [];
   return bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: quietBundlerLogger });
 }
@@ -28,7 +42,10 @@ export async function bundleWorkflows(workflowsPath: string = require.resolve(WO
  * The bundle made in a child process: the bundler's memory (hundreds of MB, which a heap once grown keeps)
  * goes with that process instead of staying in a long-running worker's.
  */
-export function bundleWorkflowsApart(workflowsPath?: string, options: { traced?: boolean } = {}): Promise<WorkflowBundleWithSourceMap> {
+export function bundleWorkflowsApart(
+  workflowsPath?: string,
+  options: { traced?: boolean } = {},
+): Promise<WorkflowBundleWithSourceMap> {
   return new Promise((resolve, reject) => {
     const entry = require.resolve('./bundle-workflows');
     // From the sources (npm start, tests) the child needs tsx's loader, whatever loaded this process's.
@@ -70,16 +87,30 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     workflowBundle: deps.workflowBundle,
-    activities: createActivities({ db: deps.db, settings: deps.settings, logger: deps.logger, temporal: new Client({ connection: deps.connection, namespace: deps.namespace }) }),
+    activities: createActivities({
+      db: deps.db,
+      settings: deps.settings,
+      logger: deps.logger,
+      temporal: new Client({ connection: deps.connection, namespace: deps.namespace }),
+    }),
     ...(deps.settings.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: deps.settings.maxCachedWorkflows } : {}),
     ...(deps.tracing ? tracedWorkerOptions(deps.tracing) : {}),
   });
 }
 
 /** An activity span per attempt, a child of the workflow's span that scheduled it; the workflow's spans leave the sandbox through the exporter sink. */
-function tracedWorkerOptions(tracing: Pick<Tracing, 'spanProcessor' | 'resource'>): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+function tracedWorkerOptions(
+  tracing: Pick<Tracing, 'spanProcessor' | 'resource'>,
+): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   return {
-    interceptors: { activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })] },
+    interceptors: {
+      activity: [
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
+    },
     sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
   };
 }
@@ -88,7 +119,10 @@ function tracedWorkerOptions(tracing: Pick<Tracing, 'spanProcessor' | 'resource'
  * Routes the SDK's own logs (worker, workflow and activity) into our JSON logger, once per process (the SDK
  * allows one runtime); with metricsBindAddress, the SDK serves its worker metrics there in Prometheus's format.
  */
-export function installWorkerRuntime(logger: Logger, options: { handleSignals?: boolean; metricsBindAddress?: string | undefined } = {}): void {
+export function installWorkerRuntime(
+  logger: Logger,
+  options: { handleSignals?: boolean; metricsBindAddress?: string | undefined } = {},
+): void {
   // Checked before the call: winston would build the entry (and copy the SDK's metadata) only to drop it.
   const forward = (level: 'error' | 'warn' | 'info' | 'debug') => (message: string, meta?: Record<string, unknown>) => {
     if (logger.isLevelEnabled(level)) logger.log(level, message, { component: 'temporal', ...meta });
@@ -98,10 +132,25 @@ export function installWorkerRuntime(logger: Logger, options: { handleSignals?: 
     ...(options.handleSignals === false ? { shutdownSignals: [] } : {}),
     // Prometheus's conventions: seconds, with the unit and _total in the name (temporal_workflow_task_schedule_to_start_latency_seconds).
     ...(options.metricsBindAddress
-      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: options.metricsBindAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } } }
+      ? {
+          telemetryOptions: {
+            metrics: {
+              prometheus: {
+                bindAddress: options.metricsBindAddress,
+                countersTotalSuffix: true,
+                unitSuffix: true,
+                useSecondsForDurations: true,
+              },
+            },
+          },
+        }
       : {}),
     logger: {
-      log: (level, message, meta) => forward(level === 'TRACE' ? 'debug' : (level.toLowerCase() as 'error' | 'warn' | 'info' | 'debug'))(message, meta),
+      log: (level, message, meta) =>
+        forward(level === 'TRACE' ? 'debug' : (level.toLowerCase() as 'error' | 'warn' | 'info' | 'debug'))(
+          message,
+          meta,
+        ),
       trace: forward('debug'),
       debug: forward('debug'),
       info: forward('info'),

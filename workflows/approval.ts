@@ -11,14 +11,37 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createApprovalActivities } from '../activities/approvals';
-import { approvalCreatedUpdate, approvalEndedSignal, approvalQuery, approvalRequestedSignal, cancelApprovalUpdate, respondUpdate } from '../contracts/approval';
+import {
+  approvalCreatedUpdate,
+  approvalEndedSignal,
+  approvalQuery,
+  approvalRequestedSignal,
+  cancelApprovalUpdate,
+  respondUpdate,
+} from '../contracts/approval';
 import type { ApprovalRequest, ApprovalState, CancelApprovalInput, RespondInput } from '../contracts/approval';
-import { DATABASE_ACTIVITY_RETRY, failedWith, FAILURE_TYPES, refuseWith, storageFailure, type WorkflowFailure } from '../contracts/failures';
+import {
+  DATABASE_ACTIVITY_RETRY,
+  failedWith,
+  FAILURE_TYPES,
+  refuseWith,
+  storageFailure,
+  type WorkflowFailure,
+} from '../contracts/failures';
 import { PlatformStatusKey } from '../contracts/search-attributes';
-import { answerRefusal, approvalRecord, endedTransition, requestedTransition, type ApprovalEnding, type ApprovalTransition } from '../domain/approval-steps';
+import {
+  answerRefusal,
+  approvalRecord,
+  endedTransition,
+  requestedTransition,
+  type ApprovalEnding,
+  type ApprovalTransition,
+} from '../domain/approval-steps';
 import { unstorableRefusal } from '../domain/storable-text';
 
-const { recordApprovalStep, claimApprovalEnding, projectApproval } = proxyLocalActivities<ReturnType<typeof createApprovalActivities>>({
+const { recordApprovalStep, claimApprovalEnding, projectApproval } = proxyLocalActivities<
+  ReturnType<typeof createApprovalActivities>
+>({
   startToCloseTimeout: '10 seconds',
   retry: DATABASE_ACTIVITY_RETRY,
 });
@@ -40,7 +63,13 @@ export async function approvalWorkflow(request: ApprovalRequest, opened?: Approv
   const { approval_id } = request;
   const deadline = Date.parse(request.expires_at);
   const now = () => new Date().toISOString();
-  const state: ApprovalState = { ...request, version: 0, status: 'pending', created_at: new Date(workflowInfo().startTime).toISOString(), updated_at: now() };
+  const state: ApprovalState = {
+    ...request,
+    version: 0,
+    status: 'pending',
+    created_at: new Date(workflowInfo().startTime).toISOString(),
+    updated_at: now(),
+  };
   let recordedVersion = 0;
   /** The request as first recorded: what its creator is answered with. */
   let requested: ApprovalState | undefined = undefined;
@@ -52,7 +81,10 @@ export async function approvalWorkflow(request: ApprovalRequest, opened?: Approv
   let ended: ApprovalState | undefined;
 
   const mustBePending = (input: RespondInput | CancelApprovalInput) => {
-    refuseWith(FAILURE_TYPES.approvalNotPending, answerRefusal(state, answer !== undefined || ended !== undefined, Date.now(), deadline));
+    refuseWith(
+      FAILURE_TYPES.approvalNotPending,
+      answerRefusal(state, answer !== undefined || ended !== undefined, Date.now(), deadline),
+    );
     refuseWith(FAILURE_TYPES.invalidData, unstorableRefusal(input, 'answer'));
   };
   const settled = async () => {
@@ -92,7 +124,10 @@ export async function approvalWorkflow(request: ApprovalRequest, opened?: Approv
     const at = now();
     Object.assign(state, transition.changes, { version: state.version + 1, updated_at: at });
     upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-    const anchor = await recordApprovalStep({ provenance: approvalRecord(request, state, transition, at), state: { ...state } }).catch(async (error: unknown) => {
+    const anchor = await recordApprovalStep({
+      provenance: approvalRecord(request, state, transition, at),
+      state: { ...state },
+    }).catch(async (error: unknown) => {
       throw await fail(error);
     });
     state.provenance_id = anchor.transaction_id;
@@ -107,7 +142,14 @@ export async function approvalWorkflow(request: ApprovalRequest, opened?: Approv
     failure = failed;
     Object.assign(state, { status: 'failed', failure, version: state.version + 1, updated_at: now() });
     upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-    if (recorded) await projectApproval({ ...recorded, status: 'failed', failure, version: state.version, updated_at: state.updated_at }).catch(() => undefined);
+    if (recorded)
+      await projectApproval({
+        ...recorded,
+        status: 'failed',
+        failure,
+        version: state.version,
+        updated_at: state.updated_at,
+      }).catch(() => undefined);
     await condition(allHandlersFinished);
     return failedWith(failure);
   }
@@ -150,7 +192,12 @@ export async function approvalWorkflow(request: ApprovalRequest, opened?: Approv
   } catch (error) {
     if (!isCancellation(error)) throw error;
     if (ended) adopt(ended);
-    else await CancellationScope.nonCancellable(() => (patched(CLAIMED_ENDINGS) ? claimEnding('workflow_cancelled') : step(endedTransition(request, { kind: 'workflow_cancelled' }, now()))));
+    else
+      await CancellationScope.nonCancellable(() =>
+        patched(CLAIMED_ENDINGS)
+          ? claimEnding('workflow_cancelled')
+          : step(endedTransition(request, { kind: 'workflow_cancelled' }, now())),
+      );
     throw error;
   }
   if (ended) adopt(ended);

@@ -1,4 +1,13 @@
-import { ActivityFailure, allHandlersFinished, condition, continueAsNew, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks';
 import { wakeSignal } from '../contracts/dispatch-outbox';
 import { DATABASE_ACTIVITY_RETRY } from '../contracts/failures';

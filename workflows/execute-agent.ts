@@ -16,19 +16,49 @@ import {
 } from '@temporalio/workflow';
 import type { createExecutionActivities } from '../activities/executions';
 import { approvalRequestedSignal } from '../contracts/approval';
-import { cancelExecutionUpdate, executionAcceptedUpdate, executionQuery, progressUpdate } from '../contracts/execute-agent';
+import {
+  cancelExecutionUpdate,
+  executionAcceptedUpdate,
+  executionQuery,
+  progressUpdate,
+} from '../contracts/execute-agent';
 import { queuedExecution, retryPolicyOf } from '../contracts/execute-agent';
-import type { AttemptFailureDetails, CancelExecutionInput, ExecuteAgentInput, ExecutionState, ProgressReport } from '../contracts/execute-agent';
-import { DATABASE_ACTIVITY_RETRY, failedWith, FAILURE_TYPES, refuseWith, storageFailure, type WorkflowFailure } from '../contracts/failures';
+import type {
+  AttemptFailureDetails,
+  CancelExecutionInput,
+  ExecuteAgentInput,
+  ExecutionState,
+  ProgressReport,
+} from '../contracts/execute-agent';
+import {
+  DATABASE_ACTIVITY_RETRY,
+  failedWith,
+  FAILURE_TYPES,
+  refuseWith,
+  storageFailure,
+  type WorkflowFailure,
+} from '../contracts/failures';
 import { PlatformStatusKey } from '../contracts/search-attributes';
-import { callbackTransition, cancelRefusal, executionRecord, finishedTransition, progressChanges, progressRefusal, queuedTransition, startedTransition } from '../domain/execution-steps';
+import {
+  callbackTransition,
+  cancelRefusal,
+  executionRecord,
+  finishedTransition,
+  progressChanges,
+  progressRefusal,
+  queuedTransition,
+  startedTransition,
+} from '../domain/execution-steps';
 import type { ExecutionEnding, ExecutionTransition } from '../domain/execution-steps';
 import { unstorableRefusal } from '../domain/storable-text';
 import { approvalWorkflow } from './approval';
 
 type Activities = ReturnType<typeof createExecutionActivities>;
 
-const { recordExecutionStep, projectExecution } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: DATABASE_ACTIVITY_RETRY });
+const { recordExecutionStep, projectExecution } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: DATABASE_ACTIVITY_RETRY,
+});
 
 /** The attempt an invocation or callback failure reports in its details. */
 function attemptOf(error: ActivityFailure): number | undefined {
@@ -66,7 +96,10 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
   });
   // Accepted once queued and, when an approval is asked for, once that request is recorded too.
   setHandler(executionAcceptedUpdate, async () => {
-    await condition(() => (accepted !== undefined && (!input.approval || approvalRequested)) || finishedRecorded || failure !== undefined);
+    await condition(
+      () =>
+        (accepted !== undefined && (!input.approval || approvalRequested)) || finishedRecorded || failure !== undefined,
+    );
     if (!accepted && failure) throw failedWith(failure);
     return accepted ?? state;
   });
@@ -77,7 +110,12 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
       work.cancel();
       await condition(() => finishedRecorded || failure !== undefined);
       if (failure) throw failedWith(failure);
-      refuseWith(FAILURE_TYPES.executionNotCancellable, state.status === 'cancelled' ? undefined : `Execution ${execution_id} ${state.status} before it could be cancelled`);
+      refuseWith(
+        FAILURE_TYPES.executionNotCancellable,
+        state.status === 'cancelled'
+          ? undefined
+          : `Execution ${execution_id} ${state.status} before it could be cancelled`,
+      );
       return state;
     },
     {
@@ -99,7 +137,10 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
     },
     {
       validator: (report: ProgressReport) => {
-        refuseWith(FAILURE_TYPES.executionNotProcessing, progressRefusal(state, cancelRequest !== undefined, report.attempt));
+        refuseWith(
+          FAILURE_TYPES.executionNotProcessing,
+          progressRefusal(state, cancelRequest !== undefined, report.attempt),
+        );
         refuseWith(FAILURE_TYPES.invalidData, unstorableRefusal(report, 'progress report'));
       },
     },
@@ -111,7 +152,11 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
       const at = now();
       Object.assign(state, transition.changes, { version: state.version + 1, updated_at: at });
       upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-      const anchor = await recordExecutionStep({ provenance: executionRecord(state, transition, at), state: { ...state }, organization_id: input.organization_id }).catch(async (error: unknown) => {
+      const anchor = await recordExecutionStep({
+        provenance: executionRecord(state, transition, at),
+        state: { ...state },
+        organization_id: input.organization_id,
+      }).catch(async (error: unknown) => {
         throw await fail(error);
       });
       state.provenance_id = anchor.transaction_id;
@@ -124,9 +169,26 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
     if (!failed) return error;
     failure = failed;
     const at = now();
-    Object.assign(state, { status: 'failed', error_json: { ...failed }, completed_at: at, version: state.version + 1, updated_at: at });
+    Object.assign(state, {
+      status: 'failed',
+      error_json: { ...failed },
+      completed_at: at,
+      version: state.version + 1,
+      updated_at: at,
+    });
     upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-    if (recorded) await projectExecution({ ...recorded, status: 'failed', error_json: { ...failed }, completed_at: at, version: state.version, updated_at: at }, input.organization_id).catch(() => undefined);
+    if (recorded)
+      await projectExecution(
+        {
+          ...recorded,
+          status: 'failed',
+          error_json: { ...failed },
+          completed_at: at,
+          version: state.version,
+          updated_at: at,
+        },
+        input.organization_id,
+      ).catch(() => undefined);
     await condition(allHandlersFinished);
     return failedWith(failed);
   }
@@ -145,8 +207,12 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
   try {
     ending = await work.run(async (): Promise<ExecutionEnding> => {
       if (input.approval) {
-        const approval = await executeChild(approvalWorkflow, { workflowId: input.approval.approval_id, args: [input.approval] });
-        if (approval.status !== 'approved') return { kind: 'not_approved', approval_id: approval.approval_id, approval_status: approval.status };
+        const approval = await executeChild(approvalWorkflow, {
+          workflowId: input.approval.approval_id,
+          args: [input.approval],
+        });
+        if (approval.status !== 'approved')
+          return { kind: 'not_approved', approval_id: approval.approval_id, approval_status: approval.status };
         // The approver's modified parameters are what the agent receives.
         if (approval.modified_params) state.parameters = { ...state.parameters, ...approval.modified_params };
       }
@@ -167,11 +233,22 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
     if (isCancellation(error)) ending = { kind: 'cancelled', request: cancelRequest };
     else if (error instanceof ChildWorkflowFailure && input.approval) {
       const cause = error.cause instanceof ApplicationFailure ? error.cause : undefined;
-      ending = { kind: 'approval_failed', approval_id: input.approval.approval_id, type: cause?.type ?? 'approval_failed', message: cause?.message ?? error.message };
+      ending = {
+        kind: 'approval_failed',
+        approval_id: input.approval.approval_id,
+        type: cause?.type ?? 'approval_failed',
+        message: cause?.message ?? error.message,
+      };
     } else if (error instanceof ActivityFailure) {
       const cause = error.cause instanceof ApplicationFailure ? error.cause : undefined;
       const details = cause?.details?.[0] as AttemptFailureDetails | undefined;
-      ending = { kind: 'failed', type: cause?.type ?? undefined, message: cause?.message ?? error.message, attempt: attemptOf(error), status: details?.status };
+      ending = {
+        kind: 'failed',
+        type: cause?.type ?? undefined,
+        message: cause?.message ?? error.message,
+        attempt: attemptOf(error),
+        status: details?.status,
+      };
     } else throw error;
   }
 
@@ -180,16 +257,31 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
 
   if (input.callback) {
     const callback = input.callback;
-    const { deliverCallback } = proxyActivities<Activities>({ startToCloseTimeout: callback.timeout_ms + 5000, retry: retryPolicyOf(callback.retry, callback.max_attempts) });
+    const { deliverCallback } = proxyActivities<Activities>({
+      startToCloseTimeout: callback.timeout_ms + 5000,
+      retry: retryPolicyOf(callback.retry, callback.max_attempts),
+    });
     let outcome: { success: boolean; attempts: number; error?: string };
     try {
       const delivered = await CancellationScope.nonCancellable(() =>
-        deliverCallback({ execution_id, url: callback.url, requested_by: input.requested_by, organization_id: input.organization_id, timeout_ms: callback.timeout_ms, event: `execution.${state.status}`, execution: { ...state } }),
+        deliverCallback({
+          execution_id,
+          url: callback.url,
+          requested_by: input.requested_by,
+          organization_id: input.organization_id,
+          timeout_ms: callback.timeout_ms,
+          event: `execution.${state.status}`,
+          execution: { ...state },
+        }),
       );
       outcome = { success: true, attempts: delivered.attempt };
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      outcome = { success: false, attempts: attemptOf(error) ?? callback.max_attempts, error: error.cause?.message ?? error.message };
+      outcome = {
+        success: false,
+        attempts: attemptOf(error) ?? callback.max_attempts,
+        error: error.cause?.message ?? error.message,
+      };
     }
     await step(callbackTransition(callback.url, outcome));
   }

@@ -2,7 +2,14 @@ import { ApplicationFailure, continueAsNew, proxyActivities } from '@temporalio/
 import type { ComplianceReportProjection, createComplianceActivities } from '../activities/compliance';
 import { DATABASE_ACTIVITY_RETRY, FAILURE_TYPES } from '../contracts/failures';
 import type { GenerateComplianceReportInput, ScanCursor } from '../contracts/generate-compliance-report';
-import { buildComplianceReport, emptyTally, mergeTallies, quarterRange, type ComplianceReport, type ComplianceTally } from '../domain/compliance';
+import {
+  buildComplianceReport,
+  emptyTally,
+  mergeTallies,
+  quarterRange,
+  type ComplianceReport,
+  type ComplianceTally,
+} from '../domain/compliance';
 
 /** The root cause's message: an activity's failure wraps the error that made it fail. */
 function rootMessage(error: unknown): string {
@@ -16,8 +23,12 @@ function rootMessage(error: unknown): string {
  * activity, so a period of millions of records never passes through the workflow), adds the tallies up,
  * and projects the report into Postgres, where GET report_url serves it. The workflow id is the report id.
  */
-export async function generateComplianceReportWorkflow(input: GenerateComplianceReportInput): Promise<ComplianceReport> {
-  const { scanCompliancePage, latestLedgerSnapshot, projectComplianceReport } = proxyActivities<ReturnType<typeof createComplianceActivities>>({
+export async function generateComplianceReportWorkflow(
+  input: GenerateComplianceReportInput,
+): Promise<ComplianceReport> {
+  const { scanCompliancePage, latestLedgerSnapshot, projectComplianceReport } = proxyActivities<
+    ReturnType<typeof createComplianceActivities>
+  >({
     startToCloseTimeout: input.activity_timeout_ms,
     retry: DATABASE_ACTIVITY_RETRY,
   });
@@ -33,10 +44,16 @@ export async function generateComplianceReportWorkflow(input: GenerateCompliance
     });
 
   const range = quarterRange(input.request.period);
-  if (!range) throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidPeriod, message: `${input.request.period} is not a quarter (YYYY-Qn)`, nonRetryable: true });
+  if (!range)
+    throw ApplicationFailure.create({
+      type: FAILURE_TYPES.invalidPeriod,
+      message: `${input.request.period} is not a quarter (YYYY-Qn)`,
+      nonRetryable: true,
+    });
   if (!input.carried) await project({ version: 1, status: 'generating', report: null, error: null });
 
-  let outcome: { kind: 'continue'; tally: ComplianceTally; after: ScanCursor | null } | { kind: 'done'; report: ComplianceReport };
+  let outcome:
+    { kind: 'continue'; tally: ComplianceTally; after: ScanCursor | null } | { kind: 'done'; report: ComplianceReport };
   try {
     let tally = input.carried?.tally ?? emptyTally();
     let after = input.carried?.after ?? null;
@@ -45,7 +62,14 @@ export async function generateComplianceReportWorkflow(input: GenerateCompliance
         outcome = { kind: 'continue', tally, after };
         break;
       }
-      const page = await scanCompliancePage({ range, domains: input.request.domains, organization_id: input.organization_id, after, page_size: input.page_size, max_violations: input.max_violations });
+      const page = await scanCompliancePage({
+        range,
+        domains: input.request.domains,
+        organization_id: input.organization_id,
+        after,
+        page_size: input.page_size,
+        max_violations: input.max_violations,
+      });
       tally = mergeTallies(tally, page.tally, input.max_violations);
       if (!page.next) {
         const report = buildComplianceReport({
@@ -68,6 +92,10 @@ export async function generateComplianceReportWorkflow(input: GenerateCompliance
     await project({ version: 2, status: 'failed', report: null, error: rootMessage(error) });
     throw error;
   }
-  if (outcome.kind === 'continue') return continueAsNew<typeof generateComplianceReportWorkflow>({ ...input, carried: { tally: outcome.tally, after: outcome.after } });
+  if (outcome.kind === 'continue')
+    return continueAsNew<typeof generateComplianceReportWorkflow>({
+      ...input,
+      carried: { tally: outcome.tally, after: outcome.after },
+    });
   return outcome.report;
 }

@@ -14,8 +14,19 @@ export async function decide(run: RoutingRun): Promise<Decided> {
   const { reviewers, ...context } = await routingActivities.loadRoutingContext(task, run.input.organization_id);
   const { moments, verdict } = decideRoutingMoments({ task, ...context });
   const required = verdict.required_capabilities;
-  const candidates = !needsHuman(verdict.decision) ? [] : candidatesCover(task.required_capabilities, required) ? reviewers : await routingActivities.loadReviewers(required, run.input.organization_id);
-  const made = routingDecision({ input: run.input, domain: context.domain, moments, verdict, candidates, decided_at: run.now() });
+  const candidates = !needsHuman(verdict.decision)
+    ? []
+    : candidatesCover(task.required_capabilities, required)
+      ? reviewers
+      : await routingActivities.loadReviewers(required, run.input.organization_id);
+  const made = routingDecision({
+    input: run.input,
+    domain: context.domain,
+    moments,
+    verdict,
+    candidates,
+    decided_at: run.now(),
+  });
   await run.record(made.steps, made.changes, 'decision_result');
   run.outcome = { ok: true, decision: run.state.decision_result! };
   return made.decided;

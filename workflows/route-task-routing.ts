@@ -1,10 +1,27 @@
 import { upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contracts/failures';
-import { EscalationLevelKey, RoutingStatusKey, type AssignedTo, type CarriedVerdict, type EscalateRoutingInput, type EscalationRecord, type HumanEscalationLevel, type ResolveRoutingInput, type RoutingState } from '../contracts/route-task';
+import {
+  EscalationLevelKey,
+  RoutingStatusKey,
+  type AssignedTo,
+  type CarriedVerdict,
+  type EscalateRoutingInput,
+  type EscalationRecord,
+  type HumanEscalationLevel,
+  type ResolveRoutingInput,
+  type RoutingState,
+} from '../contracts/route-task';
 import type { ProvenanceActor } from '../domain/provenance';
 import type { Assignment } from '../domain/reviewer-assignment';
 import type { EscalationLevel, RequiredCapability } from '../domain/routing-decision';
-import { afterAgentWindow, holderAfterDecision, mayReopenForReview, resolutionRefusal, supervisorNotifications, type RoutingHolder } from '../domain/routing-escalation';
+import {
+  afterAgentWindow,
+  holderAfterDecision,
+  mayReopenForReview,
+  resolutionRefusal,
+  supervisorNotifications,
+  type RoutingHolder,
+} from '../domain/routing-escalation';
 import { queueAssignmentRecord } from '../domain/routing-steps';
 import type { Decided } from '../contracts/route-task-decision';
 import { refusal, type RoutingRun } from './route-task-run';
@@ -60,7 +77,12 @@ export class Routing {
 
   /** The supervisor notifications due at `level` that were not sent yet; marks them sent. */
   notify(level: EscalationLevel) {
-    const { events, notified } = supervisorNotifications(this.routingId, this.verdict.notifications, level, this.notified);
+    const { events, notified } = supervisorNotifications(
+      this.routingId,
+      this.verdict.notifications,
+      level,
+      this.notified,
+    );
     this.notified = notified;
     return events;
   }
@@ -69,7 +91,10 @@ export class Routing {
   checkResolvable(request: ResolveRoutingInput, resolving: boolean): void {
     const { state } = this.run;
     if (this.phase !== 'human' || resolving) {
-      throw refusal(FAILURE_TYPES.routingNotAwaitingReview, `Routing ${this.routingId} is ${resolving ? 'already being resolved' : state.status}, not awaiting review`);
+      throw refusal(
+        FAILURE_TYPES.routingNotAwaitingReview,
+        `Routing ${this.routingId} is ${resolving ? 'already being resolved' : state.status}, not awaiting review`,
+      );
     }
     const refused = resolutionRefusal(state, request.reviewer_did);
     if (refused) throw refusal(refused.code, refused.detail);
@@ -78,7 +103,10 @@ export class Routing {
   /** Refuses an escalation once the routing no longer takes it; under review, only a human's (a supervisor's). */
   checkEscalatable(request: EscalateRoutingInput, resolving: boolean): void {
     if (this.phase === 'review' && !mayReopenForReview(request.requested_by)) {
-      throw refusal(FAILURE_TYPES.routingClosed, `Routing ${this.routingId} was decided for the agent and its escalation window has ended; only a supervisor's manual escalation can reopen it`);
+      throw refusal(
+        FAILURE_TYPES.routingClosed,
+        `Routing ${this.routingId} was decided for the agent and its escalation window has ended; only a supervisor's manual escalation can reopen it`,
+      );
     }
     this.checkReportable(resolving, true);
   }
@@ -86,13 +114,20 @@ export class Routing {
   /** Refuses a confidence report (or an escalation) once the routing no longer takes them. */
   checkReportable(resolving: boolean, escalating = false): void {
     if (!this.open || resolving || (this.phase === 'review' && !escalating)) {
-      throw refusal(FAILURE_TYPES.routingClosed, `Routing ${this.routingId} is ${this.run.state.status} and no longer takes escalations or confidence reports`);
+      throw refusal(
+        FAILURE_TYPES.routingClosed,
+        `Routing ${this.routingId} is ${this.run.state.status} and no longer takes escalations or confidence reports`,
+      );
     }
   }
 
   /** Refuses an assignment by hand unless the routing waits in the queue. */
   checkQueued(): void {
-    if (this.phase !== 'queue') throw refusal(FAILURE_TYPES.routingNotQueued, `Routing ${this.routingId} is ${this.run.state.status}, not waiting in the queue for a reviewer`);
+    if (this.phase !== 'queue')
+      throw refusal(
+        FAILURE_TYPES.routingNotQueued,
+        `Routing ${this.routingId} is ${this.run.state.status}, not waiting in the queue for a reviewer`,
+      );
   }
 
   /** Takes the routing on from its decision: who holds it, and until when. */
@@ -157,14 +192,30 @@ export class Routing {
   }
 
   /** Hands the queued routing to a reviewer who became available, or whom an admin chose. */
-  async assignFromQueue(to: Assignment, how: { actor: ProvenanceActor; by_admin: boolean; qualified: boolean; reason?: string | undefined }): Promise<EscalationRecord> {
+  async assignFromQueue(
+    to: Assignment,
+    how: { actor: ProvenanceActor; by_admin: boolean; qualified: boolean; reason?: string | undefined },
+  ): Promise<EscalationRecord> {
     const { run, routingId: routing_id, level } = this;
     const at = run.now();
     const chain_level = run.state.escalation_chain.length + 1;
     const escalation_id = `esc_${uuid4()}`;
     const assigned_to: AssignedTo = { type: 'human', did: to.did, capabilities_matched: to.capabilities_matched };
-    const record = queueAssignmentRecord({ routing_id, task_id: this.run.input.request_id, ...how, reason: how.reason, escalation_id, to, level, chain_level, notifications: this.notify(level) });
-    const escalation_chain = [...run.state.escalation_chain, { level: chain_level, escalation_level: level, did: to.did, timestamp: at }];
+    const record = queueAssignmentRecord({
+      routing_id,
+      task_id: this.run.input.request_id,
+      ...how,
+      reason: how.reason,
+      escalation_id,
+      to,
+      level,
+      chain_level,
+      notifications: this.notify(level),
+    });
+    const escalation_chain = [
+      ...run.state.escalation_chain,
+      { level: chain_level, escalation_level: level, did: to.did, timestamp: at },
+    ];
     const estimated_response_time = this.timeoutOf(level);
     const ledger_anchor = await run.record([record], {
       status: 'in_progress',
@@ -175,6 +226,15 @@ export class Routing {
       ...(run.state.escalated_at ? {} : { escalated_at: at }),
     });
     this.hand(to, level, at);
-    return { escalation_id, routing_id, status: 'assigned', assigned_to, escalation_level: level, estimated_response_time, escalation_chain, ledger_anchor };
+    return {
+      escalation_id,
+      routing_id,
+      status: 'assigned',
+      assigned_to,
+      escalation_level: level,
+      estimated_response_time,
+      escalation_chain,
+      ledger_anchor,
+    };
   }
 }

@@ -3,7 +3,15 @@ import type { createRoutingActivities } from '../activities/routing';
 import type { LedgerAnchor } from '../domain/provenance';
 import type { RoutingStepRecord } from '../domain/routing-steps';
 import { FAILURE_TYPES } from '../contracts/failures';
-import { DecisionKey, EscalationLevelKey, RoutingStatusKey, type DecideOutcome, type RouteTaskInput, type RoutingRefusal, type RoutingState } from '../contracts/route-task';
+import {
+  DecisionKey,
+  EscalationLevelKey,
+  RoutingStatusKey,
+  type DecideOutcome,
+  type RouteTaskInput,
+  type RoutingRefusal,
+  type RoutingState,
+} from '../contracts/route-task';
 
 /** What routeTaskWorkflow's steps share inside the workflow: refusals, activities and the step recorder. */
 
@@ -32,7 +40,11 @@ export interface RoutingRun {
    * anchor. The search attributes follow the state so that the Temporal UI filters on what the read model
    * shows. Throws routing_closed, with `resolved` set, when a resolution claimed the routing first.
    */
-  record(steps: RoutingStepRecord[], changes: Partial<RoutingState>, anchor_in?: 'decision_result' | 'resolution'): Promise<LedgerAnchor>;
+  record(
+    steps: RoutingStepRecord[],
+    changes: Partial<RoutingState>,
+    anchor_in?: 'decision_result' | 'resolution',
+  ): Promise<LedgerAnchor>;
 }
 
 export function createRoutingRun(input: RouteTaskInput): RoutingRun {
@@ -65,16 +77,29 @@ export function createRoutingRun(input: RouteTaskInput): RoutingRun {
         ...(state.decision ? [{ key: DecisionKey, value: state.decision }] : []),
       ]);
       const recorded = await routingActivities.recordRoutingStep({
-        provenance: steps.map(({ step_id, entry, events }) => ({ entry: { subject_id: routing_id, step_id, timestamp: at, ...entry }, events })),
-        projection: { state: { ...state }, request_id: input.request_id, task, requested_by: input.requested_by, organization_id: input.organization_id },
+        provenance: steps.map(({ step_id, entry, events }) => ({
+          entry: { subject_id: routing_id, step_id, timestamp: at, ...entry },
+          events,
+        })),
+        projection: {
+          state: { ...state },
+          request_id: input.request_id,
+          task,
+          requested_by: input.requested_by,
+          organization_id: input.organization_id,
+        },
         anchor_in,
       });
       if ('resolved_meanwhile' in recorded) {
         run.resolved ??= recorded.resolved_meanwhile;
-        throw refusal(FAILURE_TYPES.routingClosed, `Routing ${routing_id} was resolved by ${recorded.resolved_meanwhile.resolution?.reviewer_did ?? 'a reviewer'} meanwhile`);
+        throw refusal(
+          FAILURE_TYPES.routingClosed,
+          `Routing ${routing_id} was resolved by ${recorded.resolved_meanwhile.resolution?.reviewer_did ?? 'a reviewer'} meanwhile`,
+        );
       }
       const anchor = recorded;
-      if (anchor_in === 'decision_result' && state.decision_result) state.decision_result.provenance.ledger_anchor = anchor;
+      if (anchor_in === 'decision_result' && state.decision_result)
+        state.decision_result.provenance.ledger_anchor = anchor;
       if (anchor_in === 'resolution' && state.resolution) state.resolution.ledger_anchor = anchor;
       return anchor;
     },

@@ -25,9 +25,24 @@ export async function timedOut(routing: Routing): Promise<void> {
   const { run, routingId: routing_id } = routing;
   const from = routing.current!;
   const timed_out_after_seconds = routing.timeoutOf(routing.level);
-  const moved = nextOnTimeout(await routingActivities.loadReviewers(routing.needs, routing.run.input.organization_id), routing.needs, from, routing.level);
+  const moved = nextOnTimeout(
+    await routingActivities.loadReviewers(routing.needs, routing.run.input.organization_id),
+    routing.needs,
+    from,
+    routing.level,
+  );
   if (!moved) {
-    await run.record([expiryRecord({ routing_id, level: routing.level, chain_length: run.state.escalation_chain.length, timed_out_after_seconds })], { status: 'expired' });
+    await run.record(
+      [
+        expiryRecord({
+          routing_id,
+          level: routing.level,
+          chain_length: run.state.escalation_chain.length,
+          timed_out_after_seconds,
+        }),
+      ],
+      { status: 'expired' },
+    );
     routing.phase = 'closed';
     return;
   }
@@ -36,13 +51,30 @@ export async function timedOut(routing: Routing): Promise<void> {
   const at = run.now();
   routing.current = next;
   routing.level = level;
-  await run.record([chainEscalationRecord({ routing_id, task_id: run.input.request_id, from_did: from.did, timed_out_after_seconds, to_did: next.did, level, chain_level, notifications: routing.notify(level) })], {
-    escalation_level: level,
-    assigned_to: { type: 'human', did: next.did, capabilities_matched: next.capabilities_matched },
-    assigned_at: at,
-    estimated_response_time: routing.timeoutOf(level),
-    escalation_chain: [...run.state.escalation_chain, { level: chain_level, escalation_level: level, did: next.did, timestamp: at }],
-  });
+  await run.record(
+    [
+      chainEscalationRecord({
+        routing_id,
+        task_id: run.input.request_id,
+        from_did: from.did,
+        timed_out_after_seconds,
+        to_did: next.did,
+        level,
+        chain_level,
+        notifications: routing.notify(level),
+      }),
+    ],
+    {
+      escalation_level: level,
+      assigned_to: { type: 'human', did: next.did, capabilities_matched: next.capabilities_matched },
+      assigned_at: at,
+      estimated_response_time: routing.timeoutOf(level),
+      escalation_chain: [
+        ...run.state.escalation_chain,
+        { level: chain_level, escalation_level: level, did: next.did, timestamp: at },
+      ],
+    },
+  );
   routing.deadline = Date.parse(at) + routing.timeoutOf(level) * 1000;
 }
 
@@ -53,13 +85,32 @@ async function queueTimedOut(routing: Routing): Promise<void> {
   const waited_seconds = routing.timeoutOf(routing.level);
   const level = nextQueueLevel(routing.level);
   if (!level) {
-    await run.record([expiryRecord({ routing_id, level: routing.level, chain_length: run.state.escalation_chain.length, timed_out_after_seconds: waited_seconds, queued: true })], { status: 'expired' });
+    await run.record(
+      [
+        expiryRecord({
+          routing_id,
+          level: routing.level,
+          chain_length: run.state.escalation_chain.length,
+          timed_out_after_seconds: waited_seconds,
+          queued: true,
+        }),
+      ],
+      { status: 'expired' },
+    );
     routing.phase = 'closed';
     return;
   }
   routing.queueSteps += 1;
   const at = run.now();
-  const record = queueRaisedRecord({ routing_id, step: routing.queueSteps, from_level: routing.level, level, waited_seconds, needs: routing.needs, notifications: routing.notify(level) });
+  const record = queueRaisedRecord({
+    routing_id,
+    step: routing.queueSteps,
+    from_level: routing.level,
+    level,
+    waited_seconds,
+    needs: routing.needs,
+    notifications: routing.notify(level),
+  });
   await run.record([record], { escalation_level: level, estimated_response_time: routing.timeoutOf(level) });
   routing.queue(level, at);
 }
@@ -71,7 +122,10 @@ export async function reviewerAvailable(routing: Routing): Promise<void> {
 }
 
 async function assignFromQueue(routing: Routing): Promise<boolean> {
-  const found = assignReviewer(await routingActivities.loadReviewers(routing.needs, routing.run.input.organization_id), routing.needs);
+  const found = assignReviewer(
+    await routingActivities.loadReviewers(routing.needs, routing.run.input.organization_id),
+    routing.needs,
+  );
   if (found) await routing.assignFromQueue(found, { actor: ORCH_CORE, by_admin: false, qualified: true });
   return found !== undefined;
 }

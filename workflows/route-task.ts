@@ -49,12 +49,22 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
     await condition(() => run.outcome !== undefined);
     return run.outcome!;
   });
-  setHandler(resolveUpdate, (request) => queued(inbox, 'resolve', () => resolve(routing, request)), { validator: (request: ResolveRoutingInput) => routing.checkResolvable(request, resolving()) });
-  setHandler(escalateUpdate, (request) => queued(inbox, 'escalate', () => escalate(routing, request, requesterActor(request.requested_by))), {
-    validator: (request: EscalateRoutingInput) => routing.checkEscalatable(request, resolving()),
+  setHandler(resolveUpdate, (request) => queued(inbox, 'resolve', () => resolve(routing, request)), {
+    validator: (request: ResolveRoutingInput) => routing.checkResolvable(request, resolving()),
   });
-  setHandler(reportConfidenceUpdate, (report) => queued(inbox, 'confidence', () => reportConfidence(routing, report)), { validator: (_report) => routing.checkReportable(resolving()) });
-  setHandler(assignUpdate, (request) => queued(inbox, 'assign', () => assignByAdmin(routing, request)), { validator: (_request) => routing.checkQueued() });
+  setHandler(
+    escalateUpdate,
+    (request) => queued(inbox, 'escalate', () => escalate(routing, request, requesterActor(request.requested_by))),
+    {
+      validator: (request: EscalateRoutingInput) => routing.checkEscalatable(request, resolving()),
+    },
+  );
+  setHandler(reportConfidenceUpdate, (report) => queued(inbox, 'confidence', () => reportConfidence(routing, report)), {
+    validator: (_report) => routing.checkReportable(resolving()),
+  });
+  setHandler(assignUpdate, (request) => queued(inbox, 'assign', () => assignByAdmin(routing, request)), {
+    validator: (_request) => routing.checkQueued(),
+  });
   setHandler(reviewerAvailableSignal, () => {
     if (routing.phase === 'queue') routing.woken = true;
   });
@@ -73,7 +83,9 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
       break;
     }
     const remaining = routing.deadline - Date.now();
-    const arrived = remaining > 0 && (await condition(() => inbox.length > 0 || routing.woken || resolution() !== undefined, remaining));
+    const arrived =
+      remaining > 0 &&
+      (await condition(() => inbox.length > 0 || routing.woken || resolution() !== undefined, remaining));
     if (resolution()) continue;
     try {
       if (!arrived) await timedOut(routing);
@@ -84,7 +96,13 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
       if (!resolution()) throw error;
     }
   }
-  for (const request of inbox.splice(0)) request.refuse(refusal(FAILURE_TYPES.routingClosed, `Routing ${input.routing_id} closed (${run.state.status}) before the request was handled`));
+  for (const request of inbox.splice(0))
+    request.refuse(
+      refusal(
+        FAILURE_TYPES.routingClosed,
+        `Routing ${input.routing_id} closed (${run.state.status}) before the request was handled`,
+      ),
+    );
   // Let in-flight updates reply before the run closes.
   await condition(allHandlersFinished);
   return run.state;

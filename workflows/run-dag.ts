@@ -1,4 +1,13 @@
-import { allHandlersFinished, ChildWorkflowFailure, condition, executeChild, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ChildWorkflowFailure,
+  condition,
+  executeChild,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { createDagActivities } from '../activities/dags';
 import { DATABASE_ACTIVITY_RETRY, failedWith, storageFailure, type WorkflowFailure } from '../contracts/failures';
 import { dagQuery, dagStartedUpdate, type DagNodeSpec, type DagState, type RunDagInput } from '../contracts/run-dag';
@@ -23,7 +32,10 @@ import {
 import { approvalWorkflow } from './approval';
 import { executeAgentWorkflow } from './execute-agent';
 
-const { recordDagStep } = proxyLocalActivities<ReturnType<typeof createDagActivities>>({ startToCloseTimeout: '10 seconds', retry: DATABASE_ACTIVITY_RETRY });
+const { recordDagStep } = proxyLocalActivities<ReturnType<typeof createDagActivities>>({
+  startToCloseTimeout: '10 seconds',
+  retry: DATABASE_ACTIVITY_RETRY,
+});
 
 function pendingState(input: RunDagInput, createdAt: string, now: string): DagState {
   const { workflow_id } = input;
@@ -33,7 +45,11 @@ function pendingState(input: RunDagInput, createdAt: string, now: string): DagSt
     status: 'pending',
     name: input.name,
     requested_by: input.requested_by,
-    agent_ids: [...new Set(input.nodes.flatMap((node) => (node.agent ? [node.agent.agent.agent_id, node.agent.agent.agent_uri] : [])))],
+    agent_ids: [
+      ...new Set(
+        input.nodes.flatMap((node) => (node.agent ? [node.agent.agent.agent_id, node.agent.agent.agent_uri] : [])),
+      ),
+    ],
     edges: input.edges,
     nodes: input.nodes.map((node) => ({
       id: node.id,
@@ -98,7 +114,11 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
     state.updated_at = now();
     upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
     const stored = { ...state, nodes: state.nodes.map((node) => ({ ...node })) };
-    const anchor = await recordDagStep({ provenance: step && dagRecord(run, state, step, state.updated_at), state: stored, organization_id: input.organization_id }).catch(async (error: unknown) => {
+    const anchor = await recordDagStep({
+      provenance: step && dagRecord(run, state, step, state.updated_at),
+      state: stored,
+      organization_id: input.organization_id,
+    }).catch(async (error: unknown) => {
       throw await fail(error);
     });
     recorded = stored;
@@ -111,9 +131,26 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
     if (!failed || failure) return failure ? failedWith(failure) : error;
     failure = failed;
     const at = now();
-    Object.assign(state, { status: 'failed', error: { ...failed }, completed_at: at, version: state.version + 1, updated_at: at });
+    Object.assign(state, {
+      status: 'failed',
+      error: { ...failed },
+      completed_at: at,
+      version: state.version + 1,
+      updated_at: at,
+    });
     upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-    if (recorded) await recordDagStep({ state: { ...recorded, status: 'failed', error: { ...failed }, completed_at: at, version: state.version, updated_at: at }, organization_id: input.organization_id }).catch(() => undefined);
+    if (recorded)
+      await recordDagStep({
+        state: {
+          ...recorded,
+          status: 'failed',
+          error: { ...failed },
+          completed_at: at,
+          version: state.version,
+          updated_at: at,
+        },
+        organization_id: input.organization_id,
+      }).catch(() => undefined);
     await condition(allHandlersFinished);
     return failedWith(failed);
   }
@@ -124,13 +161,32 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
     try {
       if (spec.agent) {
         const { approval, ...execution } = spec.agent;
-        const args = [{ ...execution, parameters: nodeInput(spec.input, upstream), requested_by: input.requested_by, ...(input.organization_id === undefined ? {} : { organization_id: input.organization_id }), dag: { workflow_id, node_id: spec.id }, ...(approval ? { approval: { ...approval, requested_by: input.requested_by } } : {}) }] as const;
-        return executionOutcome(await executeChild(executeAgentWorkflow, { workflowId: spec.agent.execution_id, args }));
+        const args = [
+          {
+            ...execution,
+            parameters: nodeInput(spec.input, upstream),
+            requested_by: input.requested_by,
+            ...(input.organization_id === undefined ? {} : { organization_id: input.organization_id }),
+            dag: { workflow_id, node_id: spec.id },
+            ...(approval ? { approval: { ...approval, requested_by: input.requested_by } } : {}),
+          },
+        ] as const;
+        return executionOutcome(
+          await executeChild(executeAgentWorkflow, { workflowId: spec.agent.execution_id, args }),
+        );
       }
       if (spec.approval) {
         const { expires_in_seconds, ...request } = spec.approval;
         const expires_at = new Date(Date.now() + expires_in_seconds * 1000).toISOString();
-        const args = [{ ...request, request_data: nodeInput(spec.input, upstream), requested_by: input.requested_by, workflow_id, expires_at }] as const;
+        const args = [
+          {
+            ...request,
+            request_data: nodeInput(spec.input, upstream),
+            requested_by: input.requested_by,
+            workflow_id,
+            expires_at,
+          },
+        ] as const;
         return approvalOutcome(await executeChild(approvalWorkflow, { workflowId: request.approval_id, args }));
       }
     } catch (error) {
@@ -157,12 +213,16 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
 
   state.status = 'running';
   state.started_at = now();
-  state.provenance_id = await record(dagStartedStep({ requested_by: input.requested_by, name: input.name, node_count: input.nodes.length }));
+  state.provenance_id = await record(
+    dagStartedStep({ requested_by: input.requested_by, name: input.name, node_count: input.nodes.length }),
+  );
   started = true;
 
   for (;;) {
     if (!state.nodes.some((node) => node.status === 'failed')) {
-      const progress: Record<string, NodeProgress> = Object.fromEntries(state.nodes.map((node) => [node.id, { status: node.status, output: node.output ?? undefined }]));
+      const progress: Record<string, NodeProgress> = Object.fromEntries(
+        state.nodes.map((node) => [node.id, { status: node.status, output: node.output ?? undefined }]),
+      );
       const plan = planDag(input, progress);
       for (const id of plan.skip) nodeState(id).status = 'skipped';
       for (const id of plan.start) {
@@ -175,7 +235,8 @@ export async function runDagWorkflow(input: RunDagInput): Promise<DagState> {
     if (running.size === 0) break;
     nodeFinished = false;
     await condition(() => nodeFinished);
-    if (nodeError !== undefined) throw nodeError instanceof Error ? nodeError : new Error('A node failed with a value that is not an Error');
+    if (nodeError !== undefined)
+      throw nodeError instanceof Error ? nodeError : new Error('A node failed with a value that is not an Error');
   }
 
   const ending = dagEnding(state.nodes);

@@ -1,7 +1,21 @@
-import { ActivityFailure, continueAsNew, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { createLedgerActivities } from '../activities/ledger';
 import { DATABASE_ACTIVITY_RETRY } from '../contracts/failures';
-import { sealerSettingsSignal, sealerStatusQuery, type LedgerSealerInput, type LedgerSealerSettings, type LedgerSealerStatus } from '../contracts/seal-ledger';
+import {
+  sealerSettingsSignal,
+  sealerStatusQuery,
+  type LedgerSealerInput,
+  type LedgerSealerSettings,
+  type LedgerSealerStatus,
+} from '../contracts/seal-ledger';
 
 type LedgerActivities = ReturnType<typeof createLedgerActivities>;
 
@@ -9,8 +23,16 @@ type LedgerActivities = ReturnType<typeof createLedgerActivities>;
 function activitiesFor(settings: LedgerSealerSettings) {
   const heartbeatTimeout = Math.max(10_000, settings.poll_interval_ms * 20);
   const retry = DATABASE_ACTIVITY_RETRY;
-  const { awaitDueBlock } = proxyActivities<LedgerActivities>({ startToCloseTimeout: settings.idle_return_ms + 60_000, heartbeatTimeout, retry });
-  const { closeLedgerBlock, sealLedgerBlocks } = proxyActivities<LedgerActivities>({ startToCloseTimeout: settings.seal_timeout_ms, heartbeatTimeout, retry });
+  const { awaitDueBlock } = proxyActivities<LedgerActivities>({
+    startToCloseTimeout: settings.idle_return_ms + 60_000,
+    heartbeatTimeout,
+    retry,
+  });
+  const { closeLedgerBlock, sealLedgerBlocks } = proxyActivities<LedgerActivities>({
+    startToCloseTimeout: settings.seal_timeout_ms,
+    heartbeatTimeout,
+    retry,
+  });
   return { awaitDueBlock, closeLedgerBlock, sealLedgerBlocks };
 }
 
@@ -21,7 +43,10 @@ async function cycle(settings: LedgerSealerSettings, status: LedgerSealerStatus)
   if (due.kind === 'idle') return;
   let through = due.kind === 'seal' ? due.through_block : due.block_number;
   if (due.kind === 'close') {
-    const closed = await closeLedgerBlock({ block_number: due.block_number, lock_timeout_ms: settings.close_lock_timeout_ms });
+    const closed = await closeLedgerBlock({
+      block_number: due.block_number,
+      lock_timeout_ms: settings.close_lock_timeout_ms,
+    });
     // Another sealer closed blocks meanwhile (two deployments on one database): seal what is closed.
     if (!closed.ok) through = closed.last_closed_block;
   }
@@ -43,7 +68,14 @@ async function cycle(settings: LedgerSealerSettings, status: LedgerSealerStatus)
  */
 export async function sealLedgerWorkflow(input: LedgerSealerInput): Promise<void> {
   let settings = input.settings;
-  const status: LedgerSealerStatus = { settings, cycles: 0, blocks_sealed: 0, tree_size: null, last_sealed_block: null, last_sealed_at: null };
+  const status: LedgerSealerStatus = {
+    settings,
+    cycles: 0,
+    blocks_sealed: 0,
+    tree_size: null,
+    last_sealed_block: null,
+    last_sealed_at: null,
+  };
   setHandler(sealerSettingsSignal, (next) => {
     settings = next;
   });
@@ -55,7 +87,9 @@ export async function sealLedgerWorkflow(input: LedgerSealerInput): Promise<void
       await cycle(settings, status);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      log.warn('a ledger sealing cycle gave up; the next cycle starts over', { error: error.cause?.message ?? error.message });
+      log.warn('a ledger sealing cycle gave up; the next cycle starts over', {
+        error: error.cause?.message ?? error.message,
+      });
       await sleep(settings.poll_interval_ms);
     }
   }

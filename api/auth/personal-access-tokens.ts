@@ -14,7 +14,13 @@ const PersonalAccessTokenRequestSchema = z
   .object({
     name: z.string().min(1).max(200),
     scopes: GrantableScopesSchema,
-    expires_in_days: z.number().int().min(1).max(MAX_DAYS).optional().openapi({ description: `Expires after this many days; never when omitted (revoke it instead)` }),
+    expires_in_days: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_DAYS)
+      .optional()
+      .openapi({ description: `Expires after this many days; never when omitted (revoke it instead)` }),
   })
   .strict()
   .openapi('CreatePersonalAccessTokenRequest');
@@ -25,29 +31,41 @@ const PersonalAccessTokenSchema = z
     name: z.string(),
     scopes: z.array(z.string()),
     status: z.enum(['active', 'expired', 'revoked']),
-    created_by: z.string().nullable().openapi({ description: 'The principal that created it (pat:…, sa:…, sub:…), or the command that did' }),
+    created_by: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The principal that created it (pat:…, sa:…, sub:…), or the command that did' }),
     created_at: z.string().openapi({ format: 'date-time' }),
     expires_at: z.string().nullable().openapi({ format: 'date-time' }),
     revoked_at: z.string().nullable().openapi({ format: 'date-time' }),
   })
-  .openapi('PersonalAccessToken', { description: 'A personal access token without its secret, which is shown only when it is created' });
+  .openapi('PersonalAccessToken', {
+    description: 'A personal access token without its secret, which is shown only when it is created',
+  });
 
 const CreatedPersonalAccessTokenSchema = PersonalAccessTokenSchema.extend({
   token: z.string().openapi({ description: 'hnd_pat_…: shown once; only its hash is stored' }),
 }).openapi('CreatedPersonalAccessToken');
 
-const ListPersonalAccessTokensQuerySchema = listQuerySchema.extend({ status: z.enum(['active', 'expired', 'revoked']).optional() });
+const ListPersonalAccessTokensQuerySchema = listQuerySchema.extend({
+  status: z.enum(['active', 'expired', 'revoked']).optional(),
+});
 
 const TokenIdParamsSchema = z.object({ token_id: z.string().min(1).max(200) });
 
 const SORTABLE = { created_at: 'created_at', name: 'name', token_id: 'token_id' };
 
-const ADMINISTERED_BY = 'Personal access tokens are administered with orch:admin, as service accounts are, and only within the caller’s organization. ';
+const ADMINISTERED_BY =
+  'Personal access tokens are administered with orch:admin, as service accounts are, and only within the caller’s organization. ';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 function renderToken(row: ApiTokenSummary, now = new Date()) {
-  const status = row.revoked_at ? ('revoked' as const) : row.expires_at && row.expires_at <= now ? ('expired' as const) : ('active' as const);
+  const status = row.revoked_at
+    ? ('revoked' as const)
+    : row.expires_at && row.expires_at <= now
+      ? ('expired' as const)
+      : ('active' as const);
   return {
     token_id: row.token_id,
     name: row.name,
@@ -60,7 +78,8 @@ function renderToken(row: ApiTokenSummary, now = new Date()) {
   };
 }
 
-const notFound = (tokenId: string) => new Problem('personal_access_token_not_found', `No personal access token ${tokenId}`);
+const notFound = (tokenId: string) =>
+  new Problem('personal_access_token_not_found', `No personal access token ${tokenId}`);
 
 export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: Knex }): void {
   const common = { tags: ['Auth'], auth: 'orch:admin' as const, rateLimit: 'default' as const };
@@ -80,14 +99,26 @@ export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: K
     request: { body: PersonalAccessTokenRequestSchema },
     responses: {
       201: { description: 'The token; its secret is shown only here', schema: CreatedPersonalAccessTokenSchema },
-      403: { description: 'The token lacks orch:admin, or one of the scopes asked for (insufficient_scope, with scopes_not_held)' },
+      403: {
+        description:
+          'The token lacks orch:admin, or one of the scopes asked for (insufficient_scope, with scopes_not_held)',
+      },
     },
     handler: async ({ body, res, principal }) => {
       res.set('Cache-Control', 'no-store');
-      const expiresAt = body.expires_in_days === undefined ? null : new Date(Date.now() + body.expires_in_days * 86_400_000);
-      const outcome = await createPersonalAccessToken(deps.db, principal, { name: body.name, scopes: body.scopes, expiresAt });
+      const expiresAt =
+        body.expires_in_days === undefined ? null : new Date(Date.now() + body.expires_in_days * 86_400_000);
+      const outcome = await createPersonalAccessToken(deps.db, principal, {
+        name: body.name,
+        scopes: body.scopes,
+        expiresAt,
+      });
       if (!outcome.ok) throw scopesNotHeldProblem(body.scopes, outcome.scopes);
-      return { status: 201, body: { ...renderToken(outcome.row), token: outcome.token }, headers: { Location: `/v1/auth/tokens/${outcome.row.token_id}` } };
+      return {
+        status: 201,
+        body: { ...renderToken(outcome.row), token: outcome.token },
+        headers: { Location: `/v1/auth/tokens/${outcome.row.token_id}` },
+      };
     },
   });
 
@@ -98,7 +129,11 @@ export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: K
     summary: 'List personal access tokens, active, expired and revoked (admin)',
     description: `${ADMINISTERED_BY}Tokens are never shown again, nor their hashes.`,
     query: ListPersonalAccessTokensQuerySchema,
-    page: { description: 'A page of personal access tokens', item: PersonalAccessTokenSchema, name: 'PersonalAccessTokenPage' },
+    page: {
+      description: 'A page of personal access tokens',
+      item: PersonalAccessTokenSchema,
+      name: 'PersonalAccessTokenPage',
+    },
     sort: { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'token_id' },
     list: ({ query, principal, page }) => listApiTokens(deps.db, principal.organization_id, page, query),
     view: renderToken,
@@ -112,7 +147,10 @@ export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: K
     summary: 'Read a personal access token, without its secret (admin)',
     description: ADMINISTERED_BY,
     request: { params: TokenIdParamsSchema },
-    responses: { 200: { description: 'The token', schema: PersonalAccessTokenSchema }, 404: { description: 'No such token in the caller’s organization' } },
+    responses: {
+      200: { description: 'The token', schema: PersonalAccessTokenSchema },
+      404: { description: 'No such token in the caller’s organization' },
+    },
     handler: async ({ params, principal }) => {
       const row = await findApiToken(deps.db, principal.organization_id, params.token_id);
       if (!row) throw notFound(params.token_id);

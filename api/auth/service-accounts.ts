@@ -9,14 +9,29 @@ import { z } from '../schemas/zod';
 
 /** The scopes a credential made through the API may hold; the creator's own must cover them (scopesNotHeldProblem). */
 export const GrantableScopesSchema = z
-  .array(z.string().max(200).refine(isGrantableScope, { message: `must be one of ${SCOPES.join(', ')}, or a prompt grant prompt:<read|publish|rollback|deprecate|*>:<key, key prefix followed by *, or *>` }))
+  .array(
+    z
+      .string()
+      .max(200)
+      .refine(isGrantableScope, {
+        message: `must be one of ${SCOPES.join(', ')}, or a prompt grant prompt:<read|publish|rollback|deprecate|*>:<key, key prefix followed by *, or *>`,
+      }),
+  )
   .min(1)
   .openapi({ description: `Scopes of ${SCOPES.join(', ')}, or per-key prompt grants such as prompt:read:support-*` });
 
-const ServiceAccountRequestSchema = z.object({ name: z.string().min(1).max(200), scopes: GrantableScopesSchema }).strict().openapi('CreateServiceAccountRequest');
+const ServiceAccountRequestSchema = z
+  .object({ name: z.string().min(1).max(200), scopes: GrantableScopesSchema })
+  .strict()
+  .openapi('CreateServiceAccountRequest');
 
 const ServiceAccountResponseSchema = z
-  .object({ client_id: z.string(), client_secret: z.string().openapi({ description: 'Shown once; only its hash is stored' }), name: z.string(), scopes: z.array(z.string()) })
+  .object({
+    client_id: z.string(),
+    client_secret: z.string().openapi({ description: 'Shown once; only its hash is stored' }),
+    name: z.string(),
+    scopes: z.array(z.string()),
+  })
   .openapi('ServiceAccount');
 
 const ServiceAccountSummarySchema = z
@@ -28,7 +43,9 @@ const ServiceAccountSummarySchema = z
     created_at: z.string().openapi({ format: 'date-time' }),
     revoked_at: z.string().nullable().openapi({ format: 'date-time' }),
   })
-  .openapi('ServiceAccountSummary', { description: 'A service account without its secret, which is shown only when it is created' });
+  .openapi('ServiceAccountSummary', {
+    description: 'A service account without its secret, which is shown only when it is created',
+  });
 
 const ListServiceAccountsQuerySchema = listQuerySchema.extend({ status: z.enum(['active', 'revoked']).optional() });
 
@@ -56,7 +73,15 @@ export function scopesNotHeldProblem(requested: readonly string[], notHeld: read
     headers: { 'WWW-Authenticate': `Bearer realm="handoff", error="insufficient_scope", scope="${notHeld.join(' ')}"` },
     extensions: { scopes_not_held: notHeld },
     errors: requested.flatMap((scope, index) =>
-      notHeld.includes(scope) ? [{ field: `scopes.${index}`, code: 'scope_not_held', message: `${scope} is not held by the caller, so it cannot grant it` }] : [],
+      notHeld.includes(scope)
+        ? [
+            {
+              field: `scopes.${index}`,
+              code: 'scope_not_held',
+              message: `${scope} is not held by the caller, so it cannot grant it`,
+            },
+          ]
+        : [],
     ),
   });
 }
@@ -79,13 +104,24 @@ export function registerServiceAccountRoutes(api: ApiBuilder, deps: { db: Knex }
     request: { body: ServiceAccountRequestSchema },
     responses: {
       201: { description: 'The account; the secret is shown only here', schema: ServiceAccountResponseSchema },
-      403: { description: 'The token lacks orch:admin, or one of the scopes asked for (insufficient_scope, with scopes_not_held)' },
+      403: {
+        description:
+          'The token lacks orch:admin, or one of the scopes asked for (insufficient_scope, with scopes_not_held)',
+      },
     },
     handler: async ({ body, res, principal }) => {
       res.set('Cache-Control', 'no-store');
       const outcome = await createServiceAccount(deps.db, principal, body);
       if (!outcome.ok) throw scopesNotHeldProblem(body.scopes, outcome.scopes);
-      return { status: 201, body: { client_id: outcome.client_id, client_secret: outcome.client_secret, name: body.name, scopes: body.scopes } };
+      return {
+        status: 201,
+        body: {
+          client_id: outcome.client_id,
+          client_secret: outcome.client_secret,
+          name: body.name,
+          scopes: body.scopes,
+        },
+      };
     },
   });
 

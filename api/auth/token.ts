@@ -11,17 +11,33 @@ const TokenRequestSchema = z
     grant_type: z.string().min(1),
     client_id: z.string().min(1).optional(),
     client_secret: z.string().min(1).optional(),
-    scope: z.string().optional().openapi({ description: 'Space-separated subset of the account’s scopes; all of them when omitted' }),
+    scope: z
+      .string()
+      .optional()
+      .openapi({ description: 'Space-separated subset of the account’s scopes; all of them when omitted' }),
   })
   .openapi('TokenRequest');
 
 const TokenResponseSchema = z
-  .object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() })
+  .object({
+    access_token: z.string(),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int(),
+    scope: z.string(),
+  })
   .openapi('TokenResponse');
 
 /** OAuth errors carry RFC 6749's `error` member beside the problem fields, so OAuth clients read them too. */
-function oauthProblem(code: ProblemCode, error: string, description: string, headers?: Record<string, string>): Problem {
-  return new Problem(code, description, { extensions: { error, error_description: description }, ...(headers ? { headers } : {}) });
+function oauthProblem(
+  code: ProblemCode,
+  error: string,
+  description: string,
+  headers?: Record<string, string>,
+): Problem {
+  return new Problem(code, description, {
+    extensions: { error, error_description: description },
+    ...(headers ? { headers } : {}),
+  });
 }
 
 function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
@@ -32,7 +48,10 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   if (colon < 0) return undefined;
   let credentials: { id: string; secret: string };
   try {
-    credentials = { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+    credentials = {
+      id: decodeURIComponent(decoded.slice(0, colon)),
+      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
   } catch {
     // Not valid form-encoding (RFC 6749 2.3.1): the client's mistake, so invalid_client rather than a 500.
     return { id: '', secret: '' };
@@ -48,7 +67,10 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   return credentials;
 }
 
-export function registerTokenRoutes(api: ApiBuilder, deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; accessTokenTtlSeconds: number }): void {
+export function registerTokenRoutes(
+  api: ApiBuilder,
+  deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; accessTokenTtlSeconds: number },
+): void {
   api.route({
     method: 'post',
     path: '/oauth/token',
@@ -68,17 +90,25 @@ export function registerTokenRoutes(api: ApiBuilder, deps: { db: Knex; keyRing: 
     handler: async ({ req, res, body }) => {
       res.set('Cache-Control', 'no-store');
       if (body.grant_type !== 'client_credentials') {
-        throw oauthProblem('unsupported_grant_type', 'unsupported_grant_type', 'Only the client_credentials grant is supported');
+        throw oauthProblem(
+          'unsupported_grant_type',
+          'unsupported_grant_type',
+          'Only the client_credentials grant is supported',
+        );
       }
       const basic = basicCredentials(req.get('authorization'));
       const clientId = basic?.id ?? body.client_id;
       const clientSecret = basic?.secret ?? body.client_secret;
       const account = clientId && clientSecret ? await authenticateClient(deps.db, clientId, clientSecret) : undefined;
-      if (!account) throw oauthProblem('invalid_client', 'invalid_client', 'Unknown client or wrong secret', { 'WWW-Authenticate': 'Basic realm="handoff"' });
+      if (!account)
+        throw oauthProblem('invalid_client', 'invalid_client', 'Unknown client or wrong secret', {
+          'WWW-Authenticate': 'Basic realm="handoff"',
+        });
 
       const requested = body.scope ? body.scope.split(' ').filter(Boolean) : account.scopes;
       const refused = requested.filter((scope) => !isGrantableScope(scope) || !account.scopes.includes(scope));
-      if (refused.length > 0) throw oauthProblem('invalid_scope', 'invalid_scope', `Not granted to this client: ${refused.join(' ')}`);
+      if (refused.length > 0)
+        throw oauthProblem('invalid_scope', 'invalid_scope', `Not granted to this client: ${refused.join(' ')}`);
       const access_token = await issueAccessToken(deps.keyRing, deps.settings, {
         subject: account.client_id,
         clientId: account.client_id,
@@ -86,7 +116,15 @@ export function registerTokenRoutes(api: ApiBuilder, deps: { db: Knex; keyRing: 
         scopes: requested,
         ttlSeconds: deps.accessTokenTtlSeconds,
       });
-      return { status: 200, body: { access_token, token_type: 'Bearer', expires_in: deps.accessTokenTtlSeconds, scope: requested.join(' ') } };
+      return {
+        status: 200,
+        body: {
+          access_token,
+          token_type: 'Bearer',
+          expires_in: deps.accessTokenTtlSeconds,
+          scope: requested.join(' '),
+        },
+      };
     },
   });
 
@@ -98,7 +136,12 @@ export function registerTokenRoutes(api: ApiBuilder, deps: { db: Knex; keyRing: 
     tags: ['Auth'],
     auth: 'public',
     rateLimit: null,
-    responses: { 200: { description: 'A JSON Web Key Set', schema: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).openapi('Jwks') } },
+    responses: {
+      200: {
+        description: 'A JSON Web Key Set',
+        schema: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).openapi('Jwks'),
+      },
+    },
     handler: async ({ res }) => {
       res.set('Cache-Control', 'public, max-age=300');
       return { status: 200, body: await deps.keyRing.jwks() };

@@ -2,7 +2,14 @@ import type { RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { KeyRing } from '../../services/auth/key-ring';
 import { allowsCapability, CAPABILITIES, type Capability } from '../../domain/capabilities';
-import { authenticateBearer, grants, type Principal, type Scope, type TokenSettings, type TypedTokenVerifiers } from '../../services/auth/tokens';
+import {
+  authenticateBearer,
+  grants,
+  type Principal,
+  type Scope,
+  type TokenSettings,
+  type TypedTokenVerifiers,
+} from '../../services/auth/tokens';
 import { createVerifiedTokenCache } from '../../lib/verified-tokens';
 import { Problem } from '../problem';
 
@@ -14,7 +21,12 @@ export function principalOf(res: Response): Principal | undefined {
  * Identifies the caller when a bearer token is present, without rejecting yet: the rate limiter runs next
  * (so even refused calls carry rate-limit headers), then requireAccess says 401 or 403.
  */
-export function authenticate(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verifiers?: TypedTokenVerifiers }): RequestHandler {
+export function authenticate(deps: {
+  db: Knex;
+  keyRing: KeyRing;
+  settings: TokenSettings;
+  verifiers?: TypedTokenVerifiers;
+}): RequestHandler {
   const verified = createVerifiedTokenCache();
   return async (req, res, next) => {
     const header = req.get('authorization');
@@ -47,7 +59,9 @@ export function requireAccess(scope: Scope | undefined, capability: Capability |
     if (!principal) {
       const reason = (res.locals.authError as string | undefined) ?? 'A bearer token is required';
       throw new Problem('unauthorized', reason, {
-        headers: { 'WWW-Authenticate': `Bearer realm="handoff"${res.locals.authError ? ', error="invalid_token"' : ''}` },
+        headers: {
+          'WWW-Authenticate': `Bearer realm="handoff"${res.locals.authError ? ', error="invalid_token"' : ''}`,
+        },
       });
     }
     if (scope === undefined) {
@@ -57,7 +71,10 @@ export function requireAccess(scope: Scope | undefined, capability: Capability |
     const riskLevel = principal.actor?.delegation?.risk_level ?? 'high';
     // A session's or delegation token's grants are capabilities, never scopes, even where a name is both (people:enroll).
     const scoped = principal.actor === undefined;
-    if ((scoped && grants(principal.scopes, scope)) || (capability !== undefined && allowsCapability(principal.scopes, capability, riskLevel))) {
+    if (
+      (scoped && grants(principal.scopes, scope)) ||
+      (capability !== undefined && allowsCapability(principal.scopes, capability, riskLevel))
+    ) {
       next();
       return;
     }

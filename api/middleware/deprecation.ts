@@ -11,7 +11,8 @@ export interface Deprecation {
   link?: string | undefined;
 }
 
-const under = (path: string, prefix: string) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
+const under = (path: string, prefix: string) =>
+  path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
 
 /**
  * Marks responses under a deprecated version's prefix: `Deprecation: @<unix seconds>` (RFC 9745),
@@ -22,8 +23,13 @@ export function deprecationHeaders(deprecations: readonly Deprecation[]): Reques
     const deprecation = deprecations.find((d) => under(req.path, d.prefix));
     if (deprecation) {
       res.set('Sunset', new Date(deprecation.sunset).toUTCString());
-      if (deprecation.deprecated_at) res.set('Deprecation', `@${Math.floor(Date.parse(deprecation.deprecated_at) / 1000)}`);
-      if (deprecation.link) res.set('Link', `<${deprecation.link}>; rel="deprecation"; type="text/html", <${deprecation.link}>; rel="sunset"; type="text/html"`);
+      if (deprecation.deprecated_at)
+        res.set('Deprecation', `@${Math.floor(Date.parse(deprecation.deprecated_at) / 1000)}`);
+      if (deprecation.link)
+        res.set(
+          'Link',
+          `<${deprecation.link}>; rel="deprecation"; type="text/html", <${deprecation.link}>; rel="sunset"; type="text/html"`,
+        );
     }
     next();
   };

@@ -27,11 +27,17 @@ export function storeSealed(res: Response, fields: readonly string[]): void {
 }
 
 /** The answer as it is stored: the marked fields sealed (or null when nothing can seal them). */
-function sealFields(text: string, fields: readonly string[] | undefined, box: SecretBox, context: string): { body: string; sealed: string[] } {
+function sealFields(
+  text: string,
+  fields: readonly string[] | undefined,
+  box: SecretBox,
+  context: string,
+): { body: string; sealed: string[] } {
   if (!fields || fields.length === 0) return { body: text, sealed: [] };
   const body = JSON.parse(text) as Record<string, unknown>;
   const present = fields.filter((field) => typeof body[field] === 'string');
-  for (const field of present) body[field] = box.canSeal ? box.seal(body[field] as string, `${context}:${field}`) : null;
+  for (const field of present)
+    body[field] = box.canSeal ? box.seal(body[field] as string, `${context}:${field}`) : null;
   return { body: JSON.stringify(body), sealed: box.canSeal ? present : [] };
 }
 
@@ -48,7 +54,15 @@ function openFields(text: string, sealed: string | undefined, box: SecretBox, co
  * its outcome (a server error): the key is released so that a corrected or later retry runs, as Stripe does.
  */
 function releasesKey(status: number): boolean {
-  return status >= 500 || status === 400 || status === 401 || status === 403 || status === 413 || status === 415 || status === 429;
+  return (
+    status >= 500 ||
+    status === 400 ||
+    status === 401 ||
+    status === 403 ||
+    status === 413 ||
+    status === 415 ||
+    status === 429
+  );
 }
 
 /**
@@ -64,7 +78,12 @@ export function idempotencyLockSeconds(requestTimeoutMs: number): number {
  * canonical JSON body. The response is stored before it is sent, so a client that saw it can always
  * replay it. Refusals before the operation began and server errors release the key so that a retry runs again.
  */
-export function idempotency(deps: { db: Knex; logger: Logger; requestTimeoutMs: number; secretKeys?: SecretKeys | undefined }): RequestHandler {
+export function idempotency(deps: {
+  db: Knex;
+  logger: Logger;
+  requestTimeoutMs: number;
+  secretKeys?: SecretKeys | undefined;
+}): RequestHandler {
   const lockSeconds = idempotencyLockSeconds(deps.requestTimeoutMs);
   const box = createSecretBox(deps.secretKeys ?? { previous: [] });
   return async (req, res, next) => {
@@ -75,7 +94,9 @@ export function idempotency(deps: { db: Knex; logger: Logger; requestTimeoutMs: 
     }
     if (!IdempotencyKeySchema.safeParse(key).success) {
       throw new Problem('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
-        errors: [{ field: 'Idempotency-Key', code: 'invalid_format', message: 'must be 1 to 255 visible ASCII characters' }],
+        errors: [
+          { field: 'Idempotency-Key', code: 'invalid_format', message: 'must be 1 to 255 visible ASCII characters' },
+        ],
       });
     }
     const principal = principalOf(res)?.id ?? `ip:${req.ip ?? 'unknown'}`;
@@ -88,14 +109,25 @@ export function idempotency(deps: { db: Knex; logger: Logger; requestTimeoutMs: 
 
     switch (claim.state) {
       case 'mismatch':
-        throw new Problem('idempotency_key_reused', 'This Idempotency-Key was first used with a different request; use a new key for a new request');
+        throw new Problem(
+          'idempotency_key_reused',
+          'This Idempotency-Key was first used with a different request; use a new key for a new request',
+        );
       case 'in_flight':
-        throw new Problem('idempotency_request_in_flight', 'The first request with this Idempotency-Key has not finished; retry after a moment', {
-          headers: { 'Retry-After': String(claim.retryAfterSeconds) },
-        });
+        throw new Problem(
+          'idempotency_request_in_flight',
+          'The first request with this Idempotency-Key has not finished; retry after a moment',
+          {
+            headers: { 'Retry-After': String(claim.retryAfterSeconds) },
+          },
+        );
       case 'completed': {
         const { [SEALED_FIELDS_HEADER]: sealed, ...headers } = claim.response.headers;
-        res.set(headers).set('Idempotent-Replayed', 'true').status(claim.response.status).send(openFields(claim.response.body, sealed, box, sealingContext));
+        res
+          .set(headers)
+          .set('Idempotent-Replayed', 'true')
+          .status(claim.response.status)
+          .send(openFields(claim.response.body, sealed, box, sealingContext));
         return;
       }
       case 'claimed':
@@ -106,20 +138,33 @@ export function idempotency(deps: { db: Knex; logger: Logger; requestTimeoutMs: 
     res.send = (body?: unknown) => {
       // The deadline's 503 leaves the key claimed until its lock lapses: the handler may still be finishing.
       if (answeredByDeadline(res)) return res.headersSent ? res : send(body);
-      const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : body === undefined ? '' : JSON.stringify(body);
-      const stored = res.statusCode < 300 ? sealFields(text, res.locals.idempotencySealedFields as string[] | undefined, box, sealingContext) : { body: text, sealed: [] };
-      const finish =
-        releasesKey(res.statusCode)
-          ? releaseIdempotencyKey(deps.db, scope)
-          : completeIdempotencyKey(deps.db, scope, {
-              status: res.statusCode,
-              headers: {
-                ...Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (res.get(name) ? [[name, res.get(name) as string]] : []))),
-                ...(stored.sealed.length > 0 ? { [SEALED_FIELDS_HEADER]: stored.sealed.join(',') } : {}),
-              },
-              body: stored.body,
-            });
-      const recorded = finish.catch((error: unknown) => deps.logger.error('idempotency record failed', { request_id: requestIdOf(res), error }));
+      const text =
+        typeof body === 'string'
+          ? body
+          : Buffer.isBuffer(body)
+            ? body.toString('utf8')
+            : body === undefined
+              ? ''
+              : JSON.stringify(body);
+      const stored =
+        res.statusCode < 300
+          ? sealFields(text, res.locals.idempotencySealedFields as string[] | undefined, box, sealingContext)
+          : { body: text, sealed: [] };
+      const finish = releasesKey(res.statusCode)
+        ? releaseIdempotencyKey(deps.db, scope)
+        : completeIdempotencyKey(deps.db, scope, {
+            status: res.statusCode,
+            headers: {
+              ...Object.fromEntries(
+                REPLAYED_HEADERS.flatMap((name) => (res.get(name) ? [[name, res.get(name) as string]] : [])),
+              ),
+              ...(stored.sealed.length > 0 ? { [SEALED_FIELDS_HEADER]: stored.sealed.join(',') } : {}),
+            },
+            body: stored.body,
+          });
+      const recorded = finish.catch((error: unknown) =>
+        deps.logger.error('idempotency record failed', { request_id: requestIdOf(res), error }),
+      );
       // A server error is sent at once: its release may wait on the very dependency that failed (the lock lapses anyway).
       if (res.statusCode >= 500) send(text);
       else void recorded.finally(() => send(text));

@@ -25,7 +25,9 @@ function segment(key: string): string {
 export function unacceptableValues(value: unknown, options: { location: string; maxDepth?: number }): FieldError[] {
   const maxDepth = options.maxDepth ?? Infinity;
   const errors: FieldError[] = [];
-  const pending: Array<{ value: unknown; field: string; level: number }> = [{ value, field: options.location, level: 1 }];
+  const pending: Array<{ value: unknown; field: string; level: number }> = [
+    { value, field: options.location, level: 1 },
+  ];
   while (pending.length > 0 && errors.length < MAX_ERRORS) {
     const { value: current, field, level } = pending.pop()!;
     if (typeof current === 'string') {
@@ -37,11 +39,14 @@ export function unacceptableValues(value: unknown, options: { location: string; 
         errors.push({ field, code: 'too_big', message: `nests deeper than ${maxDepth} levels` });
         continue;
       }
-      const entries = Array.isArray(current) ? current.map((item: unknown, index) => [String(index), item] as const) : Object.entries(current);
+      const entries = Array.isArray(current)
+        ? current.map((item: unknown, index) => [String(index), item] as const)
+        : Object.entries(current);
       // Pushed in reverse, so that the values are looked at in the order of the document.
       for (const [key, item] of entries.reverse()) {
         const childField = field ? `${field}.${segment(key)}` : segment(key);
-        if (!isStorableText(key)) errors.push({ field: childField, code: 'invalid_key', message: `the key ${UNSTORABLE_MESSAGE}` });
+        if (!isStorableText(key))
+          errors.push({ field: childField, code: 'invalid_key', message: `the key ${UNSTORABLE_MESSAGE}` });
         pending.push({ value: item, field: childField, level: level + 1 });
       }
     }
@@ -50,7 +55,8 @@ export function unacceptableValues(value: unknown, options: { location: string; 
 }
 
 function refuse(errors: FieldError[], where: string): void {
-  if (errors.length > 0) throw new Problem('validation_failed', `The ${where} has ${errors.length} invalid field(s)`, { errors });
+  if (errors.length > 0)
+    throw new Problem('validation_failed', `The ${where} has ${errors.length} invalid field(s)`, { errors });
 }
 
 /**
@@ -59,14 +65,17 @@ function refuse(errors: FieldError[], where: string): void {
  */
 export function guardBody(options: { maxDepth: number }): RequestHandler {
   return (req, _res, next) => {
-    if (req.body !== undefined) refuse(unacceptableValues(req.body, { location: '', maxDepth: options.maxDepth }), 'body');
+    if (req.body !== undefined)
+      refuse(unacceptableValues(req.body, { location: '', maxDepth: options.maxDepth }), 'body');
     next();
   };
 }
 
 /** The first step of every route: its query, path parameters and stored headers, before any of them is used. */
 export const guardParameters: RequestHandler = (req, _res, next) => {
-  const headers = Object.fromEntries(STORED_HEADERS.flatMap((name) => (req.headers[name] === undefined ? [] : [[name, req.headers[name]]])));
+  const headers = Object.fromEntries(
+    STORED_HEADERS.flatMap((name) => (req.headers[name] === undefined ? [] : [[name, req.headers[name]]])),
+  );
   refuse(
     [
       ...unacceptableValues(req.query, { location: 'query' }),

@@ -10,7 +10,9 @@ import { requestIdOf } from './request-id';
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 export function unavailableProblem(detail: string): Problem {
-  return new Problem('service_unavailable', detail, { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+  return new Problem('service_unavailable', detail, {
+    headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+  });
 }
 
 const DEPENDENCY_NAMES = { postgres: 'The database', temporal: 'The workflow engine (Temporal)' } as const;
@@ -70,7 +72,11 @@ export function problemRenderer(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) {
       // Answered already (by the request's deadline): the handler's late failure only needs a log line.
       if (res.writableEnded) {
-        logger.warn('request failed after it was answered', { request_id: requestIdOf(res), path: req.path, error: error instanceof Error ? error.message : String(error) });
+        logger.warn('request failed after it was answered', {
+          request_id: requestIdOf(res),
+          path: req.path,
+          error: error instanceof Error ? error.message : String(error),
+        });
         return;
       }
       next(error);
@@ -81,12 +87,14 @@ export function problemRenderer(logger: Logger): ErrorRequestHandler {
       error instanceof Problem
         ? error
         : dependency
-          ? unavailableProblem(`${DEPENDENCY_NAMES[dependency.dependency]} did not answer in time; retry after the seconds in Retry-After`)
+          ? unavailableProblem(
+              `${DEPENDENCY_NAMES[dependency.dependency]} did not answer in time; retry after the seconds in Retry-After`,
+            )
           : error instanceof StorageRefusedError
-          ? new Problem(error.refusal.code, error.refusal.detail)
-          : isUndecodablePath(error)
-            ? new Problem('invalid_request', 'A path segment is not valid percent-encoded UTF-8')
-            : fromBodyParser(error as BodyParserError);
+            ? new Problem(error.refusal.code, error.refusal.detail)
+            : isUndecodablePath(error)
+              ? new Problem('invalid_request', 'A path segment is not valid percent-encoded UTF-8')
+              : fromBodyParser(error as BodyParserError);
     const instance = req.originalUrl.split('?')[0] ?? req.path;
     if (problem && problem.status < 500) {
       sendProblem(res, problem, instance);
@@ -94,10 +102,29 @@ export function problemRenderer(logger: Logger): ErrorRequestHandler {
     }
     const requestId = requestIdOf(res);
     const incidentId = `inc_${randomUUID()}`;
-    if (dependency) logger.error('dependency unavailable', { incident_id: incidentId, request_id: requestId, path: req.path, dependency: dependency.dependency, reason: dependency.reason });
-    else if (problem) logger.error('service problem', { incident_id: incidentId, request_id: requestId, path: req.path, code: problem.code, detail: problem.detail });
+    if (dependency)
+      logger.error('dependency unavailable', {
+        incident_id: incidentId,
+        request_id: requestId,
+        path: req.path,
+        dependency: dependency.dependency,
+        reason: dependency.reason,
+      });
+    else if (problem)
+      logger.error('service problem', {
+        incident_id: incidentId,
+        request_id: requestId,
+        path: req.path,
+        code: problem.code,
+        detail: problem.detail,
+      });
     else logger.error('unhandled error', { incident_id: incidentId, request_id: requestId, path: req.path, error });
-    const shown = problem ?? new Problem('internal_error', `Something went wrong on our side; quote incident id ${incidentId} (request id ${requestId})`);
+    const shown =
+      problem ??
+      new Problem(
+        'internal_error',
+        `Something went wrong on our side; quote incident id ${incidentId} (request id ${requestId})`,
+      );
     sendProblem(res, shown, instance, incidentId);
   };
 }

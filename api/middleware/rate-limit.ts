@@ -28,7 +28,10 @@ function callerKey(req: Request, principalId: string | undefined): string {
  * Fixed-window limits per principal and category, counted in Postgres so that every API instance sees
  * the same count. Anonymous calls are counted per client address.
  */
-export function rateLimit(deps: { db: Knex; settings: RateLimitSettings; logger: Logger }, category: RateLimitCategory): RequestHandler {
+export function rateLimit(
+  deps: { db: Knex; settings: RateLimitSettings; logger: Logger },
+  category: RateLimitCategory,
+): RequestHandler {
   const { windowSeconds, limits } = deps.settings;
   let lastSweep = 0;
   return async (req, res, next) => {
@@ -55,10 +58,14 @@ export function rateLimit(deps: { db: Knex; settings: RateLimitSettings; logger:
     }
     if (count > limit) {
       const retryAfter = Math.max(1, Math.ceil(resetSeconds - now / 1000));
-      throw new Problem('rate_limit_exceeded', `The ${category} limit of ${limit} requests per ${windowSeconds} s is used up`, {
-        headers: { 'Retry-After': String(retryAfter) },
-        extensions: { retry_after_seconds: retryAfter },
-      });
+      throw new Problem(
+        'rate_limit_exceeded',
+        `The ${category} limit of ${limit} requests per ${windowSeconds} s is used up`,
+        {
+          headers: { 'Retry-After': String(retryAfter) },
+          extensions: { retry_after_seconds: retryAfter },
+        },
+      );
     }
     next();
   };

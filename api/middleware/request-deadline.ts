@@ -40,9 +40,20 @@ export function requestDeadline(deps: { timeoutMs: number; logger: Logger }): Re
       if (res.headersSent || res.writableEnded) return;
       deadline.passed = true;
       controller.abort(new Error(`the request passed its deadline of ${deps.timeoutMs} ms`));
-      deps.logger.warn('request passed its deadline', { request_id: requestIdOf(res), method: req.method, path: req.path, timeout_ms: deps.timeoutMs });
+      deps.logger.warn('request passed its deadline', {
+        request_id: requestIdOf(res),
+        method: req.method,
+        path: req.path,
+        timeout_ms: deps.timeoutMs,
+      });
       const instance = req.originalUrl.split('?')[0] ?? req.path;
-      sendProblem(res, unavailableProblem(`The request did not finish within ${deps.timeoutMs} ms: a dependency is slow or down. Retry with the same Idempotency-Key`), instance);
+      sendProblem(
+        res,
+        unavailableProblem(
+          `The request did not finish within ${deps.timeoutMs} ms: a dependency is slow or down. Retry with the same Idempotency-Key`,
+        ),
+        instance,
+      );
     };
     let timer = setTimeout(pass, deps.timeoutMs);
     let settled = false;

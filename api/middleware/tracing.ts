@@ -1,5 +1,20 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
-import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_URL_PATH, ATTR_USER_AGENT_ORIGINAL } from '@opentelemetry/semantic-conventions';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Tracer,
+} from '@opentelemetry/api';
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_URL_PATH,
+  ATTR_USER_AGENT_ORIGINAL,
+} from '@opentelemetry/semantic-conventions';
 import type { RequestHandler, Response } from 'express';
 import { routeTemplateOf } from './route-template';
 
@@ -15,7 +30,14 @@ export function traceRequests(tracer: Tracer): RequestHandler {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer.startSpan(
       req.method,
-      { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: req.method, [ATTR_URL_PATH]: req.path, [ATTR_USER_AGENT_ORIGINAL]: req.get('user-agent') ?? '' } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          [ATTR_HTTP_REQUEST_METHOD]: req.method,
+          [ATTR_URL_PATH]: req.path,
+          [ATTR_USER_AGENT_ORIGINAL]: req.get('user-agent') ?? '',
+        },
+      },
       parent,
     );
     const active = trace.setSpan(parent, span);
@@ -52,5 +74,7 @@ export function withinRequestTrace(): RequestHandler {
 export function traceFieldsOf(res: Response): { trace_id?: string; span_id?: string } {
   const active = requestContexts.get(res);
   const spanContext = active && trace.getSpanContext(active);
-  return spanContext && trace.isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : {};
+  return spanContext && trace.isSpanContextValid(spanContext)
+    ? { trace_id: spanContext.traceId, span_id: spanContext.spanId }
+    : {};
 }

@@ -11,7 +11,10 @@ const PeriodQuerySchema = z.object({
   period: z
     .string()
     .default('30d')
-    .refine((period) => periodSeconds(period) !== undefined, 'must be a number of hours, days or weeks, e.g. 24h, 30d, 4w (at most 9999)')
+    .refine(
+      (period) => periodSeconds(period) !== undefined,
+      'must be a number of hours, days or weeks, e.g. 24h, 30d, 4w (at most 9999)',
+    )
     .openapi({ example: '30d' }),
 });
 
@@ -28,9 +31,18 @@ export function registerAgentPerformanceRoutes(api: ApiBuilder, deps: { db: Knex
     auth: 'orch:read',
     rateLimit: 'agent-monitoring',
     request: { params: AgentParamsSchema, query: PeriodQuerySchema },
-    responses: { 200: { description: 'The agent’s performance', schema: AgentPerformanceSchema }, 404: { description: 'agent_not_found' } },
+    responses: {
+      200: { description: 'The agent’s performance', schema: AgentPerformanceSchema },
+      404: { description: 'agent_not_found' },
+    },
     handler: async ({ params, query, principal }) => {
-      const performance = await performanceOf(deps.db, principal.organization_id, params.agent_id, new Date(), periodSeconds(query.period)!);
+      const performance = await performanceOf(
+        deps.db,
+        principal.organization_id,
+        params.agent_id,
+        new Date(),
+        periodSeconds(query.period)!,
+      );
       if (!performance) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
       return { status: 200, body: { agent_id: params.agent_id, period: query.period, ...performance } };
     },

@@ -21,21 +21,33 @@ import { requireCallingAgent, statedConfidence } from './calling-agent';
 
 /** The problem for an update the routing refused or could not take. */
 function updateProblem(failure: Extract<UpdateResult<unknown>, { ok: false }>, taskId: string): Problem {
-  if (failure.code === 'routing_not_found') return new Problem('routing_not_found', `The agent has no routing for task ${taskId}; route it with POST /v1/orch/route first`);
+  if (failure.code === 'routing_not_found')
+    return new Problem(
+      'routing_not_found',
+      `The agent has no routing for task ${taskId}; route it with POST /v1/orch/route first`,
+    );
   return new Problem('routing_closed', failure.detail);
 }
 
 /** The spec's manual escalation answer, from the workflow's escalation record (also used by /escalation/manual). */
 export function renderEscalation(outcome: EscalateOutcome) {
   if (!outcome.ok) {
-    throw new Problem('no_qualified_reviewer', `No available reviewer holds ${outcome.required_capabilities.map((c) => `${c.capability_id} ≥ ${c.min_weight}`).join(', ')}`, {
-      extensions: { routing_id: outcome.routing_id, required_capabilities: outcome.required_capabilities },
-    });
+    throw new Problem(
+      'no_qualified_reviewer',
+      `No available reviewer holds ${outcome.required_capabilities.map((c) => `${c.capability_id} ≥ ${c.min_weight}`).join(', ')}`,
+      {
+        extensions: { routing_id: outcome.routing_id, required_capabilities: outcome.required_capabilities },
+      },
+    );
   }
   const { escalation } = outcome;
   return {
     ...escalation,
-    assigned_to: escalation.assigned_to && { type: 'human' as const, did: escalation.assigned_to.did, capabilities: escalation.assigned_to.capabilities_matched },
+    assigned_to: escalation.assigned_to && {
+      type: 'human' as const,
+      did: escalation.assigned_to.did,
+      capabilities: escalation.assigned_to.capabilities_matched,
+    },
   };
 }
 
@@ -64,33 +76,75 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
     handler: async ({ req, headers, body, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
       const confidence = statedConfidence(headers['x-confidence-score'], body.confidence, 'confidence');
-      const sent = await reportAgentConfidence(deps, principal.organization_id, agent, { ...body, confidence }, updateIdFor(principal.id, req.get('idempotency-key')));
+      const sent = await reportAgentConfidence(
+        deps,
+        principal.organization_id,
+        agent,
+        { ...body, confidence },
+        updateIdFor(principal.id, req.get('idempotency-key')),
+      );
       if (!sent.ok) throw updateProblem(sent, body.task_id);
       const { outcome, violations } = sent.result;
       const assigned_human = outcome.assigned_to?.type === 'human' ? outcome.assigned_to.did : null;
       const queued = outcome.status === 'queued';
       if (body.proceed_autonomously && outcome.fourth_law_triggered) {
-        const holder = assigned_human ? `${assigned_human} now holds the task` : queued ? 'it waits in the queue for a qualified reviewer' : 'no reviewer could take the task';
-        throw new Problem('confidence_below_threshold', `Confidence ${confidence} is below ${FOURTH_LAW_THRESHOLD}; ${holder}`, {
-          // The spec names an agent's confidence ai_confidence, whichever of header or body carried it.
-          errors: [{ field: 'ai_confidence', code: 'below_threshold', message: `must be at least ${FOURTH_LAW_THRESHOLD} to act autonomously` }],
+        const holder = assigned_human
+          ? `${assigned_human} now holds the task`
+          : queued
+            ? 'it waits in the queue for a qualified reviewer'
+            : 'no reviewer could take the task';
+        throw new Problem(
+          'confidence_below_threshold',
+          `Confidence ${confidence} is below ${FOURTH_LAW_THRESHOLD}; ${holder}`,
+          {
+            // The spec names an agent's confidence ai_confidence, whichever of header or body carried it.
+            errors: [
+              {
+                field: 'ai_confidence',
+                code: 'below_threshold',
+                message: `must be at least ${FOURTH_LAW_THRESHOLD} to act autonomously`,
+              },
+            ],
+            extensions: {
+              routing_id: outcome.routing_id,
+              assigned_human,
+              escalation: {
+                required: true,
+                reason: 'ai_confidence_below_threshold',
+                suggested_reviewers: outcome.suggested_reviewers,
+              },
+            },
+          },
+        );
+      }
+      if (body.proceed_autonomously && (outcome.human_assigned || queued)) {
+        const detail = queued
+          ? `Task ${body.task_id} waits in the queue for a qualified human`
+          : `A human${assigned_human ? ` (${assigned_human})` : ''} holds task ${body.task_id}`;
+        throw new Problem('escalation_required', `${detail}; the agent may not act on it alone`, {
           extensions: {
             routing_id: outcome.routing_id,
             assigned_human,
-            escalation: { required: true, reason: 'ai_confidence_below_threshold', suggested_reviewers: outcome.suggested_reviewers },
+            escalation: {
+              required: true,
+              reason: queued ? 'waiting_for_reviewer' : 'human_holds_task',
+              suggested_reviewers: assigned_human ? [assigned_human] : [],
+            },
           },
         });
       }
-      if (body.proceed_autonomously && (outcome.human_assigned || queued)) {
-        const detail = queued ? `Task ${body.task_id} waits in the queue for a qualified human` : `A human${assigned_human ? ` (${assigned_human})` : ''} holds task ${body.task_id}`;
-        throw new Problem('escalation_required', `${detail}; the agent may not act on it alone`, {
-          extensions: { routing_id: outcome.routing_id, assigned_human, escalation: { required: true, reason: queued ? 'waiting_for_reviewer' : 'human_holds_task', suggested_reviewers: assigned_human ? [assigned_human] : [] } },
-        });
-      }
       if (violations.length > 0) {
-        throw new Problem('safety_violation', `The agent’s constraints forbid acting alone on task ${body.task_id}: ${violations.map((v) => v.reason).join(', ')}`, {
-          extensions: { routing_id: outcome.routing_id, violations, escalation: { required: true, reason: violations[0]!.reason, suggested_reviewers: [] } },
-        });
+        throw new Problem(
+          'safety_violation',
+          `The agent’s constraints forbid acting alone on task ${body.task_id}: ${violations.map((v) => v.reason).join(', ')}`,
+          {
+            extensions: {
+              routing_id: outcome.routing_id,
+              violations,
+              escalation: { required: true, reason: violations[0]!.reason, suggested_reviewers: [] },
+            },
+          },
+        );
       }
       return {
         status: 200,
@@ -127,12 +181,22 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
       200: { description: 'The escalation', schema: EscalationResponseSchema },
       403: { description: 'agent_not_registered, or agent_id_mismatch' },
       404: { description: 'routing_not_found: no routing for this task' },
-      409: { description: 'routing_closed: resolved, expired, or an ai_first routing (or its escalation window ended)' },
-      422: { description: 'no_qualified_reviewer: a human holds the task and nobody else qualifies (it stays with them)' },
+      409: {
+        description: 'routing_closed: resolved, expired, or an ai_first routing (or its escalation window ended)',
+      },
+      422: {
+        description: 'no_qualified_reviewer: a human holds the task and nobody else qualifies (it stays with them)',
+      },
     },
     handler: async ({ req, headers, body, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
-      const sent = await escalateAgentTask(deps, principal.organization_id, agent, body, updateIdFor(principal.id, req.get('idempotency-key')));
+      const sent = await escalateAgentTask(
+        deps,
+        principal.organization_id,
+        agent,
+        body,
+        updateIdFor(principal.id, req.get('idempotency-key')),
+      );
       if (!sent.ok) throw updateProblem(sent, body.task_id);
       return { status: 200, body: renderEscalation(sent.result) };
     },

@@ -30,7 +30,10 @@ import { toRoutingStatus } from './routing';
 /** Tasks of one batch routed at once; the rest wait their turn. */
 const BATCH_CONCURRENCY = 8;
 
-export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingServiceDeps & { logger: Logger; decisions: DecisionWaits }): void {
+export function registerAgentRoutingRoutes(
+  api: ApiBuilder,
+  deps: RoutingServiceDeps & { logger: Logger; decisions: DecisionWaits },
+): void {
   // Batch items are parsed one by one (the body only documents them), so the item's schema is registered here.
   api.registry.register('BatchRouteItem', BatchRouteItemSchema);
   api.route({
@@ -57,15 +60,28 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
     },
     handler: async ({ headers, body, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
-      const confidence = statedConfidence(headers['x-confidence-score'], body.ai_assessment.confidence, 'ai_assessment.confidence');
+      const confidence = statedConfidence(
+        headers['x-confidence-score'],
+        body.ai_assessment.confidence,
+        'ai_assessment.confidence',
+      );
       const { ai_assessment, escalation_recommendation, human_context, ...fields } = body;
       const task: AgentTask = {
         ...fields,
         ai_confidence: confidence,
-        agent_assessment: { can_handle: ai_assessment.can_handle, escalation_recommended: escalation_recommendation, uncertainty_reason: ai_assessment.uncertainty_reason, human_context },
+        agent_assessment: {
+          can_handle: ai_assessment.can_handle,
+          escalation_recommended: escalation_recommendation,
+          uncertainty_reason: ai_assessment.uncertainty_reason,
+          human_context,
+        },
       };
       const { routing_id, outcome } = await routeAgentTask(deps, agent, principal, task);
-      return { status: 200, body: agentRouteAnswer(task, outcome.decision), headers: { Location: `/v1/orch/routing/${routing_id}` } };
+      return {
+        status: 200,
+        body: agentRouteAnswer(task, outcome.decision),
+        headers: { Location: `/v1/orch/routing/${routing_id}` },
+      };
     },
   });
 
@@ -85,7 +101,10 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
     auth: 'orch:agent',
     rateLimit: 'routing-requests',
     request: { headers: AgentHeadersSchema, body: BatchRouteRequestSchema },
-    responses: { 200: { description: 'One result per task, in order', schema: BatchRouteResponseSchema }, 403: { description: 'agent_not_registered, or agent_id_mismatch' } },
+    responses: {
+      200: { description: 'One result per task, in order', schema: BatchRouteResponseSchema },
+      403: { description: 'agent_not_registered, or agent_id_mismatch' },
+    },
     handler: async ({ headers, body, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
       const results: unknown[] = new Array(body.tasks.length);
@@ -96,19 +115,37 @@ export function registerAgentRoutingRoutes(api: ApiBuilder, deps: RoutingService
         for (let at = next++; at < items.valid.length; at = next++) {
           const { index, item } = items.valid[at]!;
           const { type, confidence, can_handle, escalation_recommendation, human_context, ...fields } = item;
-          const task: AgentTask = { ...fields, task_type: type, ai_confidence: confidence, agent_assessment: { can_handle, escalation_recommended: escalation_recommendation, human_context } };
+          const task: AgentTask = {
+            ...fields,
+            task_type: type,
+            ai_confidence: confidence,
+            agent_assessment: { can_handle, escalation_recommended: escalation_recommendation, human_context },
+          };
           try {
             const { outcome } = await routeAgentTask(deps, agent, principal, task);
             results[index] = { index, status: 'routed', ...agentRouteAnswer(task, outcome.decision) };
           } catch (error) {
             deps.logger.error('batch item failed', { task_id: item.task_id, agent_id: agent.agent_id, error });
-            results[index] = { index, task_id: item.task_id, status: 'failed', error: itemProblem(new Problem('service_unavailable', 'This task could not be routed now; retry the batch (routed tasks answer with their first decision)')) };
+            results[index] = {
+              index,
+              task_id: item.task_id,
+              status: 'failed',
+              error: itemProblem(
+                new Problem(
+                  'service_unavailable',
+                  'This task could not be routed now; retry the batch (routed tasks answer with their first decision)',
+                ),
+              ),
+            };
           }
         }
       };
       await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, items.valid.length) }, worker));
       const routed = results.filter((result) => (result as { status: string }).status === 'routed').length;
-      return { status: 200, body: { data: results, summary: { total: results.length, routed, failed: results.length - routed } } };
+      return {
+        status: 200,
+        body: { data: results, summary: { total: results.length, routed, failed: results.length - routed } },
+      };
     },
   });
 }
@@ -130,7 +167,10 @@ function registerAgentTaskStatusRoute(api: ApiBuilder, deps: RoutingServiceDeps 
     rateLimit: 'routing-requests',
     request: { headers: AgentHeadersSchema, params: AgentTaskParamsSchema, query: DecisionWaitQuerySchema },
     responses: {
-      200: { description: 'The routing status: decided, or, after a wait that ended first, still undecided', schema: RoutingStatusSchema },
+      200: {
+        description: 'The routing status: decided, or, after a wait that ended first, still undecided',
+        schema: RoutingStatusSchema,
+      },
       403: { description: 'agent_not_registered, or agent_id_mismatch' },
       404: { description: 'routing_not_found: the agent has no routing for this task' },
     },
@@ -145,7 +185,11 @@ function registerAgentTaskStatusRoute(api: ApiBuilder, deps: RoutingServiceDeps 
         read: () => findRoutingById(deps.db, principal.organization_id, routing_id),
         decided: (found) => routingDecided(found.status),
       });
-      if (!row) throw new Problem('routing_not_found', `The agent has no routing for task ${params.task_id}; route it with POST /v1/orch/route first`);
+      if (!row)
+        throw new Problem(
+          'routing_not_found',
+          `The agent has no routing for task ${params.task_id}; route it with POST /v1/orch/route first`,
+        );
       return { status: 200, body: toRoutingStatus(row) };
     },
   });
@@ -154,7 +198,11 @@ function registerAgentTaskStatusRoute(api: ApiBuilder, deps: RoutingServiceDeps 
 /** The spec's answer to POST /route, with the routing's id and level beside it. */
 function agentRouteAnswer(task: AgentTask, decision: RoutingDecisionResult): z.output<typeof AgentRouteResponseSchema> {
   const human = needsHuman(decision.decision);
-  const handedOver = [task.agent_assessment.human_context, task.agent_assessment.uncertainty_reason, task.ai_recommendation].some((text) => typeof text === 'string' && text.length > 0);
+  const handedOver = [
+    task.agent_assessment.human_context,
+    task.agent_assessment.uncertainty_reason,
+    task.ai_recommendation,
+  ].some((text) => typeof text === 'string' && text.length > 0);
   return {
     routing_id: decision.routing_id,
     task_id: task.task_id,
@@ -175,27 +223,51 @@ function agentRouteAnswer(task: AgentTask, decision: RoutingDecisionResult): z.o
  */
 function batchItems(tasks: unknown[]) {
   const valid: Array<{ index: number; item: BatchRouteItem }> = [];
-  const invalid: Array<{ index: number; task_id?: string; status: 'failed'; error: ReturnType<typeof itemProblem> }> = [];
+  const invalid: Array<{ index: number; task_id?: string; status: 'failed'; error: ReturnType<typeof itemProblem> }> =
+    [];
   const first = new Map<string, number>();
   tasks.forEach((raw, index) => {
     const parsed = BatchRouteItemSchema.safeParse(raw, { reportInput: true });
-    const named = raw !== null && typeof raw === 'object' && typeof (raw as { task_id?: unknown }).task_id === 'string' ? { task_id: (raw as { task_id: string }).task_id } : {};
-    const errors = parsed.success ? duplicateOf(parsed.data.task_id, first.get(parsed.data.task_id)) : fieldErrors(parsed.error, '');
+    const named =
+      raw !== null && typeof raw === 'object' && typeof (raw as { task_id?: unknown }).task_id === 'string'
+        ? { task_id: (raw as { task_id: string }).task_id }
+        : {};
+    const errors = parsed.success
+      ? duplicateOf(parsed.data.task_id, first.get(parsed.data.task_id))
+      : fieldErrors(parsed.error, '');
     if (parsed.success && errors.length === 0) {
       first.set(parsed.data.task_id, index);
       valid.push({ index, item: parsed.data });
       return;
     }
-    invalid.push({ index, ...named, status: 'failed', error: itemProblem(new Problem('validation_failed', `Task ${index} of the batch has ${errors.length} invalid field(s)`, { errors })) });
+    invalid.push({
+      index,
+      ...named,
+      status: 'failed',
+      error: itemProblem(
+        new Problem('validation_failed', `Task ${index} of the batch has ${errors.length} invalid field(s)`, {
+          errors,
+        }),
+      ),
+    });
   });
   return { valid, invalid };
 }
 
 function duplicateOf(taskId: string, earlier: number | undefined): FieldError[] {
-  return earlier === undefined ? [] : [{ field: 'task_id', code: 'duplicate', message: `${taskId} appears earlier in the batch (index ${earlier})` }];
+  return earlier === undefined
+    ? []
+    : [{ field: 'task_id', code: 'duplicate', message: `${taskId} appears earlier in the batch (index ${earlier})` }];
 }
 
 function itemProblem(problem: Problem) {
   const { errors } = problem.options;
-  return { ...problem.options.extensions, type: problemTypeUri(problem.code), title: problem.title, status: problem.status, detail: problem.detail, ...(errors ? { errors } : {}) };
+  return {
+    ...problem.options.extensions,
+    type: problemTypeUri(problem.code),
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail,
+    ...(errors ? { errors } : {}),
+  };
 }

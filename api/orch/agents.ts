@@ -7,7 +7,13 @@ import { listRoute } from '../list-route';
 import { storeSealed } from '../middleware/idempotency';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { AgentIdSchema, AgentRegisteredSchema, AgentSchema, PatchAgentSchema, RegisterAgentSchema } from '../schemas/agents';
+import {
+  AgentIdSchema,
+  AgentRegisteredSchema,
+  AgentSchema,
+  PatchAgentSchema,
+  RegisterAgentSchema,
+} from '../schemas/agents';
 import { listQuerySchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
@@ -30,7 +36,10 @@ export function renderAgent(row: AgentRow) {
   };
 }
 
-const ListAgentsQuerySchema = listQuerySchema.extend({ status: z.enum(AGENT_STATUSES).optional(), agent_type: z.string().min(1).optional() });
+const ListAgentsQuerySchema = listQuerySchema.extend({
+  status: z.enum(AGENT_STATUSES).optional(),
+  agent_type: z.string().min(1).optional(),
+});
 const SORTABLE = { agent_id: 'agent_id', registered_at: 'registered_at', agent_name: 'agent_name' };
 
 export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
@@ -49,14 +58,21 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     auth: 'orch:admin',
     rateLimit: 'agent-monitoring',
     request: { body: RegisterAgentSchema },
-    responses: { 201: { description: 'The agent and its API key', schema: AgentRegisteredSchema }, 409: { description: 'agent_exists' } },
+    responses: {
+      201: { description: 'The agent and its API key', schema: AgentRegisteredSchema },
+      409: { description: 'agent_exists' },
+    },
     handler: async ({ body, principal, res }) => {
       res.set('Cache-Control', 'no-store');
       storeSealed(res, ['api_key']);
       const agent_id = body.agent_id ?? `urn:handoff:agent:${body.agent_type}:${randomBytes(8).toString('hex')}`;
       const result = await registerAgent(deps.db, { ...body, agent_id }, principal);
       if (!result.ok) throw new Problem('agent_exists', `Agent ${agent_id} is already registered`);
-      return { status: 201, body: { ...renderAgent(result.agent), api_key: result.api_key }, headers: { Location: `/v1/orch/agents/${encodeURIComponent(agent_id)}` } };
+      return {
+        status: 201,
+        body: { ...renderAgent(result.agent), api_key: result.api_key },
+        headers: { Location: `/v1/orch/agents/${encodeURIComponent(agent_id)}` },
+      };
     },
   });
 
@@ -100,7 +116,10 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     auth: 'orch:admin',
     rateLimit: 'agent-monitoring',
     request: { params: AgentParamsSchema, body: PatchAgentSchema },
-    responses: { 200: { description: 'The agent as changed', schema: AgentSchema }, 404: { description: 'agent_not_found' } },
+    responses: {
+      200: { description: 'The agent as changed', schema: AgentSchema },
+      404: { description: 'agent_not_found' },
+    },
     handler: async ({ params, body, principal }) => {
       const row = await changeAgent(deps.db, params.agent_id, body, principal);
       if (!row) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
@@ -118,7 +137,10 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     rateLimit: 'agent-monitoring',
     idempotency: false,
     request: { params: AgentParamsSchema },
-    responses: { 200: { description: 'The agent and its new API key', schema: AgentRegisteredSchema }, 404: { description: 'agent_not_found' } },
+    responses: {
+      200: { description: 'The agent and its new API key', schema: AgentRegisteredSchema },
+      404: { description: 'agent_not_found' },
+    },
     handler: async ({ params, principal, res }) => {
       res.set('Cache-Control', 'no-store');
       const rotated = await rotateAgentKey(deps.db, params.agent_id, principal);

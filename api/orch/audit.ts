@@ -12,23 +12,43 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 const dateOrDateTime = z
   .string()
-  .refine((value) => /^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) && !Number.isNaN(Date.parse(value)) && isStorableTimestamp(value), {
-    message: 'must be a date (YYYY-MM-DD, a UTC day) or an ISO 8601 date-time, with an offset within ±15:59 and a year from 0001',
-  });
+  .refine(
+    (value) =>
+      /^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) &&
+      !Number.isNaN(Date.parse(value)) &&
+      isStorableTimestamp(value),
+    {
+      message:
+        'must be a date (YYYY-MM-DD, a UTC day) or an ISO 8601 date-time, with an offset within ±15:59 and a year from 0001',
+    },
+  );
 
 const AuditQuerySchema = listQuerySchema
   .extend({
-    start_date: dateOrDateTime.optional().openapi({ description: 'Entries at or after it (a date means the start of that UTC day)' }),
-    end_date: dateOrDateTime.optional().openapi({ description: 'Entries up to and including it (a date means the whole UTC day)' }),
-    date__gte: dateOrDateTime.optional().openapi({ description: 'Entries at or after it; combined with start_date, the later one applies' }),
-    event_type: z.string().min(1).max(100).optional().openapi({ description: 'routing_decision, escalation_triggered, routing_resolution, routing_expired, or another recorded action' }),
+    start_date: dateOrDateTime
+      .optional()
+      .openapi({ description: 'Entries at or after it (a date means the start of that UTC day)' }),
+    end_date: dateOrDateTime
+      .optional()
+      .openapi({ description: 'Entries up to and including it (a date means the whole UTC day)' }),
+    date__gte: dateOrDateTime
+      .optional()
+      .openapi({ description: 'Entries at or after it; combined with start_date, the later one applies' }),
+    event_type: z.string().min(1).max(100).optional().openapi({
+      description:
+        'routing_decision, escalation_triggered, routing_resolution, routing_expired, or another recorded action',
+    }),
     type: z.string().min(1).max(100).optional().openapi({ description: 'Alias of event_type' }),
     task_type: z.string().min(1).max(200).optional(),
     routing_id: z.string().min(1).max(200).optional(),
   })
   .superRefine((query, context) => {
     if (query.event_type && query.type && query.event_type !== query.type) {
-      context.addIssue({ code: 'custom', path: ['type'], message: 'is an alias of event_type and must not differ from it' });
+      context.addIssue({
+        code: 'custom',
+        path: ['type'],
+        message: 'is an alias of event_type and must not differ from it',
+      });
     }
     if (query.start_date && query.end_date && Date.parse(query.start_date) > Date.parse(query.end_date)) {
       context.addIssue({ code: 'custom', path: ['end_date'], message: 'must not be before start_date' });
@@ -42,14 +62,24 @@ const AuditEntrySchema = z
     timestamp: z.string(),
     event_type: z.string().openapi({ example: 'routing_decision' }),
     type: z.string().openapi({ description: 'Same as event_type (the name the spec’s cursor shape uses)' }),
-    routing_id: z.string().nullable().openapi({ description: 'The routing the record belongs to; null for other subjects' }),
+    routing_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The routing the record belongs to; null for other subjects' }),
     subject_id: z.string(),
     task_type: z.string().nullable(),
-    actor: z.object({ type: z.enum(['ai_agent', 'orch_core', 'human']), did: z.string().optional(), agent_id: z.string().optional() }),
+    actor: z.object({
+      type: z.enum(['ai_agent', 'orch_core', 'human']),
+      did: z.string().optional(),
+      agent_id: z.string().optional(),
+    }),
     details: z.object({
       rule_triggered: z.string().nullable(),
       risk_level: z.string().nullable(),
-      assigned_to: z.string().nullable().openapi({ description: 'DID of whoever the step assigned (or, for a resolution, who resolved it)' }),
+      assigned_to: z
+        .string()
+        .nullable()
+        .openapi({ description: 'DID of whoever the step assigned (or, for a resolution, who resolved it)' }),
       action: z.string(),
       summary: z.string().openapi({ description: 'The record’s reasoning' }),
     }),
@@ -78,7 +108,11 @@ function render(row: AuditRow) {
     routing_id: row.routing_id,
     subject_id: row.subject_id,
     task_type: row.task_type,
-    actor: { type: entry.actor.type, ...(entry.actor.did ? { did: entry.actor.did } : {}), ...(entry.actor.agent_id ? { agent_id: entry.actor.agent_id } : {}) },
+    actor: {
+      type: entry.actor.type,
+      ...(entry.actor.did ? { did: entry.actor.did } : {}),
+      ...(entry.actor.agent_id ? { agent_id: entry.actor.agent_id } : {}),
+    },
     details: auditDetails(entry, row.risk_level),
     ledger_anchor: { transaction_id: row.transaction_id, block_number: row.block_number },
     leaf_index: row.leaf_index,
@@ -87,7 +121,8 @@ function render(row: AuditRow) {
 
 const startOf = (value: string) => new Date(DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value);
 /** The first instant after the range an end bound names: the next day for a date, the next millisecond for a date-time. */
-const after = (value: string) => new Date(DATE_ONLY.test(value) ? Date.parse(`${value}T00:00:00.000Z`) + DAY_MS : Date.parse(value) + 1);
+const after = (value: string) =>
+  new Date(DATE_ONLY.test(value) ? Date.parse(`${value}T00:00:00.000Z`) + DAY_MS : Date.parse(value) + 1);
 
 export function registerAuditRoutes(api: ApiBuilder, deps: { db: Knex }): void {
   listRoute(api, {
@@ -102,7 +137,9 @@ export function registerAuditRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     page: { description: 'A page of audit entries', schema: AuditPageSchema },
     sort: { allowed: SORTABLE, fallback: '-timestamp', uniqueKey: 'e.seq' },
     list: ({ query, principal, page }) => {
-      const starts = [query.start_date, query.date__gte].filter((value): value is string => value !== undefined).map(startOf);
+      const starts = [query.start_date, query.date__gte]
+        .filter((value): value is string => value !== undefined)
+        .map(startOf);
       const eventType = query.event_type ?? query.type;
       return listAuditEntries(deps.db, principal.organization_id, page, {
         from: starts.length > 0 ? new Date(Math.max(...starts.map((date) => date.getTime()))) : undefined,

@@ -19,12 +19,28 @@ export function registerBoundaryRoutes(api: ApiBuilder, deps: { db: Knex }): voi
     auth: 'orch:agent',
     rateLimit: 'safety-checks',
     request: { headers: AgentHeadersSchema, query: BoundariesQuerySchema },
-    responses: { 200: { description: 'The agent’s authority for the action', schema: BoundaryAnswerSchema }, 403: { description: 'agent_not_registered, or agent_id_mismatch' } },
+    responses: {
+      200: { description: 'The agent’s authority for the action', schema: BoundaryAnswerSchema },
+      403: { description: 'agent_not_registered, or agent_id_mismatch' },
+    },
     handler: async ({ headers, query, principal }) => {
       const agent = await requireCallingAgent(deps.db, principal, headers['x-agent-id']);
-      const context: Record<string, unknown> = { ...(query.amount !== undefined ? { amount: query.amount } : {}), ...(query.domain ? { domain: query.domain } : {}) };
-      const { domain, config } = await domainConfigFor(deps.db, principal.organization_id, { task_type: query.action, context });
-      const { risk, evaluation, verdict } = assessAction({ action: query.action, context, actor: { type: 'ai_agent', agent_id: agent.agent_id }, agent, config, domain });
+      const context: Record<string, unknown> = {
+        ...(query.amount !== undefined ? { amount: query.amount } : {}),
+        ...(query.domain ? { domain: query.domain } : {}),
+      };
+      const { domain, config } = await domainConfigFor(deps.db, principal.organization_id, {
+        task_type: query.action,
+        context,
+      });
+      const { risk, evaluation, verdict } = assessAction({
+        action: query.action,
+        context,
+        actor: { type: 'ai_agent', agent_id: agent.agent_id },
+        agent,
+        config,
+        domain,
+      });
       return {
         status: 200,
         body: {
@@ -33,7 +49,11 @@ export function registerBoundaryRoutes(api: ApiBuilder, deps: { db: Knex }): voi
           domain,
           risk_level: risk.level,
           ...boundaryAnswer(evaluation, verdict, risk.level),
-          violations: evaluation.violations.map(({ boundary_id, reason, severity }) => ({ boundary_id, reason, severity })),
+          violations: evaluation.violations.map(({ boundary_id, reason, severity }) => ({
+            boundary_id,
+            reason,
+            severity,
+          })),
         },
       };
     },

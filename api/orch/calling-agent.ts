@@ -5,11 +5,17 @@ import { callingAgent } from '../../services/agents/calling-agent';
 import { Problem } from '../problem';
 
 /** The registered, active agent making an agent operation, or the problem that says why there is none. */
-export async function requireCallingAgent(db: Knex, principal: Principal, headerAgentId: string | undefined): Promise<AgentProfile> {
+export async function requireCallingAgent(
+  db: Knex,
+  principal: Principal,
+  headerAgentId: string | undefined,
+): Promise<AgentProfile> {
   const found = await callingAgent(db, principal, headerAgentId);
   if (found.ok) return found.agent;
   if (found.code === 'agent_id_required') {
-    throw new Problem('validation_failed', found.detail, { errors: [{ field: 'header.x-agent-id', code: 'required', message: found.detail }] });
+    throw new Problem('validation_failed', found.detail, {
+      errors: [{ field: 'header.x-agent-id', code: 'required', message: found.detail }],
+    });
   }
   throw new Problem(found.code, found.detail);
 }

@@ -7,14 +7,21 @@ const yesNo = (value: boolean) => (value ? '<span class="pass">yes</span>' : '<s
 /** The stored report as a page a person can read (every value escaped: records hold what agents sent). */
 export function renderComplianceReportHtml(report: ComplianceReport): string {
   const { summary, compliance_status: status } = report;
-  const rows = (pairs: Array<[string, string]>) => pairs.map(([name, value]) => `<tr><th>${escape(name)}</th><td>${value}</td></tr>`).join('');
+  const rows = (pairs: Array<[string, string]>) =>
+    pairs.map(([name, value]) => `<tr><th>${escape(name)}</th><td>${value}</td></tr>`).join('');
   const checks = report.checks
-    .map((check) => `<tr><td>${escape(check.check_id)}</td><td>${escape(check.description)}</td><td>${escape(check.frameworks.join(', ').toUpperCase())}</td><td>${yesNo(check.passed)}</td><td>${check.failures}</td></tr>`)
+    .map(
+      (check) =>
+        `<tr><td>${escape(check.check_id)}</td><td>${escape(check.description)}</td><td>${escape(check.frameworks.join(', ').toUpperCase())}</td><td>${yesNo(check.passed)}</td><td>${check.failures}</td></tr>`,
+    )
     .join('');
   const violations = report.violations
     ? `<h2>Violations (${report.violations_listed ?? report.violations.length} listed)</h2>
 <table><tr><th>check</th><th>record</th><th>subject</th><th>detail</th></tr>${report.violations
-        .map((v) => `<tr><td>${escape(v.check_id)}</td><td><code>${escape(v.transaction_id)}</code></td><td>${escape(v.subject_id)}</td><td>${escape(v.detail)}</td></tr>`)
+        .map(
+          (v) =>
+            `<tr><td>${escape(v.check_id)}</td><td><code>${escape(v.transaction_id)}</code></td><td>${escape(v.subject_id)}</td><td>${escape(v.detail)}</td></tr>`,
+        )
         .join('')}</table>`
     : '';
   return `<!doctype html>

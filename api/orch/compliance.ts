@@ -4,7 +4,12 @@ import type { Knex } from 'knex';
 import { findComplianceReport } from '../../db/compliance';
 import { COMPLIANCE_CHECKS, quarterRange, type ComplianceReport } from '../../domain/compliance';
 import { renderComplianceReportHtml } from './compliance-html';
-import { REPORT_ORGANIZATION_MEMO, reportIdFor, reportUrl, requestComplianceReport } from '../../services/compliance/reports';
+import {
+  REPORT_ORGANIZATION_MEMO,
+  reportIdFor,
+  reportUrl,
+  requestComplianceReport,
+} from '../../services/compliance/reports';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { Problem } from '../problem';
 import type { ApiBuilder, Reply } from '../route';
@@ -16,7 +21,11 @@ const RETRY_AFTER_SECONDS = 2;
 
 const ComplianceReportRequestSchema = z
   .object({
-    report_type: z.string().min(1).max(100).openapi({ example: 'quarterly_regulatory', description: 'Your name for the kind of report; recorded in it' }),
+    report_type: z
+      .string()
+      .min(1)
+      .max(100)
+      .openapi({ example: 'quarterly_regulatory', description: 'Your name for the kind of report; recorded in it' }),
     period: z
       .string()
       .refine((value) => quarterRange(value) !== undefined, { message: 'must be a quarter, YYYY-Qn (e.g. 2026-Q3)' })
@@ -25,13 +34,22 @@ const ComplianceReportRequestSchema = z
       .array(z.string().min(1).max(200))
       .max(50)
       .default([])
-      .openapi({ description: 'Routings whose context.domain (else task_type) is one of these; empty for all', example: ['healthcare'] }),
-    include_violations: z.boolean().default(false).openapi({ description: 'List the records that failed each check (up to 500)' }),
+      .openapi({
+        description: 'Routings whose context.domain (else task_type) is one of these; empty for all',
+        example: ['healthcare'],
+      }),
+    include_violations: z
+      .boolean()
+      .default(false)
+      .openapi({ description: 'List the records that failed each check (up to 500)' }),
   })
   .strict()
   .openapi('ComplianceReportRequest');
 
-const checkIds = Object.keys(COMPLIANCE_CHECKS) as [keyof typeof COMPLIANCE_CHECKS, ...Array<keyof typeof COMPLIANCE_CHECKS>];
+const checkIds = Object.keys(COMPLIANCE_CHECKS) as [
+  keyof typeof COMPLIANCE_CHECKS,
+  ...Array<keyof typeof COMPLIANCE_CHECKS>,
+];
 
 const ComplianceReportSchema = z
   .object({
@@ -44,39 +62,87 @@ const ComplianceReportSchema = z
     generated_at: z.string(),
     summary: z.object({
       total_decisions: z.number().int().openapi({ description: 'Routing decisions in the period' }),
-      human_oversight_decisions: z.number().int().openapi({ description: 'Decisions escalated to a human or made in hybrid collaboration' }),
+      human_oversight_decisions: z
+        .number()
+        .int()
+        .openapi({ description: 'Decisions escalated to a human or made in hybrid collaboration' }),
       ai_autonomous_decisions: z.number().int(),
-      safety_violations: z.number().int().openapi({ description: 'Records where a safety boundary was crossed (a routing whose constraints were not all met, a safety check that refused)' }),
-      ethical_flags: z.number().int().openapi({ description: 'Records whose Rule of Threes analysis is not a yes on all three, or whose ethical rule triggered' }),
-      escalations_triggered: z.number().int().openapi({ description: 'Decisions that went to a human plus every later escalation up a chain' }),
+      safety_violations: z.number().int().openapi({
+        description:
+          'Records where a safety boundary was crossed (a routing whose constraints were not all met, a safety check that refused)',
+      }),
+      ethical_flags: z.number().int().openapi({
+        description: 'Records whose Rule of Threes analysis is not a yes on all three, or whose ethical rule triggered',
+      }),
+      escalations_triggered: z
+        .number()
+        .int()
+        .openapi({ description: 'Decisions that went to a human plus every later escalation up a chain' }),
       escalation_rate: z.number().openapi({ description: 'Decisions escalated to a human ÷ all decisions' }),
     }),
     compliance_status: z.object({
-      hipaa_compliant: z.boolean().openapi({ description: 'human_oversight_high_risk, personal_data_minimised and records_sealed passed' }),
-      gdpr_compliant: z.boolean().openapi({ description: 'human_oversight_high_risk (Art. 22) and personal_data_minimised (Art. 5(1)(c)) passed' }),
-      sox_compliant: z.boolean().openapi({ description: 'records_sealed, escalations_concluded and human_decisions_attributed passed' }),
-      rule_of_threes_adherence: z.number().openapi({ description: 'Share of judged records with no ethical flag (1 when none were judged)' }),
+      hipaa_compliant: z
+        .boolean()
+        .openapi({ description: 'human_oversight_high_risk, personal_data_minimised and records_sealed passed' }),
+      gdpr_compliant: z.boolean().openapi({
+        description: 'human_oversight_high_risk (Art. 22) and personal_data_minimised (Art. 5(1)(c)) passed',
+      }),
+      sox_compliant: z
+        .boolean()
+        .openapi({ description: 'records_sealed, escalations_concluded and human_decisions_attributed passed' }),
+      rule_of_threes_adherence: z
+        .number()
+        .openapi({ description: 'Share of judged records with no ethical flag (1 when none were judged)' }),
     }),
     checks: z.array(
-      z.object({ check_id: z.enum(checkIds), description: z.string(), frameworks: z.array(z.enum(['hipaa', 'gdpr', 'sox'])), passed: z.boolean(), failures: z.number().int() }),
+      z.object({
+        check_id: z.enum(checkIds),
+        description: z.string(),
+        frameworks: z.array(z.enum(['hipaa', 'gdpr', 'sox'])),
+        passed: z.boolean(),
+        failures: z.number().int(),
+      }),
     ),
     recommendations: z.array(z.string()),
     records_examined: z.number().int(),
     ledger: z
-      .object({ block_number: z.number().int(), tree_size: z.number().int(), root_hash: z.string(), checkpoint: z.string() })
+      .object({
+        block_number: z.number().int(),
+        tree_size: z.number().int(),
+        root_hash: z.string(),
+        checkpoint: z.string(),
+      })
       .nullable()
       .openapi({ description: 'The signed checkpoint the report was computed against' }),
-    violations: z.array(z.object({ check_id: z.enum(checkIds), transaction_id: z.string(), subject_id: z.string(), detail: z.string() })).optional(),
+    violations: z
+      .array(
+        z.object({
+          check_id: z.enum(checkIds),
+          transaction_id: z.string(),
+          subject_id: z.string(),
+          detail: z.string(),
+        }),
+      )
+      .optional(),
     violations_listed: z.number().int().optional(),
-    report_url: z.string().openapi({ description: 'GET it for this report as JSON, or as HTML with Accept: text/html or ?format=html' }),
+    report_url: z
+      .string()
+      .openapi({ description: 'GET it for this report as JSON, or as HTML with Accept: text/html or ?format=html' }),
   })
   .openapi('ComplianceReport');
 
 const ReportPendingSchema = z
-  .object({ report_id: z.string(), status: z.literal('generating'), report_url: z.string(), retry_after_seconds: z.number().int() })
+  .object({
+    report_id: z.string(),
+    status: z.literal('generating'),
+    report_url: z.string(),
+    retry_after_seconds: z.number().int(),
+  })
   .openapi('ComplianceReportPending');
 
-const ReportFailedSchema = z.object({ report_id: z.string(), status: z.literal('failed'), error: z.string() }).openapi('ComplianceReportFailed');
+const ReportFailedSchema = z
+  .object({ report_id: z.string(), status: z.literal('failed'), error: z.string() })
+  .openapi('ComplianceReportFailed');
 
 export interface ComplianceRouteDeps {
   db: Knex;
@@ -92,7 +158,10 @@ const pending = (report_id: string, report_url: string): Reply => ({
 });
 
 function asHtml(report: ComplianceReport): Reply {
-  return { status: 200, text: { contentType: 'text/html; charset=utf-8', content: renderComplianceReportHtml(report) } };
+  return {
+    status: 200,
+    text: { contentType: 'text/html; charset=utf-8', content: renderComplianceReportHtml(report) },
+  };
 }
 
 /** A report workflow of the organization: one started before tenancy has no memo and is the default organization's. */
@@ -122,8 +191,15 @@ export function registerComplianceRoutes(api: ApiBuilder, deps: ComplianceRouteD
     request: {
       body: ComplianceReportRequestSchema,
       headers: z.object({
-        'idempotency-key': z.string().max(255).optional().openapi({ description: 'A retry with the same key reaches the same report' }),
-        prefer: z.string().optional().openapi({ description: '`respond-async`: answer 202 at once instead of waiting up to 10 s' }),
+        'idempotency-key': z
+          .string()
+          .max(255)
+          .optional()
+          .openapi({ description: 'A retry with the same key reaches the same report' }),
+        prefer: z
+          .string()
+          .optional()
+          .openapi({ description: '`respond-async`: answer 202 at once instead of waiting up to 10 s' }),
       }),
     },
     responses: {
@@ -133,7 +209,14 @@ export function registerComplianceRoutes(api: ApiBuilder, deps: ComplianceRouteD
     handler: async ({ req, body, principal }) => {
       const report_id = reportIdFor(principal.id, req.get('idempotency-key'));
       const respondAsync = /\brespond-async\b/i.test(req.get('prefer') ?? '');
-      const outcome = await requestComplianceReport(deps, { report_id, request: body, requested_by: principal.id, organization_id: principal.organization_id, waitMs: respondAsync ? 0 : REPORT_WAIT_MS, now: new Date() });
+      const outcome = await requestComplianceReport(deps, {
+        report_id,
+        request: body,
+        requested_by: principal.id,
+        organization_id: principal.organization_id,
+        waitMs: respondAsync ? 0 : REPORT_WAIT_MS,
+        now: new Date(),
+      });
       if (!outcome.done) return pending(outcome.report_id, outcome.report_url);
       return { status: 201, headers: { Location: outcome.report.report_url }, body: outcome.report };
     },
@@ -153,7 +236,8 @@ export function registerComplianceRoutes(api: ApiBuilder, deps: ComplianceRouteD
     },
     responses: {
       200: {
-        description: 'The report (or, when its generation failed, why); as an HTML page with Accept: text/html or ?format=html',
+        description:
+          'The report (or, when its generation failed, why); as an HTML page with Accept: text/html or ?format=html',
         schema: z.union([ComplianceReportSchema, ReportFailedSchema]),
         alternatives: { 'text/html': z.string().openapi({ description: 'The report as a self-contained HTML page' }) },
       },
@@ -165,12 +249,16 @@ export function registerComplianceRoutes(api: ApiBuilder, deps: ComplianceRouteD
       const url = reportUrl(deps.publicBaseUrl, params.report_id);
       if (!row) {
         // Started but not yet projected: the workflow knows it.
-        if (await workflowExists(deps.temporal, principal.organization_id, params.report_id)) return pending(params.report_id, url);
+        if (await workflowExists(deps.temporal, principal.organization_id, params.report_id))
+          return pending(params.report_id, url);
         throw new Problem('compliance_report_not_found', `No compliance report ${params.report_id}`);
       }
       if (row.status === 'generating') return pending(row.report_id, url);
-      if (row.status === 'failed' || !row.report) return { status: 200, body: { report_id: row.report_id, status: 'failed', error: row.error ?? 'unknown' } };
-      const html = query.format === 'html' || (query.format === undefined && req.accepts(['application/json', 'text/html']) === 'text/html');
+      if (row.status === 'failed' || !row.report)
+        return { status: 200, body: { report_id: row.report_id, status: 'failed', error: row.error ?? 'unknown' } };
+      const html =
+        query.format === 'html' ||
+        (query.format === undefined && req.accepts(['application/json', 'text/html']) === 'text/html');
       return html ? asHtml(row.report) : { status: 200, body: row.report };
     },
   });

@@ -49,14 +49,24 @@ export function registerManualEscalationRoutes(api: ApiBuilder, deps: RoutingSer
       200: { description: 'The escalation', schema: EscalationResponseSchema },
       403: { description: 'actor_mismatch (a person naming someone else) or delegation_not_covering' },
       404: { description: 'routing_not_found' },
-      409: { description: 'routing_closed: resolved, expired, or decided for the agent longer ago than the review window (the detail names it)' },
+      409: {
+        description:
+          'routing_closed: resolved, expired, or decided for the agent longer ago than the review window (the detail names it)',
+      },
       422: { description: 'no_qualified_reviewer' },
     },
     handler: async ({ req, body, principal }) => {
       const { escalation_reason, ...request } = body;
-      const sent = await escalateByHand(deps, principal, { ...request, reason: escalation_reason }, updateIdFor(principal.id, req.get('idempotency-key')));
-      if (!sent.ok && (sent.code === 'actor_mismatch' || sent.code === 'delegation_not_covering')) throw new Problem(sent.code, sent.detail);
-      if (!sent.ok) throw new Problem(sent.code === 'routing_not_found' ? 'routing_not_found' : 'routing_closed', sent.detail);
+      const sent = await escalateByHand(
+        deps,
+        principal,
+        { ...request, reason: escalation_reason },
+        updateIdFor(principal.id, req.get('idempotency-key')),
+      );
+      if (!sent.ok && (sent.code === 'actor_mismatch' || sent.code === 'delegation_not_covering'))
+        throw new Problem(sent.code, sent.detail);
+      if (!sent.ok)
+        throw new Problem(sent.code === 'routing_not_found' ? 'routing_not_found' : 'routing_closed', sent.detail);
       return { status: 200, body: renderEscalation(sent.result) };
     },
   });

@@ -1,17 +1,33 @@
 import type { Knex } from 'knex';
 import { enabledRules, findRule, listRules, type EscalationRuleRow } from '../../db/escalation-rules';
 import { analyzeRule, RULE_PRIORITIES, type RuleFinding } from '../../domain/escalation-rules';
-import { changeRule, createRule, dryRun, removeRule, type RuleWriteResult } from '../../services/rules/escalation-rules';
+import {
+  changeRule,
+  createRule,
+  dryRun,
+  removeRule,
+  type RuleWriteResult,
+} from '../../services/rules/escalation-rules';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { listQuerySchema } from '../schemas/common';
-import { CreateRuleSchema, DryRunResponseSchema, DryRunSchema, PatchRuleSchema, RuleSchema, RuleWriteResponseSchema } from '../schemas/escalation-rules';
+import {
+  CreateRuleSchema,
+  DryRunResponseSchema,
+  DryRunSchema,
+  PatchRuleSchema,
+  RuleSchema,
+  RuleWriteResponseSchema,
+} from '../schemas/escalation-rules';
 import { z } from '../schemas/zod';
 
 const RuleParamsSchema = z.object({ rule_id: z.string().regex(/^er_[0-9a-f-]{36}$/, 'must be a rule id (er_…)') });
 const ListRulesQuerySchema = listQuerySchema.extend({
-  enabled: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  enabled: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional(),
   priority: z.enum(RULE_PRIORITIES).optional(),
 });
 const SORTABLE = { created_at: 'created_at', rule_name: 'rule_name', priority: 'priority', updated_at: 'updated_at' };
@@ -39,18 +55,33 @@ function render(row: EscalationRuleRow) {
 /** A write's answer, or the problem of its failure. */
 function written(result: RuleWriteResult, ruleId?: string) {
   if (result.ok) return { ...render(result.rule), findings: result.findings };
-  if (result.code === 'rule_not_found') throw new Problem('rule_not_found', ruleId ? `No escalation rule ${ruleId}` : 'No such escalation rule');
+  if (result.code === 'rule_not_found')
+    throw new Problem('rule_not_found', ruleId ? `No escalation rule ${ruleId}` : 'No such escalation rule');
   if (result.code === 'invalid_rule') {
-    throw new Problem('validation_failed', result.errors.map((error) => error.message).join('; '), { errors: result.errors.map((error) => ({ ...error, code: 'invalid_rule' })) });
+    throw new Problem('validation_failed', result.errors.map((error) => error.message).join('; '), {
+      errors: result.errors.map((error) => ({ ...error, code: 'invalid_rule' })),
+    });
   }
   throw conflictProblem(result.findings);
 }
 
 function conflictProblem(findings: RuleFinding[]): Problem {
   const blocking = findings.filter((finding) => finding.kind !== 'shadows');
-  return new Problem('rule_conflict', blocking.map((finding) => `${finding.kind.replace('_', ' ')} ${finding.rule_name} (${finding.rule_id}): ${finding.detail}`).join('; '), {
-    extensions: { conflicts: findings, resolution: 'Change priority or conditions, disable the other rule, or send allow_conflicts: true (a routing where they conflict then goes to a human)' },
-  });
+  return new Problem(
+    'rule_conflict',
+    blocking
+      .map(
+        (finding) => `${finding.kind.replace('_', ' ')} ${finding.rule_name} (${finding.rule_id}): ${finding.detail}`,
+      )
+      .join('; '),
+    {
+      extensions: {
+        conflicts: findings,
+        resolution:
+          'Change priority or conditions, disable the other rule, or send allow_conflicts: true (a routing where they conflict then goes to a human)',
+      },
+    },
+  );
 }
 
 export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }): void {
@@ -67,7 +98,10 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     auth: 'orch:admin',
     rateLimit: 'default',
     request: { body: CreateRuleSchema },
-    responses: { 201: { description: 'The rule', schema: RuleWriteResponseSchema }, 409: { description: 'rule_conflict, with conflicts[]' } },
+    responses: {
+      201: { description: 'The rule', schema: RuleWriteResponseSchema },
+      409: { description: 'rule_conflict, with conflicts[]' },
+    },
     handler: async ({ body, principal }) => {
       const { allow_conflicts, ...definition } = body;
       const result = written(await createRule(deps.db, definition, principal, { allowConflicts: allow_conflicts }));
@@ -87,9 +121,15 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     responses: { 200: { description: 'The dry run', schema: DryRunResponseSchema } },
     handler: async ({ body, principal }) => {
       const measured = await dryRun(deps.db, principal.organization_id, body);
-      const findings = analyzeRule({ rule_id: 'er_dry_run', rule_name: 'dry run', ...body }, await enabledRules(deps.db, principal.organization_id));
+      const findings = analyzeRule(
+        { rule_id: 'er_dry_run', rule_name: 'dry run', ...body },
+        await enabledRules(deps.db, principal.organization_id),
+      );
       const { estimated_trigger_rate, ...basis } = measured.trigger_rate;
-      return { status: 200, body: { applies_to: measured.applies_to, estimated_trigger_rate, trigger_rate_basis: basis, findings } };
+      return {
+        status: 200,
+        body: { applies_to: measured.applies_to, estimated_trigger_rate, trigger_rate_basis: basis, findings },
+      };
     },
   });
 
@@ -133,10 +173,20 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     auth: 'orch:admin',
     rateLimit: 'default',
     request: { params: RuleParamsSchema, body: PatchRuleSchema },
-    responses: { 200: { description: 'The rule as changed', schema: RuleWriteResponseSchema }, 404: { description: 'rule_not_found' }, 409: { description: 'rule_conflict' } },
+    responses: {
+      200: { description: 'The rule as changed', schema: RuleWriteResponseSchema },
+      404: { description: 'rule_not_found' },
+      409: { description: 'rule_conflict' },
+    },
     handler: async ({ params, body, principal }) => {
       const { allow_conflicts, ...changes } = body;
-      return { status: 200, body: written(await changeRule(deps.db, params.rule_id, changes, principal, { allowConflicts: allow_conflicts }), params.rule_id) };
+      return {
+        status: 200,
+        body: written(
+          await changeRule(deps.db, params.rule_id, changes, principal, { allowConflicts: allow_conflicts }),
+          params.rule_id,
+        ),
+      };
     },
   });
 
@@ -145,17 +195,26 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
       method: 'post',
       path: `/v1/orch/escalation/rules/{rule_id}/${enabled ? 'enable' : 'disable'}`,
       operationId: enabled ? 'enableEscalationRule' : 'disableEscalationRule',
-      summary: enabled ? 'Enable an escalation rule (admin); refused with rule_conflict if it now conflicts' : 'Disable an escalation rule (admin)',
+      summary: enabled
+        ? 'Enable an escalation rule (admin); refused with rule_conflict if it now conflicts'
+        : 'Disable an escalation rule (admin)',
       tags: ['Escalation rules'],
       auth: 'orch:admin',
       rateLimit: 'default',
       request: { params: RuleParamsSchema },
       responses: enabled
-        ? { 200: { description: 'The rule', schema: RuleWriteResponseSchema }, 404: { description: 'rule_not_found' }, 409: { description: 'rule_conflict' } }
+        ? {
+            200: { description: 'The rule', schema: RuleWriteResponseSchema },
+            404: { description: 'rule_not_found' },
+            409: { description: 'rule_conflict' },
+          }
         : { 200: { description: 'The rule', schema: RuleWriteResponseSchema }, 404: { description: 'rule_not_found' } },
       handler: async ({ params, principal }) => ({
         status: 200,
-        body: written(await changeRule(deps.db, params.rule_id, { enabled }, principal, { allowConflicts: false }), params.rule_id),
+        body: written(
+          await changeRule(deps.db, params.rule_id, { enabled }, principal, { allowConflicts: false }),
+          params.rule_id,
+        ),
       }),
     });
   }
@@ -171,7 +230,8 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     request: { params: RuleParamsSchema },
     responses: { 204: { description: 'Deleted' }, 404: { description: 'rule_not_found' } },
     handler: async ({ params, principal }) => {
-      if (!(await removeRule(deps.db, params.rule_id, principal))) throw new Problem('rule_not_found', `No escalation rule ${params.rule_id}`);
+      if (!(await removeRule(deps.db, params.rule_id, principal)))
+        throw new Problem('rule_not_found', `No escalation rule ${params.rule_id}`);
       return { status: 204 };
     },
   });

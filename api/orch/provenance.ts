@@ -7,7 +7,12 @@ import { atTreeSize, bundleReply } from '../ledger';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { LedgerAnchorSchema } from '../schemas/common';
-import { InclusionBundleSchema, ProofPendingSchema, ProvenanceStepSchema, TreeSizeQuerySchema } from '../schemas/ledger';
+import {
+  InclusionBundleSchema,
+  ProofPendingSchema,
+  ProvenanceStepSchema,
+  TreeSizeQuerySchema,
+} from '../schemas/ledger';
 import { RoutingIdParamsSchema } from '../schemas/routing';
 import { z } from '../schemas/zod';
 
@@ -18,7 +23,11 @@ const ProvenanceHistorySchema = z
     ledger_anchors: z.array(
       LedgerAnchorSchema.extend({
         step_id: z.string(),
-        leaf_index: z.number().int().nullable().openapi({ description: 'The record’s position in the log; null until its block is sealed' }),
+        leaf_index: z
+          .number()
+          .int()
+          .nullable()
+          .openapi({ description: 'The record’s position in the log; null until its block is sealed' }),
       }),
     ),
     accountability: z.object({
@@ -32,7 +41,10 @@ const ProvenanceHistorySchema = z
   .openapi('ProvenanceHistory');
 
 async function routingRecords(db: Knex, organizationId: string, routingId: string) {
-  const [routing, records] = await Promise.all([findRoutingById(db, organizationId, routingId), listProvenanceForSubject(db, routingId, organizationId)]);
+  const [routing, records] = await Promise.all([
+    findRoutingById(db, organizationId, routingId),
+    listProvenanceForSubject(db, routingId, organizationId),
+  ]);
   if (!routing && records.length === 0) throw new Problem('routing_not_found', `No routing ${routingId}`);
   return { routing, records };
 }
@@ -47,7 +59,10 @@ export function registerProvenanceRoutes(api: ApiBuilder, deps: { db: Knex; bloc
     auth: 'orch:read',
     rateLimit: 'provenance-queries',
     request: { params: RoutingIdParamsSchema },
-    responses: { 200: { description: 'Provenance history', schema: ProvenanceHistorySchema }, 404: { description: 'No such routing' } },
+    responses: {
+      200: { description: 'Provenance history', schema: ProvenanceHistorySchema },
+      404: { description: 'No such routing' },
+    },
     handler: async ({ params, principal }) => {
       const { routing, records } = await routingRecords(deps.db, principal.organization_id, params.routing_id);
       const chain = records.map((record) => record.entry);
@@ -56,7 +71,11 @@ export function registerProvenanceRoutes(api: ApiBuilder, deps: { db: Knex; bloc
         body: {
           routing_id: params.routing_id,
           decision_chain: chain.map(({ subject_id: _subject, ...step }) => step),
-          ledger_anchors: records.map((record) => ({ step_id: record.entry.step_id, ...record.anchor, leaf_index: record.leaf_index })),
+          ledger_anchors: records.map((record) => ({
+            step_id: record.entry.step_id,
+            ...record.anchor,
+            leaf_index: record.leaf_index,
+          })),
           accountability: accountabilityOf(chain, routing?.ai_agent_id),
           proof_url: `/v1/orch/provenance/${params.routing_id}/proof`,
         },
@@ -76,7 +95,10 @@ export function registerProvenanceRoutes(api: ApiBuilder, deps: { db: Knex; bloc
     request: { params: RoutingIdParamsSchema, query: TreeSizeQuerySchema },
     responses: {
       200: { description: 'The bundle', schema: InclusionBundleSchema },
-      202: { description: 'A step’s block is not sealed yet; retry after Retry-After seconds', schema: ProofPendingSchema },
+      202: {
+        description: 'A step’s block is not sealed yet; retry after Retry-After seconds',
+        schema: ProofPendingSchema,
+      },
       404: { description: 'No such routing, or no checkpoint of that tree size' },
       422: { description: 'A step is not in the tree of that size' },
     },

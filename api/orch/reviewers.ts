@@ -13,12 +13,19 @@ import { z } from '../schemas/zod';
 const ReviewerSchema = z
   .object({
     did: z.string(),
-    passport_id: z.string().nullable().openapi({ description: 'The Passport that is this reviewer: only it (or its delegate) resolves what the reviewer is assigned' }),
+    passport_id: z.string().nullable().openapi({
+      description:
+        'The Passport that is this reviewer: only it (or its delegate) resolves what the reviewer is assigned',
+    }),
     display_name: z.string(),
     capabilities: z.record(z.string(), z.number()).openapi({ example: { medical_diagnosis: 0.9 } }),
     chain_level: z.number().int(),
     available: z.boolean(),
-    capacity: z.number().int().nullable().openapi({ description: 'Most open assignments the reviewer takes; null: no limit' }),
+    capacity: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Most open assignments the reviewer takes; null: no limit' }),
     open_assignments: z.number().int().openapi({ description: 'Current load: routings waiting on this reviewer' }),
     created_at: z.string(),
     updated_at: z.string(),
@@ -31,12 +38,21 @@ const PutReviewerSchema = z
     capabilities: z.record(z.string().min(1).max(200), z.number().min(0).max(1)).default({}),
     chain_level: z.number().int().min(1).max(20).default(1),
     available: z.boolean().default(true),
-    capacity: z.number().int().min(1).max(10_000).nullable().default(null).openapi({ description: 'Most open assignments; a reviewer at capacity is skipped' }),
+    capacity: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .nullable()
+      .default(null)
+      .openapi({ description: 'Most open assignments; a reviewer at capacity is skipped' }),
     passport_id: z
       .string()
       .regex(/^pp_[A-Za-z0-9_-]{1,64}$/, 'must be a Passport id (pp_…)')
       .optional()
-      .openapi({ description: 'The Passport that is this reviewer; default: the Passport whose DID is the reviewer’s, if any' }),
+      .openapi({
+        description: 'The Passport that is this reviewer; default: the Passport whose DID is the reviewer’s, if any',
+      }),
   })
   .strict()
   .openapi('PutReviewerRequest');
@@ -68,7 +84,10 @@ const DID_PARAM_DESCRIPTION =
   '(a raw `%3A` beside a raw `:`) would name another DID once decoded, and is refused (400 did_encoding_ambiguous).';
 
 const ListReviewersQuerySchema = listQuerySchema.extend({
-  available: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  available: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional(),
   capability: z.string().min(1).optional(),
 });
 
@@ -117,15 +136,24 @@ export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; tempor
     tags: ['Reviewers'],
     auth: 'orch:admin',
     rateLimit: 'default',
-    request: { params: z.object({ did: DidSchema.openapi({ description: DID_PARAM_DESCRIPTION }) }), body: PutReviewerSchema },
+    request: {
+      params: z.object({ did: DidSchema.openapi({ description: DID_PARAM_DESCRIPTION }) }),
+      body: PutReviewerSchema,
+    },
     responses: {
       204: { description: 'Stored' },
-      400: { description: 'did_encoding_ambiguous: the DID in the path is encoded neither as a whole nor with only what a segment cannot hold (`%` as `%25`)' },
+      400: {
+        description:
+          'did_encoding_ambiguous: the DID in the path is encoded neither as a whole nor with only what a segment cannot hold (`%` as `%25`)',
+      },
       422: { description: 'reviewer_passport_not_found: passport_id names no Passport' },
     },
     handler: async ({ req, params, body, principal }) => {
       if (!didRoundTrips(req, params.did)) {
-        throw new Problem('did_encoding_ambiguous', `The path names ${params.did} once decoded, which is not written as sent; encode the DID as a whole, or write each % of it as %25`);
+        throw new Problem(
+          'did_encoding_ambiguous',
+          `The path names ${params.did} once decoded, which is not written as sent; encode the DID as a whole, or write each % of it as %25`,
+        );
       }
       const saved = await saveReviewer(deps, principal.organization_id, { did: params.did, ...body });
       if (!saved.ok) throw new Problem('reviewer_passport_not_found', saved.detail);

@@ -24,13 +24,26 @@ export function registerRoutingAssignmentRoutes(api: ApiBuilder, deps: RoutingSe
     responses: {
       200: { description: 'The assignment, with the escalation chain', schema: EscalationResponseSchema },
       404: { description: 'routing_not_found' },
-      409: { description: 'routing_not_queued: the routing is not waiting for a reviewer (assigned, decided for the agent, resolved or expired)' },
+      409: {
+        description:
+          'routing_not_queued: the routing is not waiting for a reviewer (assigned, decided for the agent, resolved or expired)',
+      },
       422: { description: 'reviewer_not_available: no available reviewer is registered with this DID' },
     },
     handler: async ({ req, params, body, principal }) => {
-      const sent = await assignQueuedRouting(deps, principal, { routing_id: params.routing_id, ...body }, updateIdFor(principal.id, req.get('idempotency-key')));
+      const sent = await assignQueuedRouting(
+        deps,
+        principal,
+        { routing_id: params.routing_id, ...body },
+        updateIdFor(principal.id, req.get('idempotency-key')),
+      );
       if (sent.ok) return { status: 200, body: renderEscalation({ ok: true, escalation: sent.result }) };
-      if (sent.code === 'routing_not_found' || sent.code === 'reviewer_not_available' || sent.code === 'routing_not_queued') throw new Problem(sent.code, sent.detail);
+      if (
+        sent.code === 'routing_not_found' ||
+        sent.code === 'reviewer_not_available' ||
+        sent.code === 'routing_not_queued'
+      )
+        throw new Problem(sent.code, sent.detail);
       throw new Problem('routing_closed', sent.detail);
     },
   });

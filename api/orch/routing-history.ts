@@ -51,7 +51,15 @@ const RoutingHistoryItemSchema = z
   })
   .openapi('RoutingHistoryItem');
 
-const SORTABLE = { created_at: 'created_at', ai_confidence: 'ai_confidence', confidence: 'ai_confidence', status: 'status', task_type: 'task_type', decision: 'decision', updated_at: 'updated_at' };
+const SORTABLE = {
+  created_at: 'created_at',
+  ai_confidence: 'ai_confidence',
+  confidence: 'ai_confidence',
+  status: 'status',
+  task_type: 'task_type',
+  decision: 'decision',
+  updated_at: 'updated_at',
+};
 
 function render(row: RoutingHistoryRow): z.output<typeof RoutingHistoryItemSchema> {
   return {
@@ -78,9 +86,13 @@ function render(row: RoutingHistoryRow): z.output<typeof RoutingHistoryItemSchem
 
 const FeedbackRequestSchema = z
   .object({
-    verdict: z.enum(FEEDBACK_VERDICTS).openapi({ description: 'confirmed: the outcome was right; overturned: it was wrong; flagged: it needs a look' }),
+    verdict: z
+      .enum(FEEDBACK_VERDICTS)
+      .openapi({ description: 'confirmed: the outcome was right; overturned: it was wrong; flagged: it needs a look' }),
     reason: z.string().min(1).max(10_000),
-    submitted_by: DidSchema.optional().openapi({ description: 'The signed-in person (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch' }),
+    submitted_by: DidSchema.optional().openapi({
+      description: 'The signed-in person (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch',
+    }),
   })
   .strict()
   .openapi('RoutingFeedbackRequest');
@@ -102,7 +114,8 @@ export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }
     path: '/v1/orch/routing/history',
     operationId: 'listRoutingHistory',
     summary: 'The routings decided so far, filtered, sorted and paged',
-    description: 'Filters by field; confidence__gte/__lte and date__gte/__lte bound ai_confidence and created_at. sort: created_at, ai_confidence, status, task_type, decision, updated_at (leading - descends).',
+    description:
+      'Filters by field; confidence__gte/__lte and date__gte/__lte bound ai_confidence and created_at. sort: created_at, ai_confidence, status, task_type, decision, updated_at (leading - descends).',
     tags: ['Routing'],
     auth: 'orch:read',
     rateLimit: 'routing-requests',
@@ -135,8 +148,13 @@ export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }
     handler: async ({ params, body, principal }) => {
       const result = await recordFeedback(deps.db, { routing_id: params.routing_id, ...body }, principal);
       if (!result.ok && 'detail' in result) throw new Problem(result.code, result.detail);
-      if (!result.ok && result.code === 'routing_not_found') throw new Problem('routing_not_found', `No routing ${params.routing_id}`);
-      if (!result.ok) throw new Problem('routing_not_completed', `Routing ${params.routing_id} is ${result.status ?? 'not completed'}; feedback is for completed routings`);
+      if (!result.ok && result.code === 'routing_not_found')
+        throw new Problem('routing_not_found', `No routing ${params.routing_id}`);
+      if (!result.ok)
+        throw new Problem(
+          'routing_not_completed',
+          `Routing ${params.routing_id} is ${result.status ?? 'not completed'}; feedback is for completed routings`,
+        );
       return { status: 201, body: result.feedback };
     },
   });

@@ -44,7 +44,12 @@ export function toRoutingStatus(row: RoutingRow): z.output<typeof RoutingStatusS
     estimated_completion: estimated,
     escalation_chain: row.escalation_chain,
     resolution: row.resolution
-      ? { reviewer_did: row.resolution.reviewer_did, outcome: row.resolution.outcome, comment: row.resolution.comment, resolved_at: row.resolution.resolved_at }
+      ? {
+          reviewer_did: row.resolution.reviewer_did,
+          outcome: row.resolution.outcome,
+          comment: row.resolution.comment,
+          resolved_at: row.resolution.resolved_at,
+        }
       : null,
   };
 }
@@ -78,7 +83,11 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
         request_id: request_id ?? task_id,
         requested_by: principal.id,
         organization_id: principal.organization_id,
-        task: { ...task, context: urgency ? { ...context, urgency } : context, ai_agent_id: ai_agent_id ?? principal.subject },
+        task: {
+          ...task,
+          context: urgency ? { ...context, urgency } : context,
+          ai_agent_id: ai_agent_id ?? principal.subject,
+        },
       });
       const decision: z.output<typeof RoutingDecisionSchema> = outcome.decision;
       return { status: 200, body: decision, headers: { Location: `/v1/orch/routing/${routing_id}` } };
@@ -100,7 +109,10 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     rateLimit: 'routing-requests',
     request: { params: RoutingIdParamsSchema, query: DecisionWaitQuerySchema },
     responses: {
-      200: { description: 'The routing status: decided, or, after a wait that ended first, still undecided', schema: RoutingStatusSchema },
+      200: {
+        description: 'The routing status: decided, or, after a wait that ended first, still undecided',
+        schema: RoutingStatusSchema,
+      },
       404: { description: 'No such routing' },
     },
     handler: async ({ res, params, query, principal }) => {
@@ -134,9 +146,15 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     request: { params: RoutingIdParamsSchema, body: ResolveRoutingRequestSchema },
     responses: {
       200: { description: 'The recorded resolution', schema: RoutingResolutionSchema },
-      403: { description: 'reviewer_not_assigned (not on the routing’s escalation chain), person_required, actor_mismatch or delegation_not_covering' },
+      403: {
+        description:
+          'reviewer_not_assigned (not on the routing’s escalation chain), person_required, actor_mismatch or delegation_not_covering',
+      },
       404: { description: 'No such routing' },
-      409: { description: 'The routing is not awaiting review (already resolved, expired, decided autonomously, or queued for a reviewer)' },
+      409: {
+        description:
+          'The routing is not awaiting review (already resolved, expired, decided autonomously, or queued for a reviewer)',
+      },
     },
     handler: async ({ params, body, principal }) => {
       const sent = await resolveRoutingAs(deps, principal, { ...body, routing_id: params.routing_id });
@@ -144,8 +162,10 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
         const { actor: _actor, ...resolution } = sent.result;
         return { status: 200, body: { routing_id: params.routing_id, status: 'completed', ...resolution } };
       }
-      if (sent.code === 'routing_not_found' || sent.code === 'reviewer_not_assigned') throw new Problem(sent.code, sent.detail);
-      if (sent.code === 'person_required' || sent.code === 'actor_mismatch' || sent.code === 'delegation_not_covering') throw new Problem(sent.code, sent.detail);
+      if (sent.code === 'routing_not_found' || sent.code === 'reviewer_not_assigned')
+        throw new Problem(sent.code, sent.detail);
+      if (sent.code === 'person_required' || sent.code === 'actor_mismatch' || sent.code === 'delegation_not_covering')
+        throw new Problem(sent.code, sent.detail);
       throw new Problem('routing_not_awaiting_review', sent.detail);
     },
   });

@@ -6,10 +6,18 @@ import { runSafetyCheck } from '../../services/safety/check';
 import { putDomainConfig } from '../../services/safety/config';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { PutSafetyConfigSchema, SafetyCheckRequestSchema, SafetyCheckResponseSchema, SafetyConfigSchema } from '../schemas/safety';
+import {
+  PutSafetyConfigSchema,
+  SafetyCheckRequestSchema,
+  SafetyCheckResponseSchema,
+  SafetyConfigSchema,
+} from '../schemas/safety';
 import { z } from '../schemas/zod';
 
-const DomainSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lower-case letters, digits, _ or -').openapi({ example: 'healthcare' });
+const DomainSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lower-case letters, digits, _ or -')
+  .openapi({ example: 'healthcare' });
 
 async function renderConfig(db: Knex, organizationId: string, row: SafetyDomainRow) {
   return {
@@ -28,7 +36,8 @@ export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void 
     method: 'post',
     path: '/v1/orch/safety/check',
     operationId: 'checkSafety',
-    summary: 'Check an action against the safety boundaries of its domain, the actor’s constraints and the Rule of Threes',
+    summary:
+      'Check an action against the safety boundaries of its domain, the actor’s constraints and the Rule of Threes',
     description:
       'The domain is context.domain, else the one listing the action as a task type, else general. An AI actor is held to capability, safety and risk ' +
       'boundaries, the Fourth Law (when confidence is given) and its registered constraints; every actor to context boundaries. The check is recorded ' +
@@ -39,17 +48,33 @@ export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void 
     request: { body: SafetyCheckRequestSchema },
     responses: {
       200: { description: 'The verdict, violations, and Rule of Threes analysis', schema: SafetyCheckResponseSchema },
-      403: { description: 'agent_not_registered (actor.agent_id), or agent_id_mismatch (an agent key checking for another agent)' },
+      403: {
+        description:
+          'agent_not_registered (actor.agent_id), or agent_id_mismatch (an agent key checking for another agent)',
+      },
     },
     handler: async ({ body, principal }) => {
       const own = principal.kind === 'agent' ? principal.subject : undefined;
-      if (own && body.actor.agent_id && body.actor.agent_id !== own) throw new Problem('agent_id_mismatch', `The API key belongs to ${own}, not ${body.actor.agent_id}`);
-      const actor = { ...body.actor, agent_id: body.actor.agent_id ?? (body.actor.type === 'ai_agent' ? own : undefined) };
-      const agent = actor.type === 'ai_agent' && actor.agent_id ? await findAgentProfile(deps.db, principal.organization_id, actor.agent_id) : null;
+      if (own && body.actor.agent_id && body.actor.agent_id !== own)
+        throw new Problem('agent_id_mismatch', `The API key belongs to ${own}, not ${body.actor.agent_id}`);
+      const actor = {
+        ...body.actor,
+        agent_id: body.actor.agent_id ?? (body.actor.type === 'ai_agent' ? own : undefined),
+      };
+      const agent =
+        actor.type === 'ai_agent' && actor.agent_id
+          ? await findAgentProfile(deps.db, principal.organization_id, actor.agent_id)
+          : null;
       if (actor.type === 'ai_agent' && actor.agent_id && agent?.status !== 'active') {
-        throw new Problem('agent_not_registered', agent ? `Agent ${actor.agent_id} is ${agent.status}` : `No agent ${actor.agent_id} is registered`);
+        throw new Problem(
+          'agent_not_registered',
+          agent ? `Agent ${actor.agent_id} is ${agent.status}` : `No agent ${actor.agent_id} is registered`,
+        );
       }
-      return { status: 200, body: await runSafetyCheck(deps.db, { action: body.action, context: body.context, actor }, agent, principal) };
+      return {
+        status: 200,
+        body: await runSafetyCheck(deps.db, { action: body.action, context: body.context, actor }, agent, principal),
+      };
     },
   });
 
@@ -62,10 +87,17 @@ export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void 
     auth: 'orch:read',
     rateLimit: 'safety-checks',
     request: { query: z.object({ domain: DomainSchema.default('general') }) },
-    responses: { 200: { description: 'The configuration', schema: SafetyConfigSchema }, 404: { description: 'safety_domain_not_found' } },
+    responses: {
+      200: { description: 'The configuration', schema: SafetyConfigSchema },
+      404: { description: 'safety_domain_not_found' },
+    },
     handler: async ({ query, principal }) => {
       const row = await findSafetyDomain(deps.db, principal.organization_id, query.domain);
-      if (!row) throw new Problem('safety_domain_not_found', `No safety configuration for ${query.domain}; tasks there are judged by general’s. PUT /v1/orch/safety/config/${query.domain} creates one.`);
+      if (!row)
+        throw new Problem(
+          'safety_domain_not_found',
+          `No safety configuration for ${query.domain}; tasks there are judged by general’s. PUT /v1/orch/safety/config/${query.domain} creates one.`,
+        );
       return { status: 200, body: await renderConfig(deps.db, principal.organization_id, row) };
     },
   });
@@ -75,7 +107,8 @@ export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void 
     path: '/v1/orch/safety/config/{domain}',
     operationId: 'putSafetyConfig',
     summary: 'Create or replace a domain’s boundaries, risk thresholds and task types (admin)',
-    description: 'Takes effect on the next routing and check; recorded in provenance as safety_config:<domain>, version by version.',
+    description:
+      'Takes effect on the next routing and check; recorded in provenance as safety_config:<domain>, version by version.',
     tags: ['Safety'],
     auth: 'orch:admin',
     rateLimit: 'safety-checks',

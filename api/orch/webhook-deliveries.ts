@@ -4,7 +4,13 @@ import type { DeliveryState } from '../../contracts/deliver-webhook';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { DeliveryParamsSchema, ListDeliveriesQuerySchema, SubscriptionIdParamsSchema, WebhookDeliveryDetailSchema, WebhookDeliverySchema } from '../schemas/webhooks';
+import {
+  DeliveryParamsSchema,
+  ListDeliveriesQuerySchema,
+  SubscriptionIdParamsSchema,
+  WebhookDeliveryDetailSchema,
+  WebhookDeliverySchema,
+} from '../schemas/webhooks';
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
 
@@ -52,7 +58,13 @@ export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps)
     sort: { allowed: SORTABLE, fallback: '-created_at', uniqueKey: 'delivery_id' },
     list: async ({ params, query, principal, page }) => {
       // A deleted subscription's deliveries stay readable: their logs are an audit trail.
-      if (!(await findSubscription(deps.db, params.subscription_id, { includeDeleted: true, organizationId: principal.organization_id }))) throw new Problem('webhook_not_found', `No webhook subscription ${params.subscription_id}`);
+      if (
+        !(await findSubscription(deps.db, params.subscription_id, {
+          includeDeleted: true,
+          organizationId: principal.organization_id,
+        }))
+      )
+        throw new Problem('webhook_not_found', `No webhook subscription ${params.subscription_id}`);
       return listDeliveries(deps.db, params.subscription_id, page, query);
     },
     view: renderDelivery,
@@ -65,10 +77,22 @@ export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps)
     operationId: 'getWebhookDelivery',
     summary: 'A delivery with the log of its attempts (status, duration, error, the start of the answer)',
     request: { params: DeliveryParamsSchema },
-    responses: { 200: { description: 'The delivery', schema: WebhookDeliveryDetailSchema }, 404: { description: 'No such subscription or delivery' } },
+    responses: {
+      200: { description: 'The delivery', schema: WebhookDeliveryDetailSchema },
+      404: { description: 'No such subscription or delivery' },
+    },
     handler: async ({ params, principal }) => {
-      const delivery = await findDelivery(deps.db, principal.organization_id, params.subscription_id, params.delivery_id);
-      if (!delivery) throw new Problem('webhook_delivery_not_found', `No delivery ${params.delivery_id} of subscription ${params.subscription_id}`);
+      const delivery = await findDelivery(
+        deps.db,
+        principal.organization_id,
+        params.subscription_id,
+        params.delivery_id,
+      );
+      if (!delivery)
+        throw new Problem(
+          'webhook_delivery_not_found',
+          `No delivery ${params.delivery_id} of subscription ${params.subscription_id}`,
+        );
       const attempts = await listAttempts(deps.db, delivery.delivery_id);
       return {
         status: 200,
@@ -102,12 +126,20 @@ export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps)
       'signed afresh with the secrets live now; a receiver that deduplicates on X-Svc-Delivery-ID sees the event it knows.',
     request: { params: DeliveryParamsSchema },
     responses: {
-      202: { description: 'The replay as accepted (pending); its Location shows its progress', schema: WebhookDeliverySchema },
+      202: {
+        description: 'The replay as accepted (pending); its Location shows its progress',
+        schema: WebhookDeliverySchema,
+      },
       404: { description: 'No such subscription or delivery' },
       409: { description: 'The delivery is still being attempted, or the subscription is disabled' },
     },
     handler: async ({ req, params, principal }) => {
-      const outcome = await replayDelivery(deps, { ...params, principal_id: principal.id, organization_id: principal.organization_id, idempotency_key: req.get('idempotency-key') });
+      const outcome = await replayDelivery(deps, {
+        ...params,
+        principal_id: principal.id,
+        organization_id: principal.organization_id,
+        idempotency_key: req.get('idempotency-key'),
+      });
       if (!outcome.ok) throw new Problem(outcome.code, REPLAY_REFUSALS[outcome.code]);
       return {
         status: 202,

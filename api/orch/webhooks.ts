@@ -1,7 +1,12 @@
 import type { Knex } from 'knex';
 import { findSubscription, listLiveSecrets, listSubscriptions, type SubscriptionRow } from '../../db/webhooks';
 import type { WebhookSettings } from '../../services/webhooks/settings';
-import { changeSubscription, createSubscription, deleteSubscription, rotateSecret } from '../../services/webhooks/subscriptions';
+import {
+  changeSubscription,
+  createSubscription,
+  deleteSubscription,
+  rotateSecret,
+} from '../../services/webhooks/subscriptions';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -42,20 +47,32 @@ export function renderSubscription(row: SubscriptionRow) {
 
 /** The known refusals of the subscription service, as problems. */
 function refusal(
-  outcome: { code: 'destination_refused'; reason: string } | { code: 'secrets_unavailable' | 'idempotency_key_reused' | 'not_found' },
+  outcome:
+    | { code: 'destination_refused'; reason: string }
+    | { code: 'secrets_unavailable' | 'idempotency_key_reused' | 'not_found' },
   subscriptionId?: string,
 ): Problem {
   switch (outcome.code) {
     case 'destination_refused':
-      return new Problem('destination_refused', `The URL ${outcome.reason}; OUTBOUND_PRIVATE_ALLOWLIST admits private destinations`, {
-        errors: [{ field: 'url', code: 'destination_refused', message: outcome.reason }],
-      });
+      return new Problem(
+        'destination_refused',
+        `The URL ${outcome.reason}; OUTBOUND_PRIVATE_ALLOWLIST admits private destinations`,
+        {
+          errors: [{ field: 'url', code: 'destination_refused', message: outcome.reason }],
+        },
+      );
     case 'secrets_unavailable':
-      return new Problem('secrets_unavailable', 'Webhook signing secrets are sealed with SECRETS_ENCRYPTION_KEY, which this deployment has not configured');
+      return new Problem(
+        'secrets_unavailable',
+        'Webhook signing secrets are sealed with SECRETS_ENCRYPTION_KEY, which this deployment has not configured',
+      );
     case 'idempotency_key_reused':
       return new Problem('idempotency_key_reused', 'This Idempotency-Key created a different subscription');
     default:
-      return new Problem('webhook_not_found', subscriptionId ? `No webhook subscription ${subscriptionId}` : 'No such webhook subscription');
+      return new Problem(
+        'webhook_not_found',
+        subscriptionId ? `No webhook subscription ${subscriptionId}` : 'No such webhook subscription',
+      );
   }
 }
 
@@ -77,17 +94,27 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
     request: { body: CreateWebhookRequestSchema, headers: CreateWebhookHeadersSchema },
     responses: {
       201: { description: 'Created, with its secret', schema: CreatedWebhookSchema },
-      200: { description: 'Already created with this Idempotency-Key (secret not shown again)', schema: CreatedWebhookSchema },
+      200: {
+        description: 'Already created with this Idempotency-Key (secret not shown again)',
+        schema: CreatedWebhookSchema,
+      },
       409: { description: 'idempotency_key_reused: the Idempotency-Key created a different subscription' },
       422: { description: 'The URL is a private or loopback destination (or does not resolve)' },
       503: { description: 'SECRETS_ENCRYPTION_KEY is not configured' },
     },
     handler: async ({ req, body, principal }) => {
-      const outcome = await createSubscription(deps, { principal_id: principal.id, organization_id: principal.organization_id, idempotency_key: req.get('idempotency-key'), ...body });
+      const outcome = await createSubscription(deps, {
+        principal_id: principal.id,
+        organization_id: principal.organization_id,
+        idempotency_key: req.get('idempotency-key'),
+        ...body,
+      });
       if (!outcome.ok) throw refusal(outcome);
       const reply = { ...renderSubscription(outcome.subscription), secret: outcome.secret };
       const headers: Record<string, string> = { Location: `/v1/orch/webhooks/${outcome.subscription.subscription_id}` };
-      return outcome.replayed ? { status: 200, body: reply, headers: { ...headers, 'Idempotent-Replayed': 'true' } } : { status: 201, body: reply, headers };
+      return outcome.replayed
+        ? { status: 200, body: reply, headers: { ...headers, 'Idempotent-Replayed': 'true' } }
+        : { status: 201, body: reply, headers };
     },
   });
 
@@ -110,12 +137,26 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
     operationId: 'getWebhook',
     summary: 'Read a webhook subscription and when its secrets expire',
     request: { params: SubscriptionIdParamsSchema },
-    responses: { 200: { description: 'The subscription', schema: WebhookSubscriptionDetailSchema }, 404: { description: 'No such subscription' } },
+    responses: {
+      200: { description: 'The subscription', schema: WebhookSubscriptionDetailSchema },
+      404: { description: 'No such subscription' },
+    },
     handler: async ({ params, principal }) => {
-      const row = await findSubscription(deps.db, params.subscription_id, { organizationId: principal.organization_id });
+      const row = await findSubscription(deps.db, params.subscription_id, {
+        organizationId: principal.organization_id,
+      });
       if (!row) throw refusal({ code: 'not_found' }, params.subscription_id);
       const secrets = await listLiveSecrets(deps.db, row.subscription_id);
-      return { status: 200, body: { ...renderSubscription(row), secrets: secrets.map((secret) => ({ created_at: secret.created_at.toISOString(), expires_at: iso(secret.expires_at) })) } };
+      return {
+        status: 200,
+        body: {
+          ...renderSubscription(row),
+          secrets: secrets.map((secret) => ({
+            created_at: secret.created_at.toISOString(),
+            expires_at: iso(secret.expires_at),
+          })),
+        },
+      };
     },
   });
 
@@ -132,7 +173,13 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
       422: { description: 'The URL is a private or loopback destination (or does not resolve)' },
     },
     handler: async ({ params, body, principal }) => {
-      const outcome = await changeSubscription(deps, principal.organization_id, params.subscription_id, principal.id, body);
+      const outcome = await changeSubscription(
+        deps,
+        principal.organization_id,
+        params.subscription_id,
+        principal.id,
+        body,
+      );
       if (!outcome.ok) throw refusal(outcome, params.subscription_id);
       return { status: 200, body: renderSubscription(outcome.subscription) };
     },
@@ -159,7 +206,8 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
     path: '/v1/orch/webhooks/{subscription_id}/rotate-secret',
     operationId: 'rotateWebhookSecret',
     summary: 'Start a new signing secret; the previous ones keep signing through the overlap',
-    description: 'During the overlap every delivery carries one v1 per live secret in X-Svc-Signature, so a receiver can switch without a rejected delivery.',
+    description:
+      'During the overlap every delivery carries one v1 per live secret in X-Svc-Signature, so a receiver can switch without a rejected delivery.',
     idempotency: false,
     request: { params: SubscriptionIdParamsSchema, body: RotateSecretRequestSchema },
     responses: {
@@ -168,9 +216,22 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
       503: { description: 'SECRETS_ENCRYPTION_KEY is not configured' },
     },
     handler: async ({ params, body, principal }) => {
-      const outcome = await rotateSecret(deps, principal.organization_id, params.subscription_id, principal.id, body.overlap_seconds);
+      const outcome = await rotateSecret(
+        deps,
+        principal.organization_id,
+        params.subscription_id,
+        principal.id,
+        body.overlap_seconds,
+      );
       if (!outcome.ok) throw refusal(outcome, params.subscription_id);
-      return { status: 200, body: { subscription_id: params.subscription_id, secret: outcome.secret, previous_secrets_expire_at: outcome.previous_secrets_expire_at } };
+      return {
+        status: 200,
+        body: {
+          subscription_id: params.subscription_id,
+          secret: outcome.secret,
+          previous_secrets_expire_at: outcome.previous_secrets_expire_at,
+        },
+      };
     },
   });
 }

@@ -1,4 +1,10 @@
-import { currentDeployments, findPlatformAgentById, listPlatformAgents, type DeploymentRow, type PlatformAgentRow } from '../../db/platform-agents';
+import {
+  currentDeployments,
+  findPlatformAgentById,
+  listPlatformAgents,
+  type DeploymentRow,
+  type PlatformAgentRow,
+} from '../../db/platform-agents';
 import { agentUriOf, matchCapability } from '../../domain/agent-calls';
 import { agentForLegacyCall, deployAgent, registerAgent, updateAgent } from '../../services/platform-agents/registry';
 import type { PlatformServiceDeps } from '../../services/approvals/approvals';
@@ -61,14 +67,22 @@ function accepted(outcome: CallOutcome) {
     const body = { ...executionView(outcome.execution), approval_required: outcome.approval_required };
     return { status: 202, body, headers: { Location: `/v1/executions/${body.id}` } };
   }
-  if (outcome.code === 'invalid') throw new Problem('validation_failed', 'The call cannot be made as given', { errors: outcome.errors });
+  if (outcome.code === 'invalid')
+    throw new Problem('validation_failed', 'The call cannot be made as given', { errors: outcome.errors });
   throw new Problem(outcome.code, outcome.detail);
 }
 
 const CALL_RESPONSES = {
-  202: { description: 'The execution, queued (waiting for its approval when approval_required)', schema: AgentCallResponseSchema, headers: { Location: { description: 'The execution to poll' } } },
+  202: {
+    description: 'The execution, queued (waiting for its approval when approval_required)',
+    schema: AgentCallResponseSchema,
+    headers: { Location: { description: 'The execution to poll' } },
+  },
   404: { description: 'No such agent' },
-  422: { description: 'The agent is inactive, does not offer the capability, or a callback_url needs a callback signing secret' },
+  422: {
+    description:
+      'The agent is inactive, does not offer the capability, or a callback_url needs a callback signing secret',
+  },
 };
 
 export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
@@ -81,7 +95,11 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     rateLimit: 'default',
     query: ListAgentsQuerySchema,
     page: { description: 'A page of agents', item: PlatformAgentSchema, name: 'PlatformAgentPage' },
-    sort: { allowed: { created_at: 'created_at', agent_uri: 'agent_uri' }, fallback: 'created_at', uniqueKey: 'agent_id' },
+    sort: {
+      allowed: { created_at: 'created_at', agent_uri: 'agent_uri' },
+      fallback: 'created_at',
+      uniqueKey: 'agent_id',
+    },
     list: ({ query, principal, page }) => listPlatformAgents(deps.db, principal.organization_id, page, query),
     view: agentView,
   });
@@ -95,11 +113,20 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     auth: 'platform:read',
     rateLimit: 'default',
     request: { params: AgentIdParamsSchema },
-    responses: { 200: { description: 'The agent', schema: PlatformAgentDetailSchema }, 404: { description: 'No such agent' } },
+    responses: {
+      200: { description: 'The agent', schema: PlatformAgentDetailSchema },
+      404: { description: 'No such agent' },
+    },
     handler: async ({ params, principal }) => {
       const agent = await findPlatformAgentById(deps.db, principal.organization_id, params.agent_id);
       if (!agent) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
-      return { status: 200, body: { ...agentView(agent), deployments: (await currentDeployments(deps.db, principal.organization_id, agent)).map(deploymentView) } };
+      return {
+        status: 200,
+        body: {
+          ...agentView(agent),
+          deployments: (await currentDeployments(deps.db, principal.organization_id, agent)).map(deploymentView),
+        },
+      };
     },
   });
 
@@ -117,15 +144,28 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     request: { body: RegisterAgentSchema },
     responses: {
       201: { description: 'The registered agent', schema: PlatformAgentSchema },
-      403: { description: 'agent_uri_foreign_organization: the org segment of agent_uri is neither the slug nor the id of the caller’s organization' },
+      403: {
+        description:
+          'agent_uri_foreign_organization: the org segment of agent_uri is neither the slug nor the id of the caller’s organization',
+      },
       409: { description: 'That agent URI is already registered' },
     },
     handler: async ({ body, principal }) => {
       const outcome = await registerAgent(deps, principal, body);
-      if (outcome.ok) return { status: 201, body: agentView(outcome.agent), headers: { Location: `/v1/agents/${outcome.agent.agent_id}` } };
-      if (outcome.code === 'invalid') throw new Problem('validation_failed', 'The agent cannot be registered as given', { errors: outcome.errors });
+      if (outcome.ok)
+        return {
+          status: 201,
+          body: agentView(outcome.agent),
+          headers: { Location: `/v1/agents/${outcome.agent.agent_id}` },
+        };
+      if (outcome.code === 'invalid')
+        throw new Problem('validation_failed', 'The agent cannot be registered as given', { errors: outcome.errors });
       if (outcome.code === 'agent_uri_foreign_organization') throw new Problem(outcome.code, outcome.detail);
-      throw new Problem('agent_exists', `${body.agent_uri} is registered as ${outcome.agent_id}; change it with PATCH`, { extensions: { agent_id: outcome.agent_id } });
+      throw new Problem(
+        'agent_exists',
+        `${body.agent_uri} is registered as ${outcome.agent_id}; change it with PATCH`,
+        { extensions: { agent_id: outcome.agent_id } },
+      );
     },
   });
 
@@ -138,11 +178,15 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     auth: 'platform:admin',
     rateLimit: 'default',
     request: { params: AgentIdParamsSchema, body: UpdateAgentSchema },
-    responses: { 200: { description: 'The agent', schema: PlatformAgentSchema }, 404: { description: 'No such agent' } },
+    responses: {
+      200: { description: 'The agent', schema: PlatformAgentSchema },
+      404: { description: 'No such agent' },
+    },
     handler: async ({ params, body, principal }) => {
       const outcome = await updateAgent(deps, principal, params.agent_id, body);
       if (outcome.ok) return { status: 200, body: agentView(outcome.agent) };
-      if (outcome.code === 'invalid') throw new Problem('validation_failed', 'The agent cannot be changed as given', { errors: outcome.errors });
+      if (outcome.code === 'invalid')
+        throw new Problem('validation_failed', 'The agent cannot be changed as given', { errors: outcome.errors });
       throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
     },
   });
@@ -152,7 +196,8 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     path: '/v1/agents/{agent_id}/deployments',
     operationId: 'deployAgent',
     summary: 'Deploy a registered version of this agent to an environment',
-    description: 'Calls by agent id reach the version deployed to production, with the deployment’s parameters as defaults.',
+    description:
+      'Calls by agent id reach the version deployed to production, with the deployment’s parameters as defaults.',
     tags: ['Agents'],
     auth: 'platform:admin',
     rateLimit: 'default',
@@ -186,7 +231,14 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     handler: async ({ req, body, principal }) => {
       const execution_id = resourceId('exe', principal.id, req.get('idempotency-key'));
       const { agentUri, capabilityUri, ...call } = body;
-      return accepted(await callAgentByUri(deps, { execution_id, requested_by: principal.id, organization_id: principal.organization_id }, agentUri, { ...call, capability_uri: capabilityUri }));
+      return accepted(
+        await callAgentByUri(
+          deps,
+          { execution_id, requested_by: principal.id, organization_id: principal.organization_id },
+          agentUri,
+          { ...call, capability_uri: capabilityUri },
+        ),
+      );
     },
   });
 
@@ -206,15 +258,24 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
     handler: async ({ req, params, body, principal }) => {
       const target = await agentForLegacyCall(deps.db, principal.organization_id, params.agent_id);
       if (!target) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
-      const capability = matchCapability(target.agent.capabilities, body.task.startsWith('capability://') ? body.task : `capability://${body.task}`) ?? body.task;
+      const capability =
+        matchCapability(
+          target.agent.capabilities,
+          body.task.startsWith('capability://') ? body.task : `capability://${body.task}`,
+        ) ?? body.task;
       const execution_id = resourceId('exe', principal.id, req.get('idempotency-key'));
       return accepted(
-        await callAgent(deps, { execution_id, requested_by: principal.id, organization_id: principal.organization_id }, target.agent, {
-          capability_uri: capability,
-          passport: principalDid(principal.id),
-          parameters: { ...target.defaults, ...body.parameters },
-          callback_url: body.callback_url,
-        }),
+        await callAgent(
+          deps,
+          { execution_id, requested_by: principal.id, organization_id: principal.organization_id },
+          target.agent,
+          {
+            capability_uri: capability,
+            passport: principalDid(principal.id),
+            parameters: { ...target.defaults, ...body.parameters },
+            callback_url: body.callback_url,
+          },
+        ),
       );
     },
   });

@@ -2,7 +2,13 @@ import { approvalFromRow, findApprovalById, listApprovals } from '../../db/appro
 import { simpleResponse } from '../../domain/approvals';
 import { approvalDecided } from '../../domain/decision-waits';
 import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
-import { cancelApproval, createApproval, respondToApproval, type AnswerOutcome, type PlatformServiceDeps } from '../../services/approvals/approvals';
+import {
+  cancelApproval,
+  createApproval,
+  respondToApproval,
+  type AnswerOutcome,
+  type PlatformServiceDeps,
+} from '../../services/approvals/approvals';
 import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
 import { resourceId } from '../../lib/ids';
 import { readAfterWait } from '../decision-wait';
@@ -26,11 +32,17 @@ import { DecisionWaitQuerySchema } from '../schemas/decision-wait';
 /** The answer of a respond or cancel, or the problem it is. */
 export function answeredApproval(outcome: AnswerOutcome) {
   if (outcome.ok) return approvalView(outcome.approval);
-  if (outcome.code === 'invalid_modified_params') throw new Problem('validation_failed', 'modified_params do not fit the request’s schema', { errors: outcome.errors });
+  if (outcome.code === 'invalid_modified_params')
+    throw new Problem('validation_failed', 'modified_params do not fit the request’s schema', {
+      errors: outcome.errors,
+    });
   throw new Problem(outcome.code, outcome.detail);
 }
 
-export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDeps & { decisions: DecisionWaits }): void {
+export function registerApprovalRoutes(
+  api: ApiBuilder,
+  deps: PlatformServiceDeps & { decisions: DecisionWaits },
+): void {
   api.route({
     method: 'post',
     path: '/v1/approvals',
@@ -45,13 +57,31 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     auth: 'platform:write',
     rateLimit: 'default',
     request: { body: CreateApprovalSchema },
-    responses: { 201: { description: 'The pending request', schema: ApprovalSchema, headers: { Location: { description: 'The request’s URL' } } } },
+    responses: {
+      201: {
+        description: 'The pending request',
+        schema: ApprovalSchema,
+        headers: { Location: { description: 'The request’s URL' } },
+      },
+    },
     handler: async ({ req, body, principal }) => {
       const approval_id = resourceId('apr', principal.id, req.get('idempotency-key'));
-      const outcome = await createApproval(deps, { approval_id, requested_by: principal.id, organization_id: principal.organization_id }, body, principal);
+      const outcome = await createApproval(
+        deps,
+        { approval_id, requested_by: principal.id, organization_id: principal.organization_id },
+        body,
+        principal,
+      );
       if (!outcome.ok && 'code' in outcome) throw new Problem(outcome.code, outcome.detail);
-      if (!outcome.ok) throw new Problem('validation_failed', 'The approval request cannot be created as given', { errors: outcome.errors });
-      return { status: 201, body: approvalView(outcome.approval), headers: { Location: `/v1/approvals/${approval_id}` } };
+      if (!outcome.ok)
+        throw new Problem('validation_failed', 'The approval request cannot be created as given', {
+          errors: outcome.errors,
+        });
+      return {
+        status: 201,
+        body: approvalView(outcome.approval),
+        headers: { Location: `/v1/approvals/${approval_id}` },
+      };
     },
   });
 
@@ -85,7 +115,10 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, query: DecisionWaitQuerySchema },
     responses: {
-      200: { description: 'The approval request: decided, or, after a wait that ended first, still pending', schema: ApprovalSchema },
+      200: {
+        description: 'The approval request: decided, or, after a wait that ended first, still pending',
+        schema: ApprovalSchema,
+      },
       404: { description: 'No such approval request' },
     },
     handler: async ({ res, params, query, principal }) => {
@@ -122,16 +155,27 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     request: { params: ApprovalIdParamsSchema, body: RespondApprovalSchema },
     responses: {
       200: { description: 'The answered request', schema: ApprovalSchema },
-      403: { description: 'person_required, actor_mismatch, not_the_approver, requester_may_not_answer or delegation_not_covering' },
+      403: {
+        description:
+          'person_required, actor_mismatch, not_the_approver, requester_may_not_answer or delegation_not_covering',
+      },
       404: { description: 'No such approval request' },
       409: { description: 'The request is no longer pending' },
     },
     handler: async ({ params, body, principal }) => {
-      const answer =
-        isFullResponse(body)
-          ? { decision: body.decision, response_kind: body.decision, responded_by: body.responded_by, comment: body.comment, modified_params: body.modified_params }
-          : simpleResponse(body.decision, body.reason);
-      return { status: 200, body: answeredApproval(await respondToApproval(deps, params.approval_id, principal, answer)) };
+      const answer = isFullResponse(body)
+        ? {
+            decision: body.decision,
+            response_kind: body.decision,
+            responded_by: body.responded_by,
+            comment: body.comment,
+            modified_params: body.modified_params,
+          }
+        : simpleResponse(body.decision, body.reason);
+      return {
+        status: 200,
+        body: answeredApproval(await respondToApproval(deps, params.approval_id, principal, answer)),
+      };
     },
   });
 
@@ -156,7 +200,13 @@ export function registerApprovalRoutes(api: ApiBuilder, deps: PlatformServiceDep
     },
     handler: async ({ params, body, principal }) => {
       const approval = answeredApproval(await cancelApproval(deps, params.approval_id, principal, body));
-      return { status: 200, body: { ...approval, message: `Approval ${params.approval_id} was cancelled by ${approval.cancelled_by ?? principal.subject}` } };
+      return {
+        status: 200,
+        body: {
+          ...approval,
+          message: `Approval ${params.approval_id} was cancelled by ${approval.cancelled_by ?? principal.subject}`,
+        },
+      };
     },
   });
 }

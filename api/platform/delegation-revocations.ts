@@ -1,5 +1,10 @@
 import { listRevocations } from '../../db/delegation';
-import { delegationScope, delegationStatus, revokeDelegation, type DelegationDeps } from '../../services/delegation/delegations';
+import {
+  delegationScope,
+  delegationStatus,
+  revokeDelegation,
+  type DelegationDeps,
+} from '../../services/delegation/delegations';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -33,7 +38,10 @@ export function registerDelegationRevocationRoutes(api: ApiBuilder, deps: Delega
     page: { description: 'A page of revocations', item: RevocationSchema, name: 'DelegationRevocationPage' },
     sort: { allowed: REVOCATION_SORTABLE, fallback: '-revoked_at', uniqueKey: 'delegation_revocations.id' },
     list: ({ query, principal, page }) =>
-      listRevocations(deps.db, delegationScope(principal), page, { revoked_by: query.revoked_by, since: query.since ? new Date(query.since) : undefined }),
+      listRevocations(deps.db, delegationScope(principal), page, {
+        revoked_by: query.revoked_by,
+        since: query.since ? new Date(query.since) : undefined,
+      }),
     view: revocationView,
   });
   registerDelegationStatus(api, deps);
@@ -76,7 +84,10 @@ function registerDelegationStatus(api: ApiBuilder, deps: DelegationDeps): void {
     auth: 'platform:read',
     rateLimit: 'default',
     request: { params: DelegationIdParamsSchema },
-    responses: { 200: { description: 'Whether it is revoked, and the revocation', schema: RevocationStatusSchema }, 404: { description: 'delegation_not_found' } },
+    responses: {
+      200: { description: 'Whether it is revoked, and the revocation', schema: RevocationStatusSchema },
+      404: { description: 'delegation_not_found' },
+    },
     handler: async ({ params, principal }) => {
       const found = await delegationStatus(deps, principal, params.delegation_id);
       if (!found) throw new Problem('delegation_not_found');
@@ -93,7 +104,10 @@ function registerDelegationStatus(api: ApiBuilder, deps: DelegationDeps): void {
     auth: 'platform:read',
     rateLimit: 'default',
     request: { params: DelegationIdParamsSchema },
-    responses: { 200: { description: 'The delegation', schema: DelegationStatusSchema }, 404: { description: 'delegation_not_found' } },
+    responses: {
+      200: { description: 'The delegation', schema: DelegationStatusSchema },
+      404: { description: 'delegation_not_found' },
+    },
     handler: async ({ params, principal }) => {
       const found = await delegationStatus(deps, principal, params.delegation_id);
       if (!found) throw new Problem('delegation_not_found');

@@ -41,12 +41,20 @@ function issued(outcome: IssueOutcome, now: Date) {
   if (outcome.ok) return { status: 201, body: issuedView(outcome.issued, now) };
   switch (outcome.code) {
     case 'delegation_widening':
-      throw new Problem('delegation_widening', `Refused: ${outcome.widening.map((w) => w.field).join(', ')} would widen the parent`, { extensions: { widening: outcome.widening } });
+      throw new Problem(
+        'delegation_widening',
+        `Refused: ${outcome.widening.map((w) => w.field).join(', ')} would widen the parent`,
+        { extensions: { widening: outcome.widening } },
+      );
     case 'verification_tier_too_low':
     case 'identity_tier_too_low':
-      throw new Problem(outcome.code, `Required tier ${outcome.required}, reached ${outcome.actual}`, { extensions: { required_tier: outcome.required, actual_tier: outcome.actual } });
+      throw new Problem(outcome.code, `Required tier ${outcome.required}, reached ${outcome.actual}`, {
+        extensions: { required_tier: outcome.required, actual_tier: outcome.actual },
+      });
     case 'unauthorized':
-      throw new Problem('unauthorized', outcome.detail, { headers: { 'WWW-Authenticate': 'Bearer realm="handoff", error="invalid_token"' } });
+      throw new Problem('unauthorized', outcome.detail, {
+        headers: { 'WWW-Authenticate': 'Bearer realm="handoff", error="invalid_token"' },
+      });
     default:
       throw new Problem(outcome.code, outcome.detail);
   }
@@ -80,13 +88,19 @@ function registerIssuing(api: ApiBuilder, deps: DelegationDeps): void {
     request: { body: ExchangeRequestSchema },
     responses: {
       201: { description: 'The delegation token', schema: IssuedTokenSchema },
-      401: { description: 'unauthorized: no subject token, or one that is not valid, expired, or whose credential or Passport is no longer active' },
+      401: {
+        description:
+          'unauthorized: no subject token, or one that is not valid, expired, or whose credential or Passport is no longer active',
+      },
       403: { description: 'delegation_widening, verification_tier_too_low or identity_tier_too_low' },
     },
     handler: async ({ req, body }) => {
       const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
       const subject_token = body.subject_token ?? bearer;
-      if (!subject_token) throw new Problem('unauthorized', 'Send the session token as subject_token (or as the bearer token)', { headers: { 'WWW-Authenticate': 'Bearer realm="handoff"' } });
+      if (!subject_token)
+        throw new Problem('unauthorized', 'Send the session token as subject_token (or as the bearer token)', {
+          headers: { 'WWW-Authenticate': 'Bearer realm="handoff"' },
+        });
       const capabilities = [...new Set([...(body.capabilities ?? []), ...(body.scopes ?? [])])];
       return issued(await exchangeForDelegationToken(deps, { ...body, subject_token, capabilities }), new Date());
     },
@@ -110,9 +124,13 @@ function registerIssuing(api: ApiBuilder, deps: DelegationDeps): void {
     responses: {
       201: { description: 'The agent’s delegation token', schema: IssuedTokenSchema },
       403: { description: 'passport_required, agent_delegation_refused or delegation_widening' },
-      404: { description: 'agent_not_found: no such agent in the caller’s organization (another organization’s agent answers the same)' },
+      404: {
+        description:
+          'agent_not_found: no such agent in the caller’s organization (another organization’s agent answers the same)',
+      },
     },
-    handler: async ({ body, principal }) => issued(await delegateToAgent(deps, principal, { ...body, agent_id: body.agentId }), new Date()),
+    handler: async ({ body, principal }) =>
+      issued(await delegateToAgent(deps, principal, { ...body, agent_id: body.agentId }), new Date()),
   });
 }
 
@@ -123,7 +141,8 @@ function registerTokenReads(api: ApiBuilder, deps: DelegationDeps): void {
     path: '/v1/delegation-tokens',
     operationId: 'listDelegationTokens',
     summary: 'List delegation tokens',
-    description: 'A Passport sees the tokens of its own delegations; a scoped administrator those of its organization. Newest first by default.',
+    description:
+      'A Passport sees the tokens of its own delegations; a scoped administrator those of its organization. Newest first by default.',
     tags,
     auth: 'platform:read',
     rateLimit: 'default',
@@ -144,13 +163,23 @@ function registerTokenReads(api: ApiBuilder, deps: DelegationDeps): void {
     auth: 'platform:read',
     rateLimit: 'default',
     request: { params: DelegationIdParamsSchema, query: ListTokensQuerySchema.omit({ delegation_id: true }) },
-    responses: { 200: { description: 'A page of tokens', schema: pageSchema(DelegationTokenSchema, 'DelegationTokenPage') }, 404: { description: 'delegation_not_found' } },
+    responses: {
+      200: { description: 'A page of tokens', schema: pageSchema(DelegationTokenSchema, 'DelegationTokenPage') },
+      404: { description: 'delegation_not_found' },
+    },
     handler: async ({ params, query, principal }) => {
       const scope = delegationScope(principal);
       // The unknown delegation is answered before the sort is read, as a 404.
       if (!(await findDelegation(deps.db, scope, params.delegation_id))) throw new Problem('delegation_not_found');
       const sort = parseSort(query.sort, TOKEN_SORT);
-      const page = await withCursorProblems(listTokens(deps.db, scope, { limit: query.limit, cursor: query.cursor, sort }, { ...query, delegation_id: params.delegation_id }));
+      const page = await withCursorProblems(
+        listTokens(
+          deps.db,
+          scope,
+          { limit: query.limit, cursor: query.cursor, sort },
+          { ...query, delegation_id: params.delegation_id },
+        ),
+      );
       return { status: 200, body: { ...page, data: page.data.map(tokenView) } };
     },
   });
@@ -164,7 +193,10 @@ function registerTokenReads(api: ApiBuilder, deps: DelegationDeps): void {
     auth: 'platform:read',
     rateLimit: 'default',
     request: { params: TokenIdParamsSchema },
-    responses: { 200: { description: 'The token (never its value)', schema: DelegationTokenSchema }, 404: { description: 'delegation_token_not_found' } },
+    responses: {
+      200: { description: 'The token (never its value)', schema: DelegationTokenSchema },
+      404: { description: 'delegation_token_not_found' },
+    },
     handler: async ({ params, principal }) => {
       const token = await findToken(deps.db, delegationScope(principal), params.token_id);
       if (!token) throw new Problem('delegation_token_not_found');
@@ -174,7 +206,6 @@ function registerTokenReads(api: ApiBuilder, deps: DelegationDeps): void {
 }
 
 function registerTokenChanges(api: ApiBuilder, deps: DelegationDeps): void {
-
   api.route({
     method: 'post',
     path: '/v1/delegation-tokens/{token_id}/rotate',
@@ -212,7 +243,8 @@ function registerTokenChanges(api: ApiBuilder, deps: DelegationDeps): void {
     path: '/v1/delegation-tokens/{token_id}/revoke',
     operationId: 'revokeDelegationToken',
     summary: 'Revoke a delegation token',
-    description: 'Refused by every API instance within a second. Other tokens of the delegation stay valid; revoke the delegation to end them all.',
+    description:
+      'Refused by every API instance within a second. Other tokens of the delegation stay valid; revoke the delegation to end them all.',
     tags,
     auth: 'platform:write',
     rateLimit: 'default',

@@ -5,7 +5,14 @@ import { respondToApproval, type PlatformServiceDeps } from '../../services/appr
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { APPROVAL_SORTABLE, ApprovalIdParamsSchema, ApprovalSchema, approvalView, EscalationQueueQuerySchema, RespondEscalationSchema } from '../schemas/approvals';
+import {
+  APPROVAL_SORTABLE,
+  ApprovalIdParamsSchema,
+  ApprovalSchema,
+  approvalView,
+  EscalationQueueQuerySchema,
+  RespondEscalationSchema,
+} from '../schemas/approvals';
 import { answeredApproval } from './approvals';
 
 /** The escalation queue: the approval requests waiting for a human, per organization. */
@@ -14,14 +21,16 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
     path: '/v1/escalations',
     operationId: 'listEscalationQueue',
     summary: 'The escalation queue: approval requests for human review',
-    description: 'A view over approval requests, oldest first so that the longest wait comes first; status defaults to pending.',
+    description:
+      'A view over approval requests, oldest first so that the longest wait comes first; status defaults to pending.',
     tags: ['Escalation queue'],
     auth: 'platform:read',
     rateLimit: 'default',
     query: EscalationQueueQuerySchema,
     page: { description: 'A page of approval requests', item: ApprovalSchema, name: 'EscalationQueuePage' },
     sort: { allowed: APPROVAL_SORTABLE, fallback: 'created_at', uniqueKey: 'approval_id' },
-    list: ({ query, principal, page }) => listApprovals(deps.db, principal.organization_id, page, { status: query.status, org_did: query.orgDid }),
+    list: ({ query, principal, page }) =>
+      listApprovals(deps.db, principal.organization_id, page, { status: query.status, org_did: query.orgDid }),
     view: (row) => approvalView(approvalFromRow(row)),
   });
 
@@ -42,15 +51,26 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
     request: { params: ApprovalIdParamsSchema, body: RespondEscalationSchema },
     responses: {
       200: { description: 'The answered request', schema: ApprovalSchema },
-      403: { description: 'person_required, actor_mismatch, not_the_approver, requester_may_not_answer or delegation_not_covering' },
+      403: {
+        description:
+          'person_required, actor_mismatch, not_the_approver, requester_may_not_answer or delegation_not_covering',
+      },
       404: { description: 'No such approval request' },
       409: { description: 'The request is no longer pending' },
     },
     handler: async ({ params, body, principal }) => {
       const mapped = escalationResponse(body);
-      if (!mapped.ok) throw new Problem('validation_failed', `${mapped.field} ${mapped.message}`, { errors: [{ field: mapped.field, code: 'invalid_value', message: mapped.message }] });
+      if (!mapped.ok)
+        throw new Problem('validation_failed', `${mapped.field} ${mapped.message}`, {
+          errors: [{ field: mapped.field, code: 'invalid_value', message: mapped.message }],
+        });
       const answer = { ...mapped.response, responded_by: body.responded_by };
-      return { status: 200, body: answeredApproval(await respondToApproval(deps, params.approval_id, principal, answer, 'respond_escalation')) };
+      return {
+        status: 200,
+        body: answeredApproval(
+          await respondToApproval(deps, params.approval_id, principal, answer, 'respond_escalation'),
+        ),
+      };
     },
   });
 }

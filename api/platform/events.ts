@@ -19,7 +19,9 @@ const EventSchema = z
         subject_id: z.string().openapi({ description: 'The routing (or other resource) the record belongs to' }),
         step_id: z.string(),
         ledger_anchor: z.object({ transaction_id: z.string(), block_number: z.number().int() }),
-        url: z.string().nullable().openapi({ description: 'For a routing, its decision chain (GET /v1/orch/provenance/{routing_id}), this record included' }),
+        url: z.string().nullable().openapi({
+          description: 'For a routing, its decision chain (GET /v1/orch/provenance/{routing_id}), this record included',
+        }),
       })
       .openapi({ description: 'The provenance record the event was appended with, in the same transaction' }),
   })
@@ -28,8 +30,12 @@ const EventSchema = z
 const EventKindListSchema = z
   .string()
   .transform((value, ctx) => {
-    const kinds = value.split(',').map((kind) => kind.trim()).filter(Boolean);
-    for (const kind of kinds) if (!isEventKind(kind)) ctx.addIssue({ code: 'custom', message: `${kind} is not an event kind` });
+    const kinds = value
+      .split(',')
+      .map((kind) => kind.trim())
+      .filter(Boolean);
+    for (const kind of kinds)
+      if (!isEventKind(kind)) ctx.addIssue({ code: 'custom', message: `${kind} is not an event kind` });
     return kinds;
   })
   .openapi({ description: 'One kind or several, comma-separated', example: 'routing.escalated,escalation.triggered' });
@@ -68,7 +74,8 @@ export function registerEventRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     query: ListEventsQuerySchema,
     page: { description: 'A page of events', item: EventSchema, name: 'EventPage' },
     sort: { allowed: EVENT_SORT_COLUMNS, fallback: '-created_at', uniqueKey: EVENT_SORT_COLUMNS.event_id },
-    list: ({ query, principal, page }) => listEvents(deps.db, principal.organization_id, page, { ...query, events: query.event ?? query.type }),
+    list: ({ query, principal, page }) =>
+      listEvents(deps.db, principal.organization_id, page, { ...query, events: query.event ?? query.type }),
     view: renderEvent,
   });
 

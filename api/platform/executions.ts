@@ -3,7 +3,12 @@ import type { TokenSettings } from '../../services/auth/tokens';
 import { executionFromRow, listExecutionAttempts, listExecutions } from '../../db/executions';
 import type { PlatformServiceDeps } from '../../services/approvals/approvals';
 import { listCallbackSigningSecrets, rotateCallbackSigningSecret } from '../../services/executions/callback-secrets';
-import { cancelExecution, readExecution, reportProgress, type ExecutionUpdateOutcome } from '../../services/executions/control';
+import {
+  cancelExecution,
+  readExecution,
+  reportProgress,
+  type ExecutionUpdateOutcome,
+} from '../../services/executions/control';
 import { verifyProgressToken } from '../../services/executions/progress-token';
 import { executionView } from '../../services/executions/view';
 import { principalDid } from '../../lib/ids';
@@ -27,7 +32,10 @@ function updated(outcome: ExecutionUpdateOutcome) {
   return executionView(outcome.execution);
 }
 
-export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDeps & { keyRing: KeyRing; token: TokenSettings }): void {
+export function registerExecutionRoutes(
+  api: ApiBuilder,
+  deps: PlatformServiceDeps & { keyRing: KeyRing; token: TokenSettings },
+): void {
   listRoute(api, {
     path: '/v1/executions',
     operationId: 'listExecutions',
@@ -36,7 +44,11 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     auth: 'platform:read',
     rateLimit: 'default',
     query: ListExecutionsQuerySchema,
-    page: { description: 'A page of executions, newest first by default', item: ExecutionSchema, name: 'ExecutionPage' },
+    page: {
+      description: 'A page of executions, newest first by default',
+      item: ExecutionSchema,
+      name: 'ExecutionPage',
+    },
     sort: { allowed: EXECUTION_SORTABLE, fallback: '-queued_at', uniqueKey: 'e.execution_id' },
     list: ({ query, principal, page }) => listExecutions(deps.db, principal.organization_id, page, query),
     view: (row) => executionView(executionFromRow(row)),
@@ -51,7 +63,10 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     auth: 'platform:read',
     rateLimit: 'default',
     request: { params: ExecutionIdParamsSchema },
-    responses: { 200: { description: 'The execution with its attempt log', schema: ExecutionDetailSchema }, 404: { description: 'No such execution' } },
+    responses: {
+      200: { description: 'The execution with its attempt log', schema: ExecutionDetailSchema },
+      404: { description: 'No such execution' },
+    },
     handler: async ({ params, principal }) => {
       const execution = await readExecution(deps, principal.organization_id, params.execution_id);
       if (!execution) throw new Problem('execution_not_found', `No execution ${params.execution_id}`);
@@ -59,11 +74,13 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
         status: 200,
         body: {
           ...executionView(execution),
-          attempts: (await listExecutionAttempts(deps.db, params.execution_id)).map(({ execution_id: _id, started_at, finished_at, ...attempt }) => ({
-            ...attempt,
-            started_at: started_at.toISOString(),
-            finished_at: finished_at?.toISOString() ?? null,
-          })),
+          attempts: (await listExecutionAttempts(deps.db, params.execution_id)).map(
+            ({ execution_id: _id, started_at, finished_at, ...attempt }) => ({
+              ...attempt,
+              started_at: started_at.toISOString(),
+              finished_at: finished_at?.toISOString() ?? null,
+            }),
+          ),
         },
       };
     },
@@ -88,7 +105,13 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     },
     handler: async ({ params, body, principal }) => ({
       status: 200,
-      body: updated(await cancelExecution(deps, principal.organization_id, params.execution_id, { cancelled_by: body.cancelled_by ?? principalDid(principal.id), reason: body.reason, principal: principal.id })),
+      body: updated(
+        await cancelExecution(deps, principal.organization_id, params.execution_id, {
+          cancelled_by: body.cancelled_by ?? principalDid(principal.id),
+          reason: body.reason,
+          principal: principal.id,
+        }),
+      ),
     }),
   });
 
@@ -111,10 +134,19 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     },
     handler: async ({ req, params, body }) => {
       const token = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
-      if (!token) throw new Problem('invalid_progress_token', 'Send the progress token of the invocation as a bearer token', { headers: { 'WWW-Authenticate': 'Bearer realm="handoff-progress"' } });
+      if (!token)
+        throw new Problem('invalid_progress_token', 'Send the progress token of the invocation as a bearer token', {
+          headers: { 'WWW-Authenticate': 'Bearer realm="handoff-progress"' },
+        });
       const check = await verifyProgressToken(deps.keyRing, deps.token, token, params.execution_id);
-      if (!check.ok) throw new Problem('invalid_progress_token', check.reason, { headers: { 'WWW-Authenticate': 'Bearer realm="handoff-progress", error="invalid_token"' } });
-      return { status: 200, body: updated(await reportProgress(deps, params.execution_id, { attempt: check.grant.attempt, ...body })) };
+      if (!check.ok)
+        throw new Problem('invalid_progress_token', check.reason, {
+          headers: { 'WWW-Authenticate': 'Bearer realm="handoff-progress", error="invalid_token"' },
+        });
+      return {
+        status: 200,
+        body: updated(await reportProgress(deps, params.execution_id, { attempt: check.grant.attempt, ...body })),
+      };
     },
   });
 
@@ -131,10 +163,20 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     rateLimit: 'default',
     // The answer holds the secret, which must not be stored for replay.
     idempotency: false,
-    responses: { 201: { description: 'The new secret', schema: CallbackSecretSchema }, 503: { description: 'SECRETS_ENCRYPTION_KEY is not configured' } },
+    responses: {
+      201: { description: 'The new secret', schema: CallbackSecretSchema },
+      503: { description: 'SECRETS_ENCRYPTION_KEY is not configured' },
+    },
     handler: async ({ principal }) => {
-      const rotated = await rotateCallbackSigningSecret(deps.db, principal, { graceSeconds: deps.settings.callbackSecretGraceSeconds, secretKeys: deps.settings.secretKeys });
-      if (!rotated.ok) throw new Problem('secrets_unavailable', 'Callback signing secrets are sealed with SECRETS_ENCRYPTION_KEY, which this deployment has not configured');
+      const rotated = await rotateCallbackSigningSecret(deps.db, principal, {
+        graceSeconds: deps.settings.callbackSecretGraceSeconds,
+        secretKeys: deps.settings.secretKeys,
+      });
+      if (!rotated.ok)
+        throw new Problem(
+          'secrets_unavailable',
+          'Callback signing secrets are sealed with SECRETS_ENCRYPTION_KEY, which this deployment has not configured',
+        );
       return { status: 201, body: rotated.secret };
     },
   });
@@ -148,6 +190,9 @@ export function registerExecutionRoutes(api: ApiBuilder, deps: PlatformServiceDe
     auth: 'platform:read',
     rateLimit: 'default',
     responses: { 200: { description: 'Live secrets, newest first', schema: CallbackSecretListSchema } },
-    handler: async ({ principal }) => ({ status: 200, body: { data: await listCallbackSigningSecrets(deps.db, principal.organization_id, principal.id) } }),
+    handler: async ({ principal }) => ({
+      status: 200,
+      body: { data: await listCallbackSigningSecrets(deps.db, principal.organization_id, principal.id) },
+    }),
   });
 }

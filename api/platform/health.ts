@@ -1,4 +1,9 @@
-import { checkOrganization, checkPlatform, platformWorkload, type HealthDeps } from '../../services/health/platform-health';
+import {
+  checkOrganization,
+  checkPlatform,
+  platformWorkload,
+  type HealthDeps,
+} from '../../services/health/platform-health';
 import type { ApiBuilder } from '../route';
 import { DidSchema } from '../schemas/common';
 import { z } from '../schemas/zod';
@@ -9,20 +14,25 @@ const HealthCheckSchema = z.object({
   latency_ms: z.number().int(),
   detail: z.string().optional(),
 });
-const BucketSchema = z
-  .enum(['healthy', 'degraded', 'unhealthy'])
-  .openapi({ description: 'unhealthy: Postgres or Temporal down; degraded: no worker polls the task queue, or ledger sealing is behind' });
+const BucketSchema = z.enum(['healthy', 'degraded', 'unhealthy']).openapi({
+  description:
+    'unhealthy: Postgres or Temporal down; degraded: no worker polls the task queue, or ledger sealing is behind',
+});
 
 const OrgHealthSchema = z
   .object({
     bucket: BucketSchema,
     checks: z.array(HealthCheckSchema),
-    escalation_id: z.string().nullable().openapi({ description: 'When not healthy: the item raised in the organization’s escalation queue (one per hour)' }),
+    escalation_id: z.string().nullable().openapi({
+      description: 'When not healthy: the item raised in the organization’s escalation queue (one per hour)',
+    }),
     checked_at: z.string(),
   })
   .openapi('OrganizationHealth');
 
-const PlatformHealthSchema = z.object({ status: BucketSchema, checks: z.array(HealthCheckSchema), checked_at: z.string() }).openapi('PlatformHealth');
+const PlatformHealthSchema = z
+  .object({ status: BucketSchema, checks: z.array(HealthCheckSchema), checked_at: z.string() })
+  .openapi('PlatformHealth');
 
 const PlatformStatusSchema = z
   .object({
@@ -30,7 +40,12 @@ const PlatformStatusSchema = z
     task_queue: z.string(),
     checks: z.array(HealthCheckSchema),
     workload: z
-      .object({ pending_approvals: z.number().int(), queued_executions: z.number().int(), processing_executions: z.number().int(), running_workflows: z.number().int() })
+      .object({
+        pending_approvals: z.number().int(),
+        queued_executions: z.number().int(),
+        processing_executions: z.number().int(),
+        running_workflows: z.number().int(),
+      })
       .nullable()
       .openapi({ description: 'null while Postgres does not answer' }),
     checked_at: z.string(),
@@ -43,7 +58,8 @@ export function registerPlatformHealthRoutes(api: ApiBuilder, deps: HealthDeps):
     path: '/v1/health/check',
     operationId: 'checkOrganizationHealth',
     summary: 'Health check for an organization',
-    description: 'Runs the platform checks; when the platform is not healthy, raises an item in the organization’s escalation queue and returns its id.',
+    description:
+      'Runs the platform checks; when the platform is not healthy, raises an item in the organization’s escalation queue and returns its id.',
     tags: ['Platform health'],
     auth: 'platform:write',
     rateLimit: 'default',
@@ -51,7 +67,13 @@ export function registerPlatformHealthRoutes(api: ApiBuilder, deps: HealthDeps):
     responses: { 200: { description: 'The checks', schema: OrgHealthSchema } },
     handler: async ({ body, principal }) => {
       const now = new Date();
-      return { status: 200, body: { ...(await checkOrganization(deps, principal.organization_id, body.orgDid, now)), checked_at: now.toISOString() } };
+      return {
+        status: 200,
+        body: {
+          ...(await checkOrganization(deps, principal.organization_id, body.orgDid, now)),
+          checked_at: now.toISOString(),
+        },
+      };
     },
   });
 
@@ -63,10 +85,16 @@ export function registerPlatformHealthRoutes(api: ApiBuilder, deps: HealthDeps):
     tags: ['Platform health'],
     auth: 'public',
     rateLimit: null,
-    responses: { 200: { description: 'Healthy or degraded', schema: PlatformHealthSchema }, 503: { description: 'Unhealthy', schema: PlatformHealthSchema } },
+    responses: {
+      200: { description: 'Healthy or degraded', schema: PlatformHealthSchema },
+      503: { description: 'Unhealthy', schema: PlatformHealthSchema },
+    },
     handler: async () => {
       const { bucket, checks } = await checkPlatform(deps);
-      return { status: bucket === 'unhealthy' ? 503 : 200, body: { status: bucket, checks, checked_at: new Date().toISOString() } };
+      return {
+        status: bucket === 'unhealthy' ? 503 : 200,
+        body: { status: bucket, checks, checked_at: new Date().toISOString() },
+      };
     },
   });
 
@@ -74,14 +102,21 @@ export function registerPlatformHealthRoutes(api: ApiBuilder, deps: HealthDeps):
     method: 'get',
     path: '/v1/platform/status',
     operationId: 'getPlatformStatus',
-    summary: 'Platform status: the health checks and what waits (pending approvals, queued and processing executions, running workflows)',
+    summary:
+      'Platform status: the health checks and what waits (pending approvals, queued and processing executions, running workflows)',
     tags: ['Platform health'],
     auth: 'platform:read',
     rateLimit: 'default',
     responses: { 200: { description: 'The status', schema: PlatformStatusSchema } },
     handler: async ({ principal }) => {
-      const [{ bucket, checks }, workload] = await Promise.all([checkPlatform(deps), platformWorkload(deps.db, principal.organization_id).catch(() => null)]);
-      return { status: 200, body: { status: bucket, task_queue: deps.taskQueue, checks, workload, checked_at: new Date().toISOString() } };
+      const [{ bucket, checks }, workload] = await Promise.all([
+        checkPlatform(deps),
+        platformWorkload(deps.db, principal.organization_id).catch(() => null),
+      ]);
+      return {
+        status: 200,
+        body: { status: bucket, task_queue: deps.taskQueue, checks, workload, checked_at: new Date().toISOString() },
+      };
     },
   });
 }

@@ -40,7 +40,12 @@ export interface PlatformRouteDeps {
 
 /** Every route of the platform API (/v1 outside /v1/orch). */
 export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps): void {
-  const services = { db: deps.db, temporal: deps.temporal, taskQueue: deps.settings.taskQueue, settings: deps.settings.platform };
+  const services = {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: deps.settings.taskQueue,
+    settings: deps.settings.platform,
+  };
   registerOrganizationRoutes(api, services);
   registerApprovalRoutes(api, { ...services, decisions: deps.decisions });
   registerEscalationRoutes(api, services);
@@ -48,8 +53,26 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
   registerExecutionRoutes(api, { ...services, keyRing: deps.keyRing, token: deps.settings.token });
   registerWorkflowRoutes(api, services);
   registerPlatformHealthRoutes(api, services);
-  registerReasoningPlatformRoutes(api, { db: deps.db, logger: deps.logger, settings: deps.settings.platform.reasoning });
-  const { taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds } = deps.settings;
-  registerTaskRoutes(api, { db: deps.db, temporal: deps.temporal, taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds });
-  registerPassportRoutes(api, { db: deps.db, keyRing: deps.keyRing, token: deps.settings.token, settings: deps.settings.passports, revocations: deps.revocations });
+  registerReasoningPlatformRoutes(api, {
+    db: deps.db,
+    logger: deps.logger,
+    settings: deps.settings.platform.reasoning,
+  });
+  const { taskQueue, escalationTimeoutsSeconds, autonomousEscalationWindowSeconds, reviewWindowSeconds } =
+    deps.settings;
+  registerTaskRoutes(api, {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue,
+    escalationTimeoutsSeconds,
+    autonomousEscalationWindowSeconds,
+    reviewWindowSeconds,
+  });
+  registerPassportRoutes(api, {
+    db: deps.db,
+    keyRing: deps.keyRing,
+    token: deps.settings.token,
+    settings: deps.settings.passports,
+    revocations: deps.revocations,
+  });
 }

@@ -1,10 +1,25 @@
 import type { Knex } from 'knex';
 import { findModel, listModels, type ModelRow } from '../../db/models';
 import type { ModelCatalog } from '../../services/models/catalog';
-import { changeModel, createModel, MODEL_STATISTICS_WINDOW_DAYS, modelStatistics, submitBenchmark } from '../../services/models/registry';
+import {
+  changeModel,
+  createModel,
+  MODEL_STATISTICS_WINDOW_DAYS,
+  modelStatistics,
+  submitBenchmark,
+} from '../../services/models/registry';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { BenchmarkRequestSchema, BenchmarkSchema, CreateModelSchema, ListModelsQuerySchema, ModelIdSchema, ModelSchema, ModelStatisticsSchema, UpdateModelSchema } from '../schemas/models';
+import {
+  BenchmarkRequestSchema,
+  BenchmarkSchema,
+  CreateModelSchema,
+  ListModelsQuerySchema,
+  ModelIdSchema,
+  ModelSchema,
+  ModelStatisticsSchema,
+  UpdateModelSchema,
+} from '../schemas/models';
 import { z } from '../schemas/zod';
 
 const ModelParamsSchema = z.object({ model_id: ModelIdSchema });
@@ -30,7 +45,8 @@ export function modelView(row: ModelRow) {
   };
 }
 
-const ADMINISTERED = 'The registry is the deployment’s, shared by every organization: administered with cloud:admin:global, read with platform:read.';
+const ADMINISTERED =
+  'The registry is the deployment’s, shared by every organization: administered with cloud:admin:global, read with platform:read.';
 
 export function registerModelRoutes(api: ApiBuilder, deps: { db: Knex; catalog: ModelCatalog }): void {
   api.route({
@@ -38,13 +54,19 @@ export function registerModelRoutes(api: ApiBuilder, deps: { db: Knex; catalog: 
     path: '/v1/models',
     operationId: 'listModels',
     summary: 'List the models of the registry',
-    description: 'Filtered by provider, status (active by default) and minimum reasoning or coding score; ordered by model_id.',
+    description:
+      'Filtered by provider, status (active by default) and minimum reasoning or coding score; ordered by model_id.',
     tags: ['Models'],
     auth: 'platform:read',
     rateLimit: 'default',
     request: { query: ListModelsQuerySchema },
-    responses: { 200: { description: 'The models', schema: z.object({ models: z.array(ModelSchema) }).openapi('ModelList') } },
-    handler: async ({ query }) => ({ status: 200, body: { models: (await listModels(deps.db, query)).map(modelView) } }),
+    responses: {
+      200: { description: 'The models', schema: z.object({ models: z.array(ModelSchema) }).openapi('ModelList') },
+    },
+    handler: async ({ query }) => ({
+      status: 200,
+      body: { models: (await listModels(deps.db, query)).map(modelView) },
+    }),
   });
 
   api.route({
@@ -62,7 +84,11 @@ export function registerModelRoutes(api: ApiBuilder, deps: { db: Knex; catalog: 
       const outcome = await createModel(deps.db, principal.id, body);
       if (!outcome.ok) throw new Problem('model_exists', `The model ${body.model_id} is already registered`);
       deps.catalog.invalidate();
-      return { status: 201, body: modelView(outcome.model), headers: { Location: `/v1/models/${encodeURIComponent(body.model_id)}` } };
+      return {
+        status: 201,
+        body: modelView(outcome.model),
+        headers: { Location: `/v1/models/${encodeURIComponent(body.model_id)}` },
+      };
     },
   });
 
@@ -93,7 +119,10 @@ export function registerModelRoutes(api: ApiBuilder, deps: { db: Knex; catalog: 
     auth: 'cloud:admin:global',
     rateLimit: 'default',
     request: { params: ModelParamsSchema, body: UpdateModelSchema },
-    responses: { 200: { description: 'The model as changed', schema: ModelSchema }, 404: { description: 'model_not_found' } },
+    responses: {
+      200: { description: 'The model as changed', schema: ModelSchema },
+      404: { description: 'model_not_found' },
+    },
     handler: async ({ params, body, principal }) => {
       const row = await changeModel(deps.db, principal.id, params.model_id, body);
       if (!row) throw new Problem('model_not_found', `No model ${params.model_id}`);
@@ -107,12 +136,16 @@ export function registerModelRoutes(api: ApiBuilder, deps: { db: Knex; catalog: 
     path: '/v1/models/{model_id}/statistics',
     operationId: 'getModelStatistics',
     summary: 'A model’s statistics over the last 30 days, from the organization’s recorded calls',
-    description: 'Every attempt at the model counts, fallbacks and failures included; by_complexity splits them by the complexity asked.',
+    description:
+      'Every attempt at the model counts, fallbacks and failures included; by_complexity splits them by the complexity asked.',
     tags: ['Models'],
     auth: 'platform:read',
     rateLimit: 'default',
     request: { params: ModelParamsSchema },
-    responses: { 200: { description: 'The statistics', schema: ModelStatisticsSchema }, 404: { description: 'model_not_found' } },
+    responses: {
+      200: { description: 'The statistics', schema: ModelStatisticsSchema },
+      404: { description: 'model_not_found' },
+    },
     handler: async ({ params, principal }) => {
       const end = new Date();
       const statistics = await modelStatistics(deps.db, principal.organization_id, params.model_id, end);
@@ -134,7 +167,10 @@ export function registerModelRoutes(api: ApiBuilder, deps: { db: Knex; catalog: 
     auth: 'cloud:admin:global',
     rateLimit: 'default',
     request: { body: BenchmarkRequestSchema },
-    responses: { 201: { description: 'The benchmark as recorded, with the model’s new count and scores', schema: BenchmarkSchema }, 404: { description: 'model_not_found' } },
+    responses: {
+      201: { description: 'The benchmark as recorded, with the model’s new count and scores', schema: BenchmarkSchema },
+      404: { description: 'model_not_found' },
+    },
     handler: async ({ body, principal }) => {
       const outcome = await submitBenchmark(deps.db, principal, body);
       if (!outcome.ok) throw new Problem('model_not_found', `No model ${body.model_id}`);
@@ -153,7 +189,11 @@ export function registerModelRoutes(api: ApiBuilder, deps: { db: Knex; catalog: 
           test_cases_passed: benchmark.test_cases_passed,
           test_cases_total: benchmark.test_cases_total,
           raw_results: benchmark.raw_results,
-          model: { benchmark_count: model.benchmark_count, last_benchmarked_at: model.last_benchmarked_at?.toISOString() ?? null, capabilities: model.capabilities },
+          model: {
+            benchmark_count: model.benchmark_count,
+            last_benchmarked_at: model.last_benchmarked_at?.toISOString() ?? null,
+            capabilities: model.capabilities,
+          },
         },
       };
     },

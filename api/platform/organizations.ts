@@ -5,13 +5,22 @@ import { grants } from '../../services/auth/tokens';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { CreateOrganizationSchema, ListOrganizationsQuerySchema, OrganizationIdParamsSchema, OrganizationSchema } from '../schemas/organizations';
+import {
+  CreateOrganizationSchema,
+  ListOrganizationsQuerySchema,
+  OrganizationIdParamsSchema,
+  OrganizationSchema,
+} from '../schemas/organizations';
 
 const SORTABLE = { created_at: 'created_at', name: 'name', slug: 'slug' };
 const DEPLOYMENT_ADMIN = 'cloud:admin:global';
 const WHO_SEES_WHAT = `A caller sees its own organization; one holding ${DEPLOYMENT_ADMIN} (the deployment administrator) sees every organization.`;
 
-const render = (row: OrganizationRow) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
+const render = (row: OrganizationRow) => ({
+  ...row,
+  created_at: row.created_at.toISOString(),
+  updated_at: row.updated_at.toISOString(),
+});
 
 export function registerOrganizationRoutes(api: ApiBuilder, deps: { db: Knex }): void {
   listRoute(api, {
@@ -42,9 +51,13 @@ export function registerOrganizationRoutes(api: ApiBuilder, deps: { db: Knex }):
     auth: 'platform:read',
     rateLimit: 'default',
     request: { params: OrganizationIdParamsSchema },
-    responses: { 200: { description: 'The organization', schema: OrganizationSchema }, 404: { description: 'No such organization' } },
+    responses: {
+      200: { description: 'The organization', schema: OrganizationSchema },
+      404: { description: 'No such organization' },
+    },
     handler: async ({ params, principal }) => {
-      const visible = grants(principal.scopes, DEPLOYMENT_ADMIN) || params.organization_id === principal.organization_id;
+      const visible =
+        grants(principal.scopes, DEPLOYMENT_ADMIN) || params.organization_id === principal.organization_id;
       const organization = visible ? await findOrganization(deps.db, params.organization_id) : undefined;
       if (!organization) throw new Problem('organization_not_found', `No organization ${params.organization_id}`);
       return { status: 200, body: render(organization) };
@@ -65,14 +78,26 @@ export function registerOrganizationRoutes(api: ApiBuilder, deps: { db: Knex }):
     rateLimit: 'default',
     request: { body: CreateOrganizationSchema },
     responses: {
-      201: { description: 'The organization', schema: OrganizationSchema, headers: { Location: { description: 'The organization’s URL' } } },
+      201: {
+        description: 'The organization',
+        schema: OrganizationSchema,
+        headers: { Location: { description: 'The organization’s URL' } },
+      },
       409: { description: 'The org_did or the slug belongs to another organization' },
     },
     handler: async ({ body }) => {
       const outcome = await createOrganization(deps.db, body);
-      if (!outcome.ok) throw new Problem('organization_exists', `An organization already has the org_did ${body.org_did}${body.slug ? ` or the slug ${body.slug}` : ''}`);
+      if (!outcome.ok)
+        throw new Problem(
+          'organization_exists',
+          `An organization already has the org_did ${body.org_did}${body.slug ? ` or the slug ${body.slug}` : ''}`,
+        );
       const organization = render(outcome.organization);
-      return { status: 201, body: organization, headers: { Location: `/v1/organizations/${organization.organization_id}` } };
+      return {
+        status: 201,
+        body: organization,
+        headers: { Location: `/v1/organizations/${organization.organization_id}` },
+      };
     },
   });
 }

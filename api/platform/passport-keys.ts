@@ -1,5 +1,17 @@
-import { createRegistrationChallenge, createSignInChallenge, registerDevice, signInWithDevice, type CeremonyRefusal, type DeviceCeremonyDeps } from '../../services/passports/devices';
-import { revokePassportKeyOf, rotatePassportKeys, type OrganizationAdminRefusal, type PassportServiceDeps } from '../../services/passports/passports';
+import {
+  createRegistrationChallenge,
+  createSignInChallenge,
+  registerDevice,
+  signInWithDevice,
+  type CeremonyRefusal,
+  type DeviceCeremonyDeps,
+} from '../../services/passports/devices';
+import {
+  revokePassportKeyOf,
+  rotatePassportKeys,
+  type OrganizationAdminRefusal,
+  type PassportServiceDeps,
+} from '../../services/passports/passports';
 import type { RevocationRegistry } from '../../services/delegation/revocations';
 import { requestIdOf } from '../middleware/request-id';
 import { Problem } from '../problem';
@@ -31,16 +43,26 @@ export function organizationAdminProblem(refusal: OrganizationAdminRefusal, deta
 const KEYS_NEED_ADMIN = 'The organization Passport’s keys need the scope platform:admin';
 
 function ceremonyProblem(refusal: CeremonyRefusal): Problem {
-  if (refusal.code === 'invalid') return new Problem('validation_failed', 'The device registration cannot be accepted as given', { errors: refusal.errors });
+  if (refusal.code === 'invalid')
+    return new Problem('validation_failed', 'The device registration cannot be accepted as given', {
+      errors: refusal.errors,
+    });
   return new Problem(refusal.code, refusal.detail);
 }
 
 const CEREMONY_REFUSALS = {
-  401: { description: 'device_proof_invalid, challenge_unknown, challenge_used (replayed), challenge_expired, or device_key_revoked' },
+  401: {
+    description:
+      'device_proof_invalid, challenge_unknown, challenge_used (replayed), challenge_expired, or device_key_revoked',
+  },
 };
 
 /** A Passport's server keys (rotate, revoke) and a person's device ceremony (invite, register, sign in). */
-export function registerPassportKeyRoutes(api: ApiBuilder, services: KeyServiceDeps, ceremony: DeviceCeremonyDeps): void {
+export function registerPassportKeyRoutes(
+  api: ApiBuilder,
+  services: KeyServiceDeps,
+  ceremony: DeviceCeremonyDeps,
+): void {
   registerRotateKeys(api, services);
   registerRevokeKey(api, services);
   registerRegistrationChallenge(api, ceremony);
@@ -76,12 +98,21 @@ function registerRotateKeys(api: ApiBuilder, services: KeyServiceDeps): void {
         if (outcome.code === 'insufficient_scope') throw organizationAdminProblem(outcome, KEYS_NEED_ADMIN);
         const details = {
           passport_not_found: `No Passport ${params.passport_id}`,
-          passport_keys_on_device: 'A person’s keys are made and kept on their devices: register a new device key, and revoke the old one',
+          passport_keys_on_device:
+            'A person’s keys are made and kept on their devices: register a new device key, and revoke the old one',
           secrets_unavailable: 'No key can be sealed: SECRETS_ENCRYPTION_KEY is not configured',
         };
         throw new Problem(outcome.code, details[outcome.code]);
       }
-      return { status: 200, body: { passportId: params.passport_id, did: outcome.passport.passport.did, key: keyView(outcome.key), retired: outcome.retired.map(keyView) } };
+      return {
+        status: 200,
+        body: {
+          passportId: params.passport_id,
+          did: outcome.passport.passport.did,
+          key: keyView(outcome.key),
+          retired: outcome.retired.map(keyView),
+        },
+      };
     },
   });
 }
@@ -142,12 +173,27 @@ function registerRegistrationChallenge(api: ApiBuilder, ceremony: DeviceCeremony
     request: { body: RegistrationChallengeRequestSchema },
     responses: {
       201: { description: 'The challenge', schema: ChallengeSchema },
-      403: { description: 'insufficient_scope: enrolling a person needs people:enroll or platform:admin (a delegation token: the capability people:enroll)' },
+      403: {
+        description:
+          'insufficient_scope: enrolling a person needs people:enroll or platform:admin (a delegation token: the capability people:enroll)',
+      },
     },
     handler: async ({ res, body, principal }) => {
-      const { challenge, expires_at } = await createRegistrationChallenge(ceremony, principal, { name: body.name, metadata: body.metadata ?? {}, capabilities: body.capabilities ?? [] });
+      const { challenge, expires_at } = await createRegistrationChallenge(ceremony, principal, {
+        name: body.name,
+        metadata: body.metadata ?? {},
+        capabilities: body.capabilities ?? [],
+      });
       res.set('Cache-Control', 'no-store');
-      return { status: 201, body: { challenge, purpose: 'registration' as const, expiresAt: expires_at.toISOString(), organizationId: principal.organization_id } };
+      return {
+        status: 201,
+        body: {
+          challenge,
+          purpose: 'registration' as const,
+          expiresAt: expires_at.toISOString(),
+          organizationId: principal.organization_id,
+        },
+      };
     },
   });
 }
@@ -167,15 +213,26 @@ function registerDevicePassport(api: ApiBuilder, ceremony: DeviceCeremonyDeps): 
     rateLimit: 'default',
     request: { body: DeviceRegistrationSchema },
     responses: {
-      201: { description: 'The person’s Passport', schema: PassportCreatedSchema, headers: { Location: { description: 'The Passport' } } },
+      201: {
+        description: 'The person’s Passport',
+        schema: PassportCreatedSchema,
+        headers: { Location: { description: 'The Passport' } },
+      },
       ...CEREMONY_REFUSALS,
       409: { description: 'device_key_exists: this key is registered already' },
     },
     handler: async ({ res, body }) => {
       const outcome = await registerDevice(ceremony, body);
-      if (!outcome.ok) throw outcome.code === 'device_key_exists' ? new Problem('device_key_exists', outcome.detail) : ceremonyProblem(outcome);
+      if (!outcome.ok)
+        throw outcome.code === 'device_key_exists'
+          ? new Problem('device_key_exists', outcome.detail)
+          : ceremonyProblem(outcome);
       const location = `/v1/passports/${outcome.passport.passport.passport_id}`;
-      return { status: 201, body: createdEnvelope(outcome.passport, requestIdOf(res), new Date()), headers: { Location: location } };
+      return {
+        status: 201,
+        body: createdEnvelope(outcome.passport, requestIdOf(res), new Date()),
+        headers: { Location: location },
+      };
     },
   });
 }
@@ -186,17 +243,30 @@ function registerSignInChallenge(api: ApiBuilder, ceremony: DeviceCeremonyDeps):
     path: '/v1/passports/{passport_id}/sign-in-challenges',
     operationId: 'createDeviceSignInChallenge',
     summary: 'A challenge for a person’s device to sign in with',
-    description: 'Public. Sign it with an active device key of the Passport and send it to POST /v1/passports/{passport_id}/sessions before expiresAt. Single-use.',
+    description:
+      'Public. Sign it with an active device key of the Passport and send it to POST /v1/passports/{passport_id}/sessions before expiresAt. Single-use.',
     tags: ['Passports'],
     auth: 'public',
     rateLimit: 'default',
     request: { params: PassportIdParamsSchema },
-    responses: { 201: { description: 'The challenge', schema: ChallengeSchema }, 404: { description: 'passport_not_found: no person’s Passport with this id' } },
+    responses: {
+      201: { description: 'The challenge', schema: ChallengeSchema },
+      404: { description: 'passport_not_found: no person’s Passport with this id' },
+    },
     handler: async ({ res, params }) => {
       const outcome = await createSignInChallenge(ceremony, params.passport_id);
       if (!outcome.ok) throw new Problem('passport_not_found', `No person’s Passport ${params.passport_id}`);
       res.set('Cache-Control', 'no-store');
-      return { status: 201, body: { challenge: outcome.challenge, purpose: 'sign_in' as const, expiresAt: outcome.expires_at.toISOString(), organizationId: outcome.organization_id, passportId: params.passport_id } };
+      return {
+        status: 201,
+        body: {
+          challenge: outcome.challenge,
+          purpose: 'sign_in' as const,
+          expiresAt: outcome.expires_at.toISOString(),
+          organizationId: outcome.organization_id,
+          passportId: params.passport_id,
+        },
+      };
     },
   });
 }
@@ -215,16 +285,30 @@ function registerDeviceSession(api: ApiBuilder, ceremony: DeviceCeremonyDeps): v
     auth: 'public',
     rateLimit: 'default',
     request: { params: PassportIdParamsSchema, body: SignInSchema },
-    responses: { 201: { description: 'The session', schema: SessionSchema }, ...CEREMONY_REFUSALS, 404: { description: 'passport_not_found: no person’s Passport with this id' } },
+    responses: {
+      201: { description: 'The session', schema: SessionSchema },
+      ...CEREMONY_REFUSALS,
+      404: { description: 'passport_not_found: no person’s Passport with this id' },
+    },
     handler: async ({ res, params, body }) => {
       const outcome = await signInWithDevice(ceremony, params.passport_id, body.proof);
-      if (!outcome.ok) throw outcome.code === 'passport_not_found' ? new Problem('passport_not_found', `No person’s Passport ${params.passport_id}`) : ceremonyProblem(outcome);
+      if (!outcome.ok)
+        throw outcome.code === 'passport_not_found'
+          ? new Problem('passport_not_found', `No person’s Passport ${params.passport_id}`)
+          : ceremonyProblem(outcome);
       res.set('Cache-Control', 'no-store');
       const { session } = outcome;
       const credential = { type: 'device_key' as const, id: session.credential.id };
       return {
         status: 201,
-        body: { sessionToken: outcome.token, tokenType: 'session' as const, expiresAt: session.expires_at.toISOString(), passportId: session.passport_id, did: session.did, credential },
+        body: {
+          sessionToken: outcome.token,
+          tokenType: 'session' as const,
+          expiresAt: session.expires_at.toISOString(),
+          passportId: session.passport_id,
+          did: session.did,
+          credential,
+        },
       };
     },
   });

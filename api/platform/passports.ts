@@ -3,7 +3,12 @@ import { DID_DOCUMENT_MEDIA_TYPE, didDocument, specDidDocument } from '../../dom
 import type { KeyRing } from '../../services/auth/key-ring';
 import type { TokenSettings } from '../../services/auth/tokens';
 import type { RevocationRegistry } from '../../services/delegation/revocations';
-import { createServerPassport, readPassport, readPublishedKeys, type PassportServiceDeps } from '../../services/passports/passports';
+import {
+  createServerPassport,
+  readPassport,
+  readPublishedKeys,
+  type PassportServiceDeps,
+} from '../../services/passports/passports';
 import type { PassportSettings } from '../../services/passports/settings';
 import { resourceId } from '../../lib/ids';
 import { requestIdOf } from '../middleware/request-id';
@@ -38,7 +43,12 @@ export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps)
   const services = { db: deps.db, settings: deps.settings, revocations: deps.revocations };
   registerCreatePassport(api, services);
   registerPassportReads(api, deps.db);
-  registerPassportKeyRoutes(api, services, { db: deps.db, keyRing: deps.keyRing, token: deps.token, settings: deps.settings });
+  registerPassportKeyRoutes(api, services, {
+    db: deps.db,
+    keyRing: deps.keyRing,
+    token: deps.token,
+    settings: deps.settings,
+  });
 }
 
 async function publishedKeysOf(db: Knex, passportId: string, organizationId?: string) {
@@ -63,27 +73,52 @@ function registerCreatePassport(api: ApiBuilder, services: PassportServiceDeps):
     rateLimit: 'default',
     request: { body: CreatePassportSchema },
     responses: {
-      201: { description: 'The Passport', schema: PassportCreatedSchema, headers: { Location: { description: 'The Passport' } } },
+      201: {
+        description: 'The Passport',
+        schema: PassportCreatedSchema,
+        headers: { Location: { description: 'The Passport' } },
+      },
       400: { description: 'invalid_request: type individual (use the device ceremony)' },
       403: { description: 'insufficient_scope: type organization needs platform:admin' },
       409: { description: 'organization_passport_exists: the organization has its Passport (passport_id names it)' },
-      503: { description: 'secrets_unavailable: SECRETS_ENCRYPTION_KEY is not configured, so no private key can be sealed' },
+      503: {
+        description: 'secrets_unavailable: SECRETS_ENCRYPTION_KEY is not configured, so no private key can be sealed',
+      },
     },
     handler: async ({ req, res, body, principal }) => {
       if (body.type === 'individual') {
-        throw new Problem('invalid_request', 'A person’s Passport is minted on their device, which makes and keeps the key: use the device ceremony or a passkey', {
-          extensions: { ceremony: { challenge: 'POST /v1/passports/device-challenges', register: 'POST /v1/passports/devices' } },
-        });
+        throw new Problem(
+          'invalid_request',
+          'A person’s Passport is minted on their device, which makes and keeps the key: use the device ceremony or a passkey',
+          {
+            extensions: {
+              ceremony: { challenge: 'POST /v1/passports/device-challenges', register: 'POST /v1/passports/devices' },
+            },
+          },
+        );
       }
       const passportId = resourceId('pp', principal.id, req.get('idempotency-key'));
-      const fields = { type: body.type, name: body.name, metadata: body.metadata ?? {}, capabilities: body.capabilities ?? [] };
+      const fields = {
+        type: body.type,
+        name: body.name,
+        metadata: body.metadata ?? {},
+        capabilities: body.capabilities ?? [],
+      };
       const outcome = await createServerPassport(services, principal, passportId, fields);
       if (!outcome.ok) {
-        if (outcome.code === 'insufficient_scope') throw organizationAdminProblem(outcome, 'An organization Passport needs the scope platform:admin');
-        if (outcome.code === 'secrets_unavailable') throw new Problem('secrets_unavailable', 'No key can be sealed: SECRETS_ENCRYPTION_KEY is not configured');
-        throw new Problem('organization_passport_exists', `The organization’s Passport is ${outcome.passport_id}`, { extensions: { passport_id: outcome.passport_id } });
+        if (outcome.code === 'insufficient_scope')
+          throw organizationAdminProblem(outcome, 'An organization Passport needs the scope platform:admin');
+        if (outcome.code === 'secrets_unavailable')
+          throw new Problem('secrets_unavailable', 'No key can be sealed: SECRETS_ENCRYPTION_KEY is not configured');
+        throw new Problem('organization_passport_exists', `The organization’s Passport is ${outcome.passport_id}`, {
+          extensions: { passport_id: outcome.passport_id },
+        });
       }
-      return { status: 201, body: createdEnvelope(outcome.passport, requestIdOf(res), new Date()), headers: { Location: `/v1/passports/${passportId}` } };
+      return {
+        status: 201,
+        body: createdEnvelope(outcome.passport, requestIdOf(res), new Date()),
+        headers: { Location: `/v1/passports/${passportId}` },
+      };
     },
   });
 }
@@ -115,9 +150,13 @@ function registerPassportReads(api: ApiBuilder, db: Knex): void {
     path: '/v1/passports/{passport_id}/jwks',
     operationId: 'getPassportJwks',
     summary: 'The Passport’s public keys that verify now',
-    description: 'Active keys and rotated-out keys until their verifyUntil; never a revoked key. The same set as the DID document’s verification methods.',
+    description:
+      'Active keys and rotated-out keys until their verifyUntil; never a revoked key. The same set as the DID document’s verification methods.',
     responses: { 200: { description: 'A JSON Web Key Set', schema: PassportJwksSchema }, ...NOT_FOUND },
-    handler: async ({ params, principal }) => ({ status: 200, body: jwksView((await publishedKeysOf(db, params.passport_id, principal.organization_id)).keys) }),
+    handler: async ({ params, principal }) => ({
+      status: 200,
+      body: jwksView((await publishedKeysOf(db, params.passport_id, principal.organization_id)).keys),
+    }),
   });
   api.route({
     tags: ['Passports'],
@@ -128,7 +167,8 @@ function registerPassportReads(api: ApiBuilder, db: Knex): void {
     path: '/v1/passports/{passport_id}/did',
     operationId: 'getPassportDidDocument',
     summary: 'The Passport’s DID document in the platform spec’s shape',
-    description: 'id, publicKey [{id, type, controller, publicKeyPem}], authentication. The DID Core document is public at /passports/{passport_id}/did.json.',
+    description:
+      'id, publicKey [{id, type, controller, publicKeyPem}], authentication. The DID Core document is public at /passports/{passport_id}/did.json.',
     responses: { 200: { description: 'The DID document', schema: SpecDidDocumentSchema }, ...NOT_FOUND },
     handler: async ({ params, principal }) => {
       const { passport, keys } = await publishedKeysOf(db, params.passport_id, principal.organization_id);
@@ -148,13 +188,23 @@ function registerPublicDidResolution(api: ApiBuilder, db: Knex): void {
     path: '/passports/{passport_id}/did.json',
     operationId: 'resolvePassportDid',
     summary: 'did:web resolution of a Passport’s DID',
-    description: 'Where did:web:<host>:passports:<id> resolves: the DID Core document (application/did+json). Public; each key’s did:key is in alsoKnownAs.',
-    responses: { 200: { description: 'The DID document', schema: DidDocumentSchema, contentType: DID_DOCUMENT_MEDIA_TYPE }, 404: { description: 'passport_not_found' } },
+    description:
+      'Where did:web:<host>:passports:<id> resolves: the DID Core document (application/did+json). Public; each key’s did:key is in alsoKnownAs.',
+    responses: {
+      200: { description: 'The DID document', schema: DidDocumentSchema, contentType: DID_DOCUMENT_MEDIA_TYPE },
+      404: { description: 'passport_not_found' },
+    },
     handler: async ({ res, params }) => {
       const { passport, keys } = await publishedKeysOf(db, params.passport_id);
       res.set('Cache-Control', 'public, max-age=60');
       const controller = passport.type === 'individual' ? passport.did : passport.org_did;
-      return { status: 200, text: { contentType: DID_DOCUMENT_MEDIA_TYPE, content: JSON.stringify(didDocument(passport.did, keys, controller)) } };
+      return {
+        status: 200,
+        text: {
+          contentType: DID_DOCUMENT_MEDIA_TYPE,
+          content: JSON.stringify(didDocument(passport.did, keys, controller)),
+        },
+      };
     },
   });
   api.route({
@@ -166,7 +216,10 @@ function registerPublicDidResolution(api: ApiBuilder, db: Knex): void {
     path: '/passports/{passport_id}/jwks.json',
     operationId: 'resolvePassportJwks',
     summary: 'The Passport’s public keys, beside its DID document',
-    responses: { 200: { description: 'A JSON Web Key Set', schema: PassportJwksSchema }, 404: { description: 'passport_not_found' } },
+    responses: {
+      200: { description: 'A JSON Web Key Set', schema: PassportJwksSchema },
+      404: { description: 'passport_not_found' },
+    },
     handler: async ({ res, params }) => {
       const { keys } = await publishedKeysOf(db, params.passport_id);
       res.set('Cache-Control', 'public, max-age=60');

@@ -43,10 +43,17 @@ function registerPublish(api: ApiBuilder, db: Knex): void {
       const key = keyOf(principal, params.key, 'publish');
       const outcome = await publishVersion(db, principal, key, body);
       if (!outcome.ok) {
-        if (outcome.code === 'invalid') throw new Problem('validation_failed', 'The body has 1 invalid field(s)', { errors: outcome.errors });
+        if (outcome.code === 'invalid')
+          throw new Problem('validation_failed', 'The body has 1 invalid field(s)', { errors: outcome.errors });
         throw new Problem(outcome.code, outcome.detail);
       }
-      return { status: 201, body: versionView(outcome.version), headers: { Location: `/v1/prompts/${encodeURIComponent(key)}/versions/${encodeURIComponent(outcome.version.version)}` } };
+      return {
+        status: 201,
+        body: versionView(outcome.version),
+        headers: {
+          Location: `/v1/prompts/${encodeURIComponent(key)}/versions/${encodeURIComponent(outcome.version.version)}`,
+        },
+      };
     },
   });
 }
@@ -66,13 +73,23 @@ function registerRollback(api: ApiBuilder, db: Knex): void {
       200: { description: 'The prompt’s new active version', schema: PromptRollbackSchema },
       ...PROMPT_NOT_FOUND,
       409: { description: 'prompt_version_deprecated' },
-      422: { description: 'prompt_extends_invalid, prompt_extends_cycle: the target’s chain of extends_uri is broken or comes back to it' },
+      422: {
+        description:
+          'prompt_extends_invalid, prompt_extends_cycle: the target’s chain of extends_uri is broken or comes back to it',
+      },
     },
     handler: async ({ params, body, principal }) => {
       const key = keyOf(principal, params.key, 'rollback');
       const outcome = await rollback(db, principal, key, body.target_version);
       if (!outcome.ok) throw new Problem(outcome.code, outcome.detail);
-      return { status: 200, body: { prompt_uri: promptUri(principal.organization_id, key), active_version: outcome.prompt.active_version, rolled_back_at: outcome.rolled_back_at.toISOString() } };
+      return {
+        status: 200,
+        body: {
+          prompt_uri: promptUri(principal.organization_id, key),
+          active_version: outcome.prompt.active_version,
+          rolled_back_at: outcome.rolled_back_at.toISOString(),
+        },
+      };
     },
   });
 }
@@ -91,20 +108,33 @@ function registerDeprecate(api: ApiBuilder, db: Knex): void {
     responses: {
       200: { description: 'The version, deprecated', schema: PromptDeprecationSchema },
       ...PROMPT_NOT_FOUND,
-      409: { description: 'prompt_version_active: the active version needs successor_version; prompt_version_deprecated: the successor is deprecated' },
-      422: { description: 'prompt_extends_invalid, prompt_extends_cycle: the successor’s chain of extends_uri is broken or comes back to it' },
+      409: {
+        description:
+          'prompt_version_active: the active version needs successor_version; prompt_version_deprecated: the successor is deprecated',
+      },
+      422: {
+        description:
+          'prompt_extends_invalid, prompt_extends_cycle: the successor’s chain of extends_uri is broken or comes back to it',
+      },
     },
     handler: async ({ params, body, principal }) => {
       const key = keyOf(principal, params.key, 'deprecate');
       const outcome = await deprecate(db, principal, key, params.version, body.successor_version);
       if (!outcome.ok) {
-        if (outcome.code === 'invalid') throw new Problem('validation_failed', 'The body has 1 invalid field(s)', { errors: outcome.errors });
+        if (outcome.code === 'invalid')
+          throw new Problem('validation_failed', 'The body has 1 invalid field(s)', { errors: outcome.errors });
         throw new Problem(outcome.code, outcome.detail);
       }
       const { version, prompt } = outcome;
       return {
         status: 200,
-        body: { prompt_uri: promptUri(principal.organization_id, key), version: version.version, status: 'deprecated' as const, deprecated_at: version.deprecated_at!.toISOString(), active_version: prompt.active_version },
+        body: {
+          prompt_uri: promptUri(principal.organization_id, key),
+          version: version.version,
+          status: 'deprecated' as const,
+          deprecated_at: version.deprecated_at!.toISOString(),
+          active_version: prompt.active_version,
+        },
       };
     },
   });

@@ -12,9 +12,13 @@ export function keyOf(principal: Principal, text: string, action: PromptAction):
   // A delegation token's prompt grant works up to its risk_level, like its capabilities.
   const riskLevel = principal.actor?.delegation?.risk_level;
   if (riskLevel !== undefined && riskRank(riskLevel) < riskRank(PROMPT_ACTION_RISK[action])) {
-    throw new Problem('insufficient_scope', `Prompt ${action} is ${PROMPT_ACTION_RISK[action]} risk; the token's risk_level is ${riskLevel}`, {
-      extensions: { required_scope: `prompt:${action}:${ref.key}` },
-    });
+    throw new Problem(
+      'insufficient_scope',
+      `Prompt ${action} is ${PROMPT_ACTION_RISK[action]} risk; the token's risk_level is ${riskLevel}`,
+      {
+        extensions: { required_scope: `prompt:${action}:${ref.key}` },
+      },
+    );
   }
   return ref.key;
 }
@@ -32,4 +36,6 @@ export const GRANTS =
   'rollback and deprecate only at risk_level standard or high.';
 export const PROMPT_TAGS = ['Prompts'];
 export const promptScope = (action: PromptAction) => ({ perResource: `prompt:${action}:{key}` });
-export const PROMPT_NOT_FOUND = { 404: { description: 'prompt_not_found (also for another organization’s prompt URI), prompt_version_not_found' } };
+export const PROMPT_NOT_FOUND = {
+  404: { description: 'prompt_not_found (also for another organization’s prompt URI), prompt_version_not_found' },
+};

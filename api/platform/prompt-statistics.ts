@@ -3,7 +3,13 @@ import { findPrompt } from '../../db/prompts';
 import { promptAffinity, promptStatistics } from '../../services/prompts/statistics';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { AffinityItemSchema, PageQuerySchema, PromptKeyParamsSchema, PromptStatisticsSchema, styleBPage } from '../schemas/prompts';
+import {
+  AffinityItemSchema,
+  PageQuerySchema,
+  PromptKeyParamsSchema,
+  PromptStatisticsSchema,
+  styleBPage,
+} from '../schemas/prompts';
 import { GRANTS, keyOf, PROMPT_NOT_FOUND, PROMPT_TAGS, promptScope } from './prompt-grants';
 
 function encodeOffset(offset: number): string {
@@ -18,7 +24,9 @@ function decodeOffset(cursor: string | undefined): number {
   } catch {
     // Falls through to the problem below.
   }
-  throw new Problem('invalid_cursor', 'The cursor is not one this API issued', { errors: [{ field: 'query.cursor', code: 'invalid_cursor', message: 'pass next_cursor as returned' }] });
+  throw new Problem('invalid_cursor', 'The cursor is not one this API issued', {
+    errors: [{ field: 'query.cursor', code: 'invalid_cursor', message: 'pass next_cursor as returned' }],
+  });
 }
 
 /** How the prompt does in reasoning calls: its statistics and each model's affinity with it. */
@@ -36,7 +44,8 @@ export function registerPromptStatisticsRoutes(api: ApiBuilder, db: Knex): void 
     responses: { 200: { description: 'The statistics', schema: PromptStatisticsSchema }, ...PROMPT_NOT_FOUND },
     handler: async ({ params, principal }) => {
       const key = keyOf(principal, params.key, 'read');
-      if (!(await findPrompt(db, principal.organization_id, key))) throw new Problem('prompt_not_found', `No prompt ${key}`);
+      if (!(await findPrompt(db, principal.organization_id, key)))
+        throw new Problem('prompt_not_found', `No prompt ${key}`);
       return { status: 200, body: await promptStatistics(db, principal.organization_id, key, new Date()) };
     },
   });
@@ -51,15 +60,29 @@ export function registerPromptStatisticsRoutes(api: ApiBuilder, db: Knex): void 
     auth: promptScope('read'),
     rateLimit: 'default',
     request: { params: PromptKeyParamsSchema, query: PageQuerySchema },
-    responses: { 200: { description: 'A page of affinity items', schema: styleBPage(AffinityItemSchema, 'PromptAffinityPage') }, ...PROMPT_NOT_FOUND },
+    responses: {
+      200: { description: 'A page of affinity items', schema: styleBPage(AffinityItemSchema, 'PromptAffinityPage') },
+      ...PROMPT_NOT_FOUND,
+    },
     handler: async ({ params, query, principal }) => {
       const key = keyOf(principal, params.key, 'read');
       const offset = decodeOffset(query.cursor);
-      if (!(await findPrompt(db, principal.organization_id, key))) throw new Problem('prompt_not_found', `No prompt ${key}`);
+      if (!(await findPrompt(db, principal.organization_id, key)))
+        throw new Problem('prompt_not_found', `No prompt ${key}`);
       const items = await promptAffinity(db, principal.organization_id, key, new Date());
       const data = items.slice(offset, offset + query.limit);
       const has_more = offset + query.limit < items.length;
-      return { status: 200, body: { data, pagination: { has_more, next_cursor: has_more ? encodeOffset(offset + query.limit) : null, total_count: items.length } } };
+      return {
+        status: 200,
+        body: {
+          data,
+          pagination: {
+            has_more,
+            next_cursor: has_more ? encodeOffset(offset + query.limit) : null,
+            total_count: items.length,
+          },
+        },
+      };
     },
   });
 }

@@ -41,8 +41,14 @@ function registerPromptList(api: ApiBuilder, db: Knex): void {
     request: { query: ListPromptsQuerySchema },
     responses: { 200: { description: 'A page of prompts', schema: styleBPage(PromptSchema, 'PromptPage') } },
     handler: async ({ query, principal }) => {
-      const page = { limit: query.limit, cursor: query.cursor, sort: [{ column: 'prompt_key', direction: 'asc' as const }] };
-      const found = await withCursorProblems(listPrompts(db, principal.organization_id, promptCoverage(principal.scopes, 'read'), query, page));
+      const page = {
+        limit: query.limit,
+        cursor: query.cursor,
+        sort: [{ column: 'prompt_key', direction: 'asc' as const }],
+      };
+      const found = await withCursorProblems(
+        listPrompts(db, principal.organization_id, promptCoverage(principal.scopes, 'read'), query, page),
+      );
       return { status: 200, body: styleBPageView(found, promptView) };
     },
   });
@@ -82,12 +88,29 @@ function registerPromptVersionReads(api: ApiBuilder, db: Knex): void {
     auth: promptScope('read'),
     rateLimit: 'default',
     request: { params: PromptKeyParamsSchema, query: PageQuerySchema },
-    responses: { 200: { description: 'A page of versions, lowest first', schema: styleBPage(PromptVersionSchema, 'PromptVersionPage') }, ...PROMPT_NOT_FOUND },
+    responses: {
+      200: {
+        description: 'A page of versions, lowest first',
+        schema: styleBPage(PromptVersionSchema, 'PromptVersionPage'),
+      },
+      ...PROMPT_NOT_FOUND,
+    },
     handler: async ({ params, query, principal }) => {
       const key = keyOf(principal, params.key, 'read');
-      if (!(await findPrompt(db, principal.organization_id, key))) throw new Problem('prompt_not_found', `No prompt ${key}`);
-      const page = { limit: query.limit, cursor: query.cursor, sort: [{ column: 'version_sort', direction: 'asc' as const }] };
-      return { status: 200, body: styleBPageView(await withCursorProblems(listVersions(db, principal.organization_id, key, page)), versionView) };
+      if (!(await findPrompt(db, principal.organization_id, key)))
+        throw new Problem('prompt_not_found', `No prompt ${key}`);
+      const page = {
+        limit: query.limit,
+        cursor: query.cursor,
+        sort: [{ column: 'version_sort', direction: 'asc' as const }],
+      };
+      return {
+        status: 200,
+        body: styleBPageView(
+          await withCursorProblems(listVersions(db, principal.organization_id, key, page)),
+          versionView,
+        ),
+      };
     },
   });
 
@@ -105,7 +128,11 @@ function registerPromptVersionReads(api: ApiBuilder, db: Knex): void {
     handler: async ({ params, principal }) => {
       const key = keyOf(principal, params.key, 'read');
       const version = await findVersion(db, principal.organization_id, key, params.version);
-      if (!version) throw new Problem((await findPrompt(db, principal.organization_id, key)) ? 'prompt_version_not_found' : 'prompt_not_found', `No version ${params.version} of ${key}`);
+      if (!version)
+        throw new Problem(
+          (await findPrompt(db, principal.organization_id, key)) ? 'prompt_version_not_found' : 'prompt_not_found',
+          `No version ${params.version} of ${key}`,
+        );
       return { status: 200, body: versionView(version) };
     },
   });

@@ -12,7 +12,8 @@ import { z } from '../schemas/zod';
 const ProvenanceQueryRequestSchema = z
   .object({
     query: z.string().min(1).max(500).openapi({
-      description: 'Words to find in records (full-text search of their canonical JSON), or an exact subject id, transaction id or record hash; `*` matches every record',
+      description:
+        'Words to find in records (full-text search of their canonical JSON), or an exact subject id, transaction id or record hash; `*` matches every record',
       example: 'routing_decided medical_diagnosis',
     }),
     filters: z
@@ -28,7 +29,11 @@ const ProvenanceQueryRequestSchema = z
       .strict()
       .default({}),
     limit: z.number().int().min(1).max(100).default(20),
-    cursor: z.string().min(1).optional().openapi({ description: 'next_cursor of the previous page, with the same query and filters' }),
+    cursor: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: 'next_cursor of the previous page, with the same query and filters' }),
   })
   .strict()
   .openapi('ProvenanceQueryRequest');
@@ -36,24 +41,34 @@ const ProvenanceQueryRequestSchema = z
 const ProvenanceRecordSchema = ProvenanceStepSchema.extend({
   transaction_id: z.string(),
   subject_id: z.string(),
-  record_hash: z.string().openapi({ description: 'Hex of the RFC 6962 leaf hash of the record’s canonical JSON: what an attestation names' }),
+  record_hash: z.string().openapi({
+    description: 'Hex of the RFC 6962 leaf hash of the record’s canonical JSON: what an attestation names',
+  }),
   ledger_anchor: LedgerAnchorSchema,
   leaf_index: z.number().int().nullable(),
   sealed: z.boolean(),
 }).openapi('ProvenanceRecord');
 
 const ProvenanceQueryResponseSchema = z
-  .object({ data: z.array(ProvenanceRecordSchema), has_more: z.boolean(), next_cursor: z.string().nullable(), total_count: z.number().int() })
+  .object({
+    data: z.array(ProvenanceRecordSchema),
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable(),
+    total_count: z.number().int(),
+  })
   .openapi('ProvenanceQueryResponse', { description: 'Newest first; the platform’s Style A page with total_count' });
 
 const AttestRequestSchema = z
   .object({
-    agentId: z
+    agentId: z.string().min(1).max(300).openapi({
+      description:
+        'The attesting agent, of the caller’s organization: an agent Passport’s id or DID, a platform agent’s id or URI, or an orchestration agent’s id or DID',
+    }),
+    organizationId: z
       .string()
       .min(1)
       .max(300)
-      .openapi({ description: 'The attesting agent, of the caller’s organization: an agent Passport’s id or DID, a platform agent’s id or URI, or an orchestration agent’s id or DID' }),
-    organizationId: z.string().min(1).max(300).openapi({ description: 'The caller’s organization id; another organization’s is refused' }),
+      .openapi({ description: 'The caller’s organization id; another organization’s is refused' }),
     recordHash: z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, 'must be the record’s hash: 64 hex digits (record_hash of a provenance record)'),
@@ -71,9 +86,14 @@ const AttestationSchema = z
     timestamp: z.string().openapi({ description: 'The time the agent gave' }),
     attestedAt: z.string().openapi({ description: 'When the log signed' }),
     issuer: z.string().openapi({ description: 'The log’s origin; its key is at /v1/ledger/key' }),
-    record: z.object({ transaction_id: z.string(), block_number: z.number().int(), leaf_index: z.number().int().nullable() }),
+    record: z.object({
+      transaction_id: z.string(),
+      block_number: z.number().int(),
+      leaf_index: z.number().int().nullable(),
+    }),
     signature: z.string().openapi({
-      description: 'Compact JWS (EdDSA, typ handoff-attestation+jws, kid = the log’s verifier key) whose payload is the canonical JSON statement',
+      description:
+        'Compact JWS (EdDSA, typ handoff-attestation+jws, kid = the log’s verifier key) whose payload is the canonical JSON statement',
     }),
     statement: z.record(z.string(), z.unknown()),
     ledger_anchor: LedgerAnchorSchema.openapi({ description: 'The attestation’s own record in the log' }),
@@ -81,7 +101,8 @@ const AttestationSchema = z
   .openapi('ProvenanceAttestation');
 
 function renderRecord(record: ProvenanceRecord) {
-  const { subject_id, step_id, timestamp, actor, action, input_data, output_data, reasoning, rules_evaluated } = record.entry;
+  const { subject_id, step_id, timestamp, actor, action, input_data, output_data, reasoning, rules_evaluated } =
+    record.entry;
   return {
     transaction_id: record.anchor.transaction_id,
     subject_id,
@@ -109,14 +130,21 @@ function renderAttestation({ statement, jws, ledger_anchor }: Attestation) {
     timestamp: statement.claimed_at,
     attestedAt: statement.attested_at,
     issuer: statement.origin,
-    record: { transaction_id: statement.transaction_id, block_number: statement.block_number, leaf_index: statement.leaf_index },
+    record: {
+      transaction_id: statement.transaction_id,
+      block_number: statement.block_number,
+      leaf_index: statement.leaf_index,
+    },
     signature: jws,
     statement,
     ledger_anchor,
   };
 }
 
-function attestProblem(code: Exclude<AttestOutcome, { ok: true }>['code'], body: { agentId: string; organizationId: string; recordHash: string }): Problem {
+function attestProblem(
+  code: Exclude<AttestOutcome, { ok: true }>['code'],
+  body: { agentId: string; organizationId: string; recordHash: string },
+): Problem {
   switch (code) {
     case 'attestation_organization_mismatch':
       return new Problem(code, `organizationId ${body.organizationId} is not your organization`);
@@ -130,13 +158,17 @@ function attestProblem(code: Exclude<AttestOutcome, { ok: true }>['code'], body:
 }
 
 /** settings.platform.secretKeys open the sealed ledger key that signs attestations. */
-export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Knex; settings: { platform: { secretKeys: SecretKeys } } }): void {
+export function registerPlatformProvenanceRoutes(
+  api: ApiBuilder,
+  deps: { db: Knex; settings: { platform: { secretKeys: SecretKeys } } },
+): void {
   api.route({
     method: 'post',
     path: '/v1/provenance/query',
     operationId: 'queryProvenance',
     summary: 'Search provenance records by text and filters',
-    description: 'A read: no Idempotency-Key needed (it is ignored). Each record carries its record_hash, ledger anchor and leaf index.',
+    description:
+      'A read: no Idempotency-Key needed (it is ignored). Each record carries its record_hash, ledger anchor and leaf index.',
     tags: ['Provenance'],
     auth: 'platform:read',
     rateLimit: 'provenance-queries',
@@ -183,18 +215,26 @@ export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Kn
       422: { description: 'attestation_agent_not_found: agentId names no agent of the caller’s organization' },
     },
     handler: async ({ body, principal }) => {
-      const outcome = await attestRecord(deps.db, {
-        recordHash: body.recordHash,
-        agentId: body.agentId,
-        organizationId: body.organizationId,
-        claimedAt: body.timestamp,
-        attestedBy: principal.id,
-        callerOrganizationId: principal.organization_id,
-        now: new Date(),
-      }, deps.settings.platform.secretKeys);
+      const outcome = await attestRecord(
+        deps.db,
+        {
+          recordHash: body.recordHash,
+          agentId: body.agentId,
+          organizationId: body.organizationId,
+          claimedAt: body.timestamp,
+          attestedBy: principal.id,
+          callerOrganizationId: principal.organization_id,
+          now: new Date(),
+        },
+        deps.settings.platform.secretKeys,
+      );
       if (!outcome.ok) throw attestProblem(outcome.code, body);
       const attestation = renderAttestation(outcome.attestation);
-      return { status: outcome.created ? 201 : 200, headers: { Location: `/v1/provenance/attestations/${attestation.attestationId}` }, body: attestation };
+      return {
+        status: outcome.created ? 201 : 200,
+        headers: { Location: `/v1/provenance/attestations/${attestation.attestationId}` },
+        body: attestation,
+      };
     },
   });
 
@@ -206,8 +246,13 @@ export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: { db: Kn
     tags: ['Provenance'],
     auth: 'platform:read',
     rateLimit: 'provenance-queries',
-    request: { params: z.object({ attestation_id: z.string().regex(/^att_[0-9a-f]{32}$/, 'must be an attestation id (att_…)') }) },
-    responses: { 200: { description: 'The attestation', schema: AttestationSchema }, 404: { description: 'No such attestation' } },
+    request: {
+      params: z.object({ attestation_id: z.string().regex(/^att_[0-9a-f]{32}$/, 'must be an attestation id (att_…)') }),
+    },
+    responses: {
+      200: { description: 'The attestation', schema: AttestationSchema },
+      404: { description: 'No such attestation' },
+    },
     handler: async ({ params, principal }) => {
       const attestation = await getAttestation(deps.db, principal.organization_id, params.attestation_id);
       if (!attestation) throw new Problem('attestation_not_found', `No attestation ${params.attestation_id}`);

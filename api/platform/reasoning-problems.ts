@@ -9,7 +9,10 @@ const PROVIDER_RETRY_AFTER_SECONDS = 30;
 const NOT_CONFIGURED_RETRY_AFTER_SECONDS = 300;
 
 export const REASONING_PROBLEMS = {
-  422: { description: 'pinned_model_unknown, pinned_model_deprecated, no_model_available (detail says why each model was left out), prompt_variables_invalid' },
+  422: {
+    description:
+      'pinned_model_unknown, pinned_model_deprecated, no_model_available (detail says why each model was left out), prompt_variables_invalid',
+  },
   404: { description: 'prompt_not_found: prompt_key names no prompt of the organization' },
   403: { description: 'insufficient_scope: prompt_key names a prompt the caller may not read (prompt:read:{key})' },
   503: {
@@ -42,8 +45,11 @@ function refusalDetail(refusal: PlanRefusal): string {
       return `${refusal.model_id} is deprecated; pin an active model or let the service choose`;
     case 'no_model_available': {
       const providers = refusal.providers.join(', ');
-      if (refusal.registryEmpty) return `The registry has no model of the configured providers (${providers}); register one with POST /v1/models`;
-      const why = refusal.excluded.slice(0, 10).map((exclusion) => `${exclusion.model_id}: ${EXCLUSION_WORDS[exclusion.reason]}`);
+      if (refusal.registryEmpty)
+        return `The registry has no model of the configured providers (${providers}); register one with POST /v1/models`;
+      const why = refusal.excluded
+        .slice(0, 10)
+        .map((exclusion) => `${exclusion.model_id}: ${EXCLUSION_WORDS[exclusion.reason]}`);
       return `No model can take this request (${why.join('; ')})`;
     }
   }
@@ -51,13 +57,18 @@ function refusalDetail(refusal: PlanRefusal): string {
 
 /** Why no model can take the request, with how long to wait when only an operator can fix it. */
 export function refusalProblem(refusal: PlanRefusal): Problem {
-  const retryAfter = refusal.code === 'reasoning_not_configured' ? { headers: { 'Retry-After': String(NOT_CONFIGURED_RETRY_AFTER_SECONDS) } } : {};
+  const retryAfter =
+    refusal.code === 'reasoning_not_configured'
+      ? { headers: { 'Retry-After': String(NOT_CONFIGURED_RETRY_AFTER_SECONDS) } }
+      : {};
   return new Problem(refusal.code, refusalDetail(refusal), retryAfter);
 }
 
 /** No provider answered: each attempt and its error, the call on record, and when to retry. */
 export function unavailableProblem(failure: ReasonFailure): Problem {
-  const tried = failure.attempts.map((attempt) => `${attempt.model} (${attempt.provider}): ${attempt.error ?? 'failed'}`).join('; ');
+  const tried = failure.attempts
+    .map((attempt) => `${attempt.model} (${attempt.provider}): ${attempt.error ?? 'failed'}`)
+    .join('; ');
   return new Problem(failure.code, `No provider answered: ${tried || 'the time budget was spent before any attempt'}`, {
     headers: { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) },
     extensions: { call_id: failure.callId, attempts: failure.attempts },

@@ -9,9 +9,18 @@ import { registerPromptRoutes } from './prompts';
 import { registerReasoningRoutes } from './reasoning';
 
 /** Models, reasoning and prompts, sharing one cached view of the registry (so that a change here applies at once). */
-export function registerReasoningPlatformRoutes(api: ApiBuilder, deps: { db: Knex; logger: Logger; settings: ReasoningSettings }): void {
+export function registerReasoningPlatformRoutes(
+  api: ApiBuilder,
+  deps: { db: Knex; logger: Logger; settings: ReasoningSettings },
+): void {
   const catalog = createModelCatalog(deps.db, Object.keys(deps.settings.providers), deps.settings.registryCacheMs);
   registerModelRoutes(api, { db: deps.db, catalog });
-  registerReasoningRoutes(api, { db: deps.db, catalog, settings: deps.settings, logger: deps.logger, sweeper: createInterruptedCallSweeper(deps) });
+  registerReasoningRoutes(api, {
+    db: deps.db,
+    catalog,
+    settings: deps.settings,
+    logger: deps.logger,
+    sweeper: createInterruptedCallSweeper(deps),
+  });
   registerPromptRoutes(api, { db: deps.db });
 }

@@ -19,10 +19,20 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void
     let messages = body.messages;
     let prompt: { key: string; version: string } | undefined;
     if (body.prompt_key !== undefined) {
-      const rendered = await promptMessages(deps.db, principal.organization_id, body.prompt_key, body.prompt_variables ?? {}, (key) => grantsPrompt(principal.scopes, 'read', key));
+      const rendered = await promptMessages(
+        deps.db,
+        principal.organization_id,
+        body.prompt_key,
+        body.prompt_variables ?? {},
+        (key) => grantsPrompt(principal.scopes, 'read', key),
+      );
       if (!rendered.ok) {
         if (rendered.code === 'forbidden') {
-          throw new Problem('insufficient_scope', `Reading the prompt ${rendered.key} needs prompt:read:${rendered.key}`, { extensions: { required_scope: `prompt:read:${rendered.key}` } });
+          throw new Problem(
+            'insufficient_scope',
+            `Reading the prompt ${rendered.key} needs prompt:read:${rendered.key}`,
+            { extensions: { required_scope: `prompt:read:${rendered.key}` } },
+          );
         }
         throw new Problem(rendered.code, rendered.detail, rendered.errors ? { errors: rendered.errors } : {});
       }
@@ -70,12 +80,18 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void
     rateLimit: 'default',
     idempotency: false,
     request: { body: ReasonRequestSchema },
-    responses: { 200: { description: 'A stream of server-sent events', contentType: 'text/event-stream', schema: z.string() }, ...REASONING_PROBLEMS },
+    responses: {
+      200: { description: 'A stream of server-sent events', contentType: 'text/event-stream', schema: z.string() },
+      ...REASONING_PROBLEMS,
+    },
     handler: async ({ body, principal, res }) => {
       const outcome = await reasonStreaming(deps, await plan(body, principal), principal);
       if (!outcome.ok) throw unavailableProblem(outcome);
       res.set({ 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
-      return { status: 200, stream: { contentType: 'text/event-stream', chunks: reasoningEventStream(outcome.events) } };
+      return {
+        status: 200,
+        stream: { contentType: 'text/event-stream', chunks: reasoningEventStream(outcome.events) },
+      };
     },
   });
 
@@ -84,17 +100,39 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void
     path: '/v1/reasoning-calls/{call_id}/signals',
     operationId: 'recordReasoningSignal',
     summary: 'Record how a reasoning call’s answer was received: positive, negative, rephrase or correction',
-    description: 'Signals feed the statistics of the prompt the call used; a negative or correction signal makes the call count as unsuccessful.',
+    description:
+      'Signals feed the statistics of the prompt the call used; a negative or correction signal makes the call count as unsuccessful.',
     tags: ['Reasoning'],
     auth: 'platform:write',
     rateLimit: 'default',
-    request: { params: z.object({ call_id: z.string().regex(/^rsn_[0-9a-f-]{36}$/, 'must be a reasoning call id (rsn_…)') }), body: SignalRequestSchema },
-    responses: { 201: { description: 'The signal', schema: SignalSchema }, 404: { description: 'reasoning_call_not_found' } },
+    request: {
+      params: z.object({ call_id: z.string().regex(/^rsn_[0-9a-f-]{36}$/, 'must be a reasoning call id (rsn_…)') }),
+      body: SignalRequestSchema,
+    },
+    responses: {
+      201: { description: 'The signal', schema: SignalSchema },
+      404: { description: 'reasoning_call_not_found' },
+    },
     handler: async ({ params, body, principal }) => {
       const call = await findReasoningCall(deps.db, principal.organization_id, params.call_id);
       if (!call) throw new Problem('reasoning_call_not_found', `No reasoning call ${params.call_id}`);
-      const recorded = await insertSignal(deps.db, { signal_id: `sig_${randomUUID()}`, call_id: call.call_id, organization_id: principal.organization_id, signal: body.signal, note: body.note ?? null, recorded_by: principal.id });
-      return { status: 201, body: { call_id: call.call_id, signal: body.signal, note: body.note ?? null, recorded_at: recorded.created_at.toISOString() } };
+      const recorded = await insertSignal(deps.db, {
+        signal_id: `sig_${randomUUID()}`,
+        call_id: call.call_id,
+        organization_id: principal.organization_id,
+        signal: body.signal,
+        note: body.note ?? null,
+        recorded_by: principal.id,
+      });
+      return {
+        status: 201,
+        body: {
+          call_id: call.call_id,
+          signal: body.signal,
+          note: body.note ?? null,
+          recorded_at: recorded.created_at.toISOString(),
+        },
+      };
     },
   });
 }

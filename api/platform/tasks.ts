@@ -20,22 +20,38 @@ const SubmitTaskSchema = z
       .array(
         z.union([
           z.object({ capability_id: z.string().min(1).max(200), min_weight: unit.default(0) }).strict(),
-          z.string().min(1).max(200).transform((capability_id) => ({ capability_id, min_weight: 0 })),
+          z
+            .string()
+            .min(1)
+            .max(200)
+            .transform((capability_id) => ({ capability_id, min_weight: 0 })),
         ]),
       )
       .max(50)
       .default([])
-      .openapi({ description: 'Capability ids as reviewers hold them (a human is matched on these); an agent offers capability://<id>' }),
-    context: z.record(z.string(), z.unknown()).default({}).openapi({ description: 'Read for risk like a routing’s context (amount, irreversible, …)' }),
-    agent_uri: z.string().optional().openapi({ description: 'The agent proposed for it; default: the first active agent offering every required capability' }),
-    ai_confidence: unit.optional().openapi({ description: 'The agent’s confidence; below 0.70, or absent, a qualified human takes the task' }),
+      .openapi({
+        description:
+          'Capability ids as reviewers hold them (a human is matched on these); an agent offers capability://<id>',
+      }),
+    context: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .openapi({ description: 'Read for risk like a routing’s context (amount, irreversible, …)' }),
+    agent_uri: z.string().optional().openapi({
+      description: 'The agent proposed for it; default: the first active agent offering every required capability',
+    }),
+    ai_confidence: unit
+      .optional()
+      .openapi({ description: 'The agent’s confidence; below 0.70, or absent, a qualified human takes the task' }),
     ai_recommendation: z.string().max(10_000).optional(),
     urgency: z.enum(['low', 'medium', 'high', 'urgent', 'critical']).optional(),
   })
   .strict()
   .openapi('SubmitTaskRequest');
 
-const AssignedToSchema = z.object({ type: z.enum(['human', 'ai_agent']), did: z.string(), agent_id: z.string().optional() }).nullable();
+const AssignedToSchema = z
+  .object({ type: z.enum(['human', 'ai_agent']), did: z.string(), agent_id: z.string().optional() })
+  .nullable();
 
 const TaskSchema = z
   .object({
@@ -67,11 +83,15 @@ const TaskStatusSchema = z
   })
   .openapi('TaskStatus');
 
-const TaskIdParamsSchema = z.object({ task_id: z.string().regex(/^tsk_[A-Za-z0-9-]{1,64}$/, 'must be a task id (tsk_…)') });
+const TaskIdParamsSchema = z.object({
+  task_id: z.string().regex(/^tsk_[A-Za-z0-9-]{1,64}$/, 'must be a task id (tsk_…)'),
+});
 
 function assignedTo(task: TaskWithRouting) {
   const assigned = task.routing?.assigned_to;
-  return assigned ? { type: assigned.type, did: assigned.did, ...(assigned.agent_id ? { agent_id: assigned.agent_id } : {}) } : null;
+  return assigned
+    ? { type: assigned.type, did: assigned.did, ...(assigned.agent_id ? { agent_id: assigned.agent_id } : {}) }
+    : null;
 }
 
 function taskView(task: TaskWithRouting) {
@@ -118,9 +138,17 @@ export function registerTaskRoutes(api: ApiBuilder, deps: RoutingServiceDeps & {
     },
     handler: async ({ req, body, principal }) => {
       const task_id = resourceId('tsk', principal.id, req.get('idempotency-key'));
-      const outcome = await submitTask(deps, { task_id, submitted_by: principal.id, organization_id: principal.organization_id }, body);
+      const outcome = await submitTask(
+        deps,
+        { task_id, submitted_by: principal.id, organization_id: principal.organization_id },
+        body,
+      );
       if (!outcome.ok) throw new Problem(outcome.code, outcome.detail);
-      return { status: 201, body: taskView(await find(principal.organization_id, task_id)), headers: { Location: `/v1/tasks/${task_id}` } };
+      return {
+        status: 201,
+        body: taskView(await find(principal.organization_id, task_id)),
+        headers: { Location: `/v1/tasks/${task_id}` },
+      };
     },
   });
 
@@ -134,7 +162,10 @@ export function registerTaskRoutes(api: ApiBuilder, deps: RoutingServiceDeps & {
     rateLimit: 'default',
     request: { params: TaskIdParamsSchema },
     responses: { 200: { description: 'The task', schema: TaskSchema }, 404: { description: 'No such task' } },
-    handler: async ({ params, principal }) => ({ status: 200, body: taskView(await find(principal.organization_id, params.task_id)) }),
+    handler: async ({ params, principal }) => ({
+      status: 200,
+      body: taskView(await find(principal.organization_id, params.task_id)),
+    }),
   });
 
   api.route({
@@ -159,7 +190,13 @@ export function registerTaskRoutes(api: ApiBuilder, deps: RoutingServiceDeps & {
           routing_status: routing?.status ?? null,
           assigned_to: assignedTo(task),
           progress: routingProgress(routing?.status ?? 'pending', routing?.decision ?? undefined),
-          resolution: resolution ? { reviewer_did: resolution.reviewer_did, outcome: resolution.outcome, resolved_at: resolution.resolved_at } : null,
+          resolution: resolution
+            ? {
+                reviewer_did: resolution.reviewer_did,
+                outcome: resolution.outcome,
+                resolved_at: resolution.resolved_at,
+              }
+            : null,
           updated_at: new Date(routing?.updated_at ?? task.created_at).toISOString(),
         },
       };

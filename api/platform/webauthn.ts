@@ -2,7 +2,13 @@ import type { Request } from 'express';
 import { authenticateSession, type Session } from '../../services/sessions/session-tokens';
 import { startAuthentication, authenticate } from '../../services/webauthn/authentication';
 import type { CeremonyFailure, WebAuthnDeps } from '../../services/webauthn/ceremony';
-import { completeAddition, completeEnrollment, ownPassport, startAddition, startEnrollment } from '../../services/webauthn/registration';
+import {
+  completeAddition,
+  completeEnrollment,
+  ownPassport,
+  startAddition,
+  startEnrollment,
+} from '../../services/webauthn/registration';
 import { completeRotation, startRotation } from '../../services/webauthn/rotation';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -31,7 +37,8 @@ const SESSION_AUTH = 'Needs the person’s session: `Authorization: Bearer <sess
 
 /** A ceremony's failure as its problem: a challenge problem, or a response that did not verify. */
 function ceremonyProblem(failure: CeremonyFailure): Problem {
-  if (failure.code === 'challenge_unknown' || failure.code === 'challenge_expired') return new Problem('webauthn_challenge_invalid', failure.detail, { extensions: { reason: failure.code } });
+  if (failure.code === 'challenge_unknown' || failure.code === 'challenge_expired')
+    return new Problem('webauthn_challenge_invalid', failure.detail, { extensions: { reason: failure.code } });
   return new Problem('webauthn_response_invalid', failure.detail);
 }
 
@@ -39,10 +46,15 @@ function ceremonyProblem(failure: CeremonyFailure): Problem {
 async function requireSession(deps: WebAuthnDeps, req: Request): Promise<Session> {
   const match = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '');
   const fail = (reason: string): never => {
-    throw new Problem('unauthorized', reason, { headers: { 'WWW-Authenticate': 'Bearer realm="handoff", error="invalid_token"' } });
+    throw new Problem('unauthorized', reason, {
+      headers: { 'WWW-Authenticate': 'Bearer realm="handoff", error="invalid_token"' },
+    });
   };
   if (!match?.[1]) return fail('A session token is required: Authorization: Bearer <session_token>');
-  const verified = await authenticateSession({ db: deps.db, keyRing: deps.keyRing, settings: deps.settings.token }, match[1]);
+  const verified = await authenticateSession(
+    { db: deps.db, keyRing: deps.keyRing, settings: deps.settings.token },
+    match[1],
+  );
   if (!verified.ok) return fail(verified.reason);
   return verified.session;
 }
@@ -50,12 +62,17 @@ async function requireSession(deps: WebAuthnDeps, req: Request): Promise<Session
 async function signedInOwner(deps: WebAuthnDeps, req: Request, passportId: string) {
   const session = await requireSession(deps, req);
   const access = await ownPassport(deps, session, passportId);
-  if (!access.ok) throw access.code === 'passport_not_found' ? new Problem('not_found', access.detail) : new Problem('unauthorized', access.detail);
+  if (!access.ok)
+    throw access.code === 'passport_not_found'
+      ? new Problem('not_found', access.detail)
+      : new Problem('unauthorized', access.detail);
   return { session, passport: access.passport };
 }
 
 const sessionResponses = {
-  401: { description: 'unauthorized: no session token, or one that is expired, forged, or whose passkey is no longer active' },
+  401: {
+    description: 'unauthorized: no session token, or one that is expired, forged, or whose passkey is no longer active',
+  },
   404: { description: 'not_found: the Passport is not the signed-in person’s' },
 };
 
@@ -86,13 +103,26 @@ function registerEnrollment(api: ApiBuilder, deps: WebAuthnDeps): void {
       409: { description: 'person_already_enrolled: an active person of the organization has this userId' },
     },
     handler: async ({ body, principal }) => {
-      const outcome = await startEnrollment(deps, principal.organization_id, { user_name: body.userId, display_name: body.displayName });
-      if (!outcome.ok) throw new Problem('person_already_enrolled', `The person ${body.userId} is enrolled as Passport ${outcome.passport_id}`, { extensions: { passport_id: outcome.passport_id } });
+      const outcome = await startEnrollment(deps, principal.organization_id, {
+        user_name: body.userId,
+        display_name: body.displayName,
+      });
+      if (!outcome.ok)
+        throw new Problem(
+          'person_already_enrolled',
+          `The person ${body.userId} is enrolled as Passport ${outcome.passport_id}`,
+          { extensions: { passport_id: outcome.passport_id } },
+        );
       const page = new URL('/passkeys', deps.settings.webauthn.origins[0]);
       page.hash = `enrollment=${Buffer.from(JSON.stringify(outcome.options)).toString('base64url')}`;
       return {
         status: 201,
-        body: { passport_id: outcome.passport_id, options: outcome.options, expires_at: outcome.expires_at.toISOString(), enrollment_url: page.toString() },
+        body: {
+          passport_id: outcome.passport_id,
+          options: outcome.options,
+          expires_at: outcome.expires_at.toISOString(),
+          enrollment_url: page.toString(),
+        },
       };
     },
   });
@@ -102,20 +132,34 @@ function registerEnrollment(api: ApiBuilder, deps: WebAuthnDeps): void {
     path: '/v1/webauthn/registration',
     operationId: 'registerPasskey',
     summary: 'Complete an enrollment: register the passkey and mint the person’s Passport',
-    description: 'Unauthenticated: the enrollment’s challenge, signed by the new passkey, is the credential. Answers with a session signed in with the passkey.',
+    description:
+      'Unauthenticated: the enrollment’s challenge, signed by the new passkey, is the credential. Answers with a session signed in with the passkey.',
     tags: TAGS,
     auth: 'public',
     rateLimit: 'default',
     request: { body: RegistrationRequestSchema },
     responses: {
       201: { description: 'The Passport, its passkey, and a session', schema: EnrollmentResultSchema },
-      400: { description: 'webauthn_challenge_invalid: the challenge is unknown, used or expired; webauthn_response_invalid: wrong origin or RP, no user verification, a bad attestation' },
+      400: {
+        description:
+          'webauthn_challenge_invalid: the challenge is unknown, used or expired; webauthn_response_invalid: wrong origin or RP, no user verification, a bad attestation',
+      },
       409: { description: 'passkey_already_registered' },
     },
     handler: async ({ body }) => {
       const outcome = await completeEnrollment(deps, body.response);
-      if (!outcome.ok) throw outcome.code === 'credential_exists' ? new Problem('passkey_already_registered', outcome.detail) : ceremonyProblem(outcome);
-      return { status: 201, body: { passport: personPassportView(outcome.passport), passkey: passkeyView(outcome.passkey), session: sessionView(outcome.signedIn, new Date()) } };
+      if (!outcome.ok)
+        throw outcome.code === 'credential_exists'
+          ? new Problem('passkey_already_registered', outcome.detail)
+          : ceremonyProblem(outcome);
+      return {
+        status: 201,
+        body: {
+          passport: personPassportView(outcome.passport),
+          passkey: passkeyView(outcome.passkey),
+          session: sessionView(outcome.signedIn, new Date()),
+        },
+      };
     },
   });
 }
@@ -126,11 +170,14 @@ function registerSignIn(api: ApiBuilder, deps: WebAuthnDeps): void {
     path: '/v1/webauthn/authentication/options',
     operationId: 'createPasskeySignInOptions',
     summary: 'Passkey sign-in options',
-    description: 'Unauthenticated. A discoverable-passkey challenge with user verification required; it answers once, before expires_at.',
+    description:
+      'Unauthenticated. A discoverable-passkey challenge with user verification required; it answers once, before expires_at.',
     tags: TAGS,
     auth: 'public',
     rateLimit: 'default',
-    responses: { 201: { description: 'The options for navigator.credentials.get()', schema: RequestOptionsReplySchema } },
+    responses: {
+      201: { description: 'The options for navigator.credentials.get()', schema: RequestOptionsReplySchema },
+    },
     handler: async () => {
       const { options, expires_at } = await startAuthentication(deps);
       return { status: 201, body: { options, expires_at: expires_at.toISOString() } };
@@ -153,12 +200,20 @@ function registerSignIn(api: ApiBuilder, deps: WebAuthnDeps): void {
     responses: {
       200: { description: 'The session', schema: SessionSchema },
       400: { description: 'webauthn_challenge_invalid: the challenge is unknown, used or expired' },
-      401: { description: 'passkey_sign_in_failed: unknown or revoked passkey, a response that does not verify, or a cloned authenticator (reason says which)' },
+      401: {
+        description:
+          'passkey_sign_in_failed: unknown or revoked passkey, a response that does not verify, or a cloned authenticator (reason says which)',
+      },
     },
     handler: async ({ body }) => {
       const outcome = await authenticate(deps, body.response);
       if (outcome.ok) return { status: 200, body: sessionView(outcome.signedIn, new Date()) };
-      if (outcome.code === 'challenge_unknown' || outcome.code === 'challenge_expired' || outcome.code === 'malformed_response') throw ceremonyProblem(outcome);
+      if (
+        outcome.code === 'challenge_unknown' ||
+        outcome.code === 'challenge_expired' ||
+        outcome.code === 'malformed_response'
+      )
+        throw ceremonyProblem(outcome);
       throw new Problem('passkey_sign_in_failed', outcome.detail, { extensions: { reason: outcome.code } });
     },
   });
@@ -175,11 +230,21 @@ function registerAddition(api: ApiBuilder, deps: WebAuthnDeps): void {
     auth: 'public',
     rateLimit: 'default',
     request: { params: PassportIdParamsSchema },
-    responses: { 201: { description: 'The options for navigator.credentials.create()', schema: CreationOptionsReplySchema }, ...sessionResponses },
+    responses: {
+      201: { description: 'The options for navigator.credentials.create()', schema: CreationOptionsReplySchema },
+      ...sessionResponses,
+    },
     handler: async ({ req, params }) => {
       const { passport } = await signedInOwner(deps, req, params.passport_id);
       const created = await startAddition(deps, passport);
-      return { status: 201, body: { passport_id: created.passport_id, options: created.options, expires_at: created.expires_at.toISOString() } };
+      return {
+        status: 201,
+        body: {
+          passport_id: created.passport_id,
+          options: created.options,
+          expires_at: created.expires_at.toISOString(),
+        },
+      };
     },
   });
 
@@ -202,7 +267,10 @@ function registerAddition(api: ApiBuilder, deps: WebAuthnDeps): void {
     handler: async ({ req, params, body }) => {
       const { passport } = await signedInOwner(deps, req, params.passport_id);
       const outcome = await completeAddition(deps, passport, body.response);
-      if (!outcome.ok) throw outcome.code === 'credential_exists' ? new Problem('passkey_already_registered', outcome.detail) : ceremonyProblem(outcome);
+      if (!outcome.ok)
+        throw outcome.code === 'credential_exists'
+          ? new Problem('passkey_already_registered', outcome.detail)
+          : ceremonyProblem(outcome);
       return { status: 201, body: passkeyView(outcome.passkey) };
     },
   });
@@ -230,7 +298,12 @@ function registerRotation(api: ApiBuilder, deps: WebAuthnDeps): void {
       if (!outcome.ok) throw new Problem('passkey_not_rotatable', outcome.detail);
       return {
         status: 201,
-        body: { passport_id: outcome.passport_id, options: outcome.options, expires_at: outcome.expires_at.toISOString(), rotates_credential_id: outcome.rotates_credential_id },
+        body: {
+          passport_id: outcome.passport_id,
+          options: outcome.options,
+          expires_at: outcome.expires_at.toISOString(),
+          rotates_credential_id: outcome.rotates_credential_id,
+        },
       };
     },
   });
@@ -257,7 +330,15 @@ function registerRotation(api: ApiBuilder, deps: WebAuthnDeps): void {
     handler: async ({ req, params, body }) => {
       const { passport } = await signedInOwner(deps, req, params.passport_id);
       const outcome = await completeRotation(deps, passport, body);
-      if (outcome.ok) return { status: 200, body: { passkey: passkeyView(outcome.passkey), revoked_credential_id: outcome.revoked_credential_id, session: sessionView(outcome.signedIn, new Date()) } };
+      if (outcome.ok)
+        return {
+          status: 200,
+          body: {
+            passkey: passkeyView(outcome.passkey),
+            revoked_credential_id: outcome.revoked_credential_id,
+            session: sessionView(outcome.signedIn, new Date()),
+          },
+        };
       if (outcome.code === 'credential_exists') throw new Problem('passkey_already_registered', outcome.detail);
       if (outcome.code === 'passkey_not_rotatable') throw new Problem('passkey_not_rotatable', outcome.detail);
       throw ceremonyProblem(outcome);

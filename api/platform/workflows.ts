@@ -41,10 +41,19 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     responses: { 201: { description: 'The running workflow', schema: WorkflowDetailSchema } },
     handler: async ({ req, body, principal }) => {
       const workflow_id = resourceId('wfl', principal.id, req.get('idempotency-key'));
-      const outcome = await createDag(deps, { workflow_id, requested_by: principal.id, organization_id: principal.organization_id }, { ...body, requester_passport_id: body.requester_passport_id ?? principalDid(principal.id) });
+      const outcome = await createDag(
+        deps,
+        { workflow_id, requested_by: principal.id, organization_id: principal.organization_id },
+        { ...body, requester_passport_id: body.requester_passport_id ?? principalDid(principal.id) },
+      );
       if (!outcome.ok && 'code' in outcome) throw new Problem(outcome.code, outcome.detail);
-      if (!outcome.ok) throw new Problem('validation_failed', 'The workflow cannot run as given', { errors: outcome.errors });
-      return { status: 201, body: workflowDetail(outcome.workflow), headers: { Location: `/v1/workflows/${workflow_id}` } };
+      if (!outcome.ok)
+        throw new Problem('validation_failed', 'The workflow cannot run as given', { errors: outcome.errors });
+      return {
+        status: 201,
+        body: workflowDetail(outcome.workflow),
+        headers: { Location: `/v1/workflows/${workflow_id}` },
+      };
     },
   });
 
@@ -56,7 +65,11 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     auth: 'platform:read',
     rateLimit: 'default',
     query: ListWorkflowsQuerySchema,
-    page: { description: 'A page of workflows, newest first by default', item: WorkflowSummarySchema, name: 'WorkflowPage' },
+    page: {
+      description: 'A page of workflows, newest first by default',
+      item: WorkflowSummarySchema,
+      name: 'WorkflowPage',
+    },
     sort: { allowed: { created_at: 'created_at' }, fallback: '-created_at', uniqueKey: 'workflow_id' },
     list: ({ query, principal, page }) => listDags(deps.db, principal.organization_id, page, query),
     view: (row) => workflowSummary(dagFromRow(row)),
@@ -71,8 +84,14 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     auth: 'platform:read',
     rateLimit: 'default',
     request: { params: WorkflowIdParamsSchema },
-    responses: { 200: { description: 'The workflow', schema: WorkflowDetailSchema }, 404: { description: 'No such workflow' } },
-    handler: async ({ params, principal }) => ({ status: 200, body: workflowDetail(await find(principal.organization_id, params.workflow_id)) }),
+    responses: {
+      200: { description: 'The workflow', schema: WorkflowDetailSchema },
+      404: { description: 'No such workflow' },
+    },
+    handler: async ({ params, principal }) => ({
+      status: 200,
+      body: workflowDetail(await find(principal.organization_id, params.workflow_id)),
+    }),
   });
 
   api.route({
@@ -84,8 +103,14 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     auth: 'platform:read',
     rateLimit: 'default',
     request: { params: WorkflowIdParamsSchema },
-    responses: { 200: { description: 'Counts per node status and durations', schema: DagStatsSchema }, 404: { description: 'No such workflow' } },
-    handler: async ({ params, principal }) => ({ status: 200, body: dagStats((await find(principal.organization_id, params.workflow_id)).nodes) }),
+    responses: {
+      200: { description: 'Counts per node status and durations', schema: DagStatsSchema },
+      404: { description: 'No such workflow' },
+    },
+    handler: async ({ params, principal }) => ({
+      status: 200,
+      body: dagStats((await find(principal.organization_id, params.workflow_id)).nodes),
+    }),
   });
 
   api.route({
@@ -98,7 +123,10 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
     auth: 'platform:read',
     rateLimit: 'provenance-queries',
     request: { params: WorkflowIdParamsSchema },
-    responses: { 200: { description: 'The trace', schema: WorkflowTraceSchema }, 404: { description: 'No such workflow' } },
+    responses: {
+      200: { description: 'The trace', schema: WorkflowTraceSchema },
+      404: { description: 'No such workflow' },
+    },
     handler: async ({ params, principal }) => {
       const workflow = await find(principal.organization_id, params.workflow_id);
       const records = await workflowTrace(deps.db, principal.organization_id, workflow);

@@ -15,7 +15,10 @@ const AgentCapabilitySchema = z.object({ capability_id: z.string().min(1).max(20
 export const SafetyConstraintsSchema = z
   .object({
     cannot_prescribe: z.boolean().optional().openapi({ description: 'Tasks that involve prescribing go to a human' }),
-    requires_human_confirmation: z.boolean().optional().openapi({ description: 'Every routing of the agent is hybrid at least' }),
+    requires_human_confirmation: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Every routing of the agent is hybrid at least' }),
     max_risk_level: z.enum(RISK_LEVELS).optional().openapi({ description: 'The highest risk the agent acts on alone' }),
   })
   .strict()
@@ -23,12 +26,24 @@ export const SafetyConstraintsSchema = z
 
 export const RegisterAgentSchema = z
   .object({
-    agent_id: AgentIdSchema.optional().openapi({ description: 'The agent’s URN; minted as urn:handoff:agent:<agent_type>:<random> when absent' }),
+    agent_id: AgentIdSchema.optional().openapi({
+      description: 'The agent’s URN; minted as urn:handoff:agent:<agent_type>:<random> when absent',
+    }),
     agent_name: z.string().min(1).max(200),
-    agent_type: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lower-case letters, digits, _ or -').openapi({ example: 'diagnosis' }),
+    agent_type: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lower-case letters, digits, _ or -')
+      .openapi({ example: 'diagnosis' }),
     capabilities: z.array(AgentCapabilitySchema).max(100).default([]),
     safety_constraints: SafetyConstraintsSchema.default({}),
-    model_info: z.object({ model_type: z.string().max(200).optional(), version: z.string().max(200).optional(), training_data: z.string().max(2000).optional() }).strict().default({}),
+    model_info: z
+      .object({
+        model_type: z.string().max(200).optional(),
+        version: z.string().max(200).optional(),
+        training_data: z.string().max(2000).optional(),
+      })
+      .strict()
+      .default({}),
   })
   .strict()
   .openapi('AgentRegistrationRequest');
@@ -51,17 +66,23 @@ export const AgentSchema = z
   .openapi('Agent');
 
 export const AgentRegisteredSchema = AgentSchema.extend({
-  api_key: z.string().nullable().openapi({
-    description:
-      'Shown once; only its hash is stored (and, for an Idempotency-Key replay, the answer sealed for 24 h). Send it as Authorization: Bearer to call ' +
-      'the agent operations as this agent. null only in a replay when the deployment has no SECRETS_ENCRYPTION_KEY to seal it with.',
-  }),
+  api_key: z
+    .string()
+    .nullable()
+    .openapi({
+      description:
+        'Shown once; only its hash is stored (and, for an Idempotency-Key replay, the answer sealed for 24 h). Send it as Authorization: Bearer to call ' +
+        'the agent operations as this agent. null only in a replay when the deployment has no SECRETS_ENCRYPTION_KEY to seal it with.',
+    }),
 }).openapi('AgentRegistration');
 
 export const PatchAgentSchema = z
   .object({
     agent_name: z.string().min(1).max(200).optional(),
-    status: z.enum(AGENT_STATUSES).optional().openapi({ description: 'suspended or retired agents are refused with agent_not_registered' }),
+    status: z
+      .enum(AGENT_STATUSES)
+      .optional()
+      .openapi({ description: 'suspended or retired agents are refused with agent_not_registered' }),
     capabilities: z.array(AgentCapabilitySchema).max(100).optional(),
     safety_constraints: SafetyConstraintsSchema.optional(),
   })
@@ -76,18 +97,37 @@ export const AgentPerformanceSchema = z
     period_start: z.string(),
     period_end: z.string(),
     total_requests: z.number().int(),
-    successful_resolutions: z.number().int().openapi({ description: 'Routings where the AI’s recommendation stood: autonomous and not overturned, or approved by the human' }),
+    successful_resolutions: z.number().int().openapi({
+      description:
+        'Routings where the AI’s recommendation stood: autonomous and not overturned, or approved by the human',
+    }),
     escalations_to_human: z.number().int(),
     escalation_rate: z.number(),
     avg_confidence: z.number().nullable(),
-    safety_violations: z.number().int().openapi({ description: 'Violations found at routing and by POST /safety/check' }),
-    boundary_checks_passed: z.number().int().openapi({ description: 'Routings decided with every boundary met, and safety checks allowed without violation' }),
-    accuracy_metrics: z.object({
-      human_agreement_rate: z.number().nullable().openapi({ description: 'Of routings a human judged (resolved, or autonomous with feedback): the share where the human agreed with the AI' }),
-      false_positive_rate: z.number().nullable().openapi({ description: 'Of escalated routings a human resolved: the share approved unchanged (the escalation was not needed)' }),
-      false_negative_rate: z.number().nullable().openapi({ description: 'Of autonomous routings: the share later overturned or flagged (POST /routing/{id}/feedback)' }),
+    safety_violations: z
+      .number()
+      .int()
+      .openapi({ description: 'Violations found at routing and by POST /safety/check' }),
+    boundary_checks_passed: z.number().int().openapi({
+      description: 'Routings decided with every boundary met, and safety checks allowed without violation',
     }),
-    performance_trend: z.enum(PERFORMANCE_TRENDS).openapi({ description: 'The success rate against the previous period of the same length (±0.05); insufficient_data below 5 settled routings in either' }),
+    accuracy_metrics: z.object({
+      human_agreement_rate: z.number().nullable().openapi({
+        description:
+          'Of routings a human judged (resolved, or autonomous with feedback): the share where the human agreed with the AI',
+      }),
+      false_positive_rate: z.number().nullable().openapi({
+        description:
+          'Of escalated routings a human resolved: the share approved unchanged (the escalation was not needed)',
+      }),
+      false_negative_rate: z.number().nullable().openapi({
+        description: 'Of autonomous routings: the share later overturned or flagged (POST /routing/{id}/feedback)',
+      }),
+    }),
+    performance_trend: z.enum(PERFORMANCE_TRENDS).openapi({
+      description:
+        'The success rate against the previous period of the same length (±0.05); insufficient_data below 5 settled routings in either',
+    }),
     areas_for_improvement: z.array(z.string()),
   })
   .openapi('AgentPerformance');

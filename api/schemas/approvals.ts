@@ -6,7 +6,9 @@ import { z } from './zod';
 
 const JsonObjectSchema = z.record(z.string(), z.unknown());
 
-export const RiskFactorSchema = z.object({ factor: z.string().min(1).max(200), severity: z.enum(RISK_LEVELS) }).openapi('RiskFactor');
+export const RiskFactorSchema = z
+  .object({ factor: z.string().min(1).max(200), severity: z.enum(RISK_LEVELS) })
+  .openapi('RiskFactor');
 
 export const ApprovalSchema = z
   .object({
@@ -15,7 +17,10 @@ export const ApprovalSchema = z
     org_did: z.string().nullable(),
     task_id: z.string().nullable(),
     agent_id: z.string().nullable(),
-    execution_id: z.string().nullable().openapi({ description: 'The execution waiting for this approval, when an agent call asked for it' }),
+    execution_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The execution waiting for this approval, when an agent call asked for it' }),
     workflow_id: z.string().nullable().openapi({ description: 'The workflow DAG whose approval node this is' }),
     requester_passport_id: z.string(),
     approver_passport_id: z.string().nullable(),
@@ -23,19 +28,25 @@ export const ApprovalSchema = z
     risk_level: z.enum(RISK_LEVELS),
     risk_factors: z.array(RiskFactorSchema),
     request_data: JsonObjectSchema,
-    params_schema: JsonObjectSchema.nullable().openapi({ description: 'JSON Schema modified_params must fit; null: they may change only request_data’s keys, keeping their types' }),
+    params_schema: JsonObjectSchema.nullable().openapi({
+      description:
+        'JSON Schema modified_params must fit; null: they may change only request_data’s keys, keeping their types',
+    }),
     alternatives: z.array(JsonObjectSchema),
     responded_by: z.string().nullable(),
     response_comment: z.string().nullable(),
-    response_kind: z.string().nullable().openapi({ description: 'The decision word the responder used (approved, approve, approved_with_modifications, request_changes, …)' }),
+    response_kind: z.string().nullable().openapi({
+      description:
+        'The decision word the responder used (approved, approve, approved_with_modifications, request_changes, …)',
+    }),
     modified_params: JsonObjectSchema.nullable(),
     cancelled_by: z.string().nullable(),
     cancel_reason: z.string().nullable(),
     provenance_id: z.string().nullable().openapi({ description: 'Ledger transaction of the latest transition' }),
-    failure: z
-      .object({ type: z.string(), message: z.string() })
-      .nullable()
-      .openapi({ description: 'With status failed: why the request, or its answer, could not be recorded (type invalid_data or storage_failed)' }),
+    failure: z.object({ type: z.string(), message: z.string() }).nullable().openapi({
+      description:
+        'With status failed: why the request, or its answer, could not be recorded (type invalid_data or storage_failed)',
+    }),
     created_at: z.string(),
     responded_at: z.string().nullable(),
     expires_at: z.string(),
@@ -83,10 +94,14 @@ export const CreateApprovalSchema = z
     requester_passport_id: DidSchema,
     approver_passport_id: DidSchema.optional(),
     action_description: z.string().min(1).max(2000),
-    risk_level: z.enum(RISK_LEVELS).optional().openapi({ description: 'Default: evaluated from request_data (amount, irreversible, contains_personal_data, risk_level)' }),
+    risk_level: z.enum(RISK_LEVELS).optional().openapi({
+      description: 'Default: evaluated from request_data (amount, irreversible, contains_personal_data, risk_level)',
+    }),
     risk_factors: z.array(RiskFactorSchema).max(50).optional(),
     request_data: JsonObjectSchema.default({}),
-    params_schema: JsonObjectSchema.optional().openapi({ description: 'JSON Schema (local $refs only) that modified_params must fit' }),
+    params_schema: JsonObjectSchema.optional().openapi({
+      description: 'JSON Schema (local $refs only) that modified_params must fit',
+    }),
     alternatives: z.array(JsonObjectSchema).max(20).default([]),
     expires_at: TimestampSchema.optional().openapi({ description: 'Default: now + APPROVAL_DEFAULT_TTL_SECONDS' }),
     expires_in_seconds: z.number().int().positive().optional().openapi({ description: 'Instead of expires_at' }),
@@ -99,9 +114,14 @@ export const RespondApprovalSchema = z
     z
       .object({
         decision: z.enum(APPROVAL_DECISIONS),
-        responded_by: DidSchema.optional().openapi({ description: 'The signed-in person (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch' }),
+        responded_by: DidSchema.optional().openapi({
+          description:
+            'The signed-in person (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch',
+        }),
         comment: z.string().max(10_000).optional(),
-        modified_params: JsonObjectSchema.optional().openapi({ description: 'With approved: the parameters to use instead; checked against params_schema' }),
+        modified_params: JsonObjectSchema.optional().openapi({
+          description: 'With approved: the parameters to use instead; checked against params_schema',
+        }),
       })
       .strict(),
     z
@@ -119,7 +139,10 @@ export function isFullResponse(body: RespondApprovalBody): body is Exclude<Respo
 
 export const CancelApprovalSchema = z
   .object({
-    cancelled_by: DidSchema.optional().openapi({ description: 'The signed-in person (their DID); omitted (the simplified variant), it is them. Naming anyone else is 403 actor_mismatch' }),
+    cancelled_by: DidSchema.optional().openapi({
+      description:
+        'The signed-in person (their DID); omitted (the simplified variant), it is them. Naming anyone else is 403 actor_mismatch',
+    }),
     reason: z.string().max(10_000).optional(),
   })
   .strict()
@@ -147,8 +170,14 @@ export const RespondEscalationSchema = z
   .object({
     decision: z.enum(ESCALATION_DECISIONS),
     notes: z.string().max(10_000).optional(),
-    modifications: z.string().max(100_000).optional().openapi({ description: 'With approved_with_modifications: a JSON object of the modified parameters' }),
-    responded_by: DidSchema.optional().openapi({ description: 'The signed-in person (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch' }),
+    modifications: z
+      .string()
+      .max(100_000)
+      .optional()
+      .openapi({ description: 'With approved_with_modifications: a JSON object of the modified parameters' }),
+    responded_by: DidSchema.optional().openapi({
+      description: 'The signed-in person (their DID); omitted, it is them. Naming anyone else is 403 actor_mismatch',
+    }),
   })
   .strict()
   .openapi('RespondEscalationRequest');

@@ -21,10 +21,16 @@ export const TimestampSchema = z.iso
 const FieldErrorSchema = z
   .object({
     field: z.string().openapi({ description: 'Where: a body path (a.b.0), or query., path. or header. and the name' }),
-    code: z.string().openapi({ description: 'REQUIRED_FIELD_MISSING for an absent required field; otherwise the validator’s code (invalid_type, too_small …)' }),
+    code: z.string().openapi({
+      description:
+        'REQUIRED_FIELD_MISSING for an absent required field; otherwise the validator’s code (invalid_type, too_small …)',
+    }),
     message: z.string(),
     expected: z.string().optional().openapi({ description: 'What the field takes, where known', example: 'number' }),
-    received: z.string().optional().openapi({ description: 'What was sent: a type name or a short rendering, never a secret or a long value', example: 'string' }),
+    received: z.string().optional().openapi({
+      description: 'What was sent: a type name or a short rendering, never a secret or a long value',
+      example: 'string',
+    }),
   })
   .openapi('FieldError');
 
@@ -34,18 +40,27 @@ const RemediationStepSchema = z
 
 export const ProblemSchema = z
   .object({
-    type: z.string().openapi({ example: '/problems/validation_failed', description: 'GET it for the problem type: title, status and remediation' }),
+    type: z.string().openapi({
+      example: '/problems/validation_failed',
+      description: 'GET it for the problem type: title, status and remediation',
+    }),
     title: z.string(),
     status: z.number().int(),
     detail: z.string().optional(),
     instance: z.string().openapi({ description: 'The request path' }),
     request_id: z.string(),
-    incident_id: z.string().optional().openapi({ description: 'On a 5xx: quote it to support; the error log line carries the same id', example: 'inc_0b6f4a52-3c1e-4d0e-9f3a-6f5d2b7c8e91' }),
+    incident_id: z.string().optional().openapi({
+      description: 'On a 5xx: quote it to support; the error log line carries the same id',
+      example: 'inc_0b6f4a52-3c1e-4d0e-9f3a-6f5d2b7c8e91',
+    }),
     errors: z.array(FieldErrorSchema).optional().openapi({ description: 'Field errors, for validation problems' }),
     remediation: z.array(RemediationStepSchema).openapi({ description: 'What the client can do, step by step' }),
   })
   .catchall(z.unknown())
-  .openapi('Problem', { description: 'RFC 9457 problem details; extension members may follow (escalation, retry_after_seconds, required_scope …).' });
+  .openapi('Problem', {
+    description:
+      'RFC 9457 problem details; extension members may follow (escalation, retry_after_seconds, required_scope …).',
+  });
 
 /** The one format of an Idempotency-Key, which the middleware enforces and the document states. */
 export const IdempotencyKeySchema = z

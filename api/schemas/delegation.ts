@@ -14,8 +14,15 @@ const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const PromptGrantSchema = z
   .string()
   .max(150)
-  .refine(isPromptScope, 'must be a capability name or a prompt grant prompt:<read|publish|rollback|deprecate|*>:<key, or key prefix ending in *>')
-  .openapi({ description: 'A prompt grant: prompt:<action>:<key-pattern>, e.g. prompt:read:support-* (docs/api.md, prompt grants)', example: 'prompt:read:support-*' });
+  .refine(
+    isPromptScope,
+    'must be a capability name or a prompt grant prompt:<read|publish|rollback|deprecate|*>:<key, or key prefix ending in *>',
+  )
+  .openapi({
+    description:
+      'A prompt grant: prompt:<action>:<key-pattern>, e.g. prompt:read:support-* (docs/api.md, prompt grants)',
+    example: 'prompt:read:support-*',
+  });
 
 /** Capabilities and prompt grants: a prompt grant is narrowed by coverage (prompt:read:support-* covers prompt:read:support-billing). */
 const CapabilityListSchema = z
@@ -28,27 +35,52 @@ const CapabilityListSchema = z
   });
 
 const boundsFields = {
-  duration_seconds: z.number().int().min(1).max(MAX_DELEGATION_SECONDS).default(DEFAULT_DELEGATION_SECONDS).openapi({ description: 'Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry' }),
-  environment: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'must be letters, digits, . _ or -').optional().openapi({ description: 'The environment the token is for (production, staging …); inherited from, and fixed by, a parent that names one' }),
-  risk_level: z.enum(RISK_LEVELS).default('standard').openapi({ description: 'The highest risk of operation the token may call: low reads, standard writes, high administration' }),
+  duration_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_DELEGATION_SECONDS)
+    .default(DEFAULT_DELEGATION_SECONDS)
+    .openapi({ description: 'Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry' }),
+  environment: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9._-]+$/, 'must be letters, digits, . _ or -')
+    .optional()
+    .openapi({
+      description:
+        'The environment the token is for (production, staging …); inherited from, and fixed by, a parent that names one',
+    }),
+  risk_level: z.enum(RISK_LEVELS).default('standard').openapi({
+    description: 'The highest risk of operation the token may call: low reads, standard writes, high administration',
+  }),
 };
 
 export const ExchangeRequestSchema = z
   .object({
     grant_type: z.literal(TOKEN_EXCHANGE_GRANT).optional(),
-    subject_token: z.string().min(1).max(8192).optional().openapi({ description: 'The session token (or a delegation token to narrow); else the bearer token of the request' }),
+    subject_token: z.string().min(1).max(8192).optional().openapi({
+      description: 'The session token (or a delegation token to narrow); else the bearer token of the request',
+    }),
     subject_token_type: z.enum([SESSION_TOKEN_URN, DELEGATION_TOKEN_URN]).optional(),
     capabilities: CapabilityListSchema.optional(),
     scopes: CapabilityListSchema.optional().openapi({ description: 'Alias of capabilities' }),
     ...boundsFields,
-    required_verification_tier: z.number().int().min(0).max(2).optional().openapi({ description: 'Refused unless the sign-in reaches it: 1 device key, 2 passkey with user verification' }),
-    required_identity_tier: z.number().int().min(0).max(2).optional().openapi({ description: 'Refused unless the Passport reaches it: 1 organization e-mail verified, 2 organization-attested' }),
+    required_verification_tier: z.number().int().min(0).max(2).optional().openapi({
+      description: 'Refused unless the sign-in reaches it: 1 device key, 2 passkey with user verification',
+    }),
+    required_identity_tier: z.number().int().min(0).max(2).optional().openapi({
+      description: 'Refused unless the Passport reaches it: 1 organization e-mail verified, 2 organization-attested',
+    }),
   })
   .openapi('DelegationExchangeRequest');
 
 export const DelegateRequestSchema = z
   .object({
-    agentId: z.string().min(1).max(512).openapi({ description: 'An agent Passport id or DID, a platform agent id, or a registered orchestration agent id' }),
+    agentId: z.string().min(1).max(512).openapi({
+      description: 'An agent Passport id or DID, a platform agent id, or a registered orchestration agent id',
+    }),
     capabilities: CapabilityListSchema,
     ...boundsFields,
   })
@@ -58,7 +90,9 @@ export const ReasonSchema = z.object({ reason: z.string().min(1).max(1000) }).op
 
 export const RevokeDelegationSchema = z
   .object({
-    revoked_by: DidSchema.optional().openapi({ description: 'Must be the caller’s own DID; recorded as the caller when omitted' }),
+    revoked_by: DidSchema.optional().openapi({
+      description: 'Must be the caller’s own DID; recorded as the caller when omitted',
+    }),
     reason: z.string().min(1).max(1000).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
@@ -88,7 +122,10 @@ export const DelegationTokenSchema = z
     status: z.enum(['active', 'rotated', 'revoked']),
     passport_id: z.string(),
     did: z.string().openapi({ description: 'The delegator (the token’s sub)' }),
-    agent_did: z.string().nullable().openapi({ description: 'The agent it was delegated to (act.sub); null when the person holds it' }),
+    agent_did: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The agent it was delegated to (act.sub); null when the person holds it' }),
     capabilities: z.array(z.string()),
     environment: z.string().nullable(),
     risk_level: z.enum(RISK_LEVELS),
@@ -171,7 +208,10 @@ export const RevocationSchema = z
   .object({
     id: z.string(),
     delegation_id: z.string(),
-    token_id: z.string().nullable().openapi({ description: 'The one token revoked; null when the whole delegation is' }),
+    token_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The one token revoked; null when the whole delegation is' }),
     revoked_by: z.string(),
     revoked_at: z.string(),
     reason: z.string().nullable(),
@@ -201,7 +241,11 @@ export const RevocationStatusSchema = z
   .openapi('DelegationRevocationStatus');
 
 export function revocationStatusView(delegationId: string, revocation: RevocationRow | undefined) {
-  return { delegation_id: delegationId, is_revoked: revocation !== undefined, ...(revocation ? { revocation: revocationView(revocation) } : {}) };
+  return {
+    delegation_id: delegationId,
+    is_revoked: revocation !== undefined,
+    ...(revocation ? { revocation: revocationView(revocation) } : {}),
+  };
 }
 
 export const DelegationStatusSchema = z
@@ -224,7 +268,11 @@ export const DelegationStatusSchema = z
   })
   .openapi('DelegationStatus');
 
-export function delegationStatusView(delegation: DelegationRow, status: 'active' | 'revoked' | 'expired', revocation: RevocationRow | undefined) {
+export function delegationStatusView(
+  delegation: DelegationRow,
+  status: 'active' | 'revoked' | 'expired',
+  revocation: RevocationRow | undefined,
+) {
   return {
     delegation_id: delegation.delegation_id,
     status,

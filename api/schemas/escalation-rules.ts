@@ -30,14 +30,26 @@ const ruleFields = {
   description: z.string().max(2000),
   conditions: z.array(ConditionSchema).min(1).max(20).openapi({ description: 'All must hold for the rule to trigger' }),
   actions: z.array(RuleActionSchema).min(1).max(2),
-  priority: z.enum(RULE_PRIORITIES).openapi({ description: 'Among triggered rules that escalate, the highest priority decides; rules of that priority naming different capabilities conflict' }),
+  priority: z.enum(RULE_PRIORITIES).openapi({
+    description:
+      'Among triggered rules that escalate, the highest priority decides; rules of that priority naming different capabilities conflict',
+  }),
   enabled: z.boolean(),
 };
 
-const allowConflicts = z.boolean().default(false).openapi({ description: 'Store an enabled rule even though it conflicts with, or is shadowed by, an enabled rule (otherwise 409 rule_conflict)' });
+const allowConflicts = z.boolean().default(false).openapi({
+  description:
+    'Store an enabled rule even though it conflicts with, or is shadowed by, an enabled rule (otherwise 409 rule_conflict)',
+});
 
 export const CreateRuleSchema = z
-  .object({ ...ruleFields, description: ruleFields.description.default(''), priority: ruleFields.priority.default('medium'), enabled: ruleFields.enabled.default(true), allow_conflicts: allowConflicts })
+  .object({
+    ...ruleFields,
+    description: ruleFields.description.default(''),
+    priority: ruleFields.priority.default('medium'),
+    enabled: ruleFields.enabled.default(true),
+    allow_conflicts: allowConflicts,
+  })
   .strict()
   .openapi('CreateEscalationRuleRequest');
 
@@ -55,11 +67,22 @@ export const PatchRuleSchema = z
   .openapi('PatchEscalationRuleRequest');
 
 export const DryRunSchema = z
-  .object({ conditions: ruleFields.conditions, actions: ruleFields.actions, priority: ruleFields.priority.default('medium') })
+  .object({
+    conditions: ruleFields.conditions,
+    actions: ruleFields.actions,
+    priority: ruleFields.priority.default('medium'),
+  })
   .strict()
   .openapi('EscalationRuleDryRunRequest');
 
-const FindingSchema = z.object({ kind: z.enum(['conflict', 'shadowed_by', 'shadows']), rule_id: z.string(), rule_name: z.string(), detail: z.string() }).openapi('RuleFinding');
+const FindingSchema = z
+  .object({
+    kind: z.enum(['conflict', 'shadowed_by', 'shadows']),
+    rule_id: z.string(),
+    rule_name: z.string(),
+    detail: z.string(),
+  })
+  .openapi('RuleFinding');
 
 const TriggerRateBasisSchema = z.object({
   routings_replayed: z.number().int(),
@@ -79,7 +102,11 @@ export const RuleSchema = z
     enabled: z.boolean(),
     status: z.enum(['active', 'disabled']),
     applies_to: z.array(z.string()).openapi({ description: 'The task types the rule can match; ["*"]: any' }),
-    estimated_trigger_rate: z.string().openapi({ description: 'The share of the last 30 days’ routings its conditions match, replayed from the history; "n/a" without history', example: '12.5%' }),
+    estimated_trigger_rate: z.string().openapi({
+      description:
+        'The share of the last 30 days’ routings its conditions match, replayed from the history; "n/a" without history',
+      example: '12.5%',
+    }),
     trigger_rate_basis: TriggerRateBasisSchema,
     version: z.number().int(),
     created_at: z.string(),
@@ -87,8 +114,15 @@ export const RuleSchema = z
   })
   .openapi('EscalationRule');
 
-export const RuleWriteResponseSchema = RuleSchema.extend({ findings: z.array(FindingSchema).openapi({ description: 'Conflicts and shadowing found against the enabled rules' }) }).openapi('EscalationRuleWritten');
+export const RuleWriteResponseSchema = RuleSchema.extend({
+  findings: z.array(FindingSchema).openapi({ description: 'Conflicts and shadowing found against the enabled rules' }),
+}).openapi('EscalationRuleWritten');
 
 export const DryRunResponseSchema = z
-  .object({ applies_to: z.array(z.string()), estimated_trigger_rate: z.string(), trigger_rate_basis: TriggerRateBasisSchema, findings: z.array(FindingSchema) })
+  .object({
+    applies_to: z.array(z.string()),
+    estimated_trigger_rate: z.string(),
+    trigger_rate_basis: TriggerRateBasisSchema,
+    findings: z.array(FindingSchema),
+  })
   .openapi('EscalationRuleDryRun');

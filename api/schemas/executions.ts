@@ -15,18 +15,28 @@ export const ExecutionSchema = z
     agent_uri: z.string(),
     capability_uri: z.string(),
     requester_passport_id: z.string(),
-    parameters: JsonObjectSchema.openapi({ description: 'What the agent receives (with an approver’s modified_params applied)' }),
+    parameters: JsonObjectSchema.openapi({
+      description: 'What the agent receives (with an approver’s modified_params applied)',
+    }),
     risk_level: z.enum(RISK_LEVELS),
     risk_factors: z.array(RiskFactorSchema),
-    approval_id: z.string().nullable().openapi({ description: 'The approval the call waited for, when the agent’s policy asked for one' }),
+    approval_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The approval the call waited for, when the agent’s policy asked for one' }),
     workflow_id: z.string().nullable(),
     node_id: z.string().nullable(),
     result_json: JsonObjectSchema.nullable(),
-    error_json: JsonObjectSchema.nullable().openapi({ description: 'type (agent_rejected, agent_error, agent_unreachable, approval_rejected, …), message, status' }),
+    error_json: JsonObjectSchema.nullable().openapi({
+      description: 'type (agent_rejected, agent_error, agent_unreachable, approval_rejected, …), message, status',
+    }),
     progress_percent: z.number().int(),
     progress_message: z.string().nullable(),
     callback_url: z.string().nullable(),
-    callback_success: z.boolean().nullable().openapi({ description: 'null until the callback is delivered or given up' }),
+    callback_success: z
+      .boolean()
+      .nullable()
+      .openapi({ description: 'null until the callback is delivered or given up' }),
     callback_attempts: z.number().int(),
     max_attempts: z.number().int(),
     current_attempt: z.number().int(),
@@ -52,11 +62,16 @@ const AttemptSchema = z.object({
 });
 
 export const ExecutionDetailSchema = ExecutionSchema.extend({
-  attempts: z.array(AttemptSchema).openapi({ description: 'Every attempt of the agent call and of the callback, as the activities logged them' }),
+  attempts: z
+    .array(AttemptSchema)
+    .openapi({ description: 'Every attempt of the agent call and of the callback, as the activities logged them' }),
 }).openapi('ExecutionDetail');
 
 export const AgentCallResponseSchema = ExecutionSchema.extend({
-  approval_required: z.boolean().openapi({ description: 'The agent’s policy wanted a human’s approval first: the execution stays queued until approval_id is answered' }),
+  approval_required: z.boolean().openapi({
+    description:
+      'The agent’s policy wanted a human’s approval first: the execution stays queued until approval_id is answered',
+  }),
 }).openapi('AgentCallAccepted');
 
 export const ExecutionIdParamsSchema = z.object({
@@ -89,12 +104,21 @@ export const EXECUTION_SORTABLE = { queued_at: 'e.queued_at', completed_at: 'e.c
 export const CallbackSecretSchema = z
   .object({
     id: z.string(),
-    secret: z.string().openapi({ description: 'Shown only here. Verify X-Svc-Signature: HMAC-SHA256 with this secret over `<t>.<raw body>`' }),
+    secret: z.string().openapi({
+      description: 'Shown only here. Verify X-Svc-Signature: HMAC-SHA256 with this secret over `<t>.<raw body>`',
+    }),
     created_at: z.string(),
-    previous_secrets_expire_at: z.string().nullable().openapi({ description: 'Until then the previous secrets sign too (one v1 each)' }),
+    previous_secrets_expire_at: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Until then the previous secrets sign too (one v1 each)' }),
   })
   .openapi('CallbackSigningSecret');
 
 export const CallbackSecretListSchema = z
-  .object({ data: z.array(z.object({ id: z.string(), hint: z.string(), created_at: z.string(), expires_at: z.string().nullable() })) })
+  .object({
+    data: z.array(
+      z.object({ id: z.string(), hint: z.string(), created_at: z.string(), expires_at: z.string().nullable() }),
+    ),
+  })
   .openapi('CallbackSigningSecretList');

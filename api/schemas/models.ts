@@ -11,10 +11,18 @@ export const ModelIdSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}$/, 'must be a model id: letters, digits and . _ : / @ + -, up to 200')
   .openapi({ example: 'gpt-4o-mini' });
 
-export const ProviderNameSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be a provider name as configured in REASONING_PROVIDERS').openapi({ example: 'openai' });
+export const ProviderNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be a provider name as configured in REASONING_PROVIDERS')
+  .openapi({ example: 'openai' });
 
 const CapabilitiesSchema = z
-  .object(Object.fromEntries(CAPABILITIES.map((capability) => [capability, score])) as Record<(typeof CAPABILITIES)[number], typeof score>)
+  .object(
+    Object.fromEntries(CAPABILITIES.map((capability) => [capability, score])) as Record<
+      (typeof CAPABILITIES)[number],
+      typeof score
+    >,
+  )
   .strict()
   .openapi('ModelCapabilities', { description: 'Capability scores, 0 to 10' });
 
@@ -23,7 +31,10 @@ const PerformanceSchema = z
   .strict()
   .openapi('ModelPerformance');
 
-const CostSchema = z.object({ input_cost_per_1k: money, output_cost_per_1k: money }).strict().openapi('ModelCost', { description: 'US dollars per 1,000 tokens' });
+const CostSchema = z
+  .object({ input_cost_per_1k: money, output_cost_per_1k: money })
+  .strict()
+  .openapi('ModelCost', { description: 'US dollars per 1,000 tokens' });
 
 const modelFields = {
   provider: ProviderNameSchema,
@@ -40,7 +51,12 @@ const modelFields = {
 };
 
 export const CreateModelSchema = z
-  .object({ model_id: ModelIdSchema.openapi({ description: 'The name the provider knows the model by (sent as model in chat completions)' }), ...modelFields })
+  .object({
+    model_id: ModelIdSchema.openapi({
+      description: 'The name the provider knows the model by (sent as model in chat completions)',
+    }),
+    ...modelFields,
+  })
   .strict()
   .openapi('CreateModelRequest');
 
@@ -93,19 +109,28 @@ export const ListModelsQuerySchema = z.object({
 export const ModelStatisticsSchema = z
   .object({
     model_id: z.string(),
-    window: z.object({ start: z.string().openapi({ format: 'date-time' }), end: z.string().openapi({ format: 'date-time' }) }),
+    window: z.object({
+      start: z.string().openapi({ format: 'date-time' }),
+      end: z.string().openapi({ format: 'date-time' }),
+    }),
     total_requests: z.number().int(),
     success_rate: z.number(),
     avg_latency_ms: z.number(),
     avg_cost_usd: z.number(),
-    by_complexity: z.record(z.string(), z.object({ count: z.number().int(), success_rate: z.number(), avg_cost: z.number() })),
+    by_complexity: z.record(
+      z.string(),
+      z.object({ count: z.number().int(), success_rate: z.number(), avg_cost: z.number() }),
+    ),
   })
   .openapi('ModelStatistics');
 
 export const BenchmarkRequestSchema = z
   .object({
     model_id: ModelIdSchema,
-    benchmark_type: z.string().min(1).max(100).openapi({ description: 'A capability it measures (reasoning, coding, summarization, multilingual, math, creative, instruction_following) moves that score; other types are only recorded' }),
+    benchmark_type: z.string().min(1).max(100).openapi({
+      description:
+        'A capability it measures (reasoning, coding, summarization, multilingual, math, creative, instruction_following) moves that score; other types are only recorded',
+    }),
     benchmark_suite: z.string().min(1).max(200),
     score: z.number().min(0).max(100),
     run_at: TimestampSchema.optional(),
@@ -115,10 +140,16 @@ export const BenchmarkRequestSchema = z
     raw_results: z.record(z.string(), z.unknown()).optional(),
   })
   .strict()
-  .refine((body) => body.test_cases_passed === undefined || body.test_cases_total === undefined || body.test_cases_passed <= body.test_cases_total, {
-    message: 'test_cases_passed must not exceed test_cases_total',
-    path: ['test_cases_passed'],
-  })
+  .refine(
+    (body) =>
+      body.test_cases_passed === undefined ||
+      body.test_cases_total === undefined ||
+      body.test_cases_passed <= body.test_cases_total,
+    {
+      message: 'test_cases_passed must not exceed test_cases_total',
+      path: ['test_cases_passed'],
+    },
+  )
   .openapi('BenchmarkSubmission');
 
 export const BenchmarkSchema = z
@@ -133,7 +164,11 @@ export const BenchmarkSchema = z
     test_cases_passed: z.number().int().nullable(),
     test_cases_total: z.number().int().nullable(),
     raw_results: z.record(z.string(), z.unknown()).nullable(),
-    model: z.object({ benchmark_count: z.number().int(), last_benchmarked_at: z.string().nullable(), capabilities: CapabilitiesSchema }),
+    model: z.object({
+      benchmark_count: z.number().int(),
+      last_benchmarked_at: z.string().nullable(),
+      capabilities: CapabilitiesSchema,
+    }),
   })
   .openapi('Benchmark');
 
@@ -147,12 +182,25 @@ export const ReasonRequestSchema = z
     task: z.enum(TASKS).default('general'),
     complexity: z.enum(COMPLEXITIES).default('medium'),
     budget: z.enum(BUDGETS).default('optimize'),
-    pinned_model: ModelIdSchema.optional().openapi({ description: 'Use this model and no other (no fallback); an unknown or deprecated one is refused' }),
-    entity_id: z.string().min(1).max(200).optional().openapi({ description: 'What the call is about (a task, a ticket…), kept with its record' }),
+    pinned_model: ModelIdSchema.optional().openapi({
+      description: 'Use this model and no other (no fallback); an unknown or deprecated one is refused',
+    }),
+    entity_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({ description: 'What the call is about (a task, a ticket…), kept with its record' }),
     temperature: z.number().min(0).max(2).optional(),
     max_tokens: z.number().int().min(1).max(1_000_000).optional(),
-    prompt_key: z.string().min(1).max(300).optional().openapi({ description: 'A registered prompt (short key or prompt URI) whose active version leads the messages as the system message; needs prompt:read:{key}' }),
-    prompt_variables: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Checked against the prompt’s input_schema and put in its {{name}} placeholders' }),
+    prompt_key: z.string().min(1).max(300).optional().openapi({
+      description:
+        'A registered prompt (short key or prompt URI) whose active version leads the messages as the system message; needs prompt:read:{key}',
+    }),
+    prompt_variables: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: 'Checked against the prompt’s input_schema and put in its {{name}} placeholders' }),
   })
   .strict()
   .openapi('ReasonRequest');
@@ -165,14 +213,22 @@ const RoutingDecisionSchema = z
   })
   .openapi('ModelRoutingDecision');
 
-const AttemptSchema = z.object({ model: z.string(), provider: z.string(), outcome: z.enum(['succeeded', 'failed']), error: z.string().optional(), durationMs: z.number().int() });
+const AttemptSchema = z.object({
+  model: z.string(),
+  provider: z.string(),
+  outcome: z.enum(['succeeded', 'failed']),
+  error: z.string().optional(),
+  durationMs: z.number().int(),
+});
 
 export const ReasonMetadataSchema = z.object({
   costUsd: z.number(),
   durationMs: z.number().int(),
   routingDecision: RoutingDecisionSchema,
   callId: z.string().openapi({ description: 'The recorded call: its provenance subject, and where signals go' }),
-  usageEstimated: z.boolean().openapi({ description: 'true when the provider reported no usage and the counts are estimated from lengths' }),
+  usageEstimated: z
+    .boolean()
+    .openapi({ description: 'true when the provider reported no usage and the counts are estimated from lengths' }),
   attempts: z.array(AttemptSchema),
 });
 
@@ -191,12 +247,19 @@ export const ReasonResponseSchema = z
 
 export const SignalRequestSchema = z
   .object({
-    signal: z.enum(['positive', 'negative', 'rephrase', 'correction']).openapi({ description: 'negative and correction make the call count as unsuccessful in prompt statistics' }),
+    signal: z
+      .enum(['positive', 'negative', 'rephrase', 'correction'])
+      .openapi({ description: 'negative and correction make the call count as unsuccessful in prompt statistics' }),
     note: z.string().max(2000).optional(),
   })
   .strict()
   .openapi('ReasoningSignalRequest');
 
 export const SignalSchema = z
-  .object({ call_id: z.string(), signal: z.string(), note: z.string().nullable(), recorded_at: z.string().openapi({ format: 'date-time' }) })
+  .object({
+    call_id: z.string(),
+    signal: z.string(),
+    note: z.string().nullable(),
+    recorded_at: z.string().openapi({ format: 'date-time' }),
+  })
   .openapi('ReasoningSignal');

@@ -27,7 +27,10 @@ export const CreateOrganizationSchema = z
     name: z.string().trim().min(1).max(200),
     slug: z
       .string()
-      .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'must be lower-case letters, digits and inner hyphens, at most 63 characters')
+      .regex(
+        /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+        'must be lower-case letters, digits and inner hyphens, at most 63 characters',
+      )
       .optional(),
     deployment_mode: z.enum(DEPLOYMENT_MODES).default('cloud'),
     autonomy_profile: z.enum(AUTONOMY_PROFILES).default('balanced').openapi({ description: AUTONOMY_DESCRIPTION }),

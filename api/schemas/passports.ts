@@ -9,24 +9,38 @@ const JsonObjectSchema = z.record(z.string(), z.unknown());
 
 const CapabilityIdSchema = z
   .string()
-  .regex(/^(?:capability:\/\/(?:[a-z0-9][a-z0-9._-]{0,62}\/)?)?[a-z0-9][a-z0-9._-]{0,62}$/, 'must be a capability URI (capability://<org>/<name>) or a capability name')
-  .openapi({ description: 'A capability URI, or a bare name (stored as capability://<name>)', example: 'capability://acme/summarize' });
+  .regex(
+    /^(?:capability:\/\/(?:[a-z0-9][a-z0-9._-]{0,62}\/)?)?[a-z0-9][a-z0-9._-]{0,62}$/,
+    'must be a capability URI (capability://<org>/<name>) or a capability name',
+  )
+  .openapi({
+    description: 'A capability URI, or a bare name (stored as capability://<name>)',
+    example: 'capability://acme/summarize',
+  });
 
 /** Not blank: at least one character that is not white space. */
 const TextSchema = (max: number) => z.string().max(max).regex(/\S/, 'must not be blank');
 const NameSchema = TextSchema(200);
 
 export const PassportIdParamsSchema = z.object({
-  passport_id: z.string().regex(/^pp_[A-Za-z0-9_-]{1,100}$/, 'must be a Passport id (pp_…)').openapi({ example: 'pp_0b6f4a52-3c1e-4d0e-9f3a-6f5d2b7c8e91' }),
+  passport_id: z
+    .string()
+    .regex(/^pp_[A-Za-z0-9_-]{1,100}$/, 'must be a Passport id (pp_…)')
+    .openapi({ example: 'pp_0b6f4a52-3c1e-4d0e-9f3a-6f5d2b7c8e91' }),
 });
 
 export const PassportKeyParamsSchema = PassportIdParamsSchema.extend({
-  kid: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a key id: the key’s RFC 7638 thumbprint (43 base64url characters)'),
+  kid: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'must be a key id: the key’s RFC 7638 thumbprint (43 base64url characters)'),
 });
 
 export const CreatePassportSchema = z
   .object({
-    type: z.enum(PASSPORT_TYPES).openapi({ description: 'agent or organization here; an individual is minted by the device ceremony (POST /v1/passports/devices)' }),
+    type: z.enum(PASSPORT_TYPES).openapi({
+      description:
+        'agent or organization here; an individual is minted by the device ceremony (POST /v1/passports/devices)',
+    }),
     name: NameSchema,
     metadata: JsonObjectSchema.optional(),
     capabilities: z.array(CapabilityIdSchema).max(100).optional(),
@@ -35,7 +49,14 @@ export const CreatePassportSchema = z
   .openapi('CreatePassport');
 
 const PublicJwkSchema = z
-  .object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal('EdDSA'), use: z.literal('sig') })
+  .object({
+    kty: z.literal('OKP'),
+    crv: z.literal('Ed25519'),
+    x: z.string(),
+    kid: z.string(),
+    alg: z.literal('EdDSA'),
+    use: z.literal('sig'),
+  })
   .openapi('PassportPublicJwk', { description: 'An Ed25519 public key; kid is its RFC 7638 thumbprint' });
 
 export const PassportCreatedSchema = z
@@ -47,7 +68,10 @@ export const PassportCreatedSchema = z
       name: z.string(),
       publicKey: z.string().openapi({ description: 'The Passport’s signing key, PEM (SubjectPublicKeyInfo)' }),
       publicKeyJwk: PublicJwkSchema,
-      didKey: z.string().openapi({ description: 'The key’s did:key form, also an alias (alsoKnownAs) in the DID document', example: 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp' }),
+      didKey: z.string().openapi({
+        description: 'The key’s did:key form, also an alias (alsoKnownAs) in the DID document',
+        example: 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp',
+      }),
       createdAt: z.string(),
     }),
     meta: z.object({ timestamp: z.string(), requestId: z.string() }),
@@ -58,13 +82,19 @@ const PassportKeySchema = z
   .object({
     kid: z.string(),
     status: z.enum(['active', 'retired', 'revoked']),
-    source: z.enum(['server', 'device']).openapi({ description: 'server: made and held sealed by the service (agents, organizations); device: a person’s device holds it' }),
+    source: z.enum(['server', 'device']).openapi({
+      description:
+        'server: made and held sealed by the service (agents, organizations); device: a person’s device holds it',
+    }),
     deviceId: z.string().nullable(),
     publicKeyJwk: PublicJwkSchema,
     didKey: z.string(),
     createdAt: z.string(),
     retiredAt: z.string().nullable(),
-    verifyUntil: z.string().nullable().openapi({ description: 'A rotated-out key verifies what it signed until then, and signs nothing more' }),
+    verifyUntil: z
+      .string()
+      .nullable()
+      .openapi({ description: 'A rotated-out key verifies what it signed until then, and signs nothing more' }),
     revokedAt: z.string().nullable(),
     revokeReason: z.string().nullable(),
   })
@@ -73,7 +103,10 @@ const PassportKeySchema = z
 export const PassportSchema = z
   .object({
     id: z.string(),
-    owner: z.string().openapi({ description: 'The DID that owns the Passport: the person’s own DID, or the organization’s DID for agents and the organization' }),
+    owner: z.string().openapi({
+      description:
+        'The DID that owns the Passport: the person’s own DID, or the organization’s DID for agents and the organization',
+    }),
     capabilities: z.array(z.string()),
     createdAt: z.string(),
     did: z.string(),
@@ -94,7 +127,14 @@ export const DidDocumentSchema = z
     id: z.string(),
     controller: z.string(),
     alsoKnownAs: z.array(z.string()),
-    verificationMethod: z.array(z.object({ id: z.string(), type: z.literal('JsonWebKey'), controller: z.string(), publicKeyJwk: PublicJwkSchema })),
+    verificationMethod: z.array(
+      z.object({
+        id: z.string(),
+        type: z.literal('JsonWebKey'),
+        controller: z.string(),
+        publicKeyJwk: PublicJwkSchema,
+      }),
+    ),
     authentication: z.array(z.string()),
     assertionMethod: z.array(z.string()),
   })
@@ -103,7 +143,9 @@ export const DidDocumentSchema = z
 export const SpecDidDocumentSchema = z
   .object({
     id: z.string(),
-    publicKey: z.array(z.object({ id: z.string(), type: z.string(), controller: z.string(), publicKeyPem: z.string() })),
+    publicKey: z.array(
+      z.object({ id: z.string(), type: z.string(), controller: z.string(), publicKeyPem: z.string() }),
+    ),
     authentication: z.array(z.object({ type: z.string(), publicKey: z.string() })),
   })
   .openapi('PassportDidDocument', { description: 'The platform spec’s shape of the DID document' });
@@ -122,12 +164,21 @@ export const KeysRotatedSchema = z
   .object({ passportId: z.string(), did: z.string(), key: PassportKeySchema, retired: z.array(PassportKeySchema) })
   .openapi('PassportKeysRotated');
 
-export const RevokeKeySchema = z.object({ reason: TextSchema(500) }).strict().openapi('RevokePassportKey');
+export const RevokeKeySchema = z
+  .object({ reason: TextSchema(500) })
+  .strict()
+  .openapi('RevokePassportKey');
 
-export const RevokedKeySchema = z.object({ passportId: z.string(), key: PassportKeySchema }).openapi('PassportKeyRevoked');
+export const RevokedKeySchema = z
+  .object({ passportId: z.string(), key: PassportKeySchema })
+  .openapi('PassportKeyRevoked');
 
 export const RegistrationChallengeRequestSchema = z
-  .object({ name: NameSchema.openapi({ description: 'The person’s name on the Passport the device ceremony mints' }), metadata: JsonObjectSchema.optional(), capabilities: z.array(CapabilityIdSchema).max(100).optional() })
+  .object({
+    name: NameSchema.openapi({ description: 'The person’s name on the Passport the device ceremony mints' }),
+    metadata: JsonObjectSchema.optional(),
+    capabilities: z.array(CapabilityIdSchema).max(100).optional(),
+  })
   .strict()
   .openapi('DeviceRegistrationChallengeRequest');
 
@@ -141,7 +192,10 @@ export const ChallengeSchema = z
   })
   .openapi('DeviceChallenge');
 
-const CompactJwsSchema = z.string().max(8192).regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be a compact JWS (three base64url parts)');
+const CompactJwsSchema = z
+  .string()
+  .max(8192)
+  .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be a compact JWS (three base64url parts)');
 
 const DidKeySchema = z
   .string()
@@ -154,34 +208,57 @@ const DevicePublicJwkSchema = z
     {
       kty: z.literal('OKP'),
       crv: z.literal('Ed25519'),
-      x: z.string().regex(/^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/, 'must be the 32-byte public key in unpadded base64url'),
+      x: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/, 'must be the 32-byte public key in unpadded base64url'),
       kid: z.string().max(100).optional(),
       alg: z.literal('EdDSA').optional(),
       use: z.literal('sig').optional(),
     },
-    { error: (issue) => (issue.code === 'unrecognized_keys' && issue.keys.includes('d') ? 'must be the public key only: d is the private key, which never leaves the device' : undefined) },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys' && issue.keys.includes('d')
+          ? 'must be the public key only: d is the private key, which never leaves the device'
+          : undefined,
+    },
   )
   .openapi('DevicePublicJwk');
 
 export const DeviceRegistrationSchema = z
   .object({
-    proof: CompactJwsSchema.openapi({ description: 'A JWT, typ device-proof+jwt, alg EdDSA, signed by the device key, with claims challenge and deviceId' }),
-    deviceId: z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'must be visible ASCII').openapi({ example: 'iphone-7f3a' }),
-    publicKey: z
-      .union([DidKeySchema, DevicePublicJwkSchema])
-      .openapi({ description: 'The device’s Ed25519 public key: a JWK (kty OKP, crv Ed25519, x; never d), or its did:key (did:key:z6Mk…)' }),
+    proof: CompactJwsSchema.openapi({
+      description:
+        'A JWT, typ device-proof+jwt, alg EdDSA, signed by the device key, with claims challenge and deviceId',
+    }),
+    deviceId: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII')
+      .openapi({ example: 'iphone-7f3a' }),
+    publicKey: z.union([DidKeySchema, DevicePublicJwkSchema]).openapi({
+      description:
+        'The device’s Ed25519 public key: a JWK (kty OKP, crv Ed25519, x; never d), or its did:key (did:key:z6Mk…)',
+    }),
   })
   .strict()
   .openapi('DeviceRegistration');
 
 export const SignInSchema = z
-  .object({ proof: CompactJwsSchema.openapi({ description: 'A JWT, typ device-proof+jwt, alg EdDSA, kid = the device key’s thumbprint, with the claim challenge' }) })
+  .object({
+    proof: CompactJwsSchema.openapi({
+      description:
+        'A JWT, typ device-proof+jwt, alg EdDSA, kid = the device key’s thumbprint, with the claim challenge',
+    }),
+  })
   .strict()
   .openapi('DeviceSignIn');
 
 export const SessionSchema = z
   .object({
-    sessionToken: z.string().openapi({ description: 'A session token (typ session+jwt); exchange it for a delegation token' }),
+    sessionToken: z
+      .string()
+      .openapi({ description: 'A session token (typ session+jwt); exchange it for a delegation token' }),
     tokenType: z.literal('session'),
     expiresAt: z.string(),
     passportId: z.string(),
@@ -225,7 +302,11 @@ export function passportView({ passport, keys }: PassportWithKeys): z.infer<type
 }
 
 /** The spec's creation envelope: the Passport and the key it signs with now. */
-export function createdEnvelope({ passport, keys }: PassportWithKeys, requestId: string, now: Date): z.infer<typeof PassportCreatedSchema> {
+export function createdEnvelope(
+  { passport, keys }: PassportWithKeys,
+  requestId: string,
+  now: Date,
+): z.infer<typeof PassportCreatedSchema> {
   const key = keys.find((row) => row.status === 'active') ?? keys[keys.length - 1]!;
   const { jwk } = publishedKey(key);
   return {

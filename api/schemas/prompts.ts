@@ -4,10 +4,18 @@ import { isSemver } from '../../domain/semver';
 import { promptUri } from '../../services/prompts/registry';
 import { z } from './zod';
 
-export const SemverSchema = z.string().max(128).refine(isSemver, { message: 'must be a semantic version (semver.org), e.g. 1.2.0' }).openapi({ example: '1.2.0' });
+export const SemverSchema = z
+  .string()
+  .max(128)
+  .refine(isSemver, { message: 'must be a semantic version (semver.org), e.g. 1.2.0' })
+  .openapi({ example: '1.2.0' });
 
 export const PromptKeyParamsSchema = z.object({
-  key: z.string().min(1).max(300).openapi({ description: 'The short key, or the URL-encoded prompt URI prompt://org/<org>/<key>' }),
+  key: z
+    .string()
+    .min(1)
+    .max(300)
+    .openapi({ description: 'The short key, or the URL-encoded prompt URI prompt://org/<org>/<key>' }),
 });
 
 export const PromptVersionParamsSchema = PromptKeyParamsSchema.extend({ version: SemverSchema });
@@ -15,25 +23,43 @@ export const PromptVersionParamsSchema = PromptKeyParamsSchema.extend({ version:
 export const PublishPromptSchema = z
   .object({
     version: SemverSchema,
-    content: z.string().min(1).max(100_000).openapi({ description: '{{name}} placeholders are filled from prompt_variables of POST /v1/reason' }),
+    content: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .openapi({ description: '{{name}} placeholders are filled from prompt_variables of POST /v1/reason' }),
     meta: z
-      .object({ id: z.string().max(200).optional(), namespace: z.string().max(200).optional(), scope: z.string().max(200).optional(), description: z.string().max(2000).optional() })
+      .object({
+        id: z.string().max(200).optional(),
+        namespace: z.string().max(200).optional(),
+        scope: z.string().max(200).optional(),
+        description: z.string().max(2000).optional(),
+      })
       .catchall(z.unknown())
       .openapi({ description: 'namespace and scope label the prompt (list filters)' }),
-    input_schema: z.record(z.string(), z.unknown()).optional().openapi({ description: 'A JSON Schema (draft-07) the variables must match; checked when published' }),
-    extends_uri: z
-      .string()
-      .max(400)
+    input_schema: z
+      .record(z.string(), z.unknown())
       .optional()
-      .openapi({ description: 'prompt://org/<org>/<key> (its active version) or …@<version>: this version’s content follows that prompt’s; a chain that comes back to itself is refused' }),
+      .openapi({ description: 'A JSON Schema (draft-07) the variables must match; checked when published' }),
+    extends_uri: z.string().max(400).optional().openapi({
+      description:
+        'prompt://org/<org>/<key> (its active version) or …@<version>: this version’s content follows that prompt’s; a chain that comes back to itself is refused',
+    }),
   })
   .strict()
   .openapi('PublishPromptRequest');
 
-export const RollbackPromptSchema = z.object({ target_version: SemverSchema }).strict().openapi('RollbackPromptRequest');
+export const RollbackPromptSchema = z
+  .object({ target_version: SemverSchema })
+  .strict()
+  .openapi('RollbackPromptRequest');
 
 export const DeprecatePromptSchema = z
-  .object({ successor_version: SemverSchema.optional().openapi({ description: 'Required to deprecate the active version: it becomes active in its place' }) })
+  .object({
+    successor_version: SemverSchema.optional().openapi({
+      description: 'Required to deprecate the active version: it becomes active in its place',
+    }),
+  })
   .strict()
   .openapi('DeprecatePromptRequest');
 
@@ -62,14 +88,23 @@ export const PromptVersionSchema = z
     extends_uri: z.string().nullable(),
     published_by: z.string(),
     published_at: z.string().openapi({ format: 'date-time' }),
-    status: z.enum(['active', 'deprecated']).openapi({ description: 'active: may be served and rolled back to; which version is served is the prompt’s active_version' }),
+    status: z.enum(['active', 'deprecated']).openapi({
+      description: 'active: may be served and rolled back to; which version is served is the prompt’s active_version',
+    }),
     deprecated_at: z.string().nullable().openapi({ format: 'date-time' }),
   })
   .openapi('PromptVersion');
 
 export function styleBPage<T extends z.ZodType>(item: T, name: string) {
   return z
-    .object({ data: z.array(item), pagination: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable(), total_count: z.number().int() }) })
+    .object({
+      data: z.array(item),
+      pagination: z.object({
+        has_more: z.boolean(),
+        next_cursor: z.string().nullable(),
+        total_count: z.number().int(),
+      }),
+    })
     .openapi(name);
 }
 
@@ -105,7 +140,10 @@ export function versionView(row: PromptVersionRow): z.infer<typeof PromptVersion
 
 /** A page as the prompt operations answer it: the rows through their view, the paging under pagination. */
 export function styleBPageView<T, V>(page: Page<T>, view: (row: T) => V) {
-  return { data: page.data.map(view), pagination: { has_more: page.has_more, next_cursor: page.next_cursor, total_count: page.total_count } };
+  return {
+    data: page.data.map(view),
+    pagination: { has_more: page.has_more, next_cursor: page.next_cursor, total_count: page.total_count },
+  };
 }
 
 export const ListPromptsQuerySchema = z.object({
@@ -135,9 +173,20 @@ export const PromptStatisticsSchema = z
       corrections: z.number().int(),
     }),
     model_breakdown: z.array(
-      z.object({ model_id: z.string(), provider: z.string(), call_count: z.number().int(), avg_latency_ms: z.number(), avg_cost_usd: z.number(), avg_tokens: z.number(), success_rate: z.number() }),
+      z.object({
+        model_id: z.string(),
+        provider: z.string(),
+        call_count: z.number().int(),
+        avg_latency_ms: z.number(),
+        avg_cost_usd: z.number(),
+        avg_tokens: z.number(),
+        success_rate: z.number(),
+      }),
     ),
-    recommended_model: z.string().nullable().openapi({ description: 'The best success rate among models with at least 10 calls of the prompt in the window; null when none has' }),
+    recommended_model: z.string().nullable().openapi({
+      description:
+        'The best success rate among models with at least 10 calls of the prompt in the window; null when none has',
+    }),
   })
   .openapi('PromptStatistics');
 
@@ -147,15 +196,32 @@ export const AffinityItemSchema = z
     model_id: z.string(),
     provider: z.string(),
     sample_size: z.number().int(),
-    stats: z.object({ avg_latency_ms: z.number(), avg_cost_usd: z.number(), avg_tokens: z.number(), success_rate: z.number() }),
-    affinity_score: z.number().openapi({ description: 'success_rate × (0.7 + 0.3 × cheapest avg cost / this avg cost)' }),
+    stats: z.object({
+      avg_latency_ms: z.number(),
+      avg_cost_usd: z.number(),
+      avg_tokens: z.number(),
+      success_rate: z.number(),
+    }),
+    affinity_score: z
+      .number()
+      .openapi({ description: 'success_rate × (0.7 + 0.3 × cheapest avg cost / this avg cost)' }),
   })
   .openapi('PromptModelAffinity');
 
 export const PromptRollbackSchema = z
-  .object({ prompt_uri: z.string(), active_version: z.string(), rolled_back_at: z.string().openapi({ format: 'date-time' }) })
+  .object({
+    prompt_uri: z.string(),
+    active_version: z.string(),
+    rolled_back_at: z.string().openapi({ format: 'date-time' }),
+  })
   .openapi('PromptRollback');
 
 export const PromptDeprecationSchema = z
-  .object({ prompt_uri: z.string(), version: z.string(), status: z.literal('deprecated'), deprecated_at: z.string().openapi({ format: 'date-time' }), active_version: z.string() })
+  .object({
+    prompt_uri: z.string(),
+    version: z.string(),
+    status: z.literal('deprecated'),
+    deprecated_at: z.string().openapi({ format: 'date-time' }),
+    active_version: z.string(),
+  })
   .openapi('PromptDeprecation');

@@ -12,14 +12,23 @@ export const RequiredCapabilitySchema = z
   .union([
     z.object({ capability_id: z.string().min(1).max(200), min_weight: unit.default(0) }),
     // The spec's alternative body lists capabilities by id alone.
-    z.string().min(1).max(200).transform((capability_id) => ({ capability_id, min_weight: 0 })),
+    z
+      .string()
+      .min(1)
+      .max(200)
+      .transform((capability_id) => ({ capability_id, min_weight: 0 })),
   ])
   .openapi({ description: '{capability_id, min_weight} or a capability id (min_weight 0)' });
 
 export const RoutingRequestSchema = z
   .object({
     request_id: z.string().min(1).max(200).optional().openapi({ description: "The caller's own id for the request" }),
-    task_id: z.string().min(1).max(200).optional().openapi({ description: 'Alias of request_id (the spec’s alternative body)' }),
+    task_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({ description: 'Alias of request_id (the spec’s alternative body)' }),
     task_type: z.string().min(1).max(200).default('unspecified'),
     context: z.record(z.string(), z.unknown()).default({}).openapi({
       description: 'Free-form. Read for risk: risk_level, amount, irreversible, contains_personal_data.',
@@ -37,9 +46,13 @@ export const RoutingRequestSchema = z
         life_safety_flag: z.boolean().optional(),
       })
       .default({}),
-    urgency: z.enum(['low', 'medium', 'high', 'urgent', 'critical']).optional().openapi({ description: 'Recorded with the task' }),
+    urgency: z
+      .enum(['low', 'medium', 'high', 'urgent', 'critical'])
+      .optional()
+      .openapi({ description: 'Recorded with the task' }),
     routing_mode: z.enum(ROUTING_MODES).default('ai_first').openapi({
-      description: 'ai_first: the AI acts unless a rule or boundary says otherwise; human_required: straight to a human; hybrid: a human confirms at least; escalation: as ai_first, and an autonomous routing stays open to escalation (AUTONOMOUS_ESCALATION_WINDOW_SECONDS)',
+      description:
+        'ai_first: the AI acts unless a rule or boundary says otherwise; human_required: straight to a human; hybrid: a human confirms at least; escalation: as ai_first, and an autonomous routing stays open to escalation (AUTONOMOUS_ESCALATION_WINDOW_SECONDS)',
     }),
   })
   .strict()
@@ -61,7 +74,10 @@ export const QueuedForSchema = z
   .object({
     reason: z.literal('no_qualified_reviewer'),
     required_capabilities: z.array(z.object({ capability_id: z.string(), min_weight: z.number() })),
-    message: z.string().openapi({ description: 'For the agent: a human takes over as soon as one is available; it must not act on the task alone meanwhile' }),
+    message: z.string().openapi({
+      description:
+        'For the agent: a human takes over as soon as one is available; it must not act on the task alone meanwhile',
+    }),
   })
   .openapi('QueuedForReviewer', {
     description:
@@ -75,10 +91,15 @@ export const RoutingDecisionSchema = z
     routing_id: z.string(),
     decision: z.enum(ROUTING_DECISIONS),
     reason: z.string().openapi({ example: 'ai_confidence_below_threshold' }),
-    assigned_to: AssignedToSchema.nullable().openapi({ description: 'null while the routing waits in the queue for a qualified reviewer (see queued)' }),
+    assigned_to: AssignedToSchema.nullable().openapi({
+      description: 'null while the routing waits in the queue for a qualified reviewer (see queued)',
+    }),
     queued: QueuedForSchema.optional(),
     escalation_level: z.enum(ESCALATION_LEVELS),
-    estimated_response_time: z.number().int().openapi({ description: 'Seconds until the assignee is expected to answer' }),
+    estimated_response_time: z
+      .number()
+      .int()
+      .openapi({ description: 'Seconds until the assignee is expected to answer' }),
     safety_analysis: z.object({
       risk_level: z.enum(RISK_LEVELS),
       safety_boundaries_checked: z.number().int(),
@@ -88,7 +109,9 @@ export const RoutingDecisionSchema = z
     provenance: z.object({
       decision_made_by: z.string(),
       timestamp: z.string(),
-      rule_triggered: z.string().openapi({ description: 'The reason that settled the decision, or the id of the escalation rule that did' }),
+      rule_triggered: z
+        .string()
+        .openapi({ description: 'The reason that settled the decision, or the id of the escalation rule that did' }),
       ledger_anchor: LedgerAnchorSchema,
     }),
     fourth_law_triggered: z.boolean().optional(),
@@ -96,12 +119,18 @@ export const RoutingDecisionSchema = z
     rule_conflict: z
       .object({ rule_ids: z.array(z.string()), target_capabilities: z.array(z.string()) })
       .optional()
-      .openapi({ description: 'Rules of the same, highest priority asked for different reviewers; the task went to a human of its own qualification (reason rule_conflict)' }),
+      .openapi({
+        description:
+          'Rules of the same, highest priority asked for different reviewers; the task went to a human of its own qualification (reason rule_conflict)',
+      }),
   })
   .openapi('RoutingDecision');
 
 export const RoutingIdParamsSchema = z.object({
-  routing_id: z.string().regex(/^rt_[A-Za-z0-9-]{1,64}$/, 'must be a routing id (rt_…)').openapi({ example: 'rt_3f0c…' }),
+  routing_id: z
+    .string()
+    .regex(/^rt_[A-Za-z0-9-]{1,64}$/, 'must be a routing id (rt_…)')
+    .openapi({ example: 'rt_3f0c…' }),
 });
 
 export const RoutingResolutionSchema = z
@@ -133,15 +162,28 @@ export const RoutingStatusSchema = z
     assigned_at: z.string().nullable(),
     progress: z.object({ steps_completed: z.number().int(), steps_total: z.number().int(), current_step: z.string() }),
     estimated_completion: z.string().nullable(),
-    escalation_chain: z.array(z.object({ level: z.number().int(), escalation_level: z.enum(ESCALATION_LEVELS), did: z.string(), timestamp: z.string() })),
-    resolution: RoutingResolutionSchema.pick({ reviewer_did: true, outcome: true, comment: true, resolved_at: true }).nullable(),
+    escalation_chain: z.array(
+      z.object({
+        level: z.number().int(),
+        escalation_level: z.enum(ESCALATION_LEVELS),
+        did: z.string(),
+        timestamp: z.string(),
+      }),
+    ),
+    resolution: RoutingResolutionSchema.pick({
+      reviewer_did: true,
+      outcome: true,
+      comment: true,
+      resolved_at: true,
+    }).nullable(),
   })
   .openapi('RoutingStatus');
 
 export const ResolveRoutingRequestSchema = z
   .object({
     reviewer_did: DidSchema.optional().openapi({
-      description: 'The reviewer the signed-in person is (their DID, or a reviewer DID linked to their Passport); omitted, the one on the routing’s chain',
+      description:
+        'The reviewer the signed-in person is (their DID, or a reviewer DID linked to their Passport); omitted, the one on the routing’s chain',
     }),
     outcome: z.enum(RESOLUTION_OUTCOMES).openapi({
       description: 'approved: the AI recommendation stands; rejected: it does not; modified: it stands as changed',
@@ -159,7 +201,12 @@ export const ResolveRoutingRequestSchema = z
 export const AssignRoutingRequestSchema = z
   .object({
     reviewer_did: DidSchema.openapi({ description: 'A registered, available reviewer' }),
-    reason: z.string().min(1).max(2000).optional().openapi({ description: 'Why this reviewer, recorded with the assignment' }),
+    reason: z
+      .string()
+      .min(1)
+      .max(2000)
+      .optional()
+      .openapi({ description: 'Why this reviewer, recorded with the assignment' }),
   })
   .strict()
   .openapi('AssignRoutingRequest');

@@ -10,7 +10,11 @@ const scalar = z.union([z.string().max(500), z.number(), z.boolean()]);
 
 export const ConditionSchema = z
   .object({
-    condition_type: z.string().min(1).max(200).openapi({ description: 'risk_level, domain, ai_confidence, task_type, amount, or context.<field>' }),
+    condition_type: z
+      .string()
+      .min(1)
+      .max(200)
+      .openapi({ description: 'risk_level, domain, ai_confidence, task_type, amount, or context.<field>' }),
     operator: z.enum(CONDITION_OPERATORS),
     value: z.union([scalar, z.array(scalar).max(100)]),
   })
@@ -26,19 +30,45 @@ const RequiredCapabilitySchema = z.object({ capability_id: z.string().min(1).max
 const boundaryBase = {
   boundary_id: z.string().regex(/^[a-z0-9][a-z0-9_.:-]{0,99}$/, 'lower-case letters, digits, _ . : -'),
   description: z.string().min(1).max(1000),
-  enforcement: z.enum(ENFORCEMENTS).openapi({ description: 'strict: a violation forbids the action; advisory: it asks a human to confirm' }),
+  enforcement: z
+    .enum(ENFORCEMENTS)
+    .openapi({ description: 'strict: a violation forbids the action; advisory: it asks a human to confirm' }),
   severity: z.enum(SEVERITIES),
-  exceptions: z.string().max(200).nullable().default(null).openapi({ description: 'A context flag that, when true, waives the boundary for a human actor (never for an AI agent)' }),
+  exceptions: z.string().max(200).nullable().default(null).openapi({
+    description: 'A context flag that, when true, waives the boundary for a human actor (never for an AI agent)',
+  }),
   escalation_required: z.boolean(),
-  actions: z.array(z.string().min(1).max(200)).max(100).default([]).openapi({ description: 'The actions it governs; empty: all' }),
+  actions: z
+    .array(z.string().min(1).max(200))
+    .max(100)
+    .default([])
+    .openapi({ description: 'The actions it governs; empty: all' }),
 };
 
 export const BoundarySchema = z
   .discriminatedUnion('type', [
-    z.object({ ...boundaryBase, type: z.literal('capability_boundary'), required_capabilities: z.array(RequiredCapabilitySchema).min(1).max(20) }).strict(),
-    z.object({ ...boundaryBase, type: z.literal('safety_boundary'), conditions: z.array(ConditionSchema).max(20).default([]) }).strict(),
+    z
+      .object({
+        ...boundaryBase,
+        type: z.literal('capability_boundary'),
+        required_capabilities: z.array(RequiredCapabilitySchema).min(1).max(20),
+      })
+      .strict(),
+    z
+      .object({
+        ...boundaryBase,
+        type: z.literal('safety_boundary'),
+        conditions: z.array(ConditionSchema).max(20).default([]),
+      })
+      .strict(),
     z.object({ ...boundaryBase, type: z.literal('risk_boundary'), max_risk_level: z.enum(RISK_LEVELS) }).strict(),
-    z.object({ ...boundaryBase, type: z.literal('context_boundary'), required_context: z.array(z.string().min(1).max(200)).min(1).max(50) }).strict(),
+    z
+      .object({
+        ...boundaryBase,
+        type: z.literal('context_boundary'),
+        required_context: z.array(z.string().min(1).max(200)).min(1).max(50),
+      })
+      .strict(),
   ])
   .openapi('SafetyBoundary', { description: `One of ${BOUNDARY_TYPES.join(', ')}` });
 
@@ -52,13 +82,18 @@ export const PutSafetyConfigSchema = z
   .object({
     boundaries: z.array(BoundarySchema).max(100),
     risk_thresholds: RiskThresholdsSchema,
-    task_types: z.array(z.string().min(1).max(200)).max(500).default([]).openapi({ description: 'Task types that belong to this domain when a task names none' }),
+    task_types: z
+      .array(z.string().min(1).max(200))
+      .max(500)
+      .default([])
+      .openapi({ description: 'Task types that belong to this domain when a task names none' }),
   })
   .strict()
   .superRefine((body, ctx) => {
     const ids = body.boundaries.map((boundary) => boundary.boundary_id);
     ids.forEach((id, index) => {
-      if (ids.indexOf(id) !== index) ctx.addIssue({ code: 'custom', path: ['boundaries', index, 'boundary_id'], message: `${id} appears twice` });
+      if (ids.indexOf(id) !== index)
+        ctx.addIssue({ code: 'custom', path: ['boundaries', index, 'boundary_id'], message: `${id} appears twice` });
     });
   })
   .openapi('PutSafetyConfigRequest');
@@ -69,7 +104,10 @@ export const SafetyConfigSchema = z
     boundaries: z.array(BoundarySchema),
     risk_thresholds: RiskThresholdsSchema,
     task_types: z.array(z.string()),
-    escalation_rules: z.number().int().openapi({ description: 'Enabled escalation rules that can apply in this domain' }),
+    escalation_rules: z
+      .number()
+      .int()
+      .openapi({ description: 'Enabled escalation rules that can apply in this domain' }),
     version: z.number().int(),
     last_updated: z.string(),
   })
@@ -79,7 +117,8 @@ export const SafetyCheckRequestSchema = z
   .object({
     action: z.string().min(1).max(200),
     context: z.record(z.string(), z.unknown()).default({}).openapi({
-      description: 'Read for risk (amount, risk_level, irreversible, contains_personal_data, life_safety), the Rule of Threes, context boundaries and domain',
+      description:
+        'Read for risk (amount, risk_level, irreversible, contains_personal_data, life_safety), the Rule of Threes, context boundaries and domain',
     }),
     actor: z
       .object({
@@ -117,6 +156,11 @@ export const SafetyCheckResponseSchema = z
     waived: z.array(z.string()),
     required_action: z.enum(REQUIRED_ACTIONS),
     recommended_capabilities: z.array(RequiredCapabilitySchema),
-    rule_of_threes_analysis: z.object({ good_for_human: judgment, good_for_humanity: judgment, good_for_svc: judgment, overall_assessment: z.enum(OVERALL_ASSESSMENTS) }),
+    rule_of_threes_analysis: z.object({
+      good_for_human: judgment,
+      good_for_humanity: judgment,
+      good_for_svc: judgment,
+      overall_assessment: z.enum(OVERALL_ASSESSMENTS),
+    }),
   })
   .openapi('SafetyCheckResult');

@@ -34,7 +34,9 @@ export const RegistrationResponseSchema = z
     authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
     clientExtensionResults,
   })
-  .openapi('WebAuthnRegistrationResponse', { description: 'PublicKeyCredential.toJSON() of the credential navigator.credentials.create() returned' });
+  .openapi('WebAuthnRegistrationResponse', {
+    description: 'PublicKeyCredential.toJSON() of the credential navigator.credentials.create() returned',
+  });
 
 /** A passkey assertion as navigator.credentials.get() gives it, serialized by PublicKeyCredential.toJSON(). */
 export const AuthenticationResponseSchema = z
@@ -51,22 +53,34 @@ export const AuthenticationResponseSchema = z
     authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
     clientExtensionResults,
   })
-  .openapi('WebAuthnAuthenticationResponse', { description: 'PublicKeyCredential.toJSON() of the credential navigator.credentials.get() returned' });
+  .openapi('WebAuthnAuthenticationResponse', {
+    description: 'PublicKeyCredential.toJSON() of the credential navigator.credentials.get() returned',
+  });
 
 const personName = (what: string) => z.string().trim().min(1).max(256).openapi({ description: what });
 
 export const EnrollmentRequestSchema = z
   .object({
-    userId: personName('Who the person is to the organization (an e-mail address, an employee number): the name their authenticator shows'),
+    userId: personName(
+      'Who the person is to the organization (an e-mail address, an employee number): the name their authenticator shows',
+    ),
     displayName: personName('The name to show for the person; userId when absent').optional(),
   })
   .openapi('PasskeyEnrollmentRequest');
 
-export const RegistrationRequestSchema = z.object({ response: RegistrationResponseSchema }).openapi('PasskeyRegistrationRequest');
-export const AuthenticationRequestSchema = z.object({ response: AuthenticationResponseSchema }).openapi('PasskeyAuthenticationRequest');
+export const RegistrationRequestSchema = z
+  .object({ response: RegistrationResponseSchema })
+  .openapi('PasskeyRegistrationRequest');
+export const AuthenticationRequestSchema = z
+  .object({ response: AuthenticationResponseSchema })
+  .openapi('PasskeyAuthenticationRequest');
 
 export const RotationOptionsRequestSchema = z
-  .object({ credentialId: CredentialIdSchema.optional().openapi({ description: 'The passkey to replace; the one this session was signed in with when absent' }) })
+  .object({
+    credentialId: CredentialIdSchema.optional().openapi({
+      description: 'The passkey to replace; the one this session was signed in with when absent',
+    }),
+  })
   .openapi('PasskeyRotationOptionsRequest');
 
 export const RotationRequestSchema = z
@@ -76,15 +90,25 @@ export const RotationRequestSchema = z
   })
   .openapi('PasskeyRotationRequest');
 
-export const PassportIdParamsSchema = z.object({ passport_id: z.string().min(1).max(128).openapi({ example: 'pp_7d0c1c52-8a39-4c52-9a85-1f0b7e4f1e0a' }) });
+export const PassportIdParamsSchema = z.object({
+  passport_id: z.string().min(1).max(128).openapi({ example: 'pp_7d0c1c52-8a39-4c52-9a85-1f0b7e4f1e0a' }),
+});
 
-const CredentialDescriptorSchema = z.object({ id: z.string(), type: z.literal('public-key'), transports: z.array(z.string()).optional() });
+const CredentialDescriptorSchema = z.object({
+  id: z.string(),
+  type: z.literal('public-key'),
+  transports: z.array(z.string()).optional(),
+});
 
 /** PublicKeyCredentialCreationOptionsJSON: give it to PublicKeyCredential.parseCreationOptionsFromJSON(), then navigator.credentials.create({ publicKey }). */
 const CreationOptionsSchema = z
   .object({
     rp: z.object({ id: z.string().optional(), name: z.string() }),
-    user: z.object({ id: z.string().openapi({ description: 'The user handle: the Passport id, base64url' }), name: z.string(), displayName: z.string() }),
+    user: z.object({
+      id: z.string().openapi({ description: 'The user handle: the Passport id, base64url' }),
+      name: z.string(),
+      displayName: z.string(),
+    }),
     challenge: z.string(),
     pubKeyCredParams: z.array(z.object({ alg: z.number().int(), type: z.literal('public-key') })),
     timeout: z.number().int().optional(),
@@ -109,21 +133,27 @@ const RequestOptionsSchema = z
 
 export const CreationOptionsReplySchema = z
   .object({
-    passport_id: z.string().openapi({ description: 'The Passport the passkey will belong to (minted when an enrollment’s passkey is registered)' }),
+    passport_id: z.string().openapi({
+      description: 'The Passport the passkey will belong to (minted when an enrollment’s passkey is registered)',
+    }),
     options: CreationOptionsSchema,
     expires_at: z.string().openapi({ description: 'The challenge answers once, until then' }),
   })
   .openapi('PasskeyCreationOptions');
 
 export const EnrollmentReplySchema = CreationOptionsReplySchema.extend({
-  enrollment_url: z.string().openapi({ description: 'A page of this deployment that completes the enrollment in the person’s browser; hand it to them' }),
+  enrollment_url: z.string().openapi({
+    description: 'A page of this deployment that completes the enrollment in the person’s browser; hand it to them',
+  }),
 }).openapi('PasskeyEnrollment');
 
 export const RotationOptionsReplySchema = CreationOptionsReplySchema.extend({
   rotates_credential_id: z.string().openapi({ description: 'The passkey the new one will replace' }),
 }).openapi('PasskeyRotationOptions');
 
-export const RequestOptionsReplySchema = z.object({ options: RequestOptionsSchema, expires_at: z.string() }).openapi('PasskeySignInOptions');
+export const RequestOptionsReplySchema = z
+  .object({ options: RequestOptionsSchema, expires_at: z.string() })
+  .openapi('PasskeySignInOptions');
 
 export const PasskeySchema = z
   .object({
@@ -135,14 +165,19 @@ export const PasskeySchema = z
     created_at: z.string(),
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
-    revoke_reason: z.string().nullable().openapi({ description: 'rotated, or counter_regression (the authenticator looked cloned)' }),
+    revoke_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: 'rotated, or counter_regression (the authenticator looked cloned)' }),
     replaced_by: z.string().nullable().openapi({ description: 'The passkey that replaced this one in a rotation' }),
   })
   .openapi('Passkey');
 
 export const SessionSchema = z
   .object({
-    session_token: z.string().openapi({ description: 'A session+jwt: exchange it for delegation tokens, or send it as a bearer token to manage passkeys' }),
+    session_token: z.string().openapi({
+      description: 'A session+jwt: exchange it for delegation tokens, or send it as a bearer token to manage passkeys',
+    }),
     token_type: z.literal('session'),
     session_id: z.string(),
     expires_at: z.string(),
@@ -151,7 +186,9 @@ export const SessionSchema = z
     did: z.string(),
     credential: z.object({ type: z.enum(['passkey', 'device_key']), id: z.string() }),
   })
-  .openapi('Session', { description: 'Valid until expires_at, and only while the passkey it was signed in with stays active' });
+  .openapi('Session', {
+    description: 'Valid until expires_at, and only while the passkey it was signed in with stays active',
+  });
 
 export const PersonPassportSchema = z
   .object({

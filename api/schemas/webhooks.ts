@@ -5,9 +5,13 @@ import { z } from './zod';
 
 const eventKinds = Object.keys(EVENT_KINDS) as [EventKind, ...EventKind[]];
 
-export const EventKindSchema = z.enum(eventKinds).openapi('EventKind', { description: 'A kind of event (GET /v1/events lists them as they happen)' });
+export const EventKindSchema = z
+  .enum(eventKinds)
+  .openapi('EventKind', { description: 'A kind of event (GET /v1/events lists them as they happen)' });
 
-const SubscribedEventSchema = z.enum([ALL_EVENTS, ...eventKinds]).openapi({ description: 'An event kind, or * for every kind (including kinds added later)' });
+const SubscribedEventSchema = z
+  .enum([ALL_EVENTS, ...eventKinds])
+  .openapi({ description: 'An event kind, or * for every kind (including kinds added later)' });
 
 const WebhookUrlSchema = z
   .url({ protocol: /^https?$/, message: 'must be an absolute http or https URL' })
@@ -19,7 +23,8 @@ const WebhookUrlSchema = z
     return !username && !password;
   }, 'must not carry credentials')
   .openapi({
-    description: 'Where deliveries are POSTed. Private and loopback destinations are refused unless OUTBOUND_PRIVATE_ALLOWLIST admits them.',
+    description:
+      'Where deliveries are POSTed. Private and loopback destinations are refused unless OUTBOUND_PRIVATE_ALLOWLIST admits them.',
     example: 'https://hooks.example.com/handoff',
   });
 
@@ -36,7 +41,10 @@ export const CreateWebhookRequestSchema = z
   .openapi('CreateWebhookRequest');
 
 export const CreateWebhookHeadersSchema = z.object({
-  'idempotency-key': IdempotencyKeySchema.optional().openapi({ description: 'Makes a retry safe: the subscription id derives from it, and a retry answers 200 with the same subscription and secret null' }),
+  'idempotency-key': IdempotencyKeySchema.optional().openapi({
+    description:
+      'Makes a retry safe: the subscription id derives from it, and a retry answers 200 with the same subscription and secret null',
+  }),
 });
 
 export const UpdateWebhookRequestSchema = z
@@ -44,10 +52,15 @@ export const UpdateWebhookRequestSchema = z
     url: WebhookUrlSchema.optional(),
     events: z.array(SubscribedEventSchema).min(1).max(50).optional(),
     description: z.string().max(500).nullable().optional(),
-    status: z.enum(['enabled', 'disabled']).optional().openapi({ description: 'enabled also re-enables an endpoint the service disabled, and clears its run of failures' }),
+    status: z.enum(['enabled', 'disabled']).optional().openapi({
+      description: 'enabled also re-enables an endpoint the service disabled, and clears its run of failures',
+    }),
   })
   .strict()
-  .refine((body) => Object.values<unknown>(body).some((value) => value !== undefined), 'name at least one of url, events, description, status')
+  .refine(
+    (body) => Object.values<unknown>(body).some((value) => value !== undefined),
+    'name at least one of url, events, description, status',
+  )
   .openapi('UpdateWebhookRequest');
 
 export const RotateSecretRequestSchema = z
@@ -58,7 +71,9 @@ export const RotateSecretRequestSchema = z
       .min(0)
       .max(7 * 24 * 60 * 60)
       .default(24 * 60 * 60)
-      .openapi({ description: 'How long the previous secrets keep signing beside the new one (default a day; 0 ends them now)' }),
+      .openapi({
+        description: 'How long the previous secrets keep signing beside the new one (default a day; 0 ends them now)',
+      }),
   })
   .strict()
   .openapi('RotateWebhookSecretRequest');
@@ -70,26 +85,31 @@ export const WebhookSubscriptionSchema = z
     events: z.array(z.string()),
     description: z.string().nullable(),
     status: z.enum(['enabled', 'disabled']),
-    disabled_reason: z
-      .enum(['endpoint_gone', 'failing', 'manual'])
-      .nullable()
-      .openapi({ description: 'endpoint_gone: it answered 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS; manual: disabled through the API' }),
+    disabled_reason: z.enum(['endpoint_gone', 'failing', 'manual']).nullable().openapi({
+      description:
+        'endpoint_gone: it answered 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS; manual: disabled through the API',
+    }),
     disabled_at: z.string().nullable(),
-    failing_since: z.string().nullable().openapi({ description: 'Start of the current run of failed attempts; null after any success' }),
+    failing_since: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Start of the current run of failed attempts; null after any success' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
   .openapi('WebhookSubscription');
 
 export const WebhookSubscriptionDetailSchema = WebhookSubscriptionSchema.extend({
-  secrets: z
-    .array(z.object({ created_at: z.string(), expires_at: z.string().nullable() }))
-    .openapi({ description: 'The secrets that sign deliveries now, newest first (values are never shown again); expires_at ends a rotation overlap' }),
+  secrets: z.array(z.object({ created_at: z.string(), expires_at: z.string().nullable() })).openapi({
+    description:
+      'The secrets that sign deliveries now, newest first (values are never shown again); expires_at ends a rotation overlap',
+  }),
 }).openapi('WebhookSubscriptionDetail');
 
 export const CreatedWebhookSchema = WebhookSubscriptionSchema.extend({
   secret: z.string().nullable().openapi({
-    description: 'The signing secret (whsec_…), shown only in this response; null when an Idempotency-Key replay finds the subscription already created (rotate to get a new one)',
+    description:
+      'The signing secret (whsec_…), shown only in this response; null when an Idempotency-Key replay finds the subscription already created (rotate to get a new one)',
   }),
 }).openapi('CreatedWebhook');
 
@@ -97,7 +117,9 @@ export const RotatedSecretSchema = z
   .object({
     subscription_id: z.string(),
     secret: z.string().openapi({ description: 'The new signing secret, shown only in this response' }),
-    previous_secrets_expire_at: z.string().openapi({ description: 'Until then deliveries carry one v1 signature per live secret' }),
+    previous_secrets_expire_at: z
+      .string()
+      .openapi({ description: 'Until then deliveries carry one v1 signature per live secret' }),
   })
   .openapi('RotatedWebhookSecret');
 
@@ -116,10 +138,10 @@ export const WebhookDeliverySchema = z
     attempts: z.number().int(),
     last_status_code: z.number().int().nullable(),
     last_error: z.string().nullable(),
-    failure_reason: z
-      .string()
-      .nullable()
-      .openapi({ description: 'endpoint_gone, destination_refused, retries_exhausted, endpoint_disabled, subscription_disabled, subscription_deleted, invalid_data, storage_failed' }),
+    failure_reason: z.string().nullable().openapi({
+      description:
+        'endpoint_gone, destination_refused, retries_exhausted, endpoint_disabled, subscription_disabled, subscription_deleted, invalid_data, storage_failed',
+    }),
     next_attempt_at: z.string().nullable(),
     replay_of: z.string().nullable().openapi({ description: 'The delivery this one replays' }),
     created_at: z.string(),
@@ -139,7 +161,9 @@ export const WebhookDeliveryDetailSchema = WebhookDeliverySchema.extend({
       error: z.string().nullable(),
       response_snippet: z.string().nullable().openapi({ description: 'The first KiB of the answer' }),
       retry_after_seconds: z.number().int().nullable(),
-      outcome: z.enum(['delivered', 'failed', 'gone', 'refused', 'error']).openapi({ description: 'error: our side failed before anything was sent' }),
+      outcome: z
+        .enum(['delivered', 'failed', 'gone', 'refused', 'error'])
+        .openapi({ description: 'error: our side failed before anything was sent' }),
       next_attempt_at: z.string().nullable(),
     }),
   ),

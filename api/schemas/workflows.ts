@@ -1,4 +1,11 @@
-import { DAG_EDGE_TYPES, DAG_NODE_STATUSES, DAG_NODE_TYPES, DAG_STATUSES, dagStats, rootNodeIds } from '../../domain/dag';
+import {
+  DAG_EDGE_TYPES,
+  DAG_NODE_STATUSES,
+  DAG_NODE_TYPES,
+  DAG_STATUSES,
+  dagStats,
+  rootNodeIds,
+} from '../../domain/dag';
 import { RISK_LEVELS } from '../../domain/risk';
 import type { DagState } from '../../contracts/run-dag';
 import { RiskFactorSchema } from './approvals';
@@ -25,7 +32,10 @@ const DagNodeSchema = z
   .object({
     id: z.string(),
     workflow_id: z.string(),
-    parent_node_id: z.string().nullable().openapi({ description: 'The first node an edge comes from; null for a root' }),
+    parent_node_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The first node an edge comes from; null for a root' }),
     node_type: z.enum(DAG_NODE_TYPES),
     node_name: z.string(),
     agent_id: z.string().nullable(),
@@ -47,7 +57,14 @@ const DagNodeSchema = z
   .openapi('WorkflowNode');
 
 const DagEdgeSchema = z
-  .object({ id: z.string(), from_node_id: z.string(), to_node_id: z.string(), edge_type: z.enum(DAG_EDGE_TYPES), condition: z.string().optional(), metadata: JsonObjectSchema })
+  .object({
+    id: z.string(),
+    from_node_id: z.string(),
+    to_node_id: z.string(),
+    edge_type: z.enum(DAG_EDGE_TYPES),
+    condition: z.string().optional(),
+    metadata: JsonObjectSchema,
+  })
   .openapi('WorkflowEdge');
 
 const summaryShape = {
@@ -64,7 +81,9 @@ const summaryShape = {
 };
 
 export const WorkflowSummarySchema = z.object(summaryShape).openapi('WorkflowSummary');
-export const WorkflowDetailSchema = z.object({ ...summaryShape, nodes: z.array(DagNodeSchema), edges: z.array(DagEdgeSchema) }).openapi('WorkflowDetail');
+export const WorkflowDetailSchema = z
+  .object({ ...summaryShape, nodes: z.array(DagNodeSchema), edges: z.array(DagEdgeSchema) })
+  .openapi('WorkflowDetail');
 
 export function workflowSummary(state: DagState): z.infer<typeof WorkflowSummarySchema> {
   const root = state.nodes.find((node) => node.id === rootNodeIds(state)[0]) ?? state.nodes[0]!;
@@ -91,19 +110,37 @@ const NewNodeSchema = z
     id: NodeIdSchema,
     node_type: z.enum(DAG_NODE_TYPES),
     node_name: z.string().min(1).max(200),
-    input: JsonObjectSchema.default({}).openapi({ description: 'Agent nodes: the call’s parameters; approval nodes: the request_data. Outputs of the nodes before are added as `upstream`' }),
+    input: JsonObjectSchema.default({}).openapi({
+      description:
+        'Agent nodes: the call’s parameters; approval nodes: the request_data. Outputs of the nodes before are added as `upstream`',
+    }),
     visual_metadata: JsonObjectSchema.default({}),
-    condition: z.string().max(1000).optional().openapi({ description: 'Condition nodes: evaluated over the outputs before them (merged, and each under nodes.<id>); output {result}' }),
+    condition: z.string().max(1000).optional().openapi({
+      description:
+        'Condition nodes: evaluated over the outputs before them (merged, and each under nodes.<id>); output {result}',
+    }),
     agent: z
-      .object({ agentUri: z.string(), capabilityUri: z.string(), max_attempts: z.number().int().min(1).max(20).optional() })
+      .object({
+        agentUri: z.string(),
+        capabilityUri: z.string(),
+        max_attempts: z.number().int().min(1).max(20).optional(),
+      })
       .strict()
       .optional()
-      .openapi({ description: 'Agent nodes: the call, checked like POST /v1/agents/call (an approval first when the agent’s policy asks for it)' }),
+      .openapi({
+        description:
+          'Agent nodes: the call, checked like POST /v1/agents/call (an approval first when the agent’s policy asks for it)',
+      }),
     approval: z
       .object({
         action_description: z.string().min(1).max(2000),
         approver_passport_id: DidSchema.optional(),
-        expires_in_seconds: z.number().int().positive().optional().openapi({ description: 'From when the node starts; default APPROVAL_DEFAULT_TTL_SECONDS' }),
+        expires_in_seconds: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .openapi({ description: 'From when the node starts; default APPROVAL_DEFAULT_TTL_SECONDS' }),
         params_schema: JsonObjectSchema.optional(),
         risk_level: z.enum(RISK_LEVELS).optional(),
         risk_factors: z.array(RiskFactorSchema).max(50).optional(),
@@ -117,7 +154,9 @@ const NewNodeSchema = z
 export const CreateWorkflowSchema = z
   .object({
     name: z.string().min(1).max(200),
-    requester_passport_id: DidSchema.optional().openapi({ description: 'Who the agent calls and approvals are for; default: the caller' }),
+    requester_passport_id: DidSchema.optional().openapi({
+      description: 'Who the agent calls and approvals are for; default: the caller',
+    }),
     nodes: z.array(NewNodeSchema).min(1).max(100),
     edges: z
       .array(
@@ -127,7 +166,10 @@ export const CreateWorkflowSchema = z
             from_node_id: NodeIdSchema,
             to_node_id: NodeIdSchema,
             edge_type: z.enum(DAG_EDGE_TYPES).default('sequence'),
-            condition: z.string().max(1000).optional().openapi({ description: 'Conditional edges: taken when it holds for the source node’s output, e.g. `score >= 0.8 && status == "ok"`' }),
+            condition: z.string().max(1000).optional().openapi({
+              description:
+                'Conditional edges: taken when it holds for the source node’s output, e.g. `score >= 0.8 && status == "ok"`',
+            }),
             metadata: JsonObjectSchema.default({}),
           })
           .strict(),
@@ -138,11 +180,17 @@ export const CreateWorkflowSchema = z
   .strict()
   .openapi('CreateWorkflowRequest');
 
-export const WorkflowIdParamsSchema = z.object({ workflow_id: z.string().regex(/^wfl_[A-Za-z0-9-]{1,64}$/, 'must be a workflow id (wfl_…)') });
+export const WorkflowIdParamsSchema = z.object({
+  workflow_id: z.string().regex(/^wfl_[A-Za-z0-9-]{1,64}$/, 'must be a workflow id (wfl_…)'),
+});
 
 export const ListWorkflowsQuerySchema = listQuerySchema.extend({
   status: z.enum(DAG_STATUSES).optional(),
-  agent_id: z.string().min(1).optional().openapi({ description: 'Workflows with a node calling this agent (agt_… or agent URI)' }),
+  agent_id: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ description: 'Workflows with a node calling this agent (agt_… or agent URI)' }),
 });
 
 export const WorkflowTraceSchema = z
@@ -150,7 +198,9 @@ export const WorkflowTraceSchema = z
     workflow_id: z.string(),
     records: z.array(
       z.object({
-        subject_id: z.string().openapi({ description: 'The workflow, or the execution or approval of one of its nodes' }),
+        subject_id: z
+          .string()
+          .openapi({ description: 'The workflow, or the execution or approval of one of its nodes' }),
         node_id: z.string().nullable(),
         step_id: z.string(),
         timestamp: z.string(),

@@ -26,7 +26,9 @@ export function signatureHeader(secrets: readonly string[], timestamp: number, r
   return [`t=${timestamp}`, ...secrets.map((secret) => `v1=${sign(secret, timestamp, rawBody)}`)].join(',');
 }
 
-export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: 'malformed' | 'timestamp_out_of_tolerance' | 'no_matching_signature' };
+export type SignatureCheck =
+  | { ok: true; timestamp: number }
+  | { ok: false; reason: 'malformed' | 'timestamp_out_of_tolerance' | 'no_matching_signature' };
 
 /**
  * What a receiver does: parse the header, refuse a timestamp outside the tolerance (replays), and accept
@@ -41,10 +43,13 @@ export function verifySignature(
   if (!header) return { ok: false, reason: 'malformed' };
   const parts = header.split(',').map((part) => part.trim().split('='));
   const timestamp = Number(parts.find(([key]) => key === 't')?.[1]);
-  const candidates = parts.filter(([key, value]) => key === 'v1' && value !== undefined && /^[0-9a-f]{64}$/.test(value)).map(([, value]) => value!);
+  const candidates = parts
+    .filter(([key, value]) => key === 'v1' && value !== undefined && /^[0-9a-f]{64}$/.test(value))
+    .map(([, value]) => value!);
   if (!Number.isInteger(timestamp) || candidates.length === 0) return { ok: false, reason: 'malformed' };
   const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - timestamp) > (options.toleranceSeconds ?? 300)) return { ok: false, reason: 'timestamp_out_of_tolerance' };
+  if (Math.abs(now - timestamp) > (options.toleranceSeconds ?? 300))
+    return { ok: false, reason: 'timestamp_out_of_tolerance' };
   const expected = Buffer.from(sign(secret, timestamp, rawBody), 'hex');
   const matches = candidates.some((candidate) => timingSafeEqual(Buffer.from(candidate, 'hex'), expected));
   return matches ? { ok: true, timestamp } : { ok: false, reason: 'no_matching_signature' };

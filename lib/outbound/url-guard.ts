@@ -85,8 +85,10 @@ const SPECIAL_RANGES: readonly SpecialRange[] = [
 function ipv6Groups(address: string): number[] {
   const text = address
     .split('%')[0]!
-    .replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_all, a: string, b: string, c: string, d: string) =>
-      `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
+    .replace(
+      /(\d+)\.(\d+)\.(\d+)\.(\d+)$/,
+      (_all, a: string, b: string, c: string, d: string) =>
+        `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
     );
   const [head, tail] = text.split('::') as [string, string | undefined];
   const parse = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
@@ -103,13 +105,26 @@ const zeros = (groups: number[]) => groups.every((group) => group === 0);
  * the host's stack, a NAT64 gateway, a 6to4 relay or a Teredo relay), so it is what the guard judges.
  */
 const EMBEDDING_FORMS: ReadonlyArray<{ form: string; embedded: (g: number[]) => string[] | undefined }> = [
-  { form: 'IPv4-mapped', embedded: (g) => (zeros(g.slice(0, 5)) && g[5] === 0xffff ? [ipv4Of(g[6]!, g[7]!)] : undefined) },
+  {
+    form: 'IPv4-mapped',
+    embedded: (g) => (zeros(g.slice(0, 5)) && g[5] === 0xffff ? [ipv4Of(g[6]!, g[7]!)] : undefined),
+  },
   // ::/96 less :: and ::1 (RFC 4291 2.5.5.1), which are addresses of their own.
-  { form: 'IPv4-compatible', embedded: (g) => (zeros(g.slice(0, 6)) && (g[6] !== 0 || g[7]! > 1) ? [ipv4Of(g[6]!, g[7]!)] : undefined) },
-  { form: 'NAT64', embedded: (g) => (g[0] === 0x64 && g[1] === 0xff9b && zeros(g.slice(2, 6)) ? [ipv4Of(g[6]!, g[7]!)] : undefined) },
+  {
+    form: 'IPv4-compatible',
+    embedded: (g) => (zeros(g.slice(0, 6)) && (g[6] !== 0 || g[7]! > 1) ? [ipv4Of(g[6]!, g[7]!)] : undefined),
+  },
+  {
+    form: 'NAT64',
+    embedded: (g) => (g[0] === 0x64 && g[1] === 0xff9b && zeros(g.slice(2, 6)) ? [ipv4Of(g[6]!, g[7]!)] : undefined),
+  },
   { form: '6to4', embedded: (g) => (g[0] === 0x2002 ? [ipv4Of(g[1]!, g[2]!)] : undefined) },
   // Teredo (RFC 4380): the server's address, then the client's, stored inverted.
-  { form: 'Teredo', embedded: (g) => (g[0] === 0x2001 && g[1] === 0 ? [ipv4Of(g[2]!, g[3]!), ipv4Of(g[6]! ^ 0xffff, g[7]! ^ 0xffff)] : undefined) },
+  {
+    form: 'Teredo',
+    embedded: (g) =>
+      g[0] === 0x2001 && g[1] === 0 ? [ipv4Of(g[2]!, g[3]!), ipv4Of(g[6]! ^ 0xffff, g[7]! ^ 0xffff)] : undefined,
+  },
 ];
 
 function family(address: string): 'ipv4' | 'ipv6' {
@@ -131,7 +146,8 @@ function specialRangeOf(address: string): SpecialRange | undefined {
   const bare = address.split('%')[0]!;
   let found: SpecialRange | undefined;
   for (const candidate of SPECIAL_RANGES) {
-    if (candidate.family === own && candidate.prefix > (found?.prefix ?? -1) && candidate.block.check(bare, own)) found = candidate;
+    if (candidate.family === own && candidate.prefix > (found?.prefix ?? -1) && candidate.block.check(bare, own))
+      found = candidate;
   }
   return found;
 }
@@ -148,7 +164,10 @@ export interface NonPublicRange {
  * address that embeds IPv4 is public only when every IPv4 address it embeds is; `admits` (the allowlist)
  * may let any address, embedded or not, through.
  */
-export function nonPublicRange(address: string, admits: (address: string) => boolean = () => false): NonPublicRange | undefined {
+export function nonPublicRange(
+  address: string,
+  admits: (address: string) => boolean = () => false,
+): NonPublicRange | undefined {
   if (admits(address)) return undefined;
   const embedding = embeddedIpv4(address);
   if (!embedding) {
@@ -195,7 +214,11 @@ function bareHost(url: URL): string {
 }
 
 /** How host names are resolved: node:dns lookup (the system resolver, as connections use it) unless a test stands in. */
-export type Resolve = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolve = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /**
  * Judges a destination the way the connection will see it: the host must be allowlisted, or every address
@@ -204,10 +227,13 @@ export type Resolve = (hostname: string, options: LookupAllOptions, callback: (e
  */
 export function createOutboundGuard(policy: OutboundPolicy, options: { resolve?: Resolve } = {}) {
   const allowed = allowlistBlocks(policy);
-  const resolve: Resolve = options.resolve ?? ((hostname, lookupOptions, callback) => dnsLookup(hostname, lookupOptions, callback));
+  const resolve: Resolve =
+    options.resolve ?? ((hostname, lookupOptions, callback) => dnsLookup(hostname, lookupOptions, callback));
   /** Why the address may not be reached from this host, or undefined when it may. */
   const refusalOf = (host: string, address: string) =>
-    allowed.hosts.has(host) ? undefined : nonPublicRange(address, (candidate) => allowed.addresses.check(candidate.split('%')[0]!, family(candidate)));
+    allowed.hosts.has(host)
+      ? undefined
+      : nonPublicRange(address, (candidate) => allowed.addresses.check(candidate.split('%')[0]!, family(candidate)));
 
   /** Syntax and scheme: absolute http(s), no credentials in the URL. */
   function parse(raw: string): UrlCheck {
@@ -227,7 +253,9 @@ export function createOutboundGuard(policy: OutboundPolicy, options: { resolve?:
     const host = bareHost(url);
     if (!isIP(host)) return undefined;
     const refused = refusalOf(host, host);
-    return refused ? { ok: false, reason: `points to a private or loopback address (${describeRefusal(host, refused)})` } : { ok: true, url };
+    return refused
+      ? { ok: false, reason: `points to a private or loopback address (${describeRefusal(host, refused)})` }
+      : { ok: true, url };
   }
 
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
@@ -240,7 +268,10 @@ export function createOutboundGuard(policy: OutboundPolicy, options: { resolve?:
       for (const { address } of addresses) {
         const refused = refusalOf(host, address);
         if (!refused) continue;
-        const refusal = Object.assign(new Error(`${hostname} resolves to a private or loopback address (${describeRefusal(address, refused)})`), { code: 'EOUTBOUNDREFUSED' });
+        const refusal = Object.assign(
+          new Error(`${hostname} resolves to a private or loopback address (${describeRefusal(address, refused)})`),
+          { code: 'EOUTBOUNDREFUSED' },
+        );
         callback(refusal, '', 0);
         return;
       }
@@ -267,7 +298,12 @@ export function createOutboundGuard(policy: OutboundPolicy, options: { resolve?:
             return;
           }
           const refused = (error as { code?: string }).code === 'EOUTBOUNDREFUSED';
-          resolve({ ok: false, reason: refused ? error.message : `cannot be resolved (${(error as { code?: string }).code ?? error.message})` });
+          resolve({
+            ok: false,
+            reason: refused
+              ? error.message
+              : `cannot be resolved (${(error as { code?: string }).code ?? error.message})`,
+          });
         });
       });
     },

@@ -55,10 +55,15 @@ async function startEchoAgent(): Promise<string> {
 
 function jsonPost(baseUrl: string, token: string) {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  return async (pathName: string, body: unknown, expected: number): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false; error: string }> => {
+  return async (
+    pathName: string,
+    body: unknown,
+    expected: number,
+  ): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false; error: string }> => {
     const response = await fetch(`${baseUrl}${pathName}`, { method: 'POST', headers, body: JSON.stringify(body) });
     const text = await response.text();
-    if (response.status !== expected) return { ok: false, error: `${pathName}: HTTP ${response.status}: ${text.slice(0, 300)}` };
+    if (response.status !== expected)
+      return { ok: false, error: `${pathName}: HTTP ${response.status}: ${text.slice(0, 300)}` };
     return { ok: true, body: JSON.parse(text) as Record<string, unknown> };
   };
 }
@@ -67,7 +72,10 @@ async function main(): Promise<void> {
   const { client, database, baseUrl, token, stack, signIn } = await startBenchStack({
     taskQueue: TASK_QUEUE,
     env: { RATE_LIMIT_DEFAULT: '100000000', OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' },
-    workerEnv: { TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS: String(WORKER_CACHE), NODE_OPTIONS: `--max-old-space-size=${WORKER_HEAP_MB}` },
+    workerEnv: {
+      TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS: String(WORKER_CACHE),
+      NODE_OPTIONS: `--max-old-space-size=${WORKER_HEAP_MB}`,
+    },
   });
   const { api, worker } = stack;
   const servicePids = [api.pid, worker.pid, ...stack.temporalPids];
@@ -83,21 +91,31 @@ async function main(): Promise<void> {
 
   const ids: string[] = [];
   const open: Send = async (index) => {
-    const reply = await post('/v1/approvals', {
-      requester_passport_id: 'did:web:bench.example:agents:requester',
-      approver_passport_id: APPROVER,
-      action_description: `bench approval ${index}`,
-      request_data: { amount: 500 + index },
-      expires_in_seconds: 4 * 3600,
-    }, 201);
+    const reply = await post(
+      '/v1/approvals',
+      {
+        requester_passport_id: 'did:web:bench.example:agents:requester',
+        approver_passport_id: APPROVER,
+        action_description: `bench approval ${index}`,
+        request_data: { amount: 500 + index },
+        expires_in_seconds: 4 * 3600,
+      },
+      201,
+    );
     if (!reply.ok) return reply;
     ids[index] = reply.body.id as string;
     return { ok: true };
   };
   const answer: Send = async (index) => {
-    const reply = await postAsApprover(`/v1/approvals/${ids[index]!}/respond`, { decision: 'approved', responded_by: APPROVER }, 200);
+    const reply = await postAsApprover(
+      `/v1/approvals/${ids[index]!}/respond`,
+      { decision: 'approved', responded_by: APPROVER },
+      200,
+    );
     if (!reply.ok) return reply;
-    return reply.body.status === 'approved' ? { ok: true } : { ok: false, error: `answered ${String(reply.body.status)}` };
+    return reply.body.status === 'approved'
+      ? { ok: true }
+      : { ok: false, error: `answered ${String(reply.body.status)}` };
   };
 
   say(`Warm-up: ${WARM_UP} approvals opened and answered…`);
@@ -108,27 +126,59 @@ async function main(): Promise<void> {
 
   say(`Opening ${APPROVALS} approvals at concurrency ${CONCURRENCY}…`);
   const openMeter = new ProcessMeter(watchedBy(stack));
-  const opened = figures(await openMeter.measure(() => guarded(runClosedLoop({ count: APPROVALS, concurrency: CONCURRENCY, send: open }))));
-  say(`  ${opened.throughputPerSecond.toFixed(0)} approvals/s, p99 ${opened.p99Ms.toFixed(0)} ms, ${opened.errors} errors`);
+  const opened = figures(
+    await openMeter.measure(() => guarded(runClosedLoop({ count: APPROVALS, concurrency: CONCURRENCY, send: open }))),
+  );
+  say(
+    `  ${opened.throughputPerSecond.toFixed(0)} approvals/s, p99 ${opened.p99Ms.toFixed(0)} ms, ${opened.errors} errors`,
+  );
   await settle(servicePids, SETTLE);
   const pendingRows = await countWhere('approvals', { status: 'pending' });
-  const { count: runningWorkflows } = await client.workflow.count(`WorkflowType = "approvalWorkflow" AND ExecutionStatus = "Running"`);
+  const { count: runningWorkflows } = await client.workflow.count(
+    `WorkflowType = "approvalWorkflow" AND ExecutionStatus = "Running"`,
+  );
   const heldRssMiB = toMiB(procStatusKb(worker.pid, 'VmRSS'));
-  say(`  holding ${runningWorkflows} open approval workflows (${pendingRows} pending in the read model); worker RSS ${fixed(heldRssMiB, 0)} MiB`);
+  say(
+    `  holding ${runningWorkflows} open approval workflows (${pendingRows} pending in the read model); worker RSS ${fixed(heldRssMiB, 0)} MiB`,
+  );
 
   say(`Answering all ${APPROVALS} at concurrency ${CONCURRENCY}…`);
   const answerMeter = new ProcessMeter(watchedBy(stack));
-  const answered = figures(await answerMeter.measure(() => guarded(runClosedLoop({ count: APPROVALS, concurrency: CONCURRENCY, send: answer }))));
-  say(`  ${answered.throughputPerSecond.toFixed(0)} answers/s, p50 ${answered.p50Ms.toFixed(0)} ms, p99 ${answered.p99Ms.toFixed(0)} ms, ${answered.errors} errors`);
+  const answered = figures(
+    await answerMeter.measure(() =>
+      guarded(runClosedLoop({ count: APPROVALS, concurrency: CONCURRENCY, send: answer })),
+    ),
+  );
+  say(
+    `  ${answered.throughputPerSecond.toFixed(0)} answers/s, p50 ${answered.p50Ms.toFixed(0)} ms, p99 ${answered.p99Ms.toFixed(0)} ms, ${answered.errors} errors`,
+  );
   await settle(servicePids, SETTLE);
   const approvedRows = await countWhere('approvals', { status: 'approved' });
 
   say(`Executions: ${EXECUTIONS} agent calls against a local agent endpoint, at concurrency ${CONCURRENCY}…`);
   const endpoint = await startEchoAgent();
-  const registered = await post('/v1/agents', { agent_uri: AGENT_URI, endpoint_url: endpoint, capabilities: ['capability://bench/echo'], approval_policy: { require_approval_at: 'never' } }, 201);
+  const registered = await post(
+    '/v1/agents',
+    {
+      agent_uri: AGENT_URI,
+      endpoint_url: endpoint,
+      capabilities: ['capability://bench/echo'],
+      approval_policy: { require_approval_at: 'never' },
+    },
+    201,
+  );
   if (!registered.ok) throw new Error(registered.error);
   const callAgent: Send = async (index) => {
-    const reply = await post('/v1/agents/call', { agentUri: AGENT_URI, capabilityUri: 'capability://bench/echo', passport: 'did:web:bench.example:people:caller', parameters: { index } }, 202);
+    const reply = await post(
+      '/v1/agents/call',
+      {
+        agentUri: AGENT_URI,
+        capabilityUri: 'capability://bench/echo',
+        passport: 'did:web:bench.example:people:caller',
+        parameters: { index },
+      },
+      202,
+    );
     return reply.ok ? { ok: true } : reply;
   };
   const completed = () => countWhere('executions', { status: 'completed' });
@@ -138,7 +188,9 @@ async function main(): Promise<void> {
   const executionMeter = new ProcessMeter(watchedBy(stack));
   const started = performance.now();
   const { accepted, drainedSeconds } = await executionMeter.measure(async () => {
-    const run = await guarded(runClosedLoop({ count: EXECUTIONS, concurrency: CONCURRENCY, send: callAgent, firstIndex: WARM_UP }));
+    const run = await guarded(
+      runClosedLoop({ count: EXECUTIONS, concurrency: CONCURRENCY, send: callAgent, firstIndex: WARM_UP }),
+    );
     await waitUntil('The executions', async () => (await completed()) >= WARM_UP + EXECUTIONS - run.errors, 600_000);
     return { accepted: figures(run), drainedSeconds: (performance.now() - started) / 1000 };
   });
@@ -147,24 +199,45 @@ async function main(): Promise<void> {
     [WARM_UP],
   );
   const endToEnd = durations.map((row) => row.ms).sort((a, b) => a - b);
-  say(`  ${(EXECUTIONS / drainedSeconds).toFixed(0)} executions/s end to end, call→completed p50 ${percentile(endToEnd, 50).toFixed(0)} ms, p99 ${percentile(endToEnd, 99).toFixed(0)} ms`);
+  say(
+    `  ${(EXECUTIONS / drainedSeconds).toFixed(0)} executions/s end to end, call→completed p50 ${percentile(endToEnd, 50).toFixed(0)} ms, p99 ${percentile(endToEnd, 99).toFixed(0)} ms`,
+  );
 
   const usage = (meter: ProcessMeter, count: number) => {
     const { peakRssKb, cpuSeconds: cpu, machineBusyPercent } = meter.usage();
     const perItem = (seconds: number | undefined) => (seconds === undefined ? null : round1((seconds * 1000) / count));
     return {
       peakRssMiB: { api: toMiB(peakRssKb.api), worker: toMiB(peakRssKb.worker) },
-      cpuMsPerItem: { api: perItem(cpu.api), worker: perItem(cpu.worker), temporal: perItem(cpu.temporal), postgres: perItem(cpu.postgres), loadGenerator: perItem(cpu.loadGenerator) },
+      cpuMsPerItem: {
+        api: perItem(cpu.api),
+        worker: perItem(cpu.worker),
+        temporal: perItem(cpu.temporal),
+        postgres: perItem(cpu.postgres),
+        loadGenerator: perItem(cpu.loadGenerator),
+      },
       machineCpuBusyPercent: machineBusyPercent ?? null,
     };
   };
   const results = {
     generatedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, node: process.version, database: database.kind },
-    settings: { approvals: APPROVALS, executions: EXECUTIONS, concurrency: CONCURRENCY, warmUp: WARM_UP, workerMaxCachedWorkflows: WORKER_CACHE, workerHeapMiB: WORKER_HEAP_MB, stickyQueue: true },
+    settings: {
+      approvals: APPROVALS,
+      executions: EXECUTIONS,
+      concurrency: CONCURRENCY,
+      warmUp: WARM_UP,
+      workerMaxCachedWorkflows: WORKER_CACHE,
+      workerHeapMiB: WORKER_HEAP_MB,
+      stickyQueue: true,
+    },
     open: { ...opened, startRatePerSecond: opened.throughputPerSecond, ...usage(openMeter, APPROVALS) },
     held: { openApprovalWorkflows: runningWorkflows, pendingInReadModel: pendingRows, workerRssMiB: heldRssMiB },
-    answer: { ...answered, respondToRecordedDecisionMs: { p50: answered.p50Ms, p99: answered.p99Ms }, approvedInReadModel: approvedRows - WARM_UP, ...usage(answerMeter, APPROVALS) },
+    answer: {
+      ...answered,
+      respondToRecordedDecisionMs: { p50: answered.p50Ms, p99: answered.p99Ms },
+      approvedInReadModel: approvedRows - WARM_UP,
+      ...usage(answerMeter, APPROVALS),
+    },
     executions: {
       count: EXECUTIONS,
       accept: accepted,
@@ -172,7 +245,10 @@ async function main(): Promise<void> {
       callToCompletedMs: { p50: percentile(endToEnd, 50), p99: percentile(endToEnd, 99), max: endToEnd.at(-1) ?? null },
       ...usage(executionMeter, EXECUTIONS),
     },
-    peakRssWholeRunMiB: { api: toMiB(procStatusKb(api.pid, 'VmHWM')), worker: toMiB(procStatusKb(worker.pid, 'VmHWM')) },
+    peakRssWholeRunMiB: {
+      api: toMiB(procStatusKb(api.pid, 'VmHWM')),
+      worker: toMiB(procStatusKb(worker.pid, 'VmHWM')),
+    },
   };
 
   const rows: Array<[string, string]> = [
@@ -180,25 +256,40 @@ async function main(): Promise<void> {
     ['start rate', `${opened.throughputPerSecond.toFixed(1)} approvals/s`],
     ['create latency p50 / p99', `${opened.p50Ms.toFixed(1)} / ${opened.p99Ms.toFixed(1)} ms`],
     ['open approval workflows held', `${runningWorkflows} (read model: ${pendingRows} pending)`],
-    ['worker RSS with all waits open', `${fixed(heldRssMiB, 0)} MiB (cache ${WORKER_CACHE} workflows, heap ${WORKER_HEAP_MB} MiB)`],
-    ['answers (errors)', `${answered.requests} (${answered.errors}); ${approvedRows - WARM_UP} of them approved in the read model`],
+    [
+      'worker RSS with all waits open',
+      `${fixed(heldRssMiB, 0)} MiB (cache ${WORKER_CACHE} workflows, heap ${WORKER_HEAP_MB} MiB)`,
+    ],
+    [
+      'answers (errors)',
+      `${answered.requests} (${answered.errors}); ${approvedRows - WARM_UP} of them approved in the read model`,
+    ],
     ['respond → recorded decision p50 / p99', `${answered.p50Ms.toFixed(1)} / ${answered.p99Ms.toFixed(1)} ms`],
     ['answer throughput', `${answered.throughputPerSecond.toFixed(1)} answers/s`],
     ['executions (accept errors)', `${EXECUTIONS} (${accepted.errors})`],
     ['execution accept p50 / p99', `${accepted.p50Ms.toFixed(1)} / ${accepted.p99Ms.toFixed(1)} ms`],
     ['execution throughput, end to end', `${(EXECUTIONS / drainedSeconds).toFixed(1)} executions/s`],
-    ['call → completed p50 / p99', `${percentile(endToEnd, 50).toFixed(1)} / ${percentile(endToEnd, 99).toFixed(1)} ms`],
+    [
+      'call → completed p50 / p99',
+      `${percentile(endToEnd, 50).toFixed(1)} / ${percentile(endToEnd, 99).toFixed(1)} ms`,
+    ],
     ['worker peak RSS (whole run)', `${fixed(results.peakRssWholeRunMiB.worker, 0)} MiB`],
-    ['machine CPU busy (open / answer / executions)', `${[results.open, results.answer, results.executions].map((phase) => phase.machineCpuBusyPercent?.toFixed(0) ?? 'n/a').join(' / ')} %`],
+    [
+      'machine CPU busy (open / answer / executions)',
+      `${[results.open, results.answer, results.executions].map((phase) => phase.machineCpuBusyPercent?.toFixed(0) ?? 'n/a').join(' / ')} %`,
+    ],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   say('');
   for (const [label, value] of rows) say(`${label.padEnd(width)}   ${value}`);
   say('');
-  say(`${cpus().length} CPUs, Node ${process.version}, ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}; one API and one worker process.`);
+  say(
+    `${cpus().length} CPUs, Node ${process.version}, ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}; one API and one worker process.`,
+  );
   for (const phase of [opened, answered, accepted]) for (const sample of phase.errorSamples) say(`  error: ${sample}`);
   writeResults(results, RESULTS_FILE);
-  if (opened.errors + answered.errors + accepted.errors > 0 || approvedRows !== APPROVALS + WARM_UP) process.exitCode = 1;
+  if (opened.errors + answered.errors + accepted.errors > 0 || approvedRows !== APPROVALS + WARM_UP)
+    process.exitCode = 1;
 }
 
 runSuite(main);

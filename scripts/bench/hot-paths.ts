@@ -45,17 +45,30 @@ type Figures = Omit<LoadFigures, 'errorSamples'> & { errorSamples: string[] };
 const ROUTING_CASES = [
   {
     expected: 'escalate_to_human',
-    body: JSON.stringify({ task_type: 'bench_review', ai_agent_id: 'urn:bench:agent:1', ai_confidence: 0.5, required_capabilities: [{ capability_id: 'general_review', min_weight: 0.5 }] }),
+    body: JSON.stringify({
+      task_type: 'bench_review',
+      ai_agent_id: 'urn:bench:agent:1',
+      ai_confidence: 0.5,
+      required_capabilities: [{ capability_id: 'general_review', min_weight: 0.5 }],
+    }),
   },
-  { expected: 'ai_autonomous', body: JSON.stringify({ task_type: 'bench_summarize', ai_agent_id: 'urn:bench:agent:1', ai_confidence: 0.95 }) },
+  {
+    expected: 'ai_autonomous',
+    body: JSON.stringify({ task_type: 'bench_summarize', ai_agent_id: 'urn:bench:agent:1', ai_confidence: 0.95 }),
+  },
 ] as const;
 
 function http(baseUrl: string, token: string) {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  return async (pathName: string, body: string, expected: number): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false; error: string }> => {
+  return async (
+    pathName: string,
+    body: string,
+    expected: number,
+  ): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false; error: string }> => {
     const response = await fetch(`${baseUrl}${pathName}`, { method: 'POST', headers, body });
     const text = await response.text();
-    if (response.status !== expected) return { ok: false, error: `${pathName}: HTTP ${response.status}: ${text.slice(0, 300)}` };
+    if (response.status !== expected)
+      return { ok: false, error: `${pathName}: HTTP ${response.status}: ${text.slice(0, 300)}` };
     return { ok: true, body: JSON.parse(text) as Record<string, unknown> };
   };
 }
@@ -73,11 +86,16 @@ async function langGraphPeer(databaseUrl: string) {
     .compile({ checkpointer });
   const prefix = `lg-${randomBytes(4).toString('hex')}`;
   const open: Send = async (index) => {
-    const result = await graph.invoke({ action: `bench approval ${index}` }, { configurable: { thread_id: `${prefix}-${index}` } });
+    const result = await graph.invoke(
+      { action: `bench approval ${index}` },
+      { configurable: { thread_id: `${prefix}-${index}` } },
+    );
     return '__interrupt__' in result ? { ok: true } : { ok: false, error: 'no interrupt' };
   };
   const answer: Send = async (index) => {
-    const result = await graph.invoke(new Command({ resume: 'approved' }), { configurable: { thread_id: `${prefix}-${index}` } });
+    const result = await graph.invoke(new Command({ resume: 'approved' }), {
+      configurable: { thread_id: `${prefix}-${index}` },
+    });
     return result.decision === 'approved' ? { ok: true } : { ok: false, error: `resumed to ${result.decision}` };
   };
   return { open, answer };
@@ -87,7 +105,11 @@ function floorStart(client: Client): Send {
   const prefix = `floor-${randomBytes(4).toString('hex')}`;
   return async (index) => {
     // It ends a moment after its start, as an autonomous routing does, so the worker holds none of them.
-    await client.workflow.start<BenchFloorWorkflow>(BENCH_FLOOR_WORKFLOW, { workflowId: `${prefix}-${index}`, taskQueue: TASK_QUEUE, args: [{ answerWithinMs: 1 }] });
+    await client.workflow.start<BenchFloorWorkflow>(BENCH_FLOOR_WORKFLOW, {
+      workflowId: `${prefix}-${index}`,
+      taskQueue: TASK_QUEUE,
+      args: [{ answerWithinMs: 1 }],
+    });
     return { ok: true };
   };
 }
@@ -125,7 +147,11 @@ async function main(): Promise<void> {
   const answerApproval =
     (ids: string[]): Send =>
     async (index) => {
-      const reply = await postAsApprover(`/v1/approvals/${ids[index]!}/respond`, JSON.stringify({ decision: 'approved', responded_by: APPROVER }), 200);
+      const reply = await postAsApprover(
+        `/v1/approvals/${ids[index]!}/respond`,
+        JSON.stringify({ decision: 'approved', responded_by: APPROVER }),
+        200,
+      );
       if (!reply.ok) return reply;
       if (reply.body.status !== 'approved') return { ok: false, error: `answered ${String(reply.body.status)}` };
       answeredOk += 1;
@@ -137,13 +163,17 @@ async function main(): Promise<void> {
     const reply = await post('/v1/orch/routing', body, 200);
     if (!reply.ok) return reply;
     routed += 1;
-    return reply.body.decision === expected ? { ok: true } : { ok: false, error: `decision ${String(reply.body.decision)}, expected ${expected}` };
+    return reply.body.decision === expected
+      ? { ok: true }
+      : { ok: false, error: `decision ${String(reply.body.decision)}, expected ${expected}` };
   };
 
   const run = async (label: string, shape: Shape, send: Send, firstIndex = 0): Promise<Figures> => {
     await settle(pids, SETTLE);
     const figures = summarize([await unlessAServiceDies(runClosedLoop({ ...shape, send, firstIndex }), [api, worker])]);
-    say(`  ${label.padEnd(34)} c=${String(shape.concurrency).padStart(2)}: p50 ${figures.p50Ms.toFixed(1)} ms, p99 ${figures.p99Ms.toFixed(1)} ms, ${figures.throughputPerSecond.toFixed(1)}/s, ${figures.errors} errors`);
+    say(
+      `  ${label.padEnd(34)} c=${String(shape.concurrency).padStart(2)}: p50 ${figures.p50Ms.toFixed(1)} ms, p99 ${figures.p99Ms.toFixed(1)} ms, ${figures.throughputPerSecond.toFixed(1)}/s, ${figures.errors} errors`,
+    );
     for (const sample of figures.errorSamples) say(`    error: ${sample}`);
     return figures;
   };
@@ -175,12 +205,15 @@ async function main(): Promise<void> {
       langGraphResume: await run('LangGraph resume', shape, peer.answer, lgFirst),
     };
     approvalIds.push(...ids);
-    for (const [name, value] of Object.entries(figures)) (measured[name] ??= {} as Record<'c1' | 'c32', Figures>)[key] = value;
+    for (const [name, value] of Object.entries(figures))
+      (measured[name] ??= {} as Record<'c1' | 'c32', Figures>)[key] = value;
   }
 
   await settle(pids, SETTLE);
   const baselineRssMiB = toMiB(procStatusKb(worker.pid, 'VmRSS'));
-  say(`Holding ${HELD} approvals open (default worker cache; worker RSS before: ${fixed(baselineRssMiB, 0)} MiB), ${EXPIRING} expiring within seconds…`);
+  say(
+    `Holding ${HELD} approvals open (default worker cache; worker RSS before: ${fixed(baselineRssMiB, 0)} MiB), ${EXPIRING} expiring within seconds…`,
+  );
   const expiringIds: string[] = [];
   await run('open expiring approval', { count: EXPIRING, concurrency: 32 }, openApproval(3, expiringIds));
   const heldIds: string[] = [];
@@ -197,23 +230,40 @@ async function main(): Promise<void> {
   const caughtUpWithinSeconds = (Date.now() - catchUpStartedAt) / 1000;
   const catchUpPeakRssMiB = toMiB(catchUpPeakKb);
   const heldRssMiB = toMiB(procStatusKb(worker.pid, 'VmRSS'));
-  say(`  the worker caught up with the opens ${caughtUpWithinSeconds.toFixed(0)} s after the last (its RSS meanwhile peaked at ${fixed(catchUpPeakRssMiB, 0)} MiB)`);
+  say(
+    `  the worker caught up with the opens ${caughtUpWithinSeconds.toFixed(0)} s after the last (its RSS meanwhile peaked at ${fixed(catchUpPeakRssMiB, 0)} MiB)`,
+  );
   say(`  worker RSS with ${HELD} approvals open: ${fixed(heldRssMiB, 0)} MiB`);
   // V8 gives memory back once its isolate has been idle a while; this says how much of the figure above is that.
   await sleep(IDLE_READ_AFTER_MS);
   const heldIdleRssMiB = toMiB(procStatusKb(worker.pid, 'VmRSS'));
   say(`  and ${IDLE_READ_AFTER_MS / 1000} s later, with nothing asked of it: ${fixed(heldIdleRssMiB, 0)} MiB`);
   const heldAnswerSerial = await run('answer approval (held)', SERIAL, answerApproval(heldIds));
-  const heldAnswerParallel = await run('answer approval (held)', { count: HELD - SERIAL.count, concurrency: 32 }, answerApproval(heldIds), SERIAL.count);
+  const heldAnswerParallel = await run(
+    'answer approval (held)',
+    { count: HELD - SERIAL.count, concurrency: 32 },
+    answerApproval(heldIds),
+    SERIAL.count,
+  );
   approvalIds.push(...heldIds);
 
   say('Counting every record…');
-  const count = async (sql: string) => Number((await database.db.raw<{ rows: Array<{ n: string | number }> }>(sql)).rows[0]?.n ?? 0);
-  await waitUntil('The expiring approvals', async () => (await count("select count(*) as n from approvals where status = 'expired'")) === EXPIRING, 300_000);
+  const count = async (sql: string) =>
+    Number((await database.db.raw<{ rows: Array<{ n: string | number }> }>(sql)).rows[0]?.n ?? 0);
+  await waitUntil(
+    'The expiring approvals',
+    async () => (await count("select count(*) as n from approvals where status = 'expired'")) === EXPIRING,
+    300_000,
+  );
   // An answer is the person's at its claim; its workflow carries it on after. How long the last of them took
   // to close after the last answer is the backlog the answers left.
   const drainStartedAt = Date.now();
-  await waitUntil('The answered approval workflows', async () => (await client.workflow.count('WorkflowType = "approvalWorkflow" AND ExecutionStatus = "Running"')).count === 0, 900_000);
+  await waitUntil(
+    'The answered approval workflows',
+    async () =>
+      (await client.workflow.count('WorkflowType = "approvalWorkflow" AND ExecutionStatus = "Running"')).count === 0,
+    900_000,
+  );
   const carriedOnWithinSeconds = (Date.now() - drainStartedAt) / 1000;
   say(`  every answered approval's workflow closed ${carriedOnWithinSeconds.toFixed(0)} s after the last answer`);
   const opened = approvalIds.length + warmIds.length + expiringIds.length;
@@ -224,12 +274,20 @@ async function main(): Promise<void> {
     answeredOk,
     expired: await count("select count(*) as n from approvals where status = 'expired'"),
     pending: await count("select count(*) as n from approvals where status = 'pending'"),
-    requestedRecords: await count("select count(*) as n from ledger_entries where subject_id like 'apr_%' and step_id = 'requested'"),
-    endingRecords: await count("select count(*) as n from ledger_entries where subject_id like 'apr_%' and step_id in ('responded', 'expired', 'cancelled')"),
-    approvalsEndedTwice: await count("select count(*) as n from (select subject_id from ledger_entries where subject_id like 'apr_%' and step_id in ('responded', 'expired', 'cancelled') group by subject_id having count(*) > 1) twice"),
+    requestedRecords: await count(
+      "select count(*) as n from ledger_entries where subject_id like 'apr_%' and step_id = 'requested'",
+    ),
+    endingRecords: await count(
+      "select count(*) as n from ledger_entries where subject_id like 'apr_%' and step_id in ('responded', 'expired', 'cancelled')",
+    ),
+    approvalsEndedTwice: await count(
+      "select count(*) as n from (select subject_id from ledger_entries where subject_id like 'apr_%' and step_id in ('responded', 'expired', 'cancelled') group by subject_id having count(*) > 1) twice",
+    ),
     routed,
     routingRows: await count('select count(*) as n from routings'),
-    routingDecisionRecords: await count("select count(*) as n from ledger_entries where subject_id like 'rt_%' and step_id = 'routing_decision'"),
+    routingDecisionRecords: await count(
+      "select count(*) as n from ledger_entries where subject_id like 'rt_%' and step_id = 'routing_decision'",
+    ),
     pendingStarts: await count('select count(*) as n from workflow_starts'),
     pendingSignals: await count('select count(*) as n from workflow_signals'),
   };
@@ -260,22 +318,36 @@ async function main(): Promise<void> {
     'open c=32 throughput ≥ 0.8× floor': ratios.openC32ThroughputOverFloor >= 0.8,
     'answer c=1 p50 ≤ 15 ms': m('answer').c1.p50Ms <= 15,
     'answer c=32 p99 < LangGraph resume c=32 p99': m('answer').c32.p99Ms < m('langGraphResume').c32.p99Ms,
-    [`worker RSS with ${HELD} open < ${WORKER_RSS_LIMIT_MIB} MiB`]: heldRssMiB !== null && heldRssMiB < WORKER_RSS_LIMIT_MIB,
+    [`worker RSS with ${HELD} open < ${WORKER_RSS_LIMIT_MIB} MiB`]:
+      heldRssMiB !== null && heldRssMiB < WORKER_RSS_LIMIT_MIB,
     [`answers with ${HELD} open: c=1 p50 ≤ 15 ms`]: heldAnswerSerial.p50Ms <= 15,
-    [`answers with ${HELD} open: c=32 p99 < LangGraph resume c=32 p99`]: heldAnswerParallel.p99Ms < m('langGraphResume').c32.p99Ms,
+    [`answers with ${HELD} open: c=32 p99 < LangGraph resume c=32 p99`]:
+      heldAnswerParallel.p99Ms < m('langGraphResume').c32.p99Ms,
     'nothing lost or decided twice': countsHold,
   };
 
   say('');
-  say(`${'path'.padEnd(22)} ${'c=1 p50'.padStart(9)} ${'c=1 p99'.padStart(9)} ${'c=32 /s'.padStart(9)} ${'c=32 p50'.padStart(9)} ${'c=32 p99'.padStart(9)}`);
+  say(
+    `${'path'.padEnd(22)} ${'c=1 p50'.padStart(9)} ${'c=1 p99'.padStart(9)} ${'c=32 /s'.padStart(9)} ${'c=32 p50'.padStart(9)} ${'c=32 p99'.padStart(9)}`,
+  );
   for (const [name, figures] of Object.entries(measured)) {
-    say(`${name.padEnd(22)} ${fixed(figures.c1.p50Ms).padStart(9)} ${fixed(figures.c1.p99Ms).padStart(9)} ${fixed(figures.c32.throughputPerSecond).padStart(9)} ${fixed(figures.c32.p50Ms).padStart(9)} ${fixed(figures.c32.p99Ms).padStart(9)}`);
+    say(
+      `${name.padEnd(22)} ${fixed(figures.c1.p50Ms).padStart(9)} ${fixed(figures.c1.p99Ms).padStart(9)} ${fixed(figures.c32.throughputPerSecond).padStart(9)} ${fixed(figures.c32.p50Ms).padStart(9)} ${fixed(figures.c32.p99Ms).padStart(9)}`,
+    );
   }
-  say(`held ${HELD}: open ${fixed(heldOpen.throughputPerSecond)}/s; worker caught up after ${fixed(caughtUpWithinSeconds, 0)} s (RSS peak ${fixed(catchUpPeakRssMiB, 0)} MiB); worker RSS ${fixed(heldRssMiB, 0)} MiB (${fixed(heldIdleRssMiB, 0)} MiB after ${IDLE_READ_AFTER_MS / 1000} s idle); answers c=1 p50 ${fixed(heldAnswerSerial.p50Ms)} ms, c=32 p99 ${fixed(heldAnswerParallel.p99Ms)} ms (${fixed(heldAnswerParallel.throughputPerSecond)}/s)`);
-  say(`ratios: ${Object.entries(ratios).map(([name, value]) => `${name} ${value.toFixed(2)}`).join(', ')}`);
+  say(
+    `held ${HELD}: open ${fixed(heldOpen.throughputPerSecond)}/s; worker caught up after ${fixed(caughtUpWithinSeconds, 0)} s (RSS peak ${fixed(catchUpPeakRssMiB, 0)} MiB); worker RSS ${fixed(heldRssMiB, 0)} MiB (${fixed(heldIdleRssMiB, 0)} MiB after ${IDLE_READ_AFTER_MS / 1000} s idle); answers c=1 p50 ${fixed(heldAnswerSerial.p50Ms)} ms, c=32 p99 ${fixed(heldAnswerParallel.p99Ms)} ms (${fixed(heldAnswerParallel.throughputPerSecond)}/s)`,
+  );
+  say(
+    `ratios: ${Object.entries(ratios)
+      .map(([name, value]) => `${name} ${value.toFixed(2)}`)
+      .join(', ')}`,
+  );
   say(`counts: ${JSON.stringify(counts)}`);
   for (const [target, met] of Object.entries(targets)) say(`  ${met ? 'met   ' : 'MISSED'} ${target}`);
-  say(`${cpus().length} CPUs, Node ${process.version}, ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}; one API and one worker process; Temporal dev server in memory.`);
+  say(
+    `${cpus().length} CPUs, Node ${process.version}, ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}; one API and one worker process; Temporal dev server in memory.`,
+  );
 
   writeResults(
     {
@@ -283,15 +355,33 @@ async function main(): Promise<void> {
       machine: { cpus: cpus().length, node: process.version, database: database.kind },
       settings: { serial: SERIAL, parallel: PARALLEL, held: HELD, expiring: EXPIRING, warmUp: WARM_UP },
       measured,
-      held: { open: heldOpen, workerRssBeforeMiB: baselineRssMiB, caughtUpWithinSeconds, workerRssPeakWhileCatchingUpMiB: catchUpPeakRssMiB, workerRssMiB: heldRssMiB, workerRssIdleMiB: heldIdleRssMiB, answerSerial: heldAnswerSerial, answerParallel: heldAnswerParallel, carriedOnWithinSeconds },
+      held: {
+        open: heldOpen,
+        workerRssBeforeMiB: baselineRssMiB,
+        caughtUpWithinSeconds,
+        workerRssPeakWhileCatchingUpMiB: catchUpPeakRssMiB,
+        workerRssMiB: heldRssMiB,
+        workerRssIdleMiB: heldIdleRssMiB,
+        answerSerial: heldAnswerSerial,
+        answerParallel: heldAnswerParallel,
+        carriedOnWithinSeconds,
+      },
       ratios,
       targets,
       counts,
-      peakRssWholeRunMiB: { api: toMiB(procStatusKb(api.pid, 'VmHWM')), worker: toMiB(procStatusKb(worker.pid, 'VmHWM')) },
+      peakRssWholeRunMiB: {
+        api: toMiB(procStatusKb(api.pid, 'VmHWM')),
+        worker: toMiB(procStatusKb(worker.pid, 'VmHWM')),
+      },
     },
     RESULTS_FILE,
   );
-  const errors = [...Object.values(measured).flatMap((figures) => [figures.c1.errors, figures.c32.errors]), heldOpen.errors, heldAnswerSerial.errors, heldAnswerParallel.errors].reduce((a, b) => a + b, 0);
+  const errors = [
+    ...Object.values(measured).flatMap((figures) => [figures.c1.errors, figures.c32.errors]),
+    heldOpen.errors,
+    heldAnswerSerial.errors,
+    heldAnswerParallel.errors,
+  ].reduce((a, b) => a + b, 0);
   if (errors > 0 || !countsHold) process.exitCode = 1;
 }
 

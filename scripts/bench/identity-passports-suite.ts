@@ -13,8 +13,13 @@ const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'ident
 
 runSuite(async () => {
   // Agent and organization keys are sealed: the API needs a secrets key of its own for the run.
-  const { baseUrl, token, database } = await startBenchStack({ taskQueue: 'bench-identity', env: { SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
+  const { baseUrl, token, database } = await startBenchStack({
+    taskQueue: 'bench-identity',
+    env: { SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+  });
   const passports = await measurePassports({ baseUrl, token });
-  say(`${cpus().length} CPUs, Node ${process.version}, ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}.`);
+  say(
+    `${cpus().length} CPUs, Node ${process.version}, ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}.`,
+  );
   writeResults({ suite: 'identity-passports', passports }, RESULTS_FILE);
 });

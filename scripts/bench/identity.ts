@@ -13,7 +13,11 @@ import path from 'node:path';
 import { migrateToLatest } from '../../db/migrate';
 import { createLogger } from '../../lib/logger';
 import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
-import { authenticateDelegationToken, exchangeForDelegationToken, type DelegationDeps } from '../../services/delegation/delegations';
+import {
+  authenticateDelegationToken,
+  exchangeForDelegationToken,
+  type DelegationDeps,
+} from '../../services/delegation/delegations';
 import { createRevocationRegistry } from '../../services/delegation/revocations';
 import { issueSessionToken } from '../../services/sessions/session-tokens';
 import { createBenchDatabase } from './database';
@@ -64,9 +68,34 @@ runSuite(async () => {
   const now = new Date();
   const passport_id = `pp_bench_${randomUUID()}`;
   const did = `did:web:bench.example:${passport_id}`;
-  await db('passports').insert({ passport_id, did, type: 'individual', name: 'Bench', organization_id: 'org_default', metadata: '{}', capabilities: [], status: 'active', created_at: now, updated_at: now });
-  await db('passport_keys').insert({ kid: `kid_${passport_id}`, passport_id, public_jwk: '{}', source: 'device', device_id: 'bench', status: 'active', created_at: now });
-  const session = await issueSessionToken(keyRing, SETTINGS, { passport_id, did, organization_id: 'org_default', credential: { type: 'device_key', id: `kid_${passport_id}` }, ttlSeconds: 3600 });
+  await db('passports').insert({
+    passport_id,
+    did,
+    type: 'individual',
+    name: 'Bench',
+    organization_id: 'org_default',
+    metadata: '{}',
+    capabilities: [],
+    status: 'active',
+    created_at: now,
+    updated_at: now,
+  });
+  await db('passport_keys').insert({
+    kid: `kid_${passport_id}`,
+    passport_id,
+    public_jwk: '{}',
+    source: 'device',
+    device_id: 'bench',
+    status: 'active',
+    created_at: now,
+  });
+  const session = await issueSessionToken(keyRing, SETTINGS, {
+    passport_id,
+    did,
+    organization_id: 'org_default',
+    credential: { type: 'device_key', id: `kid_${passport_id}` },
+    ttlSeconds: 3600,
+  });
 
   // As a production instance runs: LISTEN on a Postgres server, polling only on the embedded one.
   const listenUrl = database.kind === 'postgres' ? database.url : undefined;
@@ -79,7 +108,12 @@ runSuite(async () => {
   let token = '';
   for (let i = 0; i < EXCHANGES; i += 1) {
     const started = performance.now();
-    const outcome = await exchangeForDelegationToken(emptyDeps, { subject_token: session.token, capabilities: [], duration_seconds: 3600, risk_level: 'standard' });
+    const outcome = await exchangeForDelegationToken(emptyDeps, {
+      subject_token: session.token,
+      capabilities: [],
+      duration_seconds: 3600,
+      risk_level: 'standard',
+    });
     latencies.push(performance.now() - started);
     if (!outcome.ok) throw new Error(`exchange refused: ${outcome.code}`);
     token = outcome.issued.token;
@@ -87,7 +121,6 @@ runSuite(async () => {
   latencies.sort((a, b) => a - b);
   const exchange = { count: EXCHANGES, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99) };
   say(`Exchange (${EXCHANGES}, sequential): p50 ${fixed(exchange.p50_ms, 2)} ms, p99 ${fixed(exchange.p99_ms, 2)} ms`);
-
 
   // The revoked tokens belong to one revoked-token family each of the earlier exchanges; the bench token stays valid.
   const delegationIds = (await db('delegations').pluck('delegation_id')) as string[];
@@ -111,23 +144,35 @@ runSuite(async () => {
   const loadStarted = performance.now();
   await loaded.check('dtk_none', ['dlg_none']);
   const loadMs = performance.now() - loadStarted;
-  if (loaded.status().tokens < REVOCATIONS) throw new Error(`the registry holds ${loaded.status().tokens} revocations, not ${REVOCATIONS}`);
+  if (loaded.status().tokens < REVOCATIONS)
+    throw new Error(`the registry holds ${loaded.status().tokens} revocations, not ${REVOCATIONS}`);
   say(`Registry loaded ${loaded.status().tokens} revocations in ${fixed(loadMs, 0)} ms`);
   let baseline = 0;
   let withRevocations = 0;
   for (let round = 0; round < ROUNDS; round += 1) {
     baseline = Math.max(baseline, await verificationsPerSecond(emptyDeps, token));
-    withRevocations = Math.max(withRevocations, await verificationsPerSecond({ ...emptyDeps, revocations: loaded }, token));
+    withRevocations = Math.max(
+      withRevocations,
+      await verificationsPerSecond({ ...emptyDeps, revocations: loaded }, token),
+    );
   }
   const ratio = withRevocations / baseline;
-  say(`Verifications per second (best of ${ROUNDS} alternating rounds of ${VERIFY_SECONDS} s): no revocations ${fixed(baseline, 0)}, ${REVOCATIONS} revocations ${fixed(withRevocations, 0)} (${fixed(ratio, 2)}×)`);
+  say(
+    `Verifications per second (best of ${ROUNDS} alternating rounds of ${VERIFY_SECONDS} s): no revocations ${fixed(baseline, 0)}, ${REVOCATIONS} revocations ${fixed(withRevocations, 0)} (${fixed(ratio, 2)}×)`,
+  );
 
   writeResults(
     {
       suite: 'identity',
       database: database.kind,
       exchange,
-      verification: { per_second_without_revocations: baseline, per_second_with_revocations: withRevocations, revocations: REVOCATIONS, ratio, registry_load_ms: loadMs },
+      verification: {
+        per_second_without_revocations: baseline,
+        per_second_with_revocations: withRevocations,
+        revocations: REVOCATIONS,
+        ratio,
+        registry_load_ms: loadMs,
+      },
     },
     RESULTS_FILE,
   );

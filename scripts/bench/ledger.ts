@@ -52,14 +52,29 @@ function decisionRecord(): AppendProvenanceInput {
       timestamp: new Date().toISOString(),
       actor: { type: 'orch_core', did: 'did:web:handoff.local:orch-core' },
       action: 'routing_decided',
-      input_data: { task_type: 'bench_review', ai_agent_id: 'urn:bench:agent:1', ai_confidence: 0.5, context: { amount: 1200 }, required_capabilities: [{ capability_id: 'general_review', min_weight: 0.5 }] },
+      input_data: {
+        task_type: 'bench_review',
+        ai_agent_id: 'urn:bench:agent:1',
+        ai_confidence: 0.5,
+        context: { amount: 1200 },
+        required_capabilities: [{ capability_id: 'general_review', min_weight: 0.5 }],
+      },
       output_data: {
         decision: 'escalate_to_human',
         reason: 'ai_confidence_below_threshold',
         escalation_level: 'medium',
         risk: { level: 'medium', factors: ['amount'] },
-        safety_analysis: { risk_level: 'medium', safety_boundaries_checked: 4, ethical_constraints_checked: 3, all_constraints_met: false },
-        assigned_to: { type: 'human', did: 'did:web:handoff.local:reviewers:ada', capabilities_matched: [{ capability_id: 'general_review', weight: 0.8 }] },
+        safety_analysis: {
+          risk_level: 'medium',
+          safety_boundaries_checked: 4,
+          ethical_constraints_checked: 3,
+          all_constraints_met: false,
+        },
+        assigned_to: {
+          type: 'human',
+          did: 'did:web:handoff.local:reviewers:ada',
+          capabilities_matched: [{ capability_id: 'general_review', weight: 0.8 }],
+        },
       },
       reasoning: 'Decided escalate_to_human because ai_confidence_below_threshold',
       rules_evaluated: [
@@ -89,7 +104,13 @@ async function measureSingle(database: BenchDatabase, concurrency: number): Prom
     },
   });
   const figures = summarize([run]);
-  return { records: figures.requests, seconds: figures.wallSeconds, records_per_second: figures.throughputPerSecond, p50_ms: figures.p50Ms, p99_ms: figures.p99Ms };
+  return {
+    records: figures.requests,
+    seconds: figures.wallSeconds,
+    records_per_second: figures.throughputPerSecond,
+    p50_ms: figures.p50Ms,
+    p99_ms: figures.p99Ms,
+  };
 }
 
 async function measureBatched(database: BenchDatabase): Promise<AppendFigures & { batch_size: number }> {
@@ -103,11 +124,22 @@ async function measureBatched(database: BenchDatabase): Promise<AppendFigures & 
     },
   });
   const figures = summarize([run]);
-  return { batch_size: BATCH_SIZE, records: BATCHED_RECORDS, seconds: figures.wallSeconds, records_per_second: BATCHED_RECORDS / figures.wallSeconds, p50_ms: figures.p50Ms, p99_ms: figures.p99Ms };
+  return {
+    batch_size: BATCH_SIZE,
+    records: BATCHED_RECORDS,
+    seconds: figures.wallSeconds,
+    records_per_second: BATCHED_RECORDS / figures.wallSeconds,
+    p50_ms: figures.p50Ms,
+    p99_ms: figures.p99Ms,
+  };
 }
 
 /** Appends and seals until the log holds `leaves` leaves; returns the sealing rate seen on the way. */
-async function growTo(database: BenchDatabase, key: LedgerKey, leaves: number): Promise<{ appended: number; sealSeconds: number; appendSeconds: number }> {
+async function growTo(
+  database: BenchDatabase,
+  key: LedgerKey,
+  leaves: number,
+): Promise<{ appended: number; sealSeconds: number; appendSeconds: number }> {
   let size = (await ledgerSealingLag(database.db)).tree_size;
   let sealSeconds = 0;
   let appendSeconds = 0;
@@ -116,7 +148,10 @@ async function growTo(database: BenchDatabase, key: LedgerKey, leaves: number): 
     const block = Math.min(BLOCK_LEAVES, leaves - size);
     const appendStart = performance.now();
     for (let done = 0; done < block; done += BUILD_BATCH) {
-      await appendProvenanceBatch(database.db, Array.from({ length: Math.min(BUILD_BATCH, block - done) }, decisionRecord));
+      await appendProvenanceBatch(
+        database.db,
+        Array.from({ length: Math.min(BUILD_BATCH, block - done) }, decisionRecord),
+      );
     }
     appendSeconds += (performance.now() - appendStart) / 1000;
     const sealStart = performance.now();
@@ -164,7 +199,8 @@ async function measureProofs(database: BenchDatabase, key: LedgerKey): Promise<P
     const proof = await inclusionProof(database.db, index, treeSize);
     times.push(performance.now() - started);
     const row = byIndex.get(index)!;
-    if (!verifyInclusion(rfc6962, index, treeSize, leafHashOfBody(row.body), proof, root)) throw new Error(`the proof of leaf ${index} does not verify`);
+    if (!verifyInclusion(rfc6962, index, treeSize, leafHashOfBody(row.body), proof, root))
+      throw new Error(`the proof of leaf ${index} does not verify`);
   }
   const bundleTimes: number[] = [];
   for (const index of leafIndexes.slice(0, 500)) {
@@ -195,11 +231,15 @@ async function measureProofs(database: BenchDatabase, key: LedgerKey): Promise<P
 async function main(): Promise<void> {
   const database = await createBenchDatabase();
   try {
-    say(`Preparing ${database.kind === 'postgres' ? 'a fresh database on the local Postgres' : 'an embedded Postgres'}…`);
+    say(
+      `Preparing ${database.kind === 'postgres' ? 'a fresh database on the local Postgres' : 'an embedded Postgres'}…`,
+    );
     await migrateToLatest(database.db);
     const key = await ensureLedgerKey(database.db, 'bench.handoff.local/ledger');
 
-    say(`Appends, one record per call: ${SINGLE_APPENDS} sequential, then ${SINGLE_APPENDS} from ${CONCURRENT_CALLERS} concurrent callers…`);
+    say(
+      `Appends, one record per call: ${SINGLE_APPENDS} sequential, then ${SINGLE_APPENDS} from ${CONCURRENT_CALLERS} concurrent callers…`,
+    );
     const sequential = await measureSingle(database, 1);
     const concurrent = await measureSingle(database, CONCURRENT_CALLERS);
     say(`Appends in batches of ${BATCH_SIZE}: ${BATCHED_RECORDS} records from 4 concurrent callers…`);
@@ -207,9 +247,16 @@ async function main(): Promise<void> {
     await sealOpenBlock(database.db, key, { lockTimeoutMs: 5000 });
 
     const proofs: ProofFigures[] = [];
-    const growth: Array<{ to: number; appended: number; append_records_per_second: number; sealed_leaves_per_second: number }> = [];
+    const growth: Array<{
+      to: number;
+      appended: number;
+      append_records_per_second: number;
+      sealed_leaves_per_second: number;
+    }> = [];
     for (const size of PROOF_SIZES) {
-      say(`Growing the log to ${size.toLocaleString('en')} leaves (batches of ${BUILD_BATCH}, blocks of ${BLOCK_LEAVES} sealed as the sealer does)…`);
+      say(
+        `Growing the log to ${size.toLocaleString('en')} leaves (batches of ${BUILD_BATCH}, blocks of ${BLOCK_LEAVES} sealed as the sealer does)…`,
+      );
       const grown = await growTo(database, key, size);
       growth.push({
         to: size,
@@ -223,22 +270,70 @@ async function main(): Promise<void> {
 
     const rows: string[][] = [
       ['', 'records', 'records/s', 'p50 ms', 'p99 ms'],
-      ['append, 1 per call, sequential', String(sequential.records), fixed(sequential.records_per_second), fixed(sequential.p50_ms, 2), fixed(sequential.p99_ms, 2)],
-      [`append, 1 per call, ${CONCURRENT_CALLERS} callers`, String(concurrent.records), fixed(concurrent.records_per_second), fixed(concurrent.p50_ms, 2), fixed(concurrent.p99_ms, 2)],
-      [`append, ${BATCH_SIZE} per call, 4 callers`, String(batched.records), fixed(batched.records_per_second), fixed(batched.p50_ms, 2), fixed(batched.p99_ms, 2)],
+      [
+        'append, 1 per call, sequential',
+        String(sequential.records),
+        fixed(sequential.records_per_second),
+        fixed(sequential.p50_ms, 2),
+        fixed(sequential.p99_ms, 2),
+      ],
+      [
+        `append, 1 per call, ${CONCURRENT_CALLERS} callers`,
+        String(concurrent.records),
+        fixed(concurrent.records_per_second),
+        fixed(concurrent.p50_ms, 2),
+        fixed(concurrent.p99_ms, 2),
+      ],
+      [
+        `append, ${BATCH_SIZE} per call, 4 callers`,
+        String(batched.records),
+        fixed(batched.records_per_second),
+        fixed(batched.p50_ms, 2),
+        fixed(batched.p99_ms, 2),
+      ],
     ];
     const proofRows: string[][] = [
-      ['tree size', 'proof hashes', 'nodes read', 'p50 ms', 'p99 ms', 'max ms', 'bundle p99 ms', 'target p99', 'result'],
-      ...proofs.map((p) => [p.tree_size.toLocaleString('en'), String(p.proof_hashes), String(p.nodes_read), fixed(p.p50_ms, 2), fixed(p.p99_ms, 2), fixed(p.max_ms, 2), fixed(p.bundle_p99_ms, 2), `< ${PROOF_TARGET_P99_MS}`, p.pass ? 'PASS' : 'MISS']),
+      [
+        'tree size',
+        'proof hashes',
+        'nodes read',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        'bundle p99 ms',
+        'target p99',
+        'result',
+      ],
+      ...proofs.map((p) => [
+        p.tree_size.toLocaleString('en'),
+        String(p.proof_hashes),
+        String(p.nodes_read),
+        fixed(p.p50_ms, 2),
+        fixed(p.p99_ms, 2),
+        fixed(p.max_ms, 2),
+        fixed(p.bundle_p99_ms, 2),
+        `< ${PROOF_TARGET_P99_MS}`,
+        p.pass ? 'PASS' : 'MISS',
+      ]),
     ];
     for (const table of [rows, proofRows]) {
       const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
       say('');
-      for (const row of table) say(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('   '));
+      for (const row of table)
+        say(
+          row
+            .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+            .join('   '),
+        );
     }
     say('');
-    for (const step of growth.filter((grown) => grown.appended > 0)) say(`Growing to ${step.to.toLocaleString('en')}: ${fixed(step.append_records_per_second, 0)} records/s appended in batches of ${BUILD_BATCH}, ${fixed(step.sealed_leaves_per_second, 0)} leaves/s sealed.`);
-    say(`${cpus().length} CPUs, Node ${process.version}, ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}; proofs read one query of O(log n) stored subtrees and are verified against the signed checkpoint.`);
+    for (const step of growth.filter((grown) => grown.appended > 0))
+      say(
+        `Growing to ${step.to.toLocaleString('en')}: ${fixed(step.append_records_per_second, 0)} records/s appended in batches of ${BUILD_BATCH}, ${fixed(step.sealed_leaves_per_second, 0)} leaves/s sealed.`,
+      );
+    say(
+      `${cpus().length} CPUs, Node ${process.version}, ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}; proofs read one query of O(log n) stored subtrees and are verified against the signed checkpoint.`,
+    );
     writeResults(
       {
         generatedAt: new Date().toISOString(),

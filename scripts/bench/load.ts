@@ -37,7 +37,12 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * `concurrency` callers each send their next request as soon as their last one answered, until `count`
  * were sent. Latency counts every request, the failed ones too, so errors cannot flatter the figures.
  */
-export async function runClosedLoop(options: { count: number; concurrency: number; send: Send; firstIndex?: number }): Promise<LoadRun> {
+export async function runClosedLoop(options: {
+  count: number;
+  concurrency: number;
+  send: Send;
+  firstIndex?: number;
+}): Promise<LoadRun> {
   const latenciesMs: number[] = [];
   const errorSamples = new Set<string>();
   let errors = 0;
@@ -45,7 +50,9 @@ export async function runClosedLoop(options: { count: number; concurrency: numbe
   const caller = async () => {
     for (let index = next++; index < options.count; index = next++) {
       const startedAt = performance.now();
-      const outcome = await options.send((options.firstIndex ?? 0) + index).catch((error: unknown) => ({ ok: false as const, error: messageOf(error) }));
+      const outcome = await options
+        .send((options.firstIndex ?? 0) + index)
+        .catch((error: unknown) => ({ ok: false as const, error: messageOf(error) }));
       latenciesMs.push(performance.now() - startedAt);
       if (!outcome.ok) {
         errors += 1;

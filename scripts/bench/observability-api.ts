@@ -29,9 +29,20 @@ async function main(): Promise<void> {
   if (!VARIANTS.includes(variant)) throw new Error(`OBSERVABILITY_VARIANT must be one of ${VARIANTS.join(', ')}`);
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.LOG_LEVEL, silent: true });
-  const db = createDb({ connectionString: config.DATABASE_URL!, poolMax: config.DATABASE_POOL_MAX, applicationName: 'handoff-api', logger });
-  const metrics = variant === 'metrics' || variant === 'both' ? metricsRegistryOf({ ...config, METRICS_PORT: config.PORT }, { api: true, worker: false }) : undefined;
-  const tracing = variant === 'tracing' || variant === 'both' ? startTracing({ serviceName: 'handoff-bench', destination: { exporter: droppingExporter, batched: true } }) : undefined;
+  const db = createDb({
+    connectionString: config.DATABASE_URL!,
+    poolMax: config.DATABASE_POOL_MAX,
+    applicationName: 'handoff-api',
+    logger,
+  });
+  const metrics =
+    variant === 'metrics' || variant === 'both'
+      ? metricsRegistryOf({ ...config, METRICS_PORT: config.PORT }, { api: true, worker: false })
+      : undefined;
+  const tracing =
+    variant === 'tracing' || variant === 'both'
+      ? startTracing({ serviceName: 'handoff-bench', destination: { exporter: droppingExporter, batched: true } })
+      : undefined;
   const deps = createAppDeps(config, { db, temporal: new Client(), logger, metrics, tracing });
   await listen(buildApp(deps), { host: '127.0.0.1', port: config.PORT });
 }

@@ -34,11 +34,23 @@ interface Measured {
 
 async function startVariant(variant: Variant, databaseUrl: string): Promise<{ service: Service; baseUrl: string }> {
   const port = await freePort();
-  const env = { ...process.env, OBSERVABILITY_VARIANT: variant, DATABASE_URL: databaseUrl, PORT: String(port), AUTH_ISSUER: ISSUER, LOG_LEVEL: 'error', RATE_LIMIT_DEFAULT: '1000000000', MALLOC_ARENA_MAX: '2' };
+  const env = {
+    ...process.env,
+    OBSERVABILITY_VARIANT: variant,
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    AUTH_ISSUER: ISSUER,
+    LOG_LEVEL: 'error',
+    RATE_LIMIT_DEFAULT: '1000000000',
+    MALLOC_ARENA_MAX: '2',
+  };
   const service = spawnService(`api-${variant}`, path.join(__dirname, 'observability-api.ts'), env);
   onTearDown(() => service.stop());
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitUntil(`the ${variant} API`, async () => (await fetch(`${baseUrl}/healthz`).catch(() => undefined))?.ok === true);
+  await waitUntil(
+    `the ${variant} API`,
+    async () => (await fetch(`${baseUrl}/healthz`).catch(() => undefined))?.ok === true,
+  );
   return { service, baseUrl };
 }
 
@@ -62,8 +74,16 @@ async function main(): Promise<void> {
   await ensureSigningKey(database.db);
   await seedDevReviewers(database.db);
   const config = loadConfig({ DATABASE_URL: database.url, AUTH_ISSUER: ISSUER });
-  await registerTokenSubject(database.db, { subject: 'bench', organizationId: DEFAULT_ORGANIZATION_ID, scopes: SCOPES });
-  const token = await issueAccessToken(createKeyRing(database.db), { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE }, { subject: 'bench', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 3600 });
+  await registerTokenSubject(database.db, {
+    subject: 'bench',
+    organizationId: DEFAULT_ORGANIZATION_ID,
+    scopes: SCOPES,
+  });
+  const token = await issueAccessToken(
+    createKeyRing(database.db),
+    { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
+    { subject: 'bench', scopes: SCOPES, organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 3600 },
+  );
 
   const apis = new Map<Variant, { service: Service; baseUrl: string }>();
   for (const variant of VARIANTS) apis.set(variant, await startVariant(variant, database.url));
@@ -71,7 +91,9 @@ async function main(): Promise<void> {
 
   const measured = new Map<Variant, Measured>(VARIANTS.map((variant) => [variant, { runs: [], cpuSeconds: 0 }]));
   for (let round = 1; round <= ROUNDS; round += 1) {
-    say(`round ${round}/${ROUNDS}: ${REQUESTS_PER_ROUND} GETs at concurrency ${CONCURRENCY} to each of ${VARIANTS.join(', ')}…`);
+    say(
+      `round ${round}/${ROUNDS}: ${REQUESTS_PER_ROUND} GETs at concurrency ${CONCURRENCY} to each of ${VARIANTS.join(', ')}…`,
+    );
     for (const variant of VARIANTS) {
       const { service, baseUrl } = apis.get(variant)!;
       const before = cpuSeconds(service.pid) ?? Number.NaN;
@@ -88,21 +110,54 @@ async function main(): Promise<void> {
     return { variant, ...figures, apiCpuMsPerRequest: (cpu * 1000) / figures.requests };
   });
   const off = results.find((result) => result.variant === 'off')!;
-  const withRatios = results.map((result) => ({ ...result, throughputRatio: result.throughputPerSecond / off.throughputPerSecond, cpuRatio: result.apiCpuMsPerRequest / off.apiCpuMsPerRequest }));
+  const withRatios = results.map((result) => ({
+    ...result,
+    throughputRatio: result.throughputPerSecond / off.throughputPerSecond,
+    cpuRatio: result.apiCpuMsPerRequest / off.apiCpuMsPerRequest,
+  }));
 
   const rows = [
     ['', 'req/s', 'vs off', 'API CPU ms/req', 'vs off', 'p50 ms', 'p99 ms', 'errors'],
-    ...withRatios.map((r) => [r.variant, fixed(r.throughputPerSecond, 0), fixed(r.throughputRatio, 3), fixed(r.apiCpuMsPerRequest, 3), fixed(r.cpuRatio, 3), fixed(r.p50Ms, 2), fixed(r.p99Ms, 2), String(r.errors)]),
+    ...withRatios.map((r) => [
+      r.variant,
+      fixed(r.throughputPerSecond, 0),
+      fixed(r.throughputRatio, 3),
+      fixed(r.apiCpuMsPerRequest, 3),
+      fixed(r.cpuRatio, 3),
+      fixed(r.p50Ms, 2),
+      fixed(r.p99Ms, 2),
+      String(r.errors),
+    ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   say('');
-  for (const row of rows) say(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('   '));
+  for (const row of rows)
+    say(
+      row
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+        .join('   '),
+    );
   say('');
-  say(`${ROUNDS} rounds of ${REQUESTS_PER_ROUND} requests per variant; ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres in this process'}.`);
+  say(
+    `${ROUNDS} rounds of ${REQUESTS_PER_ROUND} requests per variant; ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres in this process'}.`,
+  );
   const failed = withRatios.find((r) => r.errors > 0);
-  if (failed) throw new Error(`${failed.errors} requests to ${failed.variant} failed (${failed.errorSamples.join('; ')}); the figures do not count`);
+  if (failed)
+    throw new Error(
+      `${failed.errors} requests to ${failed.variant} failed (${failed.errorSamples.join('; ')}); the figures do not count`,
+    );
   writeResults(
-    { generatedAt: new Date().toISOString(), settings: { rounds: ROUNDS, requestsPerRound: REQUESTS_PER_ROUND, concurrency: CONCURRENCY, route: 'GET /v1/orch/reviewers?limit=10' }, database: database.kind, variants: withRatios.map(({ errorSamples: _samples, ...rest }) => rest) },
+    {
+      generatedAt: new Date().toISOString(),
+      settings: {
+        rounds: ROUNDS,
+        requestsPerRound: REQUESTS_PER_ROUND,
+        concurrency: CONCURRENCY,
+        route: 'GET /v1/orch/reviewers?limit=10',
+      },
+      database: database.kind,
+      variants: withRatios.map(({ errorSamples: _samples, ...rest }) => rest),
+    },
     path.join(process.cwd(), 'bench-results', 'observability.json'),
   );
 }

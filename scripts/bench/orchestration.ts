@@ -68,7 +68,11 @@ const closedLoop = (bench: Bench, options: { count: number; concurrency: number;
 
 /** Until the services and Temporal are idle again, so one round's leftovers are not billed to the next. */
 const settleAfterRound = (bench: Bench) =>
-  settle([bench.stack.api.pid, bench.stack.worker.pid, ...bench.stack.temporalPids], { windowMs: 250, busyFraction: 0.1, timeoutMs: 10_000 });
+  settle([bench.stack.api.pid, bench.stack.worker.pid, ...bench.stack.temporalPids], {
+    windowMs: 250,
+    busyFraction: 0.1,
+    timeoutMs: 10_000,
+  });
 
 async function runRound(label: string, run: () => Promise<LoadRun>): Promise<LoadRun> {
   const result = await run();
@@ -85,17 +89,37 @@ function mixedRules(count: number, next: () => number): EscalationRule[] {
   const conditionOf = (): Condition => {
     switch (Math.floor(next() * 6)) {
       case 0:
-        return { condition_type: 'risk_level', operator: pick(next, ['>=', '<', '==']), value: pick(next, RISK_LEVELS) };
+        return {
+          condition_type: 'risk_level',
+          operator: pick(next, ['>=', '<', '==']),
+          value: pick(next, RISK_LEVELS),
+        };
       case 1:
-        return { condition_type: 'domain', operator: pick(next, ['==', '!=']), value: pick(next, ['finance', 'healthcare', 'general', 'legal']) };
+        return {
+          condition_type: 'domain',
+          operator: pick(next, ['==', '!=']),
+          value: pick(next, ['finance', 'healthcare', 'general', 'legal']),
+        };
       case 2:
-        return { condition_type: 'ai_confidence', operator: pick(next, ['<', '<=', '>']), value: Math.round(next() * 100) / 100 };
+        return {
+          condition_type: 'ai_confidence',
+          operator: pick(next, ['<', '<=', '>']),
+          value: Math.round(next() * 100) / 100,
+        };
       case 3:
-        return { condition_type: 'task_type', operator: 'in', value: [`t${Math.floor(next() * 50)}`, `t${Math.floor(next() * 50)}`] };
+        return {
+          condition_type: 'task_type',
+          operator: 'in',
+          value: [`t${Math.floor(next() * 50)}`, `t${Math.floor(next() * 50)}`],
+        };
       case 4:
         return { condition_type: 'amount', operator: pick(next, ['>=', '>']), value: Math.floor(next() * 100_000) };
       default:
-        return { condition_type: 'context.region', operator: pick(next, ['==', 'not_in']), value: pick(next, ['EU', 'US', 'APAC']) };
+        return {
+          condition_type: 'context.region',
+          operator: pick(next, ['==', 'not_in']),
+          value: pick(next, ['EU', 'US', 'APAC']),
+        };
     }
   };
   return Array.from({ length: count }, (_, index) => ({
@@ -103,7 +127,14 @@ function mixedRules(count: number, next: () => number): EscalationRule[] {
     rule_name: `bench ${index}`,
     priority: pick(next, RULE_PRIORITIES),
     conditions: Array.from({ length: 1 + Math.floor(next() * 3) }, conditionOf),
-    actions: [{ action: 'escalate_to_human', target_capability: pick(next, ['general_review', 'financial_approval', 'medical_diagnosis']), min_weight: 0.5, urgency: pick(next, ['low', 'medium', 'high', 'urgent'] as const) }],
+    actions: [
+      {
+        action: 'escalate_to_human',
+        target_capability: pick(next, ['general_review', 'financial_approval', 'medical_diagnosis']),
+        min_weight: 0.5,
+        urgency: pick(next, ['low', 'medium', 'high', 'urgent'] as const),
+      },
+    ],
   }));
 }
 
@@ -146,7 +177,15 @@ function benchEvaluator(): EvaluatorFigures[] {
     const safety = { domain: 'general', boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] };
     const fullDecisionsPerSecond = rate(facts, (f) =>
       decideRoutingMoments({
-        task: { task_type: f.task_type, context: f.context, ai_agent_id: 'urn:bench:agent:x:1', ai_confidence: f.ai_confidence, required_capabilities: [], safety_requirements: {}, escalation_conditions: {} },
+        task: {
+          task_type: f.task_type,
+          context: f.context,
+          ai_agent_id: 'urn:bench:agent:x:1',
+          ai_confidence: f.ai_confidence,
+          required_capabilities: [],
+          safety_requirements: {},
+          escalation_conditions: {},
+        },
         agent: null,
         domain: f.domain,
         safety,
@@ -154,14 +193,20 @@ function benchEvaluator(): EvaluatorFigures[] {
         rule_set: { version: 1, enabled: count },
       }),
     );
-    say(`  ${String(count).padStart(6)} rules: ${evaluateRulesPerSecond.toFixed(0)} rule-set evaluations/s, ${fullDecisionsPerSecond.toFixed(0)} full decisions/s`);
+    say(
+      `  ${String(count).padStart(6)} rules: ${evaluateRulesPerSecond.toFixed(0)} rule-set evaluations/s, ${fullDecisionsPerSecond.toFixed(0)} full decisions/s`,
+    );
     return { rules: count, evaluateRulesPerSecond, fullDecisionsPerSecond };
   });
 }
 
 type Configuration = 'no_rules' | 'rules_1000_scoped' | 'rules_1000_all_in_scope';
 const CONFIGURATIONS: Configuration[] = ['no_rules', 'rules_1000_scoped', 'rules_1000_all_in_scope'];
-const ENABLED_PREFIX: Record<Configuration, string | null> = { no_rules: null, rules_1000_scoped: 'bench-scoped-', rules_1000_all_in_scope: 'bench-generic-' };
+const ENABLED_PREFIX: Record<Configuration, string | null> = {
+  no_rules: null,
+  rules_1000_scoped: 'bench-scoped-',
+  rules_1000_all_in_scope: 'bench-generic-',
+};
 
 /**
  * Conditions that never hold for the bench's traffic (its confidences are 0.5 and 0.95), so every
@@ -176,7 +221,13 @@ const quiet = (index: number): Condition[] => [
 async function seedRules(bench: Bench): Promise<void> {
   const next = random(7);
   const rows = [
-    ...Array.from({ length: END_TO_END_RULES - GENERIC_RULES }, (_, i) => ({ name: `bench-scoped-${i}`, conditions: [{ condition_type: 'task_type', operator: '==' as const, value: `bench_t${i % TASK_TYPES}` }, ...quiet(i)] })),
+    ...Array.from({ length: END_TO_END_RULES - GENERIC_RULES }, (_, i) => ({
+      name: `bench-scoped-${i}`,
+      conditions: [
+        { condition_type: 'task_type', operator: '==' as const, value: `bench_t${i % TASK_TYPES}` },
+        ...quiet(i),
+      ],
+    })),
     ...Array.from({ length: GENERIC_RULES }, (_, i) => ({ name: `bench-scoped-generic-${i}`, conditions: quiet(i) })),
     ...Array.from({ length: END_TO_END_RULES }, (_, i) => ({ name: `bench-generic-${i}`, conditions: quiet(i) })),
   ];
@@ -190,11 +241,24 @@ async function seedRules(bench: Bench): Promise<void> {
         rule_name: row.name,
         description: '',
         conditions: row.conditions,
-        actions: [{ action: 'escalate_to_human', target_capability: 'general_review', min_weight: 0.5, urgency: pick(next, ['low', 'medium', 'high', 'urgent'] as const) }],
+        actions: [
+          {
+            action: 'escalate_to_human',
+            target_capability: 'general_review',
+            min_weight: 0.5,
+            urgency: pick(next, ['low', 'medium', 'high', 'urgent'] as const),
+          },
+        ],
         priority: pick(next, RULE_PRIORITIES),
         enabled: false,
         applies_to: scope.task_types ?? ['*'],
-        trigger_rate: { estimated_trigger_rate: 'n/a', routings_replayed: 0, routings_triggered: 0, window_days: 30, computed_at: new Date().toISOString() },
+        trigger_rate: {
+          estimated_trigger_rate: 'n/a',
+          routings_replayed: 0,
+          routings_triggered: 0,
+          window_days: 30,
+          computed_at: new Date().toISOString(),
+        },
         scope_task_types: scope.task_types,
         scope_domains: scope.domains,
       });
@@ -237,7 +301,9 @@ function routingSend(bench: Bench): Send {
     if (response.status !== 200) return { ok: false, error: `HTTP ${response.status}: ${text.slice(0, 300)}` };
     const decision = (JSON.parse(text) as { decision?: string }).decision;
     const expected = human ? 'escalate_to_human' : 'ai_autonomous';
-    return decision === expected ? { ok: true } : { ok: false, error: `decision ${decision ?? 'missing'}, expected ${expected}` };
+    return decision === expected
+      ? { ok: true }
+      : { ok: false, error: `decision ${decision ?? 'missing'}, expected ${expected}` };
   };
 }
 
@@ -251,11 +317,20 @@ function agentRouteSend(bench: Bench, apiKey: string, runId: string): Send {
       ai_assessment: { can_handle: true, confidence },
       required_capabilities: [{ capability_id: 'general_review', min_weight: 0.5 }],
     });
-    const response = await fetch(`${bench.baseUrl}/v1/orch/route`, { method: 'POST', headers: { ...headers, 'x-confidence-score': String(confidence) }, body });
+    const response = await fetch(`${bench.baseUrl}/v1/orch/route`, {
+      method: 'POST',
+      headers: { ...headers, 'x-confidence-score': String(confidence) },
+      body,
+    });
     const text = await response.text();
     if (response.status !== 200) return { ok: false, error: `HTTP ${response.status}: ${text.slice(0, 300)}` };
     const answer = JSON.parse(text) as { routing_decision?: string; fourth_law_triggered?: boolean };
-    return answer.fourth_law_triggered === confidence < 0.7 ? { ok: true } : { ok: false, error: `fourth_law_triggered ${String(answer.fourth_law_triggered ?? 'missing')} at ${confidence}` };
+    return answer.fourth_law_triggered === confidence < 0.7
+      ? { ok: true }
+      : {
+          ok: false,
+          error: `fourth_law_triggered ${String(answer.fourth_law_triggered ?? 'missing')} at ${confidence}`,
+        };
   };
 }
 
@@ -266,12 +341,16 @@ async function main(): Promise<void> {
   const evaluator = benchEvaluator();
 
   // More routings than the default hourly limit of routing requests.
-  const { stack, baseUrl, token } = await startBenchStack({ taskQueue: TASK_QUEUE, env: { RATE_LIMIT_ROUTING_REQUESTS: '1000000' } });
+  const { stack, baseUrl, token } = await startBenchStack({
+    taskQueue: TASK_QUEUE,
+    env: { RATE_LIMIT_ROUTING_REQUESTS: '1000000' },
+  });
   const bench: Bench = { stack, baseUrl, token };
   say(`Seeding ${END_TO_END_RULES} scoped and ${END_TO_END_RULES} all-in-scope escalation rules (disabled)…`);
   await seedRules(bench);
   const send = routingSend(bench);
-  const load = (count: number, firstIndex: number) => () => closedLoop(bench, { count, concurrency: CONCURRENCY, send, firstIndex });
+  const load = (count: number, firstIndex: number) => () =>
+    closedLoop(bench, { count, concurrency: CONCURRENCY, send, firstIndex });
 
   say(`Warm-up: ${WARM_UP_REQUESTS} routings at concurrency ${CONCURRENCY}…`);
   await enable(bench, 'rules_1000_scoped');
@@ -279,7 +358,9 @@ async function main(): Promise<void> {
 
   const runs: Record<Configuration, LoadRun[]> = { no_rules: [], rules_1000_scoped: [], rules_1000_all_in_scope: [] };
   const perRound = REQUESTS_PER_CONFIGURATION / ROUNDS;
-  say(`Measuring POST /v1/orch/routing: ${REQUESTS_PER_CONFIGURATION} routings per configuration at concurrency ${CONCURRENCY}, in ${ROUNDS} rounds…`);
+  say(
+    `Measuring POST /v1/orch/routing: ${REQUESTS_PER_CONFIGURATION} routings per configuration at concurrency ${CONCURRENCY}, in ${ROUNDS} rounds…`,
+  );
   let index = WARM_UP_REQUESTS;
   for (let round = 0; round < ROUNDS; round += 1) {
     // Each configuration takes every place in the order in turn.
@@ -291,29 +372,69 @@ async function main(): Promise<void> {
       index += perRound;
     }
   }
-  const routing = Object.fromEntries(CONFIGURATIONS.map((configuration) => [configuration, figures(runs[configuration])])) as Record<Configuration, LoadFigures>;
+  const routing = Object.fromEntries(
+    CONFIGURATIONS.map((configuration) => [configuration, figures(runs[configuration])]),
+  ) as Record<Configuration, LoadFigures>;
   const ratioScoped = routing.rules_1000_scoped.p99Ms / routing.no_rules.p99Ms;
   const ratioAll = routing.rules_1000_all_in_scope.p99Ms / routing.no_rules.p99Ms;
 
   await enable(bench, 'no_rules');
-  const principal: Principal = { id: 'bench', kind: 'jwt', subject: 'bench', scopes: ['orch:admin'], organization_id: DEFAULT_ORGANIZATION_ID };
-  const registered = await registerAgent(stack.database.db, { agent_id: 'urn:bench:agent:route:1', agent_name: 'bench', agent_type: 'route', capabilities: [], safety_constraints: {}, model_info: {} }, principal);
+  const principal: Principal = {
+    id: 'bench',
+    kind: 'jwt',
+    subject: 'bench',
+    scopes: ['orch:admin'],
+    organization_id: DEFAULT_ORGANIZATION_ID,
+  };
+  const registered = await registerAgent(
+    stack.database.db,
+    {
+      agent_id: 'urn:bench:agent:route:1',
+      agent_name: 'bench',
+      agent_type: 'route',
+      capabilities: [],
+      safety_constraints: {},
+      model_info: {},
+    },
+    principal,
+  );
   if (!registered.ok) throw new Error('could not register the bench agent');
   const routeSend = agentRouteSend(bench, registered.api_key, randomBytes(4).toString('hex'));
-  say(`Measuring POST /v1/orch/route: ${REQUESTS_PER_CONFIGURATION} calls at concurrency ${CONCURRENCY} with the agent's key…`);
-  await runRound('warm-up', () => closedLoop(bench, { count: WARM_UP_REQUESTS, concurrency: CONCURRENCY, send: routeSend }));
+  say(
+    `Measuring POST /v1/orch/route: ${REQUESTS_PER_CONFIGURATION} calls at concurrency ${CONCURRENCY} with the agent's key…`,
+  );
+  await runRound('warm-up', () =>
+    closedLoop(bench, { count: WARM_UP_REQUESTS, concurrency: CONCURRENCY, send: routeSend }),
+  );
   await settleAfterRound(bench);
-  const routeRun = await runRound('/route', () => closedLoop(bench, { count: REQUESTS_PER_CONFIGURATION, concurrency: CONCURRENCY, send: routeSend, firstIndex: WARM_UP_REQUESTS }));
+  const routeRun = await runRound('/route', () =>
+    closedLoop(bench, {
+      count: REQUESTS_PER_CONFIGURATION,
+      concurrency: CONCURRENCY,
+      send: routeSend,
+      firstIndex: WARM_UP_REQUESTS,
+    }),
+  );
   const route = figures([routeRun]);
 
   const results = {
     generatedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, node: process.version, database: stack.database.kind },
-    settings: { requestsPerConfiguration: REQUESTS_PER_CONFIGURATION, warmUpRequests: WARM_UP_REQUESTS, concurrency: CONCURRENCY, rounds: ROUNDS, taskTypes: TASK_TYPES, genericRulesInScopedSet: GENERIC_RULES },
+    settings: {
+      requestsPerConfiguration: REQUESTS_PER_CONFIGURATION,
+      warmUpRequests: WARM_UP_REQUESTS,
+      concurrency: CONCURRENCY,
+      rounds: ROUNDS,
+      taskTypes: TASK_TYPES,
+      genericRulesInScopedSet: GENERIC_RULES,
+    },
     evaluator,
     routing,
     ratios: { p99ScopedOverNoRules: ratioScoped, p99AllInScopeOverNoRules: ratioAll },
-    target: { maxP99Ratio: TARGET_P99_RATIO, pass: routing.rules_1000_scoped.errors === 0 && ratioScoped <= TARGET_P99_RATIO },
+    target: {
+      maxP99Ratio: TARGET_P99_RATIO,
+      pass: routing.rules_1000_scoped.errors === 0 && ratioScoped <= TARGET_P99_RATIO,
+    },
     route,
   };
 
@@ -322,11 +443,19 @@ async function main(): Promise<void> {
   for (const configuration of CONFIGURATIONS) {
     const f = routing[configuration];
     const ratio = f.p99Ms / routing.no_rules.p99Ms;
-    say(`  ${configuration.padEnd(32)} ${String(f.requests).padStart(8)} ${String(f.errors).padStart(7)} ${fixed(f.p50Ms).padStart(8)} ${fixed(f.p99Ms).padStart(8)} ${fixed(f.throughputPerSecond).padStart(7)}   ${fixed(ratio, 2)}`);
+    say(
+      `  ${configuration.padEnd(32)} ${String(f.requests).padStart(8)} ${String(f.errors).padStart(7)} ${fixed(f.p50Ms).padStart(8)} ${fixed(f.p99Ms).padStart(8)} ${fixed(f.throughputPerSecond).padStart(7)}   ${fixed(ratio, 2)}`,
+    );
   }
-  say(`  target: 1,000 (scoped) rules p99 <= ${TARGET_P99_RATIO}x no rules: ${results.target.pass ? 'PASS' : 'MISS'} (${fixed(ratioScoped, 2)}x)`);
-  say(`POST /v1/orch/route at concurrency ${CONCURRENCY}: p50 ${fixed(route.p50Ms)} ms, p99 ${fixed(route.p99Ms)} ms, ${fixed(route.throughputPerSecond)} req/s, ${route.errors} errors`);
-  say(`${cpus().length} CPUs, Node ${process.version}, ${stack.database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}.`);
+  say(
+    `  target: 1,000 (scoped) rules p99 <= ${TARGET_P99_RATIO}x no rules: ${results.target.pass ? 'PASS' : 'MISS'} (${fixed(ratioScoped, 2)}x)`,
+  );
+  say(
+    `POST /v1/orch/route at concurrency ${CONCURRENCY}: p50 ${fixed(route.p50Ms)} ms, p99 ${fixed(route.p99Ms)} ms, ${fixed(route.throughputPerSecond)} req/s, ${route.errors} errors`,
+  );
+  say(
+    `${cpus().length} CPUs, Node ${process.version}, ${stack.database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}.`,
+  );
   writeResults(results, RESULTS_FILE);
 }
 

@@ -22,15 +22,25 @@ export interface Service {
  * Runs a TypeScript entry in a child Node process with tsx loaded in-process (`node --import tsx`), so
  * the child's pid is the process whose memory is measured. Its stderr is shown, prefixed with its name.
  */
-export function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv, args: string[] = [], options: { onStderr?: (line: string) => void } = {}): Service {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+export function spawnService(
+  name: string,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  args: string[] = [],
+  options: { onStderr?: (line: string) => void } = {},
+): Service {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   if (child.pid === undefined) throw new Error(`${name} did not start`);
   const onStderr = options.onStderr ?? ((line: string) => process.stderr.write(`[${name}] ${line}\n`));
   createInterface({ input: child.stderr }).on('line', onStderr);
   let stopping = false;
   const exited = new Promise<never>((_, reject) => {
     child.once('exit', (code, signal) => {
-      if (!stopping) reject(new Error(`${name} exited unexpectedly (${signal ? `signal ${signal}` : `code ${String(code)}`})`));
+      if (!stopping)
+        reject(new Error(`${name} exited unexpectedly (${signal ? `signal ${signal}` : `code ${String(code)}`})`));
     });
   });
   exited.catch(() => undefined);

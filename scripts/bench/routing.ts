@@ -15,7 +15,16 @@ import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { BENCH_FLOOR_WORKFLOW, floorUpdate, type BenchFloorWorkflow } from './floor/contract';
 import { runClosedLoop, summarize, type LoadRun, type Send } from './load';
 import { procStatusKb, ProcessMeter } from './processes';
-import { judge, phaseFigures, printTable, toMiB, writeResults, type Kind, type PhaseFigures, type Results } from './report';
+import {
+  judge,
+  phaseFigures,
+  printTable,
+  toMiB,
+  writeResults,
+  type Kind,
+  type PhaseFigures,
+  type Results,
+} from './report';
 import { type BenchStack, runSuite, say, settle, startBenchStack, unlessAServiceDies, watchedBy } from './stack';
 
 const REQUESTS = 2000;
@@ -58,7 +67,9 @@ function routingSend(baseUrl: string, token: string): Send {
     const text = await response.text();
     if (response.status !== 200) return { ok: false, error: `HTTP ${response.status}: ${text.slice(0, 300)}` };
     const decision = (JSON.parse(text) as { decision?: string }).decision;
-    return decision === expectedDecision ? { ok: true } : { ok: false, error: `decision ${decision ?? 'missing'}, expected ${expectedDecision}` };
+    return decision === expectedDecision
+      ? { ok: true }
+      : { ok: false, error: `decision ${decision ?? 'missing'}, expected ${expectedDecision}` };
   };
 }
 
@@ -87,7 +98,10 @@ async function runRound(label: string, run: () => Promise<LoadRun>, meter?: Proc
 type Load = (kind: Kind, count: number, firstIndex: number) => () => Promise<LoadRun>;
 
 async function measureInRounds(stack: BenchStack, load: Load): Promise<Record<Kind, PhaseFigures>> {
-  const meters: Record<Kind, ProcessMeter> = { routing: new ProcessMeter(watchedBy(stack)), floor: new ProcessMeter(watchedBy(stack)) };
+  const meters: Record<Kind, ProcessMeter> = {
+    routing: new ProcessMeter(watchedBy(stack)),
+    floor: new ProcessMeter(watchedBy(stack)),
+  };
   const runs: Record<Kind, LoadRun[]> = { routing: [], floor: [] };
   const perRound = REQUESTS / ROUNDS;
   say(`Measuring: ${REQUESTS} requests of each at concurrency ${CONCURRENCY}, in ${ROUNDS} rounds…`);
@@ -95,21 +109,38 @@ async function measureInRounds(stack: BenchStack, load: Load): Promise<Record<Ki
     // Taking turns at going first cancels what going first or second does to a round.
     const order: Kind[] = round % 2 === 0 ? ['floor', 'routing'] : ['routing', 'floor'];
     for (const kind of order) {
-      await settle([stack.api.pid, stack.worker.pid, ...stack.temporalPids], { windowMs: SETTLE_WINDOW_MS, busyFraction: SETTLED_CPU_FRACTION, timeoutMs: SETTLE_TIMEOUT_MS });
+      await settle([stack.api.pid, stack.worker.pid, ...stack.temporalPids], {
+        windowMs: SETTLE_WINDOW_MS,
+        busyFraction: SETTLED_CPU_FRACTION,
+        timeoutMs: SETTLE_TIMEOUT_MS,
+      });
       const firstIndex = WARM_UP_REQUESTS + round * perRound;
       runs[kind].push(await runRound(`round ${round + 1} ${kind}`, load(kind, perRound, firstIndex), meters[kind]));
     }
   }
-  return { routing: phaseFigures(runs.routing, meters.routing.usage()), floor: phaseFigures(runs.floor, meters.floor.usage()) };
+  return {
+    routing: phaseFigures(runs.routing, meters.routing.usage()),
+    floor: phaseFigures(runs.floor, meters.floor.usage()),
+  };
 }
 
 async function main(): Promise<void> {
-  const { client, database, baseUrl, token, stack } = await startBenchStack({ taskQueue: TASK_QUEUE, env: { RATE_LIMIT_ROUTING_REQUESTS: '1000000' }, workerEntry: FLOOR_WORKER });
+  const { client, database, baseUrl, token, stack } = await startBenchStack({
+    taskQueue: TASK_QUEUE,
+    env: { RATE_LIMIT_ROUTING_REQUESTS: '1000000' },
+    workerEntry: FLOOR_WORKER,
+  });
   const { api, worker } = stack;
 
-  const sends: Record<Kind, Send> = { routing: routingSend(baseUrl, token), floor: floorSend(client, `bench-floor-${randomBytes(4).toString('hex')}`) };
+  const sends: Record<Kind, Send> = {
+    routing: routingSend(baseUrl, token),
+    floor: floorSend(client, `bench-floor-${randomBytes(4).toString('hex')}`),
+  };
   const load: Load = (kind, count, firstIndex) => () =>
-    unlessAServiceDies(runClosedLoop({ count, concurrency: CONCURRENCY, send: sends[kind], firstIndex }), [api, worker]);
+    unlessAServiceDies(runClosedLoop({ count, concurrency: CONCURRENCY, send: sends[kind], firstIndex }), [
+      api,
+      worker,
+    ]);
 
   // Not measured: JIT, connection pools and caches warm up.
   say(`Warm-up: ${WARM_UP_REQUESTS} requests of each at concurrency ${CONCURRENCY}…`);
@@ -124,7 +155,10 @@ async function main(): Promise<void> {
     routing,
     floor,
     ...judge(routing, floor),
-    peakRssWholeRunMiB: { api: toMiB(procStatusKb(api.pid, 'VmHWM')), worker: toMiB(procStatusKb(worker.pid, 'VmHWM')) },
+    peakRssWholeRunMiB: {
+      api: toMiB(procStatusKb(api.pid, 'VmHWM')),
+      worker: toMiB(procStatusKb(worker.pid, 'VmHWM')),
+    },
   };
   printTable(results);
   writeResults(results, RESULTS_FILE);

@@ -30,13 +30,21 @@ export function onTearDown(cleanup: () => Promise<void>): void {
 /** Runs every cleanup once, newest first, however many paths (error, signal, success) ask for it. */
 export function tearDown(): Promise<void> {
   teardown ??= (async () => {
-    for (const cleanup of cleanups.splice(0)) await cleanup().catch((error: unknown) => process.stderr.write(`cleanup failed: ${(error as Error).message}\n`));
+    for (const cleanup of cleanups.splice(0))
+      await cleanup().catch((error: unknown) => process.stderr.write(`cleanup failed: ${(error as Error).message}\n`));
   })();
   return teardown;
 }
 
 /** Only what the services need, so settings in the caller's shell cannot skew the run. */
-function serviceEnv(settings: { databaseUrl: string; poolMax: number; temporalAddress: string; apiPort: number; taskQueue: string; extra?: Record<string, string> }): NodeJS.ProcessEnv {
+function serviceEnv(settings: {
+  databaseUrl: string;
+  poolMax: number;
+  temporalAddress: string;
+  apiPort: number;
+  taskQueue: string;
+  extra?: Record<string, string>;
+}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -68,9 +76,12 @@ async function workerIsPolling(client: Client, taskQueue: string): Promise<boole
  * timers after the answers went out), so that its leftovers are not billed to the next one: until they use
  * less than `busyFraction` of one core over a window.
  */
-export async function settle(pids: number[], options: { windowMs: number; busyFraction: number; timeoutMs: number }): Promise<void> {
+export async function settle(
+  pids: number[],
+  options: { windowMs: number; busyFraction: number; timeoutMs: number },
+): Promise<void> {
   const busySeconds = () => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
-  for (const deadline = Date.now() + options.timeoutMs; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + options.timeoutMs; Date.now() < deadline;) {
     const before = busySeconds();
     await sleep(options.windowMs);
     if (busySeconds() - before <= (options.windowMs / 1000) * options.busyFraction) return;
@@ -92,7 +103,9 @@ async function startInfrastructure(): Promise<Infrastructure> {
 
   const database = await createBenchDatabase();
   onTearDown(() => database.destroy());
-  say(`Preparing ${database.kind === 'postgres' ? 'a fresh database on the local Postgres' : 'an embedded Postgres (one connection per process)'}…`);
+  say(
+    `Preparing ${database.kind === 'postgres' ? 'a fresh database on the local Postgres' : 'an embedded Postgres (one connection per process)'}…`,
+  );
   await migrateToLatest(database.db);
   await ensureSigningKey(database.db);
   await seedDevReviewers(database.db);
@@ -103,14 +116,22 @@ async function startInfrastructure(): Promise<Infrastructure> {
 }
 
 /** The API and a worker as child processes, ready once the API answers /readyz and the worker polls. */
-async function startServices(env: NodeJS.ProcessEnv, baseUrl: string, client: Client, options: { workerEnv?: Record<string, string>; workerEntry?: string } = {}) {
+async function startServices(
+  env: NodeJS.ProcessEnv,
+  baseUrl: string,
+  client: Client,
+  options: { workerEnv?: Record<string, string>; workerEntry?: string } = {},
+) {
   say('Starting the API and the worker as child processes…');
   const api = spawnService('api', 'app/api.ts', env);
   onTearDown(() => api.stop());
   const worker = spawnService('worker', options.workerEntry ?? 'app/worker.ts', { ...env, ...options.workerEnv });
   onTearDown(() => worker.stop());
   await unlessAServiceDies(
-    Promise.all([waitUntil('The API', () => apiIsReady(baseUrl)), waitUntil('The worker', () => workerIsPolling(client, env.TEMPORAL_TASK_QUEUE!))]),
+    Promise.all([
+      waitUntil('The API', () => apiIsReady(baseUrl)),
+      waitUntil('The worker', () => workerIsPolling(client, env.TEMPORAL_TASK_QUEUE!)),
+    ]),
     [api, worker],
   );
   return { api, worker };
@@ -142,10 +163,22 @@ export function watchedBy(stack: BenchStack): ConstructorParameters<typeof Proce
  * suite's own settings (and worker entry, when it runs workflows of its own), a token with every scope, and
  * signIn, which gives a person with a DID the suite names a session token for the acts only people do.
  */
-export async function startBenchStack(options: { taskQueue: string; env?: Record<string, string>; workerEnv?: Record<string, string>; workerEntry?: string }) {
+export async function startBenchStack(options: {
+  taskQueue: string;
+  env?: Record<string, string>;
+  workerEnv?: Record<string, string>;
+  workerEntry?: string;
+}) {
   const { temporalServer, database, client } = await startInfrastructure();
   const apiPort = await freePort();
-  const env = serviceEnv({ databaseUrl: database.url, poolMax: database.poolMax, temporalAddress: temporalServer.address, apiPort, taskQueue: options.taskQueue, ...(options.env ? { extra: options.env } : {}) });
+  const env = serviceEnv({
+    databaseUrl: database.url,
+    poolMax: database.poolMax,
+    temporalAddress: temporalServer.address,
+    apiPort,
+    taskQueue: options.taskQueue,
+    ...(options.env ? { extra: options.env } : {}),
+  });
   const baseUrl = `http://127.0.0.1:${apiPort}`;
   // From the database's signing key, sealed with the services' secrets key, for the services' config.
   const token = await issueEveryScopeToken(database.db, loadConfig(env), { subject: 'bench', ttlSeconds: 3600 });
@@ -154,7 +187,15 @@ export async function startBenchStack(options: { taskQueue: string; env?: Record
     ...(options.workerEntry ? { workerEntry: options.workerEntry } : {}),
   });
   const stack: BenchStack = { api, worker, temporalPids: [temporalServer.pid], database };
-  return { client, database, baseUrl, token, stack, temporalAddress: temporalServer.address, signIn: (did: string) => signInPerson(database.db, loadConfig(env), did) };
+  return {
+    client,
+    database,
+    baseUrl,
+    token,
+    stack,
+    temporalAddress: temporalServer.address,
+    signIn: (did: string) => signInPerson(database.db, loadConfig(env), did),
+  };
 }
 
 /** Runs a suite: tears everything down on success, error or Ctrl-C, and fails the process on error. */
@@ -173,7 +214,8 @@ export function runSuite(main: () => Promise<void>): void {
     .then(() => tearDown())
     .catch(async (error: unknown) => {
       // Ctrl-C also reaches the children, whose exit then fails the run; that is no news to the one who pressed it.
-      if (!interrupted) process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      if (!interrupted)
+        process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
       await tearDown();
       process.exitCode = 1;
     });

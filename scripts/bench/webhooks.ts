@@ -54,7 +54,8 @@ async function startReceiver() {
       const body = Buffer.concat(chunks).toString('utf8');
       const endpoint = req.url ?? '/';
       const secret = secrets.get(endpoint);
-      const verified = secret !== undefined && verifySignature(req.headers['x-svc-signature'] as string, body, secret).ok;
+      const verified =
+        secret !== undefined && verifySignature(req.headers['x-svc-signature'] as string, body, secret).ok;
       if (!verified) {
         badSignatures += 1;
         res.writeHead(400).end();
@@ -77,7 +78,13 @@ async function startReceiver() {
     /** Resolves once `count` distinct deliveries have arrived. */
     waitForArrivals(count: number): Promise<void> {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`only ${arrivals.size} of ${count} deliveries arrived within ${DELIVERY_TIMEOUT_MS / 1000} s`)), DELIVERY_TIMEOUT_MS);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(`only ${arrivals.size} of ${count} deliveries arrived within ${DELIVERY_TIMEOUT_MS / 1000} s`),
+            ),
+          DELIVERY_TIMEOUT_MS,
+        );
         onArrival = () => {
           if (arrivals.size < count) return;
           clearTimeout(timer);
@@ -116,7 +123,13 @@ async function measureFloor(address: string, count: number): Promise<number> {
     workflowBundle: await bundleWorkflows(),
     activities: {
       projectDelivery: () => Promise.resolve(undefined),
-      sendDelivery: () => Promise.resolve({ kind: 'sent', url: 'http://floor.invalid/', attempted_at: new Date().toISOString(), outcome: { status: 204, duration_ms: 0 } }),
+      sendDelivery: () =>
+        Promise.resolve({
+          kind: 'sent',
+          url: 'http://floor.invalid/',
+          attempted_at: new Date().toISOString(),
+          outcome: { status: 204, duration_ms: 0 },
+        }),
       recordDeliveryAttempt: () => {
         recorded += 1;
         if (recorded === count) allRecorded();
@@ -132,7 +145,12 @@ async function measureFloor(address: string, count: number): Promise<number> {
         await startDelivery(client, taskQueue, {
           delivery_id: `whdel_floor_${index}`,
           subscription_id: `whsub_floor_${index % SUBSCRIBERS}`,
-          event: { id: `evt_floor_${Math.floor(index / SUBSCRIBERS)}`, event: EVENT_KIND, created_at: new Date().toISOString(), data: {} },
+          event: {
+            id: `evt_floor_${Math.floor(index / SUBSCRIBERS)}`,
+            event: EVENT_KIND,
+            created_at: new Date().toISOString(),
+            data: {},
+          },
           schedule: DEFAULT_RETRY_SCHEDULE,
         });
       }
@@ -157,10 +175,15 @@ async function main(): Promise<void> {
     const response = await fetch(`${baseUrl}/v1/orch/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url(endpoint), events: [EVENT_KIND], description: `bench subscriber ${index}` }),
+      body: JSON.stringify({
+        url: receiver.url(endpoint),
+        events: [EVENT_KIND],
+        description: `bench subscriber ${index}`,
+      }),
     });
     const created = (await response.json()) as { secret?: string };
-    if (response.status !== 201 || !created.secret) throw new Error(`creating a subscription answered ${response.status}: ${JSON.stringify(created)}`);
+    if (response.status !== 201 || !created.secret)
+      throw new Error(`creating a subscription answered ${response.status}: ${JSON.stringify(created)}`);
     receiver.knowSecret(endpoint, created.secret);
   }
 
@@ -182,7 +205,12 @@ async function main(): Promise<void> {
             output_data: {},
             reasoning: 'webhook fan-out benchmark',
           },
-          events: [{ event: EVENT_KIND, data: { routing_id: subject, decision: 'ai_autonomous', reason: 'within_ai_authority' } }],
+          events: [
+            {
+              event: EVENT_KIND,
+              data: { routing_id: subject, decision: 'ai_autonomous', reason: 'within_ai_authority' },
+            },
+          ],
         });
         committedAt.set(subject, performance.now());
       }
@@ -206,9 +234,15 @@ async function main(): Promise<void> {
   let committedAt = new Map<string, number>();
   let appendsDoneAt = 0;
   const progress = setInterval(() => {
-    void database.db('outbox_events').whereNotNull('dispatched_at').count<{ count: number }[]>({ count: '*' }).then(([dispatched]) => {
-      say(`  ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s: ${dispatched!.count - WARM_UP_EVENTS} events dispatched, ${receiver.arrivals.size - warmArrivals} deliveries arrived`);
-    });
+    void database
+      .db('outbox_events')
+      .whereNotNull('dispatched_at')
+      .count<{ count: number }[]>({ count: '*' })
+      .then(([dispatched]) => {
+        say(
+          `  ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s: ${dispatched!.count - WARM_UP_EVENTS} events dispatched, ${receiver.arrivals.size - warmArrivals} deliveries arrived`,
+        );
+      });
   }, PROGRESS_EVERY_MS);
   await meter.measure(() =>
     unlessAServiceDies(
@@ -239,13 +273,24 @@ async function main(): Promise<void> {
   const results = {
     generatedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, node: process.version, database: database.kind },
-    settings: { events: EVENTS, subscribers: SUBSCRIBERS, deliveries, appendConcurrency: APPEND_CONCURRENCY, warmUpEvents: WARM_UP_EVENTS },
+    settings: {
+      events: EVENTS,
+      subscribers: SUBSCRIBERS,
+      deliveries,
+      appendConcurrency: APPEND_CONCURRENCY,
+      warmUpEvents: WARM_UP_EVENTS,
+    },
     allDeliveredSeconds: totalSeconds,
     appendSeconds: (appendsDoneAt - startedAt) / 1000,
     deliveriesPerSecond: deliveries / totalSeconds,
     floorSeconds,
     allDeliveredOverFloor: totalSeconds / floorSeconds,
-    deliveryLatencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? null, measured: latencies.length },
+    deliveryLatencyMs: {
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: latencies.at(-1) ?? null,
+      measured: latencies.length,
+    },
     duplicates,
     badSignatures,
     cpuMsPerDelivery: {
@@ -256,21 +301,37 @@ async function main(): Promise<void> {
       benchProcess: perDelivery(usage.cpuSeconds.benchProcess),
     },
     peakRssMiB: { api: toMiB(usage.peakRssKb.api), worker: toMiB(usage.peakRssKb.worker) },
-    peakRssWholeRunMiB: { api: toMiB(procStatusKb(api.pid, 'VmHWM')), worker: toMiB(procStatusKb(worker.pid, 'VmHWM')) },
+    peakRssWholeRunMiB: {
+      api: toMiB(procStatusKb(api.pid, 'VmHWM')),
+      worker: toMiB(procStatusKb(worker.pid, 'VmHWM')),
+    },
     machineCpuBusyPercent: usage.machineBusyPercent ?? null,
   };
 
-  const fixed = (value: number | null | undefined, digits = 1) => (value === null || value === undefined ? 'n/a' : value.toFixed(digits));
+  const fixed = (value: number | null | undefined, digits = 1) =>
+    value === null || value === undefined ? 'n/a' : value.toFixed(digits);
   say('');
-  say(`All ${deliveries} deliveries arrived ${fixed(results.allDeliveredSeconds, 2)} s after the first event's commit (${fixed(results.deliveriesPerSecond, 0)} deliveries/s).`);
-  say(`The floor (the same workflows, no I/O) took ${fixed(floorSeconds, 2)} s: fan-out took ${fixed(totalSeconds / floorSeconds, 2)}× the floor.`);
+  say(
+    `All ${deliveries} deliveries arrived ${fixed(results.allDeliveredSeconds, 2)} s after the first event's commit (${fixed(results.deliveriesPerSecond, 0)} deliveries/s).`,
+  );
+  say(
+    `The floor (the same workflows, no I/O) took ${fixed(floorSeconds, 2)} s: fan-out took ${fixed(totalSeconds / floorSeconds, 2)}× the floor.`,
+  );
   say(`The ${EVENTS} appends took ${fixed(results.appendSeconds, 2)} s at concurrency ${APPEND_CONCURRENCY}.`);
-  say(`Commit to arrival per delivery: p50 ${fixed(results.deliveryLatencyMs.p50, 0)} ms, p99 ${fixed(results.deliveryLatencyMs.p99, 0)} ms, max ${fixed(results.deliveryLatencyMs.max, 0)} ms.`);
+  say(
+    `Commit to arrival per delivery: p50 ${fixed(results.deliveryLatencyMs.p50, 0)} ms, p99 ${fixed(results.deliveryLatencyMs.p99, 0)} ms, max ${fixed(results.deliveryLatencyMs.max, 0)} ms.`,
+  );
   say(`Duplicates: ${duplicates}; signatures that failed to verify: ${badSignatures}.`);
   const cpu = results.cpuMsPerDelivery;
-  say(`CPU per delivery (ms): worker ${fixed(cpu.worker, 2)}, Temporal ${fixed(cpu.temporal, 2)}, Postgres ${fixed(cpu.postgres, 2)}, API ${fixed(cpu.api, 2)}, bench process (appends, receiver) ${fixed(cpu.benchProcess, 2)}.`);
-  say(`Peak RSS while measuring: worker ${fixed(results.peakRssMiB.worker)} MiB, API ${fixed(results.peakRssMiB.api)} MiB; machine CPU busy ${fixed(results.machineCpuBusyPercent)} %.`);
-  say(`${results.machine.cpus} CPUs, Node ${results.machine.node}, ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}.`);
+  say(
+    `CPU per delivery (ms): worker ${fixed(cpu.worker, 2)}, Temporal ${fixed(cpu.temporal, 2)}, Postgres ${fixed(cpu.postgres, 2)}, API ${fixed(cpu.api, 2)}, bench process (appends, receiver) ${fixed(cpu.benchProcess, 2)}.`,
+  );
+  say(
+    `Peak RSS while measuring: worker ${fixed(results.peakRssMiB.worker)} MiB, API ${fixed(results.peakRssMiB.api)} MiB; machine CPU busy ${fixed(results.machineCpuBusyPercent)} %.`,
+  );
+  say(
+    `${results.machine.cpus} CPUs, Node ${results.machine.node}, ${database.kind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}.`,
+  );
   writeResults(results, RESULTS_FILE);
   if (duplicates > 0 || badSignatures > 0) throw new Error('deliveries were duplicated or badly signed');
 }

@@ -25,7 +25,8 @@ export interface Counts {
 const AGREE_WITHIN_MS = 60_000;
 
 async function rowsFor(db: Db, sent: Sent): Promise<Array<{ id: string; status: string }>> {
-  if (sent.kind === 'approval') return db('approvals').where({ action_description: sent.marker }).select('approval_id as id', 'status');
+  if (sent.kind === 'approval')
+    return db('approvals').where({ action_description: sent.marker }).select('approval_id as id', 'status');
   return db('routings').where({ request_id: sent.marker }).select('routing_id as id', 'status');
 }
 
@@ -46,7 +47,9 @@ async function agree(db: Db, temporal: Client, sent: Sent, id: string): Promise<
   let last = '';
   while (Date.now() < deadline) {
     const [row] = await rowsFor(db, sent);
-    const workflow = await workflowStatus(temporal, sent, id).catch((error: unknown) => `error: ${(error as Error).message}`);
+    const workflow = await workflowStatus(temporal, sent, id).catch(
+      (error: unknown) => `error: ${(error as Error).message}`,
+    );
     if (workflow === undefined) return `${sent.kind} ${id}: no workflow`;
     if (row && row.status === workflow) return undefined;
     last = `${sent.kind} ${id}: PostgreSQL says ${row?.status ?? 'nothing'}, its workflow ${workflow}`;
@@ -60,7 +63,16 @@ async function inBatches<T>(items: T[], size: number, each: (item: T) => Promise
 }
 
 export async function checkAcknowledged(stack: { db: Db; temporal: Client }, tally: Tally): Promise<Counts> {
-  const counts: Counts = { acknowledged: 0, lost: 0, duplicated: 0, inconsistent: 0, answeredTwice: 0, answerWinners: 0, answerConflicts: 0, problems: [] };
+  const counts: Counts = {
+    acknowledged: 0,
+    lost: 0,
+    duplicated: 0,
+    inconsistent: 0,
+    answeredTwice: 0,
+    answerWinners: 0,
+    answerConflicts: 0,
+    problems: [],
+  };
   await inBatches(tally.sent, 8, async (sent) => {
     const rows = await rowsFor(stack.db, sent);
     if (rows.length > 1) {
@@ -83,7 +95,11 @@ export async function checkAcknowledged(stack: { db: Db; temporal: Client }, tal
   return counts;
 }
 
-async function respond(target: { baseUrl: string; approverToken: string }, id: string, decision: 'approved' | 'rejected'): Promise<number> {
+async function respond(
+  target: { baseUrl: string; approverToken: string },
+  id: string,
+  decision: 'approved' | 'rejected',
+): Promise<number> {
   for (;;) {
     const response = await fetch(`${target.baseUrl}/v1/approvals/${id}/respond`, {
       method: 'POST',
@@ -98,7 +114,12 @@ async function respond(target: { baseUrl: string; approverToken: string }, id: s
 }
 
 /** Every pending approval of the drill answered twice at once: exactly one 200 and one 409 each, and the row and workflow agree. */
-export async function answerTwice(stack: { db: Db; temporal: Client }, target: { baseUrl: string; approverToken: string }, tally: Tally, counts: Counts): Promise<void> {
+export async function answerTwice(
+  stack: { db: Db; temporal: Client },
+  target: { baseUrl: string; approverToken: string },
+  tally: Tally,
+  counts: Counts,
+): Promise<void> {
   const pending = tally.sent.filter((sent) => sent.kind === 'approval' && sent.id);
   await inBatches(pending, 4, async (sent) => {
     const id = sent.id!;
@@ -108,7 +129,10 @@ export async function answerTwice(stack: { db: Db; temporal: Client }, target: {
     counts.answeredTwice += 1;
     counts.answerWinners += statuses.filter((status) => status === 200).length;
     counts.answerConflicts += statuses.filter((status) => status === 409).length;
-    if (statuses.filter((status) => status === 200).length !== 1 || statuses.filter((status) => status === 409).length !== 1) {
+    if (
+      statuses.filter((status) => status === 200).length !== 1 ||
+      statuses.filter((status) => status === 409).length !== 1
+    ) {
       counts.problems.push(`approval ${id}: answered twice, got ${statuses.join(' and ')}`);
       return;
     }

@@ -21,11 +21,18 @@ export function postgresBinDir(): string {
   }
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
-    const versions = readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(root)
+      .filter((name) => /^\d+$/.test(name))
+      .sort((a, b) => Number(b) - Number(a));
     candidates.push(...versions.map((version) => path.join(root, version, 'bin')));
   }
-  const found = candidates.find((dir) => dir && existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'pg_ctl')));
-  if (!found) throw new Error('No PostgreSQL server binaries (initdb, pg_ctl): install PostgreSQL, or set PG_BIN_DIR to the folder that holds them');
+  const found = candidates.find(
+    (dir) => dir && existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'pg_ctl')),
+  );
+  if (!found)
+    throw new Error(
+      'No PostgreSQL server binaries (initdb, pg_ctl): install PostgreSQL, or set PG_BIN_DIR to the folder that holds them',
+    );
   return found;
 }
 
@@ -57,7 +64,8 @@ export async function createCluster(): Promise<Cluster> {
     const command = root ? 'runuser' : path.join(bin, tool);
     const argv = root ? ['-u', SERVER_USER, '--', path.join(bin, tool), ...args] : args;
     const result = spawnSync(command, argv, { encoding: 'utf8', cwd: folder });
-    if (result.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed: ${result.stderr || result.stdout || String(result.error)}`);
+    if (result.status !== 0)
+      throw new Error(`${tool} ${args.join(' ')} failed: ${result.stderr || result.stdout || String(result.error)}`);
   };
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   // Durability is not what the drill checks, and fsync on a slow disk would only make it slower.

@@ -29,13 +29,16 @@ const RECOVERY_BOUND_MS = 15_000;
 
 /** The counts every drill ends with. */
 async function settle(stack: DrillStack, tally: Tally, outcome: DrillOutcome): Promise<DrillOutcome> {
-  outcome.counted.unshift(`load: ${tally.sent.length} creates (${tally.sent.filter((sent) => sent.kind === 'routing').length} routings); answers ${statusLine(tally)}; slowest ${tally.slowestMs} ms`);
+  outcome.counted.unshift(
+    `load: ${tally.sent.length} creates (${tally.sent.filter((sent) => sent.kind === 'routing').length} routings); answers ${statusLine(tally)}; slowest ${tally.slowestMs} ms`,
+  );
   outcome.problems.push(...tally.violations);
   const counts = await checkAcknowledged(stack, tally);
   await answerTwice(stack, stack, tally, counts);
   outcome.counted.push(countsLine(counts));
   outcome.problems.push(...counts.problems);
-  if (counts.acknowledged !== tally.sent.length) outcome.problems.push(`${tally.sent.length - counts.acknowledged} requests were never acknowledged`);
+  if (counts.acknowledged !== tally.sent.length)
+    outcome.problems.push(`${tally.sent.length - counts.acknowledged} requests were never acknowledged`);
   return outcome;
 }
 
@@ -76,14 +79,28 @@ const killApi: Drill = {
     for (const sent of retried) {
       const response = await fetch(`${stack.baseUrl}${PATHS[sent.kind]}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json', 'idempotency-key': sent.key },
+        headers: {
+          authorization: `Bearer ${stack.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': sent.key,
+        },
         body: JSON.stringify(sent.body),
       });
       const body = (await response.json()) as { id?: string; routing_id?: string };
-      if (response.ok && response.headers.get('idempotent-replayed') === 'true' && (body.id ?? body.routing_id) === sent.id) same += 1;
-      else outcome.problems.push(`${sent.key}: sent again, answered ${response.status} with ${body.id ?? body.routing_id ?? 'no id'} instead of the replay of ${sent.id ?? ''}`);
+      if (
+        response.ok &&
+        response.headers.get('idempotent-replayed') === 'true' &&
+        (body.id ?? body.routing_id) === sent.id
+      )
+        same += 1;
+      else
+        outcome.problems.push(
+          `${sent.key}: sent again, answered ${response.status} with ${body.id ?? body.routing_id ?? 'no id'} instead of the replay of ${sent.id ?? ''}`,
+        );
     }
-    outcome.counted.push(`${tally.statuses.get(0) ?? 0} attempts without an answer (the API dead or restarting); ${retried.length} requests acknowledged only after a retry with their key; sent again, ${same} replayed the same id`);
+    outcome.counted.push(
+      `${tally.statuses.get(0) ?? 0} attempts without an answer (the API dead or restarting); ${retried.length} requests acknowledged only after a retry with their key; sent again, ${same} replayed the same id`,
+    );
     return settle(stack, tally, outcome);
   },
 };
@@ -103,7 +120,8 @@ const killTemporal: Drill = {
     });
     const outcome: DrillOutcome = { counted: [], problems: [] };
     const other5xx = [...tally.statuses.entries()].filter(([status]) => status >= 500 && status !== 503);
-    if (other5xx.length > 0) outcome.problems.push(`5xx other than 503: ${other5xx.map(([status, n]) => `${status} ×${n}`).join(', ')}`);
+    if (other5xx.length > 0)
+      outcome.problems.push(`5xx other than 503: ${other5xx.map(([status, n]) => `${status} ×${n}`).join(', ')}`);
     return settle(stack, tally, outcome);
   },
 };
@@ -145,15 +163,24 @@ const stopPostgres: Drill = {
     const outcome: DrillOutcome = { counted: [], problems: [] };
     const firstAck = tally.acknowledgedAt.filter((at) => at >= restartedAt).sort((a, b) => a - b)[0];
     const recoveredMs = firstAck === undefined ? -1 : firstAck - restartedAt;
-    outcome.counted.push(`/readyz during the outage: ${seen.filter((status) => status === 503).length} × 503 of ${seen.length}; ready again ${readyAgainMs} ms after the restart; load acknowledged again after ${recoveredMs} ms`);
-    const badStatuses = [...tally.statuses.keys()].filter((status) => status !== 0 && !(status >= 200 && status < 300) && status !== 503 && status !== 409);
-    if (badStatuses.length > 0) outcome.problems.push(`answers other than 2xx, 503 and 409 in flight: ${badStatuses.join(', ')}`);
+    outcome.counted.push(
+      `/readyz during the outage: ${seen.filter((status) => status === 503).length} × 503 of ${seen.length}; ready again ${readyAgainMs} ms after the restart; load acknowledged again after ${recoveredMs} ms`,
+    );
+    const badStatuses = [...tally.statuses.keys()].filter(
+      (status) => status !== 0 && !(status >= 200 && status < 300) && status !== 503 && status !== 409,
+    );
+    if (badStatuses.length > 0)
+      outcome.problems.push(`answers other than 2xx, 503 and 409 in flight: ${badStatuses.join(', ')}`);
     const unanswered = tally.statuses.get(0) ?? 0;
     if (unanswered > 0) outcome.problems.push(`${unanswered} requests got no answer at all`);
-    if (tally.slowestMs > REQUEST_TIMEOUT_MS + ANSWER_SLACK_MS) outcome.problems.push(`an answer took ${tally.slowestMs} ms, over the ${REQUEST_TIMEOUT_MS} ms bound`);
+    if (tally.slowestMs > REQUEST_TIMEOUT_MS + ANSWER_SLACK_MS)
+      outcome.problems.push(`an answer took ${tally.slowestMs} ms, over the ${REQUEST_TIMEOUT_MS} ms bound`);
     if (!seen.includes(503)) outcome.problems.push('/readyz never said unready during the outage');
     if (readyAgainMs < 0) outcome.problems.push('/readyz never said ready again');
-    if (recoveredMs < 0 || recoveredMs > RECOVERY_BOUND_MS) outcome.problems.push(`the load was not acknowledged again within ${RECOVERY_BOUND_MS} ms of the restart (${recoveredMs} ms)`);
+    if (recoveredMs < 0 || recoveredMs > RECOVERY_BOUND_MS)
+      outcome.problems.push(
+        `the load was not acknowledged again within ${RECOVERY_BOUND_MS} ms of the restart (${recoveredMs} ms)`,
+      );
     return settle(stack, tally, outcome);
   },
 };
@@ -165,28 +192,51 @@ const expiryWithoutWorker: Drill = {
     const EXPIRES_IN_SECONDS = 8;
     /** How long the new worker has to claim the expiries its timers find due. */
     const EXPIRY_CLAIM_WAIT_MS = 20_000;
-    const tally = await drive(stack, { drill: this.name, count: 12, concurrency: 4, expiresInSeconds: EXPIRES_IN_SECONDS });
+    const tally = await drive(stack, {
+      drill: this.name,
+      count: 12,
+      concurrency: 4,
+      expiresInSeconds: EXPIRES_IN_SECONDS,
+    });
     const outcome: DrillOutcome = { counted: [], problems: [] };
     stack.killWorker();
     await sleep(EXPIRES_IN_SECONDS * 1000 + 1000);
-    const answered = tally.sent.filter((sent) => sent.id).map(async (sent) => {
-      const response = await respondUntilAnswered(stack, sent.id!);
-      return { id: sent.id!, status: response };
-    });
+    const answered = tally.sent
+      .filter((sent) => sent.id)
+      .map(async (sent) => {
+        const response = await respondUntilAnswered(stack, sent.id!);
+        return { id: sent.id!, status: response };
+      });
     await sleep(2000);
     await stack.startWorker();
     const answers = await Promise.all(answered);
     const conflicts = answers.filter((answer) => answer.status === 409).length;
-    for (const answer of answers.filter((a) => a.status !== 409)) outcome.problems.push(`approval ${answer.id}: answered ${answer.status} after its expiry`);
+    for (const answer of answers.filter((a) => a.status !== 409))
+      outcome.problems.push(`approval ${answer.id}: answered ${answer.status} after its expiry`);
     // The answers' 409s come from PostgreSQL's claim at once; the expiry itself is the new worker's timer, claimed once it runs.
-    const countExpired = () => stack.db('approvals').whereIn('approval_id', answers.map((answer) => answer.id)).where({ status: 'expired' }).count<{ count: string }[]>({ count: '*' });
+    const countExpired = () =>
+      stack
+        .db('approvals')
+        .whereIn(
+          'approval_id',
+          answers.map((answer) => answer.id),
+        )
+        .where({ status: 'expired' })
+        .count<{ count: string }[]>({ count: '*' });
     let expired = await countExpired();
-    for (let waited = 0; Number(expired[0]?.count ?? 0) < answers.length && waited < EXPIRY_CLAIM_WAIT_MS; waited += 500) {
+    for (
+      let waited = 0;
+      Number(expired[0]?.count ?? 0) < answers.length && waited < EXPIRY_CLAIM_WAIT_MS;
+      waited += 500
+    ) {
       await sleep(500);
       expired = await countExpired();
     }
-    outcome.counted.push(`${answers.length} approvals expired with no worker; their answers: ${conflicts} × 409; ${expired[0]?.count ?? 0} expired in PostgreSQL`);
-    if (Number(expired[0]?.count ?? 0) !== answers.length) outcome.problems.push('not every approval is expired in PostgreSQL');
+    outcome.counted.push(
+      `${answers.length} approvals expired with no worker; their answers: ${conflicts} × 409; ${expired[0]?.count ?? 0} expired in PostgreSQL`,
+    );
+    if (Number(expired[0]?.count ?? 0) !== answers.length)
+      outcome.problems.push('not every approval is expired in PostgreSQL');
     return settle(stack, tally, outcome);
   },
 };
@@ -216,20 +266,31 @@ const tamperLedger: Drill = {
     const tally = await drive(stack, { drill: this.name, count: 8, concurrency: 4 });
     const outcome = await settle(stack, tally, { counted: [], problems: [] });
     const ids = tally.sent.flatMap((sent) => (sent.id ? [sent.id] : []));
-    const records = await stack.db('ledger_entries').whereIn('subject_id', ids).orderBy('seq').select<Array<{ transaction_id: string; body: string }>>('transaction_id', 'body');
+    const records = await stack
+      .db('ledger_entries')
+      .whereIn('subject_id', ids)
+      .orderBy('seq')
+      .select<Array<{ transaction_id: string; body: string }>>('transaction_id', 'body');
     const [changed, untouched] = records;
-    if (!changed || !untouched) return { ...outcome, problems: [...outcome.problems, 'the drill’s approvals left fewer than two ledger records'] };
+    if (!changed || !untouched)
+      return {
+        ...outcome,
+        problems: [...outcome.problems, 'the drill’s approvals left fewer than two ledger records'],
+      };
     const folder = mkdtempSync(path.join(tmpdir(), 'handoff-drill-ledger-'));
     try {
       const headers = { authorization: `Bearer ${stack.token}` };
-      const vkey = ((await (await fetch(`${stack.baseUrl}/v1/ledger/key`)).json()) as { verifier_key: string }).verifier_key;
+      const vkey = ((await (await fetch(`${stack.baseUrl}/v1/ledger/key`)).json()) as { verifier_key: string })
+        .verifier_key;
       const proof = async (transactionId: string, file: string) => {
         for (let attempt = 1; ; attempt += 1) {
           // A kept-alive connection the server closes while the scripts run fails the next fetch: ask again on a new one.
-          const response = await fetch(`${stack.baseUrl}/v1/ledger/records/${transactionId}/proof`, { headers }).catch((error: unknown) => {
-            if (attempt >= 3) throw error;
-            return undefined;
-          });
+          const response = await fetch(`${stack.baseUrl}/v1/ledger/records/${transactionId}/proof`, { headers }).catch(
+            (error: unknown) => {
+              if (attempt >= 3) throw error;
+              return undefined;
+            },
+          );
           if (!response) continue;
           if (response.status === 200) {
             writeFileSync(path.join(folder, file), await response.text());
@@ -253,7 +314,9 @@ const tamperLedger: Drill = {
       // Behind the service's back: a superuser skips the append-only triggers and edits one record's body.
       await stack.db.transaction(async (trx) => {
         await trx.raw('set local session_replication_role = replica');
-        await trx('ledger_entries').where({ transaction_id: changed.transaction_id }).update({ body: changed.body.replace('"drill-', '"edited-drill-') });
+        await trx('ledger_entries')
+          .where({ transaction_id: changed.transaction_id })
+          .update({ body: changed.body.replace('"drill-', '"edited-drill-') });
       });
       exported();
       const after = verify(exportFile);
@@ -264,9 +327,12 @@ const tamperLedger: Drill = {
         `whole log before: exit ${before.status}; after the edit: exit ${after.status}; the edited record's proof: exit ${changedBundle.status}` +
           `${changedBundle.output.includes(changed.transaction_id) ? ', naming it' : ''}; an untouched record's proof: exit ${untouchedBundle.status}`,
       );
-      if (after.status !== 1 || !/a record was changed/.test(after.output)) outcome.problems.push(`the edited log was not refused: ${after.output}`);
-      if (changedBundle.status !== 1 || !changedBundle.output.includes(`FAIL  record ${changed.transaction_id}`)) outcome.problems.push(`verify did not name the edited record: ${changedBundle.output}`);
-      if (untouchedBundle.status !== 0) outcome.problems.push(`an untouched record no longer verifies: ${untouchedBundle.output}`);
+      if (after.status !== 1 || !/a record was changed/.test(after.output))
+        outcome.problems.push(`the edited log was not refused: ${after.output}`);
+      if (changedBundle.status !== 1 || !changedBundle.output.includes(`FAIL  record ${changed.transaction_id}`))
+        outcome.problems.push(`verify did not name the edited record: ${changedBundle.output}`);
+      if (untouchedBundle.status !== 0)
+        outcome.problems.push(`an untouched record no longer verifies: ${untouchedBundle.output}`);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

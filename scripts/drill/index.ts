@@ -13,7 +13,8 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 function selected(argv: string[]): Drill[] {
   if (argv.length === 0) return DRILLS;
   const unknown = argv.filter((name) => !DRILLS.some((drill) => drill.name === name));
-  if (unknown.length > 0) throw new Error(`No drill ${unknown.join(', ')}; the drills are ${DRILLS.map((drill) => drill.name).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`No drill ${unknown.join(', ')}; the drills are ${DRILLS.map((drill) => drill.name).join(', ')}`);
   return DRILLS.filter((drill) => argv.includes(drill.name));
 }
 
@@ -21,7 +22,9 @@ function addToSummary(passed: number, failed: number): void {
   const file = process.env.HANDOFF_TEST_SUMMARY;
   if (!file) return;
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const before = text ? (JSON.parse(text) as { passed: number; failed: number; skipped?: number }) : { passed: 0, failed: 0, skipped: 0 };
+  const before = text
+    ? (JSON.parse(text) as { passed: number; failed: number; skipped?: number })
+    : { passed: 0, failed: 0, skipped: 0 };
   writeFileSync(file, JSON.stringify({ ...before, passed: before.passed + passed, failed: before.failed + failed }));
 }
 

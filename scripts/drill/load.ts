@@ -50,7 +50,14 @@ function bodyOf(kind: Kind, marker: string, options: { expiresInSeconds?: number
     };
   }
   // Below 0.70: a human is needed, so the routing's workflow stays open with its escalation chain.
-  return { request_id: marker, task_type: 'medical_diagnosis', ai_agent_id: 'urn:drill:agent:1', ai_confidence: 0.55, ai_recommendation: marker, required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.5 }] };
+  return {
+    request_id: marker,
+    task_type: 'medical_diagnosis',
+    ai_agent_id: 'urn:drill:agent:1',
+    ai_confidence: 0.55,
+    ai_recommendation: marker,
+    required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.5 }],
+  };
 }
 
 export const PATHS: Record<Kind, string> = { approval: '/v1/approvals', routing: '/v1/orch/routing' };
@@ -87,15 +94,21 @@ async function send(baseUrl: string, token: string, sent: Sent, tally: Tally, gi
     count(tally, status);
     if (status !== 0) tally.slowestMs = Math.max(tally.slowestMs, took);
     if (status >= 200 && status < 300) {
-      const id = (JSON.parse(text) as { id?: string; routing_id?: string });
+      const id = JSON.parse(text) as { id?: string; routing_id?: string };
       sent.id = id.id ?? id.routing_id;
       tally.acknowledgedAt.push(Date.now());
       return;
     }
     if (status === 503 || status === 409) {
       const code = contentType.includes('problem+json') ? (JSON.parse(text) as { type?: string }).type : undefined;
-      const allowed = status === 503 ? ['/problems/service_unavailable', '/problems/storage_failed'] : ['/problems/idempotency_request_in_flight'];
-      if (!code || !allowed.includes(code) || !retryAfter) tally.violations.push(`${sent.key}: ${status} ${code ?? contentType} without the documented problem and Retry-After`);
+      const allowed =
+        status === 503
+          ? ['/problems/service_unavailable', '/problems/storage_failed']
+          : ['/problems/idempotency_request_in_flight'];
+      if (!code || !allowed.includes(code) || !retryAfter)
+        tally.violations.push(
+          `${sent.key}: ${status} ${code ?? contentType} without the documented problem and Retry-After`,
+        );
       await sleep(Math.min(Number(retryAfter ?? 1), RETRY_AFTER_CAP_S) * 1000);
       continue;
     }
@@ -115,7 +128,16 @@ async function send(baseUrl: string, token: string, sent: Sent, tally: Tally, gi
  */
 export async function drive(
   target: { baseUrl: string; token: string },
-  options: { drill: string; count: number; concurrency: number; routingEvery?: number; expiresInSeconds?: number; giveUpMs?: number; faultAfter?: number; during?: () => Promise<void> },
+  options: {
+    drill: string;
+    count: number;
+    concurrency: number;
+    routingEvery?: number;
+    expiresInSeconds?: number;
+    giveUpMs?: number;
+    faultAfter?: number;
+    during?: () => Promise<void>;
+  },
 ): Promise<Tally> {
   const tally = newTally();
   let next = 0;
@@ -123,8 +145,10 @@ export async function drive(
   const client = async () => {
     while (next < options.count) {
       const index = next++;
-      if (options.during && !fault && index >= (options.faultAfter ?? Math.floor(options.count / 3))) fault = options.during();
-      const kind: Kind = options.routingEvery && index % options.routingEvery === options.routingEvery - 1 ? 'routing' : 'approval';
+      if (options.during && !fault && index >= (options.faultAfter ?? Math.floor(options.count / 3)))
+        fault = options.during();
+      const kind: Kind =
+        options.routingEvery && index % options.routingEvery === options.routingEvery - 1 ? 'routing' : 'approval';
       const marker = `drill-${options.drill}-${process.pid}-${index}`;
       const sent: Sent = { kind, key: `${marker}-key`, marker, body: bodyOf(kind, marker, options), attempts: 0 };
       tally.sent.push(sent);

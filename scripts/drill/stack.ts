@@ -63,7 +63,14 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
   const cluster = await createCluster();
   const temporalDir = mkdtempSync(path.join(tmpdir(), 'handoff-drill-temporal-'));
   const temporalPort = await freePort();
-  const startServer = () => startTemporalDevServer({ cli, dataDir: temporalDir, port: temporalPort, namespace: NAMESPACE, quiet: !process.env.HANDOFF_DRILL_LOGS });
+  const startServer = () =>
+    startTemporalDevServer({
+      cli,
+      dataDir: temporalDir,
+      port: temporalPort,
+      namespace: NAMESPACE,
+      quiet: !process.env.HANDOFF_DRILL_LOGS,
+    });
   say('Starting a Temporal dev server of their own (SQLite file)…');
   let temporalServer: DevServer = await startServer();
   const apiPort = await freePort();
@@ -102,7 +109,9 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
   const startWorker = async () => {
     worker = spawnService('worker', 'app/worker.ts', env, [], { onStderr: serviceLog('worker') });
     // Pollers of a killed worker linger in describeTaskQueue for a while: wait for this one's first poll instead.
-    await waitUntil('The worker', async () => (await workflowPollerIdentities(temporal, TASK_QUEUE)).some((identity) => identity.startsWith(`${worker!.pid}@`)));
+    await waitUntil('The worker', async () =>
+      (await workflowPollerIdentities(temporal, TASK_QUEUE)).some((identity) => identity.startsWith(`${worker!.pid}@`)),
+    );
   };
 
   say('Starting the API and the worker as separate processes…');

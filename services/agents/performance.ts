@@ -13,5 +13,9 @@ export async function performanceOf(
 ): Promise<(AgentPerformance & { period_start: string; period_end: string }) | undefined> {
   if (!(await findAgent(db, organizationId, agentId))) return undefined;
   const { current, previous } = await agentOutcomes(db, organizationId, agentId, until, seconds);
-  return { ...agentPerformance(current, previous), period_start: new Date(until.getTime() - seconds * 1000).toISOString(), period_end: until.toISOString() };
+  return {
+    ...agentPerformance(current, previous),
+    period_start: new Date(until.getTime() - seconds * 1000).toISOString(),
+    period_end: until.toISOString(),
+  };
 }

@@ -30,7 +30,14 @@ export async function registerAgent(
   const did = agentDid(registration.agent_id);
   try {
     const agent = await db.transaction(async (trx) => {
-      const row = await insertAgent(trx, { ...registration, did, status: 'active', organization_id: principal.organization_id, registered_by: principal.id, api_key_hash });
+      const row = await insertAgent(trx, {
+        ...registration,
+        did,
+        status: 'active',
+        organization_id: principal.organization_id,
+        registered_by: principal.id,
+        api_key_hash,
+      });
       await appendProvenance(trx, {
         entry: {
           subject_id: row.agent_id,
@@ -43,7 +50,18 @@ export async function registerAgent(
           reasoning: `${principal.id} registered ${row.agent_name} (${row.agent_type})`,
         },
         organization_id: principal.organization_id,
-        events: [{ event: 'agent.registered', data: { agent_id: row.agent_id, did, agent_name: row.agent_name, agent_type: row.agent_type, status: row.status } }],
+        events: [
+          {
+            event: 'agent.registered',
+            data: {
+              agent_id: row.agent_id,
+              did,
+              agent_name: row.agent_name,
+              agent_type: row.agent_type,
+              status: row.status,
+            },
+          },
+        ],
       });
       return row;
     });
@@ -54,10 +72,20 @@ export async function registerAgent(
   }
 }
 
-export type AgentChanges = Partial<{ status: AgentStatus; safety_constraints: AgentSafetyConstraints; capabilities: AgentCapability[]; agent_name: string }>;
+export type AgentChanges = Partial<{
+  status: AgentStatus;
+  safety_constraints: AgentSafetyConstraints;
+  capabilities: AgentCapability[];
+  agent_name: string;
+}>;
 
 /** Changes an agent (suspending it shuts its key and X-Agent-ID out at once), recorded in provenance. */
-export async function changeAgent(db: Knex, agentId: string, changes: AgentChanges, principal: Principal): Promise<AgentRow | undefined> {
+export async function changeAgent(
+  db: Knex,
+  agentId: string,
+  changes: AgentChanges,
+  principal: Principal,
+): Promise<AgentRow | undefined> {
   return db.transaction(async (trx) => {
     const before = await findAgent(trx, principal.organization_id, agentId);
     if (!before) return undefined;
@@ -81,7 +109,11 @@ export async function changeAgent(db: Knex, agentId: string, changes: AgentChang
 }
 
 /** A new API key; the old one stops working at once. */
-export async function rotateAgentKey(db: Knex, agentId: string, principal: Principal): Promise<{ agent: AgentRow; api_key: string } | undefined> {
+export async function rotateAgentKey(
+  db: Knex,
+  agentId: string,
+  principal: Principal,
+): Promise<{ agent: AgentRow; api_key: string } | undefined> {
   const { api_key, api_key_hash } = mintAgentKey();
   return db.transaction(async (trx) => {
     const row = await updateAgent(trx, principal.organization_id, agentId, { api_key_hash });

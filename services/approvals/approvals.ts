@@ -3,7 +3,13 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { approvalFromRow, findApprovalById, insertOpenedApproval } from '../../db/approvals';
 import { ledgerAppendCall, transactionIdFor } from '../../db/ledger';
-import { answerTransition, approvalRecord, requestedTransition, type ApprovalEnding, type ProvenRequester } from '../../domain/approval-steps';
+import {
+  answerTransition,
+  approvalRecord,
+  requestedTransition,
+  type ApprovalEnding,
+  type ProvenRequester,
+} from '../../domain/approval-steps';
 import type { Actor } from '../auth/actor';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
 import { unstorableRefusal } from '../../domain/storable-text';
@@ -44,21 +50,41 @@ export interface FieldProblem {
 export type ExpiryCheck = { ok: true; expires_at: string } | { ok: false; error: FieldProblem };
 
 /** The deadline of a new request: given, or from a lifetime, or the default; in the future and within the maximum. */
-export function approvalDeadline(settings: PlatformSettings, now: Date, given: { expires_at?: string | undefined; expires_in_seconds?: number | undefined }): ExpiryCheck {
+export function approvalDeadline(
+  settings: PlatformSettings,
+  now: Date,
+  given: { expires_at?: string | undefined; expires_in_seconds?: number | undefined },
+): ExpiryCheck {
   if (given.expires_at !== undefined && given.expires_in_seconds !== undefined) {
-    return { ok: false, error: { field: 'expires_in_seconds', code: 'conflict', message: 'give expires_at or expires_in_seconds, not both' } };
+    return {
+      ok: false,
+      error: {
+        field: 'expires_in_seconds',
+        code: 'conflict',
+        message: 'give expires_at or expires_in_seconds, not both',
+      },
+    };
   }
-  const at = given.expires_at !== undefined ? Date.parse(given.expires_at) : now.getTime() + (given.expires_in_seconds ?? settings.approvalDefaultTtlSeconds) * 1000;
+  const at =
+    given.expires_at !== undefined
+      ? Date.parse(given.expires_at)
+      : now.getTime() + (given.expires_in_seconds ?? settings.approvalDefaultTtlSeconds) * 1000;
   const field = given.expires_at !== undefined ? 'expires_at' : 'expires_in_seconds';
-  if (at <= now.getTime()) return { ok: false, error: { field, code: 'in_the_past', message: 'must be in the future' } };
+  if (at <= now.getTime())
+    return { ok: false, error: { field, code: 'in_the_past', message: 'must be in the future' } };
   if (at > now.getTime() + settings.approvalMaxTtlSeconds * 1000) {
-    return { ok: false, error: { field, code: 'too_far', message: `must be at most ${settings.approvalMaxTtlSeconds} s from now` } };
+    return {
+      ok: false,
+      error: { field, code: 'too_far', message: `must be at most ${settings.approvalMaxTtlSeconds} s from now` },
+    };
   }
   return { ok: true, expires_at: new Date(at).toISOString() };
 }
 
 /** A JSON Schema we can check parameters against; refuses remote $refs and what zod cannot read. */
-export function paramsValidator(schema: Record<string, unknown>): { ok: true; validator: z.ZodType } | { ok: false; message: string } {
+export function paramsValidator(
+  schema: Record<string, unknown>,
+): { ok: true; validator: z.ZodType } | { ok: false; message: string } {
   try {
     return { ok: true, validator: z.fromJSONSchema(schema) };
   } catch (error) {
@@ -67,24 +93,40 @@ export function paramsValidator(schema: Record<string, unknown>): { ok: true; va
 }
 
 /** modified_params against the request's schema (its own, or the shape of its request_data). */
-export function checkModifiedParams(approval: Pick<ApprovalState, 'params_schema' | 'request_data'>, modified: Record<string, unknown>): FieldProblem[] {
+export function checkModifiedParams(
+  approval: Pick<ApprovalState, 'params_schema' | 'request_data'>,
+  modified: Record<string, unknown>,
+): FieldProblem[] {
   const compiled = paramsValidator(approval.params_schema ?? paramsSchemaOf(approval.request_data));
-  if (!compiled.ok) return [{ field: 'modified_params', code: 'invalid_schema', message: `the request's params_schema ${compiled.message}` }];
+  if (!compiled.ok)
+    return [
+      { field: 'modified_params', code: 'invalid_schema', message: `the request's params_schema ${compiled.message}` },
+    ];
   const result = compiled.validator.safeParse(modified);
   if (result.success) return [];
-  return result.error.issues.map((issue) => ({ field: ['modified_params', ...issue.path.map(String)].join('.'), code: issue.code, message: issue.message }));
+  return result.error.issues.map((issue) => ({
+    field: ['modified_params', ...issue.path.map(String)].join('.'),
+    code: issue.code,
+    message: issue.message,
+  }));
 }
 
 /**
  * A new request as its creator gives it: the workflow's request without the ids this service assigns and the
  * links only executions and DAGs set; risk and deadline may be left to defaults, the deadline given as a lifetime.
  */
-export type NewApproval = Omit<ApprovalRequest, ApprovalIds | 'execution_id' | 'workflow_id' | 'risk_level' | 'risk_factors' | 'expires_at'> &
-  Partial<Pick<ApprovalRequest, 'risk_level' | 'risk_factors' | 'expires_at'>> & { expires_in_seconds?: number | undefined };
+export type NewApproval = Omit<
+  ApprovalRequest,
+  ApprovalIds | 'execution_id' | 'workflow_id' | 'risk_level' | 'risk_factors' | 'expires_at'
+> &
+  Partial<Pick<ApprovalRequest, 'risk_level' | 'risk_factors' | 'expires_at'>> & {
+    expires_in_seconds?: number | undefined;
+  };
 
 type ApprovalIds = 'approval_id' | 'requested_by' | 'organization_id';
 
-export type CreateApprovalOutcome = { ok: true; approval: ApprovalState } | { ok: false; errors: FieldProblem[] } | StorageRefusal;
+export type CreateApprovalOutcome =
+  { ok: true; approval: ApprovalState } | { ok: false; errors: FieldProblem[] } | StorageRefusal;
 
 /** The request as its workflow takes it; risk defaults to what request_data shows (amount, irreversible, …). */
 export function approvalRequestOf(
@@ -156,13 +198,22 @@ export async function createApproval(
   if (unstorable) return { ok: false, code: FAILURE_TYPES.invalidData, detail: unstorable };
   const now = at.toISOString();
   const transition = requestedTransition(request, caller && provenRequester(caller));
-  const opened: ApprovalState = { ...request, version: 1, status: 'pending', provenance_id: transactionIdFor(request.approval_id, transition.step_id), created_at: now, updated_at: now };
+  const opened: ApprovalState = {
+    ...request,
+    version: 1,
+    status: 'pending',
+    provenance_id: transactionIdFor(request.approval_id, transition.step_id),
+    created_at: now,
+    updated_at: now,
+  };
   const start = approvalStart(deps.taskQueue, request, opened);
   let openedNow: boolean;
   try {
     openedNow = await insertOpenedApproval(deps.db, {
       state: opened,
-      append_bindings: ledgerAppendCall([{ ...approvalRecord(request, opened, transition, now), organization_id: request.organization_id }]).bindings,
+      append_bindings: ledgerAppendCall([
+        { ...approvalRecord(request, opened, transition, now), organization_id: request.organization_id },
+      ]).bindings,
       start,
     });
   } catch (error) {
@@ -171,7 +222,11 @@ export async function createApproval(
     throw refused;
   }
   if (!openedNow) {
-    const row = await findApprovalById(deps.db, request.organization_id ?? DEFAULT_ORGANIZATION_ID, request.approval_id);
+    const row = await findApprovalById(
+      deps.db,
+      request.organization_id ?? DEFAULT_ORGANIZATION_ID,
+      request.approval_id,
+    );
     if (!row) throw new Error(`Approval ${request.approval_id} was opened but has no row in its organization`);
     await startIfPending(deps, request.approval_id);
     return { ok: true, approval: approvalFromRow(row) };
@@ -195,7 +250,11 @@ export type AnswerOutcome =
  * after the answer (or by the dispatcher, should this process die first): the workflow carries the ending on
  * (the execution or DAG waiting on it) without the person waiting for Temporal.
  */
-async function endByAnswer(deps: PlatformServiceDeps, read: ApprovalState, ending: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>): Promise<AnswerOutcome> {
+async function endByAnswer(
+  deps: PlatformServiceDeps,
+  read: ApprovalState,
+  ending: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>,
+): Promise<AnswerOutcome> {
   const approvalId = read.approval_id;
   const unstorable = unstorableRefusal(ending.input, 'answer');
   if (unstorable) return { ok: false, code: FAILURE_TYPES.invalidData, detail: unstorable };
@@ -211,7 +270,10 @@ async function endByAnswer(deps: PlatformServiceDeps, read: ApprovalState, endin
   if (!claimed.claimed) {
     const { approval } = claimed;
     if (!approval) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
-    const detail = approval.status === 'pending' ? `Approval ${approvalId} expired at ${approval.expires_at}` : `Approval ${approvalId} is ${approval.status}, not pending`;
+    const detail =
+      approval.status === 'pending'
+        ? `Approval ${approvalId} expired at ${approval.expires_at}`
+        : `Approval ${approvalId} is ${approval.status}, not pending`;
     return { ok: false, code: 'approval_not_pending', detail };
   }
   if (ending.kind === 'respond') recordApprovalAnswered(claimed.approval);
@@ -228,11 +290,17 @@ async function approvalMaker(db: Knex, organizationId: string, principalId: stri
   if (kind === 'passport') return { principal_id: principalId, passport_id: id };
   if (kind !== 'dlg') return { principal_id: principalId };
   const delegation = await findDelegation(db, { organization_id: organizationId }, id);
-  return { principal_id: principalId, passport_id: delegation?.passport_id, agent_did: delegation?.agent_did ?? undefined };
+  return {
+    principal_id: principalId,
+    passport_id: delegation?.passport_id,
+    agent_did: delegation?.agent_did ?? undefined,
+  };
 }
 
 /** An answer as the person gives it: responded_by, when named, must be who they are. */
-export type HumanAnswer = Omit<RespondInput, 'responded_by' | 'principal' | 'actor'> & { responded_by?: string | undefined };
+export type HumanAnswer = Omit<RespondInput, 'responded_by' | 'principal' | 'actor'> & {
+  responded_by?: string | undefined;
+};
 
 /**
  * A human's answer, claimed in Postgres by one conditional write that only a pending, unexpired request
@@ -242,7 +310,11 @@ export type HumanAnswer = Omit<RespondInput, 'responded_by' | 'principal' | 'act
 export async function respondToApproval(
   deps: PlatformServiceDeps,
   approvalId: string,
-  caller: HumanActCaller & { id: string; organization_id: string; actor?: { delegation?: { agent_did?: string | undefined } | undefined } | undefined },
+  caller: HumanActCaller & {
+    id: string;
+    organization_id: string;
+    actor?: { delegation?: { agent_did?: string | undefined } | undefined } | undefined;
+  },
   answer: HumanAnswer,
   act: 'respond_approval' | 'respond_escalation' = 'respond_approval',
 ): Promise<AnswerOutcome> {
@@ -253,15 +325,34 @@ export async function respondToApproval(
   const approval = approvalFromRow(row);
   const refused = approverRefusal(approval, acting.actor, 'answer');
   if (refused) return refused;
-  const answerer = { principal_id: caller.id, passport_id: acting.actor.passport_id, did: acting.actor.did, agent_did: caller.actor?.delegation?.agent_did };
-  const own = selfAnswerRefusal(approval, await approvalMaker(deps.db, caller.organization_id, approval.requested_by), answerer);
+  const answerer = {
+    principal_id: caller.id,
+    passport_id: acting.actor.passport_id,
+    did: acting.actor.did,
+    agent_did: caller.actor?.delegation?.agent_did,
+  };
+  const own = selfAnswerRefusal(
+    approval,
+    await approvalMaker(deps.db, caller.organization_id, approval.requested_by),
+    answerer,
+  );
   if (own) return { ok: false, ...own };
   if (answer.modified_params !== undefined) {
-    if (answer.decision !== 'approved') return { ok: false, code: 'invalid_modified_params', errors: [{ field: 'modified_params', code: 'unexpected', message: 'only an approval carries modified_params' }] };
+    if (answer.decision !== 'approved')
+      return {
+        ok: false,
+        code: 'invalid_modified_params',
+        errors: [{ field: 'modified_params', code: 'unexpected', message: 'only an approval carries modified_params' }],
+      };
     const errors = checkModifiedParams(approval, answer.modified_params);
     if (errors.length > 0) return { ok: false, code: 'invalid_modified_params', errors };
   }
-  const input: RespondInput = { ...answer, responded_by: answer.responded_by ?? acting.actor.did, principal: caller.id, actor: acting.actor };
+  const input: RespondInput = {
+    ...answer,
+    responded_by: answer.responded_by ?? acting.actor.did,
+    principal: caller.id,
+    actor: acting.actor,
+  };
   return endByAnswer(deps, approval, { kind: 'respond', input });
 }
 
@@ -279,6 +370,11 @@ export async function cancelApproval(
   const approval = approvalFromRow(row);
   const refused = approverRefusal(approval, acting.actor, 'cancel');
   if (refused) return refused;
-  const input: CancelApprovalInput = { cancelled_by: request.cancelled_by ?? acting.actor.did, reason: request.reason, principal: caller.id, actor: acting.actor };
+  const input: CancelApprovalInput = {
+    cancelled_by: request.cancelled_by ?? acting.actor.did,
+    reason: request.reason,
+    principal: caller.id,
+    actor: acting.actor,
+  };
   return endByAnswer(deps, approval, { kind: 'cancel', input });
 }

@@ -37,7 +37,13 @@ export function requestOf(approval: ApprovalState): ApprovalRequest {
  * update that only a pending request takes, and the transition's provenance record with its event: the
  * workflow's own endings (its expiry, its cancellation), which it carries on itself.
  */
-export async function claimEnding(db: Knex, approvalId: string, transition: ApprovalTransition, at: string, options: { before_deadline: boolean }): Promise<ClaimOutcome> {
+export async function claimEnding(
+  db: Knex,
+  approvalId: string,
+  transition: ApprovalTransition,
+  at: string,
+  options: { before_deadline: boolean },
+): Promise<ClaimOutcome> {
   return db.transaction(async (trx) => {
     const row = await claimApprovalEnding(trx, approvalId, {
       changes: transition.changes,
@@ -50,7 +56,10 @@ export async function claimEnding(db: Knex, approvalId: string, transition: Appr
       return { claimed: false, approval: current && approvalFromRow(current) };
     }
     const approval = approvalFromRow(row);
-    await appendProvenance(trx, { ...approvalRecord(requestOf(approval), approval, transition, at), organization_id: approval.organization_id });
+    await appendProvenance(trx, {
+      ...approvalRecord(requestOf(approval), approval, transition, at),
+      organization_id: approval.organization_id,
+    });
     return { claimed: true, approval };
   });
 }
@@ -62,12 +71,27 @@ export async function claimEnding(db: Knex, approvalId: string, transition: Appr
  * request, which the version guard makes the one ended. A request changed since it was read (still pending)
  * is read again and claimed again.
  */
-export async function claimAnswer(db: Knex, read: ApprovalState, transition: ApprovalTransition, at: string): Promise<ClaimOutcome> {
+export async function claimAnswer(
+  db: Knex,
+  read: ApprovalState,
+  transition: ApprovalTransition,
+  at: string,
+): Promise<ClaimOutcome> {
   let current: ApprovalState | undefined = read;
   for (let attempt = 0; attempt < 3 && current?.status === 'pending'; attempt += 1) {
     const provenance_id = transactionIdFor(current.approval_id, transition.step_id);
-    const ended: ApprovalState = { ...current, ...transition.changes, version: current.version + 1, provenance_id, updated_at: at };
-    const signal: PendingSignal = { workflow_id: current.approval_id, signal_name: approvalEndedSignal.name, args: [ended] };
+    const ended: ApprovalState = {
+      ...current,
+      ...transition.changes,
+      version: current.version + 1,
+      provenance_id,
+      updated_at: at,
+    };
+    const signal: PendingSignal = {
+      workflow_id: current.approval_id,
+      signal_name: approvalEndedSignal.name,
+      args: [ended],
+    };
     const record = approvalRecord(requestOf(current), ended, transition, at);
     const row = await claimApprovalAnswer(db, current.approval_id, {
       changes: transition.changes,

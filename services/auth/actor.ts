@@ -30,7 +30,6 @@ export interface DelegationGrant {
   expires_at: Date;
 }
 
-
 /** The issuer and audience every token of this deployment carries. */
 export interface TokenSettings {
   issuer: string;

@@ -42,16 +42,27 @@ function sealingBox(secretKeys: SecretKeys | undefined): SecretBox | undefined {
 }
 
 /** How a new private key is stored: sealed when a secrets key is configured, else in the clear (as before sealing existed). */
-function privateKeyColumns(box: SecretBox | undefined, kid: string, privateJwk: JWK): Pick<SigningKeyRow, 'private_jwk' | 'sealed_private_key'> {
-  if (box?.canSeal) return { private_jwk: null, sealed_private_key: box.seal(JSON.stringify(privateJwk), sealingContext(kid)) };
+function privateKeyColumns(
+  box: SecretBox | undefined,
+  kid: string,
+  privateJwk: JWK,
+): Pick<SigningKeyRow, 'private_jwk' | 'sealed_private_key'> {
+  if (box?.canSeal)
+    return { private_jwk: null, sealed_private_key: box.seal(JSON.stringify(privateJwk), sealingContext(kid)) };
   return { private_jwk: privateJwk, sealed_private_key: null };
 }
 
-async function newKeyPair(box: SecretBox | undefined): Promise<Pick<SigningKeyRow, 'kid' | 'public_jwk' | 'private_jwk' | 'sealed_private_key'>> {
+async function newKeyPair(
+  box: SecretBox | undefined,
+): Promise<Pick<SigningKeyRow, 'kid' | 'public_jwk' | 'private_jwk' | 'sealed_private_key'>> {
   const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { crv: 'Ed25519', extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
-  return { kid, public_jwk: { ...publicJwk, kid, alg: SIGNING_ALGORITHM, use: 'sig' }, ...privateKeyColumns(box, kid, { ...(await exportJWK(privateKey)), kid }) };
+  return {
+    kid,
+    public_jwk: { ...publicJwk, kid, alg: SIGNING_ALGORITHM, use: 'sig' },
+    ...privateKeyColumns(box, kid, { ...(await exportJWK(privateKey)), kid }),
+  };
 }
 
 export interface SigningKeyOptions {
@@ -71,7 +82,8 @@ async function sealSigningKeys(db: Knex, box: SecretBox, warn: (message: string)
   for (const row of await findSigningKeySecrets(db)) {
     if (row.sealed_private_key && box.sealedWithCurrent(row.sealed_private_key)) continue;
     try {
-      const privateJwk = row.private_jwk ?? (JSON.parse(box.open(row.sealed_private_key!, sealingContext(row.kid))) as JWK);
+      const privateJwk =
+        row.private_jwk ?? (JSON.parse(box.open(row.sealed_private_key!, sealingContext(row.kid))) as JWK);
       await sealSigningKey(db, row.kid, box.seal(JSON.stringify(privateJwk), sealingContext(row.kid)));
     } catch (error) {
       if (!(error instanceof SecretsUnavailableError)) throw error;
@@ -89,11 +101,15 @@ export async function ensureSigningKey(db: Knex, options: SigningKeyOptions = {}
   if (box?.canSeal) await sealSigningKeys(db, box, options.warn ?? (() => undefined));
   const keys = await findPublishedSigningKeys(db, options.now ?? new Date());
   if (!keys.some((key) => key.retired_at === null)) await insertSigningKey(db, await newKeyPair(box));
-  if (!box?.canSeal) options.warn?.('SECRETS_ENCRYPTION_KEY is not configured: the access-token signing keys are stored unsealed');
+  if (!box?.canSeal)
+    options.warn?.('SECRETS_ENCRYPTION_KEY is not configured: the access-token signing keys are stored unsealed');
 }
 
 /** A new key signs from now on; old keys stay published until the longest-lived token they signed expires. */
-export async function rotateSigningKey(db: Knex, options: { maxTokenTtlSeconds: number; now?: Date; secretKeys?: SecretKeys | undefined }): Promise<string> {
+export async function rotateSigningKey(
+  db: Knex,
+  options: { maxTokenTtlSeconds: number; now?: Date; secretKeys?: SecretKeys | undefined },
+): Promise<string> {
   const now = options.now ?? new Date();
   const key = await newKeyPair(sealingBox(options.secretKeys));
   await db.transaction(async (trx) => {
@@ -106,12 +122,18 @@ export async function rotateSigningKey(db: Knex, options: { maxTokenTtlSeconds: 
 /** The private JWK of a key: in the clear, or opened with the configured secrets key. */
 function privateJwkOf(key: LoadedKey, box: SecretBox | undefined): JWK {
   if (key.privateJwk) return key.privateJwk;
-  if (!box) throw new Error(`The signing key ${key.kid} is sealed: configure SECRETS_ENCRYPTION_KEY (the key that sealed it) to sign`);
+  if (!box)
+    throw new Error(
+      `The signing key ${key.kid} is sealed: configure SECRETS_ENCRYPTION_KEY (the key that sealed it) to sign`,
+    );
   return JSON.parse(box.open(key.sealedPrivateKey!, sealingContext(key.kid))) as JWK;
 }
 
 /** secretKeys: to open sealed private keys; without them the ring verifies, and signs only with a key in the clear. */
-export function createKeyRing(db: Knex, options: { cacheTtlMs?: number; clock?: () => Date; secretKeys?: SecretKeys | undefined } = {}): KeyRing {
+export function createKeyRing(
+  db: Knex,
+  options: { cacheTtlMs?: number; clock?: () => Date; secretKeys?: SecretKeys | undefined } = {},
+): KeyRing {
   const cacheTtlMs = options.cacheTtlMs ?? 60_000;
   const clock = options.clock ?? (() => new Date());
   const box = sealingBox(options.secretKeys);

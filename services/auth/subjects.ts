@@ -8,6 +8,13 @@ import { upsertTokenSubject } from '../../db/credentials';
  * as good as a grant. Whoever mints such tokens (the dev admin's of `npm start`, the test stack) registers
  * their subjects first; registering again widens the registration to the new scopes too.
  */
-export async function registerTokenSubject(db: Knex, subject: { subject: string; organizationId: string; scopes: readonly string[] }): Promise<void> {
-  await upsertTokenSubject(db, { subject: subject.subject, organization_id: subject.organizationId, scopes: [...subject.scopes] });
+export async function registerTokenSubject(
+  db: Knex,
+  subject: { subject: string; organizationId: string; scopes: readonly string[] },
+): Promise<void> {
+  await upsertTokenSubject(db, {
+    subject: subject.subject,
+    organization_id: subject.organizationId,
+    scopes: [...subject.scopes],
+  });
 }

@@ -33,7 +33,16 @@ export type { Actor, TokenSettings };
  * sessions and delegations then act as): more than platform:write, which creates agent Passports only.
  */
 export const SCOPES = [
-  'orch:read', 'orch:write', 'orch:admin', 'audit:read', 'platform:read', 'platform:write', 'platform:admin', 'people:enroll', 'orch:agent', 'cloud:admin:global',
+  'orch:read',
+  'orch:write',
+  'orch:admin',
+  'audit:read',
+  'platform:read',
+  'platform:write',
+  'platform:admin',
+  'people:enroll',
+  'orch:agent',
+  'cloud:admin:global',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -50,7 +59,6 @@ const IMPLIED: Record<Scope, Scope[]> = {
   'orch:agent': [],
   'cloud:admin:global': [],
 };
-
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
@@ -100,7 +108,11 @@ export async function issueAccessToken(
   claims: { subject: string; scopes: readonly string[]; clientId?: string; organizationId: string; ttlSeconds: number },
 ): Promise<string> {
   const { kid, privateKey } = await keyRing.signingKey();
-  return new SignJWT({ scope: claims.scopes.join(' '), org: claims.organizationId, ...(claims.clientId ? { client_id: claims.clientId } : {}) })
+  return new SignJWT({
+    scope: claims.scopes.join(' '),
+    org: claims.organizationId,
+    ...(claims.clientId ? { client_id: claims.clientId } : {}),
+  })
     .setProtectedHeader({ alg: SIGNING_ALGORITHM, typ: ACCESS_TOKEN_TYPE, kid })
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)
@@ -114,7 +126,13 @@ export async function issueAccessToken(
 /** Random, shown once, stored only as its SHA-256 (the token's entropy makes a slow hash unnecessary). */
 export async function mintPersonalAccessToken(
   db: Knex,
-  options: { name: string; scopes: string[]; organizationId: string; expiresAt?: Date | null; createdBy?: string | null },
+  options: {
+    name: string;
+    scopes: string[];
+    organizationId: string;
+    expiresAt?: Date | null;
+    createdBy?: string | null;
+  },
 ): Promise<{ token: string; token_id: string; row: ApiTokenSummary }> {
   const token = secret(PAT_PREFIX);
   const token_id = `pat_${randomUUID()}`;
@@ -143,12 +161,20 @@ export async function createPersonalAccessToken(
 ): Promise<CreatePersonalAccessTokenOutcome> {
   const notHeld = scopesNotHeld(creator.scopes, options.scopes);
   if (notHeld.length > 0) return { ok: false, code: 'scopes_not_held', scopes: notHeld };
-  const { token, row } = await mintPersonalAccessToken(db, { ...options, organizationId: creator.organization_id, createdBy: creator.id });
+  const { token, row } = await mintPersonalAccessToken(db, {
+    ...options,
+    organizationId: creator.organization_id,
+    createdBy: creator.id,
+  });
   return { ok: true, token, row };
 }
 
 /** Revokes a personal access token: authenticateBearer reads its row on every request, so it stops at once. Revoking again changes nothing. */
-export async function revokePersonalAccessToken(db: Knex, organizationId: string, tokenId: string): Promise<{ ok: true; revoked_at: Date } | { ok: false; code: 'not_found' }> {
+export async function revokePersonalAccessToken(
+  db: Knex,
+  organizationId: string,
+  tokenId: string,
+): Promise<{ ok: true; revoked_at: Date } | { ok: false; code: 'not_found' }> {
   const revoked = await markApiTokenRevoked(db, organizationId, tokenId);
   return revoked ? { ok: true, revoked_at: revoked.revoked_at } : { ok: false, code: 'not_found' };
 }
@@ -162,12 +188,22 @@ export type CreateServiceAccountOutcome =
  * A service account in the creator's organization with some of the creator's scopes: never more than the
  * creator holds, or it could grant itself anything.
  */
-export async function createServiceAccount(db: Knex, creator: Principal, options: { name: string; scopes: string[] }): Promise<CreateServiceAccountOutcome> {
+export async function createServiceAccount(
+  db: Knex,
+  creator: Principal,
+  options: { name: string; scopes: string[] },
+): Promise<CreateServiceAccountOutcome> {
   const notHeld = scopesNotHeld(creator.scopes, options.scopes);
   if (notHeld.length > 0) return { ok: false, code: 'scopes_not_held', scopes: notHeld };
   const client_id = `sa_${randomBytes(12).toString('base64url')}`;
   const client_secret = secret(CLIENT_SECRET_PREFIX);
-  await insertServiceAccount(db, { client_id, name: options.name, secret_hash: sha256(client_secret).toString('hex'), scopes: options.scopes, organization_id: creator.organization_id });
+  await insertServiceAccount(db, {
+    client_id,
+    name: options.name,
+    secret_hash: sha256(client_secret).toString('hex'),
+    scopes: options.scopes,
+    organization_id: creator.organization_id,
+  });
   return { ok: true, client_id, client_secret };
 }
 
@@ -175,7 +211,11 @@ export async function createServiceAccount(db: Knex, creator: Principal, options
  * Revokes a service account: its secret stops obtaining tokens and the tokens it holds stop authenticating
  * (authenticateBearer reads the account on every request). Revoking again changes nothing.
  */
-export async function revokeServiceAccount(db: Knex, organizationId: string, clientId: string): Promise<{ ok: true; revoked_at: Date } | { ok: false; code: 'not_found' }> {
+export async function revokeServiceAccount(
+  db: Knex,
+  organizationId: string,
+  clientId: string,
+): Promise<{ ok: true; revoked_at: Date } | { ok: false; code: 'not_found' }> {
   const revoked = await markServiceAccountRevoked(db, organizationId, clientId);
   return revoked ? { ok: true, revoked_at: revoked.revoked_at } : { ok: false, code: 'not_found' };
 }
@@ -201,21 +241,45 @@ export type BearerResult = { ok: true; principal: Principal } | { ok: false; rea
 export type TypedTokenVerifiers = Readonly<Record<string, (token: string) => Promise<BearerResult>>>;
 
 export async function authenticateBearer(
-  deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verifiers?: TypedTokenVerifiers; verified?: VerifiedTokenCache },
+  deps: {
+    db: Knex;
+    keyRing: KeyRing;
+    settings: TokenSettings;
+    verifiers?: TypedTokenVerifiers;
+    verified?: VerifiedTokenCache;
+  },
   token: string,
 ): Promise<BearerResult> {
   if (token.startsWith(AGENT_KEY_PREFIX)) {
     const agent = await findAgentByKeyHash(deps.db, sha256(token).toString('hex'));
     if (!agent) return { ok: false, reason: 'The agent key is not recognized' };
     if (agent.status !== 'active') return { ok: false, reason: `The agent ${agent.agent_id} is ${agent.status}` };
-    return { ok: true, principal: { id: `agent:${agent.agent_id}`, kind: 'agent', subject: agent.agent_id, scopes: ['orch:agent'], organization_id: agent.organization_id } };
+    return {
+      ok: true,
+      principal: {
+        id: `agent:${agent.agent_id}`,
+        kind: 'agent',
+        subject: agent.agent_id,
+        scopes: ['orch:agent'],
+        organization_id: agent.organization_id,
+      },
+    };
   }
   if (token.startsWith(PAT_PREFIX)) {
     const row = await findApiTokenByHash(deps.db, sha256(token).toString('hex'));
     if (!row) return { ok: false, reason: 'The token is not recognized' };
     if (row.revoked_at) return { ok: false, reason: 'The token has been revoked' };
     if (row.expires_at && row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'The token has expired' };
-    return { ok: true, principal: { id: `pat:${row.token_id}`, kind: 'personal_access_token', subject: row.token_id, scopes: row.scopes, organization_id: row.organization_id } };
+    return {
+      ok: true,
+      principal: {
+        id: `pat:${row.token_id}`,
+        kind: 'personal_access_token',
+        subject: row.token_id,
+        scopes: row.scopes,
+        organization_id: row.organization_id,
+      },
+    };
   }
 
   let header: ReturnType<typeof decodeProtectedHeader>;
@@ -225,7 +289,10 @@ export async function authenticateBearer(
     return { ok: false, reason: 'The token is malformed' };
   }
   if (header.typ === SESSION_TOKEN_TYPE) return sessionPrincipal(deps, token);
-  const verifier = typeof header.typ === 'string' && Object.hasOwn(deps.verifiers ?? {}, header.typ) ? deps.verifiers?.[header.typ] : undefined;
+  const verifier =
+    typeof header.typ === 'string' && Object.hasOwn(deps.verifiers ?? {}, header.typ)
+      ? deps.verifiers?.[header.typ]
+      : undefined;
   if (verifier) return verifier(token);
   const cached = deps.verified?.get(token);
   if (cached && hasExpired(cached)) return { ok: false, reason: 'The token has expired' };
@@ -255,11 +322,29 @@ export async function authenticateBearer(
       if (!account) return { ok: false, reason: 'The service account is not recognized' };
       if (account.revoked_at) return { ok: false, reason: 'The service account has been revoked' };
       // The account's organization, not the claim's, so a token never outlives a move out of it.
-      return { ok: true, principal: { id: `sa:${clientId}`, kind: 'service_account', subject: payload.sub!, scopes, organization_id: account.organization_id } };
+      return {
+        ok: true,
+        principal: {
+          id: `sa:${clientId}`,
+          kind: 'service_account',
+          subject: payload.sub!,
+          scopes,
+          organization_id: account.organization_id,
+        },
+      };
     }
     const refusal = await subjectRefusal(deps.db, { subject: payload.sub!, organizationId, scopes });
     if (refusal) return { ok: false, reason: refusal };
-    return { ok: true, principal: { id: `sub:${payload.sub!}`, kind: 'jwt', subject: payload.sub!, scopes, organization_id: organizationId } };
+    return {
+      ok: true,
+      principal: {
+        id: `sub:${payload.sub!}`,
+        kind: 'jwt',
+        subject: payload.sub!,
+        scopes,
+        organization_id: organizationId,
+      },
+    };
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The token has expired' };
     if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The token is not valid (${error.code})` };
@@ -272,15 +357,23 @@ export async function authenticateBearer(
  * registered (services/auth/subjects.ts) in the organization it claims, with scopes that cover the claimed ones.
  * Read on every request, like a service account, so a registration withdrawn stops its tokens at once.
  */
-async function subjectRefusal(db: Knex, claims: { subject: string; organizationId: string; scopes: readonly string[] }): Promise<string | undefined> {
+async function subjectRefusal(
+  db: Knex,
+  claims: { subject: string; organizationId: string; scopes: readonly string[] },
+): Promise<string | undefined> {
   const registered = await findTokenSubject(db, claims.subject, claims.organizationId);
   if (!registered) return `The token's subject is not registered in the organization it claims`;
   const beyond = scopesNotHeld(registered.scopes, claims.scopes);
-  return beyond.length > 0 ? `The token claims scopes its subject is not registered for: ${beyond.join(' ')}` : undefined;
+  return beyond.length > 0
+    ? `The token claims scopes its subject is not registered for: ${beyond.join(' ')}`
+    : undefined;
 }
 
 /** A signed-in person: the Passport is the actor, named with the passkey or device key the session was signed in with. */
-async function sessionPrincipal(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache }, token: string): Promise<BearerResult> {
+async function sessionPrincipal(
+  deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache },
+  token: string,
+): Promise<BearerResult> {
   const result = await authenticateSession(deps, token);
   if (!result.ok) return result;
   const { session } = result;

@@ -1,7 +1,11 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ComplianceReport, ComplianceRequest } from '../../domain/compliance';
-import { GENERATE_COMPLIANCE_REPORT_WORKFLOW, type GenerateComplianceReportInput, type GenerateComplianceReportWorkflow } from '../../contracts/generate-compliance-report';
+import {
+  GENERATE_COMPLIANCE_REPORT_WORKFLOW,
+  type GenerateComplianceReportInput,
+  type GenerateComplianceReportWorkflow,
+} from '../../contracts/generate-compliance-report';
 import { resourceId } from '../../lib/ids';
 
 export interface ComplianceServiceDeps {
@@ -11,7 +15,12 @@ export interface ComplianceServiceDeps {
 }
 
 /** How a report workflow works through a period: what `npm run bench` and the tests rely on. */
-export const REPORT_SCAN = { page_size: 1000, max_violations: 500, pages_before_continue_as_new: 200, activity_timeout_ms: 60_000 } as const;
+export const REPORT_SCAN = {
+  page_size: 1000,
+  max_violations: 500,
+  pages_before_continue_as_new: 200,
+  activity_timeout_ms: 60_000,
+} as const;
 
 /** Like routing ids: with an Idempotency-Key the report id derives from it, so a retry reaches the same report. */
 export function reportIdFor(principalId: string, idempotencyKey: string | undefined): string {
@@ -25,7 +34,8 @@ export function reportUrl(publicBaseUrl: string, reportId: string): string {
 /** The memo key naming a report workflow's organization. */
 export const REPORT_ORGANIZATION_MEMO = 'organization_id';
 
-export type RequestReportOutcome = { done: true; report: ComplianceReport } | { done: false; report_id: string; report_url: string };
+export type RequestReportOutcome =
+  { done: true; report: ComplianceReport } | { done: false; report_id: string; report_url: string };
 
 /**
  * Starts the report's workflow (workflow id = report id; an existing one is reused) and waits up to
@@ -34,7 +44,14 @@ export type RequestReportOutcome = { done: true; report: ComplianceReport } | { 
  */
 export async function requestComplianceReport(
   deps: ComplianceServiceDeps,
-  input: { report_id: string; request: ComplianceRequest; requested_by: string; organization_id: string; waitMs: number; now: Date },
+  input: {
+    report_id: string;
+    request: ComplianceRequest;
+    requested_by: string;
+    organization_id: string;
+    waitMs: number;
+    now: Date;
+  },
 ): Promise<RequestReportOutcome> {
   const url = reportUrl(deps.publicBaseUrl, input.report_id);
   const args: GenerateComplianceReportInput = {

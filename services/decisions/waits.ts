@@ -17,7 +17,11 @@ export interface DecisionWaitSettings {
   listenStartMs: number;
 }
 
-export const DEFAULT_DECISION_WAIT_SETTINGS: DecisionWaitSettings = { recheckWhileListeningMs: 2000, recheckWithoutListenMs: 1000, listenStartMs: 1000 };
+export const DEFAULT_DECISION_WAIT_SETTINGS: DecisionWaitSettings = {
+  recheckWhileListeningMs: 2000,
+  recheckWithoutListenMs: 1000,
+  listenStartMs: 1000,
+};
 
 /**
  * The API instance's one LISTEN connection for decisions, opened on the first wait, and the waiters it wakes.
@@ -29,7 +33,14 @@ export interface DecisionWaits {
    * Reads until decided(read) holds, the wait ends or the signal aborts, and returns the last read (undefined:
    * not found). A read is made at the end of the wait too, unless the signal aborted it.
    */
-  waitFor<T>(options: { subject: DecisionSubject; id: string; waitMs: number; signal: AbortSignal; read: () => Promise<T | undefined>; decided: (value: T) => boolean }): Promise<T | undefined>;
+  waitFor<T>(options: {
+    subject: DecisionSubject;
+    id: string;
+    waitMs: number;
+    signal: AbortSignal;
+    read: () => Promise<T | undefined>;
+    decided: (value: T) => boolean;
+  }): Promise<T | undefined>;
   /** Stops listening; waits under way go on with re-reads. */
   close(): Promise<void>;
   /** For tests and operators: whether LISTEN is up, and how many subjects have a waiter now. */
@@ -37,7 +48,11 @@ export interface DecisionWaits {
   readonly waiting: number;
 }
 
-export function createDecisionWaits(deps: { listenUrl?: string | undefined; logger: Logger; settings?: DecisionWaitSettings }): DecisionWaits {
+export function createDecisionWaits(deps: {
+  listenUrl?: string | undefined;
+  logger: Logger;
+  settings?: DecisionWaitSettings;
+}): DecisionWaits {
   const settings = deps.settings ?? DEFAULT_DECISION_WAIT_SETTINGS;
   const wakers = new Map<string, Set<() => void>>();
   let listener: PgListener | undefined;

@@ -28,7 +28,11 @@ export interface DelegationClaims {
   expires_at: Date;
 }
 
-export async function signDelegationToken(keyRing: KeyRing, settings: TokenSettings, claims: DelegationClaims): Promise<string> {
+export async function signDelegationToken(
+  keyRing: KeyRing,
+  settings: TokenSettings,
+  claims: DelegationClaims,
+): Promise<string> {
   const { kid, privateKey } = await keyRing.signingKey();
   return new SignJWT({
     scope: claims.capabilities.join(' '),
@@ -64,10 +68,14 @@ export function isDelegationTokenHeader(token: string): boolean {
 
 export type DelegationTokenVerification = { ok: true; claims: DelegationClaims } | { ok: false; reason: string };
 
-const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+const isStringArray = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 /** Signature, type, issuer, audience, expiry and the shape of every claim; revocation is the caller's check. */
-export async function verifyDelegationToken(deps: { keyRing: KeyRing; settings: TokenSettings }, token: string): Promise<DelegationTokenVerification> {
+export async function verifyDelegationToken(
+  deps: { keyRing: KeyRing; settings: TokenSettings },
+  token: string,
+): Promise<DelegationTokenVerification> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
@@ -127,7 +135,8 @@ export async function verifyDelegationToken(deps: { keyRing: KeyRing; settings: 
     };
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The delegation token has expired' };
-    if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The delegation token is not valid (${error.code})` };
+    if (error instanceof joseErrors.JOSEError)
+      return { ok: false, reason: `The delegation token is not valid (${error.code})` };
     throw error;
   }
 }

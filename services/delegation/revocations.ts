@@ -13,7 +13,12 @@ export interface RevocationSettings {
   checkWaitMs: number;
 }
 
-export const DEFAULT_REVOCATION_SETTINGS: RevocationSettings = { maxStalenessMs: 1000, pollWhileListeningMs: 5000, pollWithoutListenMs: 250, checkWaitMs: 2000 };
+export const DEFAULT_REVOCATION_SETTINGS: RevocationSettings = {
+  maxStalenessMs: 1000,
+  pollWhileListeningMs: 5000,
+  pollWithoutListenMs: 250,
+  checkWaitMs: 2000,
+};
 
 function within<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -24,7 +29,8 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-export type RevocationCheck = { state: 'valid' } | { state: 'revoked'; which: 'token' | 'delegation' } | { state: 'unknown' };
+export type RevocationCheck =
+  { state: 'valid' } | { state: 'revoked'; which: 'token' | 'delegation' } | { state: 'unknown' };
 
 /**
  * Every unexpired revocation, held in memory by each API instance so that a verification costs two set
@@ -43,7 +49,12 @@ export interface RevocationRegistry {
   status(): { tokens: number; delegations: number; listening: boolean; synced_at: Date | undefined };
 }
 
-export function createRevocationRegistry(deps: { db: Knex; listenUrl?: string | undefined; logger: Logger; settings?: RevocationSettings }): RevocationRegistry {
+export function createRevocationRegistry(deps: {
+  db: Knex;
+  listenUrl?: string | undefined;
+  logger: Logger;
+  settings?: RevocationSettings;
+}): RevocationRegistry {
   const settings = deps.settings ?? DEFAULT_REVOCATION_SETTINGS;
   const { db, logger } = deps;
   const revokedTokens = new Set<string>();
@@ -83,7 +94,11 @@ export function createRevocationRegistry(deps: { db: Knex; listenUrl?: string | 
     const interval = listener?.listening ? settings.pollWhileListeningMs : settings.pollWithoutListenMs;
     pollTimer = setTimeout(() => {
       catchUp()
-        .catch((error: unknown) => logger.warn('revocation catch-up failed; delegation tokens are refused until it succeeds', { error: (error as Error).message }))
+        .catch((error: unknown) =>
+          logger.warn('revocation catch-up failed; delegation tokens are refused until it succeeds', {
+            error: (error as Error).message,
+          }),
+        )
         .finally(schedulePoll);
     }, interval);
     pollTimer.unref();
@@ -101,7 +116,8 @@ export function createRevocationRegistry(deps: { db: Knex; listenUrl?: string | 
         onNotification: (payload) => {
           try {
             const message = JSON.parse(payload ?? '') as { d?: unknown; t?: unknown };
-            if (typeof message.d === 'string') apply({ delegation_id: message.d, token_id: typeof message.t === 'string' ? message.t : null });
+            if (typeof message.d === 'string')
+              apply({ delegation_id: message.d, token_id: typeof message.t === 'string' ? message.t : null });
           } catch {
             logger.warn('unreadable revocation notification; the catch-up will find it');
           }
@@ -120,7 +136,8 @@ export function createRevocationRegistry(deps: { db: Knex; listenUrl?: string | 
     schedulePoll();
   };
 
-  const fresh = () => listener?.listening === true || (syncedAtMs !== undefined && Date.now() - syncedAtMs <= settings.maxStalenessMs);
+  const fresh = () =>
+    listener?.listening === true || (syncedAtMs !== undefined && Date.now() - syncedAtMs <= settings.maxStalenessMs);
 
   return {
     async check(tokenId, chain) {
@@ -138,7 +155,8 @@ export function createRevocationRegistry(deps: { db: Knex; listenUrl?: string | 
         return { state: 'unknown' };
       }
       if (revokedTokens.has(tokenId)) return { state: 'revoked', which: 'token' };
-      if (chain.some((delegationId) => revokedDelegations.has(delegationId))) return { state: 'revoked', which: 'delegation' };
+      if (chain.some((delegationId) => revokedDelegations.has(delegationId)))
+        return { state: 'revoked', which: 'delegation' };
       return { state: 'valid' };
     },
     applyLocal: apply,
@@ -149,6 +167,11 @@ export function createRevocationRegistry(deps: { db: Knex; listenUrl?: string | 
       clearTimeout(pollTimer);
       await listener?.close();
     },
-    status: () => ({ tokens: revokedTokens.size, delegations: revokedDelegations.size, listening: listener?.listening === true, synced_at: syncedAtMs === undefined ? undefined : new Date(syncedAtMs) }),
+    status: () => ({
+      tokens: revokedTokens.size,
+      delegations: revokedDelegations.size,
+      listening: listener?.listening === true,
+      synced_at: syncedAtMs === undefined ? undefined : new Date(syncedAtMs),
+    }),
   };
 }

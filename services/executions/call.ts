@@ -5,7 +5,13 @@ import { findPlatformAgentByUri, type PlatformAgentRow } from '../../db/platform
 import { checkAgentCall } from '../../domain/agent-calls';
 import type { PlatformSettings } from '../platform/settings';
 import type { ApprovalRequest } from '../../contracts/approval';
-import { EXECUTE_AGENT_WORKFLOW, executionAcceptedUpdate, type ExecuteAgentInput, type ExecuteAgentWorkflow, type ExecutionState } from '../../contracts/execute-agent';
+import {
+  EXECUTE_AGENT_WORKFLOW,
+  executionAcceptedUpdate,
+  type ExecuteAgentInput,
+  type ExecuteAgentWorkflow,
+  type ExecutionState,
+} from '../../contracts/execute-agent';
 import { AgentIdKey, PlatformStatusKey } from '../../contracts/search-attributes';
 import { approvalDeadline, type FieldProblem, type PlatformServiceDeps } from '../approvals/approvals';
 import { createOutboundGuard } from '../../lib/outbound/url-guard';
@@ -29,7 +35,11 @@ type ExecutionIds = Pick<ExecuteAgentInput, 'execution_id' | 'requested_by'> & {
 export type PreparedApproval = Omit<ApprovalRequest, 'requested_by'>;
 
 export type PreparedCall =
-  | { ok: true; input: Omit<ExecuteAgentInput, keyof ExecutionIds | 'callback' | 'approval'> & { approval?: PreparedApproval }; approval_required: boolean }
+  | {
+      ok: true;
+      input: Omit<ExecuteAgentInput, keyof ExecutionIds | 'callback' | 'approval'> & { approval?: PreparedApproval };
+      approval_required: boolean;
+    }
   | { ok: false; code: 'agent_inactive' | 'capability_not_matched'; detail: string }
   | { ok: false; code: 'invalid'; errors: FieldProblem[] };
 
@@ -38,12 +48,20 @@ export type PreparedCall =
  * whether the agent's policy wants a human to approve it first (then the approval request is part of the
  * execution's input, with an id derived from the execution's).
  */
-export function prepareAgentCall(settings: PlatformSettings, agent: PlatformAgentRow, executionId: string, call: AgentCall, now: Date): PreparedCall {
+export function prepareAgentCall(
+  settings: PlatformSettings,
+  agent: PlatformAgentRow,
+  executionId: string,
+  call: AgentCall,
+  now: Date,
+): PreparedCall {
   const check = checkAgentCall(agent, { capability_uri: call.capability_uri, parameters: call.parameters });
   if (!check.ok) return check;
   let approval: PreparedApproval | undefined;
   if (check.approval_required) {
-    const deadline = approvalDeadline(settings, now, { expires_in_seconds: agent.approval_policy.approval_ttl_seconds });
+    const deadline = approvalDeadline(settings, now, {
+      expires_in_seconds: agent.approval_policy.approval_ttl_seconds,
+    });
     if (!deadline.ok) return { ok: false, code: 'invalid', errors: [deadline.error] };
     approval = {
       approval_id: derivedId('apr', executionId, 'approval'),
@@ -67,7 +85,13 @@ export function prepareAgentCall(settings: PlatformSettings, agent: PlatformAgen
     approval_required: check.approval_required,
     input: {
       task_id: call.task_id,
-      agent: { agent_id: agent.agent_id, agent_uri: agent.agent_uri, passport_id: agent.passport_id, endpoint_url: agent.endpoint_url, timeout_seconds: agent.timeout_seconds },
+      agent: {
+        agent_id: agent.agent_id,
+        agent_uri: agent.agent_uri,
+        passport_id: agent.passport_id,
+        endpoint_url: agent.endpoint_url,
+        timeout_seconds: agent.timeout_seconds,
+      },
       capability_uri: check.capability_uri,
       requester_passport_id: call.passport,
       parameters: call.parameters,
@@ -82,7 +106,11 @@ export function prepareAgentCall(settings: PlatformSettings, agent: PlatformAgen
 
 export type CallOutcome =
   | { ok: true; execution: ExecutionState; approval_required: boolean }
-  | { ok: false; code: 'agent_not_found' | 'agent_inactive' | 'capability_not_matched' | 'callback_secret_required'; detail: string }
+  | {
+      ok: false;
+      code: 'agent_not_found' | 'agent_inactive' | 'capability_not_matched' | 'callback_secret_required';
+      detail: string;
+    }
   | { ok: false; code: 'invalid'; errors: FieldProblem[] }
   | StorageRefusal;
 
@@ -90,15 +118,30 @@ export type CallOutcome =
  * The unified gateway: checks the call, then starts its execution workflow (Update-with-Start) and answers
  * once the execution is queued, and, when an approval is needed, once that request is recorded too.
  */
-export async function callAgent(deps: PlatformServiceDeps, ids: ExecutionIds, agent: PlatformAgentRow | undefined, call: AgentCall): Promise<CallOutcome> {
+export async function callAgent(
+  deps: PlatformServiceDeps,
+  ids: ExecutionIds,
+  agent: PlatformAgentRow | undefined,
+  call: AgentCall,
+): Promise<CallOutcome> {
   if (!agent) return { ok: false, code: 'agent_not_found', detail: 'No agent is registered with that agent URI' };
   const prepared = prepareAgentCall(deps.settings, agent, ids.execution_id, call, new Date());
   if (!prepared.ok) return prepared;
   if (call.callback_url !== undefined) {
     const destination = await createOutboundGuard(deps.settings.outboundPolicy).check(call.callback_url);
-    if (!destination.ok) return { ok: false, code: 'invalid', errors: [{ field: 'callback_url', code: 'refused', message: `the callback URL ${destination.reason}` }] };
+    if (!destination.ok)
+      return {
+        ok: false,
+        code: 'invalid',
+        errors: [{ field: 'callback_url', code: 'refused', message: `the callback URL ${destination.reason}` }],
+      };
     if ((await liveCallbackSecrets(deps.db, ids.organization_id, ids.requested_by)).length === 0) {
-      return { ok: false, code: 'callback_secret_required', detail: 'Callbacks are signed with your callback signing secret: create one with POST /v1/callback-secrets, then call again' };
+      return {
+        ok: false,
+        code: 'callback_secret_required',
+        detail:
+          'Callbacks are signed with your callback signing secret: create one with POST /v1/callback-secrets, then call again',
+      };
     }
   }
   const { approval, ...execution } = prepared.input;
@@ -107,7 +150,14 @@ export async function callAgent(deps: PlatformServiceDeps, ids: ExecutionIds, ag
     ...ids,
     ...(approval ? { approval: { ...approval, requested_by: ids.requested_by } } : {}),
     ...(call.callback_url !== undefined
-      ? { callback: { url: call.callback_url, max_attempts: deps.settings.callback.maxAttempts, retry: deps.settings.callback.retry, timeout_ms: deps.settings.callback.timeoutMs } }
+      ? {
+          callback: {
+            url: call.callback_url,
+            max_attempts: deps.settings.callback.maxAttempts,
+            retry: deps.settings.callback.retry,
+            timeout_ms: deps.settings.callback.timeoutMs,
+          },
+        }
       : {}),
   };
   const start = new WithStartWorkflowOperation<ExecuteAgentWorkflow>(EXECUTE_AGENT_WORKFLOW, {
@@ -121,13 +171,24 @@ export async function callAgent(deps: PlatformServiceDeps, ids: ExecutionIds, ag
       { key: AgentIdKey, value: agent.agent_uri },
     ],
   });
-  const started = await startWithUpdate(deps.temporal, executionAcceptedUpdate, start, async () => {
-    const row = await findExecutionById(deps.db, ids.execution_id, ids.organization_id);
-    return row && executionFromRow(row);
-  }, storageRefusal);
+  const started = await startWithUpdate(
+    deps.temporal,
+    executionAcceptedUpdate,
+    start,
+    async () => {
+      const row = await findExecutionById(deps.db, ids.execution_id, ids.organization_id);
+      return row && executionFromRow(row);
+    },
+    storageRefusal,
+  );
   return started.ok ? { ok: true, execution: started.value, approval_required: prepared.approval_required } : started;
 }
 
-export async function callAgentByUri(deps: PlatformServiceDeps, ids: ExecutionIds, agentUri: string, call: AgentCall): Promise<CallOutcome> {
+export async function callAgentByUri(
+  deps: PlatformServiceDeps,
+  ids: ExecutionIds,
+  agentUri: string,
+  call: AgentCall,
+): Promise<CallOutcome> {
   return callAgent(deps, ids, await findPlatformAgentByUri(deps.db, ids.organization_id, agentUri), call);
 }

@@ -14,7 +14,11 @@ function secretContext(principalId: string, secretId: string): string {
  * previous ones keep signing beside it (one v1 each) for the grace period, so receivers can switch without
  * missing one.
  */
-export async function rotateCallbackSigningSecret(db: Knex, { id: principalId, organization_id }: { id: string; organization_id: string }, settings: { graceSeconds: number; secretKeys: SecretKeys }) {
+export async function rotateCallbackSigningSecret(
+  db: Knex,
+  { id: principalId, organization_id }: { id: string; organization_id: string },
+  settings: { graceSeconds: number; secretKeys: SecretKeys },
+) {
   const box = createSecretBox(settings.secretKeys);
   if (!box.canSeal) return { ok: false as const, code: 'secrets_unavailable' as const };
   const secret = newSigningSecret();
@@ -29,14 +33,24 @@ export async function rotateCallbackSigningSecret(db: Knex, { id: principalId, o
   });
   return {
     ok: true as const,
-    secret: { id: secret_id, secret, created_at: rotated.created_at.toISOString(), previous_secrets_expire_at: rotated.previous_expire_at?.toISOString() ?? null },
+    secret: {
+      id: secret_id,
+      secret,
+      created_at: rotated.created_at.toISOString(),
+      previous_secrets_expire_at: rotated.previous_expire_at?.toISOString() ?? null,
+    },
   };
 }
 
 /** The caller's live secrets, without the secrets themselves. */
 export async function listCallbackSigningSecrets(db: Knex, organizationId: string, principalId: string) {
   const rows = await liveCallbackSecrets(db, organizationId, principalId);
-  return rows.map((row) => ({ id: row.secret_id, hint: row.secret_hint, created_at: row.created_at.toISOString(), expires_at: row.expires_at?.toISOString() ?? null }));
+  return rows.map((row) => ({
+    id: row.secret_id,
+    hint: row.secret_hint,
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at?.toISOString() ?? null,
+  }));
 }
 
 /** The secrets that sign a callback now, opened; a key no longer configured throws SecretsUnavailableError. */

@@ -7,7 +7,11 @@ import { storageRefusal, type StorageRefusal } from '../platform/refusals';
 
 export type ExecutionUpdateOutcome =
   | { ok: true; execution: ExecutionState }
-  | { ok: false; code: 'execution_not_found' | 'execution_not_cancellable' | 'execution_not_processing'; detail: string }
+  | {
+      ok: false;
+      code: 'execution_not_found' | 'execution_not_cancellable' | 'execution_not_processing';
+      detail: string;
+    }
   | StorageRefusal;
 
 /** Sends an Update to the execution's workflow; a closed workflow is answered from its record. */
@@ -21,7 +25,10 @@ async function updateExecution(
     return { ok: true, execution: await send() };
   } catch (error) {
     const rejection = updateRejection(error);
-    if (rejection?.type === FAILURE_TYPES.executionNotCancellable || rejection?.type === FAILURE_TYPES.executionNotProcessing) {
+    if (
+      rejection?.type === FAILURE_TYPES.executionNotCancellable ||
+      rejection?.type === FAILURE_TYPES.executionNotProcessing
+    ) {
       return { ok: false, code: rejection.type, detail: rejection.message };
     }
     const refused = storageRefusal(rejection);
@@ -40,8 +47,11 @@ export async function cancelExecution(
   executionId: string,
   request: { cancelled_by: string; reason?: string | undefined; principal: string },
 ): Promise<ExecutionUpdateOutcome> {
-  if (!(await findExecutionById(deps.db, executionId, organizationId))) return { ok: false, code: 'execution_not_found', detail: `No execution ${executionId}` };
-  return updateExecution(deps, executionId, 'execution_not_cancellable', () => deps.temporal.workflow.getHandle(executionId).executeUpdate(cancelExecutionUpdate, { args: [request] }));
+  if (!(await findExecutionById(deps.db, executionId, organizationId)))
+    return { ok: false, code: 'execution_not_found', detail: `No execution ${executionId}` };
+  return updateExecution(deps, executionId, 'execution_not_cancellable', () =>
+    deps.temporal.workflow.getHandle(executionId).executeUpdate(cancelExecutionUpdate, { args: [request] }),
+  );
 }
 
 /** Progress from the agent (already authenticated by its progress token), delivered as an Update. */
@@ -50,10 +60,16 @@ export async function reportProgress(
   executionId: string,
   report: { attempt: number; progress_percent: number; progress_message?: string | undefined },
 ): Promise<ExecutionUpdateOutcome> {
-  return updateExecution(deps, executionId, 'execution_not_processing', () => deps.temporal.workflow.getHandle(executionId).executeUpdate(progressUpdate, { args: [report] }));
+  return updateExecution(deps, executionId, 'execution_not_processing', () =>
+    deps.temporal.workflow.getHandle(executionId).executeUpdate(progressUpdate, { args: [report] }),
+  );
 }
 
-export async function readExecution(deps: PlatformServiceDeps, organizationId: string, executionId: string): Promise<ExecutionState | undefined> {
+export async function readExecution(
+  deps: PlatformServiceDeps,
+  organizationId: string,
+  executionId: string,
+): Promise<ExecutionState | undefined> {
   const row = await findExecutionById(deps.db, executionId, organizationId);
   return row && executionFromRow(row);
 }

@@ -16,7 +16,11 @@ export interface ProgressGrant {
   attempt: number;
 }
 
-export async function issueProgressToken(keyRing: KeyRing, settings: TokenSettings, grant: ProgressGrant & { ttlSeconds: number }): Promise<string> {
+export async function issueProgressToken(
+  keyRing: KeyRing,
+  settings: TokenSettings,
+  grant: ProgressGrant & { ttlSeconds: number },
+): Promise<string> {
   const { kid, privateKey } = await keyRing.signingKey();
   return new SignJWT({ execution_id: grant.execution_id, attempt: grant.attempt })
     .setProtectedHeader({ alg: SIGNING_ALGORITHM, typ: PROGRESS_TOKEN_TYPE, kid })
@@ -30,7 +34,12 @@ export async function issueProgressToken(keyRing: KeyRing, settings: TokenSettin
 
 export type ProgressTokenCheck = { ok: true; grant: ProgressGrant } | { ok: false; reason: string };
 
-export async function verifyProgressToken(keyRing: KeyRing, settings: TokenSettings, token: string, executionId: string): Promise<ProgressTokenCheck> {
+export async function verifyProgressToken(
+  keyRing: KeyRing,
+  settings: TokenSettings,
+  token: string,
+  executionId: string,
+): Promise<ProgressTokenCheck> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
@@ -47,12 +56,15 @@ export async function verifyProgressToken(keyRing: KeyRing, settings: TokenSetti
       typ: PROGRESS_TOKEN_TYPE,
       requiredClaims: ['exp', 'sub', 'execution_id', 'attempt'],
     });
-    if (payload.execution_id !== executionId) return { ok: false, reason: 'The progress token is for another execution' };
-    if (typeof payload.attempt !== 'number' || !Number.isInteger(payload.attempt)) return { ok: false, reason: 'The progress token names no attempt' };
+    if (payload.execution_id !== executionId)
+      return { ok: false, reason: 'The progress token is for another execution' };
+    if (typeof payload.attempt !== 'number' || !Number.isInteger(payload.attempt))
+      return { ok: false, reason: 'The progress token names no attempt' };
     return { ok: true, grant: { execution_id: executionId, agent_uri: payload.sub!, attempt: payload.attempt } };
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The progress token has expired' };
-    if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The progress token is not valid (${error.code})` };
+    if (error instanceof joseErrors.JOSEError)
+      return { ok: false, reason: `The progress token is not valid (${error.code})` };
     throw error;
   }
 }

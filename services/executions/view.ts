@@ -2,7 +2,9 @@ import type { ExecutionState } from '../../contracts/execute-agent';
 import type { Nullable } from '../../lib/nullable';
 
 /** The state under its resource id, without what only the workflow keeps (version, the principal that asked), unset fields null. */
-export type ExecutionView = { id: ExecutionState['execution_id'] } & Nullable<Omit<ExecutionState, 'execution_id' | 'version' | 'requested_by'>>;
+export type ExecutionView = { id: ExecutionState['execution_id'] } & Nullable<
+  Omit<ExecutionState, 'execution_id' | 'version' | 'requested_by'>
+>;
 
 /** An execution as the API shows it and as its callback carries it: one shape for both. */
 export function executionView(state: ExecutionState): ExecutionView {

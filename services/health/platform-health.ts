@@ -46,7 +46,12 @@ async function timed(name: string, probe: () => Promise<string | undefined>): Pr
     ]);
     return { name, status: 'pass', latency_ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
   } catch (error) {
-    return { name, status: 'fail', latency_ms: Math.round(performance.now() - started), detail: (error as Error).message };
+    return {
+      name,
+      status: 'fail',
+      latency_ms: Math.round(performance.now() - started),
+      detail: (error as Error).message,
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -57,7 +62,10 @@ async function pollers(deps: HealthDeps, type: 'workflow' | 'activity'): Promise
   const { pollers: seen } = await deps.temporal.workflowService.describeTaskQueue({
     namespace: deps.temporal.options.namespace,
     taskQueue: { name: deps.taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    taskQueueType: type === 'workflow' ? proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    taskQueueType:
+      type === 'workflow'
+        ? proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
+        : proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
   });
   const now = Date.now() / 1000;
   const live = seen.filter((poller) => now - Number(poller.lastAccessTime?.seconds ?? 0) <= POLLER_FRESH_SECONDS);
@@ -70,7 +78,8 @@ async function sealingLag(deps: HealthDeps): Promise<string> {
   const lag = await ledgerSealingLag(deps.db);
   const age = lag.oldest_unsealed_age_seconds ?? 0;
   const summary = `${lag.unsealed_leaves} record(s) awaiting a checkpoint, the oldest for ${age.toFixed(1)} s; last sealed block ${lag.last_sealed_block ?? 'none'}`;
-  if (age > deps.settings.ledgerSealingLagAlertSeconds) throw new Error(`sealing is behind (alert at ${deps.settings.ledgerSealingLagAlertSeconds} s): ${summary}`);
+  if (age > deps.settings.ledgerSealingLagAlertSeconds)
+    throw new Error(`sealing is behind (alert at ${deps.settings.ledgerSealingLagAlertSeconds} s): ${summary}`);
   return summary;
 }
 
@@ -95,7 +104,8 @@ export async function checkPlatform(deps: HealthDeps): Promise<{ bucket: HealthB
     timed('ledger_sealing_lag', () => sealingLag(deps)),
   ]);
   const failed = new Set(checks.filter((check) => check.status === 'fail').map((check) => check.name));
-  const bucket: HealthBucket = failed.has('postgres') || failed.has('temporal') ? 'unhealthy' : failed.size > 0 ? 'degraded' : 'healthy';
+  const bucket: HealthBucket =
+    failed.has('postgres') || failed.has('temporal') ? 'unhealthy' : failed.size > 0 ? 'degraded' : 'healthy';
   return { bucket, checks };
 }
 
@@ -105,7 +115,12 @@ export async function checkPlatform(deps: HealthDeps): Promise<{ bucket: HealthB
  * pile up).
  * The item is started without waiting for a worker, since missing workers may be why it is asked.
  */
-export async function checkOrganization(deps: HealthDeps, organizationId: string, orgDid: string, now: Date): Promise<{ bucket: HealthBucket; checks: HealthCheck[]; escalation_id: string | null }> {
+export async function checkOrganization(
+  deps: HealthDeps,
+  organizationId: string,
+  orgDid: string,
+  now: Date,
+): Promise<{ bucket: HealthBucket; checks: HealthCheck[]; escalation_id: string | null }> {
   const { bucket, checks } = await checkPlatform(deps);
   if (bucket === 'healthy') return { bucket, checks, escalation_id: null };
   const hour = now.toISOString().slice(0, 13);
@@ -137,8 +152,21 @@ export async function checkOrganization(deps: HealthDeps, organizationId: string
     return { bucket, checks, escalation_id: approval_id };
   } catch (error) {
     // Already raised this hour and answered: that item stands for this hour.
-    if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return { bucket, checks, escalation_id: approval_id };
-    return { bucket, checks: [...checks, { name: 'escalation', status: 'fail', latency_ms: 0, detail: `could not raise an escalation: ${(error as Error).message}` }], escalation_id: null };
+    if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError')
+      return { bucket, checks, escalation_id: approval_id };
+    return {
+      bucket,
+      checks: [
+        ...checks,
+        {
+          name: 'escalation',
+          status: 'fail',
+          latency_ms: 0,
+          detail: `could not raise an escalation: ${(error as Error).message}`,
+        },
+      ],
+      escalation_id: null,
+    };
   }
 }
 

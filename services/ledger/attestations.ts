@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance, findProvenanceRecordByLeafHash, type ProvenanceRecord } from '../../db/ledger';
-import { findAttestation, insertAttestationOnce, isAgentOfOrganization, type AttestationRow } from '../../db/ledger-attestations';
+import {
+  findAttestation,
+  insertAttestationOnce,
+  isAgentOfOrganization,
+  type AttestationRow,
+} from '../../db/ledger-attestations';
 import { canonicalJson } from '../../domain/canonical-json';
 import type { LedgerAnchor } from '../../domain/provenance';
 import { loadLedgerKey, type LedgerKey } from './keys';
@@ -41,14 +46,33 @@ export interface Attestation {
 
 export type AttestOutcome =
   | { ok: true; created: boolean; attestation: Attestation }
-  | { ok: false; code: 'record_not_found' | 'no_key' | 'attestation_organization_mismatch' | 'attestation_agent_not_found' };
+  | {
+      ok: false;
+      code: 'record_not_found' | 'no_key' | 'attestation_organization_mismatch' | 'attestation_agent_not_found';
+    };
 
 /** One attestation per record, agent, organization and claimed time: asking again returns it. */
-export function attestationIdFor(input: { recordHash: string; agentId: string; organizationId: string; claimedAt: string }): string {
+export function attestationIdFor(input: {
+  recordHash: string;
+  agentId: string;
+  organizationId: string;
+  claimedAt: string;
+}): string {
   return `att_${createHash('sha256').update(`${input.recordHash}|${input.agentId}|${input.organizationId}|${input.claimedAt}`).digest('hex').slice(0, 32)}`;
 }
 
-function statementOf(record: ProvenanceRecord, key: LedgerKey, input: { attestationId: string; agentId: string; organizationId: string; claimedAt: string; attestedAt: string; attestedBy: string }): AttestationStatement {
+function statementOf(
+  record: ProvenanceRecord,
+  key: LedgerKey,
+  input: {
+    attestationId: string;
+    agentId: string;
+    organizationId: string;
+    claimedAt: string;
+    attestedAt: string;
+    attestedBy: string;
+  },
+): AttestationStatement {
   return {
     type: ATTESTATION_TYPE,
     attestation_id: input.attestationId,
@@ -66,12 +90,20 @@ function statementOf(record: ProvenanceRecord, key: LedgerKey, input: { attestat
 }
 
 /** The attestation with its own ledger record; undefined when that record is another organization's. */
-async function toAttestation(db: Knex, row: AttestationRow, callerOrganizationId: string): Promise<Attestation | undefined> {
+async function toAttestation(
+  db: Knex,
+  row: AttestationRow,
+  callerOrganizationId: string,
+): Promise<Attestation | undefined> {
   const own = await db('ledger_entries')
     .where({ subject_id: row.attestation_id, step_id: 'attestation', organization_id: callerOrganizationId })
     .first<LedgerAnchor | undefined>('transaction_id', 'block_number');
   if (!own) return undefined;
-  return { statement: JSON.parse(row.statement) as AttestationStatement, jws: row.jws, ledger_anchor: { transaction_id: own.transaction_id, block_number: own.block_number } };
+  return {
+    statement: JSON.parse(row.statement) as AttestationStatement,
+    jws: row.jws,
+    ledger_anchor: { transaction_id: own.transaction_id, block_number: own.block_number },
+  };
 }
 
 /**
@@ -81,24 +113,49 @@ async function toAttestation(db: Knex, row: AttestationRow, callerOrganizationId
  */
 export async function attestRecord(
   db: Knex,
-  input: { recordHash: string; agentId: string; organizationId: string; claimedAt: string; attestedBy: string; callerOrganizationId: string; now: Date },
+  input: {
+    recordHash: string;
+    agentId: string;
+    organizationId: string;
+    claimedAt: string;
+    attestedBy: string;
+    callerOrganizationId: string;
+    now: Date;
+  },
   secretKeys?: SecretKeys,
 ): Promise<AttestOutcome> {
-  if (input.organizationId !== input.callerOrganizationId) return { ok: false, code: 'attestation_organization_mismatch' };
-  if (!(await isAgentOfOrganization(db, input.callerOrganizationId, input.agentId))) return { ok: false, code: 'attestation_agent_not_found' };
+  if (input.organizationId !== input.callerOrganizationId)
+    return { ok: false, code: 'attestation_organization_mismatch' };
+  if (!(await isAgentOfOrganization(db, input.callerOrganizationId, input.agentId)))
+    return { ok: false, code: 'attestation_agent_not_found' };
   const recordHash = input.recordHash.toLowerCase();
   // Only the caller's organization's records: another tenant's hash is not found, exactly as an unknown one.
-  const [record, key] = await Promise.all([findProvenanceRecordByLeafHash(db, input.callerOrganizationId, Buffer.from(recordHash, 'hex')), loadLedgerKey(db, secretKeys)]);
+  const [record, key] = await Promise.all([
+    findProvenanceRecordByLeafHash(db, input.callerOrganizationId, Buffer.from(recordHash, 'hex')),
+    loadLedgerKey(db, secretKeys),
+  ]);
   if (!key) return { ok: false, code: 'no_key' };
   if (!record) return { ok: false, code: 'record_not_found' };
   const claimedAt = new Date(input.claimedAt).toISOString();
-  const attestationId = attestationIdFor({ recordHash, agentId: input.agentId, organizationId: input.organizationId, claimedAt });
+  const attestationId = attestationIdFor({
+    recordHash,
+    agentId: input.agentId,
+    organizationId: input.organizationId,
+    claimedAt,
+  });
   const existing = await findAttestation(db, attestationId);
   const earlier = existing && (await toAttestation(db, existing, input.callerOrganizationId));
   if (earlier) return { ok: true, created: false, attestation: earlier };
 
   const attestedAt = input.now.toISOString();
-  const statement = statementOf(record, key, { attestationId, agentId: input.agentId, organizationId: input.organizationId, claimedAt, attestedAt, attestedBy: input.attestedBy });
+  const statement = statementOf(record, key, {
+    attestationId,
+    agentId: input.agentId,
+    organizationId: input.organizationId,
+    claimedAt,
+    attestedAt,
+    attestedBy: input.attestedBy,
+  });
   const jws = signCompactJws(canonicalJson(statement), { typ: ATTESTATION_JWS_TYPE, kid: key.verifierKey }, key.signer);
   return db.transaction(async (trx) => {
     await appendProvenance(trx, {
@@ -110,7 +167,10 @@ export async function attestRecord(
         actor: { type: 'ai_agent', agent_id: input.agentId },
         action: 'provenance_attested',
         input_data: { record_hash: recordHash, organization_id: input.organizationId, claimed_at: claimedAt },
-        output_data: { attested_transaction_id: record.anchor.transaction_id, attested_block_number: record.anchor.block_number },
+        output_data: {
+          attested_transaction_id: record.anchor.transaction_id,
+          attested_block_number: record.anchor.block_number,
+        },
         reasoning: `${input.agentId} of ${input.organizationId} attested record ${record.anchor.transaction_id}`,
       },
     });
@@ -125,11 +185,19 @@ export async function attestRecord(
       key_id: key.keyId,
       attested_by: input.attestedBy,
     });
-    return { ok: true as const, created: stored.created, attestation: (await toAttestation(trx, stored.row, input.callerOrganizationId))! };
+    return {
+      ok: true as const,
+      created: stored.created,
+      attestation: (await toAttestation(trx, stored.row, input.callerOrganizationId))!,
+    };
   });
 }
 
-export async function getAttestation(db: Knex, organizationId: string, attestationId: string): Promise<Attestation | undefined> {
+export async function getAttestation(
+  db: Knex,
+  organizationId: string,
+  attestationId: string,
+): Promise<Attestation | undefined> {
   const row = await findAttestation(db, attestationId);
   return row && toAttestation(db, row, organizationId);
 }

@@ -18,7 +18,12 @@ export async function* exportLedger(db: Knex, options: { organizationId?: string
   const key = await loadLedgerIdentity(db);
   if (!key) throw new Error('the ledger has no key yet: start the service once');
   const { organizationId } = options;
-  yield { format: EXPORT_FORMAT, origin: key.origin, verifier_key: key.verifierKey, ...(organizationId ? { organization_id: organizationId } : {}) };
+  yield {
+    format: EXPORT_FORMAT,
+    origin: key.origin,
+    verifier_key: key.verifierKey,
+    ...(organizationId ? { organization_id: organizationId } : {}),
+  };
   let afterBlock = 0;
   let nextLeaf = 0;
   let count = 0;
@@ -31,15 +36,35 @@ export async function* exportLedger(db: Knex, options: { organizationId?: string
     for (const checkpoint of checkpoints) {
       while (nextLeaf < checkpoint.tree_size) {
         const leaves = await leavesFrom(db, nextLeaf, checkpoint.tree_size);
-        if (leaves.length === 0) throw new Error(`leaf ${nextLeaf} of checkpoint ${checkpoint.block_number} is missing`);
+        if (leaves.length === 0)
+          throw new Error(`leaf ${nextLeaf} of checkpoint ${checkpoint.block_number} is missing`);
         for (const leaf of leaves) {
           yield organizationId === undefined || leaf.organization_id === organizationId
-            ? { leaf: { index: leaf.leaf_index, transaction_id: leaf.transaction_id, block_number: leaf.block_number, body: leaf.body } }
-            : { withheld_leaf: { index: leaf.leaf_index, block_number: leaf.block_number, leaf_hash: leaf.leaf_hash.toString('base64') } };
+            ? {
+                leaf: {
+                  index: leaf.leaf_index,
+                  transaction_id: leaf.transaction_id,
+                  block_number: leaf.block_number,
+                  body: leaf.body,
+                },
+              }
+            : {
+                withheld_leaf: {
+                  index: leaf.leaf_index,
+                  block_number: leaf.block_number,
+                  leaf_hash: leaf.leaf_hash.toString('base64'),
+                },
+              };
           nextLeaf = leaf.leaf_index + 1;
         }
       }
-      yield { checkpoint: { block_number: checkpoint.block_number, tree_size: checkpoint.tree_size, note: checkpoint.checkpoint } };
+      yield {
+        checkpoint: {
+          block_number: checkpoint.block_number,
+          tree_size: checkpoint.tree_size,
+          note: checkpoint.checkpoint,
+        },
+      };
       afterBlock = checkpoint.block_number;
       count += 1;
     }
@@ -47,16 +72,31 @@ export async function* exportLedger(db: Knex, options: { organizationId?: string
 }
 
 /** A page of the leaves from index `from` up to (not including) `to`, in order. */
-function leavesFrom(db: Knex, from: number, to: number): Promise<Array<{ leaf_index: number; transaction_id: string; block_number: number; body: string; leaf_hash: Buffer; organization_id: string }>> {
-  return db('ledger_leaves as l')
-    .join('ledger_entries as e', 'e.transaction_id', 'l.transaction_id')
-    .where('l.leaf_index', '>=', from)
-    .where('l.leaf_index', '<', to)
-    .orderBy('l.leaf_index', 'asc')
-    .limit(PAGE)
-    .select('l.leaf_index', 'l.transaction_id', 'l.block_number', 'e.body', 'e.organization_id')
-    // Hashed from the body as it is stored now, not read from the column: an edit to any record then shows in every organization's export.
-    .select(db.raw("sha256('\\x00'::bytea || convert_to(e.body, 'UTF8')) as leaf_hash"));
+function leavesFrom(
+  db: Knex,
+  from: number,
+  to: number,
+): Promise<
+  Array<{
+    leaf_index: number;
+    transaction_id: string;
+    block_number: number;
+    body: string;
+    leaf_hash: Buffer;
+    organization_id: string;
+  }>
+> {
+  return (
+    db('ledger_leaves as l')
+      .join('ledger_entries as e', 'e.transaction_id', 'l.transaction_id')
+      .where('l.leaf_index', '>=', from)
+      .where('l.leaf_index', '<', to)
+      .orderBy('l.leaf_index', 'asc')
+      .limit(PAGE)
+      .select('l.leaf_index', 'l.transaction_id', 'l.block_number', 'e.body', 'e.organization_id')
+      // Hashed from the body as it is stored now, not read from the column: an edit to any record then shows in every organization's export.
+      .select(db.raw("sha256('\\x00'::bytea || convert_to(e.body, 'UTF8')) as leaf_hash"))
+  );
 }
 
 async function* asJsonLines(lines: AsyncIterable<ExportLine>): AsyncGenerator<string> {

@@ -51,4 +51,3 @@ export type ExportLine =
   | { checkpoint: { block_number: number; tree_size: number; note: string } }
   /** The last line, so a verifier can tell a complete export from one cut short. */
   | { end: { tree_size: number; checkpoints: number } };
-

@@ -1,9 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { isValidOrigin } from '../../domain/checkpoint';
-import { findLedgerKeyRow, findLedgerKeySecret, insertLedgerKeyOnce, sealLedgerKeySecret, type LedgerKeyRow, type LedgerKeySecretRow } from '../../db/ledger-keys';
+import {
+  findLedgerKeyRow,
+  findLedgerKeySecret,
+  insertLedgerKeyOnce,
+  sealLedgerKeySecret,
+  type LedgerKeyRow,
+  type LedgerKeySecretRow,
+} from '../../db/ledger-keys';
 import { createSecretBox, type SecretKeys } from '../../lib/secret-box';
-import { createNoteSigner, noteKeyId, publicKeyOfSeed, verifierKeyString, type NoteSigner, type NoteVerifier } from '../../lib/signed-note';
+import {
+  createNoteSigner,
+  noteKeyId,
+  publicKeyOfSeed,
+  verifierKeyString,
+  type NoteSigner,
+  type NoteVerifier,
+} from '../../lib/signed-note';
 
 /** The log's public identity: its origin (the checkpoints' first line and the key's name) and its Ed25519 public key. */
 export interface LedgerIdentity {
@@ -25,7 +39,13 @@ const hex8 = (value: number) => value.toString(16).padStart(8, '0');
 
 function toIdentity(row: LedgerKeyRow): LedgerIdentity {
   const verifier = { name: row.origin, publicKey: row.public_key, keyId: Number.parseInt(row.key_id, 16) };
-  return { keyId: row.key_id, origin: row.origin, publicKey: row.public_key, verifierKey: verifierKeyString(verifier), verifier };
+  return {
+    keyId: row.key_id,
+    origin: row.origin,
+    publicKey: row.public_key,
+    verifierKey: verifierKeyString(verifier),
+    verifier,
+  };
 }
 
 /** The secret box's associated data: a sealed seed opens only as the seed of its own key. */
@@ -35,8 +55,14 @@ const sealingContext = (keyId: string) => `ledger_key:${keyId}`;
 function seedOf(secret: LedgerKeySecretRow | undefined, secretKeys: SecretKeys | undefined): Buffer {
   if (!secret) throw new Error('The ledger key has no private key');
   if (secret.private_key) return secret.private_key;
-  if (!secretKeys) throw new Error(`The ledger key ${secret.key_id} is sealed: configure SECRETS_ENCRYPTION_KEY (the key that sealed it) to sign`);
-  return Buffer.from(createSecretBox(secretKeys).open(secret.sealed_private_key!, sealingContext(secret.key_id)), 'base64url');
+  if (!secretKeys)
+    throw new Error(
+      `The ledger key ${secret.key_id} is sealed: configure SECRETS_ENCRYPTION_KEY (the key that sealed it) to sign`,
+    );
+  return Buffer.from(
+    createSecretBox(secretKeys).open(secret.sealed_private_key!, sealingContext(secret.key_id)),
+    'base64url',
+  );
 }
 
 async function toLedgerKey(db: Knex, row: LedgerKeyRow, secretKeys: SecretKeys | undefined): Promise<LedgerKey> {
@@ -50,8 +76,16 @@ async function toLedgerKey(db: Knex, row: LedgerKeyRow, secretKeys: SecretKeys |
  * change of the configured origin cannot rename it and is reported instead. With a secrets key configured
  * its seed is sealed (a seed from before sealing is sealed here, at start); without one it stays in the clear.
  */
-export async function ensureLedgerKey(db: Knex, origin: string, warn: (message: string) => void = () => undefined, secretKeys?: SecretKeys): Promise<LedgerKey> {
-  if (!isValidOrigin(origin)) throw new Error(`LEDGER_ORIGIN ${JSON.stringify(origin)} is not a valid log origin (non-empty, no spaces, no plus)`);
+export async function ensureLedgerKey(
+  db: Knex,
+  origin: string,
+  warn: (message: string) => void = () => undefined,
+  secretKeys?: SecretKeys,
+): Promise<LedgerKey> {
+  if (!isValidOrigin(origin))
+    throw new Error(
+      `LEDGER_ORIGIN ${JSON.stringify(origin)} is not a valid log origin (non-empty, no spaces, no plus)`,
+    );
   const box = secretKeys && createSecretBox(secretKeys);
   const row = await insertLedgerKeyOnce(db, () => {
     const seed = randomBytes(32);
@@ -65,10 +99,17 @@ export async function ensureLedgerKey(db: Knex, origin: string, warn: (message: 
   const secret = await findLedgerKeySecret(db, row.key_id);
   // A seed in the clear, or sealed with a previous secrets key, is sealed with the current one (which opens it: secretKeys holds both).
   if (box?.canSeal && secret && !(secret.sealed_private_key && box.sealedWithCurrent(secret.sealed_private_key))) {
-    await sealLedgerKeySecret(db, row.key_id, box.seal(seedOf(secret, secretKeys).toString('base64url'), sealingContext(row.key_id)));
+    await sealLedgerKeySecret(
+      db,
+      row.key_id,
+      box.seal(seedOf(secret, secretKeys).toString('base64url'), sealingContext(row.key_id)),
+    );
   }
   if (!box?.canSeal) warn('SECRETS_ENCRYPTION_KEY is not configured: the ledger key is stored unsealed');
-  if (row.origin !== origin) warn(`The ledger keeps its origin ${row.origin}: checkpoints signed under it must stay verifiable (LEDGER_ORIGIN is ${origin})`);
+  if (row.origin !== origin)
+    warn(
+      `The ledger keeps its origin ${row.origin}: checkpoints signed under it must stay verifiable (LEDGER_ORIGIN is ${origin})`,
+    );
   return toLedgerKey(db, row, secretKeys);
 }
 

@@ -3,7 +3,12 @@ import { consistencyRanges, inclusionRanges, nodeKey, nodesFor, rangeHash, type 
 import { checkpointWithTreeSize, findNodes, latestCheckpoint, type CheckpointRow } from '../../db/ledger-blocks';
 import { findProvenanceRecord, type ProvenanceRecord } from '../../db/ledger';
 import { loadLedgerIdentity } from './keys';
-import { CONSISTENCY_BUNDLE_FORMAT, INCLUSION_BUNDLE_FORMAT, type ConsistencyBundle, type InclusionBundle } from './formats';
+import {
+  CONSISTENCY_BUNDLE_FORMAT,
+  INCLUSION_BUNDLE_FORMAT,
+  type ConsistencyBundle,
+  type InclusionBundle,
+} from './formats';
 import { rfc6962 } from './rfc6962';
 
 /** The hashes of these ranges from the stored subtrees: one query, O(log n) rows. */
@@ -35,11 +40,21 @@ async function checkpointFor(db: Knex, treeSize: number | undefined): Promise<Ch
  * An inclusion bundle for records against one checkpoint: the latest one, or the one of `treeSize`
  * (to prove against a checkpoint the caller already holds).
  */
-export async function inclusionBundle(db: Knex, records: ProvenanceRecord[], options: { treeSize?: number } = {}): Promise<BundleOutcome<InclusionBundle>> {
+export async function inclusionBundle(
+  db: Knex,
+  records: ProvenanceRecord[],
+  options: { treeSize?: number } = {},
+): Promise<BundleOutcome<InclusionBundle>> {
   const unsealed = records.find((record) => record.leaf_index === null);
   if (unsealed) {
     const { transaction_id, block_number } = unsealed.anchor;
-    return { ok: false, code: 'not_sealed', detail: `record ${transaction_id} is not sealed yet (block ${block_number})`, transaction_id, block_number };
+    return {
+      ok: false,
+      code: 'not_sealed',
+      detail: `record ${transaction_id} is not sealed yet (block ${block_number})`,
+      transaction_id,
+      block_number,
+    };
   }
   const [checkpoint, key] = await Promise.all([checkpointFor(db, options.treeSize), loadLedgerIdentity(db)]);
   if (!checkpoint || !key) {
@@ -48,8 +63,15 @@ export async function inclusionBundle(db: Knex, records: ProvenanceRecord[], opt
       : { ok: false, code: 'tree_size_unknown', detail: `no checkpoint has a tree of ${options.treeSize} leaves` };
   }
   const outside = records.find((record) => record.leaf_index! >= checkpoint.tree_size);
-  if (outside) return { ok: false, code: 'tree_size_too_small', detail: `leaf ${outside.leaf_index!} is not in the tree of ${checkpoint.tree_size} leaves` };
-  const proofs = await Promise.all(records.map((record) => inclusionProof(db, record.leaf_index!, checkpoint.tree_size)));
+  if (outside)
+    return {
+      ok: false,
+      code: 'tree_size_too_small',
+      detail: `leaf ${outside.leaf_index!} is not in the tree of ${checkpoint.tree_size} leaves`,
+    };
+  const proofs = await Promise.all(
+    records.map((record) => inclusionProof(db, record.leaf_index!, checkpoint.tree_size)),
+  );
   return {
     ok: true,
     bundle: {
@@ -74,19 +96,39 @@ export async function inclusionBundle(db: Knex, records: ProvenanceRecord[], opt
   };
 }
 
-export async function recordBundle(db: Knex, transactionId: string, options: { treeSize?: number; organizationId?: string } = {}): Promise<BundleOutcome<InclusionBundle>> {
+export async function recordBundle(
+  db: Knex,
+  transactionId: string,
+  options: { treeSize?: number; organizationId?: string } = {},
+): Promise<BundleOutcome<InclusionBundle>> {
   const record = await findProvenanceRecord(db, transactionId, options.organizationId);
   if (!record) return { ok: false, code: 'not_found', detail: `no record ${transactionId}` };
   return inclusionBundle(db, [record], options);
 }
 
 /** A consistency bundle between two checkpointed tree sizes (the second defaults to the latest). */
-export async function consistencyBundle(db: Knex, firstSize: number, secondSize?: number): Promise<BundleOutcome<ConsistencyBundle>> {
+export async function consistencyBundle(
+  db: Knex,
+  firstSize: number,
+  secondSize?: number,
+): Promise<BundleOutcome<ConsistencyBundle>> {
   const [second, key] = await Promise.all([checkpointFor(db, secondSize), loadLedgerIdentity(db)]);
-  if (!second || !key) return { ok: false, code: secondSize === undefined ? 'no_checkpoint' : 'tree_size_unknown', detail: secondSize === undefined ? 'the log has no checkpoint yet' : `no checkpoint has a tree of ${secondSize} leaves` };
-  if (firstSize > second.tree_size) return { ok: false, code: 'tree_size_too_small', detail: `the tree of ${second.tree_size} leaves cannot extend one of ${firstSize}` };
+  if (!second || !key)
+    return {
+      ok: false,
+      code: secondSize === undefined ? 'no_checkpoint' : 'tree_size_unknown',
+      detail:
+        secondSize === undefined ? 'the log has no checkpoint yet' : `no checkpoint has a tree of ${secondSize} leaves`,
+    };
+  if (firstSize > second.tree_size)
+    return {
+      ok: false,
+      code: 'tree_size_too_small',
+      detail: `the tree of ${second.tree_size} leaves cannot extend one of ${firstSize}`,
+    };
   const first = firstSize === 0 ? undefined : await checkpointWithTreeSize(db, firstSize);
-  if (firstSize !== 0 && !first) return { ok: false, code: 'tree_size_unknown', detail: `no checkpoint has a tree of ${firstSize} leaves` };
+  if (firstSize !== 0 && !first)
+    return { ok: false, code: 'tree_size_unknown', detail: `no checkpoint has a tree of ${firstSize} leaves` };
   const proof = await consistencyProof(db, firstSize, second.tree_size);
   return {
     ok: true,

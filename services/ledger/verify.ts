@@ -4,10 +4,26 @@
  */
 import { canonicalJson, CanonicalJsonError } from '../../domain/canonical-json';
 import { parseCheckpointText, type Checkpoint } from '../../domain/checkpoint';
-import { appendLeaves, bytesEqual, EMPTY_EDGE, rootOf, verifyConsistency, verifyInclusion, type TreeEdge } from '../../domain/merkle';
+import {
+  appendLeaves,
+  bytesEqual,
+  EMPTY_EDGE,
+  rootOf,
+  verifyConsistency,
+  verifyInclusion,
+  type TreeEdge,
+} from '../../domain/merkle';
 import type { ProvenanceEntry } from '../../domain/provenance';
 import { transactionIdFor } from '../../db/ledger';
-import { CONSISTENCY_BUNDLE_FORMAT, EXPORT_FORMAT, INCLUSION_BUNDLE_FORMAT, type BundledRecord, type ConsistencyBundle, type ExportLine, type InclusionBundle } from './formats';
+import {
+  CONSISTENCY_BUNDLE_FORMAT,
+  EXPORT_FORMAT,
+  INCLUSION_BUNDLE_FORMAT,
+  type BundledRecord,
+  type ConsistencyBundle,
+  type ExportLine,
+  type InclusionBundle,
+} from './formats';
 import { openCompactJws } from '../../lib/jws';
 import { leafHashOfBody, rfc6962 } from './rfc6962';
 import { NoteError, openNote, type NoteVerifier } from '../../lib/signed-note';
@@ -34,7 +50,8 @@ const b64 = (value: string) => Buffer.from(value, 'base64');
 export function openCheckpoint(note: string, verifier: NoteVerifier): Checkpoint {
   const checkpoint = parseCheckpointText(openNote(note, verifier));
   if (!checkpoint) throw new NoteError('the signed note is not a checkpoint (origin, tree size, root hash)');
-  if (checkpoint.origin !== verifier.name) throw new NoteError(`the checkpoint is for origin ${checkpoint.origin}, not ${verifier.name}`);
+  if (checkpoint.origin !== verifier.name)
+    throw new NoteError(`the checkpoint is for origin ${checkpoint.origin}, not ${verifier.name}`);
   return checkpoint;
 }
 
@@ -61,12 +78,18 @@ function bodyProblem(body: string, transactionId: string): string | undefined {
   }
   const notCanonical = canonicalFormProblem(entry, body);
   if (notCanonical) return `its body is not in RFC 8785 canonical form (${notCanonical})`;
-  if (typeof entry.subject_id !== 'string' || typeof entry.step_id !== 'string') return 'its body has no subject_id and step_id';
-  if (transactionIdFor(entry.subject_id, entry.step_id) !== transactionId) return `its transaction id is not the one of ${entry.subject_id} / ${entry.step_id}`;
+  if (typeof entry.subject_id !== 'string' || typeof entry.step_id !== 'string')
+    return 'its body has no subject_id and step_id';
+  if (transactionIdFor(entry.subject_id, entry.step_id) !== transactionId)
+    return `its transaction id is not the one of ${entry.subject_id} / ${entry.step_id}`;
   return undefined;
 }
 
-const CREDENTIAL_WORDS: Record<string, string | undefined> = { passkey: 'passkey', device_key: 'device key', delegation_token: 'delegation token' };
+const CREDENTIAL_WORDS: Record<string, string | undefined> = {
+  passkey: 'passkey',
+  device_key: 'device key',
+  delegation_token: 'delegation token',
+};
 
 /**
  * Who decided, when a verified record is a person's act: their DID, Passport and the credential that
@@ -87,7 +110,8 @@ function report(verified: string[], problems: string[]): VerifyReport {
 export function verifyInclusionBundle(bundle: InclusionBundleAsRead, verifier: NoteVerifier): VerifyReport {
   const verified: string[] = [];
   const problems: string[] = [];
-  if (bundle.format !== INCLUSION_BUNDLE_FORMAT) return report([], [`not an inclusion bundle (${String(bundle.format)})`]);
+  if (bundle.format !== INCLUSION_BUNDLE_FORMAT)
+    return report([], [`not an inclusion bundle (${String(bundle.format)})`]);
   let checkpoint: Checkpoint;
   try {
     checkpoint = openCheckpoint(bundle.checkpoint, verifier);
@@ -106,7 +130,16 @@ export function verifyInclusionBundle(bundle: InclusionBundleAsRead, verifier: N
       continue;
     }
     const leafHash = leafHashOfBody(record.body);
-    if (!verifyInclusion(rfc6962, record.leaf_index, checkpoint.treeSize, leafHash, (record.inclusion_proof ?? []).map(b64), root)) {
+    if (
+      !verifyInclusion(
+        rfc6962,
+        record.leaf_index,
+        checkpoint.treeSize,
+        leafHash,
+        (record.inclusion_proof ?? []).map(b64),
+        root,
+      )
+    ) {
       problems.push(`${label}: its inclusion proof does not lead to the checkpoint's root`);
       continue;
     }
@@ -117,15 +150,37 @@ export function verifyInclusionBundle(bundle: InclusionBundleAsRead, verifier: N
 }
 
 export function verifyConsistencyBundle(bundle: ConsistencyBundleAsRead, verifier: NoteVerifier): VerifyReport {
-  if (bundle.format !== CONSISTENCY_BUNDLE_FORMAT) return report([], [`not a consistency bundle (${String(bundle.format)})`]);
+  if (bundle.format !== CONSISTENCY_BUNDLE_FORMAT)
+    return report([], [`not a consistency bundle (${String(bundle.format)})`]);
   try {
-    if (bundle.first.checkpoint === null && bundle.first.tree_size !== 0) return report([], ['the first tree has leaves but no checkpoint']);
+    if (bundle.first.checkpoint === null && bundle.first.tree_size !== 0)
+      return report([], ['the first tree has leaves but no checkpoint']);
     const second = openCheckpoint(bundle.second.checkpoint, verifier);
-    const first = bundle.first.checkpoint === null ? { treeSize: 0, rootHash: Buffer.from(rfc6962.emptyRoot()).toString('base64') } : openCheckpoint(bundle.first.checkpoint, verifier);
-    if (!verifyConsistency(rfc6962, first.treeSize, second.treeSize, (bundle.proof ?? []).map(b64), b64(first.rootHash), b64(second.rootHash))) {
-      return report([], [`the tree of ${second.treeSize} leaves does not extend the tree of ${first.treeSize}: the log was rewritten`]);
+    const first =
+      bundle.first.checkpoint === null
+        ? { treeSize: 0, rootHash: Buffer.from(rfc6962.emptyRoot()).toString('base64') }
+        : openCheckpoint(bundle.first.checkpoint, verifier);
+    if (
+      !verifyConsistency(
+        rfc6962,
+        first.treeSize,
+        second.treeSize,
+        (bundle.proof ?? []).map(b64),
+        b64(first.rootHash),
+        b64(second.rootHash),
+      )
+    ) {
+      return report(
+        [],
+        [`the tree of ${second.treeSize} leaves does not extend the tree of ${first.treeSize}: the log was rewritten`],
+      );
     }
-    return report([`the tree of ${second.treeSize} leaves extends the tree of ${first.treeSize} (both checkpoints signed by ${verifier.name})`], []);
+    return report(
+      [
+        `the tree of ${second.treeSize} leaves extends the tree of ${first.treeSize} (both checkpoints signed by ${verifier.name})`,
+      ],
+      [],
+    );
   } catch (error) {
     return report([], [`checkpoint: ${(error as Error).message}`]);
   }
@@ -138,7 +193,11 @@ export function verifyConsistencyBundle(bundle: ConsistencyBundleAsRead, verifie
  * (which also makes the checkpoints consistent with one another), and every checkpoint the caller kept
  * from earlier (`trusted`) still a prefix of the log.
  */
-export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteVerifier, options: { trusted?: string[] } = {}): Promise<VerifyReport> {
+export async function verifyExport(
+  lines: AsyncIterable<string>,
+  verifier: NoteVerifier,
+  options: { trusted?: string[] } = {},
+): Promise<VerifyReport> {
   const verified: string[] = [];
   const problems: string[] = [];
   const trusted = new Map<number, { root: Buffer; seen: boolean }>();
@@ -154,8 +213,10 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
     const kept = trusted.get(edge.size);
     if (!kept) return;
     kept.seen = true;
-    if (bytesEqual(rootOf(rfc6962, edge), kept.root)) verified.push(`the checkpoint you kept at ${edge.size} leaves is a prefix of this log`);
-    else problems.push(`the log's first ${edge.size} leaves differ from the checkpoint you kept: the log was rewritten`);
+    if (bytesEqual(rootOf(rfc6962, edge), kept.root))
+      verified.push(`the checkpoint you kept at ${edge.size} leaves is a prefix of this log`);
+    else
+      problems.push(`the log's first ${edge.size} leaves differ from the checkpoint you kept: the log was rewritten`);
   };
 
   let edge: TreeEdge = EMPTY_EDGE;
@@ -182,7 +243,8 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
       break;
     }
     if ('format' in line) {
-      if (line.format !== EXPORT_FORMAT || header) problems.push(`line ${lineNumber}: unexpected header ${String(line.format)}`);
+      if (line.format !== EXPORT_FORMAT || header)
+        problems.push(`line ${lineNumber}: unexpected header ${String(line.format)}`);
       header = true;
       continue;
     }
@@ -201,7 +263,9 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
     if ('leaf' in line) {
       const { leaf } = line;
       if (leaf.index !== edge.size) {
-        problems.push(`line ${lineNumber}: leaf ${leaf.index} where leaf ${edge.size} was due: the log has a gap or is out of order`);
+        problems.push(
+          `line ${lineNumber}: leaf ${leaf.index} where leaf ${edge.size} was due: the log has a gap or is out of order`,
+        );
         break;
       }
       const problem = bodyProblem(leaf.body, leaf.transaction_id);
@@ -215,7 +279,9 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
     if ('withheld_leaf' in line) {
       const { index, leaf_hash } = line.withheld_leaf;
       if (index !== edge.size) {
-        problems.push(`line ${lineNumber}: leaf ${index} where leaf ${edge.size} was due: the log has a gap or is out of order`);
+        problems.push(
+          `line ${lineNumber}: leaf ${index} where leaf ${edge.size} was due: the log has a gap or is out of order`,
+        );
         break;
       }
       const hash = typeof leaf_hash === 'string' ? b64(leaf_hash) : Buffer.alloc(0);
@@ -232,10 +298,16 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
       const { block_number, note } = line.checkpoint;
       try {
         const checkpoint = openCheckpoint(note, verifier);
-        if (block_number <= lastBlock) problems.push(`checkpoint of block ${block_number} comes after block ${lastBlock}`);
-        if (checkpoint.treeSize !== edge.size) problems.push(`checkpoint of block ${block_number} signs ${checkpoint.treeSize} leaves, but ${edge.size} precede it`);
+        if (block_number <= lastBlock)
+          problems.push(`checkpoint of block ${block_number} comes after block ${lastBlock}`);
+        if (checkpoint.treeSize !== edge.size)
+          problems.push(
+            `checkpoint of block ${block_number} signs ${checkpoint.treeSize} leaves, but ${edge.size} precede it`,
+          );
         else if (!bytesEqual(rootOf(rfc6962, edge), b64(checkpoint.rootHash))) {
-          problems.push(`checkpoint of block ${block_number}: the leaves before it do not hash to its signed root: a record was changed (among leaves ${previousSize}–${edge.size - 1}, if the checkpoints before it verified)`);
+          problems.push(
+            `checkpoint of block ${block_number}: the leaves before it do not hash to its signed root: a record was changed (among leaves ${previousSize}–${edge.size - 1}, if the checkpoints before it verified)`,
+          );
         } else checkpoints += 1;
       } catch (error) {
         problems.push(`checkpoint of block ${block_number}: ${(error as Error).message}`);
@@ -249,16 +321,26 @@ export async function verifyExport(lines: AsyncIterable<string>, verifier: NoteV
   }
   if (header && !ended) problems.push('the export has no end line: it was cut short');
   else if (ended && (ended.tree_size !== edge.size || ended.checkpoints !== checkpointLines)) {
-    problems.push(`the end line counts ${ended.tree_size} leaves and ${ended.checkpoints} checkpoints, but ${edge.size} and ${checkpointLines} came before it`);
+    problems.push(
+      `the end line counts ${ended.tree_size} leaves and ${ended.checkpoints} checkpoints, but ${edge.size} and ${checkpointLines} came before it`,
+    );
   }
   if (edge.size > previousSize) problems.push(`the last ${edge.size - previousSize} leaves are under no checkpoint`);
   for (const [size, kept] of trusted) {
-    if (!kept.seen) problems.push(`the log has fewer than the ${size} leaves of a checkpoint you kept: it was truncated or rewritten`);
+    if (!kept.seen)
+      problems.push(
+        `the log has fewer than the ${size} leaves of a checkpoint you kept: it was truncated or rewritten`,
+      );
   }
   if (header && problems.length === 0) {
     verified.push(...decisions);
-    const leaves = withheld > 0 ? `${edge.size} leaves (${withheld} of other organizations, withheld: checked by hash only)` : `${edge.size} leaves`;
-    verified.unshift(`${leaves} and ${checkpoints} checkpoints signed by ${verifier.name}; the last root is ${Buffer.from(rootOf(rfc6962, edge)).toString('base64')}`);
+    const leaves =
+      withheld > 0
+        ? `${edge.size} leaves (${withheld} of other organizations, withheld: checked by hash only)`
+        : `${edge.size} leaves`;
+    verified.unshift(
+      `${leaves} and ${checkpoints} checkpoints signed by ${verifier.name}; the last root is ${Buffer.from(rootOf(rfc6962, edge)).toString('base64')}`,
+    );
   }
   return report(verified, problems);
 }
@@ -274,7 +356,10 @@ export interface AttestationDocument {
 }
 
 /** Whether the log's key signed this attestation, and the signed statement says what the document says. */
-export function verifyAttestation(document: Omit<AttestationDocument, 'signature'> & { signature?: string | null }, verifier: NoteVerifier): VerifyReport {
+export function verifyAttestation(
+  document: Omit<AttestationDocument, 'signature'> & { signature?: string | null },
+  verifier: NoteVerifier,
+): VerifyReport {
   const opened = openCompactJws(document.signature ?? '', verifier);
   if (!opened) return report([], ['the attestation’s signature is not an EdDSA JWS by the log’s key']);
   let statement: Record<string, unknown>;
@@ -286,7 +371,8 @@ export function verifyAttestation(document: Omit<AttestationDocument, 'signature
   const problems: string[] = [];
   const notCanonical = canonicalFormProblem(statement, opened.payload);
   if (notCanonical) problems.push(`the signed statement is not in canonical form (${notCanonical})`);
-  if (statement.origin !== verifier.name) problems.push(`the statement is by ${String(statement.origin)}, not ${verifier.name}`);
+  if (statement.origin !== verifier.name)
+    problems.push(`the statement is by ${String(statement.origin)}, not ${verifier.name}`);
   const claims: Array<[string, unknown, unknown]> = [
     ['attestationId', document.attestationId, statement.attestation_id],
     ['agentId', document.agentId, statement.agent_id],
@@ -294,9 +380,13 @@ export function verifyAttestation(document: Omit<AttestationDocument, 'signature
     ['recordHash', document.recordHash, statement.record_hash],
     ['timestamp', document.timestamp, statement.claimed_at],
   ];
-  for (const [name, shown, signed] of claims) if (shown !== signed) problems.push(`${name} ${JSON.stringify(shown)} is not what was signed (${JSON.stringify(signed)})`);
+  for (const [name, shown, signed] of claims)
+    if (shown !== signed)
+      problems.push(`${name} ${JSON.stringify(shown)} is not what was signed (${JSON.stringify(signed)})`);
   return report(
-    [`attestation ${document.attestationId} signed by ${verifier.name}: ${document.agentId} of ${document.organizationId} attested record ${document.recordHash}`],
+    [
+      `attestation ${document.attestationId} signed by ${verifier.name}: ${document.agentId} of ${document.organizationId} attested record ${document.recordHash}`,
+    ],
     problems,
   );
 }

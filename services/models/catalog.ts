@@ -11,7 +11,12 @@ export interface ModelCatalog {
   invalidate(): void;
 }
 
-export function createModelCatalog(db: Knex, providers: readonly string[], maxAgeMs: number, now: () => number = Date.now): ModelCatalog {
+export function createModelCatalog(
+  db: Knex,
+  providers: readonly string[],
+  maxAgeMs: number,
+  now: () => number = Date.now,
+): ModelCatalog {
   let cached: { at: number; models: Promise<ModelRow[]> } | undefined;
   return {
     models() {

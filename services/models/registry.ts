@@ -21,7 +21,14 @@ import { benchmarkedCapabilities } from '../../domain/model-selection';
 import { ORCH_CORE_DID } from '../../domain/provenance';
 
 /** Administration of the registry leaves a provenance record: who changed which model, and how. */
-async function recordRegistryChange(db: Knex, modelId: string, step: string, principalId: string, output: Record<string, unknown>, reasoning: string): Promise<void> {
+async function recordRegistryChange(
+  db: Knex,
+  modelId: string,
+  step: string,
+  principalId: string,
+  output: Record<string, unknown>,
+  reasoning: string,
+): Promise<void> {
   await appendProvenance(db, {
     entry: {
       subject_id: `model:${modelId}`,
@@ -36,20 +43,44 @@ async function recordRegistryChange(db: Knex, modelId: string, step: string, pri
   });
 }
 
-export async function createModel(db: Knex, principalId: string, model: NewModel): Promise<{ ok: true; model: ModelRow } | { ok: false; code: 'model_exists' }> {
+export async function createModel(
+  db: Knex,
+  principalId: string,
+  model: NewModel,
+): Promise<{ ok: true; model: ModelRow } | { ok: false; code: 'model_exists' }> {
   const created = await db.transaction(async (trx) => {
     if (!(await insertModel(trx, model))) return false;
-    await recordRegistryChange(trx, model.model_id, 'registered', principalId, { ...model }, `${principalId} registered the model ${model.model_id} of ${model.provider}`);
+    await recordRegistryChange(
+      trx,
+      model.model_id,
+      'registered',
+      principalId,
+      { ...model },
+      `${principalId} registered the model ${model.model_id} of ${model.provider}`,
+    );
     return true;
   });
   if (!created) return { ok: false, code: 'model_exists' };
   return { ok: true, model: (await findModel(db, model.model_id))! };
 }
 
-export async function changeModel(db: Knex, principalId: string, modelId: string, changes: ModelChanges): Promise<ModelRow | undefined> {
+export async function changeModel(
+  db: Knex,
+  principalId: string,
+  modelId: string,
+  changes: ModelChanges,
+): Promise<ModelRow | undefined> {
   return db.transaction(async (trx) => {
     const row = await updateModel(trx, modelId, changes);
-    if (row) await recordRegistryChange(trx, modelId, 'updated', principalId, { ...changes }, `${principalId} changed ${Object.keys(changes).join(', ') || 'nothing'} of ${modelId}`);
+    if (row)
+      await recordRegistryChange(
+        trx,
+        modelId,
+        'updated',
+        principalId,
+        { ...changes },
+        `${principalId} changed ${Object.keys(changes).join(', ') || 'nothing'} of ${modelId}`,
+      );
     return row;
   });
 }
@@ -66,13 +97,18 @@ export interface BenchmarkSubmission {
   raw_results?: Record<string, unknown> | undefined;
 }
 
-export type BenchmarkOutcome = { ok: true; benchmark: BenchmarkRow; model: ModelRow } | { ok: false; code: 'model_not_found' };
+export type BenchmarkOutcome =
+  { ok: true; benchmark: BenchmarkRow; model: ModelRow } | { ok: false; code: 'model_not_found' };
 
 /**
  * Records a benchmark and applies it to the model in one transaction: the count and last-benchmarked time,
  * and the capability it measures by the rule of domain/model-selection.ts (benchmarkedCapabilities).
  */
-export async function submitBenchmark(db: Knex, principal: { id: string; organization_id: string }, submission: BenchmarkSubmission): Promise<BenchmarkOutcome> {
+export async function submitBenchmark(
+  db: Knex,
+  principal: { id: string; organization_id: string },
+  submission: BenchmarkSubmission,
+): Promise<BenchmarkOutcome> {
   return db.transaction(async (trx): Promise<BenchmarkOutcome> => {
     const model = await findModelForUpdate(trx, submission.model_id);
     if (!model) return { ok: false, code: 'model_not_found' };
@@ -99,7 +135,13 @@ export async function submitBenchmark(db: Knex, principal: { id: string; organiz
       model.model_id,
       'benchmarked',
       principal.id,
-      { benchmark_id: benchmark.benchmark_id, benchmark_type: benchmark.benchmark_type, benchmark_suite: benchmark.benchmark_suite, score: benchmark.score, ...(moved ? { capability: moved } : {}) },
+      {
+        benchmark_id: benchmark.benchmark_id,
+        benchmark_type: benchmark.benchmark_type,
+        benchmark_suite: benchmark.benchmark_suite,
+        score: benchmark.score,
+        ...(moved ? { capability: moved } : {}),
+      },
       moved
         ? `${benchmark.benchmark_suite} scored ${benchmark.score}/100: ${moved.capability} of ${model.model_id} moves from ${moved.from} to ${moved.to}`
         : `${benchmark.benchmark_suite} scored ${benchmark.score}/100; ${benchmark.benchmark_type} measures no capability score`,
@@ -123,7 +165,8 @@ export async function loadModelSeed(db: Knex, seed: ModelSeed): Promise<{ applie
   return db.transaction(async (trx) => {
     const inserted = await insertMissingModels(trx, seed.models);
     const applied = await recordSeedVersion(trx, seed.version, inserted);
-    if (!applied) throw new Error(`The models seed ${seed.version} was being loaded by another process at the same time`);
+    if (!applied)
+      throw new Error(`The models seed ${seed.version} was being loaded by another process at the same time`);
     return { applied, inserted };
   });
 }
@@ -140,17 +183,33 @@ export interface ModelStatistics {
 export const MODEL_STATISTICS_WINDOW_DAYS = 30;
 
 /** The organization's attempts at the model over the last 30 days (fallbacks and failures included). */
-export async function modelStatistics(db: Knex, organizationId: string, modelId: string, now: Date): Promise<ModelStatistics | undefined> {
+export async function modelStatistics(
+  db: Knex,
+  organizationId: string,
+  modelId: string,
+  now: Date,
+): Promise<ModelStatistics | undefined> {
   if (!(await findModel(db, modelId))) return undefined;
-  const rows = await modelAttemptStatistics(db, organizationId, modelId, new Date(now.getTime() - MODEL_STATISTICS_WINDOW_DAYS * 86_400_000));
+  const rows = await modelAttemptStatistics(
+    db,
+    organizationId,
+    modelId,
+    new Date(now.getTime() - MODEL_STATISTICS_WINDOW_DAYS * 86_400_000),
+  );
   const total = rows.reduce((sum, row) => sum + row.count, 0);
-  const weighted = (pick: (row: (typeof rows)[number]) => number | null) => (total === 0 ? 0 : rows.reduce((sum, row) => sum + (pick(row) ?? 0) * row.count, 0) / total);
+  const weighted = (pick: (row: (typeof rows)[number]) => number | null) =>
+    total === 0 ? 0 : rows.reduce((sum, row) => sum + (pick(row) ?? 0) * row.count, 0) / total;
   return {
     model_id: modelId,
     total_requests: total,
     success_rate: total === 0 ? 0 : rows.reduce((sum, row) => sum + row.successes, 0) / total,
     avg_latency_ms: weighted((row) => row.avg_latency_ms),
     avg_cost_usd: weighted((row) => row.avg_cost_usd),
-    by_complexity: Object.fromEntries(rows.map((row) => [row.complexity, { count: row.count, success_rate: row.successes / row.count, avg_cost: row.avg_cost_usd ?? 0 }])),
+    by_complexity: Object.fromEntries(
+      rows.map((row) => [
+        row.complexity,
+        { count: row.count, success_rate: row.successes / row.count, avg_cost: row.avg_cost_usd ?? 0 },
+      ]),
+    ),
   };
 }

@@ -17,7 +17,14 @@ const SeedSchema = z
           provider: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
           display_name: z.string().min(1),
           description: z.string().nullable(),
-          capabilities: z.object(Object.fromEntries(CAPABILITIES.map((capability) => [capability, score])) as Record<(typeof CAPABILITIES)[number], typeof score>).strict(),
+          capabilities: z
+            .object(
+              Object.fromEntries(CAPABILITIES.map((capability) => [capability, score])) as Record<
+                (typeof CAPABILITIES)[number],
+                typeof score
+              >,
+            )
+            .strict(),
           context_length: z.number().int().positive(),
           supports_streaming: z.boolean(),
           supports_function_calling: z.boolean(),

@@ -9,30 +9,73 @@ import type { RevocationRegistry } from '../delegation/revocations';
  * Gauges read at scrape time: from Postgres (the same values on every instance; alert on max()) and from this
  * instance's revocation registry. Only the API registers them; a worker alone has no revocation registry.
  */
-export function registerOperationalGauges(registry: Registry, deps: { db: Knex; revocations?: RevocationRegistry | undefined }): void {
+export function registerOperationalGauges(
+  registry: Registry,
+  deps: { db: Knex; revocations?: RevocationRegistry | undefined },
+): void {
   // One query serves both gauges of a scrape.
   const waiting = sharedWhileInFlight(() => itemsWaitingOnHumans(deps.db));
-  gaugeAtScrape(registry, { name: 'handoff_items_waiting_on_humans', help: 'Approvals pending an answer and routings waiting for a reviewer, by kind', labelNames: ['kind'] }, async () =>
-    Object.entries(await waiting()).map(([kind, { count }]) => ({ labels: { kind }, value: count })),
+  gaugeAtScrape(
+    registry,
+    {
+      name: 'handoff_items_waiting_on_humans',
+      help: 'Approvals pending an answer and routings waiting for a reviewer, by kind',
+      labelNames: ['kind'],
+    },
+    async () => Object.entries(await waiting()).map(([kind, { count }]) => ({ labels: { kind }, value: count })),
   );
-  gaugeAtScrape(registry, { name: 'handoff_oldest_wait_on_humans_seconds', help: 'Seconds the oldest item waiting on a human has waited, by kind', labelNames: ['kind'] }, async () =>
-    Object.entries(await waiting()).map(([kind, { oldest_seconds }]) => ({ labels: { kind }, value: oldest_seconds })),
+  gaugeAtScrape(
+    registry,
+    {
+      name: 'handoff_oldest_wait_on_humans_seconds',
+      help: 'Seconds the oldest item waiting on a human has waited, by kind',
+      labelNames: ['kind'],
+    },
+    async () =>
+      Object.entries(await waiting()).map(([kind, { oldest_seconds }]) => ({
+        labels: { kind },
+        value: oldest_seconds,
+      })),
   );
   const backlog = sharedWhileInFlight(() => outboxBacklog(deps.db));
-  gaugeAtScrape(registry, { name: 'handoff_outbox_backlog_events', help: 'Outbox events not yet dispatched to webhook deliveries' }, async () => [{ value: (await backlog()).count }]);
-  gaugeAtScrape(registry, { name: 'handoff_outbox_oldest_event_age_seconds', help: 'Seconds the oldest undispatched outbox event has waited' }, async () => [{ value: (await backlog()).oldest_seconds }]);
-  gaugeAtScrape(registry, { name: 'handoff_ledger_seal_lag_seconds', help: 'Age of the oldest provenance record not yet sealed into a signed checkpoint; 0 when all are sealed' }, async () => [
-    { value: (await ledgerSealingLag(deps.db)).oldest_unsealed_age_seconds ?? 0 },
-  ]);
+  gaugeAtScrape(
+    registry,
+    { name: 'handoff_outbox_backlog_events', help: 'Outbox events not yet dispatched to webhook deliveries' },
+    async () => [{ value: (await backlog()).count }],
+  );
+  gaugeAtScrape(
+    registry,
+    {
+      name: 'handoff_outbox_oldest_event_age_seconds',
+      help: 'Seconds the oldest undispatched outbox event has waited',
+    },
+    async () => [{ value: (await backlog()).oldest_seconds }],
+  );
+  gaugeAtScrape(
+    registry,
+    {
+      name: 'handoff_ledger_seal_lag_seconds',
+      help: 'Age of the oldest provenance record not yet sealed into a signed checkpoint; 0 when all are sealed',
+    },
+    async () => [{ value: (await ledgerSealingLag(deps.db)).oldest_unsealed_age_seconds ?? 0 }],
+  );
   const { revocations } = deps;
   if (revocations) {
-    gaugeAtScrape(registry, { name: 'handoff_revocations', help: "Unexpired revocations in this instance's in-memory registry, by what is revoked", labelNames: ['kind'] }, () => {
-      const status = revocations.status();
-      return [
-        { labels: { kind: 'token' }, value: status.tokens },
-        { labels: { kind: 'delegation' }, value: status.delegations },
-      ];
-    });
+    gaugeAtScrape(
+      registry,
+      {
+        name: 'handoff_revocations',
+        help: "Unexpired revocations in this instance's in-memory registry, by what is revoked",
+        labelNames: ['kind'],
+      },
+      () => {
+        const status = revocations.status();
+        return [
+          { labels: { kind: 'token' }, value: status.tokens },
+          { labels: { kind: 'delegation' }, value: status.delegations },
+        ];
+      },
+    );
   }
 }
 

@@ -48,7 +48,8 @@ const WORKER_METRICS: Metric[] = [escalations, webhookAttempts, webhookLag];
 
 /** Registers the domain metrics a process records (`npm start` runs both roles in one process). */
 export function registerDomainMetrics(registry: Registry, roles: { api: boolean; worker: boolean }): void {
-  for (const metric of [...(roles.api ? API_METRICS : []), ...(roles.worker ? WORKER_METRICS : [])]) registry.registerMetric(metric);
+  for (const metric of [...(roles.api ? API_METRICS : []), ...(roles.worker ? WORKER_METRICS : [])])
+    registry.registerMetric(metric);
 }
 
 const secondsBetween = (from: string, to: string) => Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000);
@@ -61,11 +62,23 @@ export function recordEscalation(level: string): void {
   escalations.inc({ level });
 }
 
-export function recordApprovalAnswered(approval: { status: string; created_at: string; responded_at?: string | undefined; updated_at: string }): void {
-  approvalWait.observe({ decision: approval.status }, secondsBetween(approval.created_at, approval.responded_at ?? approval.updated_at));
+export function recordApprovalAnswered(approval: {
+  status: string;
+  created_at: string;
+  responded_at?: string | undefined;
+  updated_at: string;
+}): void {
+  approvalWait.observe(
+    { decision: approval.status },
+    secondsBetween(approval.created_at, approval.responded_at ?? approval.updated_at),
+  );
 }
 
-export function recordWebhookAttempt(attempt: { delivered: boolean; event_created_at: string; answered_at: string }): void {
+export function recordWebhookAttempt(attempt: {
+  delivered: boolean;
+  event_created_at: string;
+  answered_at: string;
+}): void {
   webhookAttempts.inc({ outcome: attempt.delivered ? 'delivered' : 'failed' });
   if (attempt.delivered) webhookLag.observe(secondsBetween(attempt.event_created_at, attempt.answered_at));
 }

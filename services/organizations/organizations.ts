@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { insertOrganization, type OrganizationRow } from '../../db/organizations';
 import { copySafetyDomains } from '../../db/safety';
-import { DEFAULT_ORGANIZATION_ID, type AutonomyProfile, type DataResidencyTier, type DeploymentMode } from '../../domain/organizations';
+import {
+  DEFAULT_ORGANIZATION_ID,
+  type AutonomyProfile,
+  type DataResidencyTier,
+  type DeploymentMode,
+} from '../../domain/organizations';
 
 export interface OrganizationRequest {
   org_did: string;
@@ -13,7 +18,8 @@ export interface OrganizationRequest {
   data_residency_tier: DataResidencyTier;
 }
 
-export type CreateOrganizationOutcome = { ok: true; organization: OrganizationRow } | { ok: false; code: 'organization_exists' };
+export type CreateOrganizationOutcome =
+  { ok: true; organization: OrganizationRow } | { ok: false; code: 'organization_exists' };
 
 /**
  * Creates an organization, which starts with the deployment's baseline safety configuration (the default
@@ -21,9 +27,17 @@ export type CreateOrganizationOutcome = { ok: true; organization: OrganizationRo
  */
 export async function createOrganization(db: Knex, request: OrganizationRequest): Promise<CreateOrganizationOutcome> {
   return db.transaction(async (trx) => {
-    const organization = await insertOrganization(trx, { organization_id: `org_${randomUUID()}`, ...request, slug: request.slug ?? null });
+    const organization = await insertOrganization(trx, {
+      organization_id: `org_${randomUUID()}`,
+      ...request,
+      slug: request.slug ?? null,
+    });
     if (!organization) return { ok: false, code: 'organization_exists' };
-    await copySafetyDomains(trx, { from: DEFAULT_ORGANIZATION_ID, to: organization.organization_id, updatedBy: 'organization_created' });
+    await copySafetyDomains(trx, {
+      from: DEFAULT_ORGANIZATION_ID,
+      to: organization.organization_id,
+      updatedBy: 'organization_created',
+    });
     return { ok: true, organization };
   });
 }

@@ -14,7 +14,13 @@ import {
   type ChallengePurpose,
   type ChallengeRow,
 } from '../../db/passports';
-import { didKeyOfJwk, ed25519JwkOfDidKey, parseEd25519PublicJwk, passportDidWeb, type Ed25519PublicJwk } from '../../domain/did';
+import {
+  didKeyOfJwk,
+  ed25519JwkOfDidKey,
+  parseEd25519PublicJwk,
+  passportDidWeb,
+  type Ed25519PublicJwk,
+} from '../../domain/did';
 import type { KeyRing } from '../auth/key-ring';
 import type { Principal, TokenSettings } from '../auth/tokens';
 import { issueSessionToken, type Session } from '../sessions/session-tokens';
@@ -33,7 +39,12 @@ export interface DeviceCeremonyDeps {
 }
 
 export type CeremonyRefusal =
-  | { ok: false; code: 'device_proof_invalid' | 'challenge_unknown' | 'challenge_used' | 'challenge_expired' | 'device_key_revoked'; detail: string }
+  | {
+      ok: false;
+      code:
+        'device_proof_invalid' | 'challenge_unknown' | 'challenge_used' | 'challenge_expired' | 'device_key_revoked';
+      detail: string;
+    }
   | { ok: false; code: 'invalid'; errors: Array<{ field: string; code: string; message: string }> };
 
 /** An expired challenge is kept an hour, so a late answer still hears challenge_expired rather than challenge_unknown. */
@@ -45,7 +56,13 @@ const hashOf = (challenge: string) => createHash('sha256').update(challenge).dig
 async function newChallenge(
   db: Knex,
   settings: PassportSettings,
-  row: { purpose: ChallengePurpose; organization_id: string; passport_id: string | null; registration: ChallengeRow['registration']; requested_by: string | null },
+  row: {
+    purpose: ChallengePurpose;
+    organization_id: string;
+    passport_id: string | null;
+    registration: ChallengeRow['registration'];
+    requested_by: string | null;
+  },
 ): Promise<{ challenge: string; expires_at: Date }> {
   const challenge = randomBytes(32).toString('base64url');
   const now = new Date();
@@ -75,13 +92,24 @@ export async function createRegistrationChallenge(
   });
 }
 
-export type SignInChallengeOutcome = { ok: true; challenge: string; expires_at: Date; organization_id: string } | { ok: false; code: 'passport_not_found' };
+export type SignInChallengeOutcome =
+  | { ok: true; challenge: string; expires_at: Date; organization_id: string }
+  | { ok: false; code: 'passport_not_found' };
 
 /** A fresh challenge for a person's device to sign in with; only a person's Passport has device keys. */
-export async function createSignInChallenge(deps: DeviceCeremonyDeps, passportId: string): Promise<SignInChallengeOutcome> {
+export async function createSignInChallenge(
+  deps: DeviceCeremonyDeps,
+  passportId: string,
+): Promise<SignInChallengeOutcome> {
   const passport = await findPassport(deps.db, passportId);
   if (passport?.type !== 'individual') return { ok: false, code: 'passport_not_found' };
-  const created = await newChallenge(deps.db, deps.settings, { purpose: 'sign_in', organization_id: passport.organization_id, passport_id: passportId, registration: null, requested_by: null });
+  const created = await newChallenge(deps.db, deps.settings, {
+    purpose: 'sign_in',
+    organization_id: passport.organization_id,
+    passport_id: passportId,
+    registration: null,
+    requested_by: null,
+  });
   return { ok: true, ...created, organization_id: passport.organization_id };
 }
 
@@ -89,68 +117,138 @@ export async function createSignInChallenge(deps: DeviceCeremonyDeps, passportId
 function devicePublicKey(value: unknown): { ok: true; jwk: Ed25519PublicJwk } | { ok: false; reason: string } {
   if (typeof value === 'string') {
     const jwk = ed25519JwkOfDidKey(value);
-    return jwk ? { ok: true, jwk } : { ok: false, reason: 'must be an Ed25519 did:key (did:key:z6Mk…) or a public JWK' };
+    return jwk
+      ? { ok: true, jwk }
+      : { ok: false, reason: 'must be an Ed25519 did:key (did:key:z6Mk…) or a public JWK' };
   }
   return parseEd25519PublicJwk(value);
 }
 
 /** Verifies a proof with the device key: EdDSA only, typ device-proof+jwt, and a string challenge in it. */
-async function verifyProof(proof: string, jwk: Ed25519PublicJwk): Promise<{ ok: true; payload: JWTPayload & { challenge: string } } | { ok: false; detail: string }> {
+async function verifyProof(
+  proof: string,
+  jwk: Ed25519PublicJwk,
+): Promise<{ ok: true; payload: JWTPayload & { challenge: string } } | { ok: false; detail: string }> {
   try {
     const key = await importJWK({ ...jwk }, 'EdDSA');
     const { payload } = await jwtVerify(proof, key, { algorithms: ['EdDSA'], typ: DEVICE_PROOF_TYPE });
     if (typeof payload.challenge !== 'string') return { ok: false, detail: 'The proof names no challenge' };
     return { ok: true, payload: payload as JWTPayload & { challenge: string } };
   } catch (error) {
-    if (error instanceof joseErrors.JWSSignatureVerificationFailed) return { ok: false, detail: 'The proof’s signature does not verify with the device key' };
-    if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return { ok: false, detail: `The proof is not a valid ${DEVICE_PROOF_TYPE} (${error.message})` };
+    if (error instanceof joseErrors.JWSSignatureVerificationFailed)
+      return { ok: false, detail: 'The proof’s signature does not verify with the device key' };
+    if (error instanceof joseErrors.JOSEError || error instanceof TypeError)
+      return { ok: false, detail: `The proof is not a valid ${DEVICE_PROOF_TYPE} (${error.message})` };
     throw error;
   }
 }
 
 /** Why a challenge cannot be answered now, or undefined when it can. */
-function challengeRefusal(challenge: ChallengeRow | undefined, expected: { purpose: ChallengePurpose; passport_id?: string }, now: Date): CeremonyRefusal | undefined {
-  if (challenge?.purpose !== expected.purpose || (expected.passport_id !== undefined && challenge.passport_id !== expected.passport_id)) {
-    return { ok: false, code: 'challenge_unknown', detail: `The proof signs no ${expected.purpose === 'registration' ? 'registration' : 'sign-in'} challenge this service issued${expected.passport_id ? ' for this Passport' : ''}` };
+function challengeRefusal(
+  challenge: ChallengeRow | undefined,
+  expected: { purpose: ChallengePurpose; passport_id?: string },
+  now: Date,
+): CeremonyRefusal | undefined {
+  if (
+    challenge?.purpose !== expected.purpose ||
+    (expected.passport_id !== undefined && challenge.passport_id !== expected.passport_id)
+  ) {
+    return {
+      ok: false,
+      code: 'challenge_unknown',
+      detail: `The proof signs no ${expected.purpose === 'registration' ? 'registration' : 'sign-in'} challenge this service issued${expected.passport_id ? ' for this Passport' : ''}`,
+    };
   }
-  if (challenge.consumed_at) return { ok: false, code: 'challenge_used', detail: 'The challenge was answered already; each is single-use: ask for a new one' };
-  if (challenge.expires_at.getTime() <= now.getTime()) return { ok: false, code: 'challenge_expired', detail: `The challenge expired at ${challenge.expires_at.toISOString()}: ask for a new one` };
+  if (challenge.consumed_at)
+    return {
+      ok: false,
+      code: 'challenge_used',
+      detail: 'The challenge was answered already; each is single-use: ask for a new one',
+    };
+  if (challenge.expires_at.getTime() <= now.getTime())
+    return {
+      ok: false,
+      code: 'challenge_expired',
+      detail: `The challenge expired at ${challenge.expires_at.toISOString()}: ask for a new one`,
+    };
   return undefined;
 }
 
 /** After a lost race to consume it: the challenge as it is now says why. */
-async function consumedRefusal(db: Knex, challengeHash: string, expected: { purpose: ChallengePurpose; passport_id?: string }): Promise<CeremonyRefusal> {
-  return challengeRefusal(await findChallenge(db, challengeHash), expected, new Date()) ?? { ok: false, code: 'challenge_used', detail: 'The challenge was answered already' };
+async function consumedRefusal(
+  db: Knex,
+  challengeHash: string,
+  expected: { purpose: ChallengePurpose; passport_id?: string },
+): Promise<CeremonyRefusal> {
+  return (
+    challengeRefusal(await findChallenge(db, challengeHash), expected, new Date()) ?? {
+      ok: false,
+      code: 'challenge_used',
+      detail: 'The challenge was answered already',
+    }
+  );
 }
 
-export type RegistrationOutcome = { ok: true; passport: PassportWithKeys } | CeremonyRefusal | { ok: false; code: 'device_key_exists'; detail: string };
+export type RegistrationOutcome =
+  { ok: true; passport: PassportWithKeys } | CeremonyRefusal | { ok: false; code: 'device_key_exists'; detail: string };
 
 /**
  * Mints a person's Passport from a device's proof: a JWT signed by the device's Ed25519 key over the
  * registration challenge and the device id. The signature is checked before the challenge is consumed, so a
  * forged proof cannot burn someone's invitation.
  */
-export async function registerDevice(deps: DeviceCeremonyDeps, body: { proof: string; deviceId: string; publicKey: unknown }): Promise<RegistrationOutcome> {
+export async function registerDevice(
+  deps: DeviceCeremonyDeps,
+  body: { proof: string; deviceId: string; publicKey: unknown },
+): Promise<RegistrationOutcome> {
   const key = devicePublicKey(body.publicKey);
-  if (!key.ok) return { ok: false, code: 'invalid', errors: [{ field: 'publicKey', code: 'custom', message: key.reason }] };
+  if (!key.ok)
+    return { ok: false, code: 'invalid', errors: [{ field: 'publicKey', code: 'custom', message: key.reason }] };
   const verified = await verifyProof(body.proof, key.jwk);
   if (!verified.ok) return { ok: false, code: 'device_proof_invalid', detail: verified.detail };
-  if (verified.payload.deviceId !== body.deviceId) return { ok: false, code: 'device_proof_invalid', detail: 'The proof names another deviceId than the body' };
+  if (verified.payload.deviceId !== body.deviceId)
+    return { ok: false, code: 'device_proof_invalid', detail: 'The proof names another deviceId than the body' };
   const challengeHash = hashOf(verified.payload.challenge);
   const challenge = await findChallenge(deps.db, challengeHash);
   const now = new Date();
   const refusal = challengeRefusal(challenge, { purpose: 'registration' }, now);
-  if (refusal || !challenge?.registration) return refusal ?? { ok: false, code: 'challenge_unknown', detail: 'The challenge is not a registration' };
+  if (refusal || !challenge?.registration)
+    return refusal ?? { ok: false, code: 'challenge_unknown', detail: 'The challenge is not a registration' };
   const kid = jwkThumbprint(key.jwk);
-  if (await findPassportKey(deps.db, kid)) return { ok: false, code: 'device_key_exists', detail: `The key ${kid} is registered already; a device registers a new key for a new Passport` };
+  if (await findPassportKey(deps.db, kid))
+    return {
+      ok: false,
+      code: 'device_key_exists',
+      detail: `The key ${kid} is registered already; a device registers a new key for a new Passport`,
+    };
 
   const passportId = `pp_${randomUUID()}`;
   const did = passportDidWeb(deps.settings.publicBaseUrl, passportId);
   const person = challenge.registration;
   const registered = await deps.db.transaction(async (trx) => {
     if (!(await consumeChallenge(trx, challengeHash, now))) return false;
-    await insertPassport(trx, { passport_id: passportId, did, type: 'individual', name: person.name, organization_id: challenge.organization_id, metadata: person.metadata, capabilities: person.capabilities, created_at: now });
-    await insertPassportKey(trx, { kid, passport_id: passportId, public_jwk: publicJwkRow(key.jwk, kid), sealed_private_key: null, source: 'device', device_id: body.deviceId }, now);
+    await insertPassport(trx, {
+      passport_id: passportId,
+      did,
+      type: 'individual',
+      name: person.name,
+      organization_id: challenge.organization_id,
+      metadata: person.metadata,
+      capabilities: person.capabilities,
+      created_at: now,
+    });
+    await insertPassportKey(
+      trx,
+      {
+        kid,
+        passport_id: passportId,
+        public_jwk: publicJwkRow(key.jwk, kid),
+        sealed_private_key: null,
+        source: 'device',
+        device_id: body.deviceId,
+      },
+      now,
+    );
     await appendProvenance(trx, {
       entry: {
         subject_id: passportId,
@@ -159,10 +257,21 @@ export async function registerDevice(deps: DeviceCeremonyDeps, body: { proof: st
         actor: { type: 'human', did },
         action: 'passport_created',
         input_data: { invited_by: challenge.requested_by, device_id: body.deviceId, ceremony: 'device_registration' },
-        output_data: { did, organization_id: challenge.organization_id, kid, did_key: didKeyOfJwk(key.jwk), key_source: 'device' },
+        output_data: {
+          did,
+          organization_id: challenge.organization_id,
+          kid,
+          did_key: didKeyOfJwk(key.jwk),
+          key_source: 'device',
+        },
         reasoning: `A device proved possession of the key ${kid} over a registration challenge from ${challenge.requested_by ?? 'the service'}; the person's Passport ${did} holds only its public key`,
       },
-      events: [{ event: 'passport.created', data: { passport_id: passportId, did, type: 'individual', organization_id: challenge.organization_id, kid } }],
+      events: [
+        {
+          event: 'passport.created',
+          data: { passport_id: passportId, did, type: 'individual', organization_id: challenge.organization_id, kid },
+        },
+      ],
     });
     return true;
   });
@@ -170,13 +279,18 @@ export async function registerDevice(deps: DeviceCeremonyDeps, body: { proof: st
   return { ok: true, passport: (await readPassport(deps.db, passportId))! };
 }
 
-export type SignInOutcome = { ok: true; token: string; session: Session } | CeremonyRefusal | { ok: false; code: 'passport_not_found' };
+export type SignInOutcome =
+  { ok: true; token: string; session: Session } | CeremonyRefusal | { ok: false; code: 'passport_not_found' };
 
 /**
  * Signs a person in with a device key: a JWT by one of the Passport's device keys (kid in its header) over
  * a fresh sign-in challenge. The session it yields is bound to that key and ends when the key is revoked.
  */
-export async function signInWithDevice(deps: DeviceCeremonyDeps, passportId: string, proof: string): Promise<SignInOutcome> {
+export async function signInWithDevice(
+  deps: DeviceCeremonyDeps,
+  passportId: string,
+  proof: string,
+): Promise<SignInOutcome> {
   const passport = await findPassport(deps.db, passportId);
   if (passport?.type !== 'individual') return { ok: false, code: 'passport_not_found' };
   let kid: string | undefined;
@@ -185,12 +299,23 @@ export async function signInWithDevice(deps: DeviceCeremonyDeps, passportId: str
   } catch {
     return { ok: false, code: 'device_proof_invalid', detail: `The proof is not a compact JWS (${DEVICE_PROOF_TYPE})` };
   }
-  if (!kid) return { ok: false, code: 'device_proof_invalid', detail: 'The proof’s header names no kid: give the thumbprint of the device key that signed it' };
+  if (!kid)
+    return {
+      ok: false,
+      code: 'device_proof_invalid',
+      detail: 'The proof’s header names no kid: give the thumbprint of the device key that signed it',
+    };
   const key = await findPassportKey(deps.db, kid);
-  if (key?.passport_id !== passportId || key.source !== 'device') return { ok: false, code: 'device_proof_invalid', detail: `${kid} is not a device key of this Passport` };
+  if (key?.passport_id !== passportId || key.source !== 'device')
+    return { ok: false, code: 'device_proof_invalid', detail: `${kid} is not a device key of this Passport` };
   const verified = await verifyProof(proof, key.public_jwk);
   if (!verified.ok) return { ok: false, code: 'device_proof_invalid', detail: verified.detail };
-  if (key.status !== 'active') return { ok: false, code: 'device_key_revoked', detail: `The device key ${kid} was revoked${key.revoke_reason ? ` (${key.revoke_reason})` : ''}; register this device again` };
+  if (key.status !== 'active')
+    return {
+      ok: false,
+      code: 'device_key_revoked',
+      detail: `The device key ${kid} was revoked${key.revoke_reason ? ` (${key.revoke_reason})` : ''}; register this device again`,
+    };
 
   const challengeHash = hashOf(verified.payload.challenge);
   const now = new Date();

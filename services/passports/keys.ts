@@ -30,7 +30,10 @@ export async function newServerKey(box: SecretBox, passportId: string): Promise<
     kid,
     passport_id: passportId,
     public_jwk: publicJwkRow(jwk, kid),
-    sealed_private_key: box.seal(JSON.stringify(privateKey.export({ format: 'jwk' })), privateKeyContext(passportId, kid)),
+    sealed_private_key: box.seal(
+      JSON.stringify(privateKey.export({ format: 'jwk' })),
+      privateKeyContext(passportId, kid),
+    ),
     source: 'server',
     device_id: null,
   };
@@ -42,5 +45,7 @@ export function publishedKey(row: Pick<PassportKeyRow, 'kid' | 'public_jwk'>): P
 
 /** The keys a Passport publishes (DID document, JWKS): those whose signatures still verify now. */
 export function verifyingKeys(rows: readonly PassportKeyRow[], now: Date): PassportKeyRow[] {
-  return rows.filter((row) => keyVerifiesAt({ status: row.status, verify_until: row.verify_until?.getTime() ?? null }, now.getTime()));
+  return rows.filter((row) =>
+    keyVerifiesAt({ status: row.status, verify_until: row.verify_until?.getTime() ?? null }, now.getTime()),
+  );
 }

@@ -1,4 +1,12 @@
-import { decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
+import {
+  decodeProtectedHeader,
+  errors as joseErrors,
+  importJWK,
+  jwtVerify,
+  SignJWT,
+  type JWK,
+  type JWTPayload,
+} from 'jose';
 import type { Knex } from 'knex';
 import { findActiveServerKey, findPassport, findPassportKey } from '../../db/passports';
 import { keyVerifiesAt } from '../../domain/did';
@@ -13,7 +21,11 @@ export interface PassportSigningDeps {
 
 export type SignOutcome =
   | { ok: true; token: string; kid: string }
-  | { ok: false; code: 'passport_not_found' | 'passport_keys_on_device' | 'no_active_key' | 'secrets_unavailable'; detail: string }
+  | {
+      ok: false;
+      code: 'passport_not_found' | 'passport_keys_on_device' | 'no_active_key' | 'secrets_unavailable';
+      detail: string;
+    }
   | { ok: false; code: 'lifetime_too_long'; detail: string };
 
 /**
@@ -28,15 +40,30 @@ export async function signAsPassport(
   options: { ttlSeconds: number; typ?: string; audience?: string; now?: Date },
 ): Promise<SignOutcome> {
   if (options.ttlSeconds > deps.settings.keyVerifyWindowSeconds) {
-    return { ok: false, code: 'lifetime_too_long', detail: `A Passport signature lives at most ${deps.settings.keyVerifyWindowSeconds} s (PASSPORT_KEY_VERIFY_WINDOW_SECONDS)` };
+    return {
+      ok: false,
+      code: 'lifetime_too_long',
+      detail: `A Passport signature lives at most ${deps.settings.keyVerifyWindowSeconds} s (PASSPORT_KEY_VERIFY_WINDOW_SECONDS)`,
+    };
   }
   const passport = await findPassport(deps.db, passportId);
   if (!passport) return { ok: false, code: 'passport_not_found', detail: `No Passport ${passportId}` };
-  if (passport.type === 'individual') return { ok: false, code: 'passport_keys_on_device', detail: 'A person’s keys live on their devices; the service cannot sign as them' };
+  if (passport.type === 'individual')
+    return {
+      ok: false,
+      code: 'passport_keys_on_device',
+      detail: 'A person’s keys live on their devices; the service cannot sign as them',
+    };
   const key = await findActiveServerKey(deps.db, passportId);
-  if (!key?.sealed_private_key) return { ok: false, code: 'no_active_key', detail: `${passport.did} has no active key: rotate its keys to make one` };
+  if (!key?.sealed_private_key)
+    return {
+      ok: false,
+      code: 'no_active_key',
+      detail: `${passport.did} has no active key: rotate its keys to make one`,
+    };
   const box = createSecretBox(deps.settings.secretKeys);
-  if (!box.canSeal) return { ok: false, code: 'secrets_unavailable', detail: 'SECRETS_ENCRYPTION_KEY is not configured' };
+  if (!box.canSeal)
+    return { ok: false, code: 'secrets_unavailable', detail: 'SECRETS_ENCRYPTION_KEY is not configured' };
   const privateJwk = JSON.parse(box.open(key.sealed_private_key, privateKeyContext(passportId, key.kid))) as JWK;
   const issuedAt = Math.floor((options.now ?? new Date()).getTime() / 1000);
   const jwt = new SignJWT(claims)
@@ -48,13 +75,18 @@ export async function signAsPassport(
   return { ok: true, token: await jwt.sign(await importJWK(privateJwk, 'EdDSA')), kid: key.kid };
 }
 
-export type SignatureVerification = { ok: true; payload: JWTPayload; passport_id: string; kid: string } | { ok: false; reason: string };
+export type SignatureVerification =
+  { ok: true; payload: JWTPayload; passport_id: string; kid: string } | { ok: false; reason: string };
 
 /**
  * Verifies a JWT a Passport signed: its kid must be a key of the Passport its iss names that still
  * verifies (active, or rotated out and within verify_until); a revoked key's signatures are refused.
  */
-export async function verifyPassportSignature(db: Knex, token: string, options: { typ?: string; audience?: string; now?: Date } = {}): Promise<SignatureVerification> {
+export async function verifyPassportSignature(
+  db: Knex,
+  token: string,
+  options: { typ?: string; audience?: string; now?: Date } = {},
+): Promise<SignatureVerification> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
@@ -64,8 +96,10 @@ export async function verifyPassportSignature(db: Knex, token: string, options: 
   const key = kid ? await findPassportKey(db, kid) : undefined;
   if (!kid || !key) return { ok: false, reason: 'The token names no key of a Passport' };
   const now = options.now ?? new Date();
-  if (key.status === 'revoked') return { ok: false, reason: `The key ${kid} was revoked at ${key.revoked_at?.toISOString() ?? 'some point'}` };
-  if (!keyVerifiesAt({ status: key.status, verify_until: key.verify_until?.getTime() ?? null }, now.getTime())) return { ok: false, reason: `The key ${kid} was rotated out and verifies no more` };
+  if (key.status === 'revoked')
+    return { ok: false, reason: `The key ${kid} was revoked at ${key.revoked_at?.toISOString() ?? 'some point'}` };
+  if (!keyVerifiesAt({ status: key.status, verify_until: key.verify_until?.getTime() ?? null }, now.getTime()))
+    return { ok: false, reason: `The key ${kid} was rotated out and verifies no more` };
   const passport = await findPassport(db, key.passport_id);
   if (!passport) return { ok: false, reason: 'The key’s Passport is gone' };
   try {
@@ -78,7 +112,8 @@ export async function verifyPassportSignature(db: Knex, token: string, options: 
     });
     return { ok: true, payload, passport_id: passport.passport_id, kid };
   } catch (error) {
-    if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The token does not verify (${error.code})` };
+    if (error instanceof joseErrors.JOSEError)
+      return { ok: false, reason: `The token does not verify (${error.code})` };
     throw error;
   }
 }

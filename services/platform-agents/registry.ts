@@ -49,7 +49,10 @@ export interface NewAgent {
 }
 
 /** Refuses what would only fail later: an endpoint the outbound policy refuses, a parameters schema we cannot apply. */
-async function checkAgentFields(settings: PlatformSettings, fields: { endpoint_url?: string | undefined; parameters_schema?: Record<string, unknown> | null | undefined }): Promise<FieldProblem[]> {
+async function checkAgentFields(
+  settings: PlatformSettings,
+  fields: { endpoint_url?: string | undefined; parameters_schema?: Record<string, unknown> | null | undefined },
+): Promise<FieldProblem[]> {
   const problems: FieldProblem[] = [];
   if (fields.endpoint_url !== undefined) {
     const check = await createOutboundGuard(settings.outboundPolicy).check(fields.endpoint_url);
@@ -75,16 +78,31 @@ export type RegisterOutcome =
  */
 async function ownOrgSegments(db: Knex, organizationId: string): Promise<{ segments: string[]; preferred: string }> {
   const slug = (await findOrganization(db, organizationId))?.slug;
-  return slug ? { segments: [slug, organizationId], preferred: slug } : { segments: [organizationId], preferred: organizationId };
+  return slug
+    ? { segments: [slug, organizationId], preferred: slug }
+    : { segments: [organizationId], preferred: organizationId };
 }
 
 /** Registers an agent version with its endpoint, with its provenance record and event, in one transaction. */
-export async function registerAgent(deps: AgentRegistryDeps, { id: principalId, organization_id }: AgentRegistrant, body: NewAgent): Promise<RegisterOutcome> {
+export async function registerAgent(
+  deps: AgentRegistryDeps,
+  { id: principalId, organization_id }: AgentRegistrant,
+  body: NewAgent,
+): Promise<RegisterOutcome> {
   const parts = parseAgentUri(body.agent_uri);
-  if (!parts) return { ok: false, code: 'invalid', errors: [{ field: 'agent_uri', code: 'invalid_format', message: 'must be agent://<org>/<name>@<semver>' }] };
+  if (!parts)
+    return {
+      ok: false,
+      code: 'invalid',
+      errors: [{ field: 'agent_uri', code: 'invalid_format', message: 'must be agent://<org>/<name>@<semver>' }],
+    };
   const own = await ownOrgSegments(deps.db, organization_id);
   if (!own.segments.includes(parts.org)) {
-    return { ok: false, code: 'agent_uri_foreign_organization', detail: `The org segment of ${body.agent_uri} is not your organization's: use agent://${own.preferred}/${parts.name}@${parts.version}` };
+    return {
+      ok: false,
+      code: 'agent_uri_foreign_organization',
+      detail: `The org segment of ${body.agent_uri} is not your organization's: use agent://${own.preferred}/${parts.name}@${parts.version}`,
+    };
   }
   const errors = await checkAgentFields(deps.settings, body);
   if (errors.length > 0) return { ok: false, code: 'invalid', errors };
@@ -116,10 +134,20 @@ export async function registerAgent(deps: AgentRegistryDeps, { id: principalId, 
         actor: { type: 'orch_core', did: ORCH_CORE_DID },
         action: 'platform_agent_registered',
         input_data: { principal: principalId },
-        output_data: { agent_uri: row.agent_uri, capabilities: row.capabilities, endpoint_url: row.endpoint_url, approval_policy: row.approval_policy },
+        output_data: {
+          agent_uri: row.agent_uri,
+          capabilities: row.capabilities,
+          endpoint_url: row.endpoint_url,
+          approval_policy: row.approval_policy,
+        },
         reasoning: `${principalId} registered ${row.agent_uri}`,
       },
-      events: [{ event: 'platform_agent.registered', data: { agent_id, agent_uri: row.agent_uri, capabilities: row.capabilities, status: row.status } }],
+      events: [
+        {
+          event: 'platform_agent.registered',
+          data: { agent_id, agent_uri: row.agent_uri, capabilities: row.capabilities, status: row.status },
+        },
+      ],
     });
     return true;
   });
@@ -127,9 +155,17 @@ export async function registerAgent(deps: AgentRegistryDeps, { id: principalId, 
   return { ok: true, agent: (await findPlatformAgentById(deps.db, organization_id, agent_id))! };
 }
 
-export type UpdateOutcome = { ok: true; agent: PlatformAgentRow } | { ok: false; code: 'invalid'; errors: FieldProblem[] } | { ok: false; code: 'agent_not_found' };
+export type UpdateOutcome =
+  | { ok: true; agent: PlatformAgentRow }
+  | { ok: false; code: 'invalid'; errors: FieldProblem[] }
+  | { ok: false; code: 'agent_not_found' };
 
-export async function updateAgent(deps: AgentRegistryDeps, { id: principalId, organization_id }: AgentRegistrant, agentId: string, changes: PlatformAgentChanges): Promise<UpdateOutcome> {
+export async function updateAgent(
+  deps: AgentRegistryDeps,
+  { id: principalId, organization_id }: AgentRegistrant,
+  agentId: string,
+  changes: PlatformAgentChanges,
+): Promise<UpdateOutcome> {
   const errors = await checkAgentFields(deps.settings, changes);
   if (errors.length > 0) return { ok: false, code: 'invalid', errors };
   const updated = await deps.db.transaction(async (trx) => {
@@ -147,14 +183,21 @@ export async function updateAgent(deps: AgentRegistryDeps, { id: principalId, or
         output_data: { ...changes },
         reasoning: `${principalId} changed ${Object.keys(changes).join(', ') || 'nothing'} of ${row.agent_uri}`,
       },
-      events: [{ event: 'platform_agent.updated', data: { agent_id: agentId, agent_uri: row.agent_uri, changed: Object.keys(changes), status: row.status } }],
+      events: [
+        {
+          event: 'platform_agent.updated',
+          data: { agent_id: agentId, agent_uri: row.agent_uri, changed: Object.keys(changes), status: row.status },
+        },
+      ],
     });
     return row;
   });
   return updated ? { ok: true, agent: updated } : { ok: false, code: 'agent_not_found' };
 }
 
-export type DeployOutcome = { ok: true; deployment: DeploymentRow & { agent_uri: string } } | { ok: false; code: 'agent_not_found' | 'agent_version_not_registered'; detail: string };
+export type DeployOutcome =
+  | { ok: true; deployment: DeploymentRow & { agent_uri: string } }
+  | { ok: false; code: 'agent_not_found' | 'agent_version_not_registered'; detail: string };
 
 /** Records that a registered version of the agent (its org/name) now runs in an environment. */
 export async function deployAgent(
@@ -167,7 +210,12 @@ export async function deployAgent(
   if (!agent) return { ok: false, code: 'agent_not_found', detail: `No agent ${agentId}` };
   const targetUri = agentUriOf({ org: agent.org, name: agent.name, version: body.version });
   const target = await findPlatformAgentByUri(deps.db, organization_id, targetUri);
-  if (!target) return { ok: false, code: 'agent_version_not_registered', detail: `${targetUri} is not registered; register it with its endpoint first` };
+  if (!target)
+    return {
+      ok: false,
+      code: 'agent_version_not_registered',
+      detail: `${targetUri} is not registered; register it with its endpoint first`,
+    };
   const deployment = await deps.db.transaction(async (trx) => {
     const row = await insertDeployment(trx, {
       deployment_id: `dep_${randomUUID()}`,
@@ -192,7 +240,18 @@ export async function deployAgent(
         output_data: { agent_uri: targetUri, environment: body.environment },
         reasoning: `${principalId} deployed ${targetUri} to ${body.environment}`,
       },
-      events: [{ event: 'platform_agent.deployed', data: { deployment_id: row.deployment_id, agent_id: target.agent_id, agent_uri: targetUri, environment: body.environment, version: body.version } }],
+      events: [
+        {
+          event: 'platform_agent.deployed',
+          data: {
+            deployment_id: row.deployment_id,
+            agent_id: target.agent_id,
+            agent_uri: targetUri,
+            environment: body.environment,
+            version: body.version,
+          },
+        },
+      ],
     });
     return row;
   });
@@ -200,10 +259,16 @@ export async function deployAgent(
 }
 
 /** The agent a call by id reaches: the version deployed to production when there is one, with its parameters as defaults. */
-export async function agentForLegacyCall(db: Knex, organizationId: string, agentId: string): Promise<{ agent: PlatformAgentRow; defaults: Record<string, unknown> } | undefined> {
+export async function agentForLegacyCall(
+  db: Knex,
+  organizationId: string,
+  agentId: string,
+): Promise<{ agent: PlatformAgentRow; defaults: Record<string, unknown> } | undefined> {
   const agent = await findPlatformAgentById(db, organizationId, agentId);
   if (!agent) return undefined;
-  const production = (await currentDeployments(db, organizationId, agent)).find((deployment) => deployment.environment === 'production');
+  const production = (await currentDeployments(db, organizationId, agent)).find(
+    (deployment) => deployment.environment === 'production',
+  );
   if (!production) return { agent, defaults: {} };
   const deployed = await findPlatformAgentById(db, organizationId, production.agent_id);
   return { agent: deployed ?? agent, defaults: production.parameters };

@@ -4,7 +4,11 @@ import { LedgerAppendError } from '../../db/ledger';
 import { CanonicalJsonError } from '../../domain/canonical-json';
 
 /** A workflow that could not store what it was given, or its answer: the outcome its callers get instead of a hang. */
-export type StorageRefusal = { ok: false; code: typeof FAILURE_TYPES.invalidData | typeof FAILURE_TYPES.storageFailed; detail: string };
+export type StorageRefusal = {
+  ok: false;
+  code: typeof FAILURE_TYPES.invalidData | typeof FAILURE_TYPES.storageFailed;
+  detail: string;
+};
 
 /** The refusal of a workflow that failed to store its state, from an Update's or the workflow's failure. */
 export function storageRefusal(failure: { type: string; message: string } | undefined): StorageRefusal | undefined {
@@ -47,14 +51,19 @@ function postgresMessage(error: Error & { detail?: unknown }): string {
 export function unstorableDataReason(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && DATA_EXCEPTION.test(code)) return `Postgres cannot store a value (SQLSTATE ${code}): ${postgresMessage(error)}`;
-  if (error instanceof CanonicalJsonError || error instanceof LedgerAppendError) return `The record cannot be kept: ${error.message}`;
-  if (error instanceof ZodError) return `The data is not valid: ${error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}`;
+  if (typeof code === 'string' && DATA_EXCEPTION.test(code))
+    return `Postgres cannot store a value (SQLSTATE ${code}): ${postgresMessage(error)}`;
+  if (error instanceof CanonicalJsonError || error instanceof LedgerAppendError)
+    return `The record cannot be kept: ${error.message}`;
+  if (error instanceof ZodError)
+    return `The data is not valid: ${error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}`;
   return undefined;
 }
 
 /** A write in the request path that Postgres refused for its data: the invalid_data refusal, else the error as it was. */
 export function refusedWrite(error: unknown): unknown {
   const reason = unstorableDataReason(error);
-  return reason === undefined ? error : new StorageRefusedError({ ok: false, code: FAILURE_TYPES.invalidData, detail: reason });
+  return reason === undefined
+    ? error
+    : new StorageRefusedError({ ok: false, code: FAILURE_TYPES.invalidData, detail: reason });
 }

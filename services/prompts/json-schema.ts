@@ -12,7 +12,11 @@ export function compileSchema(schema: Record<string, unknown>): SchemaCheck {
   const key = JSON.stringify(schema);
   const known = compiled.get(key);
   if (known) return { ok: true, validate: known };
-  if (!ajv.validateSchema(schema)) return { ok: false, message: `is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: 'input_schema' })}` };
+  if (!ajv.validateSchema(schema))
+    return {
+      ok: false,
+      message: `is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: 'input_schema' })}`,
+    };
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(schema);

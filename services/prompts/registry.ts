@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
-import { deprecateVersion, findPrompt, findVersion, insertVersion, lockOrCreatePrompt, lockPrompt, setActiveVersion, type PromptRow, type PromptVersionRow } from '../../db/prompts';
+import {
+  deprecateVersion,
+  findPrompt,
+  findVersion,
+  insertVersion,
+  lockOrCreatePrompt,
+  lockPrompt,
+  setActiveVersion,
+  type PromptRow,
+  type PromptVersionRow,
+} from '../../db/prompts';
 import { isPromptKey } from '../../domain/prompt-scopes';
 import { ORCH_CORE_DID } from '../../domain/provenance';
 import { isSemver, parseSemver, semverSortKey } from '../../domain/semver';
@@ -17,13 +27,19 @@ const URI = /^prompt:\/\/org\/([A-Za-z0-9._-]{1,128})\/([^/@]+)(?:@([^/]+))?$/;
  * A prompt named by its short key or its URI (prompt://org/<org>/<key>, with @<version> where versions are
  * allowed). Another organization's URI is not found, like an unknown key.
  */
-export type PromptRef = { ok: true; key: string; version?: string } | { ok: false; reason: 'invalid' | 'other_organization' };
+export type PromptRef =
+  { ok: true; key: string; version?: string } | { ok: false; reason: 'invalid' | 'other_organization' };
 
-export function parsePromptRef(text: string, organizationId: string, options: { versioned: boolean } = { versioned: false }): PromptRef {
+export function parsePromptRef(
+  text: string,
+  organizationId: string,
+  options: { versioned: boolean } = { versioned: false },
+): PromptRef {
   const match = URI.exec(text);
   if (!match) return isPromptKey(text) ? { ok: true, key: text } : { ok: false, reason: 'invalid' };
   const [, organization, key, version] = match;
-  if (!isPromptKey(key!) || (version !== undefined && (!options.versioned || !isSemver(version)))) return { ok: false, reason: 'invalid' };
+  if (!isPromptKey(key!) || (version !== undefined && (!options.versioned || !isSemver(version))))
+    return { ok: false, reason: 'invalid' };
   if (organization !== organizationId) return { ok: false, reason: 'other_organization' };
   return { ok: true, key: key!, ...(version !== undefined ? { version } : {}) };
 }
@@ -31,31 +47,62 @@ export function parsePromptRef(text: string, organizationId: string, options: { 
 /** Links followed before a chain of extends_uri is taken as too deep to be meant. */
 export const MAX_EXTENDS_DEPTH = 16;
 
-type ChainStep = { ok: true; versions: PromptVersionRow[] } | { ok: false; code: 'prompt_extends_invalid' | 'prompt_extends_cycle'; detail: string };
+type ChainStep =
+  | { ok: true; versions: PromptVersionRow[] }
+  | { ok: false; code: 'prompt_extends_invalid' | 'prompt_extends_cycle'; detail: string };
 
 /**
  * The versions a version's content is built from, itself first, then what it extends, and so on. An unversioned
  * link means the prompt's active version; `proposed` stands in for what a change would make of one prompt
  * (its active version, and that version's row), so a change can be checked before it is made.
  */
-export async function extendsChain(db: Knex, organizationId: string, start: PromptVersionRow, proposed?: { key: string; active: PromptVersionRow }): Promise<ChainStep> {
+export async function extendsChain(
+  db: Knex,
+  organizationId: string,
+  start: PromptVersionRow,
+  proposed?: { key: string; active: PromptVersionRow },
+): Promise<ChainStep> {
   const versions = [start];
   const seen = new Set([`${start.prompt_key}@${start.version}`]);
   let current = start;
   while (current.extends_uri) {
-    if (versions.length > MAX_EXTENDS_DEPTH) return { ok: false, code: 'prompt_extends_invalid', detail: `extends_uri chains more than ${MAX_EXTENDS_DEPTH} prompts` };
+    if (versions.length > MAX_EXTENDS_DEPTH)
+      return {
+        ok: false,
+        code: 'prompt_extends_invalid',
+        detail: `extends_uri chains more than ${MAX_EXTENDS_DEPTH} prompts`,
+      };
     const ref = parsePromptRef(current.extends_uri, organizationId, { versioned: true });
-    if (!ref.ok) return { ok: false, code: 'prompt_extends_invalid', detail: `${current.extends_uri} is not a prompt URI of this organization` };
+    if (!ref.ok)
+      return {
+        ok: false,
+        code: 'prompt_extends_invalid',
+        detail: `${current.extends_uri} is not a prompt URI of this organization`,
+      };
     let next: PromptVersionRow | undefined;
-    if (ref.version !== undefined) next = ref.key === proposed?.key && ref.version === proposed.active.version ? proposed.active : await findVersion(db, organizationId, ref.key, ref.version);
+    if (ref.version !== undefined)
+      next =
+        ref.key === proposed?.key && ref.version === proposed.active.version
+          ? proposed.active
+          : await findVersion(db, organizationId, ref.key, ref.version);
     else if (ref.key === proposed?.key) next = proposed.active;
     else {
       const prompt = await findPrompt(db, organizationId, ref.key);
       next = prompt ? await findVersion(db, organizationId, ref.key, prompt.active_version) : undefined;
     }
-    if (!next) return { ok: false, code: 'prompt_extends_invalid', detail: `${current.extends_uri} names no published prompt version` };
+    if (!next)
+      return {
+        ok: false,
+        code: 'prompt_extends_invalid',
+        detail: `${current.extends_uri} names no published prompt version`,
+      };
     const id = `${next.prompt_key}@${next.version}`;
-    if (seen.has(id)) return { ok: false, code: 'prompt_extends_cycle', detail: `${[...seen, id].join(' → ')}: the chain of extends_uri comes back to ${id}` };
+    if (seen.has(id))
+      return {
+        ok: false,
+        code: 'prompt_extends_cycle',
+        detail: `${[...seen, id].join(' → ')}: the chain of extends_uri comes back to ${id}`,
+      };
     seen.add(id);
     versions.push(next);
     current = next;
@@ -63,7 +110,15 @@ export async function extendsChain(db: Knex, organizationId: string, start: Prom
   return { ok: true, versions };
 }
 
-function recordPromptChange(db: Knex, organizationId: string, key: string, step: string, principalId: string, output: Record<string, unknown>, reasoning: string) {
+function recordPromptChange(
+  db: Knex,
+  organizationId: string,
+  key: string,
+  step: string,
+  principalId: string,
+  output: Record<string, unknown>,
+  reasoning: string,
+) {
   return appendProvenance(db, {
     entry: {
       subject_id: promptUri(organizationId, key),
@@ -109,24 +164,44 @@ export type PublishOutcome =
   | { ok: false; code: 'invalid'; errors: FieldProblem[] }
   | { ok: false; code: 'prompt_version_exists' | 'prompt_extends_invalid' | 'prompt_extends_cycle'; detail: string };
 
-const label = (meta: Record<string, unknown>, name: string) => (typeof meta[name] === 'string' ? (meta[name]) : null);
+const label = (meta: Record<string, unknown>, name: string) => (typeof meta[name] === 'string' ? meta[name] : null);
 
 /** Publishes a version, which becomes the active one; the prompt is created when missing. */
-export async function publishVersion(db: Knex, principal: { id: string; organization_id: string }, key: string, body: Publication): Promise<PublishOutcome> {
+export async function publishVersion(
+  db: Knex,
+  principal: { id: string; organization_id: string },
+  key: string,
+  body: Publication,
+): Promise<PublishOutcome> {
   const organizationId = principal.organization_id;
   if (body.input_schema) {
     const compiled = compileSchema(body.input_schema);
-    if (!compiled.ok) return { ok: false, code: 'invalid', errors: [{ field: 'input_schema', code: 'invalid_schema', message: compiled.message }] };
+    if (!compiled.ok)
+      return {
+        ok: false,
+        code: 'invalid',
+        errors: [{ field: 'input_schema', code: 'invalid_schema', message: compiled.message }],
+      };
   }
   if (body.extends_uri !== undefined) {
     const ref = parsePromptRef(body.extends_uri, organizationId, { versioned: true });
     if (!ref.ok || !URI.test(body.extends_uri)) {
-      return { ok: false, code: 'prompt_extends_invalid', detail: `${body.extends_uri} is not prompt://org/${organizationId}/<key>[@<version>] of a prompt of this organization` };
+      return {
+        ok: false,
+        code: 'prompt_extends_invalid',
+        detail: `${body.extends_uri} is not prompt://org/${organizationId}/<key>[@<version>] of a prompt of this organization`,
+      };
     }
   }
   const parsed = parseSemver(body.version)!;
   return undoneWhenRefused(db, async (trx): Promise<PublishOutcome> => {
-    const { row: prompt } = await lockOrCreatePrompt(trx, { organization_id: organizationId, prompt_key: key, scope: label(body.meta, 'scope'), namespace: label(body.meta, 'namespace'), active_version: body.version });
+    const { row: prompt } = await lockOrCreatePrompt(trx, {
+      organization_id: organizationId,
+      prompt_key: key,
+      scope: label(body.meta, 'scope'),
+      namespace: label(body.meta, 'namespace'),
+      active_version: body.version,
+    });
     const version = await insertVersion(trx, {
       organization_id: organizationId,
       prompt_key: key,
@@ -140,36 +215,88 @@ export async function publishVersion(db: Knex, principal: { id: string; organiza
       status: 'active',
     });
     // Nothing was written when the version exists (a new prompt has none); a refused chain undoes the insert.
-    if (!version) return { ok: false, code: 'prompt_version_exists', detail: `${key}@${body.version} (or a version of the same precedence) is already published` };
+    if (!version)
+      return {
+        ok: false,
+        code: 'prompt_version_exists',
+        detail: `${key}@${body.version} (or a version of the same precedence) is already published`,
+      };
     const chain = await extendsChain(trx, organizationId, version, { key, active: version });
     if (!chain.ok) throw new Refused(chain);
-    await setActiveVersion(trx, organizationId, key, version.version, { scope: label(body.meta, 'scope'), namespace: label(body.meta, 'namespace') });
-    await recordPromptChange(trx, organizationId, key, 'published', principal.id, { version: version.version, previous_active_version: prompt.active_version === version.version ? null : prompt.active_version, extends_uri: version.extends_uri }, `${principal.id} published ${key}@${version.version}, now active`);
+    await setActiveVersion(trx, organizationId, key, version.version, {
+      scope: label(body.meta, 'scope'),
+      namespace: label(body.meta, 'namespace'),
+    });
+    await recordPromptChange(
+      trx,
+      organizationId,
+      key,
+      'published',
+      principal.id,
+      {
+        version: version.version,
+        previous_active_version: prompt.active_version === version.version ? null : prompt.active_version,
+        extends_uri: version.extends_uri,
+      },
+      `${principal.id} published ${key}@${version.version}, now active`,
+    );
     return { ok: true, version };
   });
 }
 
 export type RollbackOutcome =
   | { ok: true; prompt: PromptRow; rolled_back_at: Date }
-  | { ok: false; code: 'prompt_not_found' | 'prompt_version_not_found' | 'prompt_version_deprecated' | 'prompt_extends_invalid' | 'prompt_extends_cycle'; detail: string };
+  | {
+      ok: false;
+      code:
+        | 'prompt_not_found'
+        | 'prompt_version_not_found'
+        | 'prompt_version_deprecated'
+        | 'prompt_extends_invalid'
+        | 'prompt_extends_cycle';
+      detail: string;
+    };
 
 /** Makes an earlier (or any published, not deprecated) version the active one. */
-export async function rollback(db: Knex, principal: { id: string; organization_id: string }, key: string, targetVersion: string): Promise<RollbackOutcome> {
+export async function rollback(
+  db: Knex,
+  principal: { id: string; organization_id: string },
+  key: string,
+  targetVersion: string,
+): Promise<RollbackOutcome> {
   const organizationId = principal.organization_id;
   return db.transaction(async (trx): Promise<RollbackOutcome> => {
     const prompt = await lockPrompt(trx, organizationId, key);
     if (!prompt) return { ok: false, code: 'prompt_not_found', detail: `No prompt ${key}` };
     const change = await makeActive(trx, organizationId, prompt, targetVersion);
     if (!change.ok) return change;
-    await recordPromptChange(trx, organizationId, key, 'rolled_back', principal.id, { from_version: prompt.active_version, to_version: targetVersion }, `${principal.id} rolled ${key} back from ${prompt.active_version} to ${targetVersion}`);
+    await recordPromptChange(
+      trx,
+      organizationId,
+      key,
+      'rolled_back',
+      principal.id,
+      { from_version: prompt.active_version, to_version: targetVersion },
+      `${principal.id} rolled ${key} back from ${prompt.active_version} to ${targetVersion}`,
+    );
     return { ok: true, prompt: change.prompt, rolled_back_at: change.prompt.updated_at };
   });
 }
 
 async function makeActive(trx: Knex.Transaction, organizationId: string, prompt: PromptRow, version: string) {
   const target = await findVersion(trx, organizationId, prompt.prompt_key, version);
-  if (!target) return { ok: false as const, code: 'prompt_version_not_found' as const, detail: `${prompt.prompt_key} has no version ${version}` };
-  if (target.status === 'deprecated') return { ok: false as const, code: 'prompt_version_deprecated' as const, detail: `${prompt.prompt_key}@${version} is deprecated` };
+  if (!target)
+    return {
+      ok: false as const,
+      code: 'prompt_version_not_found' as const,
+      detail: `${prompt.prompt_key} has no version ${version}`,
+    };
+  if (target.status === 'deprecated')
+    return {
+      ok: false as const,
+      code: 'prompt_version_deprecated' as const,
+      detail: `${prompt.prompt_key}@${version} is deprecated`,
+    };
   const chain = await extendsChain(trx, organizationId, target, { key: prompt.prompt_key, active: target });
   if (!chain.ok) return chain;
   return { ok: true as const, prompt: await setActiveVersion(trx, organizationId, prompt.prompt_key, version) };
@@ -178,14 +305,30 @@ async function makeActive(trx: Knex.Transaction, organizationId: string, prompt:
 export type DeprecateOutcome =
   | { ok: true; version: PromptVersionRow; prompt: PromptRow }
   | { ok: false; code: 'invalid'; errors: FieldProblem[] }
-  | { ok: false; code: 'prompt_not_found' | 'prompt_version_not_found' | 'prompt_version_active' | 'prompt_version_deprecated' | 'prompt_extends_invalid' | 'prompt_extends_cycle'; detail: string };
+  | {
+      ok: false;
+      code:
+        | 'prompt_not_found'
+        | 'prompt_version_not_found'
+        | 'prompt_version_active'
+        | 'prompt_version_deprecated'
+        | 'prompt_extends_invalid'
+        | 'prompt_extends_cycle';
+      detail: string;
+    };
 
 /**
  * Deprecates a version. The active version is deprecated only with a successor, which becomes active in the
  * same transaction, so a prompt always has an active version that is not deprecated. Deprecating a deprecated
  * version changes nothing and answers as the first time.
  */
-export async function deprecate(db: Knex, principal: { id: string; organization_id: string }, key: string, version: string, successorVersion: string | undefined): Promise<DeprecateOutcome> {
+export async function deprecate(
+  db: Knex,
+  principal: { id: string; organization_id: string },
+  key: string,
+  version: string,
+  successorVersion: string | undefined,
+): Promise<DeprecateOutcome> {
   const organizationId = principal.organization_id;
   return db.transaction(async (trx): Promise<DeprecateOutcome> => {
     const prompt = await lockPrompt(trx, organizationId, key);
@@ -194,13 +337,20 @@ export async function deprecate(db: Knex, principal: { id: string; organization_
     if (!target) return { ok: false, code: 'prompt_version_not_found', detail: `${key} has no version ${version}` };
     const isActive = prompt.active_version === version;
     if (successorVersion !== undefined && (!isActive || successorVersion === version)) {
-      const message = isActive ? 'must name another version than the one deprecated' : `is only for the active version (${prompt.active_version}); ${version} is not active`;
+      const message = isActive
+        ? 'must name another version than the one deprecated'
+        : `is only for the active version (${prompt.active_version}); ${version} is not active`;
       return { ok: false, code: 'invalid', errors: [{ field: 'successor_version', code: 'invalid_value', message }] };
     }
     if (target.status === 'deprecated') return { ok: true, version: target, prompt };
     let current = prompt;
     if (isActive) {
-      if (successorVersion === undefined) return { ok: false, code: 'prompt_version_active', detail: `${key}@${version} is the active version: name successor_version, which becomes active in its place` };
+      if (successorVersion === undefined)
+        return {
+          ok: false,
+          code: 'prompt_version_active',
+          detail: `${key}@${version} is the active version: name successor_version, which becomes active in its place`,
+        };
       const change = await makeActive(trx, organizationId, prompt, successorVersion);
       if (!change.ok) return change;
       current = change.prompt;

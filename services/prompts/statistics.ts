@@ -13,7 +13,10 @@ const zeroIfNull = (value: number | null) => value ?? 0;
 /** The prompt's recorded calls over the last 7 days: totals, signals, and each model that answered them. */
 export async function promptStatistics(db: Knex, organizationId: string, key: string, now: Date) {
   const window = windowOf(now);
-  const [totals, models] = await Promise.all([promptCallTotals(db, organizationId, key, window.start, window.end), promptModelBreakdown(db, organizationId, key, window.start, window.end)]);
+  const [totals, models] = await Promise.all([
+    promptCallTotals(db, organizationId, key, window.start, window.end),
+    promptModelBreakdown(db, organizationId, key, window.start, window.end),
+  ]);
   const breakdown = models.map((row) => ({
     model_id: row.model_id,
     provider: row.provider,
@@ -45,15 +48,29 @@ export async function promptStatistics(db: Knex, organizationId: string, key: st
 export async function promptAffinity(db: Knex, organizationId: string, key: string, now: Date) {
   const window = windowOf(now);
   const rows = await promptModelBreakdown(db, organizationId, key, window.start, window.end);
-  const samples: ModelSample[] = rows.map((row) => ({ model_id: row.model_id, provider: row.provider, call_count: row.call_count, success_rate: row.successes / row.call_count, avg_cost_usd: row.avg_cost_usd }));
+  const samples: ModelSample[] = rows.map((row) => ({
+    model_id: row.model_id,
+    provider: row.provider,
+    call_count: row.call_count,
+    success_rate: row.successes / row.call_count,
+    avg_cost_usd: row.avg_cost_usd,
+  }));
   return rows
     .map((row, index) => ({
       prompt_key: key,
       model_id: row.model_id,
       provider: row.provider,
       sample_size: row.call_count,
-      stats: { avg_latency_ms: row.avg_latency_ms, avg_cost_usd: row.avg_cost_usd, avg_tokens: row.avg_tokens, success_rate: samples[index]!.success_rate },
+      stats: {
+        avg_latency_ms: row.avg_latency_ms,
+        avg_cost_usd: row.avg_cost_usd,
+        avg_tokens: row.avg_tokens,
+        success_rate: samples[index]!.success_rate,
+      },
       affinity_score: affinityScore(samples[index]!, samples),
     }))
-    .sort((a, b) => b.affinity_score - a.affinity_score || b.sample_size - a.sample_size || (a.model_id < b.model_id ? -1 : 1));
+    .sort(
+      (a, b) =>
+        b.affinity_score - a.affinity_score || b.sample_size - a.sample_size || (a.model_id < b.model_id ? -1 : 1),
+    );
 }

@@ -42,7 +42,12 @@ export interface ReasonResult {
 }
 
 /** No provider answered; the attempts say what each one did. */
-export type ReasonFailure = { ok: false; code: 'model_providers_unavailable'; callId: string; attempts: AttemptRecord[] };
+export type ReasonFailure = {
+  ok: false;
+  code: 'model_providers_unavailable';
+  callId: string;
+  attempts: AttemptRecord[];
+};
 
 export type RecordedCall = { ok: true; result: ReasonResult } | ReasonFailure;
 
@@ -55,9 +60,16 @@ interface Attempt {
 
 export type Answer = { model: ModelRow; text: string; usage: TokenUsage; estimated: boolean };
 
-export function usageOrEstimate(usage: TokenUsage | undefined, messages: readonly ChatMessage[], text: string): { usage: TokenUsage; estimated: boolean } {
+export function usageOrEstimate(
+  usage: TokenUsage | undefined,
+  messages: readonly ChatMessage[],
+  text: string,
+): { usage: TokenUsage; estimated: boolean } {
   if (usage) return { usage, estimated: false };
-  return { usage: { prompt_tokens: estimateTokens(messages), completion_tokens: Math.ceil(text.length / 4) }, estimated: true };
+  return {
+    usage: { prompt_tokens: estimateTokens(messages), completion_tokens: Math.ceil(text.length / 4) },
+    estimated: true,
+  };
 }
 
 /**
@@ -173,14 +185,19 @@ export class CallRecorder {
     const record = this.provenanceRecord(answer, { cost, durationMs, attempts });
     // One statement, one round trip: the call completed, its attempts and its provenance record commit together.
     const write = () => appendProvenance(this.deps.db, record, writes);
-    if (!answer) return { recorded: { ok: false, code: 'model_providers_unavailable', callId: this.callId, attempts }, write };
+    if (!answer)
+      return { recorded: { ok: false, code: 'model_providers_unavailable', callId: this.callId, attempts }, write };
     const { usage } = answer;
     const result: ReasonResult = {
       callId: this.callId,
       model: answer.model.model_id,
       provider: answer.model.provider,
       text: answer.text,
-      usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, totalTokens: usage.prompt_tokens + usage.completion_tokens },
+      usage: {
+        inputTokens: usage.prompt_tokens,
+        outputTokens: usage.completion_tokens,
+        totalTokens: usage.prompt_tokens + usage.completion_tokens,
+      },
       usageEstimated: answer.estimated,
       costUsd: cost,
       durationMs,
@@ -210,7 +227,10 @@ export class CallRecorder {
     });
   }
 
-  private provenanceRecord(answer: Answer | undefined, totals: { cost: number; durationMs: number; attempts: AttemptRecord[] }): TenantProvenanceInput {
+  private provenanceRecord(
+    answer: Answer | undefined,
+    totals: { cost: number; durationMs: number; attempts: AttemptRecord[] },
+  ): TenantProvenanceInput {
     const { request, modelChoice } = this.plan;
     const organization = this.principal.organization_id;
     return {
@@ -277,7 +297,10 @@ export class CallRecorder {
     // After this turn of the event loop, so that even the completion's serialization is not on the answer's path.
     setImmediate(() => {
       write().catch((error: unknown) => {
-        this.deps.logger.error('completing a reasoning call failed; the sweep records it as interrupted', { call_id: this.callId, error });
+        this.deps.logger.error('completing a reasoning call failed; the sweep records it as interrupted', {
+          call_id: this.callId,
+          error,
+        });
       });
     });
     if (!recorded.ok) throw new Error('a call with an answer has a result');

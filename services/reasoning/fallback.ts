@@ -15,11 +15,19 @@ export interface OpenedStream {
 }
 
 function chatRequest(plan: ReasonPlan, model: ModelRow) {
-  return { model: model.model_id, messages: plan.request.messages, temperature: plan.request.temperature, max_tokens: plan.request.max_tokens };
+  return {
+    model: model.model_id,
+    messages: plan.request.messages,
+    temperature: plan.request.temperature,
+    max_tokens: plan.request.max_tokens,
+  };
 }
 
 /** Tries the selected model, then each alternative on a failure or timeout, within the attempts and the time budget. */
-export async function answerWithFallback(deps: FallbackDeps, call: CallRecorder): Promise<{ ok: true; result: ReasonResult } | ReasonFailure> {
+export async function answerWithFallback(
+  deps: FallbackDeps,
+  call: CallRecorder,
+): Promise<{ ok: true; result: ReasonResult } | ReasonFailure> {
   const { plan } = call;
   for (const model of call.candidates()) {
     const startedAt = Date.now();
@@ -40,13 +48,23 @@ export async function answerWithFallback(deps: FallbackDeps, call: CallRecorder)
  * Opens a stream with the first provider that accepts the request and produces its first piece, falling
  * back like answerWithFallback until then. The call's open row is committed before the stream is returned.
  */
-export async function openStreamWithFallback(deps: FallbackDeps, call: CallRecorder): Promise<{ ok: true; opened: OpenedStream } | ReasonFailure> {
+export async function openStreamWithFallback(
+  deps: FallbackDeps,
+  call: CallRecorder,
+): Promise<{ ok: true; opened: OpenedStream } | ReasonFailure> {
   for (const model of call.candidates()) {
     const startedAt = Date.now();
     const controller = new AbortController();
-    const firstPieceTimer = setTimeout(() => controller.abort(), Math.min(deps.settings.attemptTimeoutMs, call.remainingMs()));
+    const firstPieceTimer = setTimeout(
+      () => controller.abort(),
+      Math.min(deps.settings.attemptTimeoutMs, call.remainingMs()),
+    );
     try {
-      const pieces = await streamChatCompletion(deps.settings.providers[model.provider]!, chatRequest(call.plan, model), controller.signal);
+      const pieces = await streamChatCompletion(
+        deps.settings.providers[model.provider]!,
+        chatRequest(call.plan, model),
+        controller.signal,
+      );
       const first = await pieces.next();
       clearTimeout(firstPieceTimer);
       await call.open();

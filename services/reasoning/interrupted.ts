@@ -27,7 +27,11 @@ interface SweepDeps {
  * by one conditional update, in the statement that appends its record.
  */
 export async function recordInterruptedCalls(deps: SweepDeps, now: Date = new Date()): Promise<number> {
-  const open = await openCallsStartedBefore(deps.db, new Date(now.getTime() - deps.settings.totalTimeoutMs - COMPLETION_GRACE_MS), SWEEP_BATCH);
+  const open = await openCallsStartedBefore(
+    deps.db,
+    new Date(now.getTime() - deps.settings.totalTimeoutMs - COMPLETION_GRACE_MS),
+    SWEEP_BATCH,
+  );
   for (const call of open) {
     await appendProvenance(
       deps.db,
@@ -50,7 +54,8 @@ export async function recordInterruptedCalls(deps: SweepDeps, now: Date = new Da
             ...(call.prompt_key !== null ? { prompt_key: call.prompt_key, prompt_version: call.prompt_version } : {}),
           },
           output_data: { started_at: call.created_at.toISOString(), routing_decision: call.routing_decision },
-          reasoning: 'The API process ended before the call was completed on record: whether a provider answered, and its usage and cost, are unknown',
+          reasoning:
+            'The API process ended before the call was completed on record: whether a provider answered, and its usage and cost, are unknown',
         },
       },
       interruptedCallWrite(call.call_id),
@@ -71,7 +76,9 @@ export function createInterruptedCallSweeper(deps: SweepDeps, now: () => number 
     due() {
       if (now() - lastRunMs < SWEEP_EVERY_MS) return;
       lastRunMs = now();
-      recordInterruptedCalls(deps).catch((error: unknown) => deps.logger.warn('sweeping interrupted reasoning calls failed', { error: (error as Error).message }));
+      recordInterruptedCalls(deps).catch((error: unknown) =>
+        deps.logger.warn('sweeping interrupted reasoning calls failed', { error: (error as Error).message }),
+      );
     },
   };
 }

@@ -57,16 +57,29 @@ export type PlanRefusal =
   | { ok: false; code: 'no_model_available'; providers: string[]; registryEmpty: boolean; excluded: Exclusion[] };
 
 /** The model a request goes to and the ordered fallbacks, or why none can take it. */
-export async function planReasoning(deps: PlanDeps, request: ReasonRequest): Promise<{ ok: true; plan: ReasonPlan } | PlanRefusal> {
+export async function planReasoning(
+  deps: PlanDeps,
+  request: ReasonRequest,
+): Promise<{ ok: true; plan: ReasonPlan } | PlanRefusal> {
   const providers = Object.keys(deps.settings.providers);
   if (providers.length === 0) return { ok: false, code: 'reasoning_not_configured', unconfigured: null };
   const models = await deps.catalog.models();
   if (request.pinned_model !== undefined) return planPinned(deps, request, request.pinned_model, models);
 
   const { task, complexity, budget } = request;
-  const sizes = { prompt_tokens: estimateTokens(request.messages), output_tokens: request.max_tokens ?? DEFAULT_OUTPUT_TOKENS };
+  const sizes = {
+    prompt_tokens: estimateTokens(request.messages),
+    output_tokens: request.max_tokens ?? DEFAULT_OUTPUT_TOKENS,
+  };
   const selection = selectModel(models, { task, complexity, budget, ...sizes }, new Set(providers));
-  if (!selection.ok) return { ok: false, code: 'no_model_available', providers, registryEmpty: models.length === 0, excluded: selection.excluded };
+  if (!selection.ok)
+    return {
+      ok: false,
+      code: 'no_model_available',
+      providers,
+      registryEmpty: models.length === 0,
+      excluded: selection.excluded,
+    };
   const byId = new Map(models.map((model) => [model.model_id, model]));
   const [best, ...rest] = selection.ranked;
   return {
@@ -77,21 +90,36 @@ export async function planReasoning(deps: PlanDeps, request: ReasonRequest): Pro
       modelChoice: {
         selected: best!.model_id,
         reason: selection.reason,
-        alternatives: rest.slice(0, MAX_ALTERNATIVES).map((scored) => ({ model: scored.model_id, provider: scored.provider, score: scored.score })),
+        alternatives: rest
+          .slice(0, MAX_ALTERNATIVES)
+          .map((scored) => ({ model: scored.model_id, provider: scored.provider, score: scored.score })),
       },
     },
   };
 }
 
 /** A pinned model is honoured without fallback, if the catalog serves it and it is not deprecated. */
-async function planPinned(deps: PlanDeps, request: ReasonRequest, modelId: string, models: ModelRow[]): Promise<{ ok: true; plan: ReasonPlan } | PlanRefusal> {
+async function planPinned(
+  deps: PlanDeps,
+  request: ReasonRequest,
+  modelId: string,
+  models: ModelRow[],
+): Promise<{ ok: true; plan: ReasonPlan } | PlanRefusal> {
   const pinned = models.find((model) => model.model_id === modelId);
   if (!pinned) {
     const known = await findModel(deps.db, modelId);
     if (!known) return { ok: false, code: 'pinned_model_unknown', model_id: modelId };
-    return { ok: false, code: 'reasoning_not_configured', unconfigured: { model_id: known.model_id, provider: known.provider } };
+    return {
+      ok: false,
+      code: 'reasoning_not_configured',
+      unconfigured: { model_id: known.model_id, provider: known.provider },
+    };
   }
   if (pinned.status === 'deprecated') return { ok: false, code: 'pinned_model_deprecated', model_id: pinned.model_id };
-  const modelChoice = { selected: pinned.model_id, reason: `pinned_model ${pinned.model_id} (${pinned.status}), honoured without fallback`, alternatives: [] };
+  const modelChoice = {
+    selected: pinned.model_id,
+    reason: `pinned_model ${pinned.model_id} (${pinned.status}), honoured without fallback`,
+    alternatives: [],
+  };
   return { ok: true, plan: { request, candidates: [pinned], modelChoice } };
 }

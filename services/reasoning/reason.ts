@@ -8,7 +8,11 @@ import { streamedAnswer, type ReasoningStreamEvent } from './stream';
 export type ReasonDeps = PlanDeps & CallDeps & { sweeper: InterruptedCallSweeper };
 
 /** Answers a planned request with the first model that answers, its call on record. */
-export async function reason(deps: ReasonDeps, plan: ReasonPlan, principal: Principal): Promise<{ ok: true; result: ReasonResult } | ReasonFailure> {
+export async function reason(
+  deps: ReasonDeps,
+  plan: ReasonPlan,
+  principal: Principal,
+): Promise<{ ok: true; result: ReasonResult } | ReasonFailure> {
   deps.sweeper.due();
   const call = new CallRecorder(deps, plan, principal, false);
   void call.open();

@@ -14,7 +14,11 @@ export type ReasoningStreamEvent =
  * Reads an opened stream to its end. Once text has gone to the client a failure no longer falls back: it ends
  * the stream with a failed event. The call is recorded when the stream ends, however it ends.
  */
-export async function* streamedAnswer(deps: Pick<CallDeps, 'logger'>, call: CallRecorder, opened: OpenedStream): AsyncGenerator<ReasoningStreamEvent> {
+export async function* streamedAnswer(
+  deps: Pick<CallDeps, 'logger'>,
+  call: CallRecorder,
+  opened: OpenedStream,
+): AsyncGenerator<ReasoningStreamEvent> {
   const { model, startedAt, controller, pieces } = opened;
   const totalTimer = setTimeout(() => controller.abort(), Math.max(0, call.remainingMs()));
   let text = '';
@@ -22,7 +26,13 @@ export async function* streamedAnswer(deps: Pick<CallDeps, 'logger'>, call: Call
   let failure: ProviderError | undefined;
   let ended = false;
   try {
-    yield { type: 'routing', model: model.model_id, provider: model.provider, modelChoice: call.plan.modelChoice, callId: call.callId };
+    yield {
+      type: 'routing',
+      model: model.model_id,
+      provider: model.provider,
+      modelChoice: call.plan.modelChoice,
+      callId: call.callId,
+    };
     let next = opened.first;
     while (!next.done) {
       if (next.value.type === 'delta') {
@@ -44,13 +54,23 @@ export async function* streamedAnswer(deps: Pick<CallDeps, 'logger'>, call: Call
     // The client went away (the generator is closed early) or something unexpected broke: the call is still recorded.
     if (!ended) {
       call.failed(model, startedAt, new ProviderError('network', 'the stream ended before the answer was complete'));
-      await call.record(undefined).catch((error: unknown) => deps.logger.error('recording a streamed reasoning call failed', { call_id: call.callId, error }));
+      await call
+        .record(undefined)
+        .catch((error: unknown) =>
+          deps.logger.error('recording a streamed reasoning call failed', { call_id: call.callId, error }),
+        );
     }
   }
   if (failure) {
     call.failed(model, startedAt, failure);
     await call.record(undefined);
-    yield { type: 'failed', model: model.model_id, provider: model.provider, error: failure.message, callId: call.callId };
+    yield {
+      type: 'failed',
+      model: model.model_id,
+      provider: model.provider,
+      error: failure.message,
+      callId: call.callId,
+    };
     return;
   }
   call.succeeded(model, startedAt);

@@ -8,7 +8,12 @@ import { assessRisk, isRiskLevel, type RiskAssessment } from '../../domain/risk'
 import type { RoutingTask } from '../../domain/routing-decision';
 import { actionOf } from '../../domain/routing-moments';
 import { agentConstraintViolations, type Violation } from '../../domain/safety';
-import { reportConfidenceUpdate, type ConfidenceOutcome, type ConfidenceReport, type DecideOutcome } from '../../contracts/route-task';
+import {
+  reportConfidenceUpdate,
+  type ConfidenceOutcome,
+  type ConfidenceReport,
+  type DecideOutcome,
+} from '../../contracts/route-task';
 import type { Principal } from '../auth/tokens';
 import { violationEvents } from '../safety/check';
 import { domainConfigFor } from '../safety/domains';
@@ -26,14 +31,22 @@ export function agentRoutingId(agentId: string, taskId: string): string {
 }
 
 /** An agent's task: the routing task's fields the agent gives, with what it says of its own ability, named by its own task id. */
-export type AgentTask = Pick<RoutingTask, 'task_type' | 'context' | 'ai_confidence' | 'ai_recommendation' | 'required_capabilities' | 'routing_mode'> &
+export type AgentTask = Pick<
+  RoutingTask,
+  'task_type' | 'context' | 'ai_confidence' | 'ai_recommendation' | 'required_capabilities' | 'routing_mode'
+> &
   Required<Pick<RoutingTask, 'agent_assessment'>> & { task_id: string };
 
 /**
  * Routes an agent's task, in escalation mode unless it asks otherwise, so that the agent can still report
  * confidence or escalate while it works. Routing the same task id again answers with its first decision.
  */
-export async function routeAgentTask(deps: RoutingServiceDeps, agent: AgentProfile, principal: Principal, task: AgentTask): Promise<{ routing_id: string; outcome: DecideOutcome }> {
+export async function routeAgentTask(
+  deps: RoutingServiceDeps,
+  agent: AgentProfile,
+  principal: Principal,
+  task: AgentTask,
+): Promise<{ routing_id: string; outcome: DecideOutcome }> {
   const { task_id, ...fields } = task;
   const routing_id = agentRoutingId(agent.agent_id, task_id);
   const outcome = await submitRouting(deps, {
@@ -41,7 +54,13 @@ export async function routeAgentTask(deps: RoutingServiceDeps, agent: AgentProfi
     request_id: task_id,
     requested_by: principal.id,
     organization_id: principal.organization_id,
-    task: { ...fields, ai_agent_id: agent.agent_id, safety_requirements: {}, escalation_conditions: {}, routing_mode: task.routing_mode ?? 'escalation' },
+    task: {
+      ...fields,
+      ai_agent_id: agent.agent_id,
+      safety_requirements: {},
+      escalation_conditions: {},
+      routing_mode: task.routing_mode ?? 'escalation',
+    },
   });
   return { routing_id, outcome };
 }
@@ -65,14 +84,25 @@ export async function reportAgentConfidence(
   updateId: string | undefined,
 ): Promise<UpdateResult<ConfidenceAnswer>> {
   const routing_id = agentRoutingId(agent.agent_id, report.task_id);
-  const sent = await sendRoutingUpdate(deps, organizationId, routing_id, reportConfidenceUpdate, [{ ...report, agent_id: agent.agent_id }], updateId);
+  const sent = await sendRoutingUpdate(
+    deps,
+    organizationId,
+    routing_id,
+    reportConfidenceUpdate,
+    [{ ...report, agent_id: agent.agent_id }],
+    updateId,
+  );
   if (!sent.ok) return sent;
   const outcome = sent.result;
-  if (!report.proceed_autonomously || outcome.fourth_law_triggered || outcome.human_assigned) return { ok: true, result: { outcome, violations: [] } };
+  if (!report.proceed_autonomously || outcome.fourth_law_triggered || outcome.human_assigned)
+    return { ok: true, result: { outcome, violations: [] } };
   const routing = await findRoutingById(deps.db, organizationId, routing_id);
   if (!routing) return { ok: true, result: { outcome, violations: [] } };
   const { config } = await domainConfigFor(deps.db, organizationId, routing.task);
-  const risk = assessRisk({ context: routing.task.context, lifeSafetyFlag: routing.task.escalation_conditions.life_safety_flag === true }, config.risk_thresholds);
+  const risk = assessRisk(
+    { context: routing.task.context, lifeSafetyFlag: routing.task.escalation_conditions.life_safety_flag === true },
+    config.risk_thresholds,
+  );
   const violations = agentConstraintViolations(agent, actionOf(routing.task), routing.task.context, risk);
   if (violations.length > 0) {
     await appendProvenance(deps.db, {
@@ -131,24 +161,44 @@ export async function logAgentAction(
   const step_id = `agent_action:${suffix}`;
   const logged_at = new Date().toISOString();
   // The action is judged at the risk its routing was decided at.
-  const risk: RiskAssessment = { score: 0, level: isRiskLevel(routing.risk_level) ? routing.risk_level : 'low', factors: [] };
-  const violations = agentConstraintViolations(agent, action.action, { ...routing.task.context, ...action.input_data }, risk);
+  const risk: RiskAssessment = {
+    score: 0,
+    level: isRiskLevel(routing.risk_level) ? routing.risk_level : 'low',
+    factors: [],
+  };
+  const violations = agentConstraintViolations(
+    agent,
+    action.action,
+    { ...routing.task.context, ...action.input_data },
+    risk,
+  );
   const ledger_anchor = await appendProvenance(db, {
     organization_id: principal.organization_id,
     entry: {
       subject_id: routing_id,
       step_id,
       timestamp: logged_at,
-      actor: { type: 'ai_agent', agent_id: agent.agent_id, did: agentDid(agent.agent_id), ...(action.instance_id ? { instance_id: action.instance_id } : {}) },
+      actor: {
+        type: 'ai_agent',
+        agent_id: agent.agent_id,
+        did: agentDid(agent.agent_id),
+        ...(action.instance_id ? { instance_id: action.instance_id } : {}),
+      },
       action: action.action,
       input_data: action.input_data,
       output_data: action.output_data,
       reasoning: action.reasoning,
     },
     events: [
-      { event: 'audit.provenance_logged', data: { routing_id, task_id: action.task_id, agent_id: agent.agent_id, action: action.action, step_id } },
+      {
+        event: 'audit.provenance_logged',
+        data: { routing_id, task_id: action.task_id, agent_id: agent.agent_id, action: action.action, step_id },
+      },
       ...violationEvents(violations, { routing_id, agent_id: agent.agent_id, action: action.action }),
     ],
   });
-  return { ok: true, logged: { routing_id, task_id: action.task_id, step_id, logged_at, ledger_anchor, safety_violations: violations } };
+  return {
+    ok: true,
+    logged: { routing_id, task_id: action.task_id, step_id, logged_at, ledger_anchor, safety_violations: violations },
+  };
 }

@@ -15,13 +15,24 @@ export async function assignQueuedRouting(
   updateId: string | undefined,
 ): Promise<UpdateResult<EscalationRecord> | { ok: false; code: 'reviewer_not_available'; detail: string }> {
   const reviewer = await findAvailableReviewer(deps.db, principal.organization_id, request.reviewer_did);
-  if (!reviewer) return { ok: false, code: 'reviewer_not_available', detail: `No available reviewer is registered as ${request.reviewer_did}` };
+  if (!reviewer)
+    return {
+      ok: false,
+      code: 'reviewer_not_available',
+      detail: `No available reviewer is registered as ${request.reviewer_did}`,
+    };
   return sendRoutingUpdate(
     deps,
     principal.organization_id,
     request.routing_id,
     assignUpdate,
-    [{ reviewer: { did: reviewer.did, capabilities: reviewer.capabilities, chain_level: reviewer.chain_level }, assigned_by: { subject: principal.subject, principal_id: principal.id }, reason: request.reason }],
+    [
+      {
+        reviewer: { did: reviewer.did, capabilities: reviewer.capabilities, chain_level: reviewer.chain_level },
+        assigned_by: { subject: principal.subject, principal_id: principal.id },
+        reason: request.reason,
+      },
+    ],
     updateId,
   );
 }

@@ -29,22 +29,37 @@ export interface RoutingContext {
  * read in one statement.
  */
 export async function loadRoutingContext(db: Knex, organizationId: string, task: RoutingTask): Promise<RoutingContext> {
-  const { agent, domains, autonomy_profile, rules, rule_set, reviewers } = await findRoutingContext(db, organizationId, {
-    agentId: task.ai_agent_id,
-    taskType: task.task_type,
-    capabilityIds: capabilityIdsOf(task.required_capabilities),
-  });
+  const { agent, domains, autonomy_profile, rules, rule_set, reviewers } = await findRoutingContext(
+    db,
+    organizationId,
+    {
+      agentId: task.ai_agent_id,
+      taskType: task.task_type,
+      capabilityIds: capabilityIdsOf(task.required_capabilities),
+    },
+  );
   const domain = resolveDomain(task, domains);
   const config = domains.find((d) => d.domain === domain) ?? domains.find((d) => d.domain === 'general');
   const safety: DomainSafetyConfig = config
-    ? { domain: config.domain, boundaries: config.boundaries, risk_thresholds: config.risk_thresholds, task_types: config.task_types }
+    ? {
+        domain: config.domain,
+        boundaries: config.boundaries,
+        risk_thresholds: config.risk_thresholds,
+        task_types: config.task_types,
+      }
     : { domain, boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] };
-  const inScope = rules.filter((rule) => rule.scope_domains === null || rule.scope_domains.includes(domain)).map(({ scope_domains: _scope, ...rule }) => rule);
+  const inScope = rules
+    .filter((rule) => rule.scope_domains === null || rule.scope_domains.includes(domain))
+    .map(({ scope_domains: _scope, ...rule }) => rule);
   return { agent, domain, safety, rules: inScope, rule_set, reviewers, autonomy_profile };
 }
 
 const capabilityIdsOf = (required: RequiredCapability[]) => required.map((capability) => capability.capability_id);
 
-export async function loadReviewers(db: Knex, organizationId: string, required: RequiredCapability[]): Promise<LoadedReviewer[]> {
+export async function loadReviewers(
+  db: Knex,
+  organizationId: string,
+  required: RequiredCapability[],
+): Promise<LoadedReviewer[]> {
   return findAvailableReviewersWithCapabilities(db, organizationId, capabilityIdsOf(required));
 }

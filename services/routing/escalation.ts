@@ -38,7 +38,10 @@ export async function escalateAgentTask(
  * capability); any other orch:write credential as itself, since escalating only moves work to humans. The
  * DID such a credential names is kept as named, not as proven.
  */
-export function manualRequester(caller: Principal, named: string | undefined): { ok: true; requester: EscalateRoutingInput['requested_by'] } | HumanActRefusal {
+export function manualRequester(
+  caller: Principal,
+  named: string | undefined,
+): { ok: true; requester: EscalateRoutingInput['requested_by'] } | HumanActRefusal {
   if (!caller.actor) {
     const principal = { kind: caller.kind, id: caller.id, ...(named !== undefined ? { named_did: named } : {}) };
     return { ok: true, requester: { type: 'principal', did: principalDid(caller.id), principal } };
@@ -61,7 +64,14 @@ export async function escalateByHand(
   const { routing_id, requested_by, ...escalation } = request;
   const asked = manualRequester(caller, requested_by);
   if (!asked.ok) return asked;
-  const sent = await sendRoutingUpdate(deps, caller.organization_id, routing_id, escalateUpdate, [{ ...escalation, requested_by: asked.requester }], updateId);
+  const sent = await sendRoutingUpdate(
+    deps,
+    caller.organization_id,
+    routing_id,
+    escalateUpdate,
+    [{ ...escalation, requested_by: asked.requester }],
+    updateId,
+  );
   if (sent.ok || sent.code !== FAILURE_TYPES.routingClosed) return sent;
   const row = await findRoutingById(deps.db, caller.organization_id, routing_id);
   if (row?.status !== 'completed' || row.decision !== 'ai_autonomous' || !row.decision_result) return sent;

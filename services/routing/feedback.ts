@@ -29,7 +29,11 @@ export async function recordFeedback(
   db: Knex,
   request: Pick<Feedback, 'routing_id' | 'verdict' | 'reason'> & { submitted_by?: string | undefined },
   principal: Principal,
-): Promise<{ ok: true; feedback: Feedback } | { ok: false; code: 'routing_not_found' | 'routing_not_completed'; status?: string } | HumanActRefusal> {
+): Promise<
+  | { ok: true; feedback: Feedback }
+  | { ok: false; code: 'routing_not_found' | 'routing_not_completed'; status?: string }
+  | HumanActRefusal
+> {
   const acting = humanActorOf(principal, 'routing_feedback', request.submitted_by);
   if (!acting.ok) return acting;
   const input = { ...request, submitted_by: request.submitted_by ?? acting.actor.did };
@@ -39,7 +43,13 @@ export async function recordFeedback(
   const feedback_id = `fb_${randomUUID()}`;
   const created_at = new Date().toISOString();
   const ledger_anchor = await db.transaction(async (trx) => {
-    await trx('routing_feedback').insert({ feedback_id, ...input, principal: principal.id, organization_id: principal.organization_id, created_at });
+    await trx('routing_feedback').insert({
+      feedback_id,
+      ...input,
+      principal: principal.id,
+      organization_id: principal.organization_id,
+      created_at,
+    });
     return appendProvenance(trx, {
       entry: {
         subject_id: input.routing_id,

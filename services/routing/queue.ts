@@ -20,7 +20,12 @@ const SIGNAL_CONCURRENCY = 16;
  * registered or updated (any number may fit), or freed (one slot: a few suffice); a routing that closed
  * meanwhile is skipped, and one missed is found by its queue's next timeout.
  */
-export async function offerReviewer(deps: ReviewerQueueDeps, organizationId: string, did: string, limit = 500): Promise<number> {
+export async function offerReviewer(
+  deps: ReviewerQueueDeps,
+  organizationId: string,
+  did: string,
+  limit = 500,
+): Promise<number> {
   const reviewer = await findAvailableReviewer(deps.db, organizationId, did);
   if (!reviewer) return 0;
   const routingIds = await findQueuedRoutingIds(deps.db, organizationId, Object.keys(reviewer.capabilities), limit);

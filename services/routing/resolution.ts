@@ -1,4 +1,9 @@
-import { routingResolvedSignal, type ResolveRoutingInput, type RoutingResolution, type RoutingState } from '../../contracts/route-task';
+import {
+  routingResolvedSignal,
+  type ResolveRoutingInput,
+  type RoutingResolution,
+  type RoutingState,
+} from '../../contracts/route-task';
 import { appendProvenance } from '../../db/ledger';
 import { reviewerDidsOfPassport } from '../../db/reviewers';
 import { claimRoutingResolution, findRoutingById, routingStateOf, type RoutingRow } from '../../db/routings';
@@ -13,7 +18,10 @@ import { FREED_REVIEWER_OFFERS, offerReviewer } from './queue';
 import type { RoutingServiceDeps } from './submit';
 import type { UpdateResult } from './updates';
 
-export type ResolveRequest = Omit<ResolveRoutingInput, 'reviewer_did' | 'actor'> & { routing_id: string; reviewer_did?: string | undefined };
+export type ResolveRequest = Omit<ResolveRoutingInput, 'reviewer_did' | 'actor'> & {
+  routing_id: string;
+  reviewer_did?: string | undefined;
+};
 
 /** Times a resolution reads the routing again when a step of its workflow changed it between the read and the claim. */
 const CLAIM_ATTEMPTS = 3;
@@ -26,8 +34,14 @@ const CLAIM_ATTEMPTS = 3;
  * workflow hears of it by a signal committed with the claim, delivered after the answer (or by the
  * dispatcher, should this process die first), and closes with it.
  */
-export async function resolveRoutingAs(deps: RoutingServiceDeps & { logger: Logger }, caller: Principal, request: ResolveRequest): Promise<UpdateResult<RoutingResolution> | HumanActRefusal> {
-  const aliases = caller.actor ? await reviewerDidsOfPassport(deps.db, caller.organization_id, caller.actor.passport_id) : [];
+export async function resolveRoutingAs(
+  deps: RoutingServiceDeps & { logger: Logger },
+  caller: Principal,
+  request: ResolveRequest,
+): Promise<UpdateResult<RoutingResolution> | HumanActRefusal> {
+  const aliases = caller.actor
+    ? await reviewerDidsOfPassport(deps.db, caller.organization_id, caller.actor.passport_id)
+    : [];
   const acting = humanActorOf(caller, 'resolve_routing', request.reviewer_did, aliases);
   if (!acting.ok) return acting;
   const { routing_id, reviewer_did: named, ...resolution } = request;
@@ -43,11 +57,17 @@ export async function resolveRoutingAs(deps: RoutingServiceDeps & { logger: Logg
     deliverAfterCommit(deps, claimed.signal);
     // A freed reviewer may be what a queued routing waits for; the queue's own timeouts cover a lost offer.
     for (const did of claimed.released) {
-      await offerReviewer(deps, caller.organization_id, did, FREED_REVIEWER_OFFERS).catch((error: unknown) => deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }));
+      await offerReviewer(deps, caller.organization_id, did, FREED_REVIEWER_OFFERS).catch((error: unknown) =>
+        deps.logger.warn('offering a freed reviewer failed', { reviewer_did: did, error }),
+      );
     }
     return { ok: true, result: claimed.resolution };
   }
-  return { ok: false, code: 'routing_not_awaiting_review', detail: `Routing ${routing_id} changed while it was being resolved; read it again and retry` };
+  return {
+    ok: false,
+    code: 'routing_not_awaiting_review',
+    detail: `Routing ${routing_id} changed while it was being resolved; read it again and retry`,
+  };
 }
 
 /** The latest entry of the routing's escalation chain that is one of the person's identities. */
@@ -73,11 +93,31 @@ async function claimResolution(
   const record = resolutionRecord({ routing_id, ai_recommendation: row.task.ai_recommendation, resolution: input });
   const trx = await deps.db.transaction();
   try {
-    const ledger_anchor = await appendProvenance(trx, { entry: { subject_id: routing_id, step_id: record.step_id, timestamp: at, ...record.entry }, events: record.events, organization_id });
+    const ledger_anchor = await appendProvenance(trx, {
+      entry: { subject_id: routing_id, step_id: record.step_id, timestamp: at, ...record.entry },
+      events: record.events,
+      organization_id,
+    });
     const resolution: RoutingResolution = { ...input, resolved_at: at, ledger_anchor };
-    const resolved: RoutingState = { ...read, status: 'completed', resolution, version: read.version + 1, updated_at: at };
-    const signal: PendingSignal = { workflow_id: routing_id, signal_name: routingResolvedSignal.name, args: [resolved] };
-    const claimed = await claimRoutingResolution(trx, { routing_id, organization_id, read_version: read.version, resolved, signal: { name: signal.signal_name, args: signal.args } });
+    const resolved: RoutingState = {
+      ...read,
+      status: 'completed',
+      resolution,
+      version: read.version + 1,
+      updated_at: at,
+    };
+    const signal: PendingSignal = {
+      workflow_id: routing_id,
+      signal_name: routingResolvedSignal.name,
+      args: [resolved],
+    };
+    const claimed = await claimRoutingResolution(trx, {
+      routing_id,
+      organization_id,
+      read_version: read.version,
+      resolved,
+      signal: { name: signal.signal_name, args: signal.args },
+    });
     if (!claimed) {
       await trx.rollback();
       return undefined;

@@ -34,7 +34,9 @@ export interface RoutingServiceDeps {
 }
 
 /** The workflow's input without the deployment's settings, which submitRouting adds. */
-export type SubmitRoutingInput = Pick<RouteTaskInput, 'routing_id' | 'request_id' | 'requested_by' | 'task'> & { organization_id: string };
+export type SubmitRoutingInput = Pick<RouteTaskInput, 'routing_id' | 'request_id' | 'requested_by' | 'task'> & {
+  organization_id: string;
+};
 
 /** The routing's id was decided before (a retry of the same request): its first decision stands. */
 class DecidedBefore extends Error {
@@ -61,8 +63,19 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
   const { reviewers, ...context } = await loadRoutingContext(deps.db, submission.organization_id, task);
   const { moments, verdict } = decideRoutingMoments({ task, ...context });
   const required = verdict.required_capabilities;
-  const candidates = !needsHuman(verdict.decision) ? [] : candidatesCover(task.required_capabilities, required) ? reviewers : await loadReviewers(deps.db, submission.organization_id, required);
-  const made = routingDecision({ input, domain: context.domain, moments, verdict, candidates, decided_at: new Date().toISOString() });
+  const candidates = !needsHuman(verdict.decision)
+    ? []
+    : candidatesCover(task.required_capabilities, required)
+      ? reviewers
+      : await loadReviewers(deps.db, submission.organization_id, required);
+  const made = routingDecision({
+    input,
+    domain: context.domain,
+    moments,
+    verdict,
+    candidates,
+    decided_at: new Date().toISOString(),
+  });
   try {
     const { start, state } = await recordDecision(deps, input, made);
     recordRoutingDecision(verdict);
@@ -75,7 +88,11 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
 }
 
 /** The routing row, its provenance records and events, and the workflow's pending start, in one statement. */
-async function recordDecision(deps: RoutingServiceDeps, input: RouteTaskInput & { organization_id: string }, made: RoutingDecision): Promise<{ start: PendingStart; state: RoutingState }> {
+async function recordDecision(
+  deps: RoutingServiceDeps,
+  input: RouteTaskInput & { organization_id: string },
+  made: RoutingDecision,
+): Promise<{ start: PendingStart; state: RoutingState }> {
   const { routing_id, task } = input;
   const at = made.decided.decided_at;
   const state: RoutingState = {
@@ -104,14 +121,24 @@ async function recordDecision(deps: RoutingServiceDeps, input: RouteTaskInput & 
       { key: DecisionKey, value: made.decided.verdict.decision },
     ],
   };
-  const records = made.steps.map(({ step_id, entry, events }) => ({ entry: { subject_id: routing_id, step_id, timestamp: at, ...entry }, events, organization_id: input.organization_id }));
+  const records = made.steps.map(({ step_id, entry, events }) => ({
+    entry: { subject_id: routing_id, step_id, timestamp: at, ...entry },
+    events,
+    organization_id: input.organization_id,
+  }));
   const anchor_transaction_id = transactionIdFor(routing_id, made.steps.at(-1)!.step_id);
   let recorded: { applied: boolean; block_number: number };
   try {
     recorded = await insertDecidedRouting(deps.db, {
       append: ledgerAppendCall(records),
       anchor_transaction_id,
-      projection: { state, request_id: input.request_id, task, requested_by: input.requested_by, organization_id: input.organization_id },
+      projection: {
+        state,
+        request_id: input.request_id,
+        task,
+        requested_by: input.requested_by,
+        organization_id: input.organization_id,
+      },
       open: openAssignmentOf(state),
       start,
     });
@@ -127,7 +154,11 @@ async function recordDecision(deps: RoutingServiceDeps, input: RouteTaskInput & 
 }
 
 /** A retry of a request whose routing exists: its recorded decision, its workflow started if the first call could not. */
-async function answerDecidedBefore(deps: RoutingServiceDeps, organizationId: string, routingId: string): Promise<DecideOutcome> {
+async function answerDecidedBefore(
+  deps: RoutingServiceDeps,
+  organizationId: string,
+  routingId: string,
+): Promise<DecideOutcome> {
   const row = await findRoutingById(deps.db, organizationId, routingId);
   if (!row?.decision_result) throw new Error(`Routing ${routingId} exists without a decision`);
   await startIfPending(deps, routingId);

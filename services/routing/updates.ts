@@ -23,9 +23,12 @@ export async function sendRoutingUpdate<R, A extends [unknown, ...unknown[]]>(
   updateId?: string,
 ): Promise<UpdateResult<R>> {
   // Another organization's routing is answered as an unknown one; its workflow never hears of the request.
-  if (!(await findRoutingById(deps.db, organizationId, routingId))) return { ok: false, code: 'routing_not_found', detail: `No routing ${routingId}` };
+  if (!(await findRoutingById(deps.db, organizationId, routingId)))
+    return { ok: false, code: 'routing_not_found', detail: `No routing ${routingId}` };
   try {
-    const result = await deps.temporal.workflow.getHandle(routingId).executeUpdate(update, { args, ...(updateId ? { updateId } : {}) });
+    const result = await deps.temporal.workflow
+      .getHandle(routingId)
+      .executeUpdate(update, { args, ...(updateId ? { updateId } : {}) });
     return { ok: true, result };
   } catch (error) {
     const refused = updateRejection(error, ROUTING_REFUSALS);
@@ -33,6 +36,10 @@ export async function sendRoutingUpdate<R, A extends [unknown, ...unknown[]]>(
     if (!isClosedOrMissing(error)) throw error;
     const row = await findRoutingById(deps.db, organizationId, routingId);
     if (!row) return { ok: false, code: 'routing_not_found', detail: `No routing ${routingId}` };
-    return { ok: false, code: FAILURE_TYPES.routingClosed, detail: `Routing ${routingId} is ${row.status} and its workflow has closed` };
+    return {
+      ok: false,
+      code: FAILURE_TYPES.routingClosed,
+      detail: `Routing ${routingId} is ${row.status} and its workflow has closed`,
+    };
   }
 }

@@ -48,9 +48,24 @@ export function violationEvents(violations: readonly Violation[], about: Record<
  * records the check with its provenance and one pair of events per violation in one transaction, so that
  * agent performance and audits count it.
  */
-export async function runSafetyCheck(db: Knex, request: SafetyCheckRequest, agent: AgentProfile | null, principal: Principal): Promise<SafetyCheckResult> {
-  const { domain, config } = await domainConfigFor(db, principal.organization_id, { task_type: request.action, context: request.context });
-  const { risk, evaluation, threes, verdict } = assessAction({ action: request.action, context: request.context, actor: request.actor, agent, config, domain });
+export async function runSafetyCheck(
+  db: Knex,
+  request: SafetyCheckRequest,
+  agent: AgentProfile | null,
+  principal: Principal,
+): Promise<SafetyCheckResult> {
+  const { domain, config } = await domainConfigFor(db, principal.organization_id, {
+    task_type: request.action,
+    context: request.context,
+  });
+  const { risk, evaluation, threes, verdict } = assessAction({
+    action: request.action,
+    context: request.context,
+    actor: request.actor,
+    agent,
+    config,
+    domain,
+  });
   const result: SafetyCheckResult = {
     boundary_check_id: `bc_${randomUUID()}`,
     allowed: verdict.allowed,
@@ -88,7 +103,12 @@ export async function runSafetyCheck(db: Knex, request: SafetyCheckRequest, agen
         output_data: { ...result },
         reasoning: `${result.violations.length} of ${result.boundaries_checked} boundaries crossed in ${domain}; Rule of Threes ${threes.overall_assessment}; ${verdict.required_action}`,
       },
-      events: violationEvents(result.violations, { boundary_check_id: result.boundary_check_id, agent_id: request.actor.agent_id ?? null, action: request.action, domain }),
+      events: violationEvents(result.violations, {
+        boundary_check_id: result.boundary_check_id,
+        agent_id: request.actor.agent_id ?? null,
+        action: request.action,
+        domain,
+      }),
       organization_id: principal.organization_id,
     });
   });

@@ -9,7 +9,9 @@ import { recordedBy } from '../auth/recorded-by';
 
 /** Domain names repeat across organizations; the default organization's keep the subject they always had. */
 function safetyConfigSubject(organizationId: string, domain: string): string {
-  return organizationId === DEFAULT_ORGANIZATION_ID ? `safety_config:${domain}` : `safety_config:${organizationId}:${domain}`;
+  return organizationId === DEFAULT_ORGANIZATION_ID
+    ? `safety_config:${domain}`
+    : `safety_config:${organizationId}:${domain}`;
 }
 
 /** Creates or replaces a domain's safety configuration, with its provenance record, in one transaction. */

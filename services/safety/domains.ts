@@ -14,11 +14,17 @@ export async function domainConfigFor(
 ): Promise<{ domain: string; config: DomainSafetyConfig }> {
   const configs = await listSafetyDomains(db, organizationId);
   const domain = resolveDomain(task, configs);
-  const found = configs.find((config) => config.domain === domain) ?? configs.find((config) => config.domain === 'general');
+  const found =
+    configs.find((config) => config.domain === domain) ?? configs.find((config) => config.domain === 'general');
   return {
     domain,
     config: found
-      ? { domain: found.domain, boundaries: found.boundaries, risk_thresholds: found.risk_thresholds, task_types: found.task_types }
+      ? {
+          domain: found.domain,
+          boundaries: found.boundaries,
+          risk_thresholds: found.risk_thresholds,
+          task_types: found.task_types,
+        }
       : { domain, boundaries: [], risk_thresholds: DEFAULT_RISK_THRESHOLDS, task_types: [] },
   };
 }

@@ -53,7 +53,10 @@ export type SessionVerification = { ok: true; session: Session } | { ok: false; 
  * Signature, type, issuer, audience and expiry (a token verified before is taken from `verified` until it
  * expires, while its key is still published); whether the credential is still live is the caller's check.
  */
-export async function verifySessionToken(deps: { keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache }, token: string): Promise<SessionVerification> {
+export async function verifySessionToken(
+  deps: { keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache },
+  token: string,
+): Promise<SessionVerification> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
@@ -76,7 +79,8 @@ export async function verifySessionToken(deps: { keyRing: KeyRing; settings: Tok
     }));
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The session token has expired' };
-    if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The session token is not valid (${error.code})` };
+    if (error instanceof joseErrors.JOSEError)
+      return { ok: false, reason: `The session token is not valid (${error.code})` };
     throw error;
   }
   const verified = sessionOf(payload);
@@ -87,7 +91,8 @@ export async function verifySessionToken(deps: { keyRing: KeyRing; settings: Tok
 /** The session a verified token's claims describe, or why they describe none. */
 function sessionOf(payload: JWTPayload): SessionVerification {
   const cred = payload.cred as { type?: unknown; id?: unknown };
-  if ((cred.type !== 'passkey' && cred.type !== 'device_key') || typeof cred.id !== 'string') return { ok: false, reason: 'The session token names no credential' };
+  if ((cred.type !== 'passkey' && cred.type !== 'device_key') || typeof cred.id !== 'string')
+    return { ok: false, reason: 'The session token names no credential' };
   return {
     ok: true,
     session: {
@@ -102,12 +107,18 @@ function sessionOf(payload: JWTPayload): SessionVerification {
 }
 
 /** A session that is valid now: its token verifies and the credential it is bound to has not been revoked or rotated away. */
-export async function authenticateSession(deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache }, token: string): Promise<SessionVerification> {
+export async function authenticateSession(
+  deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache },
+  token: string,
+): Promise<SessionVerification> {
   const verified = await verifySessionToken(deps, token);
   if (!verified.ok) return verified;
   const { credential, passport_id } = verified.session;
   if (!(await sessionCredentialIsActive(deps.db, { ...credential, passport_id }))) {
-    return { ok: false, reason: `The ${credential.type === 'passkey' ? 'passkey' : 'device key'} this session was signed in with is no longer active` };
+    return {
+      ok: false,
+      reason: `The ${credential.type === 'passkey' ? 'passkey' : 'device key'} this session was signed in with is no longer active`,
+    };
   }
   return verified;
 }

@@ -24,7 +24,9 @@ export type SubmitTaskOutcome =
 
 /** Active agents of the workforce, in registration order. */
 async function activeAgents(db: Knex, organizationId: string): Promise<PlatformAgentRow[]> {
-  return db<PlatformAgentRow>('platform_agents').where({ status: 'active', organization_id: organizationId }).orderBy([{ column: 'created_at' }, { column: 'agent_id' }]);
+  return db<PlatformAgentRow>('platform_agents')
+    .where({ status: 'active', organization_id: organizationId })
+    .orderBy([{ column: 'created_at' }, { column: 'agent_id' }]);
 }
 
 /**
@@ -33,18 +35,35 @@ async function activeAgents(db: Knex, organizationId: string): Promise<PlatformA
  * rules) whether that agent acts or a qualified human takes it. Without a confidence, a human takes it.
  * The task record links the task to its routing, written once with its provenance and event.
  */
-export async function submitTask(deps: RoutingServiceDeps, ids: { task_id: string; submitted_by: string; organization_id: string }, body: NewTask): Promise<SubmitTaskOutcome> {
+export async function submitTask(
+  deps: RoutingServiceDeps,
+  ids: { task_id: string; submitted_by: string; organization_id: string },
+  body: NewTask,
+): Promise<SubmitTaskOutcome> {
   let agent: PlatformAgentRow | undefined;
   if (body.agent_uri) {
     agent = await findPlatformAgentByUri(deps.db, ids.organization_id, body.agent_uri);
     if (!agent) return { ok: false, code: 'agent_not_found', detail: `No agent is registered as ${body.agent_uri}` };
   } else {
-    agent = agentForCapabilities(await activeAgents(deps.db, ids.organization_id), body.required_capabilities.map((capability) => capability.capability_id));
+    agent = agentForCapabilities(
+      await activeAgents(deps.db, ids.organization_id),
+      body.required_capabilities.map((capability) => capability.capability_id),
+    );
   }
   const routing_id = derivedId('rt', ids.task_id, 'routing');
   const agent_uri = agent?.agent_uri ?? null;
   await deps.db.transaction(async (trx) => {
-    const created = await insertTaskIfAbsent(trx, { task_id: ids.task_id, organization_id: ids.organization_id, routing_id, title: body.title, description: body.description ?? null, task_type: body.task_type, agent_uri, request: { ...body }, submitted_by: ids.submitted_by });
+    const created = await insertTaskIfAbsent(trx, {
+      task_id: ids.task_id,
+      organization_id: ids.organization_id,
+      routing_id,
+      title: body.title,
+      description: body.description ?? null,
+      task_type: body.task_type,
+      agent_uri,
+      request: { ...body },
+      submitted_by: ids.submitted_by,
+    });
     if (!created) return;
     await appendProvenance(trx, {
       organization_id: ids.organization_id,
@@ -58,7 +77,12 @@ export async function submitTask(deps: RoutingServiceDeps, ids: { task_id: strin
         output_data: { routing_id, agent_uri },
         reasoning: `${ids.submitted_by} submitted "${body.title}" for routing${agent_uri ? `; ${agent_uri} offers its capabilities` : '; no agent offers its capabilities'}`,
       },
-      events: [{ event: 'task.submitted', data: { task_id: ids.task_id, routing_id, title: body.title, task_type: body.task_type, agent_uri } }],
+      events: [
+        {
+          event: 'task.submitted',
+          data: { task_id: ids.task_id, routing_id, title: body.title, task_type: body.task_type, agent_uri },
+        },
+      ],
     });
   });
   const task: RoutingTask = {
@@ -71,6 +95,12 @@ export async function submitTask(deps: RoutingServiceDeps, ids: { task_id: strin
     safety_requirements: {},
     escalation_conditions: {},
   };
-  const decision = await submitRouting(deps, { routing_id, request_id: ids.task_id, requested_by: ids.submitted_by, organization_id: ids.organization_id, task });
+  const decision = await submitRouting(deps, {
+    routing_id,
+    request_id: ids.task_id,
+    requested_by: ids.submitted_by,
+    organization_id: ids.organization_id,
+    task,
+  });
   return { ok: true, task_id: ids.task_id, routing_id, agent_uri, decision };
 }

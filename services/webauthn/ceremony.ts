@@ -1,6 +1,13 @@
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Knex } from 'knex';
-import { consumeChallenge, insertChallenge, purgeStaleChallenges, type ChallengeRow, type NewChallenge, type NewPasskey } from '../../db/webauthn';
+import {
+  consumeChallenge,
+  insertChallenge,
+  purgeStaleChallenges,
+  type ChallengeRow,
+  type NewChallenge,
+  type NewPasskey,
+} from '../../db/webauthn';
 import type { WebAuthnCeremony } from '../../domain/webauthn';
 import type { Logger } from '../../lib/logger';
 import type { KeyRing } from '../auth/key-ring';
@@ -29,7 +36,10 @@ export interface SignedIn {
 }
 
 /** Stores a new challenge for a ceremony, first dropping the ones nobody answered long ago. */
-export async function issueChallenge(deps: WebAuthnDeps, challenge: Omit<NewChallenge, 'ttlSeconds'>): Promise<ChallengeRow> {
+export async function issueChallenge(
+  deps: WebAuthnDeps,
+  challenge: Omit<NewChallenge, 'ttlSeconds'>,
+): Promise<ChallengeRow> {
   await purgeStaleChallenges(deps.db, deps.settings.webauthn.challengeTtlSeconds);
   return insertChallenge(deps.db, { ...challenge, ttlSeconds: deps.settings.webauthn.challengeTtlSeconds });
 }
@@ -56,13 +66,36 @@ export async function takeChallenge(
   where: { ceremony: WebAuthnCeremony; passport_id?: string; challenge?: string },
 ): Promise<{ ok: true; challenge: ChallengeRow } | CeremonyFailure> {
   const signed = challengeSigned(clientDataJSON);
-  if (!signed) return { ok: false, code: 'malformed_response', detail: 'response.clientDataJSON is not base64url of a JSON object with a challenge' };
+  if (!signed)
+    return {
+      ok: false,
+      code: 'malformed_response',
+      detail: 'response.clientDataJSON is not base64url of a JSON object with a challenge',
+    };
   if (where.challenge !== undefined && where.challenge !== signed) {
-    return { ok: false, code: 'verification_failed', detail: 'The response signed another challenge than the one named in the body' };
+    return {
+      ok: false,
+      code: 'verification_failed',
+      detail: 'The response signed another challenge than the one named in the body',
+    };
   }
-  const row = await consumeChallenge(deps.db, { challenge: signed, ceremony: where.ceremony, ...(where.passport_id ? { passport_id: where.passport_id } : {}) });
-  if (!row) return { ok: false, code: 'challenge_unknown', detail: `The challenge was not issued for this ${where.ceremony}, or has already been used` };
-  if (!row.live) return { ok: false, code: 'challenge_expired', detail: `The challenge expired at ${row.expires_at.toISOString()}; start the ${where.ceremony} again` };
+  const row = await consumeChallenge(deps.db, {
+    challenge: signed,
+    ceremony: where.ceremony,
+    ...(where.passport_id ? { passport_id: where.passport_id } : {}),
+  });
+  if (!row)
+    return {
+      ok: false,
+      code: 'challenge_unknown',
+      detail: `The challenge was not issued for this ${where.ceremony}, or has already been used`,
+    };
+  if (!row.live)
+    return {
+      ok: false,
+      code: 'challenge_expired',
+      detail: `The challenge expired at ${row.expires_at.toISOString()}; start the ${where.ceremony} again`,
+    };
   const { live: _live, ...challenge } = row;
   return { ok: true, challenge };
 }
@@ -92,7 +125,8 @@ export async function verifyNewPasskey(
       requireUserPresence: true,
       requireUserVerification: true,
     });
-    if (!verification.verified) return { ok: false, code: 'verification_failed', detail: 'The attestation did not verify' };
+    if (!verification.verified)
+      return { ok: false, code: 'verification_failed', detail: 'The attestation did not verify' };
     const { credential } = verification.registrationInfo;
     return {
       ok: true,

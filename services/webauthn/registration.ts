@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { generateRegistrationOptions, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON } from '@simplewebauthn/server';
+import {
+  generateRegistrationOptions,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
 import {
   activePasskeysOf,
   findEnrolledPerson,
@@ -10,7 +14,15 @@ import {
   type PassportIdentity,
 } from '../../db/webauthn';
 import type { Session } from '../sessions/session-tokens';
-import { issueChallenge, signInWithPasskey, takeChallenge, verifyNewPasskey, type CeremonyFailure, type SignedIn, type WebAuthnDeps } from './ceremony';
+import {
+  issueChallenge,
+  signInWithPasskey,
+  takeChallenge,
+  verifyNewPasskey,
+  type CeremonyFailure,
+  type SignedIn,
+  type WebAuthnDeps,
+} from './ceremony';
 import { passportDidWeb } from '../../domain/did';
 
 export interface CreationOptions {
@@ -40,7 +52,8 @@ export async function creationOptions(
   });
 }
 
-export type StartEnrollmentOutcome = ({ ok: true } & CreationOptions) | { ok: false; code: 'user_enrolled'; passport_id: string };
+export type StartEnrollmentOutcome =
+  ({ ok: true } & CreationOptions) | { ok: false; code: 'user_enrolled'; passport_id: string };
 
 /**
  * An organization admin enrolls a person: the options their browser completes, unauthenticated, with the
@@ -71,10 +84,16 @@ export async function startEnrollment(
 
 class PasskeyAlreadyRegistered extends Error {}
 
-export type EnrollmentOutcome = { ok: true; passport: PassportIdentity; passkey: PasskeyRow; signedIn: SignedIn } | CeremonyFailure | { ok: false; code: 'credential_exists'; detail: string };
+export type EnrollmentOutcome =
+  | { ok: true; passport: PassportIdentity; passkey: PasskeyRow; signedIn: SignedIn }
+  | CeremonyFailure
+  | { ok: false; code: 'credential_exists'; detail: string };
 
 /** The browser's answer to an enrollment: the person's individual Passport and first passkey, and a session with it. */
-export async function completeEnrollment(deps: WebAuthnDeps, response: RegistrationResponseJSON): Promise<EnrollmentOutcome> {
+export async function completeEnrollment(
+  deps: WebAuthnDeps,
+  response: RegistrationResponseJSON,
+): Promise<EnrollmentOutcome> {
   const taken = await takeChallenge(deps, response.response.clientDataJSON, { ceremony: 'enrollment' });
   if (!taken.ok) return taken;
   const { challenge } = taken;
@@ -98,28 +117,41 @@ export async function completeEnrollment(deps: WebAuthnDeps, response: Registrat
       return { passport, passkey };
     });
   } catch (error) {
-    if (error instanceof PasskeyAlreadyRegistered) return { ok: false, code: 'credential_exists', detail: 'This passkey is already registered' };
+    if (error instanceof PasskeyAlreadyRegistered)
+      return { ok: false, code: 'credential_exists', detail: 'This passkey is already registered' };
     throw error;
   }
   const signedIn = await signInWithPasskey(deps, registered.passport, registered.passkey.credential_id);
-  deps.logger.info('passkey enrolled', { passport_id, organization_id, credential_id: registered.passkey.credential_id });
+  deps.logger.info('passkey enrolled', {
+    passport_id,
+    organization_id,
+    credential_id: registered.passkey.credential_id,
+  });
   return { ok: true, ...registered, signedIn };
 }
 
-export type PassportAccess = { ok: true; passport: PassportIdentity } | { ok: false; code: 'passport_not_found' | 'passport_inactive'; detail: string };
+export type PassportAccess =
+  | { ok: true; passport: PassportIdentity }
+  | { ok: false; code: 'passport_not_found' | 'passport_inactive'; detail: string };
 
 /** A signed-in person acts on their own Passport only; another's answers as if it did not exist. */
 export async function ownPassport(deps: WebAuthnDeps, session: Session, passportId: string): Promise<PassportAccess> {
   const passport = session.passport_id === passportId ? await findPassportIdentity(deps.db, passportId) : undefined;
-  if (!passport || passport.organization_id !== session.organization_id) return { ok: false, code: 'passport_not_found', detail: `No Passport ${passportId} of the signed-in person` };
-  if (passport.status !== 'active') return { ok: false, code: 'passport_inactive', detail: `The Passport ${passportId} is ${passport.status}` };
+  if (!passport || passport.organization_id !== session.organization_id)
+    return { ok: false, code: 'passport_not_found', detail: `No Passport ${passportId} of the signed-in person` };
+  if (passport.status !== 'active')
+    return { ok: false, code: 'passport_inactive', detail: `The Passport ${passportId} is ${passport.status}` };
   return { ok: true, passport };
 }
 
 /** Options to add one more passkey (another device) to the signed-in person's Passport. */
 export async function startAddition(deps: WebAuthnDeps, passport: PassportIdentity): Promise<CreationOptions> {
   const existing = await activePasskeysOf(deps.db, passport.passport_id);
-  const options = await creationOptions(deps, { passport_id: passport.passport_id, user_name: passport.name, display_name: passport.name }, existing);
+  const options = await creationOptions(
+    deps,
+    { passport_id: passport.passport_id, user_name: passport.name, display_name: passport.name },
+    existing,
+  );
   const challenge = await issueChallenge(deps, {
     challenge: options.challenge,
     ceremony: 'addition',
@@ -132,10 +164,18 @@ export async function startAddition(deps: WebAuthnDeps, passport: PassportIdenti
   return { options, passport_id: passport.passport_id, expires_at: challenge.expires_at };
 }
 
-export type AdditionOutcome = { ok: true; passkey: PasskeyRow } | CeremonyFailure | { ok: false; code: 'credential_exists'; detail: string };
+export type AdditionOutcome =
+  { ok: true; passkey: PasskeyRow } | CeremonyFailure | { ok: false; code: 'credential_exists'; detail: string };
 
-export async function completeAddition(deps: WebAuthnDeps, passport: PassportIdentity, response: RegistrationResponseJSON): Promise<AdditionOutcome> {
-  const taken = await takeChallenge(deps, response.response.clientDataJSON, { ceremony: 'addition', passport_id: passport.passport_id });
+export async function completeAddition(
+  deps: WebAuthnDeps,
+  passport: PassportIdentity,
+  response: RegistrationResponseJSON,
+): Promise<AdditionOutcome> {
+  const taken = await takeChallenge(deps, response.response.clientDataJSON, {
+    ceremony: 'addition',
+    passport_id: passport.passport_id,
+  });
   if (!taken.ok) return taken;
   const verified = await verifyNewPasskey(deps.settings.webauthn, response, taken.challenge.challenge);
   if (!verified.ok) return verified;

@@ -1,10 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { DELIVER_WEBHOOK_WORKFLOW, type DeliverWebhookInput, type DeliverWebhookWorkflow } from '../../contracts/deliver-webhook';
+import {
+  DELIVER_WEBHOOK_WORKFLOW,
+  type DeliverWebhookInput,
+  type DeliverWebhookWorkflow,
+} from '../../contracts/deliver-webhook';
 import { EventKindKey, WebhookSubscriptionKey } from '../../contracts/search-attributes';
 
-const hashId = (prefix: string, ...parts: string[]) => `${prefix}${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)}`;
+const hashId = (prefix: string, ...parts: string[]) =>
+  `${prefix}${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)}`;
 
 /** One delivery per (event, subscription), whoever dispatches it and however often. */
 export function deliveryIdFor(eventId: string, subscriptionId: string): string {
@@ -12,8 +17,14 @@ export function deliveryIdFor(eventId: string, subscriptionId: string): string {
 }
 
 /** A replay is a delivery of its own; with an Idempotency-Key a retried request reaches the same one. */
-export function replayDeliveryIdFor(originalDeliveryId: string, principalId: string, idempotencyKey: string | undefined): string {
-  return idempotencyKey ? hashId('whdel_', 'replay', originalDeliveryId, principalId, idempotencyKey) : hashId('whdel_', 'replay', originalDeliveryId, randomUUID());
+export function replayDeliveryIdFor(
+  originalDeliveryId: string,
+  principalId: string,
+  idempotencyKey: string | undefined,
+): string {
+  return idempotencyKey
+    ? hashId('whdel_', 'replay', originalDeliveryId, principalId, idempotencyKey)
+    : hashId('whdel_', 'replay', originalDeliveryId, randomUUID());
 }
 
 /**

@@ -15,7 +15,10 @@ export interface ReplayDeps {
 
 export type ReplayOutcome =
   | { ok: true; delivery: DeliveryState }
-  | { ok: false; code: 'webhook_not_found' | 'webhook_delivery_not_found' | 'webhook_disabled' | 'webhook_delivery_in_progress' };
+  | {
+      ok: false;
+      code: 'webhook_not_found' | 'webhook_delivery_not_found' | 'webhook_disabled' | 'webhook_delivery_in_progress';
+    };
 
 /**
  * Replays a finished delivery as GitHub redelivers: a new delivery (its own id, attempts and log, with
@@ -25,7 +28,13 @@ export type ReplayOutcome =
  */
 export async function replayDelivery(
   deps: ReplayDeps,
-  input: { subscription_id: string; delivery_id: string; principal_id: string; organization_id: string; idempotency_key?: string | undefined },
+  input: {
+    subscription_id: string;
+    delivery_id: string;
+    principal_id: string;
+    organization_id: string;
+    idempotency_key?: string | undefined;
+  },
 ): Promise<ReplayOutcome> {
   const [subscription, original] = await Promise.all([
     findSubscription(deps.db, input.subscription_id, { organizationId: input.organization_id }),
@@ -33,10 +42,12 @@ export async function replayDelivery(
   ]);
   if (!subscription) return { ok: false, code: 'webhook_not_found' };
   if (!original) return { ok: false, code: 'webhook_delivery_not_found' };
-  if (original.status === 'pending' || original.status === 'retrying') return { ok: false, code: 'webhook_delivery_in_progress' };
+  if (original.status === 'pending' || original.status === 'retrying')
+    return { ok: false, code: 'webhook_delivery_in_progress' };
   if (subscription.status !== 'enabled') return { ok: false, code: 'webhook_disabled' };
   const event = await findEvent(deps.db, input.organization_id, original.event_id);
-  if (!event) throw new Error(`The event ${original.event_id} of delivery ${original.delivery_id} is missing from the outbox`);
+  if (!event)
+    throw new Error(`The event ${original.event_id} of delivery ${original.delivery_id} is missing from the outbox`);
 
   const delivery_id = replayDeliveryIdFor(original.delivery_id, input.principal_id, input.idempotency_key);
   await startDelivery(deps.temporal, deps.taskQueue, {

@@ -28,7 +28,13 @@ function recordedSubscription(subscription: SubscriptionRow) {
  */
 export function subscriptionChangeEntry(
   subscription: SubscriptionRow,
-  change: { action: string; timestamp: string; requested_by?: string; input?: Record<string, unknown>; reasoning: string },
+  change: {
+    action: string;
+    timestamp: string;
+    requested_by?: string;
+    input?: Record<string, unknown>;
+    reasoning: string;
+  },
 ): ProvenanceEntry {
   return {
     subject_id: subscription.subscription_id,

@@ -54,7 +54,11 @@ async function checkDestination(settings: WebhookSettings, url: string): Promise
 async function addSecret(trx: Knex.Transaction, settings: WebhookSettings, subscriptionId: string): Promise<string> {
   const secret = newSigningSecret();
   const secret_id = newSecretId();
-  await insertSecret(trx, { secret_id, subscription_id: subscriptionId, sealed: createSecretBox(settings.secretKeys).seal(secret, secretContext(subscriptionId, secret_id)) });
+  await insertSecret(trx, {
+    secret_id,
+    subscription_id: subscriptionId,
+    sealed: createSecretBox(settings.secretKeys).seal(secret, secretContext(subscriptionId, secret_id)),
+  });
   return secret;
 }
 
@@ -67,7 +71,14 @@ export type CreateSubscriptionOutcome =
 
 export async function createSubscription(
   deps: WebhookServiceDeps,
-  input: { principal_id: string; organization_id: string; idempotency_key?: string | undefined; url: string; events: string[]; description?: string | undefined },
+  input: {
+    principal_id: string;
+    organization_id: string;
+    idempotency_key?: string | undefined;
+    url: string;
+    events: string[];
+    description?: string | undefined;
+  },
 ): Promise<CreateSubscriptionOutcome> {
   if (!createSecretBox(deps.settings.secretKeys).canSeal) return { ok: false, code: 'secrets_unavailable' };
   const refused = await checkDestination(deps.settings, input.url);
@@ -77,16 +88,34 @@ export async function createSubscription(
   const description = input.description ?? null;
 
   return deps.db.transaction(async (trx) => {
-    const inserted = await insertSubscriptionIfAbsent(trx, { subscription_id, organization_id: input.organization_id, url: input.url, events, description, created_by: input.principal_id });
+    const inserted = await insertSubscriptionIfAbsent(trx, {
+      subscription_id,
+      organization_id: input.organization_id,
+      url: input.url,
+      events,
+      description,
+      created_by: input.principal_id,
+    });
     if (!inserted) {
       const existing = await findSubscription(trx, subscription_id, { organizationId: input.organization_id });
-      const same = existing && existing.url === input.url && existing.description === description && existing.events.join(',') === events.join(',');
-      return same ? { ok: true as const, subscription: existing, secret: null, replayed: true as const } : { ok: false as const, code: 'idempotency_key_reused' as const };
+      const same =
+        existing &&
+        existing.url === input.url &&
+        existing.description === description &&
+        existing.events.join(',') === events.join(',');
+      return same
+        ? { ok: true as const, subscription: existing, secret: null, replayed: true as const }
+        : { ok: false as const, code: 'idempotency_key_reused' as const };
     }
     const subscription = (await findSubscription(trx, subscription_id))!;
     const secret = await addSecret(trx, deps.settings, subscription_id);
     await appendProvenance(trx, {
-      entry: subscriptionChangeEntry(subscription, { action: 'created', timestamp: nowIso(), requested_by: input.principal_id, reasoning: 'Webhook subscription created' }),
+      entry: subscriptionChangeEntry(subscription, {
+        action: 'created',
+        timestamp: nowIso(),
+        requested_by: input.principal_id,
+        reasoning: 'Webhook subscription created',
+      }),
       organization_id: input.organization_id,
     });
     return { ok: true as const, subscription, secret, replayed: false as const };
@@ -100,7 +129,8 @@ export interface SubscriptionChanges {
   status?: 'enabled' | 'disabled' | undefined;
 }
 
-export type UpdateSubscriptionOutcome = { ok: true; subscription: SubscriptionRow } | Refusal | { ok: false; code: 'not_found' };
+export type UpdateSubscriptionOutcome =
+  { ok: true; subscription: SubscriptionRow } | Refusal | { ok: false; code: 'not_found' };
 
 /**
  * Changes what a subscription receives and where. Enabling clears why it was disabled and its run of
@@ -138,7 +168,10 @@ export async function changeSubscription(
         action: 'updated',
         timestamp: nowIso(),
         requested_by: principalId,
-        input: { changed, previous: { ...urlFingerprint(current.url), events: current.events, status: current.status } },
+        input: {
+          changed,
+          previous: { ...urlFingerprint(current.url), events: current.events, status: current.status },
+        },
         reasoning: `Webhook subscription changed: ${changed.join(', ')}`,
       }),
       organization_id: organizationId,
@@ -156,7 +189,13 @@ export type RotateSecretOutcome =
  * A new current secret; the ones before it keep signing until the overlap ends (0: at once), so a
  * receiver can switch without rejecting a single delivery. Deliveries carry one v1 per live secret.
  */
-export async function rotateSecret(deps: WebhookServiceDeps, organizationId: string, subscriptionId: string, principalId: string, overlapSeconds: number): Promise<RotateSecretOutcome> {
+export async function rotateSecret(
+  deps: WebhookServiceDeps,
+  organizationId: string,
+  subscriptionId: string,
+  principalId: string,
+  overlapSeconds: number,
+): Promise<RotateSecretOutcome> {
   if (!createSecretBox(deps.settings.secretKeys).canSeal) return { ok: false, code: 'secrets_unavailable' };
   return deps.db.transaction(async (trx) => {
     const current = await findSubscription(trx, subscriptionId, { lock: true, organizationId });
@@ -182,14 +221,27 @@ export async function rotateSecret(deps: WebhookServiceDeps, organizationId: str
  * Deletes a subscription: no more deliveries start for it, those still retrying stop at their next
  * attempt, and its secrets are destroyed. Its deliveries' logs stay for audit.
  */
-export async function deleteSubscription(deps: WebhookServiceDeps, organizationId: string, subscriptionId: string, principalId: string): Promise<{ ok: true } | { ok: false; code: 'not_found' }> {
+export async function deleteSubscription(
+  deps: WebhookServiceDeps,
+  organizationId: string,
+  subscriptionId: string,
+  principalId: string,
+): Promise<{ ok: true } | { ok: false; code: 'not_found' }> {
   return deps.db.transaction(async (trx) => {
     const current = await findSubscription(trx, subscriptionId, { lock: true, organizationId });
     if (!current) return { ok: false as const, code: 'not_found' as const };
     const version = await markSubscriptionDeleted(trx, subscriptionId);
     await deleteSecrets(trx, subscriptionId);
     await appendProvenance(trx, {
-      entry: subscriptionChangeEntry({ ...current, version }, { action: 'deleted', timestamp: nowIso(), requested_by: principalId, reasoning: 'Webhook subscription deleted' }),
+      entry: subscriptionChangeEntry(
+        { ...current, version },
+        {
+          action: 'deleted',
+          timestamp: nowIso(),
+          requested_by: principalId,
+          reasoning: 'Webhook subscription deleted',
+        },
+      ),
       organization_id: organizationId,
     });
     return { ok: true as const };

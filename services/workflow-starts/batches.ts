@@ -7,7 +7,10 @@ import type { Knex } from 'knex';
 export const AFTER_ANSWER_LINGER_MS = 20;
 
 /** Writes a batch of a process's after-answer deletes database by database (a test process runs several). */
-export async function byDatabase<T extends { db: Knex }>(batch: readonly T[], write: (db: Knex, items: T[]) => Promise<void>): Promise<void> {
+export async function byDatabase<T extends { db: Knex }>(
+  batch: readonly T[],
+  write: (db: Knex, items: T[]) => Promise<void>,
+): Promise<void> {
   const groups = new Map<Knex, T[]>();
   for (const item of batch) {
     const group = groups.get(item.db);

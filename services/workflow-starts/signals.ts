@@ -1,7 +1,13 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
-import { claimStaleSignals, deleteDeliveredSignals, deleteMadeStarts, findPendingStart, type PendingSignal } from '../../db/workflow-starts';
+import {
+  claimStaleSignals,
+  deleteDeliveredSignals,
+  deleteMadeStarts,
+  findPendingStart,
+  type PendingSignal,
+} from '../../db/workflow-starts';
 import { createBackgroundQueue, createBatchQueue } from '../../lib/background';
 import { AFTER_ANSWER_LINGER_MS, byDatabase } from './batches';
 import { madeStartsForgotten } from './starts';
@@ -54,7 +60,13 @@ const afterCommit = createBackgroundQueue({ concurrency: 16, retryDelaysMs: [500
 const delivered = createBatchQueue<{ db: Knex; signal: PendingSignal }>({
   maxBatch: 500,
   lingerMs: AFTER_ANSWER_LINGER_MS,
-  write: (batch) => byDatabase(batch, (db, items) => deleteDeliveredSignals(db, items.map((item) => item.signal))),
+  write: (batch) =>
+    byDatabase(batch, (db, items) =>
+      deleteDeliveredSignals(
+        db,
+        items.map((item) => item.signal),
+      ),
+    ),
 });
 
 /**

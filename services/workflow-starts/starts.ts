@@ -1,7 +1,13 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
-import { claimStaleStarts, deleteMadeStarts, deletePendingStarts, findPendingStart, type PendingStart } from '../../db/workflow-starts';
+import {
+  claimStaleStarts,
+  deleteMadeStarts,
+  deletePendingStarts,
+  findPendingStart,
+  type PendingStart,
+} from '../../db/workflow-starts';
 import { createBatchQueue } from '../../lib/background';
 import { AFTER_ANSWER_LINGER_MS, byDatabase } from './batches';
 
@@ -32,7 +38,13 @@ export async function startWorkflow(temporal: Client, start: PendingStart): Prom
 const madeStarts = createBatchQueue<{ db: Knex; workflowId: string }>({
   maxBatch: 500,
   lingerMs: AFTER_ANSWER_LINGER_MS,
-  write: (batch) => byDatabase(batch, (db, made) => deleteMadeStarts(db, made.map((start) => start.workflowId))),
+  write: (batch) =>
+    byDatabase(batch, (db, made) =>
+      deleteMadeStarts(
+        db,
+        made.map((start) => start.workflowId),
+      ),
+    ),
 });
 
 /**

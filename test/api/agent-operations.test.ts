@@ -14,9 +14,17 @@ const TRIAGE = 'did:web:example.com:reviewers:triage';
 beforeAll(async () => {
   stack = await startStack();
   admin = client(stack.baseUrl, await stack.token());
-  agent = await registerAgent(admin, { agent_type: 'diagnosis', capabilities: [{ capability_id: 'medical_diagnosis', confidence_level: 0.9 }, { capability_id: 'triage_review', confidence_level: 0.9 }] });
+  agent = await registerAgent(admin, {
+    agent_type: 'diagnosis',
+    capabilities: [
+      { capability_id: 'medical_diagnosis', confidence_level: 0.9 },
+      { capability_id: 'triage_review', confidence_level: 0.9 },
+    ],
+  });
   as = client(stack.baseUrl, agent.api_key);
-  await admin('PUT', `/v1/orch/reviewers/${TRIAGE}`, { json: { display_name: 'Triage', capabilities: { triage_review: 0.9 } } });
+  await admin('PUT', `/v1/orch/reviewers/${TRIAGE}`, {
+    json: { display_name: 'Triage', capabilities: { triage_review: 0.9 } },
+  });
 });
 afterAll(() => stack?.stop());
 
@@ -32,7 +40,10 @@ const reviewTask = (confidence: number, extra: Record<string, unknown> = {}) => 
 
 describe('POST /v1/orch/route', () => {
   it('applies the Fourth Law below 0.70 and names the human', async () => {
-    const task = reviewTask(0.55, { human_context: 'two readings disagree', ai_assessment: { can_handle: true, confidence: 0.55, uncertainty_reason: 'conflicting labs' } });
+    const task = reviewTask(0.55, {
+      human_context: 'two readings disagree',
+      ai_assessment: { can_handle: true, confidence: 0.55, uncertainty_reason: 'conflicting labs' },
+    });
     const reply = await as('POST', '/v1/orch/route', { json: task, headers: { 'x-confidence-score': '0.55' } });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
@@ -49,36 +60,74 @@ describe('POST /v1/orch/route', () => {
   });
 
   it('lets a confident agent act alone, without handing over context', async () => {
-    const reply = await as('POST', '/v1/orch/route', { json: reviewTask(0.92), headers: { 'x-confidence-score': '0.92' } });
-    expect(reply.body).toMatchObject({ routing_decision: 'ai_autonomous', reason: 'within_ai_authority', assigned_human: null, ai_context_provided: false, fourth_law_triggered: false });
+    const reply = await as('POST', '/v1/orch/route', {
+      json: reviewTask(0.92),
+      headers: { 'x-confidence-score': '0.92' },
+    });
+    expect(reply.body).toMatchObject({
+      routing_decision: 'ai_autonomous',
+      reason: 'within_ai_authority',
+      assigned_human: null,
+      ai_context_provided: false,
+      fourth_law_triggered: false,
+    });
   });
 
   it('takes the confidence from the header alone, and refuses a header that disagrees with the body', async () => {
-    const headerOnly = await as('POST', '/v1/orch/route', { json: { task_id: taskId(), task_type: 'review' }, headers: { 'x-confidence-score': '0.4' } });
+    const headerOnly = await as('POST', '/v1/orch/route', {
+      json: { task_id: taskId(), task_type: 'review' },
+      headers: { 'x-confidence-score': '0.4' },
+    });
     expect(headerOnly.body).toMatchObject({ routing_decision: 'escalate_to_human', fourth_law_triggered: true });
 
     const before = await stack.database.db('routings').count<{ count: number }[]>({ count: '*' });
-    const mismatch = await as('POST', '/v1/orch/route', { json: reviewTask(0.9), headers: { 'x-confidence-score': '0.6' } });
+    const mismatch = await as('POST', '/v1/orch/route', {
+      json: reviewTask(0.9),
+      headers: { 'x-confidence-score': '0.6' },
+    });
     expectProblem(mismatch, 422, 'confidence_mismatch');
-    expect(mismatch.body.errors.map((e: { field: string }) => e.field)).toEqual(['header.x-confidence-score', 'ai_assessment.confidence']);
+    expect(mismatch.body.errors.map((e: { field: string }) => e.field)).toEqual([
+      'header.x-confidence-score',
+      'ai_assessment.confidence',
+    ]);
     const after = await stack.database.db('routings').count<{ count: number }[]>({ count: '*' });
     expect(after[0]!.count).toBe(before[0]!.count);
 
-    expectProblem(await as('POST', '/v1/orch/route', { json: reviewTask(0.9), headers: { 'x-confidence-score': 'high' } }), 400, 'validation_failed');
+    expectProblem(
+      await as('POST', '/v1/orch/route', { json: reviewTask(0.9), headers: { 'x-confidence-score': 'high' } }),
+      400,
+      'validation_failed',
+    );
     expectProblem(await as('POST', '/v1/orch/route', { json: { task_id: taskId() } }), 400, 'validation_failed');
   });
 
   it('documents the syntax of X-Confidence-Score it enforces', async () => {
     const doc = (await call(stack.baseUrl, 'GET', '/openapi.json')).body;
-    const header = doc.paths['/v1/orch/route'].post.parameters.find((parameter: { name: string }) => parameter.name === 'x-confidence-score');
+    const header = doc.paths['/v1/orch/route'].post.parameters.find(
+      (parameter: { name: string }) => parameter.name === 'x-confidence-score',
+    );
     const documented = new RegExp(header.schema.pattern);
     for (const refused of ['high', '1.5', '-0.1', '0.5.5']) {
       expect(documented.test(refused)).toBe(false);
-      expectProblem(await as('POST', '/v1/orch/route', { json: { task_id: taskId(), task_type: 'review' }, headers: { 'x-confidence-score': refused } }), 400, 'validation_failed');
+      expectProblem(
+        await as('POST', '/v1/orch/route', {
+          json: { task_id: taskId(), task_type: 'review' },
+          headers: { 'x-confidence-score': refused },
+        }),
+        400,
+        'validation_failed',
+      );
     }
     for (const admitted of ['0.95', '1', '.8']) {
       expect(documented.test(admitted)).toBe(true);
-      expect((await as('POST', '/v1/orch/route', { json: { task_id: taskId(), task_type: 'review' }, headers: { 'x-confidence-score': admitted } })).status).toBe(200);
+      expect(
+        (
+          await as('POST', '/v1/orch/route', {
+            json: { task_id: taskId(), task_type: 'review' },
+            headers: { 'x-confidence-score': admitted },
+          })
+        ).status,
+      ).toBe(200);
     }
   });
 
@@ -87,20 +136,43 @@ describe('POST /v1/orch/route', () => {
     const first = await as('POST', '/v1/orch/route', { json: task });
     const again = await as('POST', '/v1/orch/route', { json: { ...task, ai_assessment: { confidence: 0.1 } } });
     expect(again.body).toEqual(first.body);
-    expect(await stack.database.db('routings').where({ request_id: task.task_id }).count<{ count: number }[]>({ count: '*' })).toEqual([{ count: 1 }]);
+    expect(
+      await stack.database
+        .db('routings')
+        .where({ request_id: task.task_id })
+        .count<{ count: number }[]>({ count: '*' }),
+    ).toEqual([{ count: 1 }]);
   });
 
   it('escalates what the agent asks a human for, or says it cannot handle', async () => {
-    expect((await as('POST', '/v1/orch/route', { json: reviewTask(0.95, { escalation_recommendation: true }) })).body).toMatchObject({ routing_decision: 'escalate_to_human', reason: 'agent_requested_escalation' });
-    expect((await as('POST', '/v1/orch/route', { json: reviewTask(0.95, { ai_assessment: { can_handle: false, confidence: 0.95 } }) })).body).toMatchObject({ routing_decision: 'escalate_to_human', reason: 'ai_cannot_handle' });
+    expect(
+      (await as('POST', '/v1/orch/route', { json: reviewTask(0.95, { escalation_recommendation: true }) })).body,
+    ).toMatchObject({ routing_decision: 'escalate_to_human', reason: 'agent_requested_escalation' });
+    expect(
+      (
+        await as('POST', '/v1/orch/route', {
+          json: reviewTask(0.95, { ai_assessment: { can_handle: false, confidence: 0.95 } }),
+        })
+      ).body,
+    ).toMatchObject({ routing_decision: 'escalate_to_human', reason: 'ai_cannot_handle' });
   });
 
   it('enforces the agent’s registered constraints', async () => {
     const careful = await registerAgent(admin, { safety_constraints: { cannot_prescribe: true } });
-    const reply = await call(stack.baseUrl, 'POST', '/v1/orch/route', { token: careful.api_key, json: { task_id: taskId(), task_type: 'prescribe_antibiotics', ai_assessment: { confidence: 0.99 } } });
+    const reply = await call(stack.baseUrl, 'POST', '/v1/orch/route', {
+      token: careful.api_key,
+      json: { task_id: taskId(), task_type: 'prescribe_antibiotics', ai_assessment: { confidence: 0.99 } },
+    });
     expect(reply.body).toMatchObject({ routing_decision: 'escalate_to_human', reason: 'agent_cannot_prescribe' });
-    expect(await events(reply.body.routing_id, 'context_analysis')).toEqual(['safety.boundary_violation', 'safety.violation']);
-    expect(await events(reply.body.routing_id, 'routing_decision')).toEqual(['escalation.triggered', 'routing.decided', 'routing.escalated']);
+    expect(await events(reply.body.routing_id, 'context_analysis')).toEqual([
+      'safety.boundary_violation',
+      'safety.violation',
+    ]);
+    expect(await events(reply.body.routing_id, 'routing_decision')).toEqual([
+      'escalation.triggered',
+      'routing.decided',
+      'routing.escalated',
+    ]);
   });
 
   it('queues the task when nobody can take it, tells the agent a human takes over when one is available, and lets it not act alone', async () => {
@@ -110,7 +182,11 @@ describe('POST /v1/orch/route', () => {
     expect(reply.body).toMatchObject({
       routing_decision: 'escalate_to_human',
       assigned_human: null,
-      queued: { reason: 'no_qualified_reviewer', required_capabilities: [{ capability_id: 'astrophysics', min_weight: 0.5 }], message: expect.stringContaining('a human takes over') },
+      queued: {
+        reason: 'no_qualified_reviewer',
+        required_capabilities: [{ capability_id: 'astrophysics', min_weight: 0.5 }],
+        message: expect.stringContaining('a human takes over'),
+      },
     });
     const report = await as('POST', '/v1/orch/confidence', { json: { task_id: task.task_id, confidence: 0.95 } });
     expectProblem(report, 422, 'escalation_required');
@@ -123,52 +199,111 @@ describe('POST /v1/orch/batch-route', () => {
     const tasks = [
       { task_id: taskId('b'), type: 'review', confidence: 0.95 },
       { task_id: taskId('b'), type: 'review', confidence: 0.4, required_capabilities: ['triage_review'] },
-      { task_id: taskId('b'), type: 'review', confidence: 0.3, required_capabilities: [{ capability_id: 'astrophysics', min_weight: 0.9 }] },
+      {
+        task_id: taskId('b'),
+        type: 'review',
+        confidence: 0.3,
+        required_capabilities: [{ capability_id: 'astrophysics', min_weight: 0.9 }],
+      },
     ];
     const reply = await as('POST', '/v1/orch/batch-route', { json: { tasks } });
     expect(reply.status).toBe(200);
     expect(reply.body.summary).toEqual({ total: 3, routed: 3, failed: 0 });
     expect(reply.body.data).toEqual([
       expect.objectContaining({ task_id: tasks[0]!.task_id, status: 'routed', routing_decision: 'ai_autonomous' }),
-      expect.objectContaining({ task_id: tasks[1]!.task_id, status: 'routed', routing_decision: 'escalate_to_human', assigned_human: TRIAGE }),
-      expect.objectContaining({ task_id: tasks[2]!.task_id, status: 'routed', routing_decision: 'escalate_to_human', assigned_human: null, queued: expect.objectContaining({ reason: 'no_qualified_reviewer' }) }),
+      expect.objectContaining({
+        task_id: tasks[1]!.task_id,
+        status: 'routed',
+        routing_decision: 'escalate_to_human',
+        assigned_human: TRIAGE,
+      }),
+      expect.objectContaining({
+        task_id: tasks[2]!.task_id,
+        status: 'routed',
+        routing_decision: 'escalate_to_human',
+        assigned_human: null,
+        queued: expect.objectContaining({ reason: 'no_qualified_reviewer' }),
+      }),
     ]);
     const ids = reply.body.data.map((item: { routing_id: string }) => item.routing_id);
     expect(new Set(ids).size).toBe(3);
-    for (const id of ids) expect((await stack.temporal.workflow.getHandle(id).describe()).type).toBe('routeTaskWorkflow');
+    for (const id of ids)
+      expect((await stack.temporal.workflow.getHandle(id).describe()).type).toBe('routeTaskWorkflow');
 
     const again = await as('POST', '/v1/orch/batch-route', { json: { tasks } });
     expect(again.body.data.map((item: { routing_id: string }) => item.routing_id)).toEqual(ids);
     expect(again.body.data[1]).toEqual(reply.body.data[1]);
-    const rows = await stack.database.db('routings').whereIn('request_id', tasks.map((t) => t.task_id)).count<{ count: number }[]>({ count: '*' });
+    const rows = await stack.database
+      .db('routings')
+      .whereIn(
+        'request_id',
+        tasks.map((t) => t.task_id),
+      )
+      .count<{ count: number }[]>({ count: '*' });
     expect(rows[0]!.count).toBe(3);
   });
 
   it('reports invalid items one by one, with their index and the single route’s field errors, and routes the rest', async () => {
     const first = { task_id: taskId('v'), type: 'review', confidence: 0.95 };
     const last = { task_id: taskId('v'), type: 'review', confidence: 0.9 };
-    const tasks = [first, { task_id: taskId('v'), type: 'review', confidence: 1.7 }, { type: 'review', confidence: 0.5, bogus: true }, { ...first, confidence: 0.2 }, 'not a task', last];
+    const tasks = [
+      first,
+      { task_id: taskId('v'), type: 'review', confidence: 1.7 },
+      { type: 'review', confidence: 0.5, bogus: true },
+      { ...first, confidence: 0.2 },
+      'not a task',
+      last,
+    ];
     const reply = await as('POST', '/v1/orch/batch-route', { json: { tasks } });
     expect(reply.status).toBe(200);
     expect(reply.body.summary).toEqual({ total: 6, routed: 2, failed: 4 });
     const invalid = (index: number, errors: unknown[]) =>
-      expect.objectContaining({ index, status: 'failed', error: expect.objectContaining({ type: '/problems/validation_failed', title: expect.any(String), status: 400, errors }) });
+      expect.objectContaining({
+        index,
+        status: 'failed',
+        error: expect.objectContaining({
+          type: '/problems/validation_failed',
+          title: expect.any(String),
+          status: 400,
+          errors,
+        }),
+      });
     expect(reply.body.data).toEqual([
-      expect.objectContaining({ index: 0, task_id: first.task_id, status: 'routed', routing_decision: 'ai_autonomous' }),
+      expect.objectContaining({
+        index: 0,
+        task_id: first.task_id,
+        status: 'routed',
+        routing_decision: 'ai_autonomous',
+      }),
       invalid(1, [expect.objectContaining({ field: 'confidence', code: 'too_big' })]),
-      invalid(2, expect.arrayContaining([expect.objectContaining({ field: 'task_id', code: 'REQUIRED_FIELD_MISSING' }), expect.objectContaining({ code: 'unrecognized_keys', received: '"bogus"' })])),
-      invalid(3, [expect.objectContaining({ field: 'task_id', code: 'duplicate', message: expect.stringContaining('index 0') })]),
+      invalid(
+        2,
+        expect.arrayContaining([
+          expect.objectContaining({ field: 'task_id', code: 'REQUIRED_FIELD_MISSING' }),
+          expect.objectContaining({ code: 'unrecognized_keys', received: '"bogus"' }),
+        ]),
+      ),
+      invalid(3, [
+        expect.objectContaining({ field: 'task_id', code: 'duplicate', message: expect.stringContaining('index 0') }),
+      ]),
       invalid(4, [expect.objectContaining({ field: '', code: 'invalid_type' })]),
       expect.objectContaining({ index: 5, task_id: last.task_id, status: 'routed' }),
     ]);
     expect(reply.body.data[1].task_id).toBe((tasks[1] as { task_id: string }).task_id);
     expect(reply.body.data[3].routing_id).toBeUndefined();
-    const rows = await stack.database.db('routings').whereIn('request_id', [first.task_id, last.task_id, (tasks[1] as { task_id: string }).task_id]).count<{ count: number }[]>({ count: '*' });
+    const rows = await stack.database
+      .db('routings')
+      .whereIn('request_id', [first.task_id, last.task_id, (tasks[1] as { task_id: string }).task_id])
+      .count<{ count: number }[]>({ count: '*' });
     expect(rows[0]!.count).toBe(2);
   });
 
   it('refuses an empty batch, more than 100 tasks, and a body without a list of tasks', async () => {
-    expectProblem(await as('POST', '/v1/orch/batch-route', { json: { tasks: 'all of them' } }), 400, 'validation_failed');
+    expectProblem(
+      await as('POST', '/v1/orch/batch-route', { json: { tasks: 'all of them' } }),
+      400,
+      'validation_failed',
+    );
     expectProblem(await as('POST', '/v1/orch/batch-route', { json: { tasks: [] } }), 400, 'validation_failed');
     const many = Array.from({ length: 101 }, (_, i) => ({ task_id: `t${i}`, type: 'x', confidence: 0.9 }));
     expectProblem(await as('POST', '/v1/orch/batch-route', { json: { tasks: many } }), 400, 'validation_failed');
@@ -179,34 +314,59 @@ describe('POST /v1/orch/confidence', () => {
   it('records a confidence at or above 0.70 and lets the agent act', async () => {
     const task = reviewTask(0.9);
     const routed = await as('POST', '/v1/orch/route', { json: task });
-    const reply = await as('POST', '/v1/orch/confidence', { json: { task_id: task.task_id, confidence: 0.8 }, headers: { 'x-confidence-score': '0.8' } });
+    const reply = await as('POST', '/v1/orch/confidence', {
+      json: { task_id: task.task_id, confidence: 0.8 },
+      headers: { 'x-confidence-score': '0.8' },
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ routing_id: routed.body.routing_id, action_allowed: true, fourth_law_triggered: false, status: 'completed' });
-    expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'confidence:1'))?.input_data).toMatchObject({ confidence: 0.8, proceed_autonomously: true });
+    expect(reply.body).toMatchObject({
+      routing_id: routed.body.routing_id,
+      action_allowed: true,
+      fourth_law_triggered: false,
+      status: 'completed',
+    });
+    expect(
+      (await provenanceEntry(stack.database.db, routed.body.routing_id, 'confidence:1'))?.input_data,
+    ).toMatchObject({ confidence: 0.8, proceed_autonomously: true });
   });
 
   it('answers 422 below 0.70 with escalation.required and suggested reviewers, and hands the task to a human', async () => {
     const task = reviewTask(0.9);
     const routed = await as('POST', '/v1/orch/route', { json: task });
-    const reply = await as('POST', '/v1/orch/confidence', { json: { task_id: task.task_id, confidence: 0.5, reason: 'new evidence' } });
+    const reply = await as('POST', '/v1/orch/confidence', {
+      json: { task_id: task.task_id, confidence: 0.5, reason: 'new evidence' },
+    });
     expectProblem(reply, 422, 'confidence_below_threshold');
     expect(reply.body).toMatchObject({
       errors: [{ field: 'ai_confidence', code: 'below_threshold', message: expect.any(String) }],
-      escalation: { required: true, reason: 'ai_confidence_below_threshold', suggested_reviewers: expect.arrayContaining([TRIAGE]) },
+      escalation: {
+        required: true,
+        reason: 'ai_confidence_below_threshold',
+        suggested_reviewers: expect.arrayContaining([TRIAGE]),
+      },
       assigned_human: TRIAGE,
       routing_id: routed.body.routing_id,
     });
     const status = await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`);
     expect(status.body).toMatchObject({ status: 'in_progress', assigned_to: { type: 'human', did: TRIAGE } });
-    expect(await events(routed.body.routing_id)).toEqual(expect.arrayContaining(['routing.escalated', 'escalation.triggered']));
+    expect(await events(routed.body.routing_id)).toEqual(
+      expect.arrayContaining(['routing.escalated', 'escalation.triggered']),
+    );
   });
 
   it('reports below 0.70 without asking to proceed: 200, and the human now holds it', async () => {
     const task = reviewTask(0.9);
     await as('POST', '/v1/orch/route', { json: task });
-    const reply = await as('POST', '/v1/orch/confidence', { json: { task_id: task.task_id, confidence: 0.5, proceed_autonomously: false } });
+    const reply = await as('POST', '/v1/orch/confidence', {
+      json: { task_id: task.task_id, confidence: 0.5, proceed_autonomously: false },
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ action_allowed: false, fourth_law_triggered: true, status: 'in_progress', assigned_to: { did: TRIAGE } });
+    expect(reply.body).toMatchObject({
+      action_allowed: false,
+      fourth_law_triggered: true,
+      status: 'in_progress',
+      assigned_to: { did: TRIAGE },
+    });
   });
 
   it('answers escalation_required when a human holds the task', async () => {
@@ -214,7 +374,11 @@ describe('POST /v1/orch/confidence', () => {
     await as('POST', '/v1/orch/route', { json: task });
     const reply = await as('POST', '/v1/orch/confidence', { json: { task_id: task.task_id, confidence: 0.95 } });
     expectProblem(reply, 422, 'escalation_required');
-    expect(reply.body.escalation).toEqual({ required: true, reason: 'human_holds_task', suggested_reviewers: [TRIAGE] });
+    expect(reply.body.escalation).toEqual({
+      required: true,
+      reason: 'human_holds_task',
+      suggested_reviewers: [TRIAGE],
+    });
   });
 
   it('answers safety_violation when constraints set since the decision forbid the task, and records it with its events', async () => {
@@ -222,18 +386,39 @@ describe('POST /v1/orch/confidence', () => {
     const task = { task_id: taskId(), task_type: 'prescription_refill', ai_assessment: { confidence: 0.9 } };
     const routed = await call(stack.baseUrl, 'POST', '/v1/orch/route', { token: later.api_key, json: task });
     expect(routed.body.routing_decision).toBe('ai_autonomous');
-    await admin('PATCH', `/v1/orch/agents/${encodeURIComponent(later.agent_id)}`, { json: { safety_constraints: { cannot_prescribe: true } } });
-    const reply = await call(stack.baseUrl, 'POST', '/v1/orch/confidence', { token: later.api_key, json: { task_id: task.task_id, confidence: 0.9 } });
+    await admin('PATCH', `/v1/orch/agents/${encodeURIComponent(later.agent_id)}`, {
+      json: { safety_constraints: { cannot_prescribe: true } },
+    });
+    const reply = await call(stack.baseUrl, 'POST', '/v1/orch/confidence', {
+      token: later.api_key,
+      json: { task_id: task.task_id, confidence: 0.9 },
+    });
     expectProblem(reply, 403, 'safety_violation');
-    expect(reply.body.violations).toEqual([expect.objectContaining({ reason: 'agent_cannot_prescribe', boundary_type: 'safety_boundary', severity: 'critical' })]);
-    expect(await events(routed.body.routing_id)).toEqual(expect.arrayContaining(['safety.violation', 'safety.boundary_violation']));
+    expect(reply.body.violations).toEqual([
+      expect.objectContaining({
+        reason: 'agent_cannot_prescribe',
+        boundary_type: 'safety_boundary',
+        severity: 'critical',
+      }),
+    ]);
+    expect(await events(routed.body.routing_id)).toEqual(
+      expect.arrayContaining(['safety.violation', 'safety.boundary_violation']),
+    );
   });
 
   it('is 404 for a task the agent never routed, and 409 for an ai_first routing', async () => {
-    expectProblem(await as('POST', '/v1/orch/confidence', { json: { task_id: 'never-routed', confidence: 0.9 } }), 404, 'routing_not_found');
+    expectProblem(
+      await as('POST', '/v1/orch/confidence', { json: { task_id: 'never-routed', confidence: 0.9 } }),
+      404,
+      'routing_not_found',
+    );
     const task = reviewTask(0.9, { routing_mode: 'ai_first' });
     await as('POST', '/v1/orch/route', { json: task });
-    expectProblem(await as('POST', '/v1/orch/confidence', { json: { task_id: task.task_id, confidence: 0.9 } }), 409, 'routing_closed');
+    expectProblem(
+      await as('POST', '/v1/orch/confidence', { json: { task_id: task.task_id, confidence: 0.9 } }),
+      409,
+      'routing_closed',
+    );
   });
 });
 
@@ -241,7 +426,9 @@ describe('POST /v1/orch/escalate', () => {
   it('hands the agent’s task to a human with the escalation chain', async () => {
     const task = reviewTask(0.9);
     const routed = await as('POST', '/v1/orch/route', { json: task });
-    const reply = await as('POST', '/v1/orch/escalate', { json: { task_id: task.task_id, reason: 'customer asked for a person', urgency: 'high' } });
+    const reply = await as('POST', '/v1/orch/escalate', {
+      json: { task_id: task.task_id, reason: 'customer asked for a person', urgency: 'high' },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({
       escalation_id: expect.stringMatching(/^esc_/),
@@ -252,16 +439,33 @@ describe('POST /v1/orch/escalate', () => {
       estimated_response_time: 1800,
       escalation_chain: [{ level: 1, did: TRIAGE, escalation_level: 'high', timestamp: expect.any(String) }],
     });
-    expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:1'))?.actor).toMatchObject({ type: 'ai_agent', agent_id: agent.agent_id });
+    expect((await provenanceEntry(stack.database.db, routed.body.routing_id, 'escalation:1'))?.actor).toMatchObject({
+      type: 'ai_agent',
+      agent_id: agent.agent_id,
+    });
   });
 
   it('queues the task for a human when no reviewer holds the capability asked for, instead of leaving it with the agent', async () => {
     const task = reviewTask(0.9);
     const routed = await as('POST', '/v1/orch/route', { json: task });
-    const reply = await as('POST', '/v1/orch/escalate', { json: { task_id: task.task_id, reason: 'x', target_capability: 'astrophysics' } });
+    const reply = await as('POST', '/v1/orch/escalate', {
+      json: { task_id: task.task_id, reason: 'x', target_capability: 'astrophysics' },
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ status: 'queued', assigned_to: null, queued: { required_capabilities: [{ capability_id: 'triage_review', min_weight: 0.5 }, { capability_id: 'astrophysics', min_weight: 0 }] } });
-    expect((await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`)).body).toMatchObject({ status: 'queued', assigned_to: null });
+    expect(reply.body).toMatchObject({
+      status: 'queued',
+      assigned_to: null,
+      queued: {
+        required_capabilities: [
+          { capability_id: 'triage_review', min_weight: 0.5 },
+          { capability_id: 'astrophysics', min_weight: 0 },
+        ],
+      },
+    });
+    expect((await admin('GET', `/v1/orch/routing/${routed.body.routing_id}`)).body).toMatchObject({
+      status: 'queued',
+      assigned_to: null,
+    });
   });
 });
 
@@ -269,10 +473,22 @@ describe('POST /v1/orch/provenance', () => {
   it('appends the agent’s action to its task’s decision chain with audit.provenance_logged; a retry with the same key writes once', async () => {
     const task = reviewTask(0.9);
     const routed = await as('POST', '/v1/orch/route', { json: task });
-    const body = { task_id: task.task_id, action: 'sent_summary', input_data: { pages: 3 }, output_data: { words: 120 }, reasoning: 'summary ready', instance_id: 'pod-7' };
+    const body = {
+      task_id: task.task_id,
+      action: 'sent_summary',
+      input_data: { pages: 3 },
+      output_data: { words: 120 },
+      reasoning: 'summary ready',
+      instance_id: 'pod-7',
+    };
     const first = await as('POST', '/v1/orch/provenance', { json: body, headers: { 'idempotency-key': 'log-1' } });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ routing_id: routed.body.routing_id, step_id: expect.stringMatching(/^agent_action:/), ledger_anchor: { transaction_id: expect.any(String) }, safety_violations: [] });
+    expect(first.body).toMatchObject({
+      routing_id: routed.body.routing_id,
+      step_id: expect.stringMatching(/^agent_action:/),
+      ledger_anchor: { transaction_id: expect.any(String) },
+      safety_violations: [],
+    });
     // As if the reply were lost before the idempotency record was stored.
     await stack.database.db('idempotency_keys').where({ idempotency_key: 'log-1' }).delete();
     const retry = await as('POST', '/v1/orch/provenance', { json: body, headers: { 'idempotency-key': 'log-1' } });
@@ -280,7 +496,12 @@ describe('POST /v1/orch/provenance', () => {
 
     const chain = await admin('GET', `/v1/orch/provenance/${routed.body.routing_id}`);
     const logged = chain.body.decision_chain.filter((step: { action: string }) => step.action === 'sent_summary');
-    expect(logged).toEqual([expect.objectContaining({ actor: expect.objectContaining({ type: 'ai_agent', agent_id: agent.agent_id, instance_id: 'pod-7' }), input_data: { pages: 3 } })]);
+    expect(logged).toEqual([
+      expect.objectContaining({
+        actor: expect.objectContaining({ type: 'ai_agent', agent_id: agent.agent_id, instance_id: 'pod-7' }),
+        input_data: { pages: 3 },
+      }),
+    ]);
     expect((await events(routed.body.routing_id)).filter((e) => e === 'audit.provenance_logged')).toHaveLength(1);
   });
 
@@ -288,17 +509,29 @@ describe('POST /v1/orch/provenance', () => {
     const careful = await registerAgent(admin, { safety_constraints: { cannot_prescribe: true } });
     const task = { task_id: taskId(), task_type: 'review', ai_assessment: { confidence: 0.9 } };
     const routed = await call(stack.baseUrl, 'POST', '/v1/orch/route', { token: careful.api_key, json: task });
-    const reply = await call(stack.baseUrl, 'POST', '/v1/orch/provenance', { token: careful.api_key, json: { task_id: task.task_id, action: 'prescribed_medication', reasoning: 'oops' } });
+    const reply = await call(stack.baseUrl, 'POST', '/v1/orch/provenance', {
+      token: careful.api_key,
+      json: { task_id: task.task_id, action: 'prescribed_medication', reasoning: 'oops' },
+    });
     expect(reply.status).toBe(201);
     expect(reply.body.safety_violations).toEqual([expect.objectContaining({ reason: 'agent_cannot_prescribe' })]);
-    expect(await events(routed.body.routing_id)).toEqual(expect.arrayContaining(['audit.provenance_logged', 'safety.violation', 'safety.boundary_violation']));
+    expect(await events(routed.body.routing_id)).toEqual(
+      expect.arrayContaining(['audit.provenance_logged', 'safety.violation', 'safety.boundary_violation']),
+    );
   });
 
   it('is 404 for a task of another agent', async () => {
     const task = reviewTask(0.9);
     await as('POST', '/v1/orch/route', { json: task });
     const other = await registerAgent(admin);
-    expectProblem(await call(stack.baseUrl, 'POST', '/v1/orch/provenance', { token: other.api_key, json: { task_id: task.task_id, action: 'x', reasoning: 'y' } }), 404, 'routing_not_found');
+    expectProblem(
+      await call(stack.baseUrl, 'POST', '/v1/orch/provenance', {
+        token: other.api_key,
+        json: { task_id: task.task_id, action: 'x', reasoning: 'y' },
+      }),
+      404,
+      'routing_not_found',
+    );
   });
 });
 
@@ -307,14 +540,33 @@ describe('GET /v1/orch/boundaries', () => {
     const reply = await as('GET', '/v1/orch/boundaries?action=refund&amount=25000');
     expect(reply.status).toBe(200);
     expect(reply.headers.get('x-ratelimit-resource')).toBe('safety-checks');
-    expect(reply.body).toMatchObject({ domain: 'finance', risk_level: 'high', action_allowed: false, reason: 'amount_exceeds_ai_authority', human_approval_required: true, approval_tier: 'senior' });
+    expect(reply.body).toMatchObject({
+      domain: 'finance',
+      risk_level: 'high',
+      action_allowed: false,
+      reason: 'amount_exceeds_ai_authority',
+      human_approval_required: true,
+      approval_tier: 'senior',
+    });
   });
 
   it('allows a small amount, and applies the agent’s own ceiling', async () => {
-    expect((await as('GET', '/v1/orch/boundaries?action=refund&amount=50')).body).toMatchObject({ action_allowed: true, reason: 'within_ai_authority', human_approval_required: false, approval_tier: 'none' });
+    expect((await as('GET', '/v1/orch/boundaries?action=refund&amount=50')).body).toMatchObject({
+      action_allowed: true,
+      reason: 'within_ai_authority',
+      human_approval_required: false,
+      approval_tier: 'none',
+    });
     const cautious = await registerAgent(admin, { safety_constraints: { max_risk_level: 'low' } });
-    const reply = await call(stack.baseUrl, 'GET', '/v1/orch/boundaries?action=refund&amount=5000', { token: cautious.api_key });
-    expect(reply.body).toMatchObject({ action_allowed: false, reason: 'amount_exceeds_ai_authority', approval_tier: 'standard', violations: [{ boundary_id: 'agent:max_risk_level', reason: 'amount_exceeds_ai_authority', severity: 'high' }] });
+    const reply = await call(stack.baseUrl, 'GET', '/v1/orch/boundaries?action=refund&amount=5000', {
+      token: cautious.api_key,
+    });
+    expect(reply.body).toMatchObject({
+      action_allowed: false,
+      reason: 'amount_exceeds_ai_authority',
+      approval_tier: 'standard',
+      violations: [{ boundary_id: 'agent:max_risk_level', reason: 'amount_exceeds_ai_authority', severity: 'high' }],
+    });
   });
 
   it('requires the action', async () => {

@@ -16,7 +16,10 @@ beforeAll(async () => {
   agent = await registerAgent(admin);
   as = client(stack.baseUrl, agent.api_key);
   otherAgent = client(stack.baseUrl, (await registerAgent(admin)).api_key);
-  const created = await call(stack.baseUrl, 'POST', '/v1/organizations', { token: await stack.token(['cloud:admin:global'], 'operator'), json: { org_did: 'did:web:beta.example', name: 'Beta' } });
+  const created = await call(stack.baseUrl, 'POST', '/v1/organizations', {
+    token: await stack.token(['cloud:admin:global'], 'operator'),
+    json: { org_did: 'did:web:beta.example', name: 'Beta' },
+  });
   expect(created.status).toBe(201);
   const adminB = client(stack.baseUrl, await stack.token(['orch:admin'], 'bob', created.body.organization_id));
   foreignAgent = client(stack.baseUrl, (await registerAgent(adminB)).api_key);
@@ -39,7 +42,8 @@ async function escalatedTask(task_id = taskId('wait')): Promise<{ task_id: strin
   return { task_id, routing_id: routed.body.routing_id };
 }
 
-const taskPath = (task_id: string, wait?: number) => `/v1/orch/route/${encodeURIComponent(task_id)}${wait === undefined ? '' : `?wait=${wait}`}`;
+const taskPath = (task_id: string, wait?: number) =>
+  `/v1/orch/route/${encodeURIComponent(task_id)}${wait === undefined ? '' : `?wait=${wait}`}`;
 
 function timed(reply: Promise<CallResult>): Promise<CallResult & { at: number }> {
   return reply.then((result) => ({ ...result, at: Date.now() }));
@@ -55,11 +59,18 @@ describe('GET /v1/orch/route/{task_id}', () => {
 
     const waiting = timed(as('GET', taskPath(task_id, 20)));
     await pause(300);
-    expect((await resolveAs(stack, routing_id, ADA, { outcome: 'approved', comment: 'MRI is right' })).status).toBe(200);
+    expect((await resolveAs(stack, routing_id, ADA, { outcome: 'approved', comment: 'MRI is right' })).status).toBe(
+      200,
+    );
     const resolvedAt = Date.now();
     const answer = await waiting;
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ routing_id, status: 'completed', decision: 'escalate_to_human', resolution: { reviewer_did: ADA, outcome: 'approved', comment: 'MRI is right' } });
+    expect(answer.body).toMatchObject({
+      routing_id,
+      status: 'completed',
+      decision: 'escalate_to_human',
+      resolution: { reviewer_did: ADA, outcome: 'approved', comment: 'MRI is right' },
+    });
     expect(answer.at - resolvedAt).toBeLessThan(5000);
     // The same body as the routing's read.
     expect(answer.body).toEqual((await admin('GET', `/v1/orch/routing/${routing_id}`)).body);
@@ -67,7 +78,11 @@ describe('GET /v1/orch/route/{task_id}', () => {
 
   it('answers the task as it is, at once without a wait and when a wait ends first', async () => {
     const { task_id, routing_id } = await escalatedTask();
-    expect((await as('GET', taskPath(task_id))).body).toMatchObject({ routing_id, status: 'in_progress', assigned_to: { type: 'human', did: ADA } });
+    expect((await as('GET', taskPath(task_id))).body).toMatchObject({
+      routing_id,
+      status: 'in_progress',
+      assigned_to: { type: 'human', did: ADA },
+    });
     const startedAt = Date.now();
     const still = await as('GET', taskPath(task_id, 1));
     expect(still.body).toMatchObject({ routing_id, status: 'in_progress' });
@@ -93,9 +108,15 @@ describe('GET /v1/orch/route/{task_id}', () => {
 
   it('reads for the agent an orch:write caller names in X-Agent-ID, and for no other', async () => {
     const { task_id, routing_id } = await escalatedTask();
-    expect((await admin('GET', taskPath(task_id), { headers: { 'x-agent-id': agent.agent_id } })).body).toMatchObject({ routing_id });
+    expect((await admin('GET', taskPath(task_id), { headers: { 'x-agent-id': agent.agent_id } })).body).toMatchObject({
+      routing_id,
+    });
     expectProblem(await admin('GET', taskPath(task_id)), 400, 'validation_failed');
-    expectProblem(await as('GET', taskPath(task_id), { headers: { 'x-agent-id': 'urn:test:agent:someone:else' } }), 403, 'agent_id_mismatch');
+    expectProblem(
+      await as('GET', taskPath(task_id), { headers: { 'x-agent-id': 'urn:test:agent:someone:else' } }),
+      403,
+      'agent_id_mismatch',
+    );
   });
 
   it('refuses a caller without a key, and a wait longer than a minute', async () => {

@@ -14,7 +14,11 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 const route = (token: string, headers: Record<string, string> = {}, body: Record<string, unknown> = {}) =>
-  call(stack.baseUrl, 'POST', '/v1/orch/route', { token, headers, json: { task_id: taskId(), task_type: 'summarize', ai_assessment: { confidence: 0.9 }, ...body } });
+  call(stack.baseUrl, 'POST', '/v1/orch/route', {
+    token,
+    headers,
+    json: { task_id: taskId(), task_type: 'summarize', ai_assessment: { confidence: 0.9 }, ...body },
+  });
 
 describe('POST /v1/orch/agents/register', () => {
   it('registers an agent with a DID and an API key shown once, stored only as its hash, with provenance and agent.registered', async () => {
@@ -42,8 +46,13 @@ describe('POST /v1/orch/agents/register', () => {
     expect(row.api_key_hash).toBe(createHash('sha256').update(reply.body.api_key).digest('hex'));
     expect(JSON.stringify(row)).not.toContain(reply.body.api_key);
 
-    expect(await provenanceEntry(stack.database.db, 'urn:acme:agent:diagnosis:reg-1', 'registered')).toMatchObject({ action: 'agent_registered', output_data: { status: 'active' } });
-    expect(await eventKinds(stack.database.db, 'urn:acme:agent:diagnosis:reg-1', 'registered')).toEqual(['agent.registered']);
+    expect(await provenanceEntry(stack.database.db, 'urn:acme:agent:diagnosis:reg-1', 'registered')).toMatchObject({
+      action: 'agent_registered',
+      output_data: { status: 'active' },
+    });
+    expect(await eventKinds(stack.database.db, 'urn:acme:agent:diagnosis:reg-1', 'registered')).toEqual([
+      'agent.registered',
+    ]);
 
     const read = await admin('GET', `/v1/orch/agents/${encodeURIComponent('urn:acme:agent:diagnosis:reg-1')}`);
     expect(read.status).toBe(200);
@@ -52,7 +61,8 @@ describe('POST /v1/orch/agents/register', () => {
 
   it('honours Idempotency-Key: a retry gets the first answer, its API key included, which the stored answer keeps only sealed', async () => {
     const key = `register-${Date.now()}`;
-    const register = (json: Record<string, unknown>) => admin('POST', '/v1/orch/agents/register', { json, headers: { 'idempotency-key': key } });
+    const register = (json: Record<string, unknown>) =>
+      admin('POST', '/v1/orch/agents/register', { json, headers: { 'idempotency-key': key } });
     const first = await register({ agent_name: 'Retried', agent_type: 'triage' });
     expect(first.status).toBe(201);
     const retry = await register({ agent_name: 'Retried', agent_type: 'triage' });
@@ -61,7 +71,9 @@ describe('POST /v1/orch/agents/register', () => {
     expect(retry.headers.get('cache-control')).toBe('no-store');
     expect(retry.headers.get('location')).toBe(first.headers.get('location'));
     expect(retry.body).toEqual(first.body);
-    expect(await stack.database.db('agents').where({ agent_name: 'Retried' }).pluck('agent_id')).toEqual([first.body.agent_id]);
+    expect(await stack.database.db('agents').where({ agent_name: 'Retried' }).pluck('agent_id')).toEqual([
+      first.body.agent_id,
+    ]);
     // The key works, and the idempotency record holds it only sealed.
     expect((await route(retry.body.api_key)).status).toBe(200);
     const stored = await stack.database.db('idempotency_keys').where({ idempotency_key: key }).first();
@@ -71,18 +83,45 @@ describe('POST /v1/orch/agents/register', () => {
   });
 
   it('mints a URN when none is given', async () => {
-    const reply = await admin('POST', '/v1/orch/agents/register', { json: { agent_name: 'Minted', agent_type: 'triage' } });
+    const reply = await admin('POST', '/v1/orch/agents/register', {
+      json: { agent_name: 'Minted', agent_type: 'triage' },
+    });
     expect(reply.body.agent_id).toMatch(/^urn:handoff:agent:triage:[0-9a-f]{16}$/);
   });
 
   it('refuses a second registration of the same id (409), bad input (400), and a non-admin (403)', async () => {
     await registerAgent(admin, { agent_id: 'urn:acme:agent:x:dup' });
-    expectProblem(await admin('POST', '/v1/orch/agents/register', { json: { agent_id: 'urn:acme:agent:x:dup', agent_name: 'x', agent_type: 'x' } }), 409, 'agent_exists');
-    const bad = await admin('POST', '/v1/orch/agents/register', { json: { agent_id: 'agent-7', agent_name: '', agent_type: 'X Y', safety_constraints: { max_risk_level: 'extreme' } } });
+    expectProblem(
+      await admin('POST', '/v1/orch/agents/register', {
+        json: { agent_id: 'urn:acme:agent:x:dup', agent_name: 'x', agent_type: 'x' },
+      }),
+      409,
+      'agent_exists',
+    );
+    const bad = await admin('POST', '/v1/orch/agents/register', {
+      json: {
+        agent_id: 'agent-7',
+        agent_name: '',
+        agent_type: 'X Y',
+        safety_constraints: { max_risk_level: 'extreme' },
+      },
+    });
     expectProblem(bad, 400, 'validation_failed');
-    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['agent_id', 'agent_name', 'agent_type', 'safety_constraints.max_risk_level']);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'agent_id',
+      'agent_name',
+      'agent_type',
+      'safety_constraints.max_risk_level',
+    ]);
     const writer = await stack.token(['orch:write']);
-    expectProblem(await call(stack.baseUrl, 'POST', '/v1/orch/agents/register', { token: writer, json: { agent_name: 'x', agent_type: 'x' } }), 403, 'insufficient_scope');
+    expectProblem(
+      await call(stack.baseUrl, 'POST', '/v1/orch/agents/register', {
+        token: writer,
+        json: { agent_name: 'x', agent_type: 'x' },
+      }),
+      403,
+      'insufficient_scope',
+    );
   });
 });
 
@@ -95,8 +134,16 @@ describe('how an agent authenticates', () => {
     const row = await stack.database.db('routings').where({ routing_id: routed.body.routing_id }).first();
     expect(row).toMatchObject({ ai_agent_id: agent_id, requested_by: `agent:${agent_id}` });
 
-    expectProblem(await call(stack.baseUrl, 'GET', '/v1/orch/routing/history', { token: api_key }), 403, 'insufficient_scope');
-    expectProblem(await call(stack.baseUrl, 'POST', '/v1/orch/routing', { token: api_key, json: { ai_confidence: 0.9 } }), 403, 'insufficient_scope');
+    expectProblem(
+      await call(stack.baseUrl, 'GET', '/v1/orch/routing/history', { token: api_key }),
+      403,
+      'insufficient_scope',
+    );
+    expectProblem(
+      await call(stack.baseUrl, 'POST', '/v1/orch/routing', { token: api_key, json: { ai_confidence: 0.9 } }),
+      403,
+      'insufficient_scope',
+    );
   });
 
   it('refuses an X-Agent-ID that names another agent than the key', async () => {
@@ -153,7 +200,10 @@ describe('reading and changing agents', () => {
     for (let i = 0; i < 3; i += 1) await registerAgent(admin, { agent_type: 'lister' });
     const first = await admin('GET', '/v1/orch/agents?agent_type=lister&limit=2&sort=agent_id');
     expect(first.body).toMatchObject({ has_more: true, total_count: 3 });
-    const second = await admin('GET', `/v1/orch/agents?agent_type=lister&limit=2&sort=agent_id&cursor=${first.body.next_cursor}`);
+    const second = await admin(
+      'GET',
+      `/v1/orch/agents?agent_type=lister&limit=2&sort=agent_id&cursor=${first.body.next_cursor}`,
+    );
     expect(second.body).toMatchObject({ has_more: false, total_count: 3 });
     const ids = [...first.body.data, ...second.body.data].map((a: { agent_id: string }) => a.agent_id);
     expect(ids).toEqual([...ids].sort());
@@ -162,10 +212,25 @@ describe('reading and changing agents', () => {
 
   it('changes safety constraints with a provenance record, and 404s an unknown agent', async () => {
     const { agent_id } = await registerAgent(admin);
-    const changed = await admin('PATCH', `/v1/orch/agents/${encodeURIComponent(agent_id)}`, { json: { safety_constraints: { cannot_prescribe: true } } });
-    expect(changed.body).toMatchObject({ safety_constraints: { cannot_prescribe: true }, safety_boundaries_configured: 1 });
-    expect((await provenanceEntry(stack.database.db, agent_id, 'updated:v2'))?.input_data).toEqual({ safety_constraints: { cannot_prescribe: true } });
-    expectProblem(await admin('PATCH', '/v1/orch/agents/urn:acme:agent:none:0', { json: { status: 'retired' } }), 404, 'agent_not_found');
-    expectProblem(await admin('PATCH', `/v1/orch/agents/${encodeURIComponent(agent_id)}`, { json: {} }), 400, 'validation_failed');
+    const changed = await admin('PATCH', `/v1/orch/agents/${encodeURIComponent(agent_id)}`, {
+      json: { safety_constraints: { cannot_prescribe: true } },
+    });
+    expect(changed.body).toMatchObject({
+      safety_constraints: { cannot_prescribe: true },
+      safety_boundaries_configured: 1,
+    });
+    expect((await provenanceEntry(stack.database.db, agent_id, 'updated:v2'))?.input_data).toEqual({
+      safety_constraints: { cannot_prescribe: true },
+    });
+    expectProblem(
+      await admin('PATCH', '/v1/orch/agents/urn:acme:agent:none:0', { json: { status: 'retired' } }),
+      404,
+      'agent_not_found',
+    );
+    expectProblem(
+      await admin('PATCH', `/v1/orch/agents/${encodeURIComponent(agent_id)}`, { json: {} }),
+      400,
+      'validation_failed',
+    );
   });
 });

@@ -66,11 +66,22 @@ describe('POST /v1/approvals', () => {
 
     const read = await api('GET', `/v1/approvals/${reply.body.id}`);
     expect(read.body).toEqual(reply.body);
-    const record = await stack.database.db('ledger_entries').where({ transaction_id: reply.body.provenance_id }).first();
+    const record = await stack.database
+      .db('ledger_entries')
+      .where({ transaction_id: reply.body.provenance_id })
+      .first();
     expect(record).toMatchObject({ subject_id: reply.body.id, step_id: 'requested' });
     const events = await stack.database.db('outbox_events').where({ provenance_seq: record.seq });
     expect(events.map((e: { event: string; data: unknown }) => [e.event, e.data])).toEqual([
-      ['approval.requested', expect.objectContaining({ approval_id: reply.body.id, status: 'pending', approver_passport_id: CFO, risk_level: 'high' })],
+      [
+        'approval.requested',
+        expect.objectContaining({
+          approval_id: reply.body.id,
+          status: 'pending',
+          approver_passport_id: CFO,
+          risk_level: 'high',
+        }),
+      ],
     ]);
   });
 
@@ -88,8 +99,16 @@ describe('POST /v1/approvals', () => {
     ['no requester', { requester_passport_id: undefined }, 'requester_passport_id'],
     ['a deadline in the past', { expires_at: new Date(Date.now() - 1000).toISOString() }, 'expires_at'],
     ['a deadline beyond 30 days', { expires_in_seconds: 31 * 24 * 3600 }, 'expires_in_seconds'],
-    ['both kinds of deadline', { expires_at: new Date(Date.now() + 60_000).toISOString(), expires_in_seconds: 60 }, 'expires_in_seconds'],
-    ['a params_schema with a remote $ref', { params_schema: { $ref: 'https://evil.example/schema.json' } }, 'params_schema'],
+    [
+      'both kinds of deadline',
+      { expires_at: new Date(Date.now() + 60_000).toISOString(), expires_in_seconds: 60 },
+      'expires_in_seconds',
+    ],
+    [
+      'a params_schema with a remote $ref',
+      { params_schema: { $ref: 'https://evil.example/schema.json' } },
+      'params_schema',
+    ],
     ['an unknown field', { bogus: 1 }, ''],
   ])('refuses %s with a field error and records nothing', async (_name, change, field) => {
     const before = await stack.database.db('approvals').count<{ count: number }[]>({ count: '*' });
@@ -104,12 +123,23 @@ describe('POST /v1/approvals', () => {
 describe('responding', () => {
   it('approves with modified parameters that fit the request’s own parameters, exactly once', async () => {
     const id = await pending();
-    const reply = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, comment: 'half now', modified_params: { amount: 12_500 } } });
+    const reply = await asCfo('POST', `/v1/approvals/${id}/respond`, {
+      json: { decision: 'approved', responded_by: CFO, comment: 'half now', modified_params: { amount: 12_500 } },
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ id, status: 'approved', responded_by: CFO, response_comment: 'half now', modified_params: { amount: 12_500 }, response_kind: 'approved' });
+    expect(reply.body).toMatchObject({
+      id,
+      status: 'approved',
+      responded_by: CFO,
+      response_comment: 'half now',
+      modified_params: { amount: 12_500 },
+      response_kind: 'approved',
+    });
     expect(Date.parse(reply.body.responded_at)).toBeGreaterThan(0);
 
-    const again = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'rejected', responded_by: CFO } });
+    const again = await asCfo('POST', `/v1/approvals/${id}/respond`, {
+      json: { decision: 'rejected', responded_by: CFO },
+    });
     expectProblem(again, 409, 'approval_not_pending');
     expect(again.body.detail).toContain('approved');
     expect((await api('GET', `/v1/approvals/${id}`)).body.status).toBe('approved');
@@ -126,7 +156,10 @@ describe('responding', () => {
     expect(accepted).toHaveLength(1);
     for (const reply of answers.filter((r) => r.status !== 200)) expectProblem(reply, 409, 'approval_not_pending');
     const final = (await api('GET', `/v1/approvals/${id}`)).body;
-    expect(final).toMatchObject({ status: accepted[0]!.body.status, response_comment: accepted[0]!.body.response_comment });
+    expect(final).toMatchObject({
+      status: accepted[0]!.body.status,
+      response_comment: accepted[0]!.body.response_comment,
+    });
     const records = await stack.database.db('ledger_entries').where({ subject_id: id }).orderBy('seq');
     expect(records.map((r: { step_id: string }) => r.step_id)).toEqual(['requested', 'responded']);
   });
@@ -136,43 +169,88 @@ describe('responding', () => {
     ['a parameter of another type', { amount: 'lots' }, 'modified_params.amount'],
   ])('refuses modified parameters with %s, leaving the request pending', async (_name, modified, field) => {
     const id = await pending();
-    const reply = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, modified_params: modified } });
+    const reply = await asCfo('POST', `/v1/approvals/${id}/respond`, {
+      json: { decision: 'approved', responded_by: CFO, modified_params: modified },
+    });
     expectProblem(reply, 400, 'validation_failed');
     expect(reply.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
     expect((await api('GET', `/v1/approvals/${id}`)).body.status).toBe('pending');
   });
 
   it('checks modified parameters against the request’s own params_schema', async () => {
-    const id = await pending({ params_schema: { type: 'object', properties: { amount: { type: 'number', maximum: 25_000 } }, additionalProperties: false } });
-    const tooMuch = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, modified_params: { amount: 30_000 } } });
+    const id = await pending({
+      params_schema: {
+        type: 'object',
+        properties: { amount: { type: 'number', maximum: 25_000 } },
+        additionalProperties: false,
+      },
+    });
+    const tooMuch = await asCfo('POST', `/v1/approvals/${id}/respond`, {
+      json: { decision: 'approved', responded_by: CFO, modified_params: { amount: 30_000 } },
+    });
     expectProblem(tooMuch, 400, 'validation_failed');
-    expect(tooMuch.body.errors).toEqual([expect.objectContaining({ field: 'modified_params.amount', code: 'too_big' })]);
-    const fits = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: CFO, modified_params: { amount: 20_000 } } });
+    expect(tooMuch.body.errors).toEqual([
+      expect.objectContaining({ field: 'modified_params.amount', code: 'too_big' }),
+    ]);
+    const fits = await asCfo('POST', `/v1/approvals/${id}/respond`, {
+      json: { decision: 'approved', responded_by: CFO, modified_params: { amount: 20_000 } },
+    });
     expect(fits.body).toMatchObject({ status: 'approved', modified_params: { amount: 20_000 } });
   });
 
   it('takes the simplified variant, answering as the signed-in person', async () => {
     const approved = await pending();
-    const yes = await asCfo('POST', `/v1/approvals/${approved}/respond`, { json: { decision: 'approve', reason: 'fine' } });
-    expect(yes.body).toMatchObject({ status: 'approved', responded_by: CFO, response_comment: 'fine', response_kind: 'approve' });
+    const yes = await asCfo('POST', `/v1/approvals/${approved}/respond`, {
+      json: { decision: 'approve', reason: 'fine' },
+    });
+    expect(yes.body).toMatchObject({
+      status: 'approved',
+      responded_by: CFO,
+      response_comment: 'fine',
+      response_kind: 'approve',
+    });
     const rejected = await pending();
-    const no = await asCfo('POST', `/v1/approvals/${rejected}/respond`, { json: { decision: 'reject', reason: 'wrong payee' } });
+    const no = await asCfo('POST', `/v1/approvals/${rejected}/respond`, {
+      json: { decision: 'reject', reason: 'wrong payee' },
+    });
     expect(no.body).toMatchObject({ status: 'rejected', response_comment: 'wrong payee', response_kind: 'reject' });
   });
 
   it('refuses modified parameters on a rejection, and a body mixing the variants', async () => {
     const id = await pending();
-    expectProblem(await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'rejected', responded_by: CFO, modified_params: { amount: 1 } } }), 400, 'validation_failed');
-    expectProblem(await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve', responded_by: CFO } }), 400, 'validation_failed');
-    expectProblem(await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'maybe', responded_by: CFO } }), 400, 'validation_failed');
+    expectProblem(
+      await asCfo('POST', `/v1/approvals/${id}/respond`, {
+        json: { decision: 'rejected', responded_by: CFO, modified_params: { amount: 1 } },
+      }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve', responded_by: CFO } }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'maybe', responded_by: CFO } }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('answers 404 for an unknown request and 403 to a reader', async () => {
-    expectProblem(await asCfo('POST', '/v1/approvals/apr_nope/respond', { json: { decision: 'approve' } }), 404, 'approval_not_found');
+    expectProblem(
+      await asCfo('POST', '/v1/approvals/apr_nope/respond', { json: { decision: 'approve' } }),
+      404,
+      'approval_not_found',
+    );
     expectProblem(await api('GET', '/v1/approvals/apr_nope'), 404, 'approval_not_found');
     const reader = client(stack.baseUrl, await stack.token(['platform:read']));
     const id = await pending();
-    expectProblem(await reader('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } }), 403, 'insufficient_scope');
+    expectProblem(
+      await reader('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } }),
+      403,
+      'insufficient_scope',
+    );
     expect((await reader('GET', `/v1/approvals/${id}`)).status).toBe(200);
   });
 });
@@ -180,11 +258,27 @@ describe('responding', () => {
 describe('cancelling', () => {
   it('cancels with cancelled_by and reason, then refuses an answer', async () => {
     const id = await pending();
-    const reply = await asCfo('POST', `/v1/approvals/${id}/cancel`, { json: { cancelled_by: CFO, reason: 'invoice withdrawn' } });
+    const reply = await asCfo('POST', `/v1/approvals/${id}/cancel`, {
+      json: { cancelled_by: CFO, reason: 'invoice withdrawn' },
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ id, status: 'cancelled', cancelled_by: CFO, cancel_reason: 'invoice withdrawn', message: expect.stringContaining('cancelled') });
-    expectProblem(await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } }), 409, 'approval_not_pending');
-    expectProblem(await asCfo('POST', `/v1/approvals/${id}/cancel`, { json: { reason: 'again' } }), 409, 'approval_not_pending');
+    expect(reply.body).toMatchObject({
+      id,
+      status: 'cancelled',
+      cancelled_by: CFO,
+      cancel_reason: 'invoice withdrawn',
+      message: expect.stringContaining('cancelled'),
+    });
+    expectProblem(
+      await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } }),
+      409,
+      'approval_not_pending',
+    );
+    expectProblem(
+      await asCfo('POST', `/v1/approvals/${id}/cancel`, { json: { reason: 'again' } }),
+      409,
+      'approval_not_pending',
+    );
   });
 
   it('takes the simplified variant (reason only), cancelling as the signed-in person', async () => {
@@ -206,7 +300,10 @@ describe('expiry', () => {
     const late = await asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } });
     expectProblem(late, 409, 'approval_not_pending');
     expect(late.body.detail).toContain('expired');
-    const events = await stack.database.db('outbox_events').whereRaw("data->>'approval_id' = ?", [id]).orderBy('created_at');
+    const events = await stack.database
+      .db('outbox_events')
+      .whereRaw("data->>'approval_id' = ?", [id])
+      .orderBy('created_at');
     expect(events.map((e: { event: string }) => e.event)).toEqual(['approval.requested', 'approval.expired']);
   });
 });
@@ -217,17 +314,33 @@ describe('GET /v1/approvals', () => {
 
   beforeAll(async () => {
     for (let i = 0; i < 5; i += 1) {
-      ids.push(await pending({ org_did: org, approver_passport_id: i < 3 ? CFO : 'did:web:acme.example:people:ceo', agent_id: `agent://acme/lister-${i % 2}@1.0.0` }));
+      ids.push(
+        await pending({
+          org_did: org,
+          approver_passport_id: i < 3 ? CFO : 'did:web:acme.example:people:ceo',
+          agent_id: `agent://acme/lister-${i % 2}@1.0.0`,
+        }),
+      );
     }
     await asCfo('POST', `/v1/approvals/${ids[0]!}/respond`, { json: { decision: 'reject', reason: 'no' } });
   });
 
   it('filters by status, approver and agent_id, newest first', async () => {
-    const byAgent = await api('GET', `/v1/approvals?agent_id=${encodeURIComponent('agent://acme/lister-0@1.0.0')}&limit=100`);
+    const byAgent = await api(
+      'GET',
+      `/v1/approvals?agent_id=${encodeURIComponent('agent://acme/lister-0@1.0.0')}&limit=100`,
+    );
     expect(byAgent.body.data.map((a: { id: string }) => a.id)).toEqual([ids[4], ids[2], ids[0]]);
-    const byApprover = await api('GET', `/v1/approvals?approver=${encodeURIComponent('did:web:acme.example:people:ceo')}&limit=100`);
+    const byApprover = await api(
+      'GET',
+      `/v1/approvals?approver=${encodeURIComponent('did:web:acme.example:people:ceo')}&limit=100`,
+    );
     expect(byApprover.body.data.map((a: { id: string }) => a.id)).toEqual(expect.arrayContaining([ids[3], ids[4]]));
-    expect(byApprover.body.data.every((a: { approver_passport_id: string }) => a.approver_passport_id === 'did:web:acme.example:people:ceo')).toBe(true);
+    expect(
+      byApprover.body.data.every(
+        (a: { approver_passport_id: string }) => a.approver_passport_id === 'did:web:acme.example:people:ceo',
+      ),
+    ).toBe(true);
     const rejected = await api('GET', `/v1/approvals?status=rejected&requester=${encodeURIComponent(PAYER)}&limit=100`);
     expect(rejected.body.data.map((a: { id: string }) => a.id)).toContain(ids[0]);
     expect(rejected.body.data.every((a: { status: string }) => a.status === 'rejected')).toBe(true);
@@ -237,7 +350,10 @@ describe('GET /v1/approvals', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: CallResult = await api('GET', `/v1/approvals?agent_id=${encodeURIComponent('agent://acme/lister-1@1.0.0')}&limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: CallResult = await api(
+        'GET',
+        `/v1/approvals?agent_id=${encodeURIComponent('agent://acme/lister-1@1.0.0')}&limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(page.body.total_count).toBe(2);
       seen.push(...page.body.data.map((a: { id: string }) => a.id));
       cursor = page.body.next_cursor;
@@ -279,9 +395,17 @@ describe('POST /v1/escalations/{id}/respond', () => {
   });
 
   it.each([
-    ['modifications that are not a JSON object', { decision: 'approved_with_modifications', modifications: 'more please' }, 'modifications'],
+    [
+      'modifications that are not a JSON object',
+      { decision: 'approved_with_modifications', modifications: 'more please' },
+      'modifications',
+    ],
     ['approved_with_modifications without them', { decision: 'approved_with_modifications' }, 'modifications'],
-    ['modifications the request cannot take', { decision: 'approved_with_modifications', modifications: '{"bonus": true}' }, 'modified_params'],
+    [
+      'modifications the request cannot take',
+      { decision: 'approved_with_modifications', modifications: '{"bonus": true}' },
+      'modified_params',
+    ],
   ])('refuses %s', async (_name, body, field) => {
     const id = await pending();
     const reply = await asCfo('POST', `/v1/escalations/${id}/respond`, { json: body });
@@ -295,7 +419,13 @@ describe('what approvals leave behind', () => {
     const probe = await signedInPerson(stack, { name: 'Search attribute probe' });
     const approver = probe.did;
     const id = await pending({ approver_passport_id: approver });
-    expect((await client(stack.baseUrl, probe.sessionToken)('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approve' } })).status).toBe(200);
+    expect(
+      (
+        await client(stack.baseUrl, probe.sessionToken)('POST', `/v1/approvals/${id}/respond`, {
+          json: { decision: 'approve' },
+        })
+      ).status,
+    ).toBe(200);
     const query = `WorkflowId = "${id}" AND WorkflowType = "approvalWorkflow" AND HandoffPlatformStatus = "approved" AND HandoffApprover = "${approver}"`;
     const found = await eventually(
       async () => {
@@ -355,8 +485,11 @@ describe('the OpenAPI document', () => {
 
   it('describes both variants of the respond body', async () => {
     const doc = (await api('GET', '/openapi.json')).body;
-    const variants = doc.components.schemas.RespondApprovalRequest.oneOf ?? doc.components.schemas.RespondApprovalRequest.anyOf;
-    expect(variants.map((variant: { properties: { decision: { enum: string[] } } }) => variant.properties.decision.enum)).toEqual([
+    const variants =
+      doc.components.schemas.RespondApprovalRequest.oneOf ?? doc.components.schemas.RespondApprovalRequest.anyOf;
+    expect(
+      variants.map((variant: { properties: { decision: { enum: string[] } } }) => variant.properties.decision.enum),
+    ).toEqual([
       ['approved', 'rejected'],
       ['approve', 'reject'],
     ]);

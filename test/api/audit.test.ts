@@ -24,14 +24,26 @@ const diagnosis = {
 };
 
 const dated = (step_id: string, timestamp: string): { entry: ProvenanceEntry } => ({
-  entry: { subject_id: 'agent-registry', step_id, timestamp, actor: { type: 'orch_core' }, action: 'agent_registered', input_data: {}, output_data: {}, reasoning: 'registered' },
+  entry: {
+    subject_id: 'agent-registry',
+    step_id,
+    timestamp,
+    actor: { type: 'orch_core' },
+    action: 'agent_registered',
+    input_data: {},
+    output_data: {},
+    reasoning: 'registered',
+  },
 });
 
 async function allPages(path: string): Promise<CallResult['body'][]> {
   const entries = [];
   let cursor: string | null = null;
   do {
-    const page: CallResult = await auditor('GET', `${path}${path.includes('?') ? '&' : '?'}limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+    const page: CallResult = await auditor(
+      'GET',
+      `${path}${path.includes('?') ? '&' : '?'}limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     expect(page.status).toBe(200);
     entries.push(...page.body.data);
     cursor = page.body.next_cursor;
@@ -52,8 +64,13 @@ beforeAll(async () => {
     if (status.body.escalation_chain.length > 1) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  await appendProvenanceBatch(stack.database.db, [dated('july', '2026-07-01T08:00:00.000Z'), dated('august', '2026-08-15T12:00:00.000Z'), dated('october', '2026-10-02T00:00:00.000Z')]);
-  while ((await ledgerSealingLag(stack.database.db)).unsealed_leaves > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  await appendProvenanceBatch(stack.database.db, [
+    dated('july', '2026-07-01T08:00:00.000Z'),
+    dated('august', '2026-08-15T12:00:00.000Z'),
+    dated('october', '2026-10-02T00:00:00.000Z'),
+  ]);
+  while ((await ledgerSealingLag(stack.database.db)).unsealed_leaves > 0)
+    await new Promise((resolve) => setTimeout(resolve, 50));
 });
 
 describe('GET /v1/orch/audit', () => {
@@ -62,7 +79,12 @@ describe('GET /v1/orch/audit', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ has_more: false, next_cursor: null, total_count: 5 });
     // The four decision moments share the decision's timestamp; the escalation comes later.
-    expect(body.data.slice(0, 4).map((entry: { event_type: string }) => entry.event_type).sort()).toEqual(['capability_assessment', 'context_analysis', 'risk_evaluation', 'routing_decision']);
+    expect(
+      body.data
+        .slice(0, 4)
+        .map((entry: { event_type: string }) => entry.event_type)
+        .sort(),
+    ).toEqual(['capability_assessment', 'context_analysis', 'risk_evaluation', 'routing_decision']);
     expect(body.data.find((entry: { event_type: string }) => entry.event_type === 'routing_decision')).toEqual({
       entry_id: anchor.transaction_id,
       event_id: anchor.transaction_id,
@@ -83,7 +105,14 @@ describe('GET /v1/orch/audit', () => {
       ledger_anchor: anchor,
       leaf_index: expect.any(Number),
     });
-    expect(body.data[4]).toMatchObject({ event_type: 'escalation_triggered', details: { rule_triggered: 'reviewer_timeout', assigned_to: 'did:web:handoff.local:reviewers:alan', risk_level: 'low' } });
+    expect(body.data[4]).toMatchObject({
+      event_type: 'escalation_triggered',
+      details: {
+        rule_triggered: 'reviewer_timeout',
+        assigned_to: 'did:web:handoff.local:reviewers:alan',
+        risk_level: 'low',
+      },
+    });
   });
 
   it('filters by event type (or its alias type) and task type', async () => {
@@ -95,19 +124,36 @@ describe('GET /v1/orch/audit', () => {
   });
 
   it('filters by dates: a date means the whole UTC day, date__gte and start_date take the later bound', async () => {
-    const ids = async (query: string) => (await allPages(`/v1/orch/audit?event_type=agent_registered&sort=timestamp&${query}`)).map((entry) => JSON.stringify(entry.timestamp));
-    expect(await ids('start_date=2026-07-01&end_date=2026-09-30')).toEqual(['"2026-07-01T08:00:00.000Z"', '"2026-08-15T12:00:00.000Z"']);
+    const ids = async (query: string) =>
+      (await allPages(`/v1/orch/audit?event_type=agent_registered&sort=timestamp&${query}`)).map((entry) =>
+        JSON.stringify(entry.timestamp),
+      );
+    expect(await ids('start_date=2026-07-01&end_date=2026-09-30')).toEqual([
+      '"2026-07-01T08:00:00.000Z"',
+      '"2026-08-15T12:00:00.000Z"',
+    ]);
     expect(await ids('end_date=2026-08-15')).toEqual(['"2026-07-01T08:00:00.000Z"', '"2026-08-15T12:00:00.000Z"']);
     expect(await ids('end_date=2026-08-15T11:59:59Z')).toEqual(['"2026-07-01T08:00:00.000Z"']);
-    expect(await ids('date__gte=2026-08-01&start_date=2026-07-01')).toEqual(['"2026-08-15T12:00:00.000Z"', '"2026-10-02T00:00:00.000Z"']);
+    expect(await ids('date__gte=2026-08-01&start_date=2026-07-01')).toEqual([
+      '"2026-08-15T12:00:00.000Z"',
+      '"2026-10-02T00:00:00.000Z"',
+    ]);
   });
 
   it('pages newest first with stable cursors while entries are appended', async () => {
     const first = await auditor('GET', '/v1/orch/audit?event_type=agent_registered&limit=2');
-    expect(first.body.data.map((entry: { timestamp: string }) => entry.timestamp)).toEqual(['2026-10-02T00:00:00.000Z', '2026-08-15T12:00:00.000Z']);
+    expect(first.body.data.map((entry: { timestamp: string }) => entry.timestamp)).toEqual([
+      '2026-10-02T00:00:00.000Z',
+      '2026-08-15T12:00:00.000Z',
+    ]);
     await appendProvenanceBatch(stack.database.db, [dated('november', '2026-11-01T00:00:00.000Z')]);
-    const second = await auditor('GET', `/v1/orch/audit?event_type=agent_registered&limit=2&cursor=${first.body.next_cursor}`);
-    expect(second.body.data.map((entry: { timestamp: string }) => entry.timestamp)).toEqual(['2026-07-01T08:00:00.000Z']);
+    const second = await auditor(
+      'GET',
+      `/v1/orch/audit?event_type=agent_registered&limit=2&cursor=${first.body.next_cursor}`,
+    );
+    expect(second.body.data.map((entry: { timestamp: string }) => entry.timestamp)).toEqual([
+      '2026-07-01T08:00:00.000Z',
+    ]);
     expect(second.body.has_more).toBe(false);
   });
 

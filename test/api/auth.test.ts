@@ -22,13 +22,18 @@ beforeAll(async () => {
   expect(created.status).toBe(201);
   account = created.body;
   // The subject of the JWTs built claim by claim below (test/support/jwt.ts), registered as a deployment's operator registers one.
-  await registerTokenSubject(stack.database.db, { subject: 'forger', organizationId: DEFAULT_ORGANIZATION_ID, scopes: ['orch:read'] });
+  await registerTokenSubject(stack.database.db, {
+    subject: 'forger',
+    organizationId: DEFAULT_ORGANIZATION_ID,
+    scopes: ['orch:read'],
+  });
 });
 afterAll(() => stack?.stop());
 
 const READ = '/v1/orch/reviewers';
 const get = (token: string, baseUrl = stack.baseUrl) => call(baseUrl, 'GET', READ, { token });
-const route = (token: string) => call(stack.baseUrl, 'POST', '/v1/orch/routing', { token, json: { ai_confidence: 0.95 } });
+const route = (token: string) =>
+  call(stack.baseUrl, 'POST', '/v1/orch/routing', { token, json: { ai_confidence: 0.95 } });
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function requestToken(options: CallOptions) {
@@ -50,7 +55,11 @@ describe('bearer tokens', () => {
   it.each([
     ['a token that is not a JWT', { authorization: 'Bearer not-a-jwt' }, 'The token is malformed'],
     ['a scheme other than Bearer', { authorization: 'Token abc' }, 'The Authorization header must be "Bearer <token>"'],
-    ['an unknown personal access token', { authorization: 'Bearer hnd_pat_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, 'The token is not recognized'],
+    [
+      'an unknown personal access token',
+      { authorization: 'Bearer hnd_pat_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+      'The token is not recognized',
+    ],
   ])('answers 401 invalid_token for %s', async (_name, headers, detail) => {
     const reply = await call(stack.baseUrl, 'GET', READ, { headers });
     expectProblem(reply, 401, 'unauthorized');
@@ -74,7 +83,11 @@ describe('bearer tokens', () => {
     const own = await deploymentSigning(stack);
     const token = await signJwt({ ...own, scope: 'orch:read', expiresAt: nowSeconds() + 2 });
     expect((await get(token)).status).toBe(200);
-    const later = await eventually(() => get(token), (reply) => reply.status !== 200, { everyMs: 250 });
+    const later = await eventually(
+      () => get(token),
+      (reply) => reply.status !== 200,
+      { everyMs: 250 },
+    );
     expectProblem(later, 401, 'unauthorized');
     expect(later.body.detail).toBe('The token has expired');
   });
@@ -119,7 +132,9 @@ describe('scopes', () => {
     const reply = await route(await stack.token(['orch:read']));
     expectProblem(reply, 403, 'insufficient_scope');
     expect(reply.body.required_scope).toBe('orch:write');
-    expect(reply.headers.get('www-authenticate')).toBe('Bearer realm="handoff", error="insufficient_scope", scope="orch:write"');
+    expect(reply.headers.get('www-authenticate')).toBe(
+      'Bearer realm="handoff", error="insufficient_scope", scope="orch:write"',
+    );
   });
 
   it('lets orch:admin read and write', async () => {
@@ -129,7 +144,10 @@ describe('scopes', () => {
   });
 
   it('does not let orch:write administer, nor audit:read read routings', async () => {
-    const write = await call(stack.baseUrl, 'PUT', '/v1/orch/reviewers/did:web:example.com:r1', { token: await stack.token(['orch:write']), json: { display_name: 'R1' } });
+    const write = await call(stack.baseUrl, 'PUT', '/v1/orch/reviewers/did:web:example.com:r1', {
+      token: await stack.token(['orch:write']),
+      json: { display_name: 'R1' },
+    });
     expectProblem(write, 403, 'insufficient_scope');
     expect(write.body.required_scope).toBe('orch:admin');
 
@@ -153,7 +171,9 @@ describe('GET /.well-known/jwks.json', () => {
   it('lets a third party verify an issued token offline with the published keys', async () => {
     const token = await stack.token(['orch:read'], 'offline-check');
     const jwks = await call(stack.baseUrl, 'GET', '/.well-known/jwks.json');
-    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks.body), { audience: stack.config.AUTH_AUDIENCE });
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks.body), {
+      audience: stack.config.AUTH_AUDIENCE,
+    });
     expect(protectedHeader).toMatchObject({ alg: 'EdDSA', typ: 'at+jwt', kid: jwks.body.keys[0].kid });
     expect(payload).toMatchObject({ sub: 'offline-check', scope: 'orch:read' });
   });
@@ -161,7 +181,11 @@ describe('GET /.well-known/jwks.json', () => {
 
 describe('personal access tokens', () => {
   it('authenticate with exactly their scopes', async () => {
-    const { token } = await mintPersonalAccessToken(stack.database.db, { name: 'ci', scopes: ['orch:read'], organizationId: DEFAULT_ORGANIZATION_ID });
+    const { token } = await mintPersonalAccessToken(stack.database.db, {
+      name: 'ci',
+      scopes: ['orch:read'],
+      organizationId: DEFAULT_ORGANIZATION_ID,
+    });
     expect(token).toMatch(/^hnd_pat_/);
     expect((await get(token)).status).toBe(200);
     const write = await route(token);
@@ -169,22 +193,37 @@ describe('personal access tokens', () => {
   });
 
   it('are stored only as their SHA-256', async () => {
-    const { token, token_id } = await mintPersonalAccessToken(stack.database.db, { name: 'stored', scopes: ['orch:read'], organizationId: DEFAULT_ORGANIZATION_ID });
+    const { token, token_id } = await mintPersonalAccessToken(stack.database.db, {
+      name: 'stored',
+      scopes: ['orch:read'],
+      organizationId: DEFAULT_ORGANIZATION_ID,
+    });
     const rows = await stack.database.db('api_tokens').select('*');
     const secretPart = token.slice('hnd_pat_'.length);
     expect(JSON.stringify(rows)).not.toContain(secretPart);
-    expect(rows.find((row: { token_id: string }) => row.token_id === token_id)).toMatchObject({ token_hash: sha256Hex(token) });
+    expect(rows.find((row: { token_id: string }) => row.token_id === token_id)).toMatchObject({
+      token_hash: sha256Hex(token),
+    });
   });
 
   it('are refused once revoked or expired', async () => {
-    const revoked = await mintPersonalAccessToken(stack.database.db, { name: 'revoked', scopes: ['orch:read'], organizationId: DEFAULT_ORGANIZATION_ID });
+    const revoked = await mintPersonalAccessToken(stack.database.db, {
+      name: 'revoked',
+      scopes: ['orch:read'],
+      organizationId: DEFAULT_ORGANIZATION_ID,
+    });
     expect((await get(revoked.token)).status).toBe(200);
     await stack.database.db('api_tokens').where({ token_id: revoked.token_id }).update({ revoked_at: new Date() });
     const afterRevoke = await get(revoked.token);
     expectProblem(afterRevoke, 401, 'unauthorized');
     expect(afterRevoke.body.detail).toBe('The token has been revoked');
 
-    const expired = await mintPersonalAccessToken(stack.database.db, { name: 'expired', scopes: ['orch:read'], organizationId: DEFAULT_ORGANIZATION_ID, expiresAt: new Date(Date.now() - 1000) });
+    const expired = await mintPersonalAccessToken(stack.database.db, {
+      name: 'expired',
+      scopes: ['orch:read'],
+      organizationId: DEFAULT_ORGANIZATION_ID,
+      expiresAt: new Date(Date.now() - 1000),
+    });
     const afterExpiry = await get(expired.token);
     expectProblem(afterExpiry, 401, 'unauthorized');
     expect(afterExpiry.body.detail).toBe('The token has expired');
@@ -193,35 +232,80 @@ describe('personal access tokens', () => {
 
 describe('service accounts and POST /oauth/token', () => {
   it('creates a service account only for orch:admin, shows its secret once and stores its hash', async () => {
-    const refused = await call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', { token: await stack.token(['orch:write']), json: { name: 'x', scopes: ['orch:read'] } });
+    const refused = await call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', {
+      token: await stack.token(['orch:write']),
+      json: { name: 'x', scopes: ['orch:read'] },
+    });
     expectProblem(refused, 403, 'insufficient_scope');
 
-    expect(account).toMatchObject({ client_id: expect.stringMatching(/^sa_/), client_secret: expect.stringMatching(/^hnd_sk_/), name: 'billing-bot', scopes: ['orch:read', 'orch:write'] });
+    expect(account).toMatchObject({
+      client_id: expect.stringMatching(/^sa_/),
+      client_secret: expect.stringMatching(/^hnd_sk_/),
+      name: 'billing-bot',
+      scopes: ['orch:read', 'orch:write'],
+    });
     const rows = await stack.database.db('service_accounts').select('*');
     expect(JSON.stringify(rows)).not.toContain(account.client_secret.slice('hnd_sk_'.length));
-    expect(rows.find((row: { client_id: string }) => row.client_id === account.client_id)).toMatchObject({ secret_hash: sha256Hex(account.client_secret) });
+    expect(rows.find((row: { client_id: string }) => row.client_id === account.client_id)).toMatchObject({
+      secret_hash: sha256Hex(account.client_secret),
+    });
   });
 
   it.each([
-    ['HTTP Basic', () => ({ ...form({ grant_type: 'client_credentials' }), headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(account.client_id, account.client_secret) } })],
-    ['a form-encoded body', () => form({ grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.client_secret })],
-    ['a JSON body', () => ({ json: { grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.client_secret } })],
+    [
+      'HTTP Basic',
+      () => ({
+        ...form({ grant_type: 'client_credentials' }),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: basic(account.client_id, account.client_secret),
+        },
+      }),
+    ],
+    [
+      'a form-encoded body',
+      () =>
+        form({ grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.client_secret }),
+    ],
+    [
+      'a JSON body',
+      () => ({
+        json: { grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.client_secret },
+      }),
+    ],
   ])('issues an access token for client credentials in %s', async (_name, options) => {
     const reply = await requestToken(options());
     expect(reply.status).toBe(200);
     expect(reply.headers.get('cache-control')).toBe('no-store');
-    expect(reply.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: 'orch:read orch:write' });
+    expect(reply.body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      scope: 'orch:read orch:write',
+    });
     expect(decodeProtectedHeader(reply.body.access_token)).toMatchObject({ alg: 'EdDSA', typ: 'at+jwt' });
     expect((await get(reply.body.access_token)).status).toBe(200);
   });
 
   it('issues tokens that carry exactly the granted scopes', async () => {
-    const full = await requestToken({ json: { grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.client_secret } });
+    const full = await requestToken({
+      json: { grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.client_secret },
+    });
     expect((await route(full.body.access_token)).status).toBe(200);
-    const admin = await call(stack.baseUrl, 'PUT', '/v1/orch/reviewers/did:web:example.com:r2', { token: full.body.access_token, json: { display_name: 'R2' } });
+    const admin = await call(stack.baseUrl, 'PUT', '/v1/orch/reviewers/did:web:example.com:r2', {
+      token: full.body.access_token,
+      json: { display_name: 'R2' },
+    });
     expectProblem(admin, 403, 'insufficient_scope');
 
-    const narrowed = await requestToken({ json: { grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.client_secret, scope: 'orch:read' } });
+    const narrowed = await requestToken({
+      json: {
+        grant_type: 'client_credentials',
+        client_id: account.client_id,
+        client_secret: account.client_secret,
+        scope: 'orch:read',
+      },
+    });
     expect(narrowed.body.scope).toBe('orch:read');
     expect((await get(narrowed.body.access_token)).status).toBe(200);
     const write = await route(narrowed.body.access_token);
@@ -233,7 +317,10 @@ describe('service accounts and POST /oauth/token', () => {
     ['an unknown client', () => basic('sa_nobody', account.client_secret)],
     ['Basic credentials that are not valid URL encoding', () => basic('%E0%A4%A', account.client_secret)],
   ])('answers 401 invalid_client with an OAuth error member for %s', async (_name, authorization) => {
-    const reply = await requestToken({ ...form({ grant_type: 'client_credentials' }), headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: authorization() } });
+    const reply = await requestToken({
+      ...form({ grant_type: 'client_credentials' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: authorization() },
+    });
     expectProblem(reply, 401, 'invalid_client');
     expect(reply.body).toMatchObject({ error: 'invalid_client', error_description: expect.any(String) });
     expect(reply.headers.get('www-authenticate')).toBe('Basic realm="handoff"');
@@ -241,21 +328,42 @@ describe('service accounts and POST /oauth/token', () => {
   });
 
   it('answers 400 unsupported_grant_type for a grant other than client_credentials', async () => {
-    const reply = await requestToken(form({ grant_type: 'password', username: 'a', password: 'b', client_id: account.client_id, client_secret: account.client_secret }));
+    const reply = await requestToken(
+      form({
+        grant_type: 'password',
+        username: 'a',
+        password: 'b',
+        client_id: account.client_id,
+        client_secret: account.client_secret,
+      }),
+    );
     expectProblem(reply, 400, 'unsupported_grant_type');
     expect(reply.body.error).toBe('unsupported_grant_type');
   });
 
-  it.each([['orch:admin'], ['orch:read launch:missiles']])('answers 400 invalid_scope for scope "%s", which the client was not granted', async (scope) => {
-    const reply = await requestToken(form({ grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.client_secret, scope }));
-    expectProblem(reply, 400, 'invalid_scope');
-    expect(reply.body.error).toBe('invalid_scope');
-  });
+  it.each([['orch:admin'], ['orch:read launch:missiles']])(
+    'answers 400 invalid_scope for scope "%s", which the client was not granted',
+    async (scope) => {
+      const reply = await requestToken(
+        form({
+          grant_type: 'client_credentials',
+          client_id: account.client_id,
+          client_secret: account.client_secret,
+          scope,
+        }),
+      );
+      expectProblem(reply, 400, 'invalid_scope');
+      expect(reply.body.error).toBe('invalid_scope');
+    },
+  );
 });
 
 describe('service accounts grant only what their creator holds', () => {
   const create = async (creatorScopes: Scope[], scopes: string[], name = 'granted') =>
-    call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', { token: await stack.token(creatorScopes), json: { name, scopes } });
+    call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', {
+      token: await stack.token(creatorScopes),
+      json: { name, scopes },
+    });
 
   it('answers 403 insufficient_scope naming every scope the creator does not hold, and creates nothing', async () => {
     const before = await stack.database.db('service_accounts').count<{ count: string }[]>({ count: '*' });
@@ -267,7 +375,9 @@ describe('service accounts grant only what their creator holds', () => {
       { field: 'scopes.1', code: 'scope_not_held', message: expect.stringContaining('audit:read') },
       { field: 'scopes.2', code: 'scope_not_held', message: expect.stringContaining('platform:admin') },
     ]);
-    expect(reply.headers.get('www-authenticate')).toBe('Bearer realm="handoff", error="insufficient_scope", scope="audit:read platform:admin"');
+    expect(reply.headers.get('www-authenticate')).toBe(
+      'Bearer realm="handoff", error="insufficient_scope", scope="audit:read platform:admin"',
+    );
     const after = await stack.database.db('service_accounts').count<{ count: string }[]>({ count: '*' });
     expect(after).toEqual(before);
   });
@@ -280,8 +390,19 @@ describe('service accounts grant only what their creator holds', () => {
 
   it('holds a service account to the scopes of its own token when it creates another', async () => {
     const parent = (await create(['orch:admin', 'audit:read'], ['orch:admin', 'audit:read'], 'parent')).body;
-    const narrowed = await requestToken({ json: { grant_type: 'client_credentials', client_id: parent.client_id, client_secret: parent.client_secret, scope: 'orch:admin' } });
-    const child = (scopes: string[]) => call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', { token: narrowed.body.access_token, json: { name: 'child', scopes } });
+    const narrowed = await requestToken({
+      json: {
+        grant_type: 'client_credentials',
+        client_id: parent.client_id,
+        client_secret: parent.client_secret,
+        scope: 'orch:admin',
+      },
+    });
+    const child = (scopes: string[]) =>
+      call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', {
+        token: narrowed.body.access_token,
+        json: { name: 'child', scopes },
+      });
     expect((await child(['orch:read'])).status).toBe(201);
     const refused = await child(['audit:read']);
     expectProblem(refused, 403, 'insufficient_scope');
@@ -290,14 +411,17 @@ describe('service accounts grant only what their creator holds', () => {
 });
 
 describe('GET /v1/orch/service-accounts', () => {
-  const list = async (query = '', scopes: Scope[] = ['orch:admin']) => call(stack.baseUrl, 'GET', `/v1/orch/service-accounts${query}`, { token: await stack.token(scopes) });
+  const list = async (query = '', scopes: Scope[] = ['orch:admin']) =>
+    call(stack.baseUrl, 'GET', `/v1/orch/service-accounts${query}`, { token: await stack.token(scopes) });
 
   it('pages through every account with a cursor, and never shows a secret or its hash', async () => {
     const seen: Array<Record<string, unknown>> = [];
     let cursor: string | null = null;
     let total: number | undefined;
     do {
-      const reply: Awaited<ReturnType<typeof list>> = await list(`?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const reply: Awaited<ReturnType<typeof list>> = await list(
+        `?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(reply.status).toBe(200);
       expect(reply.body.data.length).toBeLessThanOrEqual(2);
       expect(reply.body.has_more).toBe(reply.body.next_cursor !== null);
@@ -322,7 +446,8 @@ describe('GET /v1/orch/service-accounts', () => {
     const text = JSON.stringify(seen);
     expect(text).not.toContain('hnd_sk_');
     for (const { secret_hash } of stored) expect(text).not.toContain(secret_hash);
-    for (const item of seen) expect(Object.keys(item).sort()).toEqual(['client_id', 'created_at', 'name', 'revoked_at', 'scopes', 'status']);
+    for (const item of seen)
+      expect(Object.keys(item).sort()).toEqual(['client_id', 'created_at', 'name', 'revoked_at', 'scopes', 'status']);
   });
 
   it('sorts by name and answers 400 for a cursor it did not issue', async () => {
@@ -339,12 +464,22 @@ describe('GET /v1/orch/service-accounts', () => {
 });
 
 describe('DELETE /v1/orch/service-accounts/{client_id}', () => {
-  const revoke = async (clientId: string) => call(stack.baseUrl, 'DELETE', `/v1/orch/service-accounts/${clientId}`, { token: await stack.token(['orch:admin']) });
+  const revoke = async (clientId: string) =>
+    call(stack.baseUrl, 'DELETE', `/v1/orch/service-accounts/${clientId}`, {
+      token: await stack.token(['orch:admin']),
+    });
   const clientCredentials = (victim: { client_id: string; client_secret: string }) =>
-    requestToken({ json: { grant_type: 'client_credentials', client_id: victim.client_id, client_secret: victim.client_secret } });
+    requestToken({
+      json: { grant_type: 'client_credentials', client_id: victim.client_id, client_secret: victim.client_secret },
+    });
 
   it('stops the account’s secret and every token it obtained at once, and shows it revoked', async () => {
-    const victim = (await call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', { token: await stack.token(['orch:admin']), json: { name: 'to-revoke', scopes: ['orch:read'] } })).body;
+    const victim = (
+      await call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', {
+        token: await stack.token(['orch:admin']),
+        json: { name: 'to-revoke', scopes: ['orch:read'] },
+      })
+    ).body;
     const issued = (await clientCredentials(victim)).body.access_token as string;
     expect((await get(issued)).status).toBe(200);
 
@@ -357,24 +492,47 @@ describe('DELETE /v1/orch/service-accounts/{client_id}', () => {
     expect(afterRevoke.body.detail).toBe('The service account has been revoked');
     expectProblem(await clientCredentials(victim), 401, 'invalid_client');
 
-    const listed = await call(stack.baseUrl, 'GET', '/v1/orch/service-accounts?status=revoked&limit=100', { token: await stack.token(['orch:admin']) });
-    expect(listed.body.data).toContainEqual(expect.objectContaining({ client_id: victim.client_id, status: 'revoked', revoked_at: expect.stringMatching(/Z$/) }));
-    const active = await call(stack.baseUrl, 'GET', '/v1/orch/service-accounts?status=active&limit=100', { token: await stack.token(['orch:admin']) });
+    const listed = await call(stack.baseUrl, 'GET', '/v1/orch/service-accounts?status=revoked&limit=100', {
+      token: await stack.token(['orch:admin']),
+    });
+    expect(listed.body.data).toContainEqual(
+      expect.objectContaining({
+        client_id: victim.client_id,
+        status: 'revoked',
+        revoked_at: expect.stringMatching(/Z$/),
+      }),
+    );
+    const active = await call(stack.baseUrl, 'GET', '/v1/orch/service-accounts?status=active&limit=100', {
+      token: await stack.token(['orch:admin']),
+    });
     expect(active.body.data.map((item: { client_id: string }) => item.client_id)).not.toContain(victim.client_id);
   });
 
   it('is idempotent: a second revocation answers 204 and keeps the first revocation time', async () => {
-    const victim = (await call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', { token: await stack.token(['orch:admin']), json: { name: 'twice', scopes: ['orch:read'] } })).body;
+    const victim = (
+      await call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', {
+        token: await stack.token(['orch:admin']),
+        json: { name: 'twice', scopes: ['orch:read'] },
+      })
+    ).body;
     expect((await revoke(victim.client_id)).status).toBe(204);
-    const [first] = await stack.database.db('service_accounts').where({ client_id: victim.client_id }).select('revoked_at');
+    const [first] = await stack.database
+      .db('service_accounts')
+      .where({ client_id: victim.client_id })
+      .select('revoked_at');
     expect((await revoke(victim.client_id)).status).toBe(204);
-    const [second] = await stack.database.db('service_accounts').where({ client_id: victim.client_id }).select('revoked_at');
+    const [second] = await stack.database
+      .db('service_accounts')
+      .where({ client_id: victim.client_id })
+      .select('revoked_at');
     expect(second.revoked_at).toEqual(first.revoked_at);
   });
 
   it('answers 404 service_account_not_found for an unknown id, and 403 without orch:admin', async () => {
     expectProblem(await revoke('sa_nobody'), 404, 'service_account_not_found');
-    const refused = await call(stack.baseUrl, 'DELETE', `/v1/orch/service-accounts/${account.client_id}`, { token: await stack.token(['orch:write']) });
+    const refused = await call(stack.baseUrl, 'DELETE', `/v1/orch/service-accounts/${account.client_id}`, {
+      token: await stack.token(['orch:write']),
+    });
     expectProblem(refused, 403, 'insufficient_scope');
   });
 
@@ -412,9 +570,14 @@ describe('signing key rotation', () => {
   });
   afterAll(() => other?.close());
 
-  const kidsOf = async (baseUrl: string) => ((await call(baseUrl, 'GET', '/.well-known/jwks.json')).body.keys as JWK[]).map((key) => key.kid).sort();
+  const kidsOf = async (baseUrl: string) =>
+    ((await call(baseUrl, 'GET', '/.well-known/jwks.json')).body.keys as JWK[]).map((key) => key.kid).sort();
   const clientToken = async () =>
-    (await requestToken({ json: { grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.client_secret } })).body.access_token as string;
+    (
+      await requestToken({
+        json: { grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.client_secret },
+      })
+    ).body.access_token as string;
 
   it('keeps old tokens valid while their key is published, signs new ones with the new key on every instance, and lists both', async () => {
     const oldToken = await clientToken();
@@ -423,7 +586,9 @@ describe('signing key rotation', () => {
     expect((await get(oldToken)).status).toBe(200);
     expect((await get(oldToken, other.baseUrl)).status).toBe(200);
 
-    const newKid = await rotateSigningKey(stack.database.db, { maxTokenTtlSeconds: stack.config.AUTH_ACCESS_TOKEN_TTL_SECONDS });
+    const newKid = await rotateSigningKey(stack.database.db, {
+      maxTokenTtlSeconds: stack.config.AUTH_ACCESS_TOKEN_TTL_SECONDS,
+    });
     expect(newKid).not.toBe(oldKid);
 
     const newToken = await clientToken();
@@ -433,13 +598,17 @@ describe('signing key rotation', () => {
     expect((await get(oldToken)).status).toBe(200);
     expect((await get(oldToken, other.baseUrl)).status).toBe(200);
 
-    for (const baseUrl of [stack.baseUrl, other.baseUrl]) expect(await kidsOf(baseUrl)).toEqual([oldKid, newKid].sort());
+    for (const baseUrl of [stack.baseUrl, other.baseUrl])
+      expect(await kidsOf(baseUrl)).toEqual([oldKid, newKid].sort());
     expect(decodeProtectedHeader(await stack.token()).kid).toBe(newKid);
   });
 
   it('stops publishing the old key once every token it signed has expired', async () => {
     const [oldKey] = await stack.database.db('signing_keys').whereNotNull('retired_at').select('kid');
-    await stack.database.db('signing_keys').where({ kid: oldKey.kid }).update({ publish_until: new Date(Date.now() - 1000) });
+    await stack.database
+      .db('signing_keys')
+      .where({ kid: oldKey.kid })
+      .update({ publish_until: new Date(Date.now() - 1000) });
     const { kid: activeKid } = await createKeyRing(stack.database.db).signingKey();
     expect(await kidsOf(stack.baseUrl)).toEqual([activeKid]);
   });

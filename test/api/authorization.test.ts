@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { OPERATION_CAPABILITIES, operationKey } from '../../api/capabilities';
 import { tokenIssuer } from '../../app/config';
-import { CAPABILITIES, CAPABILITY_NAMES, SIGNED_IN_PERSON_CAPABILITIES, type Capability, type RiskLevel } from '../../domain/capabilities';
+import {
+  CAPABILITIES,
+  CAPABILITY_NAMES,
+  SIGNED_IN_PERSON_CAPABILITIES,
+  type Capability,
+  type RiskLevel,
+} from '../../domain/capabilities';
 import { createKeyRing } from '../../services/auth/key-ring';
 import { signDelegationToken } from '../../services/delegation/delegation-tokens';
 import { call, expectProblem } from '../support/http';
@@ -21,7 +27,10 @@ let operations: Operation[];
 beforeAll(async () => {
   stack = await startStack();
   const document = (await call(stack.baseUrl, 'GET', '/openapi.json')).body as {
-    paths: Record<string, Record<string, { security?: Array<{ bearerAuth?: string[] }>; 'x-capability'?: string; requestBody?: unknown }>>;
+    paths: Record<
+      string,
+      Record<string, { security?: Array<{ bearerAuth?: string[] }>; 'x-capability'?: string; requestBody?: unknown }>
+    >;
   };
   operations = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({
@@ -39,23 +48,27 @@ afterAll(() => stack?.stop());
 /** A delegation token signed by the deployment, holding exactly the given capabilities. */
 async function delegationToken(capabilities: string[], risk_level: RiskLevel = 'high'): Promise<string> {
   const delegation_id = `dlg_${randomUUID()}`;
-  return signDelegationToken(createKeyRing(stack.database.db), { issuer: tokenIssuer(stack.config), audience: stack.config.AUTH_AUDIENCE }, {
-    token_id: `dtk_${randomUUID()}`,
-    delegation_id,
-    chain: [delegation_id],
-    passport_id: 'pp_authorization_test',
-    did: 'did:web:localhost:passports:pp_authorization_test',
-    organization_id: 'org_default',
-    agent_did: null,
-    capabilities,
-    environment: null,
-    risk_level,
-    verification_tier: 2,
-    identity_tier: 0,
-    credential: { type: 'passkey', id: 'cred_authorization_test' },
-    issued_at: new Date(),
-    expires_at: new Date(Date.now() + 600_000),
-  });
+  return signDelegationToken(
+    createKeyRing(stack.database.db),
+    { issuer: tokenIssuer(stack.config), audience: stack.config.AUTH_AUDIENCE },
+    {
+      token_id: `dtk_${randomUUID()}`,
+      delegation_id,
+      chain: [delegation_id],
+      passport_id: 'pp_authorization_test',
+      did: 'did:web:localhost:passports:pp_authorization_test',
+      organization_id: 'org_default',
+      agent_did: null,
+      capabilities,
+      environment: null,
+      risk_level,
+      verification_tier: 2,
+      identity_tier: 0,
+      credential: { type: 'passkey', id: 'cred_authorization_test' },
+      issued_at: new Date(),
+      expires_at: new Date(Date.now() + 600_000),
+    },
+  );
 }
 
 /**
@@ -66,7 +79,10 @@ const byScope = (operation: Operation) => operation.scope !== undefined && !oper
 
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, 'authz-probe');
 const request = (operation: Operation, token: string) =>
-  call(stack.baseUrl, operation.method, concrete(operation.path), { token, ...(operation.hasBody ? { json: {} } : {}) });
+  call(stack.baseUrl, operation.method, concrete(operation.path), {
+    token,
+    ...(operation.hasBody ? { json: {} } : {}),
+  });
 
 describe('the operation → capability table', () => {
   it('names a capability for every authenticated operation, and nothing else', () => {
@@ -76,7 +92,8 @@ describe('the operation → capability table', () => {
   });
 
   it('is what the OpenAPI document shows as x-capability', () => {
-    for (const operation of operations.filter(byScope)) expect([operation.key, operation.capability]).toEqual([operation.key, OPERATION_CAPABILITIES[operation.key]]);
+    for (const operation of operations.filter(byScope))
+      expect([operation.key, operation.capability]).toEqual([operation.key, OPERATION_CAPABILITIES[operation.key]]);
   });
 
   it('gives each capability the scope that guards its operations, so existing scoped tokens keep every operation', () => {
@@ -109,12 +126,18 @@ describe('every authenticated operation with a delegation token', () => {
       const capability = OPERATION_CAPABILITIES[operation.key]!;
       const others = CAPABILITY_NAMES.filter((name) => name !== capability);
       const refused = await request(operation, await tokenFor(others));
-      if (refused.status !== 403 || refused.body?.type !== '/problems/insufficient_scope' || refused.body?.required_capability !== capability) {
+      if (
+        refused.status !== 403 ||
+        refused.body?.type !== '/problems/insufficient_scope' ||
+        refused.body?.required_capability !== capability
+      ) {
         failures.push(`${operation.key} without ${capability}: ${refused.status} ${refused.body?.type}`);
       }
       const allowed = await request(operation, await tokenFor([capability]));
       if (allowed.status === 401 || allowed.body?.type === '/problems/insufficient_scope' || allowed.status >= 500) {
-        failures.push(`${operation.key} with ${capability}: ${allowed.status} ${allowed.body?.type} ${allowed.body?.detail}`);
+        failures.push(
+          `${operation.key} with ${capability}: ${allowed.status} ${allowed.body?.type} ${allowed.body?.detail}`,
+        );
       }
     }
     expect(failures).toEqual([]);
@@ -123,22 +146,45 @@ describe('every authenticated operation with a delegation token', () => {
   it('refuses an operation above the token’s risk_level, and passes at it', async () => {
     const capability: Capability = 'agents:manage';
     expect(CAPABILITIES[capability].risk).toBe('high');
-    const standard = await call(stack.baseUrl, 'PATCH', '/v1/agents/authz-probe', { token: await delegationToken([capability], 'standard'), json: {} });
+    const standard = await call(stack.baseUrl, 'PATCH', '/v1/agents/authz-probe', {
+      token: await delegationToken([capability], 'standard'),
+      json: {},
+    });
     expectProblem(standard, 403, 'insufficient_scope');
     expect(standard.body.detail).toMatch(/high risk; the token's risk_level is standard/);
-    const high = await call(stack.baseUrl, 'PATCH', '/v1/agents/authz-probe', { token: await delegationToken([capability], 'high'), json: {} });
+    const high = await call(stack.baseUrl, 'PATCH', '/v1/agents/authz-probe', {
+      token: await delegationToken([capability], 'high'),
+      json: {},
+    });
     expect(high.body?.type).not.toBe('/problems/insufficient_scope');
-    const low = await call(stack.baseUrl, 'GET', '/v1/agents', { token: await delegationToken(['agents:read'], 'low') });
+    const low = await call(stack.baseUrl, 'GET', '/v1/agents', {
+      token: await delegationToken(['agents:read'], 'low'),
+    });
     expect(low.status).toBe(200);
   });
 
   it('still lets scoped tokens through by scope, which implies the capability', async () => {
-    expect((await call(stack.baseUrl, 'GET', '/v1/agents', { token: await stack.token(['platform:read']) })).status).toBe(200);
-    expect((await call(stack.baseUrl, 'GET', '/v1/delegation-tokens', { token: await stack.token(['platform:admin']) })).status).toBe(200);
-    expectProblem(await call(stack.baseUrl, 'GET', '/v1/agents', { token: await stack.token(['orch:admin']) }), 403, 'insufficient_scope');
+    expect(
+      (await call(stack.baseUrl, 'GET', '/v1/agents', { token: await stack.token(['platform:read']) })).status,
+    ).toBe(200);
+    expect(
+      (await call(stack.baseUrl, 'GET', '/v1/delegation-tokens', { token: await stack.token(['platform:admin']) }))
+        .status,
+    ).toBe(200);
+    expectProblem(
+      await call(stack.baseUrl, 'GET', '/v1/agents', { token: await stack.token(['orch:admin']) }),
+      403,
+      'insufficient_scope',
+    );
   });
 
   it('refuses a delegation token whose claims name an unknown capability', async () => {
-    expectProblem(await call(stack.baseUrl, 'GET', '/v1/agents', { token: await delegationToken(['agents:read', 'platform:admin']) }), 401, 'unauthorized');
+    expectProblem(
+      await call(stack.baseUrl, 'GET', '/v1/agents', {
+        token: await delegationToken(['agents:read', 'platform:admin']),
+      }),
+      401,
+      'unauthorized',
+    );
   });
 });

@@ -9,7 +9,12 @@ let admin: ReturnType<typeof client>;
 
 /** Records of 2026-Q3 the way routings write them, with the routing's task type in its input. */
 let n = 0;
-function decided(task_type: string, decision: string, risk: string, extra: Partial<ProvenanceEntry> = {}): { entry: ProvenanceEntry } {
+function decided(
+  task_type: string,
+  decision: string,
+  risk: string,
+  extra: Partial<ProvenanceEntry> = {},
+): { entry: ProvenanceEntry } {
   n += 1;
   return {
     entry: {
@@ -19,7 +24,12 @@ function decided(task_type: string, decision: string, risk: string, extra: Parti
       actor: { type: 'orch_core', did: 'did:web:handoff.local:orch-core' },
       action: 'routing_decided',
       input_data: { task_type, ai_confidence: decision === 'ai_autonomous' ? 0.9 : 0.5 },
-      output_data: { decision, reason: 'r', risk: { level: risk, factors: [] }, safety_analysis: { risk_level: risk, all_constraints_met: decision === 'ai_autonomous' } },
+      output_data: {
+        decision,
+        reason: 'r',
+        risk: { level: risk, factors: [] },
+        safety_analysis: { risk_level: risk, all_constraints_met: decision === 'ai_autonomous' },
+      },
       reasoning: `Decided ${decision}`,
       ...extra,
     },
@@ -27,7 +37,8 @@ function decided(task_type: string, decision: string, risk: string, extra: Parti
 }
 
 async function sealed() {
-  while ((await ledgerSealingLag(stack.database.db)).unsealed_leaves > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  while ((await ledgerSealingLag(stack.database.db)).unsealed_leaves > 0)
+    await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 beforeAll(async () => {
@@ -38,7 +49,10 @@ beforeAll(async () => {
     decided('healthcare', 'escalate_to_human', 'medium'),
     decided('healthcare', 'ai_autonomous', 'low'),
     // A critical decision left to the AI alone, with a patient's e-mail in its input: fails oversight and minimisation.
-    decided('healthcare', 'ai_autonomous', 'critical', { subject_id: 'rt_<b>q3-bad</b>', input_data: { task_type: 'healthcare', patient_email: 'jane.doe@example.com' } }),
+    decided('healthcare', 'ai_autonomous', 'critical', {
+      subject_id: 'rt_<b>q3-bad</b>',
+      input_data: { task_type: 'healthcare', patient_email: 'jane.doe@example.com' },
+    }),
     decided('finance', 'hybrid_collaboration', 'high'),
     decided('finance', 'escalate_to_human', 'low'),
     {
@@ -61,7 +75,9 @@ afterAll(() => stack?.stop());
 describe('POST /v1/orch/compliance/report', () => {
   let created: CallResult;
   beforeAll(async () => {
-    created = await admin('POST', '/v1/orch/compliance/report', { json: { report_type: 'quarterly_regulatory', period: '2026-Q3', domains: [], include_violations: true } });
+    created = await admin('POST', '/v1/orch/compliance/report', {
+      json: { report_type: 'quarterly_regulatory', period: '2026-Q3', domains: [], include_violations: true },
+    });
   });
 
   it('computes every summary count of the period from its records', () => {
@@ -87,20 +103,40 @@ describe('POST /v1/orch/compliance/report', () => {
   });
 
   it('derives HIPAA, GDPR and SOX from the checks, lists what failed, and recommends from the data', () => {
-    expect(created.body.compliance_status).toEqual({ hipaa_compliant: false, gdpr_compliant: false, sox_compliant: false, rule_of_threes_adherence: 1 });
-    const failed = created.body.checks.filter((check: { passed: boolean }) => !check.passed).map((check: { check_id: string; failures: number }) => [check.check_id, check.failures]);
+    expect(created.body.compliance_status).toEqual({
+      hipaa_compliant: false,
+      gdpr_compliant: false,
+      sox_compliant: false,
+      rule_of_threes_adherence: 1,
+    });
+    const failed = created.body.checks
+      .filter((check: { passed: boolean }) => !check.passed)
+      .map((check: { check_id: string; failures: number }) => [check.check_id, check.failures]);
     expect(failed).toEqual([
       ['human_oversight_high_risk', 1],
       ['personal_data_minimised', 1],
       ['escalations_concluded', 1],
     ]);
     expect(created.body.violations).toEqual(
-      expect.arrayContaining([expect.objectContaining({ check_id: 'personal_data_minimised', subject_id: 'rt_<b>q3-bad</b>', detail: 'the record holds an e-mail address' })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          check_id: 'personal_data_minimised',
+          subject_id: 'rt_<b>q3-bad</b>',
+          detail: 'the record holds an e-mail address',
+        }),
+      ]),
     );
     expect(created.body.recommendations).toEqual(
-      expect.arrayContaining([expect.stringMatching(/left to the AI alone/), expect.stringMatching(/hold personal data/), expect.stringMatching(/ran out of reviewers/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/left to the AI alone/),
+        expect.stringMatching(/hold personal data/),
+        expect.stringMatching(/ran out of reviewers/),
+      ]),
     );
-    expect(created.body.ledger).toMatchObject({ tree_size: expect.any(Number), checkpoint: expect.stringContaining('\n\n— ') });
+    expect(created.body.ledger).toMatchObject({
+      tree_size: expect.any(Number),
+      checkpoint: expect.stringContaining('\n\n— '),
+    });
   });
 
   it('serves the stored report at report_url as JSON and as an HTML page with every value escaped', async () => {
@@ -116,23 +152,57 @@ describe('POST /v1/orch/compliance/report', () => {
   });
 
   it('keeps to the domains asked for', async () => {
-    const finance = await admin('POST', '/v1/orch/compliance/report', { json: { report_type: 'quarterly_regulatory', period: '2026-Q3', domains: ['finance'] } });
-    expect(finance.body.summary).toMatchObject({ total_decisions: 2, human_oversight_decisions: 2, ai_autonomous_decisions: 0, escalation_rate: 0.5 });
-    expect(finance.body.compliance_status).toMatchObject({ hipaa_compliant: true, gdpr_compliant: true, sox_compliant: true });
+    const finance = await admin('POST', '/v1/orch/compliance/report', {
+      json: { report_type: 'quarterly_regulatory', period: '2026-Q3', domains: ['finance'] },
+    });
+    expect(finance.body.summary).toMatchObject({
+      total_decisions: 2,
+      human_oversight_decisions: 2,
+      ai_autonomous_decisions: 0,
+      escalation_rate: 0.5,
+    });
+    expect(finance.body.compliance_status).toMatchObject({
+      hipaa_compliant: true,
+      gdpr_compliant: true,
+      sox_compliant: true,
+    });
     expect(finance.body).not.toHaveProperty('violations');
   });
 
   it('reports the current quarter’s routings as they happened', async () => {
     const routing = client(stack.baseUrl, await stack.token(['orch:write']));
-    const task = { task_type: 'compliance_live', ai_agent_id: 'urn:acme:agent:x:1', context: { domain: 'live-domain' } };
+    const task = {
+      task_type: 'compliance_live',
+      ai_agent_id: 'urn:acme:agent:x:1',
+      context: { domain: 'live-domain' },
+    };
     await routing('POST', '/v1/orch/routing', { json: { ...task, ai_confidence: 0.95 } });
-    await routing('POST', '/v1/orch/routing', { json: { ...task, ai_confidence: 0.4, required_capabilities: [{ capability_id: 'general_review', min_weight: 0.5 }] } });
+    await routing('POST', '/v1/orch/routing', {
+      json: {
+        ...task,
+        ai_confidence: 0.4,
+        required_capabilities: [{ capability_id: 'general_review', min_weight: 0.5 }],
+      },
+    });
     await sealed();
     const now = new Date();
     const period = `${now.getUTCFullYear()}-Q${Math.floor(now.getUTCMonth() / 3) + 1}`;
-    const live = await admin('POST', '/v1/orch/compliance/report', { json: { report_type: 'spot_check', period, domains: ['live-domain'] } });
-    expect(live.body.summary).toMatchObject({ total_decisions: 2, ai_autonomous_decisions: 1, human_oversight_decisions: 1, escalations_triggered: 1, escalation_rate: 0.5 });
-    expect(live.body.compliance_status).toEqual({ hipaa_compliant: true, gdpr_compliant: true, sox_compliant: true, rule_of_threes_adherence: 1 });
+    const live = await admin('POST', '/v1/orch/compliance/report', {
+      json: { report_type: 'spot_check', period, domains: ['live-domain'] },
+    });
+    expect(live.body.summary).toMatchObject({
+      total_decisions: 2,
+      ai_autonomous_decisions: 1,
+      human_oversight_decisions: 1,
+      escalations_triggered: 1,
+      escalation_rate: 0.5,
+    });
+    expect(live.body.compliance_status).toEqual({
+      hipaa_compliant: true,
+      gdpr_compliant: true,
+      sox_compliant: true,
+      rule_of_threes_adherence: 1,
+    });
   });
 
   it('finds a record edited after sealing', async () => {
@@ -141,11 +211,21 @@ describe('POST /v1/orch/compliance/report', () => {
     await sealed();
     await stack.database.db.transaction(async (trx) => {
       await trx.raw('alter table ledger_entries disable trigger user');
-      await trx('ledger_entries').where({ transaction_id: anchor!.transaction_id }).update({ body: trx.raw(`replace(body, 'escalate_to_human', 'ai_autonomous')`) });
+      await trx('ledger_entries')
+        .where({ transaction_id: anchor!.transaction_id })
+        .update({ body: trx.raw(`replace(body, 'escalate_to_human', 'ai_autonomous')`) });
       await trx.raw('alter table ledger_entries enable trigger user');
     });
-    const report = await admin('POST', '/v1/orch/compliance/report', { json: { report_type: 'integrity', period: '2026-Q3', domains: ['tamper'], include_violations: true } });
-    expect(report.body.violations).toEqual([expect.objectContaining({ check_id: 'records_sealed', transaction_id: anchor!.transaction_id, detail: expect.stringContaining('changed after sealing') })]);
+    const report = await admin('POST', '/v1/orch/compliance/report', {
+      json: { report_type: 'integrity', period: '2026-Q3', domains: ['tamper'], include_violations: true },
+    });
+    expect(report.body.violations).toEqual([
+      expect.objectContaining({
+        check_id: 'records_sealed',
+        transaction_id: anchor!.transaction_id,
+        detail: expect.stringContaining('changed after sealing'),
+      }),
+    ]);
     expect(report.body.compliance_status).toMatchObject({ sox_compliant: false, hipaa_compliant: false });
   });
 
@@ -156,7 +236,11 @@ describe('POST /v1/orch/compliance/report', () => {
       headers: { prefer: 'respond-async', 'idempotency-key': 'report-async-1' },
     });
     expect(accepted.status).toBe(202);
-    expect(accepted.body).toMatchObject({ status: 'generating', report_id: expect.stringMatching(/^rpt_/), retry_after_seconds: 2 });
+    expect(accepted.body).toMatchObject({
+      status: 'generating',
+      report_id: expect.stringMatching(/^rpt_/),
+      retry_after_seconds: 2,
+    });
     expect(accepted.headers.get('retry-after')).toBe('2');
     const path = new URL(accepted.body.report_url).pathname;
     expect((await admin('GET', path)).status).toBe(202);
@@ -167,7 +251,11 @@ describe('POST /v1/orch/compliance/report', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       ready = await admin('GET', path);
     }
-    expect(ready.body).toMatchObject({ report_id: accepted.body.report_id, period: '2026-Q3', summary: { total_decisions: 7 } });
+    expect(ready.body).toMatchObject({
+      report_id: accepted.body.report_id,
+      period: '2026-Q3',
+      summary: { total_decisions: 7 },
+    });
   });
 
   it.each([
@@ -182,7 +270,15 @@ describe('POST /v1/orch/compliance/report', () => {
 
   it('needs the admin token, and is 404 for a report that never existed', async () => {
     const writer = client(stack.baseUrl, await stack.token(['orch:write', 'orch:read']));
-    expectProblem(await writer('POST', '/v1/orch/compliance/report', { json: { report_type: 'x', period: '2026-Q3' } }), 403, 'insufficient_scope');
-    expectProblem(await admin('GET', `/v1/orch/compliance/reports/rpt_${'0'.repeat(32)}`), 404, 'compliance_report_not_found');
+    expectProblem(
+      await writer('POST', '/v1/orch/compliance/report', { json: { report_type: 'x', period: '2026-Q3' } }),
+      403,
+      'insufficient_scope',
+    );
+    expectProblem(
+      await admin('GET', `/v1/orch/compliance/reports/rpt_${'0'.repeat(32)}`),
+      404,
+      'compliance_report_not_found',
+    );
   });
 });

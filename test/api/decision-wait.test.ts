@@ -25,7 +25,12 @@ const ADA = 'did:web:handoff.local:reviewers:ada';
 
 async function escalatedRouting(): Promise<string> {
   const routed = await api('POST', '/v1/orch/routing', {
-    json: { task_type: 'medical_diagnosis', ai_agent_id: 'urn:acme:agent:diagnosis:7', ai_confidence: 0.62, required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }] },
+    json: {
+      task_type: 'medical_diagnosis',
+      ai_agent_id: 'urn:acme:agent:diagnosis:7',
+      ai_confidence: 0.62,
+      required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }],
+    },
   });
   expect(routed.body).toMatchObject({ decision: 'escalate_to_human', assigned_to: { did: ADA } });
   return routed.body.routing_id;
@@ -43,8 +48,15 @@ async function instanceWith(settings: DecisionWaitSettings, options: { listen: b
   const config: Config = { ...stack.config, ...options.config };
   const logger = createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
   const deps = createAppDeps(config, { db: stack.database.db, temporal: stack.temporal, logger, listenUrl: undefined });
-  const decisions: DecisionWaits = createDecisionWaits({ listenUrl: options.listen ? stack.database.url : undefined, logger, settings });
-  const server: Server = await listen(buildApp({ ...deps, decisions, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } }), { host: '127.0.0.1', port: 0 });
+  const decisions: DecisionWaits = createDecisionWaits({
+    listenUrl: options.listen ? stack.database.url : undefined,
+    logger,
+    settings,
+  });
+  const server: Server = await listen(
+    buildApp({ ...deps, decisions, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } }),
+    { host: '127.0.0.1', port: 0 },
+  );
   const { port } = server.address() as { port: number };
   return {
     baseUrl: `http://127.0.0.1:${port}`,
@@ -67,7 +79,11 @@ describe('GET /v1/orch/routing/{routing_id}?wait=', () => {
     const resolvedAt = Date.now();
     const answer = await waiting;
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ routing_id: id, status: 'completed', resolution: { reviewer_did: ADA, outcome: 'approved', comment: 'looks right' } });
+    expect(answer.body).toMatchObject({
+      routing_id: id,
+      status: 'completed',
+      resolution: { reviewer_did: ADA, outcome: 'approved', comment: 'looks right' },
+    });
     expect(answer.at - resolvedAt).toBeLessThan(5000);
   });
 
@@ -88,11 +104,17 @@ describe('GET /v1/orch/routing/{routing_id}?wait=', () => {
   });
 
   it('is woken by the notification, not by its re-reads', async () => {
-    const quiet = await instanceWith({ recheckWhileListeningMs: 60_000, recheckWithoutListenMs: 60_000, listenStartMs: 5000 }, { listen: true });
+    const quiet = await instanceWith(
+      { recheckWhileListeningMs: 60_000, recheckWithoutListenMs: 60_000, listenStartMs: 5000 },
+      { listen: true },
+    );
     try {
       const id = await escalatedRouting();
       const waiting = timed(client(quiet.baseUrl, await stack.token())('GET', `/v1/orch/routing/${id}?wait=30`));
-      await eventually(async () => quiet.decisions.waiting, (count) => count === 1);
+      await eventually(
+        async () => quiet.decisions.waiting,
+        (count) => count === 1,
+      );
       expect(quiet.decisions.listening).toBe(true);
       expect((await resolveAs(stack, id, ADA, { outcome: 'approved' })).status).toBe(200);
       const resolvedAt = Date.now();
@@ -105,7 +127,10 @@ describe('GET /v1/orch/routing/{routing_id}?wait=', () => {
   });
 
   it('finds the decision by its re-reads when no notification comes', async () => {
-    const deaf = await instanceWith({ recheckWhileListeningMs: 300, recheckWithoutListenMs: 300, listenStartMs: 1000 }, { listen: false });
+    const deaf = await instanceWith(
+      { recheckWhileListeningMs: 300, recheckWithoutListenMs: 300, listenStartMs: 1000 },
+      { listen: false },
+    );
     try {
       const id = await escalatedRouting();
       const waiting = timed(client(deaf.baseUrl, await stack.token())('GET', `/v1/orch/routing/${id}?wait=30`));
@@ -131,7 +156,10 @@ describe('GET /v1/orch/routing/{routing_id}?wait=', () => {
   });
 
   it('waits past the request deadline without being cut as a timeout', async () => {
-    const short = await instanceWith({ recheckWhileListeningMs: 2000, recheckWithoutListenMs: 1000, listenStartMs: 1000 }, { listen: true, config: { REQUEST_TIMEOUT_MS: 1000 } });
+    const short = await instanceWith(
+      { recheckWhileListeningMs: 2000, recheckWithoutListenMs: 1000, listenStartMs: 1000 },
+      { listen: true, config: { REQUEST_TIMEOUT_MS: 1000 } },
+    );
     try {
       const id = await escalatedRouting();
       const startedAt = Date.now();
@@ -145,15 +173,28 @@ describe('GET /v1/orch/routing/{routing_id}?wait=', () => {
   });
 
   it('stops waiting when the client goes away', async () => {
-    const instance = await instanceWith({ recheckWhileListeningMs: 60_000, recheckWithoutListenMs: 60_000, listenStartMs: 5000 }, { listen: true });
+    const instance = await instanceWith(
+      { recheckWhileListeningMs: 60_000, recheckWithoutListenMs: 60_000, listenStartMs: 5000 },
+      { listen: true },
+    );
     try {
       const id = await escalatedRouting();
       const gone = new AbortController();
-      const request = fetch(`${instance.baseUrl}/v1/orch/routing/${id}?wait=30`, { headers: { authorization: `Bearer ${await stack.token()}` }, signal: gone.signal });
-      await eventually(async () => instance.decisions.waiting, (count) => count === 1);
+      const request = fetch(`${instance.baseUrl}/v1/orch/routing/${id}?wait=30`, {
+        headers: { authorization: `Bearer ${await stack.token()}` },
+        signal: gone.signal,
+      });
+      await eventually(
+        async () => instance.decisions.waiting,
+        (count) => count === 1,
+      );
       gone.abort();
       await expect(request).rejects.toThrow();
-      await eventually(async () => instance.decisions.waiting, (count) => count === 0, { timeoutMs: 2000 });
+      await eventually(
+        async () => instance.decisions.waiting,
+        (count) => count === 0,
+        { timeoutMs: 2000 },
+      );
     } finally {
       await instance.close();
     }
@@ -191,7 +232,9 @@ describe('GET /v1/approvals/{approval_id}?wait=', () => {
 
     const waiting = timed(api('GET', `/v1/approvals/${id}?wait=20`));
     await pause(300);
-    const answered = await client(stack.baseUrl, cfo.sessionToken)('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', comment: 'go' } });
+    const answered = await client(stack.baseUrl, cfo.sessionToken)('POST', `/v1/approvals/${id}/respond`, {
+      json: { decision: 'approved', comment: 'go' },
+    });
     expect(answered.status).toBe(200);
     const answeredAt = Date.now();
     const answer = await waiting;

@@ -34,10 +34,16 @@ afterAll(async () => {
 
 /** The person's own delegation token, exchanged from their session, holding exactly `capabilities`. */
 async function tokenHolding(person: SignedInPerson, capabilities: string[]) {
-  const exchanged = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens/exchange', { json: { subject_token: person.sessionToken, capabilities, duration_seconds: 600 } });
+  const exchanged = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens/exchange', {
+    json: { subject_token: person.sessionToken, capabilities, duration_seconds: 600 },
+  });
   expect(exchanged.status).toBe(201);
   expect(exchanged.body.capabilities).toEqual(capabilities);
-  return { as: client(stack.baseUrl, exchanged.body.token as string), token: exchanged.body.token as string, token_id: exchanged.body.token_id as string };
+  return {
+    as: client(stack.baseUrl, exchanged.body.token as string),
+    token: exchanged.body.token as string,
+    token_id: exchanged.body.token_id as string,
+  };
 }
 
 /** A token the person gives an agent, holding exactly `capabilities`. */
@@ -46,11 +52,26 @@ async function agentHolding(person: SignedInPerson, capabilities: string[]) {
   const agent = { passport_id: `pp_agent_${randomUUID()}`, did: `did:web:agents.example:${randomUUID()}` };
   const now = new Date();
   await stack.database.db('passports').insert({
-    ...agent, type: 'agent', name: 'Assistant', organization_id: 'org_default', metadata: JSON.stringify({}), capabilities: [], status: 'active', created_at: now, updated_at: now,
+    ...agent,
+    type: 'agent',
+    name: 'Assistant',
+    organization_id: 'org_default',
+    metadata: JSON.stringify({}),
+    capabilities: [],
+    status: 'active',
+    created_at: now,
+    updated_at: now,
   });
-  const delegated = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens', { token: own.token, json: { agentId: agent.passport_id, capabilities, duration_seconds: 600 } });
+  const delegated = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens', {
+    token: own.token,
+    json: { agentId: agent.passport_id, capabilities, duration_seconds: 600 },
+  });
   expect(delegated.status).toBe(201);
-  return { agent, as: client(stack.baseUrl, delegated.body.token as string), token_id: delegated.body.token_id as string };
+  return {
+    agent,
+    as: client(stack.baseUrl, delegated.body.token as string),
+    token_id: delegated.body.token_id as string,
+  };
 }
 
 async function routingAssignedToAda(): Promise<string> {
@@ -72,7 +93,12 @@ async function completedAutonomousRouting(): Promise<string> {
 
 async function pendingApproval(approver: SignedInPerson): Promise<string> {
   const created = await admin('POST', '/v1/approvals', {
-    json: { requester_passport_id: 'did:web:acme.example:agents:payer', approver_passport_id: approver.did, action_description: 'Pay invoice 42', request_data: { amount: 25_000 } },
+    json: {
+      requester_passport_id: 'did:web:acme.example:agents:payer',
+      approver_passport_id: approver.did,
+      action_description: 'Pay invoice 42',
+      request_data: { amount: 25_000 },
+    },
   });
   expect(created.status).toBe(201);
   return created.body.id as string;
@@ -88,9 +114,16 @@ describe('resolving a routing under a delegation', () => {
     expectProblem(started, 403, 'insufficient_scope');
     expect(started.body.required_capability).toBe('routing:write');
 
-    const resolved = await resolver.as('POST', `/v1/orch/routing/${id}/resolve`, { json: { outcome: 'approved', comment: 'MRI is right' } });
+    const resolved = await resolver.as('POST', `/v1/orch/routing/${id}/resolve`, {
+      json: { outcome: 'approved', comment: 'MRI is right' },
+    });
     expect(resolved.status).toBe(200);
-    expect(resolved.body).toMatchObject({ routing_id: id, status: 'completed', reviewer_did: ADA, outcome: 'approved' });
+    expect(resolved.body).toMatchObject({
+      routing_id: id,
+      status: 'completed',
+      reviewer_did: ADA,
+      outcome: 'approved',
+    });
     // The person's own token (no agent): the record names the sign-in credential and the token, as docs/ledger.md says.
     const provenance = await admin('GET', `/v1/orch/provenance/${id}`);
     expect(provenance.body.decision_chain.at(-1)).toMatchObject({ action: 'routing_resolved' });
@@ -118,13 +151,29 @@ describe('resolving a routing under a delegation', () => {
   it('escalating and feedback take their own capabilities, which resolving does not imply', async () => {
     const id = await completedAutonomousRouting();
     const resolver = await tokenHolding(cfo, ['routing:resolve']);
-    expectProblem(await resolver.as('POST', `/v1/orch/routing/${id}/feedback`, { json: { verdict: 'flagged', reason: 'check it' } }), 403, 'insufficient_scope');
-    expectProblem(await resolver.as('POST', '/v1/orch/escalation/manual', { json: { routing_id: id, escalation_reason: 'review it' } }), 403, 'insufficient_scope');
+    expectProblem(
+      await resolver.as('POST', `/v1/orch/routing/${id}/feedback`, {
+        json: { verdict: 'flagged', reason: 'check it' },
+      }),
+      403,
+      'insufficient_scope',
+    );
+    expectProblem(
+      await resolver.as('POST', '/v1/orch/escalation/manual', {
+        json: { routing_id: id, escalation_reason: 'review it' },
+      }),
+      403,
+      'insufficient_scope',
+    );
 
-    const feedback = await (await tokenHolding(cfo, ['routing:feedback'])).as('POST', `/v1/orch/routing/${id}/feedback`, { json: { verdict: 'flagged', reason: 'check it' } });
+    const feedback = await (
+      await tokenHolding(cfo, ['routing:feedback'])
+    ).as('POST', `/v1/orch/routing/${id}/feedback`, { json: { verdict: 'flagged', reason: 'check it' } });
     expect(feedback.status).toBe(201);
     expect(feedback.body.submitted_by).toBe(cfo.did);
-    const escalated = await (await tokenHolding(cfo, ['routing:escalate'])).as('POST', '/v1/orch/escalation/manual', {
+    const escalated = await (
+      await tokenHolding(cfo, ['routing:escalate'])
+    ).as('POST', '/v1/orch/escalation/manual', {
       json: { routing_id: id, escalation_reason: 'review it', target_capability: 'general_review' },
     });
     expect(escalated.status).toBe(200);
@@ -135,7 +184,9 @@ describe('cancelling an approval under a delegation', () => {
   it('takes approvals:cancel alone: it cancels the person’s request, and asks for none', async () => {
     const id = await pendingApproval(cfo);
     const canceller = await tokenHolding(cfo, ['approvals:cancel']);
-    const asked = await canceller.as('POST', '/v1/approvals', { json: { requester_passport_id: cfo.did, action_description: 'Pay invoice 43', request_data: { amount: 10 } } });
+    const asked = await canceller.as('POST', '/v1/approvals', {
+      json: { requester_passport_id: cfo.did, action_description: 'Pay invoice 43', request_data: { amount: 10 } },
+    });
     expectProblem(asked, 403, 'insufficient_scope');
     expect(asked.body.required_capability).toBe('approvals:request');
 
@@ -146,14 +197,25 @@ describe('cancelling an approval under a delegation', () => {
 
   it('is refused to approvals:request, which asks for approvals and cancels none', async () => {
     const requester = await tokenHolding(cfo, ['approvals:request']);
-    const asked = await requester.as('POST', '/v1/approvals', { json: { requester_passport_id: cfo.did, approver_passport_id: cfo.did, action_description: 'Pay invoice 44', request_data: { amount: 10 } } });
+    const asked = await requester.as('POST', '/v1/approvals', {
+      json: {
+        requester_passport_id: cfo.did,
+        approver_passport_id: cfo.did,
+        action_description: 'Pay invoice 44',
+        request_data: { amount: 10 },
+      },
+    });
     expect(asked.status).toBe(201);
     const id = asked.body.id as string;
 
     const refused = await requester.as('POST', `/v1/approvals/${id}/cancel`, { json: { reason: 'changed my mind' } });
     expectProblem(refused, 403, 'insufficient_scope');
     expect(refused.body.required_capability).toBe('approvals:cancel');
-    expectProblem(await requester.as('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved' } }), 403, 'insufficient_scope');
+    expectProblem(
+      await requester.as('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved' } }),
+      403,
+      'insufficient_scope',
+    );
     expect(await statusOf(`/v1/approvals/${id}`)).toBe('pending');
   });
 });
@@ -161,18 +223,31 @@ describe('cancelling an approval under a delegation', () => {
 describe('the capability vocabulary', () => {
   it('a signed-in person holds every human-act capability, and can hand them all on in one token', async () => {
     expect(SIGNED_IN_PERSON_CAPABILITIES).toEqual(expect.arrayContaining([...HUMAN_ACT_CAPABILITY_NAMES]));
-    expect(HUMAN_ACT_CAPABILITY_NAMES).toEqual(['approvals:respond', 'approvals:cancel', 'routing:resolve', 'routing:escalate', 'routing:feedback']);
+    expect(HUMAN_ACT_CAPABILITY_NAMES).toEqual([
+      'approvals:respond',
+      'approvals:cancel',
+      'routing:resolve',
+      'routing:escalate',
+      'routing:feedback',
+    ]);
     await tokenHolding(cfo, [...HUMAN_ACT_CAPABILITY_NAMES]);
   });
 
-  it.each([['routing:everything'], ['approvals:answer'], ['routing:resolve:all']])('refuses the unknown name %s with 400', async (name) => {
-    const reply = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens/exchange', { json: { subject_token: cfo.sessionToken, capabilities: ['routing:resolve', name] } });
-    expectProblem(reply, 400, 'validation_failed');
-    expect(JSON.stringify(reply.body)).toContain('capabilities');
-  });
+  it.each([['routing:everything'], ['approvals:answer'], ['routing:resolve:all']])(
+    'refuses the unknown name %s with 400',
+    async (name) => {
+      const reply = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens/exchange', {
+        json: { subject_token: cfo.sessionToken, capabilities: ['routing:resolve', name] },
+      });
+      expectProblem(reply, 400, 'validation_failed');
+      expect(JSON.stringify(reply.body)).toContain('capabilities');
+    },
+  );
 
   it('the OpenAPI document names the capability of each human act, and the issuing operations list them all', async () => {
-    const doc = (await call(stack.baseUrl, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, { description: string; 'x-capability'?: string }>> };
+    const doc = (await call(stack.baseUrl, 'GET', '/openapi.json')).body as {
+      paths: Record<string, Record<string, { description: string; 'x-capability'?: string }>>;
+    };
     const acts: Array<[string, string]> = [
       ['/v1/orch/routing/{routing_id}/resolve', 'routing:resolve'],
       ['/v1/orch/escalation/manual', 'routing:escalate'],
@@ -186,7 +261,8 @@ describe('the capability vocabulary', () => {
       expect(doc.paths[path]!.post!.description).toContain(capability);
     }
     for (const path of ['/v1/delegation-tokens/exchange', '/v1/delegation-tokens']) {
-      for (const capability of HUMAN_ACT_CAPABILITY_NAMES) expect(doc.paths[path]!.post!.description).toContain(capability);
+      for (const capability of HUMAN_ACT_CAPABILITY_NAMES)
+        expect(doc.paths[path]!.post!.description).toContain(capability);
     }
   });
 });
@@ -197,7 +273,10 @@ describe('the record of a delegated act', () => {
     const assistant = await agentHolding(cfo, ['approvals:respond']);
     const answered = await assistant.as('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved' } });
     expect(answered.status).toBe(200);
-    const [body] = await stack.database.db('ledger_entries').where({ transaction_id: answered.body.provenance_id as string }).pluck('body');
+    const [body] = await stack.database
+      .db('ledger_entries')
+      .where({ transaction_id: answered.body.provenance_id as string })
+      .pluck('body');
     expect(JSON.parse(body as string).actor).toEqual({
       type: 'human',
       did: cfo.did,

@@ -14,20 +14,32 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(stack.baseUrl, method, path, { token, ...options });
+const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
+  call(stack.baseUrl, method, path, { token, ...options });
 
 describe('RFC 9457 problems', () => {
   it('answers 400 malformed_json for a body that is not JSON', async () => {
-    const reply = await api('POST', '/v1/orch/routing', { raw: '{"ai_confidence": 0.9,', headers: { 'content-type': 'application/json' } });
+    const reply = await api('POST', '/v1/orch/routing', {
+      raw: '{"ai_confidence": 0.9,',
+      headers: { 'content-type': 'application/json' },
+    });
     expectProblem(reply, 400, 'malformed_json');
-    expect(reply.body).toMatchObject({ title: PROBLEM_TYPES.malformed_json.title, detail: expect.any(String), instance: '/v1/orch/routing' });
+    expect(reply.body).toMatchObject({
+      title: PROBLEM_TYPES.malformed_json.title,
+      detail: expect.any(String),
+      instance: '/v1/orch/routing',
+    });
   });
 
   it('answers 413 payload_too_large for a body over BODY_LIMIT and accepts one under it', async () => {
-    const over = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 0.9, context: { note: 'x'.repeat(2048) } } });
+    const over = await api('POST', '/v1/orch/routing', {
+      json: { ai_confidence: 0.9, context: { note: 'x'.repeat(2048) } },
+    });
     expectProblem(over, 413, 'payload_too_large');
 
-    const under = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 0.9, context: { note: 'x'.repeat(800) } } });
+    const under = await api('POST', '/v1/orch/routing', {
+      json: { ai_confidence: 0.9, context: { note: 'x'.repeat(800) } },
+    });
     expect(under.status).toBe(200);
   });
 
@@ -50,41 +62,87 @@ describe('RFC 9457 problems', () => {
   });
 
   it('answers 400 Validation Failed with field, code, message, expected and received for each invalid body field', async () => {
-    const reply = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 'high', task_type: '', urgency: 'hgh' } });
+    const reply = await api('POST', '/v1/orch/routing', {
+      json: { ai_confidence: 'high', task_type: '', urgency: 'hgh' },
+    });
     expectProblem(reply, 400, 'validation_failed');
     expect(reply.body.title).toBe('Validation Failed');
     expect(reply.body.errors).toEqual(
       expect.arrayContaining([
-        { field: 'ai_confidence', code: 'invalid_type', message: expect.any(String), expected: 'number', received: 'string' },
-        { field: 'task_type', code: 'too_small', message: expect.any(String), expected: 'at least 1 character', received: 'string of 0 characters' },
-        { field: 'urgency', code: 'invalid_value', message: expect.any(String), expected: 'one of "low", "medium", "high", "urgent", "critical"', received: '"hgh"' },
+        {
+          field: 'ai_confidence',
+          code: 'invalid_type',
+          message: expect.any(String),
+          expected: 'number',
+          received: 'string',
+        },
+        {
+          field: 'task_type',
+          code: 'too_small',
+          message: expect.any(String),
+          expected: 'at least 1 character',
+          received: 'string of 0 characters',
+        },
+        {
+          field: 'urgency',
+          code: 'invalid_value',
+          message: expect.any(String),
+          expected: 'one of "low", "medium", "high", "urgent", "critical"',
+          received: '"hgh"',
+        },
       ]),
     );
   });
 
   it('says which values a discriminator takes, and which one it got', async () => {
     const reply = await api('POST', '/v1/orch/escalation/rules/dry-run', {
-      json: { conditions: [{ condition_type: 'task_type', operator: '==', value: 'probe' }], actions: [{ action: 'explode' }] },
+      json: {
+        conditions: [{ condition_type: 'task_type', operator: '==', value: 'probe' }],
+        actions: [{ action: 'explode' }],
+      },
     });
     expectProblem(reply, 400, 'validation_failed');
     expect(reply.body.errors).toEqual([
-      { field: 'actions.0.action', code: 'invalid_union', message: expect.any(String), expected: 'one of "escalate_to_human", "notify_supervisor"', received: '"explode"' },
+      {
+        field: 'actions.0.action',
+        code: 'invalid_union',
+        message: expect.any(String),
+        expected: 'one of "escalate_to_human", "notify_supervisor"',
+        received: '"explode"',
+      },
     ]);
   });
 
   it('names a missing required field REQUIRED_FIELD_MISSING', async () => {
     const reply = await api('POST', '/v1/orch/routing', { json: { task_type: 'summarize' } });
     expectProblem(reply, 400, 'validation_failed');
-    expect(reply.body.errors).toEqual([{ field: 'ai_confidence', code: 'REQUIRED_FIELD_MISSING', message: expect.any(String), expected: 'number', received: 'missing' }]);
+    expect(reply.body.errors).toEqual([
+      {
+        field: 'ai_confidence',
+        code: 'REQUIRED_FIELD_MISSING',
+        message: expect.any(String),
+        expected: 'number',
+        received: 'missing',
+      },
+    ]);
   });
 
   it('never echoes a long value or a credential in received', async () => {
     const long = 'y'.repeat(600);
     const tooLong = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 0.9, task_type: long } });
     expectProblem(tooLong, 400, 'validation_failed');
-    expect(tooLong.body.errors).toEqual([expect.objectContaining({ field: 'task_type', code: 'too_big', expected: 'at most 200 characters', received: 'string of 600 characters' })]);
+    expect(tooLong.body.errors).toEqual([
+      expect.objectContaining({
+        field: 'task_type',
+        code: 'too_big',
+        expected: 'at most 200 characters',
+        received: 'string of 600 characters',
+      }),
+    ]);
 
-    const credentials = await api('POST', '/v1/orch/webhooks', { json: { url: 'https://ops:hunter2-s3cret@hooks.example.com/in', events: ['*'] } });
+    const credentials = await api('POST', '/v1/orch/webhooks', {
+      json: { url: 'https://ops:hunter2-s3cret@hooks.example.com/in', events: ['*'] },
+    });
     expectProblem(credentials, 400, 'validation_failed');
     expect(credentials.body.errors).toEqual([expect.objectContaining({ field: 'url', received: expect.any(String) })]);
     expect(credentials.text).not.toContain('hunter2');
@@ -98,7 +156,9 @@ describe('RFC 9457 problems', () => {
   it('carries numbered remediation steps from the problem registry', async () => {
     const reply = await api('POST', '/v1/orch/routing', { json: { ai_confidence: 7 } });
     expectProblem(reply, 400, 'validation_failed');
-    expect(reply.body.remediation).toEqual(PROBLEM_TYPES.validation_failed.remediation.map((description, index) => ({ step: index + 1, description })));
+    expect(reply.body.remediation).toEqual(
+      PROBLEM_TYPES.validation_failed.remediation.map((description, index) => ({ step: index + 1, description })),
+    );
     expect(reply.body.remediation.length).toBeGreaterThan(0);
   });
 
@@ -120,11 +180,19 @@ describe('RFC 9457 problems', () => {
   it.each([
     ['a value', '{"ai_confidence":0.9,"context":{"notes":["ok","cut \\ud83d"]}}', 'context.notes.1', 'invalid_format'],
     ['a key', '{"ai_confidence":0.9,"context":{"\\udc00":1}}', 'context.\\udc00', 'invalid_key'],
-  ])('answers 400 validation_failed for a lone surrogate in %s, which I-JSON refuses, before any fingerprint or record is taken', async (_where, raw, field, code) => {
-    const reply = await api('POST', '/v1/orch/routing', { raw, headers: { 'content-type': 'application/json', 'idempotency-key': `lone-${field}` } });
-    expectProblem(reply, 400, 'validation_failed');
-    expect(reply.body.errors).toEqual([expect.objectContaining({ field, code, message: expect.stringContaining('unpaired UTF-16 surrogate') })]);
-  });
+  ])(
+    'answers 400 validation_failed for a lone surrogate in %s, which I-JSON refuses, before any fingerprint or record is taken',
+    async (_where, raw, field, code) => {
+      const reply = await api('POST', '/v1/orch/routing', {
+        raw,
+        headers: { 'content-type': 'application/json', 'idempotency-key': `lone-${field}` },
+      });
+      expectProblem(reply, 400, 'validation_failed');
+      expect(reply.body.errors).toEqual([
+        expect.objectContaining({ field, code, message: expect.stringContaining('unpaired UTF-16 surrogate') }),
+      ]);
+    },
+  );
 
   it('accepts a string with a valid surrogate pair', async () => {
     const reply = await api('POST', '/v1/orch/routing', {
@@ -143,18 +211,35 @@ describe('RFC 9457 problems', () => {
     expectProblem(reply, 415, 'unsupported_media_type');
   });
 
-  it.each(['%', '%zz', '%E0%A4'])('answers 400 invalid_request for a path parameter that is not percent-encoded UTF-8 (%s)', async (segment) => {
-    for (const method of ['GET', 'DELETE']) expectProblem(await api(method, `/v1/orch/routing/${segment}`), 400, 'invalid_request');
-  });
+  it.each(['%', '%zz', '%E0%A4'])(
+    'answers 400 invalid_request for a path parameter that is not percent-encoded UTF-8 (%s)',
+    async (segment) => {
+      for (const method of ['GET', 'DELETE'])
+        expectProblem(await api(method, `/v1/orch/routing/${segment}`), 400, 'invalid_request');
+    },
+  );
 
   it('documents every error of every operation as a Problem, and every answer but 204 with its body', async () => {
     const doc = (await call(stack.baseUrl, 'GET', '/openapi.json')).body;
     type Content = Record<string, { schema?: { $ref?: string } }>;
-    const responses = Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Content }> }>>).flatMap(([path, item]) =>
-      Object.entries(item).flatMap(([method, operation]) => Object.entries(operation.responses).map(([status, response]) => ({ at: `${method} ${path} ${status}`, status: Number(status), content: response.content }))),
+    const responses = Object.entries(
+      doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Content }> }>>,
+    ).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, operation]) =>
+        Object.entries(operation.responses).map(([status, response]) => ({
+          at: `${method} ${path} ${status}`,
+          status: Number(status),
+          content: response.content,
+        })),
+      ),
     );
-    const isProblem = (content: Content | undefined) => content?.['application/problem+json']?.schema?.$ref === '#/components/schemas/Problem';
-    expect(responses.filter((response) => response.status >= 400 && response.status < 500 && !isProblem(response.content)).map((r) => r.at)).toEqual([]);
+    const isProblem = (content: Content | undefined) =>
+      content?.['application/problem+json']?.schema?.$ref === '#/components/schemas/Problem';
+    expect(
+      responses
+        .filter((response) => response.status >= 400 && response.status < 500 && !isProblem(response.content))
+        .map((r) => r.at),
+    ).toEqual([]);
     expect(responses.filter((response) => response.status !== 204 && !response.content).map((r) => r.at)).toEqual([]);
   });
 
@@ -174,25 +259,44 @@ describe('RFC 9457 problems', () => {
 describe('unexpected errors', () => {
   const INTERNAL_KEYS = ['detail', 'incident_id', 'instance', 'remediation', 'request_id', 'status', 'title', 'type'];
 
-  function expectOpaque500(reply: Awaited<ReturnType<typeof call>>, requestId: string, lines: Array<Record<string, unknown>>) {
+  function expectOpaque500(
+    reply: Awaited<ReturnType<typeof call>>,
+    requestId: string,
+    lines: Array<Record<string, unknown>>,
+  ) {
     expectProblem(reply, 500, 'internal_error');
     expect(Object.keys(reply.body).sort()).toEqual(INTERNAL_KEYS);
     expect(reply.body.request_id).toBe(requestId);
     expect(reply.body.incident_id).toMatch(/^inc_[0-9a-f-]{36}$/);
-    expect(reply.body.detail).toBe(`Something went wrong on our side; quote incident id ${reply.body.incident_id as string} (request id ${requestId})`);
+    expect(reply.body.detail).toBe(
+      `Something went wrong on our side; quote incident id ${reply.body.incident_id as string} (request id ${requestId})`,
+    );
     expect(reply.text).not.toMatch(/Error|\bat .*\(|node_modules|\.ts:\d/);
     // The SRE finds the stack by the id the client quotes.
     const logged = lines.filter((line) => line.incident_id === reply.body.incident_id);
-    expect(logged).toEqual([expect.objectContaining({ level: 'error', request_id: requestId, error: expect.objectContaining({ stack: expect.any(String) }) })]);
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        request_id: requestId,
+        error: expect.objectContaining({ stack: expect.any(String) }),
+      }),
+    ]);
   }
 
   it('answers 500 showing only the request and incident ids when a handler fails (Temporal connection closed)', async () => {
     const connection = await Connection.connect({ address: devServerAddress() });
     const { logger, lines } = capturingLogger();
-    const app = await startExtraApp(stack, { temporal: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }), logger });
+    const app = await startExtraApp(stack, {
+      temporal: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }),
+      logger,
+    });
     await connection.close();
     try {
-      const reply = await call(app.baseUrl, 'POST', '/v1/orch/routing', { token, json: { ai_confidence: 0.9 }, headers: { 'x-request-id': 'trace-500-temporal' } });
+      const reply = await call(app.baseUrl, 'POST', '/v1/orch/routing', {
+        token,
+        json: { ai_confidence: 0.9 },
+        headers: { 'x-request-id': 'trace-500-temporal' },
+      });
       expectOpaque500(reply, 'trace-500-temporal', lines);
       expect(reply.headers.get('x-request-id')).toBe('trace-500-temporal');
     } finally {

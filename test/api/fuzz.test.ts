@@ -2,9 +2,22 @@ import fc from 'fast-check';
 import { SCOPES, grants, type Scope } from '../../services/auth/tokens';
 import { startExtraApp, type ExtraApp } from '../support/app';
 import { call } from '../support/http';
-import { createDocumentValidator, operationsOf, type DocumentValidator, type OpenApiDocument, type Operation } from '../support/openapi-document';
+import {
+  createDocumentValidator,
+  operationsOf,
+  type DocumentValidator,
+  type OpenApiDocument,
+  type Operation,
+} from '../support/openapi-document';
 import { answerViolations, readRequest, shapeRefusal } from '../support/openapi-contract';
-import { dependencyOrder, HarvestPool, requestArbitrary, resourceNamesOf, type AuthChoice, type RequestOptions } from '../support/openapi-requests';
+import {
+  dependencyOrder,
+  HarvestPool,
+  requestArbitrary,
+  resourceNamesOf,
+  type AuthChoice,
+  type RequestOptions,
+} from '../support/openapi-requests';
 import { send, shownWire, wireRequest, type WireContext } from '../support/openapi-wire';
 import { startRemoteParty, type RemoteParty } from '../support/remote-party';
 import { startStack, type Stack } from '../support/stack';
@@ -27,8 +40,16 @@ const OPERATION_BUDGET_MS = 20_000 * SCALE;
 /** One request may take this long before it counts as a hang. */
 const REQUEST_TIMEOUT_MS = 5_000;
 
-const RATE_LIMIT_KEYS = ['RATE_LIMIT_ROUTING_REQUESTS', 'RATE_LIMIT_SAFETY_CHECKS', 'RATE_LIMIT_PROVENANCE_QUERIES', 'RATE_LIMIT_AGENT_MONITORING', 'RATE_LIMIT_AUDIT_LOGS', 'RATE_LIMIT_DEFAULT'] as const;
-const rateLimits = <T>(limit: T) => Object.fromEntries(RATE_LIMIT_KEYS.map((key) => [key, limit])) as Record<(typeof RATE_LIMIT_KEYS)[number], T>;
+const RATE_LIMIT_KEYS = [
+  'RATE_LIMIT_ROUTING_REQUESTS',
+  'RATE_LIMIT_SAFETY_CHECKS',
+  'RATE_LIMIT_PROVENANCE_QUERIES',
+  'RATE_LIMIT_AGENT_MONITORING',
+  'RATE_LIMIT_AUDIT_LOGS',
+  'RATE_LIMIT_DEFAULT',
+] as const;
+const rateLimits = <T>(limit: T) =>
+  Object.fromEntries(RATE_LIMIT_KEYS.map((key) => [key, limit])) as Record<(typeof RATE_LIMIT_KEYS)[number], T>;
 
 let stack: Stack;
 /** Another instance on the same database whose rate limits are spent: what an operation answers at its limit. */
@@ -62,18 +83,23 @@ function withShortLongPolls(served: OpenApiDocument): OpenApiDocument {
   const generated = structuredClone(served);
   for (const item of Object.values(generated.paths)) {
     for (const operation of Object.values(item)) {
-      for (const parameter of operation.parameters ?? []) if ((parameter as { 'x-long-poll'?: boolean })['x-long-poll']) parameter.schema.maximum = 1;
+      for (const parameter of operation.parameters ?? [])
+        if ((parameter as { 'x-long-poll'?: boolean })['x-long-poll']) parameter.schema.maximum = 1;
     }
   }
   return generated;
 }
 
 function selected(operations: Operation[]): Operation[] {
-  return ONLY.length === 0 ? operations : operations.filter((operation) => ONLY.some((wanted) => operation.label.includes(wanted)));
+  return ONLY.length === 0
+    ? operations
+    : operations.filter((operation) => ONLY.some((wanted) => operation.label.includes(wanted)));
 }
 
 /** The Authorization header of each choice, per required scope: every scope, none, a token of another scope, garbage. */
-async function authorizations(operations: Operation[]): Promise<Map<string | undefined, Record<AuthChoice, string | undefined>>> {
+async function authorizations(
+  operations: Operation[],
+): Promise<Map<string | undefined, Record<AuthChoice, string | undefined>>> {
   const everyScope = `Bearer ${await stack.token()}`;
   const noScopes = `Bearer ${await stack.token([])}`;
   const byScope = new Map<string | undefined, Record<AuthChoice, string | undefined>>();
@@ -91,22 +117,39 @@ async function authorizations(operations: Operation[]): Promise<Map<string | und
 }
 
 /** Runs the property of one operation; on failure, fast-check's report with the shrunk counterexample and what went wrong. */
-async function fuzz(operation: Operation, options: RequestOptions, context: WireContext, budgetMs: number): Promise<string | undefined> {
+async function fuzz(
+  operation: Operation,
+  options: RequestOptions,
+  context: WireContext,
+  budgetMs: number,
+): Promise<string | undefined> {
   const property = fc.asyncProperty(requestArbitrary(document, operation, options), async (plan) => {
     const reading = readRequest(operation, validator, plan, context.pool);
     const wire = wireRequest(operation, plan, context);
-    const answer = await send(plan.overRateLimit ? spent.baseUrl : stack.baseUrl, wire, REQUEST_TIMEOUT_MS).catch((error: unknown) => {
-      throw new Error(`- ${error instanceof Error ? error.message : String(error)}\n--- request\n${shownWire(wire)}`);
-    });
+    const answer = await send(plan.overRateLimit ? spent.baseUrl : stack.baseUrl, wire, REQUEST_TIMEOUT_MS).catch(
+      (error: unknown) => {
+        throw new Error(`- ${error instanceof Error ? error.message : String(error)}\n--- request\n${shownWire(wire)}`);
+      },
+    );
     if (answer.status >= 200 && answer.status < 300) context.pool.harvest(answer.json);
     const refusal = shapeRefusal(reading, answer);
-    const violations = [...reading.violations, ...answerViolations(operation, validator, answer), ...(refusal ? [refusal] : [])];
+    const violations = [
+      ...reading.violations,
+      ...answerViolations(operation, validator, answer),
+      ...(refusal ? [refusal] : []),
+    ];
     if (violations.length > 0) {
       const shownAnswer = `${answer.status} ${answer.headers['content-type'] ?? '(no content type)'}\n${answer.text.slice(0, 2_000)}`;
-      throw new Error(`${violations.map((violation) => `- ${violation}`).join('\n')}\n--- request\n${shownWire(wire)}\n--- answer\n${shownAnswer}`);
+      throw new Error(
+        `${violations.map((violation) => `- ${violation}`).join('\n')}\n--- request\n${shownWire(wire)}\n--- answer\n${shownAnswer}`,
+      );
     }
   });
-  const details = await fc.check(property, { seed: SEED, numRuns: RUNS, plugins: [fc.interruptAfterTimeLimit(budgetMs, { failOnInterrupt: true })] });
+  const details = await fc.check(property, {
+    seed: SEED,
+    numRuns: RUNS,
+    plugins: [fc.interruptAfterTimeLimit(budgetMs, { failOnInterrupt: true })],
+  });
   if (!details.failed) return undefined;
   const error = details.errorInstance instanceof Error ? `\n${details.errorInstance.message}` : '';
   const operationId = /\((\w+)\)$/.exec(operation.label)?.[1] ?? operation.path;
@@ -129,14 +172,23 @@ describe('every operation of the OpenAPI document', () => {
       for (const operation of operations) {
         const remaining = deadline - Date.now();
         if (remaining <= 0) {
-          failures.push(`${operation.label}: not run, the file's budget of ${BUDGET_MS} ms was spent (HANDOFF_FUZZ_BUDGET_MS)`);
+          failures.push(
+            `${operation.label}: not run, the file's budget of ${BUDGET_MS} ms was spent (HANDOFF_FUZZ_BUDGET_MS)`,
+          );
           continue;
         }
-        const failure = await fuzz(operation, options, { authorization: byScope.get(operation.scope)!, pool }, Math.min(OPERATION_BUDGET_MS, remaining));
+        const failure = await fuzz(
+          operation,
+          options,
+          { authorization: byScope.get(operation.scope)!, pool },
+          Math.min(OPERATION_BUDGET_MS, remaining),
+        );
         if (failure) failures.push(`${operation.label}\n${failure}`);
       }
       if (failures.length > 0) {
-        throw new Error(`${failures.length} of ${operations.length} operations broke their contract (seed ${SEED}, ${RUNS} runs each):\n\n${failures.join('\n\n')}`);
+        throw new Error(
+          `${failures.length} of ${operations.length} operations broke their contract (seed ${SEED}, ${RUNS} runs each):\n\n${failures.join('\n\n')}`,
+        );
       }
     },
     BUDGET_MS + 60_000,

@@ -14,35 +14,67 @@ afterAll(() => stack?.stop());
 /** Hostile input must be refused at once: a request still unanswered after this long hangs. */
 const ANSWER_WITHIN_MS = 5000;
 
-async function send(method: string, path: string, options: { json?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<CallResult> {
+async function send(
+  method: string,
+  path: string,
+  options: { json?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<CallResult> {
   const hasBody = options.json !== undefined || options.raw !== undefined;
   const response = await fetch(`${stack.baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(hasBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(hasBody ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
     body: options.json !== undefined ? JSON.stringify(options.json) : options.raw,
     signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
   });
   const text = await response.text();
   const isJson = /[/+]json\b/.test(response.headers.get('content-type') ?? '');
-  return { status: response.status, headers: response.headers, body: isJson && text ? JSON.parse(text) : undefined, text };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: isJson && text ? JSON.parse(text) : undefined,
+    text,
+  };
 }
 
 /** Rows of the tables a write of any of these routes touches. */
 async function rowCounts(): Promise<Record<string, number>> {
-  const tables = ['routings', 'approvals', 'webhook_subscriptions', 'ledger_entries', 'outbox_events', 'idempotency_keys', 'service_accounts'];
-  const counts = await Promise.all(tables.map(async (table) => Number((await stack.database.db(table).count<{ count: string }[]>({ count: '*' }))[0]!.count)));
+  const tables = [
+    'routings',
+    'approvals',
+    'webhook_subscriptions',
+    'ledger_entries',
+    'outbox_events',
+    'idempotency_keys',
+    'service_accounts',
+  ];
+  const counts = await Promise.all(
+    tables.map(async (table) =>
+      Number((await stack.database.db(table).count<{ count: string }[]>({ count: '*' }))[0]!.count),
+    ),
+  );
   return Object.fromEntries(tables.map((table, index) => [table, counts[index]!]));
 }
 
 function expectFieldError(reply: CallResult, field: string, code?: string): void {
   expectProblem(reply, 400, 'validation_failed');
-  expect(reply.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, ...(code ? { code } : {}) })]));
+  expect(reply.body.errors).toEqual(
+    expect.arrayContaining([expect.objectContaining({ field, ...(code ? { code } : {}) })]),
+  );
 }
 
 const NUL = 'a\u0000b';
 const LONE_SURROGATE = 'x\ud800y';
 
-const routing = (context: Record<string, unknown>) => ({ task_type: 'summarize', ai_agent_id: 'urn:acme:agent:sum:1', ai_confidence: 0.95, context });
+const routing = (context: Record<string, unknown>) => ({
+  task_type: 'summarize',
+  ai_agent_id: 'urn:acme:agent:sum:1',
+  ai_confidence: 0.95,
+  context,
+});
 const approval = (extra: Record<string, unknown> = {}) => ({
   org_did: 'did:web:acme.example',
   agent_id: 'agent://acme/payer@1.0.0',
@@ -52,18 +84,57 @@ const approval = (extra: Record<string, unknown> = {}) => ({
   request_data: { amount: 25_000, currency: 'EUR' },
   ...extra,
 });
-const subscription = (extra: Record<string, unknown> = {}) => ({ url: 'http://127.0.0.1:9/hooks', events: ['routing.decided'], ...extra });
+const subscription = (extra: Record<string, unknown> = {}) => ({
+  url: 'http://127.0.0.1:9/hooks',
+  events: ['routing.decided'],
+  ...extra,
+});
 
 describe('strings PostgreSQL cannot store (U+0000, lone UTF-16 surrogates)', () => {
   it.each([
     ['a NUL in a routing’s context (starts a workflow)', '/v1/orch/routing', routing({ note: NUL }), 'context.note'],
-    ['a lone surrogate in a routing’s context, deep in an array', '/v1/orch/routing', routing({ items: [{ note: LONE_SURROGATE }] }), 'context.items.0.note'],
-    ['a NUL in an object key of a routing’s context', '/v1/orch/routing', routing({ [`k${NUL}`]: 1 }), 'context.ka\\u0000b'],
-    ['a NUL in an approval’s request data (starts a workflow)', '/v1/approvals', approval({ request_data: { payee: NUL } }), 'request_data.payee'],
-    ['a lone surrogate in an approval’s description', '/v1/approvals', approval({ action_description: LONE_SURROGATE }), 'action_description'],
-    ['a lone surrogate in an object key of an approval’s request data', '/v1/approvals', approval({ request_data: { [LONE_SURROGATE]: 1 } }), 'request_data.x\\ud800y'],
-    ['a NUL in a webhook subscription’s description', '/v1/orch/webhooks', subscription({ description: NUL }), 'description'],
-    ['a lone surrogate in a webhook subscription’s event', '/v1/orch/webhooks', subscription({ events: [`routing.${LONE_SURROGATE}`] }), 'events.0'],
+    [
+      'a lone surrogate in a routing’s context, deep in an array',
+      '/v1/orch/routing',
+      routing({ items: [{ note: LONE_SURROGATE }] }),
+      'context.items.0.note',
+    ],
+    [
+      'a NUL in an object key of a routing’s context',
+      '/v1/orch/routing',
+      routing({ [`k${NUL}`]: 1 }),
+      'context.ka\\u0000b',
+    ],
+    [
+      'a NUL in an approval’s request data (starts a workflow)',
+      '/v1/approvals',
+      approval({ request_data: { payee: NUL } }),
+      'request_data.payee',
+    ],
+    [
+      'a lone surrogate in an approval’s description',
+      '/v1/approvals',
+      approval({ action_description: LONE_SURROGATE }),
+      'action_description',
+    ],
+    [
+      'a lone surrogate in an object key of an approval’s request data',
+      '/v1/approvals',
+      approval({ request_data: { [LONE_SURROGATE]: 1 } }),
+      'request_data.x\\ud800y',
+    ],
+    [
+      'a NUL in a webhook subscription’s description',
+      '/v1/orch/webhooks',
+      subscription({ description: NUL }),
+      'description',
+    ],
+    [
+      'a lone surrogate in a webhook subscription’s event',
+      '/v1/orch/webhooks',
+      subscription({ events: [`routing.${LONE_SURROGATE}`] }),
+      'events.0',
+    ],
   ])('answers 400 at once for %s, naming the field, and writes nothing', async (_name, path, body, field) => {
     const before = await rowCounts();
     const reply = await send('POST', path, { json: body });
@@ -73,7 +144,13 @@ describe('strings PostgreSQL cannot store (U+0000, lone UTF-16 surrogates)', () 
 
   it('refuses them with an Idempotency-Key too, and the key stays free for a corrected request', async () => {
     const key = `hostile-${Math.random()}`;
-    expectFieldError(await send('POST', '/v1/approvals', { json: approval({ request_data: { payee: NUL } }), headers: { 'idempotency-key': key } }), 'request_data.payee');
+    expectFieldError(
+      await send('POST', '/v1/approvals', {
+        json: approval({ request_data: { payee: NUL } }),
+        headers: { 'idempotency-key': key },
+      }),
+      'request_data.payee',
+    );
     const corrected = await send('POST', '/v1/approvals', { json: approval(), headers: { 'idempotency-key': key } });
     expect(corrected.status).toBe(201);
   });
@@ -91,10 +168,16 @@ describe('strings PostgreSQL cannot store (U+0000, lone UTF-16 surrogates)', () 
   it('answers 400 for a NUL in the client id of HTTP Basic credentials, and in one in the body', async () => {
     const before = await rowCounts();
     const basic = `Basic ${Buffer.from('client%00id:secret').toString('base64')}`;
-    const inHeader = await send('POST', '/oauth/token', { json: { grant_type: 'client_credentials' }, headers: { authorization: basic } });
+    const inHeader = await send('POST', '/oauth/token', {
+      json: { grant_type: 'client_credentials' },
+      headers: { authorization: basic },
+    });
     expectFieldError(inHeader, 'header.authorization');
     expect(inHeader.body).toMatchObject({ error: 'invalid_request' });
-    const form = await send('POST', '/oauth/token', { raw: 'grant_type=client_credentials&client_id=a%00b&client_secret=s', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: '' } });
+    const form = await send('POST', '/oauth/token', {
+      raw: 'grant_type=client_credentials&client_id=a%00b&client_secret=s',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: '' },
+    });
     expectFieldError(form, 'client_id');
     expect(await rowCounts()).toEqual(before);
   });
@@ -133,9 +216,15 @@ describe('numbers JSON cannot carry (1e999 parses to Infinity)', () => {
     ['with an Idempotency-Key', { 'idempotency-key': 'infinite-1' }],
   ])('answers 400 naming the field %s', async (_name, headers) => {
     const before = await rowCounts();
-    const reply = await send('POST', '/v1/orch/routing', { raw: '{"task_type":"summarize","ai_confidence":0.9,"context":{"amount":-1e999}}', headers });
+    const reply = await send('POST', '/v1/orch/routing', {
+      raw: '{"task_type":"summarize","ai_confidence":0.9,"context":{"amount":-1e999}}',
+      headers,
+    });
     expectFieldError(reply, 'context.amount', 'invalid_type');
-    const top = await send('POST', '/v1/approvals', { raw: JSON.stringify(approval()).replace('"amount":25000', '"amount":1e999'), headers });
+    const top = await send('POST', '/v1/approvals', {
+      raw: JSON.stringify(approval()).replace('"amount":25000', '"amount":1e999'),
+      headers,
+    });
     expectFieldError(top, 'request_data.amount', 'invalid_type');
     expect(await rowCounts()).toEqual(before);
   });
@@ -157,18 +246,30 @@ describe('nesting depth (JSON_MAX_DEPTH, 32 by default)', () => {
     expect(await rowCounts()).toEqual(before);
   });
 
-  it.each([1_000, 10_000, 100_000])('answers 400 for arrays nested %i deep, with or without an Idempotency-Key', async (depth) => {
-    const before = await rowCounts();
-    const raw = `{"task_type":"summarize","ai_confidence":0.9,"context":{"deep":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
-    expectFieldError(await send('POST', '/v1/orch/routing', { raw }), `context.deep${'.0'.repeat(30)}`, 'too_big');
-    expectFieldError(await send('POST', '/v1/orch/routing', { raw, headers: { 'idempotency-key': `deep-${depth}` } }), `context.deep${'.0'.repeat(30)}`, 'too_big');
-    expect(await rowCounts()).toEqual(before);
-  });
+  it.each([1_000, 10_000, 100_000])(
+    'answers 400 for arrays nested %i deep, with or without an Idempotency-Key',
+    async (depth) => {
+      const before = await rowCounts();
+      const raw = `{"task_type":"summarize","ai_confidence":0.9,"context":{"deep":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+      expectFieldError(await send('POST', '/v1/orch/routing', { raw }), `context.deep${'.0'.repeat(30)}`, 'too_big');
+      expectFieldError(
+        await send('POST', '/v1/orch/routing', { raw, headers: { 'idempotency-key': `deep-${depth}` } }),
+        `context.deep${'.0'.repeat(30)}`,
+        'too_big',
+      );
+      expect(await rowCounts()).toEqual(before);
+    },
+  );
 });
 
 describe('timestamps with offsets PostgreSQL refuses (beyond ±15:59) or the year 0', () => {
   // Future, so that an approval's deadline is refused for its offset, not for having passed.
-  const HOSTILE = ['2027-06-01T00:00:00+16:00', '2027-06-01T00:00:00-23:59', '2027-06-01T00:00:00+99:00', '0000-01-01T00:00:00Z'];
+  const HOSTILE = [
+    '2027-06-01T00:00:00+16:00',
+    '2027-06-01T00:00:00-23:59',
+    '2027-06-01T00:00:00+99:00',
+    '0000-01-01T00:00:00Z',
+  ];
 
   it.each([
     ['/v1/events', 'created_at__gte'],
@@ -193,9 +294,17 @@ describe('timestamps with offsets PostgreSQL refuses (beyond ±15:59) or the yea
     const before = await rowCounts();
     for (const value of HOSTILE) {
       expectFieldError(await send('POST', '/v1/approvals', { json: approval({ expires_at: value }) }), 'expires_at');
-      const attestation = { agentId: 'urn:acme:agent:auditor:1', organizationId: 'org_acme', recordHash: 'f'.repeat(64), timestamp: value };
+      const attestation = {
+        agentId: 'urn:acme:agent:auditor:1',
+        organizationId: 'org_acme',
+        recordHash: 'f'.repeat(64),
+        timestamp: value,
+      };
       expectFieldError(await send('POST', '/v1/provenance/attestations', { json: attestation }), 'timestamp');
-      expectFieldError(await send('POST', '/v1/provenance/query', { json: { query: '*', filters: { from: value } } }), 'filters.from');
+      expectFieldError(
+        await send('POST', '/v1/provenance/query', { json: { query: '*', filters: { from: value } } }),
+        'filters.from',
+      );
     }
     expect(await rowCounts()).toEqual(before);
   });

@@ -28,7 +28,13 @@ const CFO = 'did:web:acme.example:people:cfo';
 let cfo: SignedInPerson;
 let asCfo: ReturnType<typeof client>;
 /** The CFO as a signed-in principal, for the service calls a crash test makes directly. */
-const cfoCaller = () => ({ id: `passport:${cfo.passport_id}`, kind: 'session', organization_id: 'org_default', scopes: ['approvals:respond'], actor: { passport_id: cfo.passport_id, did: cfo.did, credential: { type: 'device_key' as const, id: cfo.kid } } });
+const cfoCaller = () => ({
+  id: `passport:${cfo.passport_id}`,
+  kind: 'session',
+  organization_id: 'org_default',
+  scopes: ['approvals:respond'],
+  actor: { passport_id: cfo.passport_id, did: cfo.did, credential: { type: 'device_key' as const, id: cfo.kid } },
+});
 
 beforeAll(async () => {
   // The dispatcher polls often, so a start a crash left behind is made within seconds.
@@ -36,7 +42,12 @@ beforeAll(async () => {
   api = client(stack.baseUrl, await stack.token());
   cfo = await signedInPerson(stack, { did: CFO });
   asCfo = client(stack.baseUrl, cfo.sessionToken);
-  platform = { db: stack.database.db, temporal: stack.temporal, taskQueue: stack.taskQueue, settings: platformSettings(stack.config) };
+  platform = {
+    db: stack.database.db,
+    temporal: stack.temporal,
+    taskQueue: stack.taskQueue,
+    settings: platformSettings(stack.config),
+  };
   routing = {
     db: stack.database.db,
     temporal: stack.temporal,
@@ -80,24 +91,40 @@ function killedBeforeSignal(): Client {
 }
 
 async function ledgerSteps(subjectId: string): Promise<string[]> {
-  const rows = await stack.database.db('ledger_entries').where({ subject_id: subjectId }).orderBy('seq').select<{ step_id: string }[]>('step_id');
+  const rows = await stack.database
+    .db('ledger_entries')
+    .where({ subject_id: subjectId })
+    .orderBy('seq')
+    .select<{ step_id: string }[]>('step_id');
   return rows.map((row) => row.step_id);
 }
 
 async function events(subjectId: string): Promise<string[]> {
-  const rows = await stack.database.db('outbox_events as e').join('ledger_entries as p', 'p.seq', 'e.provenance_seq').where('p.subject_id', subjectId).orderBy('e.event').select<{ event: string }[]>('e.event');
+  const rows = await stack.database
+    .db('outbox_events as e')
+    .join('ledger_entries as p', 'p.seq', 'e.provenance_seq')
+    .where('p.subject_id', subjectId)
+    .orderBy('e.event')
+    .select<{ event: string }[]>('e.event');
   return rows.map((row) => row.event);
 }
 
 async function openApproval(body: Record<string, unknown> = {}): Promise<string> {
   const created = await api('POST', '/v1/approvals', {
-    json: { requester_passport_id: PAYER, approver_passport_id: CFO, action_description: 'Pay invoice 42', request_data: { amount: 25_000 }, ...body },
+    json: {
+      requester_passport_id: PAYER,
+      approver_passport_id: CFO,
+      action_description: 'Pay invoice 42',
+      request_data: { amount: 25_000 },
+      ...body,
+    },
   });
   expect(created.status).toBe(201);
   return (created.body as { id: string }).id;
 }
 
-const approve = (id: string, by = CFO): Promise<CallResult> => asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: by } });
+const approve = (id: string, by = CFO): Promise<CallResult> =>
+  asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: by } });
 
 describe('a process killed between the commit and the start', () => {
   it('routing: the decision is recorded and not lost; a retry of the request answers the same decision and starts the workflow', async () => {
@@ -115,9 +142,13 @@ describe('a process killed between the commit and the start', () => {
       },
       organization_id: 'org_default',
     } satisfies Pick<RouteTaskInput, 'routing_id' | 'requested_by' | 'task' | 'organization_id'>;
-    await expect(submitRouting({ ...routing, temporal: killedBeforeStart() }, submission)).rejects.toThrow('process killed');
+    await expect(submitRouting({ ...routing, temporal: killedBeforeStart() }, submission)).rejects.toThrow(
+      'process killed',
+    );
     expect(await workflowStatus(submission.routing_id)).toBeUndefined();
-    expect(await findPendingStart(stack.database.db, submission.routing_id)).toMatchObject({ workflow_type: 'routeTaskWorkflow' });
+    expect(await findPendingStart(stack.database.db, submission.routing_id)).toMatchObject({
+      workflow_type: 'routeTaskWorkflow',
+    });
     const recorded = await api('GET', `/v1/orch/routing/${submission.routing_id}`);
     expect(recorded).toMatchObject({ status: 200, body: { status: 'in_progress', decision: 'escalate_to_human' } });
     const steps = await ledgerSteps(submission.routing_id);
@@ -126,7 +157,10 @@ describe('a process killed between the commit and the start', () => {
     expect(retried.decision.routing_id).toBe(submission.routing_id);
     expect(retried.decision.decision).toBe('escalate_to_human');
     expect(await workflowStatus(submission.routing_id)).toBe('RUNNING');
-    await eventually(() => findPendingStart(stack.database.db, submission.routing_id), (pending) => pending === undefined);
+    await eventually(
+      () => findPendingStart(stack.database.db, submission.routing_id),
+      (pending) => pending === undefined,
+    );
     // Decided once: the retry recorded nothing more.
     expect(await ledgerSteps(submission.routing_id)).toEqual(steps);
     expect(steps).toEqual(['capability_assessment', 'risk_evaluation', 'context_analysis', 'routing_decision']);
@@ -134,18 +168,29 @@ describe('a process killed between the commit and the start', () => {
 
   it('approval: the outbox dispatcher starts the workflow the crash left unstarted, and it then takes its answer', async () => {
     const approval_id = `apr_${randomUUID()}`;
-    const opened = await createApproval({ ...platform, temporal: killedBeforeStart() }, { approval_id, requested_by: 'sub:test' }, {
-      requester_passport_id: PAYER,
-      action_description: 'Pay invoice 43',
-      request_data: { amount: 10 },
-      alternatives: [],
-    }).catch((error: unknown) => error);
+    const opened = await createApproval(
+      { ...platform, temporal: killedBeforeStart() },
+      { approval_id, requested_by: 'sub:test' },
+      {
+        requester_passport_id: PAYER,
+        action_description: 'Pay invoice 43',
+        request_data: { amount: 10 },
+        alternatives: [],
+      },
+    ).catch((error: unknown) => error);
     expect(opened).toEqual(expect.objectContaining({ message: 'process killed between the commit and the start' }));
     expect(await workflowStatus(approval_id)).toBeUndefined();
     expect((await api('GET', `/v1/approvals/${approval_id}`)).body).toMatchObject({ status: 'pending' });
 
-    await eventually(() => workflowStatus(approval_id), (status) => status === 'RUNNING', { timeoutMs: 30_000, everyMs: 250 });
-    await eventually(() => findPendingStart(stack.database.db, approval_id), (pending) => pending === undefined);
+    await eventually(
+      () => workflowStatus(approval_id),
+      (status) => status === 'RUNNING',
+      { timeoutMs: 30_000, everyMs: 250 },
+    );
+    await eventually(
+      () => findPendingStart(stack.database.db, approval_id),
+      (pending) => pending === undefined,
+    );
     expect((await approve(approval_id)).status).toBe(200);
     const ended = await stack.temporal.workflow.getHandle(approval_id).result();
     expect(ended).toMatchObject({ status: 'approved', responded_by: CFO });
@@ -154,20 +199,36 @@ describe('a process killed between the commit and the start', () => {
 
   it('approval: an answer to a request whose start a crash prevented starts its workflow with the answer', async () => {
     const approval_id = `apr_${randomUUID()}`;
-    await createApproval({ ...platform, temporal: killedBeforeStart() }, { approval_id, requested_by: 'sub:test' }, {
-      requester_passport_id: PAYER,
-      action_description: 'Pay invoice 44',
-      request_data: { amount: 10 },
-      alternatives: [],
-    }).catch(() => undefined);
-    const answered = await respondToApproval(platform, approval_id, cfoCaller(), { decision: 'rejected', response_kind: 'rejected' });
+    await createApproval(
+      { ...platform, temporal: killedBeforeStart() },
+      { approval_id, requested_by: 'sub:test' },
+      {
+        requester_passport_id: PAYER,
+        action_description: 'Pay invoice 44',
+        request_data: { amount: 10 },
+        alternatives: [],
+      },
+    ).catch(() => undefined);
+    const answered = await respondToApproval(platform, approval_id, cfoCaller(), {
+      decision: 'rejected',
+      response_kind: 'rejected',
+    });
     expect(answered).toMatchObject({ ok: true, approval: { status: 'rejected' } });
     // The person is answered from the claim; the signal, starting the workflow with it, follows.
-    await eventually(() => workflowStatus(approval_id), (status) => status !== undefined);
+    await eventually(
+      () => workflowStatus(approval_id),
+      (status) => status !== undefined,
+    );
     const ended = await stack.temporal.workflow.getHandle(approval_id).result();
     expect(ended).toMatchObject({ status: 'rejected', responded_by: CFO });
-    await eventually(() => findPendingStart(stack.database.db, approval_id), (pending) => pending === undefined);
-    await eventually(() => pendingSignals(approval_id), (count) => count === 0);
+    await eventually(
+      () => findPendingStart(stack.database.db, approval_id),
+      (pending) => pending === undefined,
+    );
+    await eventually(
+      () => pendingSignals(approval_id),
+      (count) => count === 0,
+    );
     expect(await ledgerSteps(approval_id)).toEqual(['requested', 'responded']);
   });
 });
@@ -175,7 +236,10 @@ describe('a process killed between the commit and the start', () => {
 describe('a process killed between the claim and the signal', () => {
   it('the answer is the person’s at once; the dispatcher delivers the ended signal the crash held back, and the workflow carries it on', async () => {
     const id = await openApproval();
-    const answered = await respondToApproval({ ...platform, temporal: killedBeforeSignal() }, id, cfoCaller(), { decision: 'approved', response_kind: 'approved' });
+    const answered = await respondToApproval({ ...platform, temporal: killedBeforeSignal() }, id, cfoCaller(), {
+      decision: 'approved',
+      response_kind: 'approved',
+    });
     expect(answered).toMatchObject({ ok: true, approval: { status: 'approved', responded_by: CFO } });
     expect(await pendingSignals(id)).toBe(1);
     expect(await workflowStatus(id)).toBe('RUNNING');
@@ -184,7 +248,10 @@ describe('a process killed between the claim and the signal', () => {
 
     const ended = await stack.temporal.workflow.getHandle(id).result();
     expect(ended).toMatchObject({ status: 'approved', responded_by: CFO });
-    await eventually(() => pendingSignals(id), (count) => count === 0);
+    await eventually(
+      () => pendingSignals(id),
+      (count) => count === 0,
+    );
     expect(await ledgerSteps(id)).toEqual(['requested', 'responded']);
     // The sweep takes a signal once it is 30 s old, and passes every 0.5 s here.
   }, 120_000);
@@ -195,7 +262,9 @@ describe('exactly one ending', () => {
     const id = await openApproval();
     const replies = await Promise.all(Array.from({ length: 12 }, () => approve(id)));
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(1);
-    expect(replies.filter((reply) => reply.status === 409).map((reply) => (reply.body as { type: string }).type)).toEqual(Array(11).fill('/problems/approval_not_pending'));
+    expect(
+      replies.filter((reply) => reply.status === 409).map((reply) => (reply.body as { type: string }).type),
+    ).toEqual(Array(11).fill('/problems/approval_not_pending'));
     const ended = await stack.temporal.workflow.getHandle(id).result();
     expect(ended).toMatchObject({ status: 'approved' });
     expect(await ledgerSteps(id)).toEqual(['requested', 'responded']);

@@ -18,10 +18,23 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 const newKey = () => `key-${randomUUID()}`;
-const routingBody = (requestId: string) => ({ request_id: requestId, task_type: 'summarize', ai_agent_id: 'urn:acme:agent:sum:1', ai_confidence: 0.93 });
+const routingBody = (requestId: string) => ({
+  request_id: requestId,
+  task_type: 'summarize',
+  ai_agent_id: 'urn:acme:agent:sum:1',
+  ai_confidence: 0.93,
+});
 const post = (body: unknown, key: string, options: CallOptions & { baseUrl?: string } = {}) =>
-  call(options.baseUrl ?? stack.baseUrl, 'POST', '/v1/orch/routing', { token, json: body, ...options, headers: { 'idempotency-key': key, ...options.headers } });
-const routingsFor = async (requestId: string) => (await stack.database.db('routings').where({ request_id: requestId }).select('routing_id')).map((row: { routing_id: string }) => row.routing_id);
+  call(options.baseUrl ?? stack.baseUrl, 'POST', '/v1/orch/routing', {
+    token,
+    json: body,
+    ...options,
+    headers: { 'idempotency-key': key, ...options.headers },
+  });
+const routingsFor = async (requestId: string) =>
+  (await stack.database.db('routings').where({ request_id: requestId }).select('routing_id')).map(
+    (row: { routing_id: string }) => row.routing_id,
+  );
 
 async function until(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -72,9 +85,14 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
 
   it('documents the keys it takes: 1 to 255 visible ASCII characters', async () => {
     const doc = (await call(stack.baseUrl, 'GET', '/openapi.json')).body;
-    const header = doc.paths['/v1/orch/routing'].post.parameters.find((parameter: { name: string }) => parameter.name.toLowerCase() === 'idempotency-key');
+    const header = doc.paths['/v1/orch/routing'].post.parameters.find(
+      (parameter: { name: string }) => parameter.name.toLowerCase() === 'idempotency-key',
+    );
     const pattern = new RegExp(header.schema.pattern);
-    const documented = { test: (key: string) => key.length >= header.schema.minLength && key.length <= header.schema.maxLength && pattern.test(key) };
+    const documented = {
+      test: (key: string) =>
+        key.length >= header.schema.minLength && key.length <= header.schema.maxLength && pattern.test(key),
+    };
     for (const key of ['a b', 'clé', '', 'x'.repeat(256)]) {
       expect(documented.test(key)).toBe(false);
       expectProblem(await post(routingBody(`refused-${randomUUID()}`), key), 400, 'validation_failed');
@@ -96,16 +114,30 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
   it('answers 409 with Retry-After while the first request is in flight, and the first still completes', async () => {
     // An escalation by hand waits for the routing workflow's Update, which no worker answers while they are stopped.
     const ada = await signedInPerson(stack, { did: ADA });
-    const routed = await post({ task_type: 'medical_diagnosis', ai_agent_id: 'urn:acme:agent:diagnosis:7', ai_confidence: 0.4, required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }] }, newKey());
+    const routed = await post(
+      {
+        task_type: 'medical_diagnosis',
+        ai_agent_id: 'urn:acme:agent:diagnosis:7',
+        ai_confidence: 0.4,
+        required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }],
+      },
+      newKey(),
+    );
     expect(routed.body).toMatchObject({ decision: 'escalate_to_human', assigned_to: { did: ADA } });
     const key = newKey();
     const escalate = () =>
-      call(stack.baseUrl, 'POST', '/v1/orch/escalation/manual', { token: ada.sessionToken, json: { routing_id: routed.body.routing_id, escalation_reason: 'second opinion' }, headers: { 'idempotency-key': key } });
+      call(stack.baseUrl, 'POST', '/v1/orch/escalation/manual', {
+        token: ada.sessionToken,
+        json: { routing_id: routed.body.routing_id, escalation_reason: 'second opinion' },
+        headers: { 'idempotency-key': key },
+      });
     await stack.stopWorker();
     let first: ReturnType<typeof escalate> | undefined;
     try {
       first = escalate();
-      await until(async () => (await stack.database.db('idempotency_keys').where({ idempotency_key: key }).first()) !== undefined);
+      await until(
+        async () => (await stack.database.db('idempotency_keys').where({ idempotency_key: key }).first()) !== undefined,
+      );
 
       const duplicate = await escalate();
       expectProblem(duplicate, 409, 'idempotency_request_in_flight');
@@ -140,7 +172,9 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
     const key = newKey();
     const requestId = `per-principal-${randomUUID()}`;
     const mine = await post(routingBody(requestId), key);
-    const theirs = await post(routingBody(requestId), key, { token: await stack.token(['orch:write'], 'someone-else') });
+    const theirs = await post(routingBody(requestId), key, {
+      token: await stack.token(['orch:write'], 'someone-else'),
+    });
     expect(theirs.status).toBe(200);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
     expect(theirs.body.routing_id).not.toBe(mine.body.routing_id);
@@ -151,7 +185,9 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
     const key = newKey();
     const requestId = `released-${randomUUID()}`;
     const connection = await Connection.connect({ address: devServerAddress() });
-    const broken = await startExtraApp(stack, { temporal: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }) });
+    const broken = await startExtraApp(stack, {
+      temporal: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }),
+    });
     await connection.close();
     try {
       expect((await post(routingBody(requestId), key, { baseUrl: broken.baseUrl })).status).toBe(500);
@@ -176,8 +212,13 @@ describe('Idempotency-Key on POST /v1/orch/routing', () => {
 describe('Idempotency-Key on PUT /v1/orch/reviewers/{did}', () => {
   const did = 'did:web:example.com:reviewers:idem';
   const put = (body: unknown, key?: string) =>
-    call(stack.baseUrl, 'PUT', `/v1/orch/reviewers/${did}`, { token, json: body, ...(key ? { headers: { 'idempotency-key': key } } : {}) });
-  const stored = async () => (await stack.database.db('reviewers').where({ did }).first()) as { display_name: string } | undefined;
+    call(stack.baseUrl, 'PUT', `/v1/orch/reviewers/${did}`, {
+      token,
+      json: body,
+      ...(key ? { headers: { 'idempotency-key': key } } : {}),
+    });
+  const stored = async () =>
+    (await stack.database.db('reviewers').where({ did }).first()) as { display_name: string } | undefined;
 
   it('replays a 204 without running the write again', async () => {
     const key = newKey();
@@ -202,6 +243,8 @@ describe('Idempotency-Key on PUT /v1/orch/reviewers/{did}', () => {
       headers: { 'idempotency-key': key },
     });
     expectProblem(elsewhere, 409, 'idempotency_key_reused');
-    expect(await stack.database.db('reviewers').where({ did: 'did:web:example.com:reviewers:other' }).first()).toBeUndefined();
+    expect(
+      await stack.database.db('reviewers').where({ did: 'did:web:example.com:reviewers:other' }).first(),
+    ).toBeUndefined();
   });
 });

@@ -35,17 +35,25 @@ function operations(): Array<{ name: string; method: string; path: string; op: J
 /** Follows a local $ref (#/components/...) to what it names. */
 function resolve(node: Json): Json {
   if (!node?.$ref) return node;
-  return resolve((node.$ref as string).slice(2).split('/').reduce((at: Json, key) => at?.[key], doc));
+  return resolve(
+    (node.$ref as string)
+      .slice(2)
+      .split('/')
+      .reduce((at: Json, key) => at?.[key], doc),
+  );
 }
 
 const headerNames = (response: Json): string[] => Object.keys(resolve(response)?.headers ?? {});
-const idempotencyKeyParameter = (op: Json): Json => (op.parameters ?? []).map(resolve).find((p: Json) => p.in === 'header' && p.name === 'idempotency-key');
+const idempotencyKeyParameter = (op: Json): Json =>
+  (op.parameters ?? []).map(resolve).find((p: Json) => p.in === 'header' && p.name === 'idempotency-key');
 
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     expect(doc.openapi).toBe('3.1.0');
     await expect(validateOpenApi(doc)).resolves.toBeUndefined();
-    await expect(validateOpenApi({ ...doc, paths: { '/broken': { get: { responses: { 200: {} } } } } })).rejects.toThrow(/description/);
+    await expect(
+      validateOpenApi({ ...doc, paths: { '/broken': { get: { responses: { 200: {} } } } } }),
+    ).rejects.toThrow(/description/);
   });
 
   it('documents every route the app serves, and only those', () => {
@@ -53,19 +61,27 @@ describe('the OpenAPI document', () => {
     const served = new Set<string>();
     const walk = (layers: Json[]) => {
       for (const layer of layers) {
-        if (layer.route) for (const method of Object.keys(layer.route.methods)) served.add(`${method.toUpperCase()} ${layer.route.path as string}`);
+        if (layer.route)
+          for (const method of Object.keys(layer.route.methods))
+            served.add(`${method.toUpperCase()} ${layer.route.path as string}`);
         else if (layer.handle?.stack) walk(layer.handle.stack);
       }
     };
     walk((app as Json).router.stack);
-    const documented = operations().map(({ method, path }) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`);
+    const documented = operations().map(
+      ({ method, path }) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`,
+    );
     expect([...served].sort()).toEqual([...new Set(documented)].sort());
   });
 
   it('documents the platform and the orchestration agent registrations each with its own body', () => {
     const body = (path: string) => resolve(doc.paths[path].post.requestBody.content['application/json'].schema);
-    expect(Object.keys(body('/v1/agents').properties)).toEqual(expect.arrayContaining(['agent_uri', 'endpoint_url', 'capabilities']));
-    expect(Object.keys(body('/v1/orch/agents/register').properties)).toEqual(expect.arrayContaining(['agent_name', 'agent_type', 'safety_constraints']));
+    expect(Object.keys(body('/v1/agents').properties)).toEqual(
+      expect.arrayContaining(['agent_uri', 'endpoint_url', 'capabilities']),
+    );
+    expect(Object.keys(body('/v1/orch/agents/register').properties)).toEqual(
+      expect.arrayContaining(['agent_name', 'agent_type', 'safety_constraints']),
+    );
   });
 
   it('has no allOf that a closed member makes unsatisfiable', () => {
@@ -88,7 +104,9 @@ describe('the OpenAPI document', () => {
     };
     visit(doc, '#');
     expect(found).toEqual([]);
-    const dryRun = resolve(doc.paths['/v1/orch/escalation/rules/dry-run'].post.requestBody.content['application/json'].schema);
+    const dryRun = resolve(
+      doc.paths['/v1/orch/escalation/rules/dry-run'].post.requestBody.content['application/json'].schema,
+    );
     expect(Object.keys(dryRun.properties)).toEqual(expect.arrayContaining(['conditions', 'actions', 'priority']));
   });
 
@@ -102,7 +120,9 @@ describe('the OpenAPI document', () => {
       return [
         ...(conflict?.content?.['application/problem+json'] ? [] : [`${name}: no problem body`]),
         ...(/idempotency_key_reused/.test(conflict?.description) ? [] : [`${name}: idempotency_key_reused`]),
-        ...(!inFlight || /idempotency_request_in_flight/.test(conflict?.description) ? [] : [`${name}: idempotency_request_in_flight`]),
+        ...(!inFlight || /idempotency_request_in_flight/.test(conflict?.description)
+          ? []
+          : [`${name}: idempotency_request_in_flight`]),
         ...(!inFlight || headerNames(conflict).includes('Retry-After') ? [] : [`${name}: Retry-After`]),
       ];
     });
@@ -118,13 +138,25 @@ describe('the OpenAPI document', () => {
     const { pattern, maxLength, minLength } = schemas[0];
     expect(typeof pattern).toBe('string');
     expect(maxLength).toBe(255);
-    for (const schema of schemas) expect({ pattern: schema.pattern, maxLength: schema.maxLength, minLength: schema.minLength }).toEqual({ pattern, maxLength, minLength });
+    for (const schema of schemas)
+      expect({ pattern: schema.pattern, maxLength: schema.maxLength, minLength: schema.minLength }).toEqual({
+        pattern,
+        maxLength,
+        minLength,
+      });
 
     const token = await stack.token(['orch:admin']);
-    const documentedAccepts = (key: string) => key.length >= (minLength ?? 0) && key.length <= maxLength && new RegExp(pattern, 'u').test(key);
+    const documentedAccepts = (key: string) =>
+      key.length >= (minLength ?? 0) && key.length <= maxLength && new RegExp(pattern, 'u').test(key);
     for (const key of ['k'.repeat(255), 'k'.repeat(256), 'two words', '~visible!ASCII#key', 'tab\tkey']) {
-      const reply = await call(stack.baseUrl, 'PUT', '/v1/orch/reviewers/did:web:example.com:reviewers:keys', { token, json: { display_name: 'Keys' }, headers: { 'idempotency-key': key } });
-      const serverAccepts = !(reply.status === 400 && reply.body.errors?.some((error: Json) => error.field === 'Idempotency-Key'));
+      const reply = await call(stack.baseUrl, 'PUT', '/v1/orch/reviewers/did:web:example.com:reviewers:keys', {
+        token,
+        json: { display_name: 'Keys' },
+        headers: { 'idempotency-key': key },
+      });
+      const serverAccepts = !(
+        reply.status === 400 && reply.body.errors?.some((error: Json) => error.field === 'Idempotency-Key')
+      );
       expect({ key, accepted: serverAccepts }).toEqual({ key, accepted: documentedAccepts(key) });
     }
   });
@@ -132,7 +164,11 @@ describe('the OpenAPI document', () => {
   it('documents 413 and 415 on every operation with a body', () => {
     const missing = operations()
       .filter(({ op }) => op.requestBody)
-      .flatMap(({ name, op }) => ['413', '415'].filter((status) => !resolve(op.responses[status])?.content?.['application/problem+json']).map((status) => `${name} ${status}`));
+      .flatMap(({ name, op }) =>
+        ['413', '415']
+          .filter((status) => !resolve(op.responses[status])?.content?.['application/problem+json'])
+          .map((status) => `${name} ${status}`),
+      );
     expect(missing).toEqual([]);
   });
 
@@ -142,7 +178,9 @@ describe('the OpenAPI document', () => {
       .flatMap(({ name, op }) => [
         ...(headerNames(op.responses['429']).includes('Retry-After') ? [] : [`${name} 429 Retry-After`]),
         ...Object.entries(op.responses as Record<string, Json>).flatMap(([status, response]) =>
-          RATE_LIMIT_HEADERS.filter((header) => !headerNames(response).includes(header)).map((header) => `${name} ${status} ${header}`),
+          RATE_LIMIT_HEADERS.filter((header) => !headerNames(response).includes(header)).map(
+            (header) => `${name} ${status} ${header}`,
+          ),
         ),
       ]);
     expect(missing).toEqual([]);
@@ -165,7 +203,9 @@ describe('the OpenAPI document', () => {
 
   it('describes the problem body of the platform spec', () => {
     const problem = doc.components.schemas.Problem;
-    expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'instance', 'request_id', 'remediation']));
+    expect(problem.required).toEqual(
+      expect.arrayContaining(['type', 'title', 'status', 'instance', 'request_id', 'remediation']),
+    );
     expect(problem.properties.incident_id).toMatchObject({ type: 'string' });
     const step = resolve(problem.properties.remediation.items);
     expect(step).toMatchObject({ properties: { step: { type: 'integer' }, description: { type: 'string' } } });
@@ -195,7 +235,9 @@ describe('generating the document', () => {
     const api = builder();
     api.route(operation('/one', thing, thing.openapi({ description: 'The same thing, described' })));
     api.route(operation('/two', z.object({ thing: thing.optional(), things: z.array(thing) }), thing));
-    expect(openApiDocument(api, 'http://127.0.0.1').components?.schemas?.Thing).toMatchObject({ properties: { a: { type: 'string' } } });
+    expect(openApiDocument(api, 'http://127.0.0.1').components?.schemas?.Thing).toMatchObject({
+      properties: { a: { type: 'string' } },
+    });
   });
 
   it('refuses two different schemas under one name', () => {
@@ -208,7 +250,9 @@ describe('generating the document', () => {
   it('refuses a nested schema that takes a name already given', () => {
     const api = builder();
     api.route(operation('/one', z.object({ a: z.string() }).openapi('Thing'), z.object({})));
-    api.route(operation('/two', z.object({}), z.object({ nested: z.array(z.object({ a: z.number() }).openapi('Thing')) })));
+    api.route(
+      operation('/two', z.object({}), z.object({ nested: z.array(z.object({ a: z.number() }).openapi('Thing')) })),
+    );
     expect(() => openApiDocument(api, 'http://127.0.0.1')).toThrow(/Thing/);
   });
 });

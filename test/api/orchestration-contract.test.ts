@@ -4,13 +4,24 @@ import { call, client, expectProblem } from '../support/http';
 import { startStack, type Stack } from '../support/stack';
 
 const ORIGIN = 'https://console.example';
-const DEPRECATIONS = [{ prefix: '/v1/orch/reviewers', deprecated_at: '2026-06-01T00:00:00Z', sunset: '2027-12-01T00:00:00Z', link: 'https://docs.example/migrate/reviewers' }];
+const DEPRECATIONS = [
+  {
+    prefix: '/v1/orch/reviewers',
+    deprecated_at: '2026-06-01T00:00:00Z',
+    sunset: '2027-12-01T00:00:00Z',
+    link: 'https://docs.example/migrate/reviewers',
+  },
+];
 
 let stack: Stack;
 let admin: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  stack = await startStack({ CORS_ALLOWED_ORIGINS: ORIGIN, API_DEPRECATIONS: JSON.stringify(DEPRECATIONS), RATE_LIMIT_SAFETY_CHECKS: '3' });
+  stack = await startStack({
+    CORS_ALLOWED_ORIGINS: ORIGIN,
+    API_DEPRECATIONS: JSON.stringify(DEPRECATIONS),
+    RATE_LIMIT_SAFETY_CHECKS: '3',
+  });
   admin = client(stack.baseUrl, await stack.token());
 });
 afterAll(() => stack?.stop());
@@ -21,9 +32,13 @@ describe('deprecated versions', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers.get('sunset')).toBe('Wed, 01 Dec 2027 00:00:00 GMT');
     expect(reply.headers.get('deprecation')).toBe(`@${Date.parse('2026-06-01T00:00:00Z') / 1000}`);
-    expect(reply.headers.get('link')).toBe('<https://docs.example/migrate/reviewers>; rel="deprecation"; type="text/html", <https://docs.example/migrate/reviewers>; rel="sunset"; type="text/html"');
+    expect(reply.headers.get('link')).toBe(
+      '<https://docs.example/migrate/reviewers>; rel="deprecation"; type="text/html", <https://docs.example/migrate/reviewers>; rel="sunset"; type="text/html"',
+    );
     const exposed = (reply.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/,\s*/);
-    expect(exposed).toEqual(expect.arrayContaining(['sunset', 'deprecation', 'link', 'x-ratelimit-limit', 'x-ratelimit-remaining']));
+    expect(exposed).toEqual(
+      expect.arrayContaining(['sunset', 'deprecation', 'link', 'x-ratelimit-limit', 'x-ratelimit-remaining']),
+    );
   });
 
   it('leave other paths alone', async () => {
@@ -42,7 +57,11 @@ describe('deprecated versions', () => {
 describe('CORS for the agent operations', () => {
   it('allows the agent headers in a preflight from an allowed origin', async () => {
     const reply = await call(stack.baseUrl, 'OPTIONS', '/v1/orch/route', {
-      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key,x-agent-id,x-confidence-score' },
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,idempotency-key,x-agent-id,x-confidence-score',
+      },
     });
     expect(reply.status).toBe(204);
     expect(reply.headers.get('access-control-allow-origin')).toBe(ORIGIN);
@@ -59,7 +78,9 @@ describe('rate limits per category', () => {
     const check = () => as('POST', '/v1/orch/safety/check', { json: { action: 'x', actor: { type: 'ai_agent' } } });
     for (let i = 1; i <= 3; i += 1) {
       const reply = await check();
-      expect([reply.status, reply.headers.get('x-ratelimit-resource'), reply.headers.get('x-ratelimit-limit')]).toEqual([200, 'safety-checks', '3']);
+      expect([reply.status, reply.headers.get('x-ratelimit-resource'), reply.headers.get('x-ratelimit-limit')]).toEqual(
+        [200, 'safety-checks', '3'],
+      );
     }
     const refused = await check();
     expectProblem(refused, 429, 'rate_limit_exceeded');
@@ -67,11 +88,15 @@ describe('rate limits per category', () => {
     const boundaries = await as('GET', '/v1/orch/boundaries?action=x');
     expectProblem(boundaries, 429, 'rate_limit_exceeded');
 
-    const routed = await as('POST', '/v1/orch/route', { json: { task_id: taskId(), ai_assessment: { confidence: 0.9 } } });
+    const routed = await as('POST', '/v1/orch/route', {
+      json: { task_id: taskId(), ai_assessment: { confidence: 0.9 } },
+    });
     expect([routed.status, routed.headers.get('x-ratelimit-resource')]).toEqual([200, 'routing-requests']);
     const logged = await as('POST', '/v1/orch/provenance', { json: { task_id: 'none', action: 'x', reasoning: 'y' } });
     expect(logged.headers.get('x-ratelimit-resource')).toBe('provenance-queries');
-    expect((await admin('GET', `/v1/orch/agents/${encodeURIComponent(agent.agent_id)}`)).headers.get('x-ratelimit-resource')).toBe('agent-monitoring');
+    expect(
+      (await admin('GET', `/v1/orch/agents/${encodeURIComponent(agent.agent_id)}`)).headers.get('x-ratelimit-resource'),
+    ).toBe('agent-monitoring');
   });
 });
 
@@ -110,7 +135,9 @@ describe('the contract in the OpenAPI document', () => {
 
   it('documents the agent headers of /route', async () => {
     const doc = (await call(stack.baseUrl, 'GET', '/openapi.json')).body;
-    const names = doc.paths['/v1/orch/route'].post.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name);
+    const names = doc.paths['/v1/orch/route'].post.parameters
+      .filter((p: { in: string }) => p.in === 'header')
+      .map((p: { name: string }) => p.name);
     expect(names).toEqual(expect.arrayContaining(['x-agent-id', 'x-confidence-score', 'idempotency-key']));
   });
 

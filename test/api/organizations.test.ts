@@ -19,35 +19,76 @@ afterAll(async () => {
 
 describe('POST /v1/organizations', () => {
   it('creates an organization with the spec’s defaults, and its Location', async () => {
-    const reply = await call(stack.baseUrl, 'POST', '/v1/organizations', { token: admin, json: { org_did: 'did:web:gamma.example', name: 'Gamma' } });
+    const reply = await call(stack.baseUrl, 'POST', '/v1/organizations', {
+      token: admin,
+      json: { org_did: 'did:web:gamma.example', name: 'Gamma' },
+    });
     expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ org_did: 'did:web:gamma.example', name: 'Gamma', slug: null, deployment_mode: 'cloud', autonomy_profile: 'balanced', data_residency_tier: 'global' });
+    expect(reply.body).toMatchObject({
+      org_did: 'did:web:gamma.example',
+      name: 'Gamma',
+      slug: null,
+      deployment_mode: 'cloud',
+      autonomy_profile: 'balanced',
+      data_residency_tier: 'global',
+    });
     expect(reply.body.organization_id).toMatch(/^org_/);
     expect(reply.headers.get('location')).toBe(`/v1/organizations/${reply.body.organization_id}`);
-    expect((await call(stack.baseUrl, 'GET', reply.headers.get('location')!, { token: admin })).body).toEqual(reply.body);
+    expect((await call(stack.baseUrl, 'GET', reply.headers.get('location')!, { token: admin })).body).toEqual(
+      reply.body,
+    );
   });
 
   it('starts the organization with the baseline safety domains', async () => {
-    const reply = await call(stack.baseUrl, 'POST', '/v1/organizations', { token: admin, json: { org_did: 'did:web:delta.example', name: 'Delta', autonomy_profile: 'paranoid', slug: 'delta' } });
+    const reply = await call(stack.baseUrl, 'POST', '/v1/organizations', {
+      token: admin,
+      json: { org_did: 'did:web:delta.example', name: 'Delta', autonomy_profile: 'paranoid', slug: 'delta' },
+    });
     expect(reply.body).toMatchObject({ autonomy_profile: 'paranoid', slug: 'delta' });
-    const domains = await stack.database.db('safety_domains').where({ organization_id: reply.body.organization_id }).pluck('domain');
+    const domains = await stack.database
+      .db('safety_domains')
+      .where({ organization_id: reply.body.organization_id })
+      .pluck('domain');
     expect(domains.sort()).toEqual(['finance', 'general', 'healthcare']);
   });
 
   it('refuses a taken org_did or slug with 409', async () => {
-    await call(stack.baseUrl, 'POST', '/v1/organizations', { token: admin, json: { org_did: 'did:web:epsilon.example', name: 'Epsilon', slug: 'epsilon' } });
-    const sameDid = await call(stack.baseUrl, 'POST', '/v1/organizations', { token: admin, json: { org_did: 'did:web:epsilon.example', name: 'Other' } });
+    await call(stack.baseUrl, 'POST', '/v1/organizations', {
+      token: admin,
+      json: { org_did: 'did:web:epsilon.example', name: 'Epsilon', slug: 'epsilon' },
+    });
+    const sameDid = await call(stack.baseUrl, 'POST', '/v1/organizations', {
+      token: admin,
+      json: { org_did: 'did:web:epsilon.example', name: 'Other' },
+    });
     expect(sameDid.status).toBe(409);
     expect(sameDid.body.type).toBe('/problems/organization_exists');
-    expect((await call(stack.baseUrl, 'POST', '/v1/organizations', { token: admin, json: { org_did: 'did:web:zeta.example', name: 'Zeta', slug: 'epsilon' } })).status).toBe(409);
+    expect(
+      (
+        await call(stack.baseUrl, 'POST', '/v1/organizations', {
+          token: admin,
+          json: { org_did: 'did:web:zeta.example', name: 'Zeta', slug: 'epsilon' },
+        })
+      ).status,
+    ).toBe(409);
   });
 
   it('needs cloud:admin:global and a valid body', async () => {
-    const refused = await call(stack.baseUrl, 'POST', '/v1/organizations', { token: member, json: { org_did: 'did:web:eta.example', name: 'Eta' } });
+    const refused = await call(stack.baseUrl, 'POST', '/v1/organizations', {
+      token: member,
+      json: { org_did: 'did:web:eta.example', name: 'Eta' },
+    });
     expect(refused.status).toBe(403);
-    const invalid = await call(stack.baseUrl, 'POST', '/v1/organizations', { token: admin, json: { org_did: 'not-a-did', name: '', autonomy_profile: 'reckless' } });
+    const invalid = await call(stack.baseUrl, 'POST', '/v1/organizations', {
+      token: admin,
+      json: { org_did: 'not-a-did', name: '', autonomy_profile: 'reckless' },
+    });
     expect(invalid.status).toBe(400);
-    expect(invalid.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(['autonomy_profile', 'name', 'org_did']);
+    expect(invalid.body.errors.map((error: { field: string }) => error.field).sort()).toEqual([
+      'autonomy_profile',
+      'name',
+      'org_did',
+    ]);
   });
 });
 
@@ -61,14 +102,21 @@ describe('GET /v1/organizations', () => {
     const first = await call(stack.baseUrl, 'GET', '/v1/organizations?limit=2', { token: admin });
     expect(first.body).toMatchObject({ has_more: true });
     expect(first.body.data).toHaveLength(2);
-    const rest = await call(stack.baseUrl, 'GET', `/v1/organizations?limit=100&cursor=${first.body.next_cursor}`, { token: admin });
+    const rest = await call(stack.baseUrl, 'GET', `/v1/organizations?limit=100&cursor=${first.body.next_cursor}`, {
+      token: admin,
+    });
     const all = [...first.body.data, ...rest.body.data].map((org: { organization_id: string }) => org.organization_id);
     expect(new Set(all).size).toBe(first.body.total_count);
   });
 
   it('answers another organization’s id with 404, as an unknown one', async () => {
-    const created = await call(stack.baseUrl, 'POST', '/v1/organizations', { token: admin, json: { org_did: 'did:web:theta.example', name: 'Theta' } });
-    const other = await call(stack.baseUrl, 'GET', `/v1/organizations/${created.body.organization_id}`, { token: member });
+    const created = await call(stack.baseUrl, 'POST', '/v1/organizations', {
+      token: admin,
+      json: { org_did: 'did:web:theta.example', name: 'Theta' },
+    });
+    const other = await call(stack.baseUrl, 'GET', `/v1/organizations/${created.body.organization_id}`, {
+      token: member,
+    });
     const unknown = await call(stack.baseUrl, 'GET', '/v1/organizations/org_nobody', { token: member });
     expect([other.status, unknown.status]).toEqual([404, 404]);
     expect(other.body.type).toBe(unknown.body.type);

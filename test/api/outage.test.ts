@@ -54,7 +54,14 @@ const OPERATIONS: Array<[string, string, () => Record<string, unknown>]> = [
   ['GET', '/v1/orch/reviewers', () => ({})],
   ['GET', '/v1/events', () => ({})],
   ['POST', '/v1/approvals', () => ({ json: approvalBody(), headers: { 'idempotency-key': `k-${randomUUID()}` } })],
-  ['POST', '/v1/orch/routing', () => ({ json: { task_type: 'summarize', ai_agent_id: 'urn:acme:agent:sum:1', ai_confidence: 0.93 }, headers: { 'idempotency-key': `k-${randomUUID()}` } })],
+  [
+    'POST',
+    '/v1/orch/routing',
+    () => ({
+      json: { task_type: 'summarize', ai_agent_id: 'urn:acme:agent:sum:1', ai_confidence: 0.93 },
+      headers: { 'idempotency-key': `k-${randomUUID()}` },
+    }),
+  ],
 ];
 
 async function timed(send: () => Promise<CallResult>): Promise<CallResult & { ms: number }> {
@@ -70,22 +77,30 @@ function expectUnavailable(reply: CallResult) {
 }
 
 describe('PostgreSQL down', () => {
-  it.each(OPERATIONS)('%s %s answers 503 service_unavailable with Retry-After, within the bound, while the database refuses connections', async (method, path, options) => {
-    proxy.refuse();
-    const reply = await timed(() => call(app.baseUrl, method, path, { token, ...options() }));
-    expectUnavailable(reply);
-    expect(reply.ms).toBeLessThan(TIMEOUTS.acquireMs + SLACK_MS);
-    // The SRE sees which dependency failed, under the id the client quotes.
-    expect(captured.lines.filter((line) => line.incident_id === reply.body.incident_id)).toEqual([
-      expect.objectContaining({ level: 'error', message: 'dependency unavailable', dependency: 'postgres' }),
-    ]);
-  });
+  it.each(OPERATIONS)(
+    '%s %s answers 503 service_unavailable with Retry-After, within the bound, while the database refuses connections',
+    async (method, path, options) => {
+      proxy.refuse();
+      const reply = await timed(() => call(app.baseUrl, method, path, { token, ...options() }));
+      expectUnavailable(reply);
+      expect(reply.ms).toBeLessThan(TIMEOUTS.acquireMs + SLACK_MS);
+      // The SRE sees which dependency failed, under the id the client quotes.
+      expect(captured.lines.filter((line) => line.incident_id === reply.body.incident_id)).toEqual([
+        expect.objectContaining({ level: 'error', message: 'dependency unavailable', dependency: 'postgres' }),
+      ]);
+    },
+  );
 
   it('says unready while the database is down and ready once it is back, and requests succeed again at once', async () => {
     proxy.refuse();
     const unready = await call(app.baseUrl, 'GET', '/readyz');
     expect(unready.status).toBe(503);
-    expect(unready.body.checks).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'postgres', ok: false }), { name: 'temporal', ok: true }]));
+    expect(unready.body.checks).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'postgres', ok: false }),
+        { name: 'temporal', ok: true },
+      ]),
+    );
     proxy.restore();
     expect((await call(app.baseUrl, 'GET', '/readyz')).status).toBe(200);
     expect((await call(app.baseUrl, 'GET', '/v1/approvals', { token })).status).toBe(200);
@@ -95,7 +110,11 @@ describe('PostgreSQL down', () => {
     // Warm the pool, so that its connections are open when the server goes quiet.
     await Promise.all([1, 2, 3].map(() => call(app.baseUrl, 'GET', '/v1/approvals', { token })));
     proxy.freeze();
-    const replies = await Promise.all(OPERATIONS.map(([method, path, options]) => timed(() => call(app.baseUrl, method, path, { token, ...options() }))));
+    const replies = await Promise.all(
+      OPERATIONS.map(([method, path, options]) =>
+        timed(() => call(app.baseUrl, method, path, { token, ...options() })),
+      ),
+    );
     for (const reply of replies) {
       expectUnavailable(reply);
       expect(reply.ms).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS);
@@ -120,13 +139,22 @@ describe('the request deadline and the Idempotency-Key lock', () => {
     const ada = await signedInPerson(stack, { did: ADA });
     const routed = await call(app.baseUrl, 'POST', '/v1/orch/routing', {
       token,
-      json: { task_type: 'medical_diagnosis', ai_agent_id: 'urn:acme:agent:diagnosis:7', ai_confidence: 0.4, required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }] },
+      json: {
+        task_type: 'medical_diagnosis',
+        ai_agent_id: 'urn:acme:agent:diagnosis:7',
+        ai_confidence: 0.4,
+        required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }],
+      },
     });
     expect(routed.body).toMatchObject({ decision: 'escalate_to_human', assigned_to: { did: ADA } });
     await stack.stopWorker();
     const key = `deadline-${randomUUID()}`;
     const escalate = () =>
-      call(app.baseUrl, 'POST', '/v1/orch/escalation/manual', { token: ada.sessionToken, json: { routing_id: routed.body.routing_id, escalation_reason: 'second opinion' }, headers: { 'idempotency-key': key } });
+      call(app.baseUrl, 'POST', '/v1/orch/escalation/manual', {
+        token: ada.sessionToken,
+        json: { routing_id: routed.body.routing_id, escalation_reason: 'second opinion' },
+        headers: { 'idempotency-key': key },
+      });
     try {
       const first = await timed(escalate);
       expectProblem(first, 503, 'service_unavailable');
@@ -140,7 +168,10 @@ describe('the request deadline and the Idempotency-Key lock', () => {
       expect(Number(early.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(early.headers.get('retry-after'))).toBeLessThanOrEqual(5);
 
-      const row = await stack.database.db('idempotency_keys').where({ idempotency_key: key }).first<{ created_at: Date; locked_until: Date }>();
+      const row = await stack.database
+        .db('idempotency_keys')
+        .where({ idempotency_key: key })
+        .first<{ created_at: Date; locked_until: Date }>();
       const lockMs = row.locked_until.getTime() - row.created_at.getTime();
       expect(lockMs).toBeGreaterThan((idempotencyLockSeconds(REQUEST_TIMEOUT_MS) - 1) * 1000);
       expect(lockMs).toBeLessThanOrEqual(idempotencyLockSeconds(REQUEST_TIMEOUT_MS) * 1000 + 100);
@@ -154,10 +185,17 @@ describe('the request deadline and the Idempotency-Key lock', () => {
       retry = await escalate();
     } while (retry.status === 409 && Date.now() < deadline);
     expect(retry.status).toBe(200);
-    expect(retry.body).toMatchObject({ status: 'assigned', assigned_to: { did: 'did:web:handoff.local:reviewers:alan' } });
+    expect(retry.body).toMatchObject({
+      status: 'assigned',
+      assigned_to: { did: 'did:web:handoff.local:reviewers:alan' },
+    });
     const again = await escalate();
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const escalations = await stack.database.db('ledger_entries').where({ subject_id: routed.body.routing_id as string }).whereLike('step_id', 'escalation%').count<{ count: string }[]>({ count: '*' });
+    const escalations = await stack.database
+      .db('ledger_entries')
+      .where({ subject_id: routed.body.routing_id as string })
+      .whereLike('step_id', 'escalation%')
+      .count<{ count: string }[]>({ count: '*' });
     expect(Number(escalations[0]!.count)).toBe(1);
   });
 });

@@ -25,13 +25,19 @@ interface Page {
 
 const list = (query: string) => call(stack.baseUrl, 'GET', `/v1/orch/reviewers?${query}`, { token: reader });
 const putReviewer = async (did: string, chainLevel: number, extra: Record<string, unknown> = {}) => {
-  const reply = await call(stack.baseUrl, 'PUT', `/v1/orch/reviewers/${did}`, { token: admin, json: { display_name: did, chain_level: chainLevel, ...extra } });
+  const reply = await call(stack.baseUrl, 'PUT', `/v1/orch/reviewers/${did}`, {
+    token: admin,
+    json: { display_name: did, chain_level: chainLevel, ...extra },
+  });
   expect(reply.status).toBe(204);
 };
 const allDids = async () => (await stack.database.db<{ did: string }>('reviewers').select('did')).map((row) => row.did);
 
 /** Follows next_cursor to the end (bounded, so a cursor that never advances fails instead of looping). */
-async function walk(query: string, between?: (pageNumber: number) => Promise<void>): Promise<{ pages: Page[]; rows: Reviewer[] }> {
+async function walk(
+  query: string,
+  between?: (pageNumber: number) => Promise<void>,
+): Promise<{ pages: Page[]; rows: Reviewer[] }> {
   const pages: Page[] = [];
   let cursor: string | null = null;
   do {
@@ -52,7 +58,18 @@ describe('cursor pagination on GET /v1/orch/reviewers', () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ has_more: true, next_cursor: expect.any(String), total_count: total });
     expect(first.body.data).toHaveLength(3);
-    expect(Object.keys(first.body.data[0]).sort()).toEqual(['available', 'capabilities', 'capacity', 'chain_level', 'created_at', 'did', 'display_name', 'open_assignments', 'passport_id', 'updated_at']);
+    expect(Object.keys(first.body.data[0]).sort()).toEqual([
+      'available',
+      'capabilities',
+      'capacity',
+      'chain_level',
+      'created_at',
+      'did',
+      'display_name',
+      'open_assignments',
+      'passport_id',
+      'updated_at',
+    ]);
 
     const { pages, rows } = await walk('limit=3');
     expect(rows).toHaveLength(total);
@@ -98,10 +115,20 @@ describe('cursor pagination on GET /v1/orch/reviewers', () => {
   it('filters by availability and capability and counts only the matching rows', async () => {
     await putReviewer('did:web:example.com:reviewers:away', 1, { available: false, capabilities: { tax_law: 0.7 } });
     const away = await list('available=false');
-    expect(away.body.total_count).toBe(await stack.database.db('reviewers').where({ available: false }).count<{ count: number }[]>({ count: '*' }).then((r) => r[0]!.count));
+    expect(away.body.total_count).toBe(
+      await stack.database
+        .db('reviewers')
+        .where({ available: false })
+        .count<{ count: number }[]>({ count: '*' })
+        .then((r) => r[0]!.count),
+    );
     expect(away.body.data.every((row: { available: boolean }) => !row.available)).toBe(true);
     const taxLaw = await list('capability=tax_law');
-    expect(taxLaw.body).toMatchObject({ total_count: 1, has_more: false, data: [expect.objectContaining({ did: 'did:web:example.com:reviewers:away' })] });
+    expect(taxLaw.body).toMatchObject({
+      total_count: 1,
+      has_more: false,
+      data: [expect.objectContaining({ did: 'did:web:example.com:reviewers:away' })],
+    });
   });
 
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -138,10 +165,15 @@ describe('cursor pagination on GET /v1/orch/reviewers', () => {
   it('answers 400 naming the sortable fields for an unknown sort field', async () => {
     const reply = await list('sort=display_name');
     expectProblem(reply, 400, 'validation_failed');
-    expect(reply.body.errors).toEqual([expect.objectContaining({ field: 'query.sort', message: expect.stringContaining('chain_level') })]);
+    expect(reply.body.errors).toEqual([
+      expect.objectContaining({ field: 'query.sort', message: expect.stringContaining('chain_level') }),
+    ]);
   });
 
-  it.each(['toString', '-constructor', '__proto__', 'hasOwnProperty'])('answers 400 for sort=%s, a name every object has but no sortable field is', async (sort) => {
-    expectProblem(await list(`sort=${sort}`), 400, 'validation_failed');
-  });
+  it.each(['toString', '-constructor', '__proto__', 'hasOwnProperty'])(
+    'answers 400 for sort=%s, a name every object has but no sortable field is',
+    async (sort) => {
+      expectProblem(await list(`sort=${sort}`), 400, 'validation_failed');
+    },
+  );
 });

@@ -19,15 +19,24 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-const names = (checks: Array<{ name: string; status: string }>) => Object.fromEntries(checks.map((check) => [check.name, check.status]));
+const names = (checks: Array<{ name: string; status: string }>) =>
+  Object.fromEntries(checks.map((check) => [check.name, check.status]));
 
 describe('platform health', () => {
   it('reports every check passing while Postgres, Temporal and a worker are up', async () => {
     const reply = await call(stack.baseUrl, 'GET', '/v1/platform/health');
     expect(reply.status).toBe(200);
     expect(reply.body.status).toBe('healthy');
-    expect(names(reply.body.checks)).toEqual({ postgres: 'pass', temporal: 'pass', workflow_pollers: 'pass', activity_pollers: 'pass', ledger_sealing_lag: 'pass' });
-    expect(reply.body.checks.find((check: { name: string }) => check.name === 'workflow_pollers').detail).toContain(stack.taskQueue);
+    expect(names(reply.body.checks)).toEqual({
+      postgres: 'pass',
+      temporal: 'pass',
+      workflow_pollers: 'pass',
+      activity_pollers: 'pass',
+      ledger_sealing_lag: 'pass',
+    });
+    expect(reply.body.checks.find((check: { name: string }) => check.name === 'workflow_pollers').detail).toContain(
+      stack.taskQueue,
+    );
 
     const org = await api('POST', '/v1/health/check', { json: { orgDid: 'did:web:acme.example' } });
     expect(org.body).toMatchObject({ bucket: 'healthy', escalation_id: null });
@@ -36,7 +45,11 @@ describe('platform health', () => {
   it('reports the workload waiting on the platform', async () => {
     await api('POST', '/v1/approvals', { json: { requester_passport_id: 'did:web:x:y', action_description: 'wait' } });
     const reply = await api('GET', '/v1/platform/status');
-    expect(reply.body).toMatchObject({ status: 'healthy', task_queue: stack.taskQueue, workload: { pending_approvals: 1, queued_executions: 0, processing_executions: 0, running_workflows: 0 } });
+    expect(reply.body).toMatchObject({
+      status: 'healthy',
+      task_queue: stack.taskQueue,
+      workload: { pending_approvals: 1, queued_executions: 0, processing_executions: 0, running_workflows: 0 },
+    });
     expectProblem(await call(stack.baseUrl, 'GET', '/v1/platform/status'), 401, 'unauthorized');
   });
 
@@ -46,12 +59,24 @@ describe('platform health', () => {
       const health = await call(app.baseUrl, 'GET', '/v1/platform/health');
       expect(health.status).toBe(200);
       expect(health.body.status).toBe('degraded');
-      expect(names(health.body.checks)).toEqual({ postgres: 'pass', temporal: 'pass', workflow_pollers: 'fail', activity_pollers: 'fail', ledger_sealing_lag: 'pass' });
+      expect(names(health.body.checks)).toEqual({
+        postgres: 'pass',
+        temporal: 'pass',
+        workflow_pollers: 'fail',
+        activity_pollers: 'fail',
+        ledger_sealing_lag: 'pass',
+      });
 
       const org = 'did:web:degraded.example';
-      const first = await call(app.baseUrl, 'POST', '/v1/health/check', { token: await stack.token(['platform:write']), json: { orgDid: org } });
+      const first = await call(app.baseUrl, 'POST', '/v1/health/check', {
+        token: await stack.token(['platform:write']),
+        json: { orgDid: org },
+      });
       expect(first.body).toMatchObject({ bucket: 'degraded', escalation_id: expect.stringMatching(/^apr_/) });
-      const again = await call(app.baseUrl, 'POST', '/v1/health/check', { token: await stack.token(['platform:write']), json: { orgDid: org } });
+      const again = await call(app.baseUrl, 'POST', '/v1/health/check', {
+        token: await stack.token(['platform:write']),
+        json: { orgDid: org },
+      });
       expect(again.body.escalation_id).toBe(first.body.escalation_id);
       const escalation = await stack.temporal.workflow.getHandle(first.body.escalation_id).describe();
       expect(escalation).toMatchObject({ type: 'approvalWorkflow', status: { name: 'RUNNING' } });
@@ -62,13 +87,25 @@ describe('platform health', () => {
 
   it('is unhealthy (503) when Postgres does not answer', async () => {
     const quiet = { warn() {}, error() {}, debug() {}, deprecate() {} };
-    const db = knex({ client: 'pg', connection: 'postgres://postgres@127.0.0.1:1/x', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 1000, log: quiet });
+    const db = knex({
+      client: 'pg',
+      connection: 'postgres://postgres@127.0.0.1:1/x',
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 1000,
+      log: quiet,
+    });
     const app = await startExtraApp(stack, { db });
     try {
       const health = await call(app.baseUrl, 'GET', '/v1/platform/health');
       expect(health.status).toBe(503);
       expect(health.body.status).toBe('unhealthy');
-      expect(names(health.body.checks)).toEqual({ postgres: 'fail', temporal: 'pass', workflow_pollers: 'pass', activity_pollers: 'pass', ledger_sealing_lag: 'fail' });
+      expect(names(health.body.checks)).toEqual({
+        postgres: 'fail',
+        temporal: 'pass',
+        workflow_pollers: 'pass',
+        activity_pollers: 'pass',
+        ledger_sealing_lag: 'fail',
+      });
     } finally {
       await app.close();
       await db.destroy();
@@ -77,13 +114,18 @@ describe('platform health', () => {
 
   it('is unhealthy when Temporal does not answer, and says it could not raise an escalation', async () => {
     const connection = await Connection.connect({ address: stack.config.TEMPORAL_ADDRESS });
-    const app = await startExtraApp(stack, { temporal: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }) });
+    const app = await startExtraApp(stack, {
+      temporal: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }),
+    });
     await connection.close();
     try {
       const health = await call(app.baseUrl, 'GET', '/v1/platform/health');
       expect(health.status).toBe(503);
       expect(names(health.body.checks)).toMatchObject({ postgres: 'pass', temporal: 'fail', workflow_pollers: 'fail' });
-      const org = await call(app.baseUrl, 'POST', '/v1/health/check', { token: await stack.token(['platform:write']), json: { orgDid: 'did:web:acme.example' } });
+      const org = await call(app.baseUrl, 'POST', '/v1/health/check', {
+        token: await stack.token(['platform:write']),
+        json: { orgDid: 'did:web:acme.example' },
+      });
       expect(org.body).toMatchObject({ bucket: 'unhealthy', escalation_id: null });
       expect(names(org.body.checks).escalation).toBe('fail');
     } finally {
@@ -97,7 +139,16 @@ describe('platform health', () => {
     await stack.stopWorker();
     try {
       await appendProvenance(stack.database.db, {
-        entry: { subject_id: 'health-lag', step_id: 'waiting', timestamp: new Date().toISOString(), actor: { type: 'orch_core' }, action: 'probe', input_data: {}, output_data: {}, reasoning: 'waits for a seal' },
+        entry: {
+          subject_id: 'health-lag',
+          step_id: 'waiting',
+          timestamp: new Date().toISOString(),
+          actor: { type: 'orch_core' },
+          action: 'probe',
+          input_data: {},
+          output_data: {},
+          reasoning: 'waits for a seal',
+        },
       });
       const behind = await eventually(
         () => call(app.baseUrl, 'GET', '/v1/platform/health'),
@@ -105,7 +156,9 @@ describe('platform health', () => {
       );
       expect(behind.status).toBe(200);
       expect(behind.body.status).toBe('degraded');
-      expect(behind.body.checks.find((check: { name: string }) => check.name === 'ledger_sealing_lag').detail).toMatch(/^sealing is behind \(alert at 1 s\): 1 record\(s\) awaiting a checkpoint/);
+      expect(behind.body.checks.find((check: { name: string }) => check.name === 'ledger_sealing_lag').detail).toMatch(
+        /^sealing is behind \(alert at 1 s\): 1 record\(s\) awaiting a checkpoint/,
+      );
     } finally {
       await stack.startWorker();
     }
@@ -126,7 +179,10 @@ describe('platform health', () => {
     const app = await startExtraApp(stack, { config: { TEMPORAL_TASK_QUEUE: taskQueue } });
     let raised;
     try {
-      raised = await call(app.baseUrl, 'POST', '/v1/health/check', { token: await stack.token(['platform:write']), json: { orgDid } });
+      raised = await call(app.baseUrl, 'POST', '/v1/health/check', {
+        token: await stack.token(['platform:write']),
+        json: { orgDid },
+      });
     } finally {
       await app.close();
     }

@@ -28,13 +28,18 @@ describe('X-Request-ID', () => {
     ['one with markup', '<script>'],
   ])('generates a fresh req_ id when the caller sends %s', async (_name, given) => {
     const headers: Record<string, string> = given === undefined ? {} : { 'x-request-id': given };
-    const [first, second] = await Promise.all([call(stack.baseUrl, 'GET', '/healthz', { headers }), call(stack.baseUrl, 'GET', '/healthz', { headers })]);
+    const [first, second] = await Promise.all([
+      call(stack.baseUrl, 'GET', '/healthz', { headers }),
+      call(stack.baseUrl, 'GET', '/healthz', { headers }),
+    ]);
     expect(first.headers.get('x-request-id')).toMatch(/^req_[0-9a-f-]{36}$/);
     expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
   });
 
   it('puts the request id in problem bodies', async () => {
-    const given = await call(stack.baseUrl, 'GET', '/v1/orch/reviewers', { headers: { 'x-request-id': 'trace-in-problem' } });
+    const given = await call(stack.baseUrl, 'GET', '/v1/orch/reviewers', {
+      headers: { 'x-request-id': 'trace-in-problem' },
+    });
     expectProblem(given, 401, 'unauthorized');
     expect(given.body.request_id).toBe('trace-in-problem');
 
@@ -54,12 +59,24 @@ describe('health', () => {
   it('answers /readyz with 200 when Postgres and Temporal answer', async () => {
     const reply = await call(stack.baseUrl, 'GET', '/readyz');
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ status: 'ready', checks: [{ name: 'postgres', ok: true }, { name: 'temporal', ok: true }] });
+    expect(reply.body).toEqual({
+      status: 'ready',
+      checks: [
+        { name: 'postgres', ok: true },
+        { name: 'temporal', ok: true },
+      ],
+    });
   });
 
   it('answers /readyz with 503 naming Postgres when it is unreachable', async () => {
     const quiet = { warn() {}, error() {}, debug() {}, deprecate() {} };
-    const db = knex({ client: 'pg', connection: 'postgres://postgres@127.0.0.1:1/x', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 5000, log: quiet });
+    const db = knex({
+      client: 'pg',
+      connection: 'postgres://postgres@127.0.0.1:1/x',
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 5000,
+      log: quiet,
+    });
     const app = await startExtraApp(stack, { db });
     try {
       const reply = await call(app.baseUrl, 'GET', '/readyz');
@@ -80,7 +97,9 @@ describe('health', () => {
 
   it('answers /readyz with 503 naming Temporal when its connection is closed', async () => {
     const connection = await Connection.connect({ address: stack.config.TEMPORAL_ADDRESS });
-    const app = await startExtraApp(stack, { temporal: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }) });
+    const app = await startExtraApp(stack, {
+      temporal: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }),
+    });
     await connection.close();
     try {
       const reply = await call(app.baseUrl, 'GET', '/readyz');
@@ -102,13 +121,29 @@ describe('API documentation', () => {
     const doc = reply.body;
     expect(doc.openapi).toBe('3.1.0');
     const operation = doc.paths['/v1/orch/routing'].post;
-    expect(operation).toMatchObject({ operationId: 'createRouting', security: [{ bearerAuth: ['orch:write'] }], 'x-rate-limit-category': 'routing-requests' });
-    expect(operation.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RoutingRequest' });
-    expect(operation.responses['400'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
-    expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]));
-    expect(doc.components.schemas.RoutingRequest.properties.ai_confidence).toMatchObject({ type: 'number', minimum: 0, maximum: 1 });
+    expect(operation).toMatchObject({
+      operationId: 'createRouting',
+      security: [{ bearerAuth: ['orch:write'] }],
+      'x-rate-limit-category': 'routing-requests',
+    });
+    expect(operation.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/RoutingRequest',
+    });
+    expect(operation.responses['400'].content['application/problem+json'].schema).toEqual({
+      $ref: '#/components/schemas/Problem',
+    });
+    expect(operation.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]),
+    );
+    expect(doc.components.schemas.RoutingRequest.properties.ai_confidence).toMatchObject({
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+    });
     expect(doc.components.schemas.RoutingRequest.required).toContain('ai_confidence');
-    expect(doc.components.schemas.Problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'instance', 'request_id']));
+    expect(doc.components.schemas.Problem.required).toEqual(
+      expect.arrayContaining(['type', 'title', 'status', 'instance', 'request_id']),
+    );
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
@@ -117,7 +152,9 @@ describe('API documentation', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
-    expect(assets).toEqual(expect.arrayContaining(['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css']));
+    expect(assets).toEqual(
+      expect.arrayContaining(['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css']),
+    );
     expect(page.text).not.toMatch(/https?:\/\//);
 
     for (const asset of assets) {
@@ -132,7 +169,11 @@ describe('API documentation', () => {
 describe('CORS', () => {
   const preflight = (origin: string) =>
     call(stack.baseUrl, 'OPTIONS', '/v1/orch/routing', {
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key' },
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,idempotency-key',
+      },
     });
   const list = (s: string | null) => (s ?? '').split(',').map((item) => item.trim().toLowerCase());
 
@@ -141,23 +182,38 @@ describe('CORS', () => {
     expect(reply.status).toBe(204);
     expect(reply.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN);
     expect(list(reply.headers.get('access-control-allow-methods'))).toEqual(['get', 'post', 'put', 'patch', 'delete']);
-    expect(list(reply.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']));
+    expect(list(reply.headers.get('access-control-allow-headers'))).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']),
+    );
     expect(list(reply.headers.get('vary'))).toContain('origin');
   });
 
   it('lets an allowed origin read the rate-limit headers', async () => {
-    const reply = await call(stack.baseUrl, 'GET', '/v1/orch/reviewers', { token, headers: { origin: ALLOWED_ORIGIN } });
+    const reply = await call(stack.baseUrl, 'GET', '/v1/orch/reviewers', {
+      token,
+      headers: { origin: ALLOWED_ORIGIN },
+    });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN);
     expect(list(reply.headers.get('access-control-expose-headers'))).toEqual(
-      expect.arrayContaining(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id', 'retry-after', 'idempotent-replayed']),
+      expect.arrayContaining([
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'x-request-id',
+        'retry-after',
+        'idempotent-replayed',
+      ]),
     );
   });
 
   it('gives a disallowed origin no Access-Control-Allow-Origin', async () => {
     const pre = await preflight('https://evil.example');
     expect(pre.headers.get('access-control-allow-origin')).toBeNull();
-    const reply = await call(stack.baseUrl, 'GET', '/v1/orch/reviewers', { token, headers: { origin: 'https://evil.example' } });
+    const reply = await call(stack.baseUrl, 'GET', '/v1/orch/reviewers', {
+      token,
+      headers: { origin: 'https://evil.example' },
+    });
     expect(reply.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

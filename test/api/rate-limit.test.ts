@@ -23,7 +23,8 @@ beforeEach(async () => {
   if (untilNextWindow < 5000) await new Promise((resolve) => setTimeout(resolve, untilNextWindow + 100));
 });
 
-const listAs = async (subject: string, baseUrl = stack.baseUrl) => call(baseUrl, 'GET', '/v1/orch/reviewers', { token: await stack.token(['orch:read'], subject) });
+const listAs = async (subject: string, baseUrl = stack.baseUrl) =>
+  call(baseUrl, 'GET', '/v1/orch/reviewers', { token: await stack.token(['orch:read'], subject) });
 const remaining = (reply: CallResult) => reply.headers.get('x-ratelimit-remaining');
 
 describe('rate limits', () => {
@@ -42,7 +43,8 @@ describe('rate limits', () => {
   });
 
   it('reports them on 401 answers too, counted per client address', async () => {
-    const anonymous = (address: string) => call(stack.baseUrl, 'GET', '/v1/orch/reviewers', { headers: { 'x-forwarded-for': address } });
+    const anonymous = (address: string) =>
+      call(stack.baseUrl, 'GET', '/v1/orch/reviewers', { headers: { 'x-forwarded-for': address } });
     const first = await anonymous('203.0.113.10');
     expectProblem(first, 401, 'unauthorized');
     expect(first.headers.get('x-ratelimit-limit')).toBe(String(LIMIT));
@@ -59,7 +61,9 @@ describe('rate limits', () => {
     expect(refused.body.retry_after_seconds).toBe(retryAfter);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
-    expect(Number(refused.headers.get('x-ratelimit-reset')) - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(retryAfter - 1);
+    expect(Number(refused.headers.get('x-ratelimit-reset')) - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(
+      retryAfter - 1,
+    );
     expect(remaining(refused)).toBe('0');
     expect(refused.headers.get('x-ratelimit-limit')).toBe(String(LIMIT));
   });
@@ -75,7 +79,9 @@ describe('rate limits', () => {
   it('counts per category: a used-up default limit leaves routing requests alone', async () => {
     for (let i = 0; i <= LIMIT; i += 1) await listAs('category');
     expect((await listAs('category')).status).toBe(429);
-    const routing = await call(stack.baseUrl, 'GET', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000000', { token: await stack.token(['orch:read'], 'category') });
+    const routing = await call(stack.baseUrl, 'GET', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000000', {
+      token: await stack.token(['orch:read'], 'category'),
+    });
     expect(routing.status).toBe(404);
     expect(routing.headers.get('x-ratelimit-resource')).toBe('routing-requests');
   });
@@ -98,7 +104,9 @@ describe('rate limits', () => {
   it('counts concurrent requests exactly', async () => {
     const token = await stack.token(['orch:read'], 'burst');
     const replies = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => call(i % 2 ? second.baseUrl : stack.baseUrl, 'GET', '/v1/orch/reviewers', { token })),
+      Array.from({ length: 6 }, (_, i) =>
+        call(i % 2 ? second.baseUrl : stack.baseUrl, 'GET', '/v1/orch/reviewers', { token }),
+      ),
     );
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(LIMIT);
     expect(replies.filter((reply) => reply.status === 429)).toHaveLength(6 - LIMIT);
@@ -113,7 +121,16 @@ describe('rate limits', () => {
 
 describe('X-RateLimit-* over every operation', () => {
   // Operational endpoints answer whatever the load and without Postgres (readiness reports it down): never counted, no headers.
-  const UNMETERED = ['GET /.well-known/jwks.json', 'GET /docs', 'GET /docs/init.js', 'GET /healthz', 'GET /openapi.json', 'GET /problems/{code}', 'GET /readyz', 'GET /v1/platform/health'];
+  const UNMETERED = [
+    'GET /.well-known/jwks.json',
+    'GET /docs',
+    'GET /docs/init.js',
+    'GET /healthz',
+    'GET /openapi.json',
+    'GET /problems/{code}',
+    'GET /readyz',
+    'GET /v1/platform/health',
+  ];
 
   it('counts every operation but the operational ones, and names its category on the answer', async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is read as the JSON a client gets
@@ -127,10 +144,17 @@ describe('X-RateLimit-* over every operation', () => {
         const name = `${method.toUpperCase()} ${path}`;
         caller += 1;
         // Without credentials, from an address of its own: the limit is not what this test is about.
-        const reply = await call(stack.baseUrl, method.toUpperCase(), path.replace(/\{\w+\}/g, 'x'), { headers: { 'x-forwarded-for': `198.18.${caller >> 8}.${caller & 255}` } });
+        const reply = await call(stack.baseUrl, method.toUpperCase(), path.replace(/\{\w+\}/g, 'x'), {
+          headers: { 'x-forwarded-for': `198.18.${caller >> 8}.${caller & 255}` },
+        });
         const category = operation['x-rate-limit-category'] as string | undefined;
         if (!category) unmetered.push(name);
-        answers.push({ name, headers: ['limit', 'remaining', 'reset', 'resource'].map((header) => reply.headers.get(`x-ratelimit-${header}`)) });
+        answers.push({
+          name,
+          headers: ['limit', 'remaining', 'reset', 'resource'].map((header) =>
+            reply.headers.get(`x-ratelimit-${header}`),
+          ),
+        });
         const number = expect.stringMatching(/^\d+$/);
         expected.push({ name, headers: category ? [number, number, number, category] : [null, null, null, null] });
       }
@@ -140,11 +164,21 @@ describe('X-RateLimit-* over every operation', () => {
   });
 
   it.each([
-    ['a body over BODY_LIMIT (413)', { raw: JSON.stringify({ ai_confidence: 0.9, context: { note: 'x'.repeat(300 * 1024) } }), headers: { 'content-type': 'application/json' } }, 413],
+    [
+      'a body over BODY_LIMIT (413)',
+      {
+        raw: JSON.stringify({ ai_confidence: 0.9, context: { note: 'x'.repeat(300 * 1024) } }),
+        headers: { 'content-type': 'application/json' },
+      },
+      413,
+    ],
     ['a body that is not JSON (415)', { raw: 'ai_confidence=0.9', headers: { 'content-type': 'text/plain' } }, 415],
     ['malformed JSON (400)', { raw: '{"ai_confidence":', headers: { 'content-type': 'application/json' } }, 400],
   ])('reports them on the refusal of %s, before the body is read', async (_name, options, status) => {
-    const reply = await call(stack.baseUrl, 'POST', '/v1/orch/routing', { ...options, token: await stack.token(['orch:write'], `refused-${status}`) });
+    const reply = await call(stack.baseUrl, 'POST', '/v1/orch/routing', {
+      ...options,
+      token: await stack.token(['orch:write'], `refused-${status}`),
+    });
     expect(reply.status).toBe(status);
     expect(reply.headers.get('x-ratelimit-resource')).toBe('routing-requests');
     expect(remaining(reply)).toBe(String(Number(reply.headers.get('x-ratelimit-limit')) - 1));

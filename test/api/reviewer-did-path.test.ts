@@ -16,8 +16,15 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 const WITH_PORT = 'did:web:127.0.0.1%3A8443:reviewers:pat';
-const put = (segment: string, display_name = 'Pat') => admin('PUT', `/v1/orch/reviewers/${segment}`, { json: { display_name, capabilities: { did_paths: 0.9 } } });
-const stored = async () => ((await admin('GET', '/v1/orch/reviewers?capability=did_paths&limit=100')).body.data as Array<{ did: string; display_name: string }>).map((r) => [r.did, r.display_name]);
+const put = (segment: string, display_name = 'Pat') =>
+  admin('PUT', `/v1/orch/reviewers/${segment}`, { json: { display_name, capabilities: { did_paths: 0.9 } } });
+const stored = async () =>
+  (
+    (await admin('GET', '/v1/orch/reviewers?capability=did_paths&limit=100')).body.data as Array<{
+      did: string;
+      display_name: string;
+    }>
+  ).map((r) => [r.did, r.display_name]);
 
 describe('PUT /v1/orch/reviewers/{did}', () => {
   it('refuses a DID whose own %3A is sent as it is, which would decode into another DID, and stores nothing', async () => {

@@ -18,7 +18,11 @@ afterAll(() => stack?.stop());
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${stack.baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -37,7 +41,11 @@ const lowConfidenceDiagnosis = {
 
 describe('POST /v1/orch/routing', () => {
   it('lets a confident agent act alone and anchors the decision', async () => {
-    const { status, body, headers } = await call('POST', '/v1/orch/routing', { task_type: 'summarize', ai_agent_id: 'urn:acme:agent:sum:1', ai_confidence: 0.93 });
+    const { status, body, headers } = await call('POST', '/v1/orch/routing', {
+      task_type: 'summarize',
+      ai_agent_id: 'urn:acme:agent:sum:1',
+      ai_confidence: 0.93,
+    });
     expect(status).toBe(200);
     expect(body).toMatchObject({
       decision: 'ai_autonomous',
@@ -54,7 +62,11 @@ describe('POST /v1/orch/routing', () => {
 
     const routing = await call('GET', `/v1/orch/routing/${body.routing_id}`);
     expect(routing.status).toBe(200);
-    expect(routing.body).toMatchObject({ status: 'completed', decision: 'ai_autonomous', progress: { steps_completed: 4, steps_total: 4, current_step: 'completed' } });
+    expect(routing.body).toMatchObject({
+      status: 'completed',
+      decision: 'ai_autonomous',
+      progress: { steps_completed: 4, steps_total: 4, current_step: 'completed' },
+    });
   });
 
   it('escalates below 0.70 confidence (the Fourth Law) to a qualified reviewer', async () => {
@@ -64,7 +76,11 @@ describe('POST /v1/orch/routing', () => {
       decision: 'escalate_to_human',
       reason: 'ai_confidence_below_threshold',
       escalation_level: 'low',
-      assigned_to: { type: 'human', did: 'did:web:handoff.local:reviewers:ada', capabilities_matched: [{ capability_id: 'medical_diagnosis', weight: 0.9 }] },
+      assigned_to: {
+        type: 'human',
+        did: 'did:web:handoff.local:reviewers:ada',
+        capabilities_matched: [{ capability_id: 'medical_diagnosis', weight: 0.9 }],
+      },
       estimated_response_time: 900,
       safety_analysis: { all_constraints_met: false },
     });
@@ -84,18 +100,32 @@ describe('POST /v1/orch/routing', () => {
       ai_confidence: 0.99,
       escalation_conditions: { life_safety_flag: true },
     });
-    expect(body).toMatchObject({ decision: 'escalate_to_human', reason: 'life_safety_flag', escalation_level: 'urgent', safety_analysis: { risk_level: 'critical' } });
+    expect(body).toMatchObject({
+      decision: 'escalate_to_human',
+      reason: 'life_safety_flag',
+      escalation_level: 'urgent',
+      safety_analysis: { risk_level: 'critical' },
+    });
   });
 
   it('accepts the spec’s alternative body with capability ids as strings', async () => {
-    const { status, body } = await call('POST', '/v1/orch/routing', { task_id: 'task-9', ai_confidence: 0.5, required_capabilities: ['financial_approval'], urgency: 'high' });
+    const { status, body } = await call('POST', '/v1/orch/routing', {
+      task_id: 'task-9',
+      ai_confidence: 0.5,
+      required_capabilities: ['financial_approval'],
+      urgency: 'high',
+    });
     expect(status).toBe(200);
     expect(body.assigned_to).toMatchObject({ type: 'human', did: 'did:web:handoff.local:reviewers:grace' });
   });
 
   it('rejects an out-of-range confidence with field errors and writes nothing', async () => {
     const before = await stack.database.db('routings').count<{ count: number }[]>({ count: '*' });
-    const { status, body } = await call('POST', '/v1/orch/routing', { ...lowConfidenceDiagnosis, ai_confidence: 1.7, bogus: true });
+    const { status, body } = await call('POST', '/v1/orch/routing', {
+      ...lowConfidenceDiagnosis,
+      ai_confidence: 1.7,
+      bogus: true,
+    });
     expect(status).toBe(400);
     expect(body.type).toBe('/problems/validation_failed');
     expect(body.errors).toEqual(
@@ -113,20 +143,26 @@ describe('crash safety of POST /v1/orch/routing', () => {
   it.each([
     ['a finished (autonomous) routing', { ai_confidence: 0.95 }],
     ['a running (escalated) routing', lowConfidenceDiagnosis],
-  ])('a retry with the same Idempotency-Key after the stored reply was lost reaches %s, not a new one', async (_name, request) => {
-    const key = `crash-${Math.random()}`;
-    const first = await call('POST', '/v1/orch/routing', request, { 'idempotency-key': key });
-    expect(first.status).toBe(200);
-    // As if the API died after the workflow started but before it stored its reply.
-    await stack.database.db('idempotency_keys').where({ idempotency_key: key }).delete();
+  ])(
+    'a retry with the same Idempotency-Key after the stored reply was lost reaches %s, not a new one',
+    async (_name, request) => {
+      const key = `crash-${Math.random()}`;
+      const first = await call('POST', '/v1/orch/routing', request, { 'idempotency-key': key });
+      expect(first.status).toBe(200);
+      // As if the API died after the workflow started but before it stored its reply.
+      await stack.database.db('idempotency_keys').where({ idempotency_key: key }).delete();
 
-    const retry = await call('POST', '/v1/orch/routing', request, { 'idempotency-key': key });
-    expect(retry.status).toBe(200);
-    expect(retry.headers.get('idempotent-replayed')).toBeNull();
-    expect(retry.body).toEqual(first.body);
-    const rows = await stack.database.db('routings').where({ routing_id: first.body.routing_id }).count<{ count: number }[]>({ count: '*' });
-    expect(rows[0]!.count).toBe(1);
-  });
+      const retry = await call('POST', '/v1/orch/routing', request, { 'idempotency-key': key });
+      expect(retry.status).toBe(200);
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      expect(retry.body).toEqual(first.body);
+      const rows = await stack.database
+        .db('routings')
+        .where({ routing_id: first.body.routing_id })
+        .count<{ count: number }[]>({ count: '*' });
+      expect(rows[0]!.count).toBe(1);
+    },
+  );
 });
 
 describe('what a routing leaves behind', () => {
@@ -138,7 +174,11 @@ describe('what a routing leaves behind', () => {
       .where({ transaction_id: routed.body.provenance.ledger_anchor.transaction_id })
       .orderBy('event')
       .select('event', 'data');
-    expect(events.map((e: { event: string }) => e.event)).toEqual(['escalation.triggered', 'routing.decided', 'routing.escalated']);
+    expect(events.map((e: { event: string }) => e.event)).toEqual([
+      'escalation.triggered',
+      'routing.decided',
+      'routing.escalated',
+    ]);
     expect(events.find((e: { event: string }) => e.event === 'routing.escalated').data).toEqual({
       task_id: 'req-42',
       routing_id: routed.body.routing_id,
@@ -148,7 +188,10 @@ describe('what a routing leaves behind', () => {
   });
 
   it('sets search attributes an SRE can filter on in the Temporal UI', async () => {
-    const routed = await call('POST', '/v1/orch/routing', { ...lowConfidenceDiagnosis, ai_agent_id: 'urn:acme:agent:sa-probe:1' });
+    const routed = await call('POST', '/v1/orch/routing', {
+      ...lowConfidenceDiagnosis,
+      ai_agent_id: 'urn:acme:agent:sa-probe:1',
+    });
     const query = `WorkflowId = "${routed.body.routing_id}" AND HandoffDecision = "escalate_to_human" AND HandoffEscalationLevel = "low" AND HandoffAgentId = "urn:acme:agent:sa-probe:1" AND HandoffTaskType = "medical_diagnosis" AND HandoffConfidence < 0.7 AND HandoffRoutingStatus = "in_progress"`;
     let found: string[] = [];
     for (let attempt = 0; attempt < 50 && found.length === 0; attempt += 1) {
@@ -178,8 +221,14 @@ describe('what a routing leaves behind', () => {
 
 describe('GET /v1/orch/routing/{routing_id}', () => {
   it('is 404 for an unknown routing and 400 for a malformed id', async () => {
-    expect((await call('GET', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000000')).body).toMatchObject({ status: 404, type: '/problems/routing_not_found' });
-    expect((await call('GET', '/v1/orch/routing/not-a-routing')).body).toMatchObject({ status: 400, errors: [expect.objectContaining({ field: 'path.routing_id' })] });
+    expect((await call('GET', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000000')).body).toMatchObject({
+      status: 404,
+      type: '/problems/routing_not_found',
+    });
+    expect((await call('GET', '/v1/orch/routing/not-a-routing')).body).toMatchObject({
+      status: 400,
+      errors: [expect.objectContaining({ field: 'path.routing_id' })],
+    });
   });
 });
 
@@ -187,7 +236,9 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
   /** Ada, the dev reviewer, signed in. */
   let asAda: Record<string, string>;
   beforeAll(async () => {
-    asAda = { authorization: `Bearer ${(await signedInReviewer(stack, 'did:web:handoff.local:reviewers:ada')).sessionToken}` };
+    asAda = {
+      authorization: `Bearer ${(await signedInReviewer(stack, 'did:web:handoff.local:reviewers:ada')).sessionToken}`,
+    };
   });
 
   it('records exactly one resolution; a second one is a 409', async () => {
@@ -196,7 +247,12 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
     const reviewer = 'did:web:handoff.local:reviewers:ada';
 
     const [first, second] = await Promise.all([
-      call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'approved', comment: 'MRI is right' }, asAda),
+      call(
+        'POST',
+        `/v1/orch/routing/${id}/resolve`,
+        { reviewer_did: reviewer, outcome: 'approved', comment: 'MRI is right' },
+        asAda,
+      ),
       call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'rejected' }, asAda),
     ]);
     const statuses = [first.status, second.status].sort();
@@ -204,19 +260,39 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
     const winner = first.status === 200 ? first : second;
     expect(winner.body).toMatchObject({ routing_id: id, status: 'completed', reviewer_did: reviewer });
 
-    const third = await call('POST', `/v1/orch/routing/${id}/resolve`, { reviewer_did: reviewer, outcome: 'approved' }, asAda);
+    const third = await call(
+      'POST',
+      `/v1/orch/routing/${id}/resolve`,
+      { reviewer_did: reviewer, outcome: 'approved' },
+      asAda,
+    );
     expect(third.status).toBe(409);
     expect(third.body.type).toBe('/problems/routing_not_awaiting_review');
 
     const routing = await call('GET', `/v1/orch/routing/${id}`);
-    expect(routing.body).toMatchObject({ status: 'completed', resolution: { reviewer_did: reviewer, outcome: winner.body.outcome } });
+    expect(routing.body).toMatchObject({
+      status: 'completed',
+      resolution: { reviewer_did: reviewer, outcome: winner.body.outcome },
+    });
 
     // One record of it, the reviewer freed, and the workflow closed with the resolution the claim recorded.
     const { db } = stack.database;
-    expect(await db('ledger_entries').where({ subject_id: id, action: 'routing_resolved' }).count<{ count: number }[]>({ count: '*' })).toEqual([{ count: 1 }]);
-    expect(await db('reviewer_assignments').where({ routing_id: id }).whereNull('released_at').count<{ count: number }[]>({ count: '*' })).toEqual([{ count: 0 }]);
+    expect(
+      await db('ledger_entries')
+        .where({ subject_id: id, action: 'routing_resolved' })
+        .count<{ count: number }[]>({ count: '*' }),
+    ).toEqual([{ count: 1 }]);
+    expect(
+      await db('reviewer_assignments')
+        .where({ routing_id: id })
+        .whereNull('released_at')
+        .count<{ count: number }[]>({ count: '*' }),
+    ).toEqual([{ count: 0 }]);
     const closed = await stack.temporal.workflow.getHandle(id).result();
-    expect(closed).toMatchObject({ status: 'completed', resolution: { reviewer_did: reviewer, outcome: winner.body.outcome, ledger_anchor: winner.body.ledger_anchor } });
+    expect(closed).toMatchObject({
+      status: 'completed',
+      resolution: { reviewer_did: reviewer, outcome: winner.body.outcome, ledger_anchor: winner.body.ledger_anchor },
+    });
   });
 
   it('answers at once while no worker runs; the workflow closes with the resolution once one starts again', async () => {
@@ -224,14 +300,26 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
     const id = routed.body.routing_id as string;
     await stack.stopWorker();
     try {
-      const resolved = await call('POST', `/v1/orch/routing/${id}/resolve`, { outcome: 'rejected', comment: 'not without labs' }, asAda);
+      const resolved = await call(
+        'POST',
+        `/v1/orch/routing/${id}/resolve`,
+        { outcome: 'rejected', comment: 'not without labs' },
+        asAda,
+      );
       expect(resolved.status).toBe(200);
-      expect(resolved.body).toMatchObject({ status: 'completed', reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'rejected' });
+      expect(resolved.body).toMatchObject({
+        status: 'completed',
+        reviewer_did: 'did:web:handoff.local:reviewers:ada',
+        outcome: 'rejected',
+      });
       expect((await call('GET', `/v1/orch/routing/${id}`)).body).toMatchObject({ status: 'completed' });
     } finally {
       await stack.startWorker();
     }
-    expect(await stack.temporal.workflow.getHandle(id).result()).toMatchObject({ status: 'completed', resolution: { outcome: 'rejected', comment: 'not without labs' } });
+    expect(await stack.temporal.workflow.getHandle(id).result()).toMatchObject({
+      status: 'completed',
+      resolution: { outcome: 'rejected', comment: 'not without labs' },
+    });
   });
 
   it('of a resolution and the workflow’s next step, the one that writes the next version first stands; the other leaves nothing', async () => {
@@ -241,8 +329,27 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
     const read = routingStateOf((await findRoutingById(db, DEFAULT_ORGANIZATION_ID, id))!);
     // The workflow's escalation at a timeout, as its activity would record it, one version on.
     const step = (version: number, state: RoutingState) => ({
-      provenance: [{ entry: { subject_id: id, step_id: `escalation:race-${version}`, timestamp: new Date().toISOString(), actor: { type: 'orch_core' as const, did: 'did:web:handoff.local:orch' }, action: 'escalated', input_data: {}, output_data: {}, reasoning: 'level timed out' } }],
-      projection: { state: { ...state, version, escalation_level: 'medium' as const, updated_at: new Date().toISOString() }, request_id: 'req-42', task: routed.body.task ?? { ...lowConfidenceDiagnosis, safety_requirements: {}, escalation_conditions: {} }, requested_by: 'test', organization_id: DEFAULT_ORGANIZATION_ID },
+      provenance: [
+        {
+          entry: {
+            subject_id: id,
+            step_id: `escalation:race-${version}`,
+            timestamp: new Date().toISOString(),
+            actor: { type: 'orch_core' as const, did: 'did:web:handoff.local:orch' },
+            action: 'escalated',
+            input_data: {},
+            output_data: {},
+            reasoning: 'level timed out',
+          },
+        },
+      ],
+      projection: {
+        state: { ...state, version, escalation_level: 'medium' as const, updated_at: new Date().toISOString() },
+        request_id: 'req-42',
+        task: routed.body.task ?? { ...lowConfidenceDiagnosis, safety_requirements: {}, escalation_conditions: {} },
+        requested_by: 'test',
+        organization_id: DEFAULT_ORGANIZATION_ID,
+      },
     });
     const activities = createRoutingActivities({ db, temporal: stack.temporal, logger: { warn: () => undefined } });
 
@@ -251,7 +358,13 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
     expect(first).toMatchObject({ transaction_id: expect.any(String) });
     // A retry of the recorded step (its answer lost) is no claim: it gets its anchor again.
     expect(await activities.recordRoutingStep(step(read.version + 1, read))).toEqual(first);
-    const stale = await claimRoutingResolution(db, { routing_id: id, organization_id: DEFAULT_ORGANIZATION_ID, read_version: read.version, resolved: { ...read, status: 'completed' }, signal: { name: 'routingResolved', args: [] } });
+    const stale = await claimRoutingResolution(db, {
+      routing_id: id,
+      organization_id: DEFAULT_ORGANIZATION_ID,
+      read_version: read.version,
+      resolved: { ...read, status: 'completed' },
+      signal: { name: 'routingResolved', args: [] },
+    });
     expect(stale).toBeUndefined();
 
     // The resolution first (the API reads the routing again, so it claims the step's version): the next step is rolled back, records and all.
@@ -260,32 +373,65 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
     const after = routingStateOf((await findRoutingById(db, DEFAULT_ORGANIZATION_ID, id))!);
     expect(after).toMatchObject({ version: read.version + 2, status: 'completed', escalation_level: 'medium' });
     const late = await activities.recordRoutingStep(step(read.version + 2, { ...read, version: read.version + 1 }));
-    expect(late).toMatchObject({ resolved_meanwhile: { status: 'completed', version: read.version + 2, resolution: { reviewer_did: 'did:web:handoff.local:reviewers:ada' } } });
-    expect(await db('ledger_entries').where({ subject_id: id, step_id: `escalation:race-${read.version + 2}` }).count<{ count: number }[]>({ count: '*' })).toEqual([{ count: 0 }]);
-    expect(routingStateOf((await findRoutingById(db, DEFAULT_ORGANIZATION_ID, id))!)).toMatchObject({ version: read.version + 2, status: 'completed' });
+    expect(late).toMatchObject({
+      resolved_meanwhile: {
+        status: 'completed',
+        version: read.version + 2,
+        resolution: { reviewer_did: 'did:web:handoff.local:reviewers:ada' },
+      },
+    });
+    expect(
+      await db('ledger_entries')
+        .where({ subject_id: id, step_id: `escalation:race-${read.version + 2}` })
+        .count<{ count: number }[]>({ count: '*' }),
+    ).toEqual([{ count: 0 }]);
+    expect(routingStateOf((await findRoutingById(db, DEFAULT_ORGANIZATION_ID, id))!)).toMatchObject({
+      version: read.version + 2,
+      status: 'completed',
+    });
   });
 
   it('refuses a reviewer who is not on the chain, and an autonomous routing', async () => {
     const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
     const mallory = await signedInPerson(stack, { name: 'Mallory' });
-    const stranger = await call('POST', `/v1/orch/routing/${routed.body.routing_id}/resolve`, { outcome: 'approved' }, { authorization: `Bearer ${mallory.sessionToken}` });
+    const stranger = await call(
+      'POST',
+      `/v1/orch/routing/${routed.body.routing_id}/resolve`,
+      { outcome: 'approved' },
+      { authorization: `Bearer ${mallory.sessionToken}` },
+    );
     expect(stranger.status).toBe(403);
     expect(stranger.body.type).toBe('/problems/reviewer_not_assigned');
 
     const autonomous = await call('POST', '/v1/orch/routing', { ai_confidence: 0.95 });
-    const late = await call('POST', `/v1/orch/routing/${autonomous.body.routing_id}/resolve`, { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' }, asAda);
+    const late = await call(
+      'POST',
+      `/v1/orch/routing/${autonomous.body.routing_id}/resolve`,
+      { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' },
+      asAda,
+    );
     expect(late.status).toBe(409);
   });
 
   it('requires modified_recommendation for a modified outcome', async () => {
     const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
-    const { status, body } = await call('POST', `/v1/orch/routing/${routed.body.routing_id}/resolve`, { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'modified' }, asAda);
+    const { status, body } = await call(
+      'POST',
+      `/v1/orch/routing/${routed.body.routing_id}/resolve`,
+      { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'modified' },
+      asAda,
+    );
     expect(status).toBe(400);
     expect(body.errors).toEqual([expect.objectContaining({ field: 'modified_recommendation' })]);
   });
 
   it('is 404 for a routing that never existed', async () => {
-    const { status } = await call('POST', '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000001/resolve', { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' }, asAda);
+    const { status } = await call(
+      'POST',
+      '/v1/orch/routing/rt_00000000-0000-0000-0000-000000000001/resolve',
+      { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' },
+      asAda,
+    );
     expect(status).toBe(404);
   });
 });

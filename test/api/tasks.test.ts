@@ -11,7 +11,13 @@ beforeAll(async () => {
   stack = await startStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' });
   api = client(stack.baseUrl, await stack.token(['platform:write', 'platform:read', 'orch:write', 'orch:read']));
   const admin = client(stack.baseUrl, await stack.token(['platform:admin']));
-  const registered = await admin('POST', '/v1/agents', { json: { agent_uri: SUMMARIZER, endpoint_url: 'http://127.0.0.1:9/run', capabilities: ['capability://acme/summarize', 'capability://acme/medical_diagnosis'] } });
+  const registered = await admin('POST', '/v1/agents', {
+    json: {
+      agent_uri: SUMMARIZER,
+      endpoint_url: 'http://127.0.0.1:9/run',
+      capabilities: ['capability://acme/summarize', 'capability://acme/medical_diagnosis'],
+    },
+  });
   expect(registered.status).toBe(201);
 });
 afterAll(() => stack?.stop());
@@ -25,7 +31,14 @@ async function startInput(workflowId: string): Promise<unknown> {
 
 describe('POST /v1/tasks', () => {
   it('hands a task to the agent offering its capabilities when the agent is confident enough', async () => {
-    const reply = await api('POST', '/v1/tasks', { json: { title: 'Summarize the report', task_type: 'summarize', required_capabilities: ['summarize'], ai_confidence: 0.93 } });
+    const reply = await api('POST', '/v1/tasks', {
+      json: {
+        title: 'Summarize the report',
+        task_type: 'summarize',
+        required_capabilities: ['summarize'],
+        ai_confidence: 0.93,
+      },
+    });
     expect(reply.status).toBe(201);
     expect(reply.headers.get('location')).toBe(`/v1/tasks/${reply.body.task_id}`);
     expect(reply.body).toMatchObject({
@@ -43,23 +56,53 @@ describe('POST /v1/tasks', () => {
   });
 
   it('gives it to a qualified human when the agent is not confident (Fourth Law), and shows the resolution', async () => {
-    const reply = await api('POST', '/v1/tasks', { json: { title: 'Read the scan', task_type: 'diagnosis', required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.85 }], ai_confidence: 0.55 } });
-    expect(reply.body).toMatchObject({ status: 'assigned', agent_uri: SUMMARIZER, decision: 'escalate_to_human', assigned_to: { type: 'human', did: 'did:web:handoff.local:reviewers:ada' } });
+    const reply = await api('POST', '/v1/tasks', {
+      json: {
+        title: 'Read the scan',
+        task_type: 'diagnosis',
+        required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.85 }],
+        ai_confidence: 0.55,
+      },
+    });
+    expect(reply.body).toMatchObject({
+      status: 'assigned',
+      agent_uri: SUMMARIZER,
+      decision: 'escalate_to_human',
+      assigned_to: { type: 'human', did: 'did:web:handoff.local:reviewers:ada' },
+    });
     const waiting = await api('GET', `/v1/tasks/${reply.body.task_id}/status`);
-    expect(waiting.body).toMatchObject({ status: 'assigned', routing_status: 'in_progress', progress: { current_step: 'human_review' }, resolution: null });
+    expect(waiting.body).toMatchObject({
+      status: 'assigned',
+      routing_status: 'in_progress',
+      progress: { current_step: 'human_review' },
+      resolution: null,
+    });
 
     await resolveAs(stack, reply.body.routing_id, 'did:web:handoff.local:reviewers:ada', { outcome: 'approved' });
     const resolved = await api('GET', `/v1/tasks/${reply.body.task_id}/status`);
-    expect(resolved.body).toMatchObject({ status: 'resolved', routing_status: 'completed', progress: { current_step: 'completed' }, resolution: { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' } });
+    expect(resolved.body).toMatchObject({
+      status: 'resolved',
+      routing_status: 'completed',
+      progress: { current_step: 'completed' },
+      resolution: { reviewer_did: 'did:web:handoff.local:reviewers:ada', outcome: 'approved' },
+    });
   });
 
   it('sends a task no agent offers to a human, whatever the confidence', async () => {
-    const reply = await api('POST', '/v1/tasks', { json: { title: 'Approve the budget', required_capabilities: ['financial_approval'], ai_confidence: 0.99 } });
-    expect(reply.body).toMatchObject({ agent_uri: null, decision: 'escalate_to_human', assigned_to: { did: 'did:web:handoff.local:reviewers:grace' } });
+    const reply = await api('POST', '/v1/tasks', {
+      json: { title: 'Approve the budget', required_capabilities: ['financial_approval'], ai_confidence: 0.99 },
+    });
+    expect(reply.body).toMatchObject({
+      agent_uri: null,
+      decision: 'escalate_to_human',
+      assigned_to: { did: 'did:web:handoff.local:reviewers:grace' },
+    });
   });
 
   it('keeps a task a human must take but none qualifies for as unassigned, queued for a reviewer', async () => {
-    const reply = await api('POST', '/v1/tasks', { json: { title: 'Inspect the reactor', required_capabilities: ['nuclear_safety'] } });
+    const reply = await api('POST', '/v1/tasks', {
+      json: { title: 'Inspect the reactor', required_capabilities: ['nuclear_safety'] },
+    });
     expect(reply.status).toBe(201);
     const task = await api('GET', `/v1/tasks/${reply.body.task_id}`);
     expect(task.body).toMatchObject({ status: 'unassigned', routing_id: reply.body.routing_id });
@@ -78,15 +121,28 @@ describe('POST /v1/tasks', () => {
   });
 
   it('routes with the deployment’s windows, so a supervisor may reopen for review a task the agent took alone', async () => {
-    const reply = await api('POST', '/v1/tasks', { json: { title: 'Summarize the minutes', task_type: 'summarize', required_capabilities: ['summarize'], ai_confidence: 0.95 } });
+    const reply = await api('POST', '/v1/tasks', {
+      json: {
+        title: 'Summarize the minutes',
+        task_type: 'summarize',
+        required_capabilities: ['summarize'],
+        ai_confidence: 0.95,
+      },
+    });
     expect(reply.body).toMatchObject({ decision: 'ai_autonomous', agent_uri: SUMMARIZER });
     expect(await startInput(reply.body.routing_id)).toMatchObject({
       autonomous_escalation_window_seconds: stack.config.AUTONOMOUS_ESCALATION_WINDOW_SECONDS,
       review_window_seconds: stack.config.ROUTING_REVIEW_WINDOW_SECONDS,
     });
 
-    const reopened = await (await asPerson(stack, 'did:web:example.com:supervisor'))('POST', '/v1/orch/escalation/manual', {
-      json: { routing_id: reply.body.routing_id, escalation_reason: 'the summary leaves out the budget', requested_by: 'did:web:example.com:supervisor' },
+    const reopened = await (
+      await asPerson(stack, 'did:web:example.com:supervisor')
+    )('POST', '/v1/orch/escalation/manual', {
+      json: {
+        routing_id: reply.body.routing_id,
+        escalation_reason: 'the summary leaves out the budget',
+        requested_by: 'did:web:example.com:supervisor',
+      },
     });
     expect(reopened.status).toBe(200);
     // Nobody holds summarize: the reopened routing waits for a reviewer.

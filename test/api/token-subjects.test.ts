@@ -15,10 +15,17 @@ let otherOrganization: string;
 beforeAll(async () => {
   stack = await startStack();
   const operator = await stack.token(['cloud:admin:global'], 'operator');
-  const created = await call(stack.baseUrl, 'POST', '/v1/organizations', { token: operator, json: { org_did: 'did:web:subjects.example', name: 'Other' } });
+  const created = await call(stack.baseUrl, 'POST', '/v1/organizations', {
+    token: operator,
+    json: { org_did: 'did:web:subjects.example', name: 'Other' },
+  });
   expect(created.status).toBe(201);
   otherOrganization = created.body.organization_id;
-  await registerTokenSubject(stack.database.db, { subject: 'ops-reader', organizationId: DEFAULT_ORGANIZATION_ID, scopes: ['orch:read', 'platform:admin'] });
+  await registerTokenSubject(stack.database.db, {
+    subject: 'ops-reader',
+    organizationId: DEFAULT_ORGANIZATION_ID,
+    scopes: ['orch:read', 'platform:admin'],
+  });
 });
 afterAll(() => stack?.stop());
 
@@ -40,29 +47,45 @@ const organizations = (token: string) => call(stack.baseUrl, 'GET', '/v1/organiz
 
 describe('an access token without a service account', () => {
   it('is refused when its subject is not registered, however well it is signed', async () => {
-    const reply = await reviewers(await signed({ sub: 'nobody-registered', scope: 'orch:read', org: DEFAULT_ORGANIZATION_ID }));
+    const reply = await reviewers(
+      await signed({ sub: 'nobody-registered', scope: 'orch:read', org: DEFAULT_ORGANIZATION_ID }),
+    );
     expectProblem(reply, 401, 'unauthorized');
-    expect(reply.body.detail).toBe('The token\'s subject is not registered in the organization it claims');
+    expect(reply.body.detail).toBe("The token's subject is not registered in the organization it claims");
   });
 
   it('is refused when it claims cloud:admin:global beyond its registration', async () => {
-    const reply = await organizations(await signed({ sub: 'ops-reader', scope: 'orch:read cloud:admin:global', org: DEFAULT_ORGANIZATION_ID }));
+    const reply = await organizations(
+      await signed({ sub: 'ops-reader', scope: 'orch:read cloud:admin:global', org: DEFAULT_ORGANIZATION_ID }),
+    );
     expectProblem(reply, 401, 'unauthorized');
     expect(reply.body.detail).toBe('The token claims scopes its subject is not registered for: cloud:admin:global');
   });
 
   it('is refused when it claims another organization than its registration’s', async () => {
-    expectProblem(await reviewers(await signed({ sub: 'ops-reader', scope: 'orch:read', org: otherOrganization })), 401, 'unauthorized');
+    expectProblem(
+      await reviewers(await signed({ sub: 'ops-reader', scope: 'orch:read', org: otherOrganization })),
+      401,
+      'unauthorized',
+    );
   });
 
   it('holds what it claims within its registration, implied scopes included', async () => {
-    expect((await reviewers(await signed({ sub: 'ops-reader', scope: 'orch:read', org: DEFAULT_ORGANIZATION_ID }))).status).toBe(200);
-    const platformRead = await call(stack.baseUrl, 'GET', '/v1/agents', { token: await signed({ sub: 'ops-reader', scope: 'platform:read', org: DEFAULT_ORGANIZATION_ID }) });
+    expect(
+      (await reviewers(await signed({ sub: 'ops-reader', scope: 'orch:read', org: DEFAULT_ORGANIZATION_ID }))).status,
+    ).toBe(200);
+    const platformRead = await call(stack.baseUrl, 'GET', '/v1/agents', {
+      token: await signed({ sub: 'ops-reader', scope: 'platform:read', org: DEFAULT_ORGANIZATION_ID }),
+    });
     expect(platformRead.status).toBe(200);
   });
 
   it('stops at once when its registration is withdrawn', async () => {
-    await registerTokenSubject(stack.database.db, { subject: 'temp-operator', organizationId: DEFAULT_ORGANIZATION_ID, scopes: ['orch:read'] });
+    await registerTokenSubject(stack.database.db, {
+      subject: 'temp-operator',
+      organizationId: DEFAULT_ORGANIZATION_ID,
+      scopes: ['orch:read'],
+    });
     const token = await signed({ sub: 'temp-operator', scope: 'orch:read', org: DEFAULT_ORGANIZATION_ID });
     expect((await reviewers(token)).status).toBe(200);
     await stack.database.db('token_subjects').where({ subject: 'temp-operator' }).delete();

@@ -39,7 +39,10 @@ it('drops a connection whose statement timed out inside a transaction, so the ne
     proxy.freeze();
     await trx.raw('select 1');
   });
-  const failure = await abandoned.then(() => undefined, (error: unknown) => error);
+  const failure = await abandoned.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   // A database failure the API answers 503 for, as any other outage.
   expect(dependencyFailureOf(failure)).toMatchObject({ dependency: 'postgres' });
   // Past the ROLLBACK's own read timeout too, then the stalled statement goes through.

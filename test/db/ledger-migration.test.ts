@@ -39,7 +39,12 @@ async function appendTheFoundationWay(db: Knex, entries: ProvenanceEntry[], opti
       prev_hash: prev,
       hash,
     });
-    await db('outbox_events').insert({ event_id: `evt_${seq}`, event: 'routing.decided', data: JSON.stringify({ seq }), provenance_seq: seq });
+    await db('outbox_events').insert({
+      event_id: `evt_${seq}`,
+      event: 'routing.decided',
+      data: JSON.stringify({ seq }),
+      provenance_seq: seq,
+    });
     await db('ledger_head').where({ id: 1 }).update({ seq, hash });
     prev = hash;
   }
@@ -66,7 +71,10 @@ describe('the ledger migration', () => {
       { transaction_id: transactionIdFor('rt_before_upgrade', 'routing_decision'), block_number: 1 },
       { transaction_id: transactionIdFor('rt_before_upgrade', 'resolution'), block_number: 2 },
     ]);
-    const outbox = await db('outbox_events as o').join('ledger_entries as e', 'e.seq', 'o.provenance_seq').orderBy('o.event_id').select('o.event_id', 'e.block_number');
+    const outbox = await db('outbox_events as o')
+      .join('ledger_entries as e', 'e.seq', 'o.provenance_seq')
+      .orderBy('o.event_id')
+      .select('o.event_id', 'e.block_number');
     expect(outbox).toEqual([
       { event_id: 'evt_1', block_number: 1 },
       { event_id: 'evt_2', block_number: 2 },
@@ -81,7 +89,9 @@ describe('the ledger migration', () => {
       [2, 2],
       [3, 3],
     ]);
-    expect((await listProvenanceForSubject(db, 'rt_before_upgrade')).map((record) => record.leaf_index)).toEqual([0, 1, 2]);
+    expect((await listProvenanceForSubject(db, 'rt_before_upgrade')).map((record) => record.leaf_index)).toEqual([
+      0, 1, 2,
+    ]);
     expect(await verifyStoredLedger(db)).toMatchObject({ ok: true, problems: [] });
   });
 
@@ -103,7 +113,8 @@ describe('the ledger migration', () => {
     await migrateToLatest(db);
     await appendProvenance(db, { entry: entry('resolution'), events: [{ event: 'routing.completed', data: {} }] });
     // Newest first, until the ledger's own migration is undone too.
-    while ((await db.migrate.currentVersion({ migrationSource })) >= '20261123000200') await db.migrate.down({ migrationSource });
+    while ((await db.migrate.currentVersion({ migrationSource })) >= '20261123000200')
+      await db.migrate.down({ migrationSource });
 
     const rows = await db('provenance_records').orderBy('seq');
     let prev = '0'.repeat(64);
@@ -114,7 +125,12 @@ describe('the ledger migration', () => {
     }
     expect(rows.map((row: { step_id: string }) => row.step_id)).toEqual(['routing_decision', 'resolution']);
     expect(await db('ledger_head').first()).toEqual({ id: 1, seq: 2, hash: prev });
-    expect((await db('outbox_events').orderBy('provenance_seq')).map((row: { event: string; provenance_seq: number }) => [row.event, row.provenance_seq])).toEqual([
+    expect(
+      (await db('outbox_events').orderBy('provenance_seq')).map((row: { event: string; provenance_seq: number }) => [
+        row.event,
+        row.provenance_seq,
+      ]),
+    ).toEqual([
       ['routing.decided', 1],
       ['routing.completed', 2],
     ]);

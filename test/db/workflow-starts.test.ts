@@ -14,7 +14,15 @@ describe('deleting a delivered signal or a made start', () => {
     const signal = { workflow_id: 'apr_held', signal_name: 'ended' };
     const free = { workflow_id: 'apr_free', signal_name: 'ended' };
     await db('workflow_signals').insert([signal, free].map((row) => ({ ...row, args: JSON.stringify([]) })));
-    await db('workflow_starts').insert(['apr_held', 'apr_free'].map((workflow_id) => ({ workflow_id, workflow_type: 'approvalWorkflow', task_queue: 'q', args: JSON.stringify([]), search_attributes: JSON.stringify([]) })));
+    await db('workflow_starts').insert(
+      ['apr_held', 'apr_free'].map((workflow_id) => ({
+        workflow_id,
+        workflow_type: 'approvalWorkflow',
+        task_queue: 'q',
+        args: JSON.stringify([]),
+        search_attributes: JSON.stringify([]),
+      })),
+    );
     const sweep = await db.transaction();
     try {
       await sweep('workflow_signals').where(signal).forUpdate();

@@ -10,7 +10,8 @@ import { startStack, type Stack } from '../support/stack';
 
 const executable = chromiumExecutable();
 // CI installs Chromium (.ci/run): there a missing browser is a failure, not a skip.
-if ('missing' in executable && process.env.CI) throw new Error(`The passkey e2e test needs Chromium: ${executable.missing}`);
+if ('missing' in executable && process.env.CI)
+  throw new Error(`The passkey e2e test needs Chromium: ${executable.missing}`);
 if ('missing' in executable) console.error(`Skipping the passkey e2e test: ${executable.missing}`);
 const describeWithChromium = 'path' in executable ? describe : describe.skip;
 
@@ -27,7 +28,10 @@ beforeAll(async () => {
   // A passkey's RP id must be a domain: the page is served as http://localhost (a secure context), not 127.0.0.1.
   const port = await freePort();
   baseUrl = `http://localhost:${port}`;
-  server = await listen(buildStackApp(stack, { config: { PUBLIC_BASE_URL: baseUrl, AUTH_ISSUER: tokenIssuer(stack.config) } }), { host: '127.0.0.1', port });
+  server = await listen(
+    buildStackApp(stack, { config: { PUBLIC_BASE_URL: baseUrl, AUTH_ISSUER: tokenIssuer(stack.config) } }),
+    { host: '127.0.0.1', port },
+  );
   browser = await chromium.launch({
     executablePath: executable.path,
     headless: true,
@@ -42,13 +46,25 @@ afterAll(async () => {
 });
 
 /** A browser profile with Chromium's virtual platform authenticator: a passkey store that verifies its user. */
-async function withVirtualAuthenticator(): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId: string }> {
+async function withVirtualAuthenticator(): Promise<{
+  context: BrowserContext;
+  page: Page;
+  cdp: CDPSession;
+  authenticatorId: string;
+}> {
   const context = await browser.newContext();
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { context, page, cdp, authenticatorId };
 }
@@ -57,20 +73,30 @@ async function statusAfterClicking(page: Page, button: string) {
   await page.click(button);
   const status = page.locator('#status:not([data-state=""])');
   await status.waitFor({ timeout: 30_000 });
-  return { state: await status.getAttribute('data-state'), text: await status.textContent(), did: await status.getAttribute('data-did') };
+  return {
+    state: await status.getAttribute('data-state'),
+    text: await status.textContent(),
+    did: await status.getAttribute('data-did'),
+  };
 }
 
 describeWithChromium('passkeys in a real browser', () => {
   it('enrolls a person with a passkey made by Chromium’s platform authenticator, then signs in with it', async () => {
     const admin = await stack.token(['platform:admin']);
-    const enrollment = await call(baseUrl, 'POST', '/v1/webauthn/registration/options', { token: admin, json: { userId: 'grace@acme.example', displayName: 'Grace Hopper' } });
+    const enrollment = await call(baseUrl, 'POST', '/v1/webauthn/registration/options', {
+      token: admin,
+      json: { userId: 'grace@acme.example', displayName: 'Grace Hopper' },
+    });
     expect(enrollment.status).toBe(201);
     expect(enrollment.body.options.rp.id).toBe('localhost');
     const { context, page, cdp, authenticatorId } = await withVirtualAuthenticator();
     try {
       await page.goto(enrollment.body.enrollment_url as string);
       const enrolled = await statusAfterClicking(page, '#enroll');
-      expect(enrolled).toMatchObject({ state: 'enrolled', did: expect.stringMatching(/^did:web:localhost%3A\d+:passports:pp_/) });
+      expect(enrolled).toMatchObject({
+        state: 'enrolled',
+        did: expect.stringMatching(/^did:web:localhost%3A\d+:passports:pp_/),
+      });
       const passport = await stack.database.db('passports').where({ passport_id: enrollment.body.passport_id }).first();
       expect(passport).toMatchObject({ did: enrolled.did, type: 'individual', name: 'Grace Hopper', status: 'active' });
 
@@ -78,7 +104,9 @@ describeWithChromium('passkeys in a real browser', () => {
       expect(credentials).toHaveLength(1);
       expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
       const credentialId = Buffer.from(credentials[0]!.credentialId, 'base64').toString('base64url');
-      expect(await stack.database.db('webauthn_credentials').where({ credential_id: credentialId }).first()).toMatchObject({ passport_id: passport.passport_id, status: 'active' });
+      expect(
+        await stack.database.db('webauthn_credentials').where({ credential_id: credentialId }).first(),
+      ).toMatchObject({ passport_id: passport.passport_id, status: 'active' });
 
       await page.goto(`${baseUrl}/passkeys`);
       const answered = page.waitForResponse((response) => response.url().endsWith('/v1/webauthn/authentication'));
@@ -88,7 +116,10 @@ describeWithChromium('passkeys in a real browser', () => {
       expect(session.credential.id).toBe(credentialId);
 
       // The session the browser got works where only the person's own session does.
-      const own = await call(baseUrl, 'POST', `/v1/passports/${passport.passport_id}/webauthn/credentials/options`, { token: session.session_token, json: {} });
+      const own = await call(baseUrl, 'POST', `/v1/passports/${passport.passport_id}/webauthn/credentials/options`, {
+        token: session.session_token,
+        json: {},
+      });
       expect(own.status).toBe(201);
     } finally {
       await context.close();

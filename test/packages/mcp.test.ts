@@ -20,7 +20,14 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 const ADA = 'did:web:handoff.local:reviewers:ada';
-const TOOLS = ['check_boundaries', 'log_provenance', 'report_confidence', 'request_approval', 'route_task', 'wait_for_decision'];
+const TOOLS = [
+  'check_boundaries',
+  'log_provenance',
+  'report_confidence',
+  'request_approval',
+  'route_task',
+  'wait_for_decision',
+];
 const lowConfidence = (task_id: string) => ({
   task_id,
   task_type: 'medical_diagnosis',
@@ -54,19 +61,41 @@ describe('handoff-mcp over stdio, with the agent’s API key', () => {
   it('lists the agent operations as tools', async () => {
     const { tools } = await mcp.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
-    expect(tools.find((tool) => tool.name === 'route_task')?.inputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['task_id', 'confidence']) });
+    expect(tools.find((tool) => tool.name === 'route_task')?.inputSchema).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['task_id', 'confidence']),
+    });
   });
 
   it('routes a task below 0.70 to a human, gives its routing id, and logs provenance on it', async () => {
     const task_id = taskId('mcp');
     const routed = resultOf(await mcp.callTool({ name: 'route_task', arguments: lowConfidence(task_id) }));
-    expect(routed).toMatchObject({ isError: false, task_id, routing_id: expect.stringMatching(/^rt_/), routing_decision: 'escalate_to_human', assigned_human: ADA, fourth_law_triggered: true });
+    expect(routed).toMatchObject({
+      isError: false,
+      task_id,
+      routing_id: expect.stringMatching(/^rt_/),
+      routing_decision: 'escalate_to_human',
+      assigned_human: ADA,
+      fourth_law_triggered: true,
+    });
 
-    const logged = resultOf(await mcp.callTool({ name: 'log_provenance', arguments: { task_id, action: 'drafted_referral', reasoning: 'while the reviewer decides' } }));
+    const logged = resultOf(
+      await mcp.callTool({
+        name: 'log_provenance',
+        arguments: { task_id, action: 'drafted_referral', reasoning: 'while the reviewer decides' },
+      }),
+    );
     expect(logged).toMatchObject({ isError: false, routing_id: routed.routing_id, task_id });
 
-    const boundaries = resultOf(await mcp.callTool({ name: 'check_boundaries', arguments: { action: 'wire_transfer', amount: 50_000 } }));
-    expect(boundaries).toMatchObject({ isError: false, agent_id: agent.agent_id, action: 'wire_transfer', human_approval_required: expect.any(Boolean) });
+    const boundaries = resultOf(
+      await mcp.callTool({ name: 'check_boundaries', arguments: { action: 'wire_transfer', amount: 50_000 } }),
+    );
+    expect(boundaries).toMatchObject({
+      isError: false,
+      agent_id: agent.agent_id,
+      action: 'wire_transfer',
+      human_approval_required: expect.any(Boolean),
+    });
   });
 
   it('waits with the agent’s key alone for the human’s decision on a task it routed, by its task id', async () => {
@@ -78,12 +107,21 @@ describe('handoff-mcp over stdio, with the agent’s API key', () => {
 
     const waiting = mcp.callTool({ name: 'wait_for_decision', arguments: { task_id, wait_seconds: 30 } });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await resolveAs(stack, routed.routing_id as string, ADA, { outcome: 'rejected', comment: 'not an MRI' })).status).toBe(200);
-    expect(resultOf(await waiting)).toMatchObject({ isError: false, routing_id: routed.routing_id, status: 'completed', resolution: { reviewer_did: ADA, outcome: 'rejected' } });
+    expect(
+      (await resolveAs(stack, routed.routing_id as string, ADA, { outcome: 'rejected', comment: 'not an MRI' })).status,
+    ).toBe(200);
+    expect(resultOf(await waiting)).toMatchObject({
+      isError: false,
+      routing_id: routed.routing_id,
+      status: 'completed',
+      resolution: { reviewer_did: ADA, outcome: 'rejected' },
+    });
   });
 
   it('answers a refusal as a tool error carrying the API’s problem', async () => {
-    const refused = resultOf(await mcp.callTool({ name: 'report_confidence', arguments: { task_id: 'no-such-task', confidence: 0.9 } }));
+    const refused = resultOf(
+      await mcp.callTool({ name: 'report_confidence', arguments: { task_id: 'no-such-task', confidence: 0.9 } }),
+    );
     expect(refused).toMatchObject({ isError: true, status: 404, problem: { type: '/problems/routing_not_found' } });
   });
 });
@@ -100,7 +138,9 @@ describe('handoff-mcp over streamable HTTP, with each request’s bearer', () =>
 
   async function connected(token: string): Promise<Client> {
     const mcp = new Client({ name: 'test-agent', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
     return mcp;
   }
 
@@ -111,18 +151,26 @@ describe('handoff-mcp over streamable HTTP, with each request’s bearer', () =>
       const routing = mcp.callTool({ name: 'route_task', arguments: { ...lowConfidence(task_id), wait_seconds: 30 } });
       const routingId = await (async () => {
         for (;;) {
-          const row = await stack.database.db('routings').where({ request_id: task_id }).first<{ routing_id: string } | undefined>();
+          const row = await stack.database
+            .db('routings')
+            .where({ request_id: task_id })
+            .first<{ routing_id: string } | undefined>();
           if (row) return row.routing_id;
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
       })();
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect((await resolveAs(stack, routingId, ADA, { outcome: 'approved', comment: 'MRI is right' })).status).toBe(200);
+      expect((await resolveAs(stack, routingId, ADA, { outcome: 'approved', comment: 'MRI is right' })).status).toBe(
+        200,
+      );
       expect(resultOf(await routing)).toMatchObject({
         isError: false,
         routing_id: routingId,
         routing_decision: 'escalate_to_human',
-        decision_state: { status: 'completed', resolution: { reviewer_did: ADA, outcome: 'approved', comment: 'MRI is right' } },
+        decision_state: {
+          status: 'completed',
+          resolution: { reviewer_did: ADA, outcome: 'approved', comment: 'MRI is right' },
+        },
       });
     } finally {
       await mcp.close();
@@ -130,7 +178,11 @@ describe('handoff-mcp over streamable HTTP, with each request’s bearer', () =>
   });
 
   it('refuses a request without a bearer token', async () => {
-    const reply = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const reply = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(reply.status).toBe(401);
   });
 });

@@ -19,9 +19,18 @@ const run = promisify(execFile);
 
 /** The script as an operator runs it: its own process, configured by the environment alone. */
 async function registerSearchAttributes(namespace: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TEMPORAL_ADDRESS: devServerAddress(), TEMPORAL_NAMESPACE: namespace };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    TEMPORAL_ADDRESS: devServerAddress(),
+    TEMPORAL_NAMESPACE: namespace,
+  };
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/register-search-attributes.ts'], { cwd: ROOT, env, timeout: 60_000 });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/register-search-attributes.ts'],
+      { cwd: ROOT, env, timeout: 60_000 },
+    );
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -46,7 +55,11 @@ beforeAll(async () => {
   // A namespace of the test's own starts with none of the attributes the dev server registers for `default`.
   await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
   await eventually(
-    () => connection.operatorService.listSearchAttributes({ namespace }).then(() => true, () => false),
+    () =>
+      connection.operatorService.listSearchAttributes({ namespace }).then(
+        () => true,
+        () => false,
+      ),
     (listed) => listed,
   );
 });
@@ -78,13 +91,17 @@ describe('npm run temporal:search-attributes', () => {
     for (const name of names) expect(secondReport.get(name)).toBe('already registered');
 
     const listed = await registered();
-    for (const key of ALL_SEARCH_ATTRIBUTES) expect([key.name, listed[key.name]]).toEqual([key.name, EXPECTED_TYPES[key.type]]);
+    for (const key of ALL_SEARCH_ATTRIBUTES)
+      expect([key.name, listed[key.name]]).toEqual([key.name, EXPECTED_TYPES[key.type]]);
   });
 
   it('refuses, and says so, when an attribute is registered with another type', async () => {
     const [keyword] = ALL_SEARCH_ATTRIBUTES.filter((key) => key.type === 'KEYWORD');
     await connection.operatorService.removeSearchAttributes({ namespace, searchAttributes: [keyword!.name] });
-    await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: { [keyword!.name]: IndexedValueType.INDEXED_VALUE_TYPE_TEXT } });
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: { [keyword!.name]: IndexedValueType.INDEXED_VALUE_TYPE_TEXT },
+    });
 
     const outcome = await registerSearchAttributes(namespace);
     expect(outcome.code).toBe(1);

@@ -44,10 +44,15 @@ function startInChild(port: number): Promise<{ parent: number; server: number }>
     startTemporalDevServer({ cli: ${JSON.stringify(cli())}, dataDir: ${JSON.stringify(dataDir)}, port: ${port}, namespace: 'default' })
       .then((server) => process.stdout.write(JSON.stringify({ server: server.pid }) + '\\n'));
     setInterval(() => undefined, 1000);`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '-e', source], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.resolve(__dirname, '../..') });
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e', source], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: path.resolve(__dirname, '../..'),
+  });
   strays.push(child.pid!);
   return new Promise((resolve, reject) => {
-    child.stdout.once('data', (chunk: Buffer) => resolve({ parent: child.pid!, server: (JSON.parse(chunk.toString()) as { server: number }).server }));
+    child.stdout.once('data', (chunk: Buffer) =>
+      resolve({ parent: child.pid!, server: (JSON.parse(chunk.toString()) as { server: number }).server }),
+    );
     child.once('exit', (code) => reject(new Error(`the starter exited with ${String(code)}`)));
   });
 }
@@ -92,9 +97,14 @@ describe('the Temporal dev server of npm start', () => {
     const stranger = createServer();
     const port = await freePort();
     await new Promise<void>((resolve) => stranger.listen(port, '127.0.0.1', resolve));
-    writeFileSync(path.join(dataDir, PID_FILE), JSON.stringify({ pid: 999_999, port, db_filename: path.join(dataDir, 'temporal.db') }));
+    writeFileSync(
+      path.join(dataDir, PID_FILE),
+      JSON.stringify({ pid: 999_999, port, db_filename: path.join(dataDir, 'temporal.db') }),
+    );
     try {
-      await expect(startTemporalDevServer({ cli: cli(), dataDir, port, namespace: 'default' })).rejects.toThrow(`Port ${port} is taken by a process that is not this data folder's Temporal dev server`);
+      await expect(startTemporalDevServer({ cli: cli(), dataDir, port, namespace: 'default' })).rejects.toThrow(
+        `Port ${port} is taken by a process that is not this data folder's Temporal dev server`,
+      );
     } finally {
       await new Promise((resolve) => stranger.close(resolve));
     }

@@ -18,7 +18,11 @@ afterAll(() => database?.destroy());
 async function token(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: database.url };
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', ...args], { cwd: ROOT, env, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', ...args], {
+      cwd: ROOT,
+      env,
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -55,6 +59,8 @@ describe('npm run token', () => {
     const reply = await token(['--scopes', 'orch:read,audit:read', '--name', 'ci']);
     expect(reply.code).toBe(0);
     expect(reply.stdout).toMatch(/hnd_pat_[A-Za-z0-9_-]{43}/);
-    expect(await tokenRows()).toEqual([{ token_id: expect.stringMatching(/^pat_/), scopes: ['orch:read', 'audit:read'] }]);
+    expect(await tokenRows()).toEqual([
+      { token_id: expect.stringMatching(/^pat_/), scopes: ['orch:read', 'audit:read'] },
+    ]);
   });
 });

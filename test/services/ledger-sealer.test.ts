@@ -40,7 +40,10 @@ async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolea
 describe('the ledger sealer on the Temporal dev server', () => {
   it('seals a block as soon as it holds enough records, and leaves a smaller one to its age limit', async () => {
     await appendProvenanceBatch(stack.database.db, entries('by-size', 5));
-    const sealed = await eventually(() => ledgerSealingLag(stack.database.db), (lag) => lag.unsealed_leaves === 0);
+    const sealed = await eventually(
+      () => ledgerSealingLag(stack.database.db),
+      (lag) => lag.unsealed_leaves === 0,
+    );
     expect(sealed).toMatchObject({ unsealed_leaves: 0, tree_size: 5 });
 
     await appendProvenanceBatch(stack.database.db, entries('too-few', 2));
@@ -57,7 +60,10 @@ describe('the ledger sealer on the Temporal dev server', () => {
     expect((await ledgerSealingLag(stack.database.db)).last_sealed_block).toBeLessThan(open_block);
 
     await stack.startWorker();
-    const lag = await eventually(() => ledgerSealingLag(stack.database.db), (value) => value.last_sealed_block === open_block);
+    const lag = await eventually(
+      () => ledgerSealingLag(stack.database.db),
+      (value) => value.last_sealed_block === open_block,
+    );
     expect(lag).toMatchObject({ last_sealed_block: open_block, unsealed_leaves: 0, tree_size: 10 });
     expect(await verifyStoredLedger(stack.database.db)).toMatchObject({ ok: true, problems: [] });
   });
@@ -69,7 +75,10 @@ describe('the ledger sealer on the Temporal dev server', () => {
     const status = await stack.temporal.workflow.getHandle(workflowId).query(sealerStatusQuery);
     expect(status.settings.max_block_leaves).toBe(3);
     const runs: string[] = [];
-    for await (const execution of stack.temporal.workflow.list({ query: `WorkflowId = "${workflowId}" AND ExecutionStatus = "Running"` })) runs.push(execution.runId);
+    for await (const execution of stack.temporal.workflow.list({
+      query: `WorkflowId = "${workflowId}" AND ExecutionStatus = "Running"`,
+    }))
+      runs.push(execution.runId);
     expect(runs).toHaveLength(1);
   });
 });

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createDb } from '../../db/connection';
 import { createLogger } from '../../lib/logger';
-import { createRevocationRegistry, DEFAULT_REVOCATION_SETTINGS, type RevocationRegistry } from '../../services/delegation/revocations';
+import {
+  createRevocationRegistry,
+  DEFAULT_REVOCATION_SETTINGS,
+  type RevocationRegistry,
+} from '../../services/delegation/revocations';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { eventually } from '../support/eventually';
 
@@ -13,8 +17,16 @@ beforeAll(async () => {
   database = await createTestDatabase();
   const now = new Date();
   await database.db('passports').insert({
-    passport_id: 'pp_rev', did: 'did:web:localhost:passports:pp_rev', type: 'individual', name: 'Rev', organization_id: 'org_default',
-    metadata: JSON.stringify({}), capabilities: [], status: 'active', created_at: now, updated_at: now,
+    passport_id: 'pp_rev',
+    did: 'did:web:localhost:passports:pp_rev',
+    type: 'individual',
+    name: 'Rev',
+    organization_id: 'org_default',
+    metadata: JSON.stringify({}),
+    capabilities: [],
+    status: 'active',
+    created_at: now,
+    updated_at: now,
   });
 });
 afterAll(async () => {
@@ -22,7 +34,9 @@ afterAll(async () => {
   await database.destroy();
 });
 
-function registry(options: { listen?: boolean; settings?: Partial<typeof DEFAULT_REVOCATION_SETTINGS>; db?: TestDatabase['db'] } = {}): RevocationRegistry {
+function registry(
+  options: { listen?: boolean; settings?: Partial<typeof DEFAULT_REVOCATION_SETTINGS>; db?: TestDatabase['db'] } = {},
+): RevocationRegistry {
   const created = createRevocationRegistry({
     db: options.db ?? database.db,
     listenUrl: options.listen === false || database.embedded ? undefined : database.url,
@@ -37,8 +51,19 @@ async function delegation(): Promise<string> {
   const delegation_id = `dlg_${randomUUID()}`;
   const now = new Date();
   await database.db('delegations').insert({
-    delegation_id, organization_id: 'org_default', passport_id: 'pp_rev', did: 'did:web:localhost:passports:pp_rev', chain: [delegation_id], capabilities: [],
-    risk_level: 'standard', verification_tier: 1, identity_tier: 0, credential_type: 'device_key', credential_id: 'k', created_at: now, expires_at: new Date(now.getTime() + 3600_000),
+    delegation_id,
+    organization_id: 'org_default',
+    passport_id: 'pp_rev',
+    did: 'did:web:localhost:passports:pp_rev',
+    chain: [delegation_id],
+    capabilities: [],
+    risk_level: 'standard',
+    verification_tier: 1,
+    identity_tier: 0,
+    credential_type: 'device_key',
+    credential_id: 'k',
+    created_at: now,
+    expires_at: new Date(now.getTime() + 3600_000),
   });
   return delegation_id;
 }
@@ -47,10 +72,20 @@ async function delegation(): Promise<string> {
 async function revokeElsewhere(delegation_id: string, token_id: string | null, expiresInMs = 3600_000): Promise<void> {
   await database.db.transaction(async (trx) => {
     await trx('delegation_revocations').insert({
-      id: `rev_${randomUUID()}`, organization_id: 'org_default', delegation_id, token_id, revoked_by: 'did:web:x', revoked_at: new Date(), reason: null,
-      metadata: JSON.stringify({}), expires_at: new Date(Date.now() + expiresInMs),
+      id: `rev_${randomUUID()}`,
+      organization_id: 'org_default',
+      delegation_id,
+      token_id,
+      revoked_by: 'did:web:x',
+      revoked_at: new Date(),
+      reason: null,
+      metadata: JSON.stringify({}),
+      expires_at: new Date(Date.now() + expiresInMs),
     });
-    await trx.raw('select pg_notify(?, ?)', ['delegation_revocations', JSON.stringify({ d: delegation_id, t: token_id })]);
+    await trx.raw('select pg_notify(?, ?)', [
+      'delegation_revocations',
+      JSON.stringify({ d: delegation_id, t: token_id }),
+    ]);
   });
 }
 
@@ -73,7 +108,11 @@ describe('the revocation registry', () => {
     await eventually(async () => listening.status().listening, Boolean, { timeoutMs: 5000, everyMs: 20 });
     const revokedAt = Date.now();
     await revokeElsewhere(family, 'dtk_1');
-    await eventually(() => listening.check('dtk_1', [family]), (result) => result.state === 'revoked', { timeoutMs: 1000, everyMs: 5 });
+    await eventually(
+      () => listening.check('dtk_1', [family]),
+      (result) => result.state === 'revoked',
+      { timeoutMs: 1000, everyMs: 5 },
+    );
     expect(Date.now() - revokedAt).toBeLessThan(1000);
     expect(await listening.check('dtk_2', [family])).toEqual({ state: 'valid' });
   });
@@ -85,7 +124,11 @@ describe('the revocation registry', () => {
     await revokeElsewhere(family, null);
     const revokedAt = Date.now();
     // The poll is a minute away: the check itself catches up once its set is older than maxStalenessMs.
-    await eventually(() => polling.check('dtk_p', [family]), (result) => result.state === 'revoked', { timeoutMs: 2000, everyMs: 50 });
+    await eventually(
+      () => polling.check('dtk_p', [family]),
+      (result) => result.state === 'revoked',
+      { timeoutMs: 2000, everyMs: 50 },
+    );
     expect(Date.now() - revokedAt).toBeLessThanOrEqual(DEFAULT_REVOCATION_SETTINGS.maxStalenessMs + 200);
 
     if (database.embedded) return;
@@ -93,11 +136,21 @@ describe('the revocation registry', () => {
     const other = await delegation();
     await listening.check('dtk_l', [other]);
     await eventually(async () => listening.status().listening, Boolean, { timeoutMs: 5000, everyMs: 20 });
-    await database.db.raw("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'handoff-revocations' and datname = current_database()");
-    await eventually(async () => listening.status().listening, (up) => !up, { timeoutMs: 2000, everyMs: 10 });
+    await database.db.raw(
+      "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'handoff-revocations' and datname = current_database()",
+    );
+    await eventually(
+      async () => listening.status().listening,
+      (up) => !up,
+      { timeoutMs: 2000, everyMs: 10 },
+    );
     await revokeElsewhere(other, null);
     const lostAt = Date.now();
-    await eventually(() => listening.check('dtk_l', [other]), (result) => result.state === 'revoked', { timeoutMs: 2000, everyMs: 50 });
+    await eventually(
+      () => listening.check('dtk_l', [other]),
+      (result) => result.state === 'revoked',
+      { timeoutMs: 2000, everyMs: 50 },
+    );
     expect(Date.now() - lostAt).toBeLessThanOrEqual(DEFAULT_REVOCATION_SETTINGS.maxStalenessMs + 200);
   });
 
@@ -110,8 +163,15 @@ describe('the revocation registry', () => {
     // The row is written at once, then its transaction waits (as behind a lock) while the registry catches up many times.
     const slow = database.db.transaction(async (trx) => {
       await trx('delegation_revocations').insert({
-        id: `rev_${randomUUID()}`, organization_id: 'org_default', delegation_id: family, token_id: null, revoked_by: 'did:web:x', revoked_at: new Date(), reason: null,
-        metadata: JSON.stringify({}), expires_at: new Date(Date.now() + 3600_000),
+        id: `rev_${randomUUID()}`,
+        organization_id: 'org_default',
+        delegation_id: family,
+        token_id: null,
+        revoked_by: 'did:web:x',
+        revoked_at: new Date(),
+        reason: null,
+        metadata: JSON.stringify({}),
+        expires_at: new Date(Date.now() + 3600_000),
       });
       await committing;
     });
@@ -124,7 +184,11 @@ describe('the revocation registry', () => {
     commit();
     await slow;
     const committedAt = Date.now();
-    await eventually(() => polling.check('dtk_slow', [family]), (result) => result.state === 'revoked', { timeoutMs: 3000, everyMs: 50 });
+    await eventually(
+      () => polling.check('dtk_slow', [family]),
+      (result) => result.state === 'revoked',
+      { timeoutMs: 3000, everyMs: 50 },
+    );
     expect(Date.now() - committedAt).toBeLessThanOrEqual(DEFAULT_REVOCATION_SETTINGS.maxStalenessMs + 200);
   }, 20_000);
 
@@ -145,8 +209,15 @@ describe('the revocation registry', () => {
   it('holds 100,000 revocations and finds the last one loaded', async () => {
     const family = await delegation();
     const rows = Array.from({ length: 100_000 }, (_, index) => ({
-      id: `rev_bulk_${index}`, organization_id: 'org_default', delegation_id: family, token_id: `dtk_bulk_${index}`, revoked_by: 'did:web:x',
-      revoked_at: new Date(), reason: null, metadata: '{}', expires_at: new Date(Date.now() + 3600_000),
+      id: `rev_bulk_${index}`,
+      organization_id: 'org_default',
+      delegation_id: family,
+      token_id: `dtk_bulk_${index}`,
+      revoked_by: 'did:web:x',
+      revoked_at: new Date(),
+      reason: null,
+      metadata: '{}',
+      expires_at: new Date(Date.now() + 3600_000),
     }));
     await database.db.batchInsert('delegation_revocations', rows, 5000);
     const loaded = registry({ listen: false });

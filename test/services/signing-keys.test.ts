@@ -32,12 +32,24 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-const signingRows = () => stack.database.db('signing_keys').select('*') as Promise<Array<{ kid: string; private_jwk: JWK | null; sealed_private_key: string | null }>>;
+const signingRows = () =>
+  stack.database.db('signing_keys').select('*') as Promise<
+    Array<{ kid: string; private_jwk: JWK | null; sealed_private_key: string | null }>
+  >;
 
 async function tokenFrom(keyRing: ReturnType<typeof createKeyRing>, subject: string): Promise<string> {
-  await registerTokenSubject(stack.database.db, { subject, organizationId: DEFAULT_ORGANIZATION_ID, scopes: ['orch:read'] });
+  await registerTokenSubject(stack.database.db, {
+    subject,
+    organizationId: DEFAULT_ORGANIZATION_ID,
+    scopes: ['orch:read'],
+  });
   const settings = { issuer: tokenIssuer(stack.config), audience: stack.config.AUTH_AUDIENCE };
-  return issueAccessToken(keyRing, settings, { subject, scopes: ['orch:read'], organizationId: DEFAULT_ORGANIZATION_ID, ttlSeconds: 600 });
+  return issueAccessToken(keyRing, settings, {
+    subject,
+    scopes: ['orch:read'],
+    organizationId: DEFAULT_ORGANIZATION_ID,
+    ttlSeconds: 600,
+  });
 }
 
 describe('the access-token signing keys', () => {
@@ -51,7 +63,11 @@ describe('the access-token signing keys', () => {
 
     const rows = await signingRows();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ kid: before!.kid, private_jwk: null, sealed_private_key: expect.stringMatching(/^v1\./) });
+    expect(rows[0]).toMatchObject({
+      kid: before!.kid,
+      private_jwk: null,
+      sealed_private_key: expect.stringMatching(/^v1\./),
+    });
     expect(JSON.stringify(rows)).not.toContain(privateD);
     expect(JSON.stringify(rows)).not.toMatch(/"d"/);
     expect((await call(stack.baseUrl, 'GET', READ, { token: signedBefore })).status).toBe(200);
@@ -61,9 +77,13 @@ describe('the access-token signing keys', () => {
     const sealedRing = createKeyRing(stack.database.db, { secretKeys });
     const signed = await tokenFrom(sealedRing, 'after-sealing');
     expect((await call(stack.baseUrl, 'GET', READ, { token: signed })).status).toBe(200);
-    await expect(createKeyRing(stack.database.db).signingKey()).rejects.toThrow(/sealed: configure SECRETS_ENCRYPTION_KEY/);
+    await expect(createKeyRing(stack.database.db).signingKey()).rejects.toThrow(
+      /sealed: configure SECRETS_ENCRYPTION_KEY/,
+    );
     const otherKey = secretKeysFrom(randomBytes(32).toString('base64'), []);
-    await expect(createKeyRing(stack.database.db, { secretKeys: otherKey }).signingKey()).rejects.toThrow(SecretsUnavailableError);
+    await expect(createKeyRing(stack.database.db, { secretKeys: otherKey }).signingKey()).rejects.toThrow(
+      SecretsUnavailableError,
+    );
   });
 
   it('keep verifying old tokens, and signing, after a restart with the same key', async () => {
@@ -81,14 +101,22 @@ describe('the access-token signing keys', () => {
 
   it('are sealed again with a new secrets key at start, so that the old one can be retired', async () => {
     const newKey = randomBytes(32).toString('base64');
-    await ensureSigningKey(stack.database.db, { secretKeys: secretKeysFrom(newKey, [stack.config.SECRETS_ENCRYPTION_KEY!]) });
+    await ensureSigningKey(stack.database.db, {
+      secretKeys: secretKeysFrom(newKey, [stack.config.SECRETS_ENCRYPTION_KEY!]),
+    });
     const onlyNew = secretKeysFrom(newKey, []);
     const rows = await signingRows();
-    expect(rows.every((row) => row.private_jwk === null && createSecretBox(onlyNew).sealedWithCurrent(row.sealed_private_key!))).toBe(true);
+    expect(
+      rows.every(
+        (row) => row.private_jwk === null && createSecretBox(onlyNew).sealedWithCurrent(row.sealed_private_key!),
+      ),
+    ).toBe(true);
     const signed = await tokenFrom(createKeyRing(stack.database.db, { secretKeys: onlyNew }), 'after-key-rotation');
     expect((await call(stack.baseUrl, 'GET', READ, { token: signed })).status).toBe(200);
     // Back to the stack's own key for the tests below, the same way.
-    await ensureSigningKey(stack.database.db, { secretKeys: secretKeysFrom(stack.config.SECRETS_ENCRYPTION_KEY, [newKey]) });
+    await ensureSigningKey(stack.database.db, {
+      secretKeys: secretKeysFrom(stack.config.SECRETS_ENCRYPTION_KEY, [newKey]),
+    });
   });
 
   it('are sealed from the first when rotated', async () => {
@@ -118,10 +146,21 @@ describe('the ledger key', () => {
     const sealed = await ensureLedgerKey(database.db, origin, () => undefined, secretKeys);
     expect(sealed.keyId).toBe(clear.keyId);
     const [row] = await database.db('ledger_key_secrets').select('*');
-    expect(row).toMatchObject({ key_id: clear.keyId, private_key: null, sealed_private_key: expect.stringMatching(/^v1\./) });
-    const rows = [...(await database.db('ledger_keys').select('*')), ...(await database.db('ledger_key_secrets').select('*'))] as Array<Record<string, unknown>>;
+    expect(row).toMatchObject({
+      key_id: clear.keyId,
+      private_key: null,
+      sealed_private_key: expect.stringMatching(/^v1\./),
+    });
+    const rows = [
+      ...(await database.db('ledger_keys').select('*')),
+      ...(await database.db('ledger_key_secrets').select('*')),
+    ] as Array<Record<string, unknown>>;
     // Every column as text, bytea as hex: the seed must be in none of them, in any encoding.
-    const everything = rows.flatMap((row) => Object.values(row).map((value) => (Buffer.isBuffer(value) ? value.toString('hex') : String(value)))).join(' ');
+    const everything = rows
+      .flatMap((row) =>
+        Object.values(row).map((value) => (Buffer.isBuffer(value) ? value.toString('hex') : String(value))),
+      )
+      .join(' ');
     expect(everything).not.toContain(seedHex);
     expect(everything).not.toContain(Buffer.from(seedHex, 'hex').toString('base64url'));
 
@@ -131,23 +170,38 @@ describe('the ledger key', () => {
 
     // A new secrets key: the start seals the seed again with it, and the old key is no longer needed.
     const newKey = randomBytes(32).toString('base64');
-    await ensureLedgerKey(database.db, origin, () => undefined, secretKeysFrom(newKey, [stack.config.SECRETS_ENCRYPTION_KEY!]));
-    expect((await loadLedgerKey(database.db, secretKeysFrom(newKey, [])))!.signer.sign('checkpoint body')).toEqual(before);
+    await ensureLedgerKey(
+      database.db,
+      origin,
+      () => undefined,
+      secretKeysFrom(newKey, [stack.config.SECRETS_ENCRYPTION_KEY!]),
+    );
+    expect((await loadLedgerKey(database.db, secretKeysFrom(newKey, [])))!.signer.sign('checkpoint body')).toEqual(
+      before,
+    );
   });
 
   it('made before the migration moved its private half, signs as before once sealed', async () => {
     const old = await createTestDatabase({ migrate: false });
     try {
-      while (((await old.db.migrate.list({ migrationSource })) as [unknown[], Array<{ name: string }>])[1][0]!.name < '20261128000300') await old.db.migrate.up({ migrationSource });
+      while (
+        ((await old.db.migrate.list({ migrationSource })) as [unknown[], Array<{ name: string }>])[1][0]!.name <
+        '20261128000300'
+      )
+        await old.db.migrate.up({ migrationSource });
       const seed = randomBytes(32);
       const publicKey = publicKeyOfSeed(seed);
       const keyId = noteKeyId('before.test/log', publicKey).toString(16).padStart(8, '0');
-      await old.db('ledger_keys').insert({ key_id: keyId, origin: 'before.test/log', public_key: publicKey, private_key: seed });
+      await old
+        .db('ledger_keys')
+        .insert({ key_id: keyId, origin: 'before.test/log', public_key: publicKey, private_key: seed });
       await migrateToLatest(old.db);
       const sealed = await ensureLedgerKey(old.db, 'before.test/log', () => undefined, secretKeys);
       expect(sealed.keyId).toBe(keyId);
       expect(await old.db('ledger_key_secrets').select('private_key')).toEqual([{ private_key: null }]);
-      expect(sealed.signer.sign('checkpoint body')).toEqual(createNoteSigner('before.test/log', seed).sign('checkpoint body'));
+      expect(sealed.signer.sign('checkpoint body')).toEqual(
+        createNoteSigner('before.test/log', seed).sign('checkpoint body'),
+      );
     } finally {
       await old.destroy();
     }

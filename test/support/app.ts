@@ -53,7 +53,12 @@ function stackApp(stack: Stack, options: ExtraAppOptions): { app: Express; deps:
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
   // On the stack's own Postgres server the instance LISTENs for revocations, as a production instance does.
   const listenUrl = options.db || stack.database.embedded ? undefined : stack.database.url;
-  const deps = createAppDeps(config, { db: options.db ?? stack.database.db, temporal: options.temporal ?? stack.temporal, logger, listenUrl });
+  const deps = createAppDeps(config, {
+    db: options.db ?? stack.database.db,
+    temporal: options.temporal ?? stack.temporal,
+    logger,
+    listenUrl,
+  });
   return { app: buildApp({ ...deps, settings: { ...deps.settings, publicBaseUrl: 'http://127.0.0.1' } }), deps };
 }
 

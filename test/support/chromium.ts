@@ -13,8 +13,19 @@ const found = () => CANDIDATES.find((candidate) => existsSync(candidate));
 export function chromiumExecutable(): { path: string } | { missing: string } {
   const present = found();
   if (present) return { path: present };
-  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) return { missing: 'Chromium is not installed and this process cannot install it (apt-get install -y chromium needs root)' };
+  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get'))
+    return {
+      missing: 'Chromium is not installed and this process cannot install it (apt-get install -y chromium needs root)',
+    };
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const installed = spawnSync('sh', ['-c', 'apt-get update -qq && apt-get install -y -qq chromium'], { env, stdio: 'ignore', timeout: 10 * 60_000 });
-  return found() ? { path: found()! } : { missing: `Installing Chromium with apt-get failed (exit ${installed.status ?? installed.signal ?? 'unknown'})` };
+  const installed = spawnSync('sh', ['-c', 'apt-get update -qq && apt-get install -y -qq chromium'], {
+    env,
+    stdio: 'ignore',
+    timeout: 10 * 60_000,
+  });
+  return found()
+    ? { path: found()! }
+    : {
+        missing: `Installing Chromium with apt-get failed (exit ${installed.status ?? installed.signal ?? 'unknown'})`,
+      };
 }

@@ -11,7 +11,11 @@ import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
  * Emits events the way every emitter does: a provenance record and its events in one appendProvenance.
  * Returns the event ids, in the order given.
  */
-export async function emitEvents(db: Knex, events: Array<{ event: EventKind; data?: Record<string, unknown> }>, subjectId = `test_${randomUUID()}`): Promise<string[]> {
+export async function emitEvents(
+  db: Knex,
+  events: Array<{ event: EventKind; data?: Record<string, unknown> }>,
+  subjectId = `test_${randomUUID()}`,
+): Promise<string[]> {
   await appendProvenance(db, {
     entry: {
       subject_id: subjectId,
@@ -25,11 +29,18 @@ export async function emitEvents(db: Knex, events: Array<{ event: EventKind; dat
     },
     events: events.map(({ event, data }) => ({ event, data: data ?? { subject_id: subjectId } })),
   });
-  const { data: rows } = await listEvents(db, DEFAULT_ORGANIZATION_ID, { limit: 100, sort: [{ column: EVENT_SORT_COLUMNS.event_id, direction: 'asc' }] }, { subject_id: subjectId });
+  const { data: rows } = await listEvents(
+    db,
+    DEFAULT_ORGANIZATION_ID,
+    { limit: 100, sort: [{ column: EVENT_SORT_COLUMNS.event_id, direction: 'asc' }] },
+    { subject_id: subjectId },
+  );
   // The outbox keeps no order within one record; match each row back to the event it came from.
   const unmatched = [...rows];
   return events.map(({ event, data }) => {
-    const index = unmatched.findIndex((row) => row.event === event && isDeepStrictEqual(row.data, data ?? { subject_id: subjectId }));
+    const index = unmatched.findIndex(
+      (row) => row.event === event && isDeepStrictEqual(row.data, data ?? { subject_id: subjectId }),
+    );
     return unmatched.splice(index, 1)[0]!.event_id;
   });
 }

@@ -18,7 +18,12 @@ export interface CallResult {
 }
 
 /** One HTTP request the way a client makes it, with the answer read completely. */
-export async function call(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<CallResult> {
   const headers: Record<string, string> = {
     ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
     ...(options.json !== undefined ? { 'content-type': 'application/json' } : {}),
@@ -31,12 +36,18 @@ export async function call(baseUrl: string, method: string, path: string, option
   });
   const text = await response.text();
   const isJson = /[/+]json\b/.test(response.headers.get('content-type') ?? '');
-  return { status: response.status, headers: response.headers, body: isJson && text ? JSON.parse(text) : undefined, text };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: isJson && text ? JSON.parse(text) : undefined,
+    text,
+  };
 }
 
 /** A client bound to one base URL and, optionally, one bearer token. */
 export function client(baseUrl: string, token?: string) {
-  return (method: string, path: string, options: CallOptions = {}) => call(baseUrl, method, path, { ...(token ? { token } : {}), ...options });
+  return (method: string, path: string, options: CallOptions = {}) =>
+    call(baseUrl, method, path, { ...(token ? { token } : {}), ...options });
 }
 
 /** Asserts an RFC 9457 problem of the given code, as rendered by the one problem middleware. */

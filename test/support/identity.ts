@@ -22,7 +22,10 @@ export interface SignedInPerson {
  * Passport, one active device key held by the test, and a session token signed in with that key. For tests
  * of what comes after sign-in; the ceremonies themselves have tests of their own.
  */
-export async function signedInPerson(stack: Stack, options: { organization_id?: string; name?: string; ttlSeconds?: number; did?: string } = {}): Promise<SignedInPerson> {
+export async function signedInPerson(
+  stack: Stack,
+  options: { organization_id?: string; name?: string; ttlSeconds?: number; did?: string } = {},
+): Promise<SignedInPerson> {
   const organization_id = options.organization_id ?? DEFAULT_ORGANIZATION_ID;
   const passport_id = `pp_${randomUUID()}`;
   const did = options.did ?? passportDidWeb(publicBaseUrl(stack.config), passport_id);
@@ -32,17 +35,37 @@ export async function signedInPerson(stack: Stack, options: { organization_id?: 
   const now = new Date();
   const { db } = stack.database;
   await db('passports').insert({
-    passport_id, did, type: 'individual', name: options.name ?? 'Test person', organization_id,
-    metadata: JSON.stringify({}), capabilities: [], status: 'active', created_at: now, updated_at: now,
+    passport_id,
+    did,
+    type: 'individual',
+    name: options.name ?? 'Test person',
+    organization_id,
+    metadata: JSON.stringify({}),
+    capabilities: [],
+    status: 'active',
+    created_at: now,
+    updated_at: now,
   });
   await db('passport_keys').insert({
-    kid, passport_id, public_jwk: JSON.stringify({ ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }), sealed_private_key: null,
-    source: 'device', device_id: 'test-device', status: 'active', created_at: now,
+    kid,
+    passport_id,
+    public_jwk: JSON.stringify({ ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }),
+    sealed_private_key: null,
+    source: 'device',
+    device_id: 'test-device',
+    status: 'active',
+    created_at: now,
   });
   const { token, session } = await issueSessionToken(
     createKeyRing(db),
     { issuer: tokenIssuer(stack.config), audience: stack.config.AUTH_AUDIENCE },
-    { passport_id, did, organization_id, credential: { type: 'device_key', id: kid }, ttlSeconds: options.ttlSeconds ?? 900 },
+    {
+      passport_id,
+      did,
+      organization_id,
+      credential: { type: 'device_key', id: kid },
+      ttlSeconds: options.ttlSeconds ?? 900,
+    },
   );
   return { passport_id, did, kid, privateKey, sessionToken: token, session };
 }

@@ -21,7 +21,11 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** A JWT built claim by claim, so a test can get exactly one thing wrong. */
 export function signJwt(options: JwtOptions): Promise<string> {
   const jwt = new SignJWT({ scope: options.scope ?? 'orch:read' })
-    .setProtectedHeader({ alg: options.alg ?? 'EdDSA', typ: options.typ ?? 'at+jwt', ...(options.kid ? { kid: options.kid } : {}) })
+    .setProtectedHeader({
+      alg: options.alg ?? 'EdDSA',
+      typ: options.typ ?? 'at+jwt',
+      ...(options.kid ? { kid: options.kid } : {}),
+    })
     .setIssuer(options.issuer)
     .setAudience(options.audience)
     .setSubject(options.subject ?? 'forger')
@@ -32,7 +36,9 @@ export function signJwt(options: JwtOptions): Promise<string> {
 }
 
 /** What a token needs to pass as one of this stack's: its current signing key, issuer and audience. */
-export async function deploymentSigning(stack: Stack): Promise<{ key: KeyLike | Uint8Array; kid: string; issuer: string; audience: string }> {
+export async function deploymentSigning(
+  stack: Stack,
+): Promise<{ key: KeyLike | Uint8Array; kid: string; issuer: string; audience: string }> {
   const { kid, privateKey } = await createKeyRing(stack.database.db).signingKey();
   return { key: privateKey, kid, issuer: tokenIssuer(stack.config), audience: stack.config.AUTH_AUDIENCE };
 }

@@ -11,13 +11,20 @@ export async function provenanceEntries(db: Knex, subjectId: string): Promise<Pr
   return (await listProvenanceForSubject(db, subjectId)).map((record) => record.entry);
 }
 
-export async function provenanceEntry(db: Knex, subjectId: string, stepId: string): Promise<ProvenanceEntry | undefined> {
+export async function provenanceEntry(
+  db: Knex,
+  subjectId: string,
+  stepId: string,
+): Promise<ProvenanceEntry | undefined> {
   return (await provenanceEntries(db, subjectId)).find((entry) => entry.step_id === stepId);
 }
 
 /** The kinds of the events appended with a subject's records (with one step's, when named), sorted. */
 export async function eventKinds(db: Knex, subjectId: string, stepId?: string): Promise<string[]> {
-  const query = db('outbox_events as o').join('ledger_entries as p', 'p.seq', 'o.provenance_seq').where('p.subject_id', subjectId).select('o.event');
+  const query = db('outbox_events as o')
+    .join('ledger_entries as p', 'p.seq', 'o.provenance_seq')
+    .where('p.subject_id', subjectId)
+    .select('o.event');
   if (stepId) query.where('p.step_id', stepId);
   return (await query).map((row: { event: string }) => row.event).sort();
 }

@@ -3,7 +3,13 @@ import type { AddressInfo } from 'node:net';
 
 export interface ProviderRequest {
   authorization: string | undefined;
-  body: { model: string; messages: Array<{ role: string; content: string }>; stream?: boolean; temperature?: number; max_tokens?: number };
+  body: {
+    model: string;
+    messages: Array<{ role: string; content: string }>;
+    stream?: boolean;
+    temperature?: number;
+    max_tokens?: number;
+  };
 }
 
 export interface ProviderBehaviour {
@@ -47,7 +53,9 @@ export async function startLocalProvider(behaviour: ProviderBehaviour): Promise<
       requests.push({ authorization: req.headers.authorization, body });
       const current = provider.behaviour;
       if (current.mode === 'fail') {
-        res.writeHead(current.failStatus ?? 500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'upstream exploded' } }));
+        res
+          .writeHead(current.failStatus ?? 500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'upstream exploded' } }));
         return;
       }
       if (current.mode === 'slow') await new Promise((resolve) => setTimeout(resolve, current.delayMs ?? 5_000));
@@ -61,7 +69,10 @@ export async function startLocalProvider(behaviour: ProviderBehaviour): Promise<
           res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: piece } }] })}\n\n`);
           await new Promise((resolve) => setTimeout(resolve, 2));
         }
-        if (usage) res.write(`data: ${JSON.stringify({ choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`);
+        if (usage)
+          res.write(
+            `data: ${JSON.stringify({ choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
+          );
         res.end('data: [DONE]\n\n');
         return;
       }

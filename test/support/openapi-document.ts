@@ -98,7 +98,11 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         scope: operation.security?.flatMap((requirement) => requirement.bearerAuth ?? [])[0],
         parameters: operation.parameters ?? [],
         body: json?.schema
-          ? { required: operation.requestBody?.required ?? false, schema: json.schema, pointer: pointerOf('paths', path, method, 'requestBody', 'content', 'application/json', 'schema') }
+          ? {
+              required: operation.requestBody?.required ?? false,
+              schema: json.schema,
+              pointer: pointerOf('paths', path, method, 'requestBody', 'content', 'application/json', 'schema'),
+            }
           : undefined,
         responses: operation.responses,
         pointer: pointerOf('paths', path, method),
@@ -125,13 +129,20 @@ export function resolveSchema(document: OpenApiDocument, schema: JsonSchema): Js
 
 /** RFC 3339 date-time: the offset's hours 00..23 and minutes 00..59, the date a real one. */
 function isDateTime(value: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/.exec(value);
+  const match = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/.exec(
+    value,
+  );
   if (!match) return false;
   const [year, month, day, hour, minute, second, , offsetHour, offsetMinute] = match.slice(1).map<number>(Number);
   const daysInMonth = new Date(Date.UTC(year!, month, 0)).getUTCDate();
   return (
-    month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth &&
-    hour! <= 23 && minute! <= 59 && second! <= 60 &&
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= daysInMonth &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second! <= 60 &&
     (match[7] === undefined || (offsetHour! <= 23 && offsetMinute! <= 59))
   );
 }
@@ -181,9 +192,30 @@ export interface Validation {
 
 /** Validates values against any schema in the document, found by its JSON pointer, with references resolved. */
 export function createDocumentValidator(document: OpenApiDocument) {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, validateSchema: false, formats: FORMATS });
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    strictTypes: false,
+    strictRequired: false,
+    validateSchema: false,
+    formats: FORMATS,
+  });
   // OpenAPI's own keywords: those of the schema objects, and those of the document around them.
-  ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs', 'openapi', 'info', 'servers', 'paths', 'components', 'tags', 'security', 'webhooks', 'jsonSchemaDialect']);
+  ajv.addVocabulary([
+    'example',
+    'discriminator',
+    'xml',
+    'externalDocs',
+    'openapi',
+    'info',
+    'servers',
+    'paths',
+    'components',
+    'tags',
+    'security',
+    'webhooks',
+    'jsonSchemaDialect',
+  ]);
   ajv.addSchema(document, DOCUMENT_ID);
   const compiled = new Map<string, ValidateFunction>();
 
@@ -206,6 +238,9 @@ export type DocumentValidator = ReturnType<typeof createDocumentValidator>;
 function describeErrors(errors: ErrorObject[]): string {
   return errors
     .slice(0, 8)
-    .map((error) => `${error.instancePath || '(root)'} ${error.message ?? error.keyword}${error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : ''}`)
+    .map(
+      (error) =>
+        `${error.instancePath || '(root)'} ${error.message ?? error.keyword}${error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : ''}`,
+    )
     .join('; ');
 }

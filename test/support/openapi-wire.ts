@@ -43,7 +43,12 @@ export function wireRequest(operation: Operation, plan: RequestPlan, context: Wi
     body = Buffer.from(plan.body.text, 'utf8');
     if (plan.body.contentType) headers['content-type'] = plan.body.contentType;
   }
-  return { method: operation.method, target: query.length > 0 ? `${target}?${query.join('&')}` : target, headers, body };
+  return {
+    method: operation.method,
+    target: query.length > 0 ? `${target}?${query.join('&')}` : target,
+    headers,
+    body,
+  };
 }
 
 function urlText(value: unknown): string {
@@ -56,7 +61,9 @@ function encodeComponent(text: string): string {
   for (const char of text) {
     const code = char.charCodeAt(0);
     if (char.length === 1 && code >= 0xd800 && code <= 0xdfff) {
-      encoded += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
+      encoded += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+        .map((byte) => `%${byte.toString(16).toUpperCase()}`)
+        .join('');
     } else {
       encoded += encodeURIComponent(char);
     }
@@ -99,11 +106,22 @@ export function send(baseUrl: string, wire: WireRequest, timeoutMs: number): Pro
         incoming.on('error', reject);
         incoming.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text, json: parsedJson(incoming.headers['content-type'], text) });
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            text,
+            json: parsedJson(incoming.headers['content-type'], text),
+          });
         });
       },
     );
-    outgoing.on('error', (error) => reject(error.name === 'AbortError' || error.name === 'TimeoutError' ? new Error(`no answer within ${timeoutMs} ms`) : error));
+    outgoing.on('error', (error) =>
+      reject(
+        error.name === 'AbortError' || error.name === 'TimeoutError'
+          ? new Error(`no answer within ${timeoutMs} ms`)
+          : error,
+      ),
+    );
     outgoing.end(wire.body);
   });
 }
@@ -122,7 +140,15 @@ const SHOWN_LIMIT = 4_000;
 
 /** The wire request as a developer would retype it. */
 export function shownWire(wire: WireRequest): string {
-  const headers = Object.entries(wire.headers).map(([name, value]) => `${name}: ${name === 'authorization' ? `${value.slice(0, 16)}…` : shownText(value)}`);
-  const shown = [`${wire.method} ${shownText(wire.target)}`, ...headers, ...(wire.body ? ['', shownText(wire.body.toString('utf8'))] : [])].join('\n');
-  return shown.length > SHOWN_LIMIT ? `${shown.slice(0, SHOWN_LIMIT)}… (${shown.length - SHOWN_LIMIT} more characters)` : shown;
+  const headers = Object.entries(wire.headers).map(
+    ([name, value]) => `${name}: ${name === 'authorization' ? `${value.slice(0, 16)}…` : shownText(value)}`,
+  );
+  const shown = [
+    `${wire.method} ${shownText(wire.target)}`,
+    ...headers,
+    ...(wire.body ? ['', shownText(wire.body.toString('utf8'))] : []),
+  ].join('\n');
+  return shown.length > SHOWN_LIMIT
+    ? `${shown.slice(0, SHOWN_LIMIT)}… (${shown.length - SHOWN_LIMIT} more characters)`
+    : shown;
 }

@@ -17,7 +17,10 @@ try {
 /** Validates an OpenAPI document with @apidevtools/swagger-parser in a Node process of its own; rejects with its findings. */
 export function validateOpenApi(document: unknown): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '--eval', VALIDATE], { cwd: path.resolve(__dirname, '../..'), stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '--eval', VALIDATE], {
+      cwd: path.resolve(__dirname, '../..'),
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
     let findings = '';
     child.stderr.on('data', (chunk: Buffer) => (findings += chunk.toString('utf8')));
     child.on('error', reject);

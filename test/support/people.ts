@@ -8,7 +8,10 @@ import type { Stack } from './stack';
  */
 export async function signedInReviewer(stack: Stack, reviewerDid: string): Promise<SignedInPerson> {
   const person = await signedInPerson(stack, { name: `Reviewer ${reviewerDid}` });
-  const linked = await stack.database.db('reviewers').where({ did: reviewerDid }).update({ passport_id: person.passport_id });
+  const linked = await stack.database
+    .db('reviewers')
+    .where({ did: reviewerDid })
+    .update({ passport_id: person.passport_id });
   if (linked !== 1) throw new Error(`No reviewer ${reviewerDid} to sign in as`);
   return person;
 }
@@ -27,8 +30,15 @@ export function asReviewer(stack: Stack, reviewerDid: string): Promise<ReturnTyp
 }
 
 /** Resolves a routing as the reviewer does: signed in as them. */
-export async function resolveAs(stack: Stack, routingId: string, reviewerDid: string, resolution: Record<string, unknown>) {
-  return (await asReviewer(stack, reviewerDid))('POST', `/v1/orch/routing/${routingId}/resolve`, { json: { reviewer_did: reviewerDid, ...resolution } });
+export async function resolveAs(
+  stack: Stack,
+  routingId: string,
+  reviewerDid: string,
+  resolution: Record<string, unknown>,
+) {
+  return (await asReviewer(stack, reviewerDid))('POST', `/v1/orch/routing/${routingId}/resolve`, {
+    json: { reviewer_did: reviewerDid, ...resolution },
+  });
 }
 
 const personClients = new Map<string, Promise<ReturnType<typeof client>>>();

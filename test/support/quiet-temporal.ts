@@ -5,7 +5,10 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 try {
   const level = process.env.HANDOFF_TEST_LOGS ? 'DEBUG' : 'ERROR';
   // Core's own lines too (the dev server's missing heartbeat capability is warned about at every worker start).
-  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: level } } } });
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    telemetryOptions: { logging: { filter: { core: level, other: level } } },
+  });
 } catch {
   // Already installed by an earlier file in this jest worker.
 }

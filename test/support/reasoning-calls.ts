@@ -7,10 +7,17 @@ import { eventually } from './eventually';
  * is sent (services/reasoning/calls.ts): a test that reads the record waits for the completion.
  */
 export async function recordedCall(db: Knex, callId: string): Promise<ReasoningCallRow> {
-  return (await eventually(() => db<ReasoningCallRow>('reasoning_calls').where({ call_id: callId }).first(), (row) => row !== undefined && row.state !== 'open'))!;
+  return (await eventually(
+    () => db<ReasoningCallRow>('reasoning_calls').where({ call_id: callId }).first(),
+    (row) => row !== undefined && row.state !== 'open',
+  ))!;
 }
 
 /** Every call answered so far is completed on record (statistics count only completed calls). */
 export async function callsRecorded(db: Knex): Promise<void> {
-  await eventually(async () => (await db('reasoning_calls').where({ state: 'open' }).count<{ count: string }[]>('* as count'))[0]!.count, (open) => Number(open) === 0);
+  await eventually(
+    async () =>
+      (await db('reasoning_calls').where({ state: 'open' }).count<{ count: string }[]>('* as count'))[0]!.count,
+    (open) => Number(open) === 0,
+  );
 }

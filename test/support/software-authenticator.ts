@@ -1,5 +1,10 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
-import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+} from '@simplewebauthn/server';
 
 /** The CBOR (RFC 8949) a WebAuthn authenticator writes: unsigned and negative integers, byte and text strings, arrays and maps. */
 type Cbor = number | string | Uint8Array | Cbor[] | Map<number | string, Cbor>;
@@ -22,7 +27,10 @@ export function encodeCbor(value: Cbor): Buffer {
   }
   if (value instanceof Uint8Array) return Buffer.concat([cborHead(2, value.length), value]);
   if (Array.isArray(value)) return Buffer.concat([cborHead(4, value.length), ...value.map(encodeCbor)]);
-  return Buffer.concat([cborHead(5, value.size), ...[...value].flatMap(([key, item]) => [encodeCbor(key), encodeCbor(item)])]);
+  return Buffer.concat([
+    cborHead(5, value.size),
+    ...[...value].flatMap(([key, item]) => [encodeCbor(key), encodeCbor(item)]),
+  ]);
 }
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest();
@@ -55,9 +63,21 @@ export class SoftwareAuthenticator {
   counter: number;
   userHandle: string | undefined;
 
-  constructor(state?: { credentialId: Buffer; privateKey: KeyObject; publicKey: KeyObject; counter: number; userHandle: string | undefined }) {
+  constructor(state?: {
+    credentialId: Buffer;
+    privateKey: KeyObject;
+    publicKey: KeyObject;
+    counter: number;
+    userHandle: string | undefined;
+  }) {
     if (state) {
-      ({ credentialId: this.credentialId, privateKey: this.privateKey, publicKey: this.publicKey, counter: this.counter, userHandle: this.userHandle } = state);
+      ({
+        credentialId: this.credentialId,
+        privateKey: this.privateKey,
+        publicKey: this.publicKey,
+        counter: this.counter,
+        userHandle: this.userHandle,
+      } = state);
       return;
     }
     const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -73,7 +93,13 @@ export class SoftwareAuthenticator {
 
   /** Another authenticator holding the same key and counter: what cloning a passkey gives. */
   clone(): SoftwareAuthenticator {
-    return new SoftwareAuthenticator({ credentialId: this.credentialId, privateKey: this.privateKey, publicKey: this.publicKey, counter: this.counter, userHandle: this.userHandle });
+    return new SoftwareAuthenticator({
+      credentialId: this.credentialId,
+      privateKey: this.privateKey,
+      publicKey: this.publicKey,
+      counter: this.counter,
+      userHandle: this.userHandle,
+    });
   }
 
   private coseKey(): Buffer {
@@ -96,31 +122,72 @@ export class SoftwareAuthenticator {
   }
 
   /** navigator.credentials.create({ publicKey: options }), serialized by toJSON(). */
-  register(options: PublicKeyCredentialCreationOptionsJSON, origin: string, overrides: CeremonyOverrides = {}): RegistrationResponseJSON {
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: overrides.challenge ?? options.challenge, origin: overrides.origin ?? origin, crossOrigin: false }));
+  register(
+    options: PublicKeyCredentialCreationOptionsJSON,
+    origin: string,
+    overrides: CeremonyOverrides = {},
+  ): RegistrationResponseJSON {
+    const clientDataJSON = Buffer.from(
+      JSON.stringify({
+        type: 'webauthn.create',
+        challenge: overrides.challenge ?? options.challenge,
+        origin: overrides.origin ?? origin,
+        crossOrigin: false,
+      }),
+    );
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.credentialId.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLength, this.credentialId, this.coseKey()]);
     const counter = overrides.counter ?? this.counter;
-    const authData = this.authenticatorData(overrides.rpId ?? options.rp.id ?? '', overrides.flags ?? FLAGS.UP | FLAGS.UV | FLAGS.AT, counter, attested);
-    const attestationObject = encodeCbor(new Map<string, Cbor>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]));
+    const authData = this.authenticatorData(
+      overrides.rpId ?? options.rp.id ?? '',
+      overrides.flags ?? FLAGS.UP | FLAGS.UV | FLAGS.AT,
+      counter,
+      attested,
+    );
+    const attestationObject = encodeCbor(
+      new Map<string, Cbor>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]),
+    );
     this.userHandle = options.user.id;
     return {
       id: this.id,
       rawId: this.id,
       type: 'public-key',
-      response: { clientDataJSON: b64url(clientDataJSON), attestationObject: b64url(attestationObject), transports: ['internal'] },
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
+      },
       authenticatorAttachment: 'platform',
       clientExtensionResults: {},
     };
   }
 
   /** navigator.credentials.get({ publicKey: options }), serialized by toJSON(); the counter grows by one. */
-  assert(options: PublicKeyCredentialRequestOptionsJSON, origin: string, overrides: CeremonyOverrides = {}): AuthenticationResponseJSON {
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: overrides.challenge ?? options.challenge, origin: overrides.origin ?? origin, crossOrigin: false }));
+  assert(
+    options: PublicKeyCredentialRequestOptionsJSON,
+    origin: string,
+    overrides: CeremonyOverrides = {},
+  ): AuthenticationResponseJSON {
+    const clientDataJSON = Buffer.from(
+      JSON.stringify({
+        type: 'webauthn.get',
+        challenge: overrides.challenge ?? options.challenge,
+        origin: overrides.origin ?? origin,
+        crossOrigin: false,
+      }),
+    );
     const counter = overrides.counter ?? this.counter + 1;
     this.counter = Math.max(this.counter, counter);
-    const authData = this.authenticatorData(overrides.rpId ?? options.rpId ?? '', overrides.flags ?? FLAGS.UP | FLAGS.UV, counter);
+    const authData = this.authenticatorData(
+      overrides.rpId ?? options.rpId ?? '',
+      overrides.flags ?? FLAGS.UP | FLAGS.UV,
+      counter,
+    );
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), this.privateKey);
     return {
       id: this.id,

@@ -26,7 +26,10 @@ export function sharedWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
 
 export function devServerAddress(): string {
   const address = process.env.HANDOFF_TEST_TEMPORAL_ADDRESS;
-  if (!address) throw new Error('The Temporal dev server of the test run is not up (jest globalSetup sets HANDOFF_TEST_TEMPORAL_ADDRESS)');
+  if (!address)
+    throw new Error(
+      'The Temporal dev server of the test run is not up (jest globalSetup sets HANDOFF_TEST_TEMPORAL_ADDRESS)',
+    );
   return address;
 }
 
@@ -77,7 +80,14 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const databaseUrl = database.embedded ? undefined : database.url;
   let workerSide: RunningWorker | undefined;
   const startWorker = async () => {
-    workerSide = await startWorkerSide({ config, db: database.db, connection: nativeConnection, workflowBundle, logger, databaseUrl });
+    workerSide = await startWorkerSide({
+      config,
+      db: database.db,
+      connection: nativeConnection,
+      workflowBundle,
+      logger,
+      databaseUrl,
+    });
   };
   const stopWorker = async () => {
     await workerSide?.stop();
@@ -86,7 +96,14 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
 
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const api = await startApiSide(config, { db: database.db, temporal, logger, listenUrl: databaseUrl, host: '127.0.0.1', settings: { publicBaseUrl: 'http://127.0.0.1' } });
+  const api = await startApiSide(config, {
+    db: database.db,
+    temporal,
+    logger,
+    listenUrl: databaseUrl,
+    host: '127.0.0.1',
+    settings: { publicBaseUrl: 'http://127.0.0.1' },
+  });
   const keyRing = createKeyRing(database.db);
 
   return {
@@ -110,7 +127,10 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       await stopWorker();
       // The dispatcher and the sealer would otherwise keep their timers on the run's shared dev server.
       for (const workflowId of [outboxDispatcherId(taskQueue), ledgerSealerWorkflowId(taskQueue)]) {
-        await temporal.workflow.getHandle(workflowId).terminate('test stack stopped').catch(() => undefined);
+        await temporal.workflow
+          .getHandle(workflowId)
+          .terminate('test stack stopped')
+          .catch(() => undefined);
       }
       await afterAnswerWorkSettled(10_000);
       await nativeConnection.close();

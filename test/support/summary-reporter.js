@@ -6,7 +6,10 @@ class SummaryReporter {
     const file = process.env.HANDOFF_TEST_SUMMARY;
     if (!file) return;
     const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
-    fs.writeFileSync(file, JSON.stringify({ passed: results.numPassedTests, failed, skipped: results.numPendingTests }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ passed: results.numPassedTests, failed, skipped: results.numPendingTests }),
+    );
   }
 }
 

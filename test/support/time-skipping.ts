@@ -21,13 +21,27 @@ export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
  * in `started` if they still run: one left with an activity scheduled and no worker would stop the
  * time-skipping server from skipping time for every later test.
  */
-export async function withWorker<T>(env: TestWorkflowEnvironment, activities: object, run: (taskQueue: string) => Promise<T>, started: Set<string> = new Set()): Promise<T> {
+export async function withWorker<T>(
+  env: TestWorkflowEnvironment,
+  activities: object,
+  run: (taskQueue: string) => Promise<T>,
+  started: Set<string> = new Set(),
+): Promise<T> {
   const taskQueue = `wf-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await sharedWorkflowBundle(),
+    activities,
+  });
   try {
     return await worker.runUntil(run(taskQueue));
   } finally {
-    for (const id of started) await env.client.workflow.getHandle(id).terminate('test over').catch(() => undefined);
+    for (const id of started)
+      await env.client.workflow
+        .getHandle(id)
+        .terminate('test over')
+        .catch(() => undefined);
     started.clear();
   }
 }
@@ -38,7 +52,9 @@ export function inMemoryLedger() {
   return {
     appended,
     record(provenance: AppendProvenanceInput): LedgerAnchor {
-      const index = appended.findIndex((a) => a.entry.subject_id === provenance.entry.subject_id && a.entry.step_id === provenance.entry.step_id);
+      const index = appended.findIndex(
+        (a) => a.entry.subject_id === provenance.entry.subject_id && a.entry.step_id === provenance.entry.step_id,
+      );
       if (index < 0) appended.push(provenance);
       const at = index < 0 ? appended.length : index + 1;
       return { transaction_id: `tx-${at}`, block_number: at };
@@ -58,7 +74,15 @@ export function inMemoryApprovalEnding(
   record: (provenance: AppendProvenanceInput) => LedgerAnchor,
   keep: (state: ApprovalState) => void,
 ) {
-  return async ({ request, ending, at }: { request: ApprovalRequest; ending: 'expired' | 'workflow_cancelled'; at: string }): Promise<ApprovalState> => {
+  return async ({
+    request,
+    ending,
+    at,
+  }: {
+    request: ApprovalRequest;
+    ending: 'expired' | 'workflow_cancelled';
+    at: string;
+  }): Promise<ApprovalState> => {
     const current = latest(request.approval_id);
     if (!current) throw new Error(`no state kept for ${request.approval_id}`);
     if (current.status !== 'pending') return current;

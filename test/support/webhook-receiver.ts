@@ -26,7 +26,8 @@ export interface Reply {
 /** Decides an endpoint's answer; by default 200 when the signature verifies, 400 when it does not. */
 export type Responder = (delivery: Omit<ReceivedDelivery, 'status'>, countOnThisPath: number) => Reply;
 
-const verifiedOr400: Responder = (delivery) => (delivery.verified ? { status: 200, body: 'ok' } : { status: 400, body: 'bad signature' });
+const verifiedOr400: Responder = (delivery) =>
+  delivery.verified ? { status: 200, body: 'ok' } : { status: 400, body: 'bad signature' };
 
 /**
  * A real HTTP server playing webhook subscribers, one endpoint per path: each verifies the signature
@@ -90,7 +91,11 @@ export async function startWebhookReceiver() {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`webhook receiver: condition not met within ${timeoutMs} ms; received ${JSON.stringify(deliveries.map((d) => [d.path, d.body?.event, d.status]))}`));
+          reject(
+            new Error(
+              `webhook receiver: condition not met within ${timeoutMs} ms; received ${JSON.stringify(deliveries.map((d) => [d.path, d.body?.event, d.status]))}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();

@@ -1,4 +1,11 @@
-import { approvalRequired, assessCallRisk, checkAgentCall, matchCapability, parseAgentUri, parseCapabilityUri } from '../../domain/agent-calls';
+import {
+  approvalRequired,
+  assessCallRisk,
+  checkAgentCall,
+  matchCapability,
+  parseAgentUri,
+  parseCapabilityUri,
+} from '../../domain/agent-calls';
 import { agentForCapabilities, taskStatus } from '../../domain/tasks';
 
 describe('agent and capability URIs', () => {
@@ -23,7 +30,9 @@ describe('agent and capability URIs', () => {
     ['a URI that leaves the organization open', 'capability://summarize', 'capability://acme/summarize'],
     ['another organization’s capability', 'capability://globex/summarize', undefined],
     ['a capability it does not offer', 'capability://translate', undefined],
-  ])('matches %s', (_name, requested, matched) => expect(matchCapability(['capability://acme/summarize', 'capability://acme/classify'], requested)).toBe(matched));
+  ])('matches %s', (_name, requested, matched) =>
+    expect(matchCapability(['capability://acme/summarize', 'capability://acme/classify'], requested)).toBe(matched),
+  );
 });
 
 describe('call policy', () => {
@@ -41,18 +50,43 @@ describe('call policy', () => {
   it.each([
     [{}, 'low', []],
     [{ amount: 2_000 }, 'medium', [{ factor: 'amount_at_least:1000', severity: 'medium' }]],
-    [{ amount: 150_000, irreversible: true }, 'critical', [{ factor: 'amount_at_least:100000', severity: 'critical' }, { factor: 'irreversible_action', severity: 'high' }]],
-    [{ risk_level: 'high', contains_personal_data: true }, 'high', [{ factor: 'declared_risk_level:high', severity: 'high' }, { factor: 'personal_data', severity: 'medium' }]],
+    [
+      { amount: 150_000, irreversible: true },
+      'critical',
+      [
+        { factor: 'amount_at_least:100000', severity: 'critical' },
+        { factor: 'irreversible_action', severity: 'high' },
+      ],
+    ],
+    [
+      { risk_level: 'high', contains_personal_data: true },
+      'high',
+      [
+        { factor: 'declared_risk_level:high', severity: 'high' },
+        { factor: 'personal_data', severity: 'medium' },
+      ],
+    ],
     [{ life_safety_flag: true }, 'critical', [{ factor: 'life_safety_flag', severity: 'critical' }]],
   ])('assesses %j as %s with each factor’s severity', (parameters, level, factors) => {
     expect(assessCallRisk(parameters)).toEqual({ level, factors });
   });
 
-  const agent = { agent_uri: 'agent://acme/payer@1.0.0', status: 'active', capabilities: ['capability://acme/pay'], approval_policy: { require_approval_at: 'high' as const } };
+  const agent = {
+    agent_uri: 'agent://acme/payer@1.0.0',
+    status: 'active',
+    capabilities: ['capability://acme/pay'],
+    approval_policy: { require_approval_at: 'high' as const },
+  };
 
   it('accepts a matching call and says whether it needs approval', () => {
-    expect(checkAgentCall(agent, { capability_uri: 'capability://pay', parameters: { amount: 50 } })).toMatchObject({ ok: true, capability_uri: 'capability://acme/pay', approval_required: false });
-    expect(checkAgentCall(agent, { capability_uri: 'capability://acme/pay', parameters: { amount: 50_000 } })).toMatchObject({ ok: true, approval_required: true, risk: { level: 'high' } });
+    expect(checkAgentCall(agent, { capability_uri: 'capability://pay', parameters: { amount: 50 } })).toMatchObject({
+      ok: true,
+      capability_uri: 'capability://acme/pay',
+      approval_required: false,
+    });
+    expect(
+      checkAgentCall(agent, { capability_uri: 'capability://acme/pay', parameters: { amount: 50_000 } }),
+    ).toMatchObject({ ok: true, approval_required: true, risk: { level: 'high' } });
   });
 
   it.each([

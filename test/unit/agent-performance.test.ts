@@ -1,8 +1,34 @@
-import { agentPerformance, periodSeconds, performanceTrend, type OutcomeCounts, type PeriodInput, type TaskTypeOutcomes } from '../../domain/agent-performance';
+import {
+  agentPerformance,
+  periodSeconds,
+  performanceTrend,
+  type OutcomeCounts,
+  type PeriodInput,
+  type TaskTypeOutcomes,
+} from '../../domain/agent-performance';
 
-const zero: OutcomeCounts = { total: 0, autonomous: 0, escalated: 0, resolved: 0, approved: 0, overturned: 0, confirmed: 0, confidence_sum: 0, safety_violations: 0, boundaries_met: 0 };
-const row = (task_type: string, counts: Partial<OutcomeCounts>): TaskTypeOutcomes => ({ ...zero, task_type, ...counts });
-const period = (rows: TaskTypeOutcomes[], reasons: PeriodInput['escalation_reasons'] = [], checks = { total: 0, passed: 0, violations: 0 }): PeriodInput => ({
+const zero: OutcomeCounts = {
+  total: 0,
+  autonomous: 0,
+  escalated: 0,
+  resolved: 0,
+  approved: 0,
+  overturned: 0,
+  confirmed: 0,
+  confidence_sum: 0,
+  safety_violations: 0,
+  boundaries_met: 0,
+};
+const row = (task_type: string, counts: Partial<OutcomeCounts>): TaskTypeOutcomes => ({
+  ...zero,
+  task_type,
+  ...counts,
+});
+const period = (
+  rows: TaskTypeOutcomes[],
+  reasons: PeriodInput['escalation_reasons'] = [],
+  checks = { total: 0, passed: 0, violations: 0 },
+): PeriodInput => ({
   by_task_type: rows,
   escalation_reasons: reasons,
   safety_checks: checks,
@@ -12,7 +38,17 @@ describe('agentPerformance', () => {
   const current = period(
     [
       // 10 diagnoses: 8 escalated (6 resolved: 2 approved), 2 autonomous (1 overturned).
-      row('medical_diagnosis', { total: 10, autonomous: 2, escalated: 8, resolved: 6, approved: 2, overturned: 1, confidence_sum: 5.5, safety_violations: 3, boundaries_met: 4 }),
+      row('medical_diagnosis', {
+        total: 10,
+        autonomous: 2,
+        escalated: 8,
+        resolved: 6,
+        approved: 2,
+        overturned: 1,
+        confidence_sum: 5.5,
+        safety_violations: 3,
+        boundaries_met: 4,
+      }),
       // 10 summaries: all autonomous, 2 confirmed by feedback.
       row('summarize', { total: 10, autonomous: 10, confirmed: 2, confidence_sum: 9.2, boundaries_met: 10 }),
     ],
@@ -68,7 +104,12 @@ describe('agentPerformance', () => {
 });
 
 describe('performanceTrend', () => {
-  const settled = (autonomous: number, overturned: number): OutcomeCounts => ({ ...zero, total: autonomous, autonomous, overturned });
+  const settled = (autonomous: number, overturned: number): OutcomeCounts => ({
+    ...zero,
+    total: autonomous,
+    autonomous,
+    overturned,
+  });
   it.each<[string, OutcomeCounts, OutcomeCounts, string]>([
     ['improving when the success rate rose by 5 points or more', settled(10, 0), settled(10, 2), 'improving'],
     ['declining when it fell by 5 points or more', settled(10, 3), settled(10, 1), 'declining'],

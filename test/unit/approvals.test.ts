@@ -1,12 +1,28 @@
-import { escalationResponse, paramsSchemaOf, selfAnswerRefusal, simpleResponse, type ApprovalAnswerer, type ApprovalMaker } from '../../domain/approvals';
+import {
+  escalationResponse,
+  paramsSchemaOf,
+  selfAnswerRefusal,
+  simpleResponse,
+  type ApprovalAnswerer,
+  type ApprovalMaker,
+} from '../../domain/approvals';
 import { judgeAgentAnswer, judgeCallbackAnswer, resultObject } from '../../domain/deliveries';
 
 describe('answers to an approval request', () => {
   it.each([
     [{ decision: 'approve' }, { decision: 'approved', response_kind: 'approve' }],
-    [{ decision: 'reject', notes: 'no' }, { decision: 'rejected', response_kind: 'reject', comment: 'no' }],
-    [{ decision: 'request_changes', notes: 'split it' }, { decision: 'rejected', response_kind: 'request_changes', comment: 'split it' }],
-    [{ decision: 'approved_with_modifications', modifications: '{"amount":5}' }, { decision: 'approved', response_kind: 'approved_with_modifications', modified_params: { amount: 5 } }],
+    [
+      { decision: 'reject', notes: 'no' },
+      { decision: 'rejected', response_kind: 'reject', comment: 'no' },
+    ],
+    [
+      { decision: 'request_changes', notes: 'split it' },
+      { decision: 'rejected', response_kind: 'request_changes', comment: 'split it' },
+    ],
+    [
+      { decision: 'approved_with_modifications', modifications: '{"amount":5}' },
+      { decision: 'approved', response_kind: 'approved_with_modifications', modified_params: { amount: 5 } },
+    ],
   ] as const)('maps the escalation queue’s %j', (input, response) => {
     expect(escalationResponse(input)).toEqual({ ok: true, response: expect.objectContaining(response) });
   });
@@ -17,17 +33,33 @@ describe('answers to an approval request', () => {
     [{ decision: 'approved_with_modifications', modifications: 'nope' }, 'JSON object'],
     [{ decision: 'approve', modifications: '{}' }, 'only for approved_with_modifications'],
   ] as const)('refuses %j', (input, message) => {
-    expect(escalationResponse(input)).toEqual({ ok: false, field: 'modifications', message: expect.stringContaining(message) });
+    expect(escalationResponse(input)).toEqual({
+      ok: false,
+      field: 'modifications',
+      message: expect.stringContaining(message),
+    });
   });
 
   it('maps the simplified variant', () => {
-    expect(simpleResponse('reject', 'why not')).toEqual({ decision: 'rejected', response_kind: 'reject', comment: 'why not' });
+    expect(simpleResponse('reject', 'why not')).toEqual({
+      decision: 'rejected',
+      response_kind: 'reject',
+      comment: 'why not',
+    });
   });
 
   it('derives a schema from request_data: its own keys, their JSON types, nothing else', () => {
     expect(paramsSchemaOf({ amount: 10, rate: 0.5, note: 'x', tags: [], meta: {}, gone: null, ok: true })).toEqual({
       type: 'object',
-      properties: { amount: { type: 'number' }, rate: { type: 'number' }, note: { type: 'string' }, tags: { type: 'array' }, meta: { type: 'object' }, gone: { type: 'null' }, ok: { type: 'boolean' } },
+      properties: {
+        amount: { type: 'number' },
+        rate: { type: 'number' },
+        note: { type: 'string' },
+        tags: { type: 'array' },
+        meta: { type: 'object' },
+        gone: { type: 'null' },
+        ok: { type: 'boolean' },
+      },
       additionalProperties: false,
     });
   });
@@ -66,19 +98,67 @@ describe('what an outbound answer means', () => {
 });
 
 describe('separation of duties: nobody answers a request of their own', () => {
-  const approval = { approval_id: 'apr_1', requester_passport_id: 'did:web:example.com:alice', requested_by: 'passport:pp_maker' };
+  const approval = {
+    approval_id: 'apr_1',
+    requester_passport_id: 'did:web:example.com:alice',
+    requested_by: 'passport:pp_maker',
+  };
   const maker: ApprovalMaker = { principal_id: 'passport:pp_maker', passport_id: 'pp_maker' };
-  const bob: ApprovalAnswerer = { principal_id: 'passport:pp_bob', passport_id: 'pp_bob', did: 'did:web:example.com:bob' };
+  const bob: ApprovalAnswerer = {
+    principal_id: 'passport:pp_bob',
+    passport_id: 'pp_bob',
+    did: 'did:web:example.com:bob',
+  };
   it.each<[string, boolean, ApprovalMaker, ApprovalAnswerer]>([
-    ['the requester the request names, signed in', true, maker, { principal_id: 'passport:pp_alice', passport_id: 'pp_alice', did: 'did:web:example.com:alice' }],
-    ['the requester named by Passport id', true, { principal_id: 'sub:x' }, { ...bob, passport_id: 'did:web:example.com:alice' }],
-    ['an agent holding the requester’s delegation', true, maker, { principal_id: 'dlg:d1', passport_id: 'pp_alice', did: 'did:web:example.com:alice', agent_did: 'did:web:example.com:agents:a' }],
-    ['the agent named as the requester, under someone else’s delegation', true, maker, { ...bob, principal_id: 'dlg:d2', agent_did: 'did:web:example.com:alice' }],
+    [
+      'the requester the request names, signed in',
+      true,
+      maker,
+      { principal_id: 'passport:pp_alice', passport_id: 'pp_alice', did: 'did:web:example.com:alice' },
+    ],
+    [
+      'the requester named by Passport id',
+      true,
+      { principal_id: 'sub:x' },
+      { ...bob, passport_id: 'did:web:example.com:alice' },
+    ],
+    [
+      'an agent holding the requester’s delegation',
+      true,
+      maker,
+      {
+        principal_id: 'dlg:d1',
+        passport_id: 'pp_alice',
+        did: 'did:web:example.com:alice',
+        agent_did: 'did:web:example.com:agents:a',
+      },
+    ],
+    [
+      'the agent named as the requester, under someone else’s delegation',
+      true,
+      maker,
+      { ...bob, principal_id: 'dlg:d2', agent_did: 'did:web:example.com:alice' },
+    ],
     ['the credential that made the request', true, { principal_id: 'passport:pp_bob' }, bob],
-    ['the person who made the request through their delegation', true, { principal_id: 'dlg:d3', passport_id: 'pp_bob', agent_did: 'did:web:example.com:agents:a' }, bob],
-    ['the agent that made the request, with another person’s delegation', true, { principal_id: 'dlg:d3', passport_id: 'pp_carol', agent_did: 'did:web:example.com:agents:a' }, { ...bob, principal_id: 'dlg:d4', agent_did: 'did:web:example.com:agents:a' }],
+    [
+      'the person who made the request through their delegation',
+      true,
+      { principal_id: 'dlg:d3', passport_id: 'pp_bob', agent_did: 'did:web:example.com:agents:a' },
+      bob,
+    ],
+    [
+      'the agent that made the request, with another person’s delegation',
+      true,
+      { principal_id: 'dlg:d3', passport_id: 'pp_carol', agent_did: 'did:web:example.com:agents:a' },
+      { ...bob, principal_id: 'dlg:d4', agent_did: 'did:web:example.com:agents:a' },
+    ],
     ['another person', false, maker, bob],
-    ['another person’s agent', false, maker, { ...bob, principal_id: 'dlg:d5', agent_did: 'did:web:example.com:agents:b' }],
+    [
+      'another person’s agent',
+      false,
+      maker,
+      { ...bob, principal_id: 'dlg:d5', agent_did: 'did:web:example.com:agents:b' },
+    ],
   ])('%s: refused %s', (_who, refused, by, answerer) => {
     const refusal = selfAnswerRefusal(approval, by, answerer);
     expect(refusal?.code).toBe(refused ? 'requester_may_not_answer' : undefined);

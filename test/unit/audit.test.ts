@@ -1,7 +1,11 @@
 import { actionsOfEventType, auditDetails, auditEventType } from '../../domain/audit';
 import type { ProvenanceEntry } from '../../domain/provenance';
 
-const entry = (action: string, output_data: Record<string, unknown>, extra: Partial<ProvenanceEntry> = {}): ProvenanceEntry => ({
+const entry = (
+  action: string,
+  output_data: Record<string, unknown>,
+  extra: Partial<ProvenanceEntry> = {},
+): ProvenanceEntry => ({
   subject_id: 'rt_1',
   step_id: action,
   timestamp: '2026-07-01T00:00:00.000Z',
@@ -46,18 +50,30 @@ describe('audit event types', () => {
 describe('audit details', () => {
   it('reads a routing decision’s rule, risk and assignee', () => {
     const details = auditDetails(
-      entry('routing_decided', { reason: 'ai_confidence_below_threshold', risk: { level: 'medium', factors: [] }, assigned_to: { type: 'human', did: 'did:x:ada' } }),
+      entry('routing_decided', {
+        reason: 'ai_confidence_below_threshold',
+        risk: { level: 'medium', factors: [] },
+        assigned_to: { type: 'human', did: 'did:x:ada' },
+      }),
       'low',
     );
-    expect(details).toEqual({ rule_triggered: 'ai_confidence_below_threshold', risk_level: 'medium', assigned_to: 'did:x:ada', action: 'routing_decided', summary: 'did routing_decided' });
+    expect(details).toEqual({
+      rule_triggered: 'ai_confidence_below_threshold',
+      risk_level: 'medium',
+      assigned_to: 'did:x:ada',
+      action: 'routing_decided',
+      summary: 'did routing_decided',
+    });
   });
 
   it('reads an escalation’s new reviewer and takes the routing’s risk', () => {
-    expect(auditDetails(entry('escalated', { to_did: 'did:x:grace', escalation_level: 'high' }), 'high')).toMatchObject({
-      rule_triggered: 'reviewer_timeout',
-      risk_level: 'high',
-      assigned_to: 'did:x:grace',
-    });
+    expect(auditDetails(entry('escalated', { to_did: 'did:x:grace', escalation_level: 'high' }), 'high')).toMatchObject(
+      {
+        rule_triggered: 'reviewer_timeout',
+        risk_level: 'high',
+        assigned_to: 'did:x:grace',
+      },
+    );
   });
 
   it.each(['escalated_by_request', 'reassigned_by_request'])('names a %s record’s cause and new reviewer', (action) => {
@@ -69,14 +85,35 @@ describe('audit details', () => {
   });
 
   it('names the human who resolved a routing', () => {
-    expect(auditDetails(entry('routing_resolved', { outcome: 'approved' }, { actor: { type: 'human', did: 'did:x:ada' } }), null)).toMatchObject({
+    expect(
+      auditDetails(
+        entry('routing_resolved', { outcome: 'approved' }, { actor: { type: 'human', did: 'did:x:ada' } }),
+        null,
+      ),
+    ).toMatchObject({
       rule_triggered: null,
       assigned_to: 'did:x:ada',
     });
   });
 
   it('falls back to the first triggered rule of a record from another workstream', () => {
-    const details = auditDetails(entry('safety_checked', { allowed: false }, { rules_evaluated: [{ rule_id: 'a', triggered: false, reason: 'fine' }, { rule_id: 'b', triggered: true, reason: 'amount_exceeds_ai_authority' }] }), null);
-    expect(details).toMatchObject({ rule_triggered: 'amount_exceeds_ai_authority', risk_level: null, assigned_to: null });
+    const details = auditDetails(
+      entry(
+        'safety_checked',
+        { allowed: false },
+        {
+          rules_evaluated: [
+            { rule_id: 'a', triggered: false, reason: 'fine' },
+            { rule_id: 'b', triggered: true, reason: 'amount_exceeds_ai_authority' },
+          ],
+        },
+      ),
+      null,
+    );
+    expect(details).toMatchObject({
+      rule_triggered: 'amount_exceeds_ai_authority',
+      risk_level: null,
+      assigned_to: null,
+    });
   });
 });

@@ -17,7 +17,10 @@ describe('background queue', () => {
         done += 1;
       });
     }
-    await eventually(async () => done, (count) => count === 20);
+    await eventually(
+      async () => done,
+      (count) => count === 20,
+    );
     expect(most).toBe(3);
     expect(queue.size).toBe(0);
   });
@@ -29,7 +32,10 @@ describe('background queue', () => {
       attempts += 1;
       return Promise.reject(new Error('Temporal unreachable'));
     });
-    await eventually(async () => queue.size, (size) => size === 0);
+    await eventually(
+      async () => queue.size,
+      (size) => size === 0,
+    );
     expect(attempts).toBe(3);
   });
 
@@ -40,7 +46,10 @@ describe('background queue', () => {
       attempts += 1;
       return attempts < 2 ? Promise.reject(new Error('once')) : Promise.resolve();
     });
-    await eventually(async () => queue.size, (size) => size === 0);
+    await eventually(
+      async () => queue.size,
+      (size) => size === 0,
+    );
     expect(attempts).toBe(2);
   });
 });
@@ -67,7 +76,10 @@ describe('background queue context', () => {
         await Promise.resolve();
       });
     });
-    await eventually(async () => seen.length, (count) => count === 1);
+    await eventually(
+      async () => seen.length,
+      (count) => count === 1,
+    );
     expect(seen).toEqual([undefined]);
   });
 });

@@ -8,6 +8,8 @@ describe('bundling the workflows in a child process', () => {
   }, 120_000);
 
   it('fails with the child’s exit when the workflows file cannot be bundled', async () => {
-    await expect(bundleWorkflowsApart('/nonexistent/workflows.ts')).rejects.toThrow('bundling the workflows failed (exit code 1)');
+    await expect(bundleWorkflowsApart('/nonexistent/workflows.ts')).rejects.toThrow(
+      'bundling the workflows failed (exit code 1)',
+    );
   }, 60_000);
 });

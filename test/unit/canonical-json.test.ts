@@ -24,7 +24,9 @@ describe('the examples of RFC 8785', () => {
       '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],' +
         ' "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}',
     );
-    expect(canonicalJson(input)).toBe('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+    expect(canonicalJson(input)).toBe(
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    );
   });
 
   it('3.2.3: sorts properties by their UTF-16 code units, surrogate pairs included', () => {
@@ -69,9 +71,12 @@ describe('the examples of RFC 8785', () => {
     expect(canonicalJson(fromBits(bits))).toBe(expected);
   });
 
-  it.each([['7fffffffffffffff'], ['7ff0000000000000'], ['fff0000000000000']])('Appendix B: the IEEE 754 double %s (NaN or an infinity) is refused', (bits) => {
-    expect(() => canonicalJson([fromBits(bits)])).toThrow(CanonicalJsonError);
-  });
+  it.each([['7fffffffffffffff'], ['7ff0000000000000'], ['fff0000000000000']])(
+    'Appendix B: the IEEE 754 double %s (NaN or an infinity) is refused',
+    (bits) => {
+      expect(() => canonicalJson([fromBits(bits)])).toThrow(CanonicalJsonError);
+    },
+  );
 });
 
 describe('values with toJSON, as JSON.stringify sees them', () => {
@@ -82,10 +87,26 @@ describe('values with toJSON, as JSON.stringify sees them', () => {
     ['a Date as a member', { decided_at: at, b: 1 }, '{"b":1,"decided_at":"2026-11-23T21:04:41.123Z"}'],
     ['a Date in an array', [at, null], '["2026-11-23T21:04:41.123Z",null]'],
     ['an invalid Date, which toJSON writes as null', { at: new Date(Number.NaN) }, '{"at":null}'],
-    ['a toJSON whose result has unsorted keys and a Date of its own', { v: { toJSON: () => ({ z: 1, a: at }) } }, '{"v":{"a":"2026-11-23T21:04:41.123Z","z":1}}'],
-    ['toJSON called with the member name, the array index, or "" at the root', { m: { toJSON: (key: string) => key }, l: [{ toJSON: (key: string) => key }] }, '{"l":["0"],"m":"m"}'],
-    ['a toJSON that returns undefined: the member is left out, an array slot is null', { gone: { toJSON: () => undefined }, list: [{ toJSON: () => undefined }] }, '{"list":[null]}'],
-    ['boxed primitives, unboxed', { s: Object('text'), n: Object(2), b: Object(false) }, '{"b":false,"n":2,"s":"text"}'],
+    [
+      'a toJSON whose result has unsorted keys and a Date of its own',
+      { v: { toJSON: () => ({ z: 1, a: at }) } },
+      '{"v":{"a":"2026-11-23T21:04:41.123Z","z":1}}',
+    ],
+    [
+      'toJSON called with the member name, the array index, or "" at the root',
+      { m: { toJSON: (key: string) => key }, l: [{ toJSON: (key: string) => key }] },
+      '{"l":["0"],"m":"m"}',
+    ],
+    [
+      'a toJSON that returns undefined: the member is left out, an array slot is null',
+      { gone: { toJSON: () => undefined }, list: [{ toJSON: () => undefined }] },
+      '{"list":[null]}',
+    ],
+    [
+      'boxed primitives, unboxed',
+      { s: Object('text'), n: Object(2), b: Object(false) },
+      '{"b":false,"n":2,"s":"text"}',
+    ],
   ])('%s', (_name, value, expected) => {
     expect(canonicalJson(value)).toBe(expected);
     expect(canonicalJson(JSON.parse(JSON.stringify(value)))).toBe(expected);
@@ -105,7 +126,9 @@ describe('values with toJSON, as JSON.stringify sees them', () => {
         fc.dictionary(fc.string(), tie('value')),
       ),
     })).value;
-    fc.assert(fc.property(withDates, (value) => canonicalJson(value) === canonicalJson(JSON.parse(JSON.stringify(value)))));
+    fc.assert(
+      fc.property(withDates, (value) => canonicalJson(value) === canonicalJson(JSON.parse(JSON.stringify(value)))),
+    );
   });
 
   it('refuses a structure that contains itself', () => {
@@ -119,7 +142,10 @@ describe('values with toJSON, as JSON.stringify sees them', () => {
     ['a symbol', { s: Symbol('s') }],
     ['a bigint', { n: 1n }],
     ['undefined at the root', undefined],
-    ['a toJSON that returns a Date (JSON.stringify would not call its toJSON, and write {})', { v: { toJSON: () => at } }],
+    [
+      'a toJSON that returns a Date (JSON.stringify would not call its toJSON, and write {})',
+      { v: { toJSON: () => at } },
+    ],
     ['a Map (JSON.stringify would write {})', { m: new Map([['k', 1]]) }],
     ['a Set (JSON.stringify would write {})', [new Set([1])]],
   ])('refuses %s rather than dropping or emptying it', (_name, value) => {

@@ -36,9 +36,20 @@ function record(entry: Partial<ProvenanceEntry>, extra: Partial<ComplianceRecord
 }
 
 const decision = (kind: string, risk = 'low', constraintsMet = true) =>
-  record({ output_data: { decision: kind, risk: { level: risk, factors: [] }, safety_analysis: { risk_level: risk, all_constraints_met: constraintsMet } } });
+  record({
+    output_data: {
+      decision: kind,
+      risk: { level: risk, factors: [] },
+      safety_analysis: { risk_level: risk, all_constraints_met: constraintsMet },
+    },
+  });
 
-const request: ComplianceRequest = { report_type: 'regulatory', period: '2026-Q3', domains: [], include_violations: true };
+const request: ComplianceRequest = {
+  report_type: 'regulatory',
+  period: '2026-Q3',
+  domains: [],
+  include_violations: true,
+};
 const report = (records: ComplianceRecord[]) =>
   buildComplianceReport({
     report_id: 'rpt_1',
@@ -89,7 +100,13 @@ describe('tallying a period’s records', () => {
         decision('escalate_to_human', 'medium', false),
         decision('hybrid_collaboration', 'high', true),
         record({ action: 'escalated', step_id: 'escalation:2', output_data: { to_did: 'did:x:b' } }),
-        record({ action: 'safety_checked', output_data: { allowed: false, rule_of_threes_analysis: { good_for_human: true, good_for_humanity: 'uncertain', good_for_svc: true } } }),
+        record({
+          action: 'safety_checked',
+          output_data: {
+            allowed: false,
+            rule_of_threes_analysis: { good_for_human: true, good_for_humanity: 'uncertain', good_for_svc: true },
+          },
+        }),
       ],
       10,
     );
@@ -110,20 +127,36 @@ describe('tallying a period’s records', () => {
   it.each([
     ['a high-risk decision the AI took alone', decision('ai_autonomous', 'high'), 'human_oversight_high_risk'],
     ['a critical one', decision('ai_autonomous', 'critical'), 'human_oversight_high_risk'],
-    ['an e-mail address in a record', record({ input_data: { contact: 'jane@example.com' } }), 'personal_data_minimised'],
+    [
+      'an e-mail address in a record',
+      record({ input_data: { contact: 'jane@example.com' } }),
+      'personal_data_minimised',
+    ],
     ['an unsealed record', record({}, { sealed: false }), 'records_sealed'],
     ['a record edited after sealing', record({}, { hash_matches: false }), 'records_sealed'],
     ['an expired escalation', record({ action: 'routing_expired', step_id: 'expiry' }), 'escalations_concluded'],
-    ['a human step with no DID', record({ action: 'routing_resolved', actor: { type: 'human' } }), 'human_decisions_attributed'],
+    [
+      'a human step with no DID',
+      record({ action: 'routing_resolved', actor: { type: 'human' } }),
+      'human_decisions_attributed',
+    ],
   ])('fails a check for %s', (_name, failing, check) => {
     const tally = tallyRecords([failing], 10);
     expect(tally.failures).toMatchObject({ [check]: 1 });
     expect(Object.values(tally.failures).reduce((sum, n) => sum + n, 0)).toBe(1);
-    expect(tally.violations).toEqual([expect.objectContaining({ check_id: check, transaction_id: failing.transaction_id })]);
+    expect(tally.violations).toEqual([
+      expect.objectContaining({ check_id: check, transaction_id: failing.transaction_id }),
+    ]);
   });
 
   it('adds up page tallies to the tally of the whole period', () => {
-    const records = [decision('ai_autonomous'), decision('escalate_to_human'), record({ action: 'routing_expired' }), decision('ai_autonomous', 'high'), record({ input_data: { e: 'a@b.co' } })];
+    const records = [
+      decision('ai_autonomous'),
+      decision('escalate_to_human'),
+      record({ action: 'routing_expired' }),
+      decision('ai_autonomous', 'high'),
+      record({ input_data: { e: 'a@b.co' } }),
+    ];
     const pages = [records.slice(0, 2), records.slice(2, 3), records.slice(3)].map((page) => tallyRecords(page, 2));
     const merged = pages.reduce((sum, page) => mergeTallies(sum, page, 2), emptyTally());
     expect(merged).toEqual({ ...tallyRecords(records, 2) });
@@ -141,7 +174,12 @@ describe('tallying a period’s records', () => {
 
 describe('the report', () => {
   it('gives the spec’s summary and a clean bill when every check passes', () => {
-    const built = report([decision('ai_autonomous'), decision('escalate_to_human'), decision('escalate_to_human'), decision('hybrid_collaboration', 'high')]);
+    const built = report([
+      decision('ai_autonomous'),
+      decision('escalate_to_human'),
+      decision('escalate_to_human'),
+      decision('hybrid_collaboration', 'high'),
+    ]);
     expect(built.summary).toEqual({
       total_decisions: 4,
       human_oversight_decisions: 3,
@@ -151,16 +189,45 @@ describe('the report', () => {
       escalations_triggered: 3,
       escalation_rate: 0.5,
     });
-    expect(built.compliance_status).toEqual({ hipaa_compliant: true, gdpr_compliant: true, sox_compliant: true, rule_of_threes_adherence: 1 });
+    expect(built.compliance_status).toEqual({
+      hipaa_compliant: true,
+      gdpr_compliant: true,
+      sox_compliant: true,
+      rule_of_threes_adherence: 1,
+    });
     expect(built.recommendations).toEqual([expect.stringContaining('Every check passed')]);
-    expect(built).toMatchObject({ period_start: '2026-07-01T00:00:00.000Z', period_end: '2026-10-01T00:00:00.000Z', violations: [] });
+    expect(built).toMatchObject({
+      period_start: '2026-07-01T00:00:00.000Z',
+      period_end: '2026-10-01T00:00:00.000Z',
+      violations: [],
+    });
   });
 
   it.each([
-    ['oversight', [decision('ai_autonomous', 'critical')], { hipaa_compliant: false, gdpr_compliant: false, sox_compliant: true }, /left to the AI alone/],
-    ['personal data', [record({ input_data: { ssn: '123-45-6789' } })], { hipaa_compliant: false, gdpr_compliant: false, sox_compliant: true }, /hold personal data/],
-    ['sealing', [record({}, { sealed: false })], { hipaa_compliant: false, gdpr_compliant: true, sox_compliant: false }, /ledger sealer/],
-    ['expiry', [record({ action: 'routing_expired' })], { hipaa_compliant: true, gdpr_compliant: true, sox_compliant: false }, /ran out of reviewers/],
+    [
+      'oversight',
+      [decision('ai_autonomous', 'critical')],
+      { hipaa_compliant: false, gdpr_compliant: false, sox_compliant: true },
+      /left to the AI alone/,
+    ],
+    [
+      'personal data',
+      [record({ input_data: { ssn: '123-45-6789' } })],
+      { hipaa_compliant: false, gdpr_compliant: false, sox_compliant: true },
+      /hold personal data/,
+    ],
+    [
+      'sealing',
+      [record({}, { sealed: false })],
+      { hipaa_compliant: false, gdpr_compliant: true, sox_compliant: false },
+      /ledger sealer/,
+    ],
+    [
+      'expiry',
+      [record({ action: 'routing_expired' })],
+      { hipaa_compliant: true, gdpr_compliant: true, sox_compliant: false },
+      /ran out of reviewers/,
+    ],
   ])('derives the flags from the checks when %s fails, with a recommendation', (_name, records, flags, advice) => {
     const built = report(records);
     expect(built.compliance_status).toMatchObject(flags);
@@ -174,12 +241,20 @@ describe('the report', () => {
     ];
     const built = report(many);
     expect(built.summary.escalation_rate).toBe(0.6667);
-    expect(built.recommendations[0]).toMatch(/66\.7% of decisions went to a human; most often for radiology \(100% of 8\), billing \(0% of 4\)/);
+    expect(built.recommendations[0]).toMatch(
+      /66\.7% of decisions went to a human; most often for radiology \(100% of 8\), billing \(0% of 4\)/,
+    );
   });
 
   it('measures Rule of Threes adherence over the records that were judged', () => {
-    const flagged = record({ action: 'safety_checked', output_data: { rule_of_threes_analysis: { good_for_human: false, good_for_humanity: true, good_for_svc: true } } });
-    expect(report([decision('ai_autonomous'), decision('ai_autonomous'), decision('ai_autonomous'), flagged]).compliance_status.rule_of_threes_adherence).toBe(0.75);
+    const flagged = record({
+      action: 'safety_checked',
+      output_data: { rule_of_threes_analysis: { good_for_human: false, good_for_humanity: true, good_for_svc: true } },
+    });
+    expect(
+      report([decision('ai_autonomous'), decision('ai_autonomous'), decision('ai_autonomous'), flagged])
+        .compliance_status.rule_of_threes_adherence,
+    ).toBe(0.75);
   });
 
   it('lists violations only when asked', () => {
@@ -193,6 +268,9 @@ describe('the report', () => {
       report_url: 'u',
     });
     expect(built).not.toHaveProperty('violations');
-    expect(built.checks.find((check) => check.check_id === 'records_sealed')).toMatchObject({ passed: false, failures: 1 });
+    expect(built.checks.find((check) => check.check_id === 'records_sealed')).toMatchObject({
+      passed: false,
+      failures: 1,
+    });
   });
 });

@@ -1,7 +1,14 @@
 import { conditionHolds, parseCondition } from '../../domain/dag-conditions';
 
 describe('DAG conditions', () => {
-  const output = { score: 0.86, status: 'ok', flags: { manual: false, tags: ['a', 'b'] }, items: [{ kind: 'invoice' }], count: 0, note: null };
+  const output = {
+    score: 0.86,
+    status: 'ok',
+    flags: { manual: false, tags: ['a', 'b'] },
+    items: [{ kind: 'invoice' }],
+    count: 0,
+    note: null,
+  };
 
   it.each([
     ['score >= 0.8', true],

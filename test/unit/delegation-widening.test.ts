@@ -1,6 +1,11 @@
 import { wideningOf, type DelegationBounds } from '../../domain/capabilities';
 
-const bounds = (capabilities: string[]): DelegationBounds => ({ capabilities, expires_at: 1000, environment: null, risk_level: 'standard' });
+const bounds = (capabilities: string[]): DelegationBounds => ({
+  capabilities,
+  expires_at: 1000,
+  environment: null,
+  risk_level: 'standard',
+});
 
 describe('narrowing a delegation’s prompt grants', () => {
   it.each([

@@ -14,10 +14,27 @@ describe('what a delivery attempt comes to', () => {
   });
 
   it.each<[string, AttemptVerdict, object]>([
-    ['waits for the next attempt when retrying', { kind: 'retry', delay_seconds: 60 }, { status: 'retrying', next_attempt_at: AT.next_attempt_at }],
-    ['completes when delivered', { kind: 'delivered' }, { status: 'succeeded', next_attempt_at: undefined, completed_at: AT.observed_at }],
-    ['fails with the reason when given up', { kind: 'give_up', reason: 'endpoint_gone' }, { status: 'failed', failure_reason: 'endpoint_gone', next_attempt_at: undefined, completed_at: AT.observed_at }],
+    [
+      'waits for the next attempt when retrying',
+      { kind: 'retry', delay_seconds: 60 },
+      { status: 'retrying', next_attempt_at: AT.next_attempt_at },
+    ],
+    [
+      'completes when delivered',
+      { kind: 'delivered' },
+      { status: 'succeeded', next_attempt_at: undefined, completed_at: AT.observed_at },
+    ],
+    [
+      'fails with the reason when given up',
+      { kind: 'give_up', reason: 'endpoint_gone' },
+      { status: 'failed', failure_reason: 'endpoint_gone', next_attempt_at: undefined, completed_at: AT.observed_at },
+    ],
   ])('%s, keeping what the receiver answered', (_behaviour, verdict, expected) => {
-    expect(attemptChanges(2, { status: 503, error: 'busy' }, verdict, AT)).toEqual({ attempts: 2, last_status_code: 503, last_error: 'busy', ...expected });
+    expect(attemptChanges(2, { status: 503, error: 'busy' }, verdict, AT)).toEqual({
+      attempts: 2,
+      last_status_code: 503,
+      last_error: 'busy',
+      ...expected,
+    });
   });
 });

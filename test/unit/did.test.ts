@@ -23,7 +23,11 @@ import vectors from '../fixtures/did-key-ed25519.json';
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 function publicKeyOfSeed(seedHex: string): Uint8Array {
-  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(seedHex, 'hex')]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(seedHex, 'hex')]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
   return Buffer.from(jwk.x!, 'base64url');
 }
@@ -98,15 +102,32 @@ describe('public JWKs a device sends', () => {
 
   it('RFC 8037 A.3: the thumbprint of the RFC’s Ed25519 key', () => {
     const jwk: Ed25519PublicJwk = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' };
-    expect(createHash('sha256').update(thumbprintInput(jwk)).digest('base64url')).toBe('kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k');
+    expect(createHash('sha256').update(thumbprintInput(jwk)).digest('base64url')).toBe(
+      'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k',
+    );
   });
 });
 
 describe('did:web', () => {
   it.each([
-    ['https://handoff.example', 'pp_1', 'did:web:handoff.example:passports:pp_1', 'https://handoff.example/passports/pp_1/did.json'],
-    ['http://127.0.0.1:3000', 'pp_2', 'did:web:127.0.0.1%3A3000:passports:pp_2', 'https://127.0.0.1:3000/passports/pp_2/did.json'],
-    ['https://example.com/handoff/', 'pp_3', 'did:web:example.com:handoff:passports:pp_3', 'https://example.com/handoff/passports/pp_3/did.json'],
+    [
+      'https://handoff.example',
+      'pp_1',
+      'did:web:handoff.example:passports:pp_1',
+      'https://handoff.example/passports/pp_1/did.json',
+    ],
+    [
+      'http://127.0.0.1:3000',
+      'pp_2',
+      'did:web:127.0.0.1%3A3000:passports:pp_2',
+      'https://127.0.0.1:3000/passports/pp_2/did.json',
+    ],
+    [
+      'https://example.com/handoff/',
+      'pp_3',
+      'did:web:example.com:handoff:passports:pp_3',
+      'https://example.com/handoff/passports/pp_3/did.json',
+    ],
   ])('%s and %s make %s, resolved at %s', (base, id, did, url) => {
     expect(passportDidWeb(base, id)).toBe(did);
     expect(didWebDocumentUrl(did)).toBe(url);
@@ -130,7 +151,14 @@ describe('DID documents', () => {
     expect(doc).toMatchObject({
       id: did,
       alsoKnownAs: [didKeyOfJwk(key.jwk)],
-      verificationMethod: [{ id: `${did}#thumb`, type: 'JsonWebKey', controller: did, publicKeyJwk: { ...key.jwk, kid: 'thumb', alg: 'EdDSA' } }],
+      verificationMethod: [
+        {
+          id: `${did}#thumb`,
+          type: 'JsonWebKey',
+          controller: did,
+          publicKeyJwk: { ...key.jwk, kid: 'thumb', alg: 'EdDSA' },
+        },
+      ],
       authentication: [`${did}#thumb`],
       assertionMethod: [`${did}#thumb`],
     });

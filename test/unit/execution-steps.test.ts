@@ -41,24 +41,55 @@ describe('the transitions of an execution', () => {
   });
 
   it('starts processing at the given time', () => {
-    expect(startedTransition(execution({ status: 'queued' }), AT)).toMatchObject({ step_id: 'processing', event: 'execution.started', changes: { status: 'processing', started_at: AT } });
+    expect(startedTransition(execution({ status: 'queued' }), AT)).toMatchObject({
+      step_id: 'processing',
+      event: 'execution.started',
+      changes: { status: 'processing', started_at: AT },
+    });
   });
 
   it.each<[string, ExecutionEnding, object]>([
     [
       'cancels, on the core’s account, a call whose approval was rejected',
       { kind: 'not_approved', approval_id: 'apr_1', approval_status: 'rejected' },
-      { step_id: 'cancelled', actor: core, event: 'execution.cancelled', changes: { status: 'cancelled', completed_at: AT, error_json: { type: 'approval_rejected', approval_id: 'apr_1', message: 'The call was not approved: its approval was rejected' } } },
+      {
+        step_id: 'cancelled',
+        actor: core,
+        event: 'execution.cancelled',
+        changes: {
+          status: 'cancelled',
+          completed_at: AT,
+          error_json: {
+            type: 'approval_rejected',
+            approval_id: 'apr_1',
+            message: 'The call was not approved: its approval was rejected',
+          },
+        },
+      },
     ],
     [
       'fails, on the core’s account, a call whose approval failed',
       { kind: 'approval_failed', approval_id: 'apr_1', type: 'invalid_data', message: 'cannot be stored' },
-      { step_id: 'failed', actor: core, event: 'execution.failed', changes: { status: 'failed', completed_at: AT, error_json: { type: 'invalid_data', approval_id: 'apr_1', message: 'cannot be stored' } } },
+      {
+        step_id: 'failed',
+        actor: core,
+        event: 'execution.failed',
+        changes: {
+          status: 'failed',
+          completed_at: AT,
+          error_json: { type: 'invalid_data', approval_id: 'apr_1', message: 'cannot be stored' },
+        },
+      },
     ],
     [
       'completes, on the agent’s account, with its result at 100 % and the later attempt',
       { kind: 'answered', result: { summary: 'hi' }, attempt: 3 },
-      { step_id: 'completed', actor: agentActor, reasoning: 'urn:agent:summarizer answered on attempt 3', changes: { status: 'completed', result_json: { summary: 'hi' }, current_attempt: 3, progress_percent: 100 } },
+      {
+        step_id: 'completed',
+        actor: agentActor,
+        reasoning: 'urn:agent:summarizer answered on attempt 3',
+        changes: { status: 'completed', result_json: { summary: 'hi' }, current_attempt: 3, progress_percent: 100 },
+      },
     ],
     [
       'keeps the attempt a progress report already moved past',
@@ -68,22 +99,52 @@ describe('the transitions of an execution', () => {
     [
       'cancels on the account of the human who asked, with their reason',
       { kind: 'cancelled', request: { cancelled_by: 'did:web:example.com:bob', reason: 'wrong file' } },
-      { actor: { type: 'human', did: 'did:web:example.com:bob' }, reasoning: 'wrong file', changes: { status: 'cancelled', completed_at: AT, cancelled_by: 'did:web:example.com:bob', cancel_reason: 'wrong file' } },
+      {
+        actor: { type: 'human', did: 'did:web:example.com:bob' },
+        reasoning: 'wrong file',
+        changes: {
+          status: 'cancelled',
+          completed_at: AT,
+          cancelled_by: 'did:web:example.com:bob',
+          cancel_reason: 'wrong file',
+        },
+      },
     ],
     [
       'cancels on the core’s account when the workflow itself was cancelled',
       { kind: 'cancelled' },
-      { actor: core, reasoning: 'Cancelled by a cancellation of the workflow', changes: { status: 'cancelled', completed_at: AT, cancelled_by: ORCH_CORE_DID } },
+      {
+        actor: core,
+        reasoning: 'Cancelled by a cancellation of the workflow',
+        changes: { status: 'cancelled', completed_at: AT, cancelled_by: ORCH_CORE_DID },
+      },
     ],
     [
       'fails with the failure’s type, message and HTTP status',
       { kind: 'failed', type: 'agent_http_4xx', message: 'HTTP 400', attempt: 4, status: 400 },
-      { step_id: 'failed', actor: agentActor, reasoning: 'urn:agent:summarizer did not complete the call: HTTP 400', changes: { status: 'failed', completed_at: AT, current_attempt: 4, error_json: { type: 'agent_http_4xx', message: 'HTTP 400', status: 400 } } },
+      {
+        step_id: 'failed',
+        actor: agentActor,
+        reasoning: 'urn:agent:summarizer did not complete the call: HTTP 400',
+        changes: {
+          status: 'failed',
+          completed_at: AT,
+          current_attempt: 4,
+          error_json: { type: 'agent_http_4xx', message: 'HTTP 400', status: 400 },
+        },
+      },
     ],
     [
       'fails as agent_call_failed when the failure has no type',
       { kind: 'failed', message: 'timed out' },
-      { changes: { status: 'failed', completed_at: AT, current_attempt: 2, error_json: { type: 'agent_call_failed', message: 'timed out' } } },
+      {
+        changes: {
+          status: 'failed',
+          completed_at: AT,
+          current_attempt: 2,
+          error_json: { type: 'agent_call_failed', message: 'timed out' },
+        },
+      },
     ],
   ])('%s', (_behaviour, ending, expected) => {
     expect(finishedTransition(execution(), agent, ending, AT)).toMatchObject(expected);
@@ -91,10 +152,20 @@ describe('the transitions of an execution', () => {
 
   it.each([
     [{ success: true, attempts: 1 }, 'callback_delivered', 'https://cb.example.com took the result on attempt 1'],
-    [{ success: false, attempts: 5, error: 'HTTP 503' }, 'callback_failed', 'https://cb.example.com did not take the result in 5 attempts: HTTP 503'],
+    [
+      { success: false, attempts: 5, error: 'HTTP 503' },
+      'callback_failed',
+      'https://cb.example.com did not take the result in 5 attempts: HTTP 503',
+    ],
   ])('records the callback %j without an event', (outcome, action, reasoning) => {
     const transition = callbackTransition('https://cb.example.com', outcome);
-    expect(transition).toEqual({ step_id: 'callback', actor: core, action, reasoning, changes: { callback_success: outcome.success, callback_attempts: outcome.attempts } });
+    expect(transition).toEqual({
+      step_id: 'callback',
+      actor: core,
+      action,
+      reasoning,
+      changes: { callback_success: outcome.success, callback_attempts: outcome.attempts },
+    });
     expect(executionRecord(execution(), transition, AT).events).toEqual([]);
   });
 
@@ -102,8 +173,24 @@ describe('the transitions of an execution', () => {
     const failed = execution({ status: 'failed', error_json: { type: 'x' } });
     const transition = finishedTransition(failed, agent, { kind: 'failed', message: 'no' }, AT);
     expect(executionRecord(failed, transition, AT)).toEqual({
-      entry: expect.objectContaining({ subject_id: 'exe_1', step_id: 'failed', timestamp: AT, input_data: { agent_uri: agent.agent_uri, capability_uri: 'urn:cap:summarize', parameters: { text: 'hello' } } }),
-      events: [{ event: 'execution.failed', data: expect.objectContaining({ execution_id: 'exe_1', status: 'failed', task_id: null, approval_id: null, error: { type: 'x' } }) }],
+      entry: expect.objectContaining({
+        subject_id: 'exe_1',
+        step_id: 'failed',
+        timestamp: AT,
+        input_data: { agent_uri: agent.agent_uri, capability_uri: 'urn:cap:summarize', parameters: { text: 'hello' } },
+      }),
+      events: [
+        {
+          event: 'execution.failed',
+          data: expect.objectContaining({
+            execution_id: 'exe_1',
+            status: 'failed',
+            task_id: null,
+            approval_id: null,
+            error: { type: 'x' },
+          }),
+        },
+      ],
     });
   });
 });
@@ -130,7 +217,14 @@ describe('what an execution refuses', () => {
   });
 
   it('moves the attempt forward only, and keeps a message only when one is given', () => {
-    expect(progressChanges(execution(), { attempt: 1, progress_percent: 40 })).toEqual({ current_attempt: 2, progress_percent: 40 });
-    expect(progressChanges(execution(), { attempt: 3, progress_percent: 50, progress_message: 'half' })).toEqual({ current_attempt: 3, progress_percent: 50, progress_message: 'half' });
+    expect(progressChanges(execution(), { attempt: 1, progress_percent: 40 })).toEqual({
+      current_attempt: 2,
+      progress_percent: 40,
+    });
+    expect(progressChanges(execution(), { attempt: 3, progress_percent: 50, progress_message: 'half' })).toEqual({
+      current_attempt: 3,
+      progress_percent: 50,
+      progress_message: 'half',
+    });
   });
 });

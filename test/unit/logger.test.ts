@@ -4,10 +4,12 @@ import { errorFields } from '../../lib/logger';
 // winston keeps the formatted line under this symbol (triple-beam's MESSAGE).
 const MESSAGE = Symbol.for('message');
 
-
 const render = (meta: Record<string, unknown>) => {
   const format = winston.format.combine(errorFields(), winston.format.json());
-  const info = format.transform({ level: 'error', message: 'unhandled error', ...meta }) as Record<string | symbol, unknown>;
+  const info = format.transform({ level: 'error', message: 'unhandled error', ...meta }) as Record<
+    string | symbol,
+    unknown
+  >;
   return JSON.parse(info[MESSAGE] as string) as Record<string, unknown>;
 };
 
@@ -22,7 +24,9 @@ describe('log entries with errors', () => {
 
   it('follow the cause of a wrapped error', () => {
     const error = new Error('routing failed', { cause: new Error('connection refused') });
-    expect(render({ error })).toMatchObject({ error: { message: 'routing failed', cause: { name: 'Error', message: 'connection refused' } } });
+    expect(render({ error })).toMatchObject({
+      error: { message: 'routing failed', cause: { name: 'Error', message: 'connection refused' } },
+    });
   });
 
   it('leave other metadata as it is', () => {

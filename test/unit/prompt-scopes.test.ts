@@ -38,7 +38,11 @@ describe('promptCoverage', () => {
   it.each<[string, string[], ReturnType<typeof promptCoverage>]>([
     ['all keys with the * grant', ['prompt:read:*'], { all: true }],
     ['all keys for platform:admin', ['platform:admin'], { all: true }],
-    ['exact keys and prefixes of the action only', ['prompt:read:a', 'prompt:read:b-*', 'prompt:publish:c', 'prompt:*:d'], { all: false, keys: ['a', 'd'], prefixes: ['b-'] }],
+    [
+      'exact keys and prefixes of the action only',
+      ['prompt:read:a', 'prompt:read:b-*', 'prompt:publish:c', 'prompt:*:d'],
+      { all: false, keys: ['a', 'd'], prefixes: ['b-'] },
+    ],
     ['nothing without grants', ['platform:read'], { all: false, keys: [], prefixes: [] }],
   ])('%s', (_name, scopes, coverage) => {
     expect(promptCoverage(scopes, 'read')).toEqual(coverage);

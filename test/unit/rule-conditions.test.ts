@@ -1,4 +1,10 @@
-import { conditionProblem, evaluateCondition, evaluateConditions, type Condition, type RoutingFacts } from '../../domain/rule-conditions';
+import {
+  conditionProblem,
+  evaluateCondition,
+  evaluateConditions,
+  type Condition,
+  type RoutingFacts,
+} from '../../domain/rule-conditions';
 
 const facts: RoutingFacts = {
   task_type: 'invoice_approval',
@@ -8,7 +14,11 @@ const facts: RoutingFacts = {
   context: { amount: 12_000, jurisdiction: 'EU', patient: { age: 71 }, urgent: true },
 };
 
-const c = (condition_type: string, operator: Condition['operator'], value: Condition['value']): Condition => ({ condition_type, operator, value });
+const c = (condition_type: string, operator: Condition['operator'], value: Condition['value']): Condition => ({
+  condition_type,
+  operator,
+  value,
+});
 
 describe('evaluateCondition', () => {
   it.each<[string, Condition, boolean]>([
@@ -34,7 +44,11 @@ describe('evaluateCondition', () => {
   });
 
   it('does not hold on a missing amount, and says so', () => {
-    expect(evaluateCondition(c('amount', '<', 100), { ...facts, context: {} })).toEqual({ holds: false, explanation: 'amount is missing', missing: true });
+    expect(evaluateCondition(c('amount', '<', 100), { ...facts, context: {} })).toEqual({
+      holds: false,
+      explanation: 'amount is missing',
+      missing: true,
+    });
   });
 });
 
@@ -47,7 +61,9 @@ describe('evaluateConditions', () => {
   });
 
   it('names the first condition that does not hold', () => {
-    expect(evaluateConditions([c('domain', '==', 'finance'), c('ai_confidence', '<', 0.7), c('amount', '>', 1)], facts)).toEqual({
+    expect(
+      evaluateConditions([c('domain', '==', 'finance'), c('ai_confidence', '<', 0.7), c('amount', '>', 1)], facts),
+    ).toEqual({
       holds: false,
       explanation: 'ai_confidence 0.82 < 0.7 does not hold',
     });

@@ -1,28 +1,91 @@
 import type { AgentProfile } from '../../domain/agents';
-import { assessRisk, DEFAULT_RISK_THRESHOLDS, evaluateRisk, levelForScore, thresholdsIncrease, type RiskLevel } from '../../domain/risk';
+import {
+  assessRisk,
+  DEFAULT_RISK_THRESHOLDS,
+  evaluateRisk,
+  levelForScore,
+  thresholdsIncrease,
+  type RiskLevel,
+} from '../../domain/risk';
 import { ruleOfThrees, type RuleOfThreesAnalysis } from '../../domain/rule-of-threes';
-import { evaluateBoundaries, resolveDomain, type Boundary, type DomainSafetyConfig, type SafetyActor } from '../../domain/safety';
+import {
+  evaluateBoundaries,
+  resolveDomain,
+  type Boundary,
+  type DomainSafetyConfig,
+  type SafetyActor,
+} from '../../domain/safety';
 import { boundaryAnswer, safetyVerdict } from '../../domain/safety-verdict';
 
-const base = { description: 'd', enforcement: 'strict' as const, severity: 'high' as const, exceptions: null, escalation_required: true, actions: [] as string[] };
+const base = {
+  description: 'd',
+  enforcement: 'strict' as const,
+  severity: 'high' as const,
+  exceptions: null,
+  escalation_required: true,
+  actions: [] as string[],
+};
 const healthcare: DomainSafetyConfig = {
   domain: 'healthcare',
   task_types: ['medical_diagnosis'],
   risk_thresholds: { low: 0.1, medium: 0.3, high: 0.6, critical: 0.85 },
   boundaries: [
-    { ...base, boundary_id: 'cap', type: 'capability_boundary', actions: ['diagnose'], required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }] },
-    { ...base, boundary_id: 'no-rx', type: 'safety_boundary', severity: 'critical', actions: ['prescribe'], conditions: [], exceptions: 'emergency_override' },
+    {
+      ...base,
+      boundary_id: 'cap',
+      type: 'capability_boundary',
+      actions: ['diagnose'],
+      required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }],
+    },
+    {
+      ...base,
+      boundary_id: 'no-rx',
+      type: 'safety_boundary',
+      severity: 'critical',
+      actions: ['prescribe'],
+      conditions: [],
+      exceptions: 'emergency_override',
+    },
     { ...base, boundary_id: 'ceiling', type: 'risk_boundary', max_risk_level: 'medium' },
-    { ...base, boundary_id: 'consent', type: 'context_boundary', enforcement: 'advisory', severity: 'medium', escalation_required: true, required_context: ['patient_consent'] },
-    { ...base, boundary_id: 'minors', type: 'safety_boundary', conditions: [{ condition_type: 'context.patient_age', operator: '<', value: 18 }] },
+    {
+      ...base,
+      boundary_id: 'consent',
+      type: 'context_boundary',
+      enforcement: 'advisory',
+      severity: 'medium',
+      escalation_required: true,
+      required_context: ['patient_consent'],
+    },
+    {
+      ...base,
+      boundary_id: 'minors',
+      type: 'safety_boundary',
+      conditions: [{ condition_type: 'context.patient_age', operator: '<', value: 18 }],
+    },
   ] satisfies Boundary[],
 };
 
-const strongAgent: AgentProfile = { agent_id: 'urn:a:agent:dx:1', status: 'active', capabilities: [{ capability_id: 'medical_diagnosis', confidence_level: 0.9 }], safety_constraints: {} };
+const strongAgent: AgentProfile = {
+  agent_id: 'urn:a:agent:dx:1',
+  status: 'active',
+  capabilities: [{ capability_id: 'medical_diagnosis', confidence_level: 0.9 }],
+  safety_constraints: {},
+};
 
-function check(action: string, context: Record<string, unknown>, actor: SafetyActor, agent: AgentProfile | null = strongAgent) {
+function check(
+  action: string,
+  context: Record<string, unknown>,
+  actor: SafetyActor,
+  agent: AgentProfile | null = strongAgent,
+) {
   const risk = assessRisk({ context, lifeSafetyFlag: false }, healthcare.risk_thresholds);
-  const facts = { task_type: action, domain: 'healthcare', risk_level: risk.level, ai_confidence: actor.confidence ?? 1, context };
+  const facts = {
+    task_type: action,
+    domain: 'healthcare',
+    risk_level: risk.level,
+    ai_confidence: actor.confidence ?? 1,
+    context,
+  };
   return { risk, evaluation: evaluateBoundaries({ action, context, actor, agent, config: healthcare, facts, risk }) };
 }
 
@@ -32,25 +95,80 @@ const consent = { patient_consent: true };
 describe('evaluateBoundaries', () => {
   it.each<[string, string, Record<string, unknown>, SafetyActor, AgentProfile | null, string[]]>([
     ['passes a capable, confident agent with consent', 'diagnose', consent, ai(0.9), strongAgent, []],
-    ['finds the Fourth Law when confidence is below 0.70', 'diagnose', consent, ai(0.6), strongAgent, ['fourth_law:ai_confidence_below_threshold']],
-    ['finds a capability the agent has not proven', 'diagnose', consent, ai(0.9), { ...strongAgent, capabilities: [{ capability_id: 'medical_diagnosis', confidence_level: 0.5 }] }, ['cap:capability_not_proven']],
-    ['finds no capability for an unregistered agent', 'diagnose', consent, ai(0.9), null, ['cap:capability_not_proven']],
+    [
+      'finds the Fourth Law when confidence is below 0.70',
+      'diagnose',
+      consent,
+      ai(0.6),
+      strongAgent,
+      ['fourth_law:ai_confidence_below_threshold'],
+    ],
+    [
+      'finds a capability the agent has not proven',
+      'diagnose',
+      consent,
+      ai(0.9),
+      { ...strongAgent, capabilities: [{ capability_id: 'medical_diagnosis', confidence_level: 0.5 }] },
+      ['cap:capability_not_proven'],
+    ],
+    [
+      'finds no capability for an unregistered agent',
+      'diagnose',
+      consent,
+      ai(0.9),
+      null,
+      ['cap:capability_not_proven'],
+    ],
     ['forbids prescribing to any AI', 'prescribe', consent, ai(0.99), strongAgent, ['no-rx:safety_boundary_crossed']],
-    ['crosses a risk ceiling on the amount', 'diagnose', { ...consent, amount: 20_000 }, ai(0.9), strongAgent, ['ceiling:amount_exceeds_ai_authority']],
-    ['crosses a risk ceiling on irreversibility', 'diagnose', { ...consent, irreversible: true }, ai(0.9), strongAgent, ['ceiling:risk_exceeds_ai_authority']],
+    [
+      'crosses a risk ceiling on the amount',
+      'diagnose',
+      { ...consent, amount: 20_000 },
+      ai(0.9),
+      strongAgent,
+      ['ceiling:amount_exceeds_ai_authority'],
+    ],
+    [
+      'crosses a risk ceiling on irreversibility',
+      'diagnose',
+      { ...consent, irreversible: true },
+      ai(0.9),
+      strongAgent,
+      ['ceiling:risk_exceeds_ai_authority'],
+    ],
     ['asks for missing context', 'diagnose', {}, ai(0.9), strongAgent, ['consent:missing_context']],
-    ['holds a conditional safety boundary where its conditions hold', 'diagnose', { ...consent, patient_age: 12 }, ai(0.9), strongAgent, ['minors:safety_boundary_crossed']],
-    ['binds a human by context boundaries only', 'prescribe', { amount: 50_000 }, { type: 'human' }, null, ['consent:missing_context']],
+    [
+      'holds a conditional safety boundary where its conditions hold',
+      'diagnose',
+      { ...consent, patient_age: 12 },
+      ai(0.9),
+      strongAgent,
+      ['minors:safety_boundary_crossed'],
+    ],
+    [
+      'binds a human by context boundaries only',
+      'prescribe',
+      { amount: 50_000 },
+      { type: 'human' },
+      null,
+      ['consent:missing_context'],
+    ],
   ])('%s', (_name, action, context, actor, agent, expected) => {
     const { evaluation } = check(action, context, actor, agent);
     expect(evaluation.violations.map((v) => `${v.boundary_id}:${v.reason}`)).toEqual(expected);
   });
 
   it('applies the agent’s own constraints', () => {
-    const constrained: AgentProfile = { ...strongAgent, safety_constraints: { cannot_prescribe: true, max_risk_level: 'low', requires_human_confirmation: true } };
+    const constrained: AgentProfile = {
+      ...strongAgent,
+      safety_constraints: { cannot_prescribe: true, max_risk_level: 'low', requires_human_confirmation: true },
+    };
     const { evaluation } = check('medication_order', { ...consent, amount: 2_000 }, ai(0.9), constrained);
     // 2,000 is medium risk: within the domain's medium ceiling, above the agent's own low one.
-    expect(evaluation.violations.map((v) => `${v.boundary_id}:${v.reason}`)).toEqual(['agent:cannot_prescribe:agent_cannot_prescribe', 'agent:max_risk_level:amount_exceeds_ai_authority']);
+    expect(evaluation.violations.map((v) => `${v.boundary_id}:${v.reason}`)).toEqual([
+      'agent:cannot_prescribe:agent_cannot_prescribe',
+      'agent:max_risk_level:amount_exceeds_ai_authority',
+    ]);
     expect(evaluation.confirmation_required).toBe(true);
   });
 
@@ -83,13 +201,21 @@ describe('risk under domain thresholds', () => {
     [{ contains_personal_data: true }, false, 'medium'],
     [{ risk_level: 'high', amount: 10 }, false, 'high'],
     [{}, true, 'critical'],
-  ])('gives the foundation’s levels with the default thresholds for %j (life safety %s)', (context, lifeSafetyFlag, level) => {
-    expect(assessRisk({ context, lifeSafetyFlag }, DEFAULT_RISK_THRESHOLDS).level).toBe(level);
-    expect(evaluateRisk({ context, lifeSafetyFlag }).level).toBe(level);
-  });
+  ])(
+    'gives the foundation’s levels with the default thresholds for %j (life safety %s)',
+    (context, lifeSafetyFlag, level) => {
+      expect(assessRisk({ context, lifeSafetyFlag }, DEFAULT_RISK_THRESHOLDS).level).toBe(level);
+      expect(evaluateRisk({ context, lifeSafetyFlag }).level).toBe(level);
+    },
+  );
 
   it('reads the same score as a higher level under stricter thresholds', () => {
-    expect(assessRisk({ context: { contains_personal_data: true }, lifeSafetyFlag: false }, { low: 0.1, medium: 0.2, high: 0.4, critical: 0.8 })).toMatchObject({ score: 0.45, level: 'high' });
+    expect(
+      assessRisk(
+        { context: { contains_personal_data: true }, lifeSafetyFlag: false },
+        { low: 0.1, medium: 0.2, high: 0.4, critical: 0.8 },
+      ),
+    ).toMatchObject({ score: 0.45, level: 'high' });
   });
 
   it.each([
@@ -118,42 +244,125 @@ describe('resolveDomain', () => {
 });
 
 describe('ruleOfThrees', () => {
-  const strict = { boundary_id: 'x', boundary_type: 'safety_boundary' as const, severity: 'high' as const, description: '', reason: 'r', enforcement: 'strict' as const, escalation_required: true };
+  const strict = {
+    boundary_id: 'x',
+    boundary_type: 'safety_boundary' as const,
+    severity: 'high' as const,
+    description: '',
+    reason: 'r',
+    enforcement: 'strict' as const,
+    escalation_required: true,
+  };
   it.each<[string, Record<string, unknown>, RiskLevel, boolean, Partial<RuleOfThreesAnalysis>]>([
-    ['is aligned when each judgment is stated good', { benefit_to_individual: true, societal_impact: 'positive' }, 'low', false, { good_for_human: true, good_for_humanity: true, good_for_svc: true, overall_assessment: 'aligned' }],
-    ['cannot judge the human without a stated benefit', {}, 'low', false, { good_for_human: 'uncertain', good_for_humanity: true, good_for_svc: true, overall_assessment: 'requires_human_judgment' }],
-    ['finds harm to the person', { harm_to_individual: true, benefit_to_individual: true }, 'low', false, { good_for_human: false, overall_assessment: 'not_aligned' }],
-    ['finds withheld consent', { patient_consent: false, benefit_to_individual: true }, 'low', false, { good_for_human: false, overall_assessment: 'not_aligned' }],
-    ['finds a negative societal impact', { benefit_to_individual: true, societal_impact: 'negative' }, 'low', false, { good_for_humanity: false, overall_assessment: 'not_aligned' }],
-    ['leaves humanity uncertain for an irreversible action', { benefit_to_individual: true, irreversible: true }, 'low', false, { good_for_humanity: 'uncertain' }],
-    ['leaves humanity uncertain at high risk', { benefit_to_individual: true }, 'high', false, { good_for_humanity: 'uncertain', good_for_svc: 'uncertain', overall_assessment: 'requires_human_judgment' }],
-    ['finds acting across a strict boundary bad for the service', { benefit_to_individual: true, societal_impact: 'neutral' }, 'low', true, { good_for_svc: false, overall_assessment: 'not_aligned' }],
+    [
+      'is aligned when each judgment is stated good',
+      { benefit_to_individual: true, societal_impact: 'positive' },
+      'low',
+      false,
+      { good_for_human: true, good_for_humanity: true, good_for_svc: true, overall_assessment: 'aligned' },
+    ],
+    [
+      'cannot judge the human without a stated benefit',
+      {},
+      'low',
+      false,
+      {
+        good_for_human: 'uncertain',
+        good_for_humanity: true,
+        good_for_svc: true,
+        overall_assessment: 'requires_human_judgment',
+      },
+    ],
+    [
+      'finds harm to the person',
+      { harm_to_individual: true, benefit_to_individual: true },
+      'low',
+      false,
+      { good_for_human: false, overall_assessment: 'not_aligned' },
+    ],
+    [
+      'finds withheld consent',
+      { patient_consent: false, benefit_to_individual: true },
+      'low',
+      false,
+      { good_for_human: false, overall_assessment: 'not_aligned' },
+    ],
+    [
+      'finds a negative societal impact',
+      { benefit_to_individual: true, societal_impact: 'negative' },
+      'low',
+      false,
+      { good_for_humanity: false, overall_assessment: 'not_aligned' },
+    ],
+    [
+      'leaves humanity uncertain for an irreversible action',
+      { benefit_to_individual: true, irreversible: true },
+      'low',
+      false,
+      { good_for_humanity: 'uncertain' },
+    ],
+    [
+      'leaves humanity uncertain at high risk',
+      { benefit_to_individual: true },
+      'high',
+      false,
+      { good_for_humanity: 'uncertain', good_for_svc: 'uncertain', overall_assessment: 'requires_human_judgment' },
+    ],
+    [
+      'finds acting across a strict boundary bad for the service',
+      { benefit_to_individual: true, societal_impact: 'neutral' },
+      'low',
+      true,
+      { good_for_svc: false, overall_assessment: 'not_aligned' },
+    ],
   ])('%s', (_name, context, risk_level, violated, expected) => {
     expect(ruleOfThrees({ context, risk_level, violations: violated ? [strict] : [] })).toMatchObject(expected);
   });
 });
 
 describe('safetyVerdict and boundaryAnswer', () => {
-  const aligned: RuleOfThreesAnalysis = { good_for_human: true, good_for_humanity: true, good_for_svc: true, overall_assessment: 'aligned' };
-  const open: RuleOfThreesAnalysis = { ...aligned, good_for_human: 'uncertain', overall_assessment: 'requires_human_judgment' };
+  const aligned: RuleOfThreesAnalysis = {
+    good_for_human: true,
+    good_for_humanity: true,
+    good_for_svc: true,
+    overall_assessment: 'aligned',
+  };
+  const open: RuleOfThreesAnalysis = {
+    ...aligned,
+    good_for_human: 'uncertain',
+    overall_assessment: 'requires_human_judgment',
+  };
 
   it('allows what crosses nothing', () => {
     const { evaluation, risk } = check('diagnose', consent, ai(0.9));
     const verdict = safetyVerdict(evaluation, aligned, risk.level);
     expect(verdict).toEqual({ allowed: true, required_action: 'none' });
-    expect(boundaryAnswer(evaluation, verdict, risk.level)).toEqual({ action_allowed: true, reason: 'within_ai_authority', human_approval_required: false, approval_tier: 'none' });
+    expect(boundaryAnswer(evaluation, verdict, risk.level)).toEqual({
+      action_allowed: true,
+      reason: 'within_ai_authority',
+      human_approval_required: false,
+      approval_tier: 'none',
+    });
   });
 
   it('sends an amount beyond the AI’s authority to a senior human', () => {
     const { evaluation, risk } = check('diagnose', { ...consent, amount: 20_000 }, ai(0.9));
     const verdict = safetyVerdict(evaluation, aligned, risk.level);
     expect(verdict).toEqual({ allowed: false, required_action: 'escalate_to_human' });
-    expect(boundaryAnswer(evaluation, verdict, risk.level)).toEqual({ action_allowed: false, reason: 'amount_exceeds_ai_authority', human_approval_required: true, approval_tier: 'senior' });
+    expect(boundaryAnswer(evaluation, verdict, risk.level)).toEqual({
+      action_allowed: false,
+      reason: 'amount_exceeds_ai_authority',
+      human_approval_required: true,
+      approval_tier: 'senior',
+    });
   });
 
   it('asks for confirmation on an advisory finding', () => {
     const { evaluation, risk } = check('diagnose', {}, ai(0.9));
-    expect(safetyVerdict(evaluation, aligned, risk.level)).toEqual({ allowed: true, required_action: 'human_confirmation' });
+    expect(safetyVerdict(evaluation, aligned, risk.level)).toEqual({
+      allowed: true,
+      required_action: 'human_confirmation',
+    });
   });
 
   it('asks for confirmation when ethics are open at high risk, not at low risk', () => {
@@ -164,14 +373,23 @@ describe('safetyVerdict and boundaryAnswer', () => {
 
   it('escalates what the Rule of Threes judges against', () => {
     const { evaluation } = check('diagnose', consent, ai(0.9));
-    expect(safetyVerdict(evaluation, { ...aligned, good_for_humanity: false, overall_assessment: 'not_aligned' }, 'low')).toEqual({ allowed: false, required_action: 'escalate_to_human' });
+    expect(
+      safetyVerdict(evaluation, { ...aligned, good_for_humanity: false, overall_assessment: 'not_aligned' }, 'low'),
+    ).toEqual({ allowed: false, required_action: 'escalate_to_human' });
   });
 
   it('denies what a strict boundary without escalation forbids', () => {
     const { evaluation, risk } = check('prescribe', consent, ai(0.9));
-    const denying = { ...evaluation, violations: evaluation.violations.map((v) => ({ ...v, escalation_required: false })) };
+    const denying = {
+      ...evaluation,
+      violations: evaluation.violations.map((v) => ({ ...v, escalation_required: false })),
+    };
     const verdict = safetyVerdict(denying, aligned, risk.level);
     expect(verdict).toEqual({ allowed: false, required_action: 'deny' });
-    expect(boundaryAnswer(denying, verdict, risk.level)).toMatchObject({ action_allowed: false, approval_tier: 'not_permitted', human_approval_required: false });
+    expect(boundaryAnswer(denying, verdict, risk.level)).toMatchObject({
+      action_allowed: false,
+      approval_tier: 'not_permitted',
+      human_approval_required: false,
+    });
   });
 });

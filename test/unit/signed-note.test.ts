@@ -1,5 +1,12 @@
 import { checkpointText, parseCheckpointText } from '../../domain/checkpoint';
-import { createNoteSigner, NoteError, openNote, parseVerifierKey, signNote, verifierKeyString } from '../../lib/signed-note';
+import {
+  createNoteSigner,
+  NoteError,
+  openNote,
+  parseVerifierKey,
+  signNote,
+  verifierKeyString,
+} from '../../lib/signed-note';
 
 // The reference vector of golang.org/x/mod/sumdb/note (note_test.go): Ed25519 is deterministic, so
 // signing the same text with the same key must give the same note byte for byte.
@@ -49,10 +56,16 @@ describe('C2SP signed notes', () => {
 });
 
 describe('checkpoint text', () => {
-  const checkpoint = { origin: 'handoff.example/ledger', treeSize: 20852163, rootHash: 'CsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=' };
+  const checkpoint = {
+    origin: 'handoff.example/ledger',
+    treeSize: 20852163,
+    rootHash: 'CsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=',
+  };
 
   it('is origin, size and root, one per line, as C2SP tlog-checkpoint writes it', () => {
-    expect(checkpointText(checkpoint)).toBe('handoff.example/ledger\n20852163\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n');
+    expect(checkpointText(checkpoint)).toBe(
+      'handoff.example/ledger\n20852163\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n',
+    );
     expect(parseCheckpointText(checkpointText(checkpoint))).toEqual(checkpoint);
   });
 

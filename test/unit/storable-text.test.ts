@@ -17,7 +17,9 @@ describe('text Postgres cannot store', () => {
   });
 
   it('says where the unstorable text is, or nothing', () => {
-    expect(unstorableRefusal({ comment: 'a\u0000' }, 'answer')).toBe('The answer holds text that cannot be stored (a NUL character or a lone surrogate) at $.comment');
+    expect(unstorableRefusal({ comment: 'a\u0000' }, 'answer')).toBe(
+      'The answer holds text that cannot be stored (a NUL character or a lone surrogate) at $.comment',
+    );
     expect(unstorableRefusal({ comment: 'fine' }, 'answer')).toBeUndefined();
   });
 });

@@ -1,5 +1,12 @@
 import { EVENT_EMITTERS, EVENT_KINDS } from '../../domain/events';
-import { DEFAULT_RETRY_SCHEDULE, failingTooLong, judgeAttempt, retryDelaySeconds, subscriptionMatches, type RetrySchedule } from '../../domain/webhooks';
+import {
+  DEFAULT_RETRY_SCHEDULE,
+  failingTooLong,
+  judgeAttempt,
+  retryDelaySeconds,
+  subscriptionMatches,
+  type RetrySchedule,
+} from '../../domain/webhooks';
 
 const noJitter: RetrySchedule = { delays_seconds: [60, 300, 1800], jitter: 0 };
 
@@ -26,9 +33,24 @@ describe('judgeAttempt', () => {
     ['retries a 404 (the receiver may be mid-deploy)', { status: 404 }, 3, { kind: 'retry', delay_seconds: 1800 }],
     ['retries a 301 (redirects are not followed)', { status: 301 }, 1, { kind: 'retry', delay_seconds: 60 }],
     ['gives up when the schedule is spent', { status: 503 }, 4, { kind: 'give_up', reason: 'retries_exhausted' }],
-    ['waits at least what Retry-After asks', { status: 429, retry_after_seconds: 120 }, 1, { kind: 'retry', delay_seconds: 120 }],
-    ['keeps the schedule when Retry-After asks for less', { status: 503, retry_after_seconds: 5 }, 2, { kind: 'retry', delay_seconds: 300 }],
-    ['caps Retry-After at a day', { status: 503, retry_after_seconds: 999_999 }, 1, { kind: 'retry', delay_seconds: 86_400 }],
+    [
+      'waits at least what Retry-After asks',
+      { status: 429, retry_after_seconds: 120 },
+      1,
+      { kind: 'retry', delay_seconds: 120 },
+    ],
+    [
+      'keeps the schedule when Retry-After asks for less',
+      { status: 503, retry_after_seconds: 5 },
+      2,
+      { kind: 'retry', delay_seconds: 300 },
+    ],
+    [
+      'caps Retry-After at a day',
+      { status: 503, retry_after_seconds: 999_999 },
+      1,
+      { kind: 'retry', delay_seconds: 86_400 },
+    ],
   ] as const)('%s', (_name, outcome, attemptsMade, expected) => {
     expect(judgeAttempt(outcome, attemptsMade, noJitter, 0.5)).toEqual(expected);
   });
@@ -49,7 +71,11 @@ describe('retryDelaySeconds', () => {
 
   it('spreads the default schedule over about a day: nine attempts, 19 to 29 hours', () => {
     const attempts = DEFAULT_RETRY_SCHEDULE.delays_seconds.length + 1;
-    const total = (random: number) => DEFAULT_RETRY_SCHEDULE.delays_seconds.reduce((sum, _delay, index) => sum + retryDelaySeconds(DEFAULT_RETRY_SCHEDULE, index + 1, random)!, 0);
+    const total = (random: number) =>
+      DEFAULT_RETRY_SCHEDULE.delays_seconds.reduce(
+        (sum, _delay, index) => sum + retryDelaySeconds(DEFAULT_RETRY_SCHEDULE, index + 1, random)!,
+        0,
+      );
     expect(attempts).toBe(9);
     expect(total(0.5) / 3600).toBeCloseTo(23.6, 1);
     expect(total(0) / 3600).toBeGreaterThan(18.8);
@@ -75,7 +101,17 @@ describe('the event catalog', () => {
   });
 
   it('holds both lists of the spec', () => {
-    const spec = ['routing.completed', 'routing.escalated', 'safety.boundary_violation', 'audit.provenance_logged', 'routing.decided', 'escalation.triggered', 'safety.violation', 'agent.registered', 'audit.critical'];
+    const spec = [
+      'routing.completed',
+      'routing.escalated',
+      'safety.boundary_violation',
+      'audit.provenance_logged',
+      'routing.decided',
+      'escalation.triggered',
+      'safety.violation',
+      'agent.registered',
+      'audit.critical',
+    ];
     expect(Object.keys(EVENT_KINDS)).toEqual(expect.arrayContaining(spec));
   });
 });

@@ -2,9 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApprovalActivities } from '../../activities/approvals';
-import { approvalCreatedUpdate, approvalQuery, cancelApprovalUpdate, respondUpdate, type ApprovalRequest, type ApprovalState } from '../../contracts/approval';
+import {
+  approvalCreatedUpdate,
+  approvalQuery,
+  cancelApprovalUpdate,
+  respondUpdate,
+  type ApprovalRequest,
+  type ApprovalState,
+} from '../../contracts/approval';
 import { approvalWorkflow } from '../../workflows/approval';
-import { inMemoryApprovalEnding, inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
+import {
+  inMemoryApprovalEnding,
+  inMemoryLedger,
+  startTimeSkipping,
+  withWorker as withTestWorker,
+} from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
 const ledger = inMemoryLedger();
@@ -67,7 +79,11 @@ describe('approvalWorkflow', () => {
   it('expires at expires_at on a durable timer, and refuses a response after that', async () => {
     await withWorker(async (taskQueue) => {
       const args = await request(2 * HOUR);
-      const handle = await env.client.workflow.start(approvalWorkflow, { taskQueue, workflowId: args.approval_id, args: [args] });
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: args.approval_id,
+        args: [args],
+      });
       const created = await handle.executeUpdate(approvalCreatedUpdate);
       expect(created).toMatchObject({ status: 'pending', version: 1, provenance_id: 'tx-1' });
 
@@ -75,12 +91,18 @@ describe('approvalWorkflow', () => {
       expect((await handle.query(approvalQuery)).status).toBe('pending');
       const final = await handle.result();
       expect(final.status).toBe('expired');
-      await expect(handle.executeUpdate(respondUpdate, { args: [{ decision: 'approved', response_kind: 'approved', responded_by: 'did:web:x:late', principal: 'sub:late' }] })).rejects.toBeInstanceOf(
-        WorkflowNotFoundError,
-      );
+      await expect(
+        handle.executeUpdate(respondUpdate, {
+          args: [
+            { decision: 'approved', response_kind: 'approved', responded_by: 'did:web:x:late', principal: 'sub:late' },
+          ],
+        }),
+      ).rejects.toBeInstanceOf(WorkflowNotFoundError);
 
       const history = await handle.fetchHistory();
-      const timers = history.events!.filter((event) => event.timerStartedEventAttributes).map((event) => Number(event.timerStartedEventAttributes!.startToFireTimeout!.seconds));
+      const timers = history
+        .events!.filter((event) => event.timerStartedEventAttributes)
+        .map((event) => Number(event.timerStartedEventAttributes!.startToFireTimeout!.seconds));
       expect(timers).toHaveLength(1);
       expect(Math.abs(timers[0]! - 2 * 3600)).toBeLessThanOrEqual(1);
       expect(appended.map((a) => [a.entry.step_id, a.events?.map((e) => e.event)])).toEqual([
@@ -97,37 +119,86 @@ describe('approvalWorkflow', () => {
   it('takes one response, with its modified parameters, and refuses a second', async () => {
     await withWorker(async (taskQueue) => {
       const args = await request(HOUR);
-      const handle = await env.client.workflow.start(approvalWorkflow, { taskQueue, workflowId: args.approval_id, args: [args] });
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: args.approval_id,
+        args: [args],
+      });
       await handle.executeUpdate(approvalCreatedUpdate);
       const answered = await handle.executeUpdate(respondUpdate, {
-        args: [{ decision: 'approved', response_kind: 'approved', responded_by: 'did:web:acme.example:people:cfo', comment: 'pay half', modified_params: { amount: 12_500 }, principal: 'sub:cfo' }],
+        args: [
+          {
+            decision: 'approved',
+            response_kind: 'approved',
+            responded_by: 'did:web:acme.example:people:cfo',
+            comment: 'pay half',
+            modified_params: { amount: 12_500 },
+            principal: 'sub:cfo',
+          },
+        ],
       });
-      expect(answered).toMatchObject({ status: 'approved', responded_by: 'did:web:acme.example:people:cfo', response_comment: 'pay half', modified_params: { amount: 12_500 }, version: 2, provenance_id: 'tx-2' });
+      expect(answered).toMatchObject({
+        status: 'approved',
+        responded_by: 'did:web:acme.example:people:cfo',
+        response_comment: 'pay half',
+        modified_params: { amount: 12_500 },
+        version: 2,
+        provenance_id: 'tx-2',
+      });
       expect((await handle.result()).status).toBe('approved');
       // The workflow closes with its decision; a later answer finds no workflow to take it (the API answers 409 from the record).
       await expect(
-        handle.executeUpdate(respondUpdate, { args: [{ decision: 'rejected', response_kind: 'reject', responded_by: 'did:web:x:y', principal: 'sub:other' }] }),
+        handle.executeUpdate(respondUpdate, {
+          args: [
+            { decision: 'rejected', response_kind: 'reject', responded_by: 'did:web:x:y', principal: 'sub:other' },
+          ],
+        }),
       ).rejects.toBeInstanceOf(WorkflowNotFoundError);
       expect(appended.map((a) => a.entry.step_id)).toEqual(['requested', 'responded']);
-      expect(appended[1]!.entry).toMatchObject({ actor: { type: 'human', did: 'did:web:acme.example:people:cfo' }, action: 'approval_approved', reasoning: 'pay half' });
+      expect(appended[1]!.entry).toMatchObject({
+        actor: { type: 'human', did: 'did:web:acme.example:people:cfo' },
+        action: 'approval_approved',
+        reasoning: 'pay half',
+      });
     });
   });
 
   it('refuses an answer that arrives while the first one is being recorded: never a second decision', async () => {
     await withWorker(async (taskQueue) => {
       const args = await request(HOUR);
-      const handle = await env.client.workflow.start(approvalWorkflow, { taskQueue, workflowId: args.approval_id, args: [args] });
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: args.approval_id,
+        args: [args],
+      });
       await handle.executeUpdate(approvalCreatedUpdate);
       let reached!: () => void;
       let release!: () => void;
       const inFlight = new Promise<void>((resolve) => (reached = resolve));
       answerGate = { reached, release: new Promise<void>((resolve) => (release = resolve)) };
 
-      const first = handle.executeUpdate(respondUpdate, { args: [{ decision: 'approved', response_kind: 'approved', responded_by: 'did:web:x:first', principal: 'sub:first' }] });
+      const first = handle.executeUpdate(respondUpdate, {
+        args: [
+          { decision: 'approved', response_kind: 'approved', responded_by: 'did:web:x:first', principal: 'sub:first' },
+        ],
+      });
       await inFlight;
-      const rejection = handle.executeUpdate(respondUpdate, { args: [{ decision: 'rejected', response_kind: 'rejected', responded_by: 'did:web:x:second', principal: 'sub:second' }] });
-      const cancel = handle.executeUpdate(cancelApprovalUpdate, { args: [{ cancelled_by: 'did:web:x:third', principal: 'sub:third' }] });
-      await expect(rejection).rejects.toMatchObject({ cause: { type: 'approval_not_pending', message: expect.stringContaining('already being answered') } });
+      const rejection = handle.executeUpdate(respondUpdate, {
+        args: [
+          {
+            decision: 'rejected',
+            response_kind: 'rejected',
+            responded_by: 'did:web:x:second',
+            principal: 'sub:second',
+          },
+        ],
+      });
+      const cancel = handle.executeUpdate(cancelApprovalUpdate, {
+        args: [{ cancelled_by: 'did:web:x:third', principal: 'sub:third' }],
+      });
+      await expect(rejection).rejects.toMatchObject({
+        cause: { type: 'approval_not_pending', message: expect.stringContaining('already being answered') },
+      });
       await expect(cancel).rejects.toMatchObject({ cause: { type: 'approval_not_pending' } });
       release();
       expect(await first).toMatchObject({ status: 'approved', responded_by: 'did:web:x:first' });
@@ -139,21 +210,39 @@ describe('approvalWorkflow', () => {
   it('cancels on the cancel update, and then refuses a response', async () => {
     await withWorker(async (taskQueue) => {
       const args = await request(HOUR);
-      const handle = await env.client.workflow.start(approvalWorkflow, { taskQueue, workflowId: args.approval_id, args: [args] });
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: args.approval_id,
+        args: [args],
+      });
       await handle.executeUpdate(approvalCreatedUpdate);
-      const cancelled = await handle.executeUpdate(cancelApprovalUpdate, { args: [{ cancelled_by: 'did:web:acme.example:agents:payer', reason: 'invoice withdrawn', principal: 'sub:payer' }] });
-      expect(cancelled).toMatchObject({ status: 'cancelled', cancelled_by: 'did:web:acme.example:agents:payer', cancel_reason: 'invoice withdrawn' });
+      const cancelled = await handle.executeUpdate(cancelApprovalUpdate, {
+        args: [
+          { cancelled_by: 'did:web:acme.example:agents:payer', reason: 'invoice withdrawn', principal: 'sub:payer' },
+        ],
+      });
+      expect(cancelled).toMatchObject({
+        status: 'cancelled',
+        cancelled_by: 'did:web:acme.example:agents:payer',
+        cancel_reason: 'invoice withdrawn',
+      });
       expect((await handle.result()).status).toBe('cancelled');
-      await expect(handle.executeUpdate(respondUpdate, { args: [{ decision: 'approved', response_kind: 'approve', responded_by: 'did:web:x:y', principal: 'sub:x' }] })).rejects.toBeInstanceOf(
-        WorkflowNotFoundError,
-      );
+      await expect(
+        handle.executeUpdate(respondUpdate, {
+          args: [{ decision: 'approved', response_kind: 'approve', responded_by: 'did:web:x:y', principal: 'sub:x' }],
+        }),
+      ).rejects.toBeInstanceOf(WorkflowNotFoundError);
     });
   });
 
   it('records a cancellation of the workflow itself (an SRE in the Temporal UI, or the execution that asked) as cancelled', async () => {
     await withWorker(async (taskQueue) => {
       const args = await request(HOUR, { execution_id: 'exe_parent' });
-      const handle = await env.client.workflow.start(approvalWorkflow, { taskQueue, workflowId: args.approval_id, args: [args] });
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: args.approval_id,
+        args: [args],
+      });
       await handle.executeUpdate(approvalCreatedUpdate);
       await handle.cancel();
       await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);

@@ -2,7 +2,10 @@ import { APPROVAL_WORKFLOW, type ApprovalWorkflow } from '../../contracts/approv
 import { DELIVER_WEBHOOK_WORKFLOW, type DeliverWebhookWorkflow } from '../../contracts/deliver-webhook';
 import { DISPATCH_OUTBOX_WORKFLOW, type DispatchOutboxWorkflow } from '../../contracts/dispatch-outbox';
 import { EXECUTE_AGENT_WORKFLOW, type ExecuteAgentWorkflow } from '../../contracts/execute-agent';
-import { GENERATE_COMPLIANCE_REPORT_WORKFLOW, type GenerateComplianceReportWorkflow } from '../../contracts/generate-compliance-report';
+import {
+  GENERATE_COMPLIANCE_REPORT_WORKFLOW,
+  type GenerateComplianceReportWorkflow,
+} from '../../contracts/generate-compliance-report';
 import { RUN_DAG_WORKFLOW, type RunDagWorkflow } from '../../contracts/run-dag';
 import { SEAL_LEDGER_WORKFLOW, type SealLedgerWorkflow } from '../../contracts/seal-ledger';
 import { BENCH_FLOOR_WORKFLOW, type BenchFloorWorkflow } from '../../scripts/bench/floor/contract';
@@ -21,7 +24,15 @@ const signatures: {
   [GENERATE_COMPLIANCE_REPORT_WORKFLOW]: GenerateComplianceReportWorkflow;
 } = productionWorkflows;
 const floor: BenchFloorWorkflow = benchFloorWorkflow;
-const names = [APPROVAL_WORKFLOW, EXECUTE_AGENT_WORKFLOW, RUN_DAG_WORKFLOW, DELIVER_WEBHOOK_WORKFLOW, DISPATCH_OUTBOX_WORKFLOW, SEAL_LEDGER_WORKFLOW, GENERATE_COMPLIANCE_REPORT_WORKFLOW] as const;
+const names = [
+  APPROVAL_WORKFLOW,
+  EXECUTE_AGENT_WORKFLOW,
+  RUN_DAG_WORKFLOW,
+  DELIVER_WEBHOOK_WORKFLOW,
+  DISPATCH_OUTBOX_WORKFLOW,
+  SEAL_LEDGER_WORKFLOW,
+  GENERATE_COMPLIANCE_REPORT_WORKFLOW,
+] as const;
 
 describe('workflow contracts', () => {
   it.each(names)('the production worker runs %s under its contract name', (name) => {

@@ -42,9 +42,17 @@ describe('dispatchOutboxWorkflow', () => {
       },
     };
     const taskQueue = `wf-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await sharedWorkflowBundle(),
+      activities,
+    });
     await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(dispatchOutboxWorkflow, { taskQueue, workflowId: `dispatcher-${randomUUID()}` });
+      const handle = await env.client.workflow.start(dispatchOutboxWorkflow, {
+        taskQueue,
+        workflowId: `dispatcher-${randomUUID()}`,
+      });
       await waitUntil(() => passes === 1);
       // The poll is an hour away; only the signal can bring the next pass.
       await handle.signal(wakeSignal);
@@ -71,9 +79,17 @@ describe('dispatchOutboxWorkflow', () => {
       },
     };
     const taskQueue = `wf-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await sharedWorkflowBundle(),
+      activities,
+    });
     await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(dispatchOutboxWorkflow, { taskQueue, workflowId: `dispatcher-${randomUUID()}` });
+      const handle = await env.client.workflow.start(dispatchOutboxWorkflow, {
+        taskQueue,
+        workflowId: `dispatcher-${randomUUID()}`,
+      });
       // The retries back off to a minute and give up after about an hour; the next pass follows.
       await env.sleep('90 minutes');
       await waitUntil(() => calls > DATABASE_ACTIVITY_RETRY.maximumAttempts!);
@@ -94,9 +110,17 @@ describe('dispatchOutboxWorkflow', () => {
       },
     };
     const taskQueue = `wf-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await sharedWorkflowBundle(),
+      activities,
+    });
     await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(dispatchOutboxWorkflow, { taskQueue, workflowId: `dispatcher-${randomUUID()}` });
+      const handle = await env.client.workflow.start(dispatchOutboxWorkflow, {
+        taskQueue,
+        workflowId: `dispatcher-${randomUUID()}`,
+      });
       await waitUntil(() => passes > PASSES_PER_RUN, 120_000);
       const first = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
       expect(first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
@@ -117,10 +141,20 @@ describe('startOutboxDispatch', () => {
     };
     const taskQueue = `wf-${randomUUID()}`;
     const minWakeIntervalMs = 400;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await sharedWorkflowBundle(),
+      activities,
+    });
     await worker.runUntil(async () => {
       // No database URL: nothing listens, so only these calls wake the dispatcher.
-      const dispatch = await startOutboxDispatch({ temporal: env.client, taskQueue, minWakeIntervalMs, logger: createLogger({ level: 'error', silent: true }) });
+      const dispatch = await startOutboxDispatch({
+        temporal: env.client,
+        taskQueue,
+        minWakeIntervalMs,
+        logger: createLogger({ level: 'error', silent: true }),
+      });
       try {
         await dispatch.wake();
         await dispatch.wake();
@@ -131,11 +165,14 @@ describe('startOutboxDispatch', () => {
       }
       const handle = env.client.workflow.getHandle(outboxDispatcherId(taskQueue));
       const history = await handle.fetchHistory();
-      const signalledAt = history.events!.filter((event) => event.workflowExecutionSignaledEventAttributes).map((event) => Number(event.eventTime!.seconds) * 1000 + event.eventTime!.nanos! / 1e6);
+      const signalledAt = history
+        .events!.filter((event) => event.workflowExecutionSignaledEventAttributes)
+        .map((event) => Number(event.eventTime!.seconds) * 1000 + event.eventTime!.nanos! / 1e6);
       // The start's own wake-up, one for each of the two calls, and two for the burst of three.
       expect(signalledAt).toHaveLength(5);
       // Server times: a signal's own trip to the server may take a little longer than the next one's.
-      for (let i = 1; i < signalledAt.length; i += 1) expect(signalledAt[i]! - signalledAt[i - 1]!).toBeGreaterThanOrEqual(minWakeIntervalMs * 0.6);
+      for (let i = 1; i < signalledAt.length; i += 1)
+        expect(signalledAt[i]! - signalledAt[i - 1]!).toBeGreaterThanOrEqual(minWakeIntervalMs * 0.6);
       await waitUntil(() => passes >= 1);
       await handle.terminate('test done');
     });

@@ -4,9 +4,21 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApprovalActivities } from '../../activities/approvals';
 import type { AgentInvocation, CallbackDelivery, createExecutionActivities } from '../../activities/executions';
 import { approvalQuery, respondUpdate, type ApprovalState, type ApprovalRequest } from '../../contracts/approval';
-import { cancelExecutionUpdate, executionAcceptedUpdate, executionQuery, progressUpdate, type ExecuteAgentInput, type ExecutionState } from '../../contracts/execute-agent';
+import {
+  cancelExecutionUpdate,
+  executionAcceptedUpdate,
+  executionQuery,
+  progressUpdate,
+  type ExecuteAgentInput,
+  type ExecutionState,
+} from '../../contracts/execute-agent';
 import { executeAgentWorkflow } from '../../workflows/execute-agent';
-import { inMemoryApprovalEnding, inMemoryLedger, startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
+import {
+  inMemoryApprovalEnding,
+  inMemoryLedger,
+  startTimeSkipping,
+  withWorker as withTestWorker,
+} from '../support/time-skipping';
 
 type Activities = ReturnType<typeof createExecutionActivities> & ReturnType<typeof createApprovalActivities>;
 
@@ -55,7 +67,8 @@ const activities: Activities = {
   },
 };
 
-const retryable = (attempt: number) => ApplicationFailure.create({ type: 'agent_error', message: 'HTTP 503', details: [{ attempt, status: 503 }] });
+const retryable = (attempt: number) =>
+  ApplicationFailure.create({ type: 'agent_error', message: 'HTTP 503', details: [{ attempt, status: 503 }] });
 
 beforeAll(async () => {
   env = await startTimeSkipping();
@@ -76,7 +89,13 @@ function input(extra: Partial<ExecuteAgentInput> = {}): ExecuteAgentInput {
   return {
     execution_id: `exe_${randomUUID()}`,
     requested_by: 'sub:test',
-    agent: { agent_id: 'agt_1', agent_uri: 'agent://acme/summarizer@1.0.0', passport_id: 'did:web:acme.example:agents:summarizer', endpoint_url: 'http://agent.invalid/run', timeout_seconds: 30 },
+    agent: {
+      agent_id: 'agt_1',
+      agent_uri: 'agent://acme/summarizer@1.0.0',
+      passport_id: 'did:web:acme.example:agents:summarizer',
+      endpoint_url: 'http://agent.invalid/run',
+      timeout_seconds: 30,
+    },
     capability_uri: 'capability://acme/summarize',
     requester_passport_id: 'did:web:acme.example:people:ada',
     parameters: { text: 'long text' },
@@ -112,7 +131,12 @@ describe('executeAgentWorkflow', () => {
       const handle = await start(taskQueue, args);
       expect(await handle.executeUpdate(executionAcceptedUpdate)).toMatchObject({ status: 'queued', version: 1 });
       const final = await handle.result();
-      expect(final).toMatchObject({ status: 'completed', result_json: { summary: 'short text' }, current_attempt: 4, progress_percent: 100 });
+      expect(final).toMatchObject({
+        status: 'completed',
+        result_json: { summary: 'short text' },
+        current_attempt: 4,
+        progress_percent: 100,
+      });
       expect(agentAttempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
       const waits = gaps(agentAttempts.map((a) => a.startedAt));
       expect(waits.map((ms) => Math.round(ms / 1000))).toEqual([60, 120, 180]);
@@ -132,19 +156,32 @@ describe('executeAgentWorkflow', () => {
       const args = input({ max_attempts: 3 });
       const handle = await start(taskQueue, args);
       const final = await handle.result();
-      expect(final).toMatchObject({ status: 'failed', current_attempt: 3, error_json: { type: 'agent_error', message: 'HTTP 503', status: 503 } });
+      expect(final).toMatchObject({
+        status: 'failed',
+        current_attempt: 3,
+        error_json: { type: 'agent_error', message: 'HTTP 503', status: 503 },
+      });
       expect(agentAttempts).toHaveLength(3);
     });
   });
 
   it('gives up at once when the agent refuses the call', async () => {
     agentBehaviour = async (_call, attempt) => {
-      throw ApplicationFailure.create({ type: 'agent_rejected', message: 'HTTP 400: bad text', nonRetryable: true, details: [{ attempt, status: 400 }] });
+      throw ApplicationFailure.create({
+        type: 'agent_rejected',
+        message: 'HTTP 400: bad text',
+        nonRetryable: true,
+        details: [{ attempt, status: 400 }],
+      });
     };
     await withWorker(async (taskQueue) => {
       const args = input();
       const final = await execute(taskQueue, args);
-      expect(final).toMatchObject({ status: 'failed', current_attempt: 1, error_json: { type: 'agent_rejected', status: 400 } });
+      expect(final).toMatchObject({
+        status: 'failed',
+        current_attempt: 1,
+        error_json: { type: 'agent_rejected', status: 400 },
+      });
       expect(agentAttempts).toHaveLength(1);
     });
   });
@@ -160,10 +197,15 @@ describe('executeAgentWorkflow', () => {
       const args = input();
       const handle = await start(taskQueue, args);
       await handle.executeUpdate(executionAcceptedUpdate);
-      while ((await handle.query(executionQuery)).status !== 'processing') await new Promise((resolve) => setTimeout(resolve, 20));
-      const progressed = await handle.executeUpdate(progressUpdate, { args: [{ attempt: 2, progress_percent: 40, progress_message: 'reading' }] });
+      while ((await handle.query(executionQuery)).status !== 'processing')
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const progressed = await handle.executeUpdate(progressUpdate, {
+        args: [{ attempt: 2, progress_percent: 40, progress_message: 'reading' }],
+      });
       expect(progressed).toMatchObject({ progress_percent: 40, progress_message: 'reading', current_attempt: 2 });
-      await expect(handle.executeUpdate(progressUpdate, { args: [{ attempt: 1, progress_percent: 50 }] })).rejects.toMatchObject({ cause: { type: 'execution_not_processing' } });
+      await expect(
+        handle.executeUpdate(progressUpdate, { args: [{ attempt: 1, progress_percent: 50 }] }),
+      ).rejects.toMatchObject({ cause: { type: 'execution_not_processing' } });
       expect(projections.at(-1)).toMatchObject({ progress_percent: 40, progress_message: 'reading' });
       release();
       expect((await handle.result()).status).toBe('completed');
@@ -190,8 +232,14 @@ describe('executeAgentWorkflow', () => {
       const handle = await start(taskQueue, args);
       await handle.executeUpdate(executionAcceptedUpdate);
       while (agentAttempts.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      const cancelled = await handle.executeUpdate(cancelExecutionUpdate, { args: [{ cancelled_by: 'did:web:acme.example:people:ada', reason: 'no longer needed', principal: 'sub:ada' }] });
-      expect(cancelled).toMatchObject({ status: 'cancelled', cancelled_by: 'did:web:acme.example:people:ada', cancel_reason: 'no longer needed' });
+      const cancelled = await handle.executeUpdate(cancelExecutionUpdate, {
+        args: [{ cancelled_by: 'did:web:acme.example:people:ada', reason: 'no longer needed', principal: 'sub:ada' }],
+      });
+      expect(cancelled).toMatchObject({
+        status: 'cancelled',
+        cancelled_by: 'did:web:acme.example:people:ada',
+        cancel_reason: 'no longer needed',
+      });
       expect(cancelledInActivity).toBe(true);
       expect((await handle.result()).status).toBe('cancelled');
       expect(appended.at(-1)!.events).toEqual([expect.objectContaining({ event: 'execution.cancelled' })]);
@@ -224,7 +272,17 @@ describe('executeAgentWorkflow', () => {
       expect(appended.map((a) => a.entry.subject_id)).toContain(args.approval.approval_id);
       const approval = env.client.workflow.getHandle(args.approval.approval_id);
       expect((await approval.query(approvalQuery)).status).toBe('pending');
-      await approval.executeUpdate(respondUpdate, { args: [{ decision: 'approved', response_kind: 'approved', responded_by: 'did:web:x:boss', modified_params: { text: 'shorter text' }, principal: 'sub:boss' }] });
+      await approval.executeUpdate(respondUpdate, {
+        args: [
+          {
+            decision: 'approved',
+            response_kind: 'approved',
+            responded_by: 'did:web:x:boss',
+            modified_params: { text: 'shorter text' },
+            principal: 'sub:boss',
+          },
+        ],
+      });
       const final = await handle.result();
       expect(final).toMatchObject({ status: 'completed', parameters: { text: 'shorter text' } });
       expect(agentAttempts.map((a) => a.parameters)).toEqual([{ text: 'shorter text' }]);
@@ -236,7 +294,10 @@ describe('executeAgentWorkflow', () => {
       const base = input();
       const args = { ...base, approval: approvalFor(base, 30 * MINUTE, await env.currentTimeMs()) };
       const final = await execute(taskQueue, args);
-      expect(final).toMatchObject({ status: 'cancelled', error_json: { type: 'approval_expired', approval_id: args.approval.approval_id } });
+      expect(final).toMatchObject({
+        status: 'cancelled',
+        error_json: { type: 'approval_expired', approval_id: args.approval.approval_id },
+      });
       expect(agentAttempts).toHaveLength(0);
     });
   });
@@ -247,7 +308,9 @@ describe('executeAgentWorkflow', () => {
       const args = { ...base, approval: approvalFor(base, 60 * MINUTE, await env.currentTimeMs()) };
       const handle = await start(taskQueue, args);
       await handle.executeUpdate(executionAcceptedUpdate);
-      const cancelled = await handle.executeUpdate(cancelExecutionUpdate, { args: [{ cancelled_by: 'did:web:x:ada', principal: 'sub:ada' }] });
+      const cancelled = await handle.executeUpdate(cancelExecutionUpdate, {
+        args: [{ cancelled_by: 'did:web:x:ada', principal: 'sub:ada' }],
+      });
       expect(cancelled.status).toBe('cancelled');
       const approval = await env.client.workflow.getHandle(args.approval.approval_id).query(approvalQuery);
       expect(approval).toMatchObject({ status: 'cancelled', cancel_reason: `${args.execution_id} was cancelled` });
@@ -257,13 +320,34 @@ describe('executeAgentWorkflow', () => {
 
   it('delivers the callback with its own backoff when the receiver fails twice, and records the attempts', async () => {
     callbackBehaviour = async (_delivery, attempt) => {
-      if (attempt <= 2) throw ApplicationFailure.create({ type: 'receiver_error', message: 'HTTP 500', details: [{ attempt, status: 500 }] });
+      if (attempt <= 2)
+        throw ApplicationFailure.create({
+          type: 'receiver_error',
+          message: 'HTTP 500',
+          details: [{ attempt, status: 500 }],
+        });
     };
     await withWorker(async (taskQueue) => {
-      const args = input({ callback: { url: 'http://receiver.invalid/hook', max_attempts: 5, retry: { initial_interval_ms: 30_000, backoff_coefficient: 2, maximum_interval_ms: 10 * MINUTE }, timeout_ms: 5000 } });
+      const args = input({
+        callback: {
+          url: 'http://receiver.invalid/hook',
+          max_attempts: 5,
+          retry: { initial_interval_ms: 30_000, backoff_coefficient: 2, maximum_interval_ms: 10 * MINUTE },
+          timeout_ms: 5000,
+        },
+      });
       const final = await execute(taskQueue, args);
-      expect(final).toMatchObject({ status: 'completed', callback_url: 'http://receiver.invalid/hook', callback_success: true, callback_attempts: 3 });
-      expect(callbackAttempts.map((a) => a.event)).toEqual(['execution.completed', 'execution.completed', 'execution.completed']);
+      expect(final).toMatchObject({
+        status: 'completed',
+        callback_url: 'http://receiver.invalid/hook',
+        callback_success: true,
+        callback_attempts: 3,
+      });
+      expect(callbackAttempts.map((a) => a.event)).toEqual([
+        'execution.completed',
+        'execution.completed',
+        'execution.completed',
+      ]);
       expect(gaps(callbackAttempts.map((a) => a.startedAt)).map((ms) => Math.round(ms / 1000))).toEqual([30, 60]);
       expect(appended.map((a) => a.entry.step_id)).toEqual(['queued', 'processing', 'completed', 'callback']);
     });
@@ -271,10 +355,21 @@ describe('executeAgentWorkflow', () => {
 
   it('records a callback that never got through', async () => {
     callbackBehaviour = async (_delivery, attempt) => {
-      throw ApplicationFailure.create({ type: 'receiver_error', message: 'HTTP 502', details: [{ attempt, status: 502 }] });
+      throw ApplicationFailure.create({
+        type: 'receiver_error',
+        message: 'HTTP 502',
+        details: [{ attempt, status: 502 }],
+      });
     };
     await withWorker(async (taskQueue) => {
-      const args = input({ callback: { url: 'http://receiver.invalid/hook', max_attempts: 3, retry: { initial_interval_ms: 1000, backoff_coefficient: 2, maximum_interval_ms: MINUTE }, timeout_ms: 5000 } });
+      const args = input({
+        callback: {
+          url: 'http://receiver.invalid/hook',
+          max_attempts: 3,
+          retry: { initial_interval_ms: 1000, backoff_coefficient: 2, maximum_interval_ms: MINUTE },
+          timeout_ms: 5000,
+        },
+      });
       const final = await execute(taskQueue, args);
       expect(final).toMatchObject({ status: 'completed', callback_success: false, callback_attempts: 3 });
       expect(appended.at(-1)!.entry).toMatchObject({ step_id: 'callback', action: 'callback_failed' });

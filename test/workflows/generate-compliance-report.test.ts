@@ -48,7 +48,10 @@ function activities(fail?: string) {
       const start = after ? after.seq : 0;
       const page = records.slice(start, start + page_size);
       const end = start + page.length;
-      return { tally: tallyRecords(page, max_violations), next: end < records.length ? { recorded_at: '2026-08-01 00:00:00+00', seq: end } : null };
+      return {
+        tally: tallyRecords(page, max_violations),
+        next: end < records.length ? { recorded_at: '2026-08-01 00:00:00+00', seq: end } : null,
+      };
     },
     async latestLedgerSnapshot() {
       return { block_number: 9, tree_size: 42, root_hash: 'root', checkpoint: 'note' };
@@ -92,15 +95,28 @@ describe('generateComplianceReportWorkflow', () => {
     const { implementation, projections, scans } = activities();
     const report = await run(implementation, async (taskQueue) => {
       const args = input();
-      const handle = await env.client.workflow.start(generateComplianceReportWorkflow, { taskQueue, workflowId: args.report_id, args: [args] });
+      const handle = await env.client.workflow.start(generateComplianceReportWorkflow, {
+        taskQueue,
+        workflowId: args.report_id,
+        args: [args],
+      });
       const result = await handle.result();
       const firstRun = await env.client.workflow.getHandle(args.report_id, handle.firstExecutionRunId).describe();
       expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
       return result;
     });
     expect(scans.map((cursor) => cursor?.seq ?? 0)).toEqual([0, 3, 6]);
-    expect(report.summary).toMatchObject({ total_decisions: 7, ai_autonomous_decisions: 4, human_oversight_decisions: 3, escalation_rate: 0.4286 });
-    expect(report).toMatchObject({ records_examined: 7, ledger: { tree_size: 42 }, period_start: '2026-07-01T00:00:00.000Z' });
+    expect(report.summary).toMatchObject({
+      total_decisions: 7,
+      ai_autonomous_decisions: 4,
+      human_oversight_decisions: 3,
+      escalation_rate: 0.4286,
+    });
+    expect(report).toMatchObject({
+      records_examined: 7,
+      ledger: { tree_size: 42 },
+      period_start: '2026-07-01T00:00:00.000Z',
+    });
     expect(projections.map((p) => [p.version, p.status])).toEqual([
       [1, 'generating'],
       [2, 'ready'],
@@ -112,7 +128,11 @@ describe('generateComplianceReportWorkflow', () => {
     const { implementation, projections } = activities('the database is gone');
     await run(implementation, async (taskQueue) => {
       const args = input();
-      const handle = await env.client.workflow.start(generateComplianceReportWorkflow, { taskQueue, workflowId: args.report_id, args: [args] });
+      const handle = await env.client.workflow.start(generateComplianceReportWorkflow, {
+        taskQueue,
+        workflowId: args.report_id,
+        args: [args],
+      });
       await expect(handle.result()).rejects.toThrow();
     });
     expect(projections.map((p) => [p.version, p.status])).toEqual([

@@ -8,7 +8,12 @@ import { createDagActivities } from '../../activities/dags';
 import { createExecutionActivities } from '../../activities/executions';
 import { createLedgerActivities } from '../../activities/ledger';
 import { createWebhookActivities, type SendResult } from '../../activities/webhooks';
-import { approvalCreatedUpdate, approvalQuery, type ApprovalRequest, type ApprovalState } from '../../contracts/approval';
+import {
+  approvalCreatedUpdate,
+  approvalQuery,
+  type ApprovalRequest,
+  type ApprovalState,
+} from '../../contracts/approval';
 import type { DeliverWebhookInput } from '../../contracts/deliver-webhook';
 import { executionQuery, type ExecuteAgentInput, type ExecutionState } from '../../contracts/execute-agent';
 import { FAILURE_TYPES } from '../../contracts/failures';
@@ -48,7 +53,12 @@ afterAll(async () => {
 
 function deps() {
   const config = loadConfig({ SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
-  return { db: database.db, settings: workerSettings(config), logger: createLogger({ level: 'error', silent: true }), temporal: env.client };
+  return {
+    db: database.db,
+    settings: workerSettings(config),
+    logger: createLogger({ level: 'error', silent: true }),
+    temporal: env.client,
+  };
 }
 
 function approvalRequest(extra: Partial<ApprovalRequest> = {}): ApprovalRequest {
@@ -66,13 +76,26 @@ function approvalRequest(extra: Partial<ApprovalRequest> = {}): ApprovalRequest 
   };
 }
 
-const approvalState = (extra: Partial<ApprovalState> = {}): ApprovalState => ({ ...approvalRequest(), version: 1, status: 'pending', created_at: NOW, updated_at: NOW, ...extra });
+const approvalState = (extra: Partial<ApprovalState> = {}): ApprovalState => ({
+  ...approvalRequest(),
+  version: 1,
+  status: 'pending',
+  created_at: NOW,
+  updated_at: NOW,
+  ...extra,
+});
 
 function executionInput(extra: Partial<ExecuteAgentInput> = {}): ExecuteAgentInput {
   return {
     execution_id: `exe_${randomUUID()}`,
     requested_by: 'sub:test',
-    agent: { agent_id: 'agt_1', agent_uri: 'agent://acme/summarizer@1.0.0', passport_id: 'did:web:acme.example:agents:summarizer', endpoint_url: 'http://agent.invalid/run', timeout_seconds: 30 },
+    agent: {
+      agent_id: 'agt_1',
+      agent_uri: 'agent://acme/summarizer@1.0.0',
+      passport_id: 'did:web:acme.example:agents:summarizer',
+      endpoint_url: 'http://agent.invalid/run',
+      timeout_seconds: 30,
+    },
     capability_uri: 'capability://acme/summarize',
     requester_passport_id: 'did:web:acme.example:people:ada',
     parameters: { text: 'long text' },
@@ -106,21 +129,60 @@ const executionState = (extra: Partial<ExecutionState> = {}): ExecutionState => 
 });
 
 const provenance = (extra: Record<string, unknown> = {}) => ({
-  entry: { subject_id: `sub_${randomUUID()}`, step_id: 'step', timestamp: NOW, actor: { type: 'orch_core' as const }, action: 'tested', input_data: {}, output_data: {}, reasoning: 'a test', ...extra },
+  entry: {
+    subject_id: `sub_${randomUUID()}`,
+    step_id: 'step',
+    timestamp: NOW,
+    actor: { type: 'orch_core' as const },
+    action: 'tested',
+    input_data: {},
+    output_data: {},
+    reasoning: 'a test',
+    ...extra,
+  },
 });
 
 const invalidData = expect.objectContaining({ type: FAILURE_TYPES.invalidData, nonRetryable: true });
 
 describe('activities that write to Postgres', () => {
   it.each<[string, () => Promise<unknown>]>([
-    ['recordApprovalStep, a NUL in the request', () => createApprovalActivities(deps()).recordApprovalStep({ provenance: provenance(), state: approvalState({ action_description: NUL }) })],
-    ['recordExecutionStep, a lone surrogate in the parameters', () => createExecutionActivities(deps()).recordExecutionStep({ provenance: provenance(), state: executionState({ parameters: { text: LONE_SURROGATE } }) })],
-    ['projectExecution, a NUL in the progress message', () => createExecutionActivities(deps()).projectExecution(executionState({ progress_message: NUL }))],
+    [
+      'recordApprovalStep, a NUL in the request',
+      () =>
+        createApprovalActivities(deps()).recordApprovalStep({
+          provenance: provenance(),
+          state: approvalState({ action_description: NUL }),
+        }),
+    ],
+    [
+      'recordExecutionStep, a lone surrogate in the parameters',
+      () =>
+        createExecutionActivities(deps()).recordExecutionStep({
+          provenance: provenance(),
+          state: executionState({ parameters: { text: LONE_SURROGATE } }),
+        }),
+    ],
+    [
+      'projectExecution, a NUL in the progress message',
+      () => createExecutionActivities(deps()).projectExecution(executionState({ progress_message: NUL })),
+    ],
     [
       'recordDagStep, a NUL in a node’s output',
       () =>
         createDagActivities(deps()).recordDagStep({
-          state: { workflow_id: `wfl_${randomUUID()}`, version: 1, status: 'running', name: 'dag', requested_by: 'sub:test', agent_ids: [], nodes: [], edges: [], created_at: NOW, updated_at: NOW, error: { message: NUL } },
+          state: {
+            workflow_id: `wfl_${randomUUID()}`,
+            version: 1,
+            status: 'running',
+            name: 'dag',
+            requested_by: 'sub:test',
+            agent_ids: [],
+            nodes: [],
+            edges: [],
+            created_at: NOW,
+            updated_at: NOW,
+            error: { message: NUL },
+          },
         }),
     ],
     [
@@ -154,9 +216,22 @@ describe('activities that write to Postgres', () => {
           error: NUL,
         } as never),
     ],
-    ['appendProvenance, a lone surrogate in an event', () => createLedgerActivities(deps()).appendProvenance({ ...provenance(), events: [{ event: 'routing.decided', data: { note: LONE_SURROGATE } }] })],
-    ['appendProvenance, a record without a step', () => createLedgerActivities(deps()).appendProvenance(provenance({ step_id: '' }))],
-    ['appendProvenance, a number canonical JSON cannot represent', () => createLedgerActivities(deps()).appendProvenance(provenance({ output_data: { score: Number.NaN } }))],
+    [
+      'appendProvenance, a lone surrogate in an event',
+      () =>
+        createLedgerActivities(deps()).appendProvenance({
+          ...provenance(),
+          events: [{ event: 'routing.decided', data: { note: LONE_SURROGATE } }],
+        }),
+    ],
+    [
+      'appendProvenance, a record without a step',
+      () => createLedgerActivities(deps()).appendProvenance(provenance({ step_id: '' })),
+    ],
+    [
+      'appendProvenance, a number canonical JSON cannot represent',
+      () => createLedgerActivities(deps()).appendProvenance(provenance({ output_data: { score: Number.NaN } })),
+    ],
   ])('%s: fails for good, as invalid_data', async (_case, write) => {
     const failure = await write().then(
       () => undefined,
@@ -187,7 +262,12 @@ describe('a workflow whose data Postgres cannot store', () => {
   let sent: SendResult;
 
   function activities() {
-    const real = { ...createApprovalActivities(deps()), ...createExecutionActivities(deps()), ...createDagActivities(deps()), ...createWebhookActivities(deps()) };
+    const real = {
+      ...createApprovalActivities(deps()),
+      ...createExecutionActivities(deps()),
+      ...createDagActivities(deps()),
+      ...createWebhookActivities(deps()),
+    };
     const counted = Object.fromEntries(
       Object.entries(real).map(([name, activity]) => [
         name,
@@ -220,14 +300,25 @@ describe('a workflow whose data Postgres cannot store', () => {
     await withWorker(async (taskQueue) => {
       const args = approvalRequest({ action_description: NUL });
       started.add(args.approval_id);
-      const handle = await env.client.workflow.start(approvalWorkflow, { taskQueue, workflowId: args.approval_id, args: [args] });
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: args.approval_id,
+        args: [args],
+      });
       const created = await handle.executeUpdate(approvalCreatedUpdate).catch((error: unknown) => error);
       expect(created).toBeInstanceOf(WorkflowUpdateFailedError);
-      expect((created as WorkflowUpdateFailedError).cause).toEqual(expect.objectContaining({ type: FAILURE_TYPES.invalidData }));
+      expect((created as WorkflowUpdateFailedError).cause).toEqual(
+        expect.objectContaining({ type: FAILURE_TYPES.invalidData }),
+      );
       const result = await handle.result().catch((error: unknown) => error);
       expect(result).toBeInstanceOf(WorkflowFailedError);
-      expect((result as WorkflowFailedError).cause).toEqual(expect.objectContaining({ type: FAILURE_TYPES.invalidData }));
-      expect(await handle.query(approvalQuery)).toMatchObject({ status: 'failed', failure: { type: FAILURE_TYPES.invalidData } });
+      expect((result as WorkflowFailedError).cause).toEqual(
+        expect.objectContaining({ type: FAILURE_TYPES.invalidData }),
+      );
+      expect(await handle.query(approvalQuery)).toMatchObject({
+        status: 'failed',
+        failure: { type: FAILURE_TYPES.invalidData },
+      });
       // Not retried: a second run at most, when the server turns back the workflow task that failed it
       // (the Update arrived meanwhile) and the task runs its local activity again.
       expect(attempts.filter((name) => name === 'recordApprovalStep').length).toBeLessThanOrEqual(2);
@@ -240,14 +331,28 @@ describe('a workflow whose data Postgres cannot store', () => {
     await withWorker(async (taskQueue) => {
       const args = executionInput();
       started.add(args.execution_id);
-      const handle = await env.client.workflow.start(executeAgentWorkflow, { taskQueue, workflowId: args.execution_id, args: [args] });
+      const handle = await env.client.workflow.start(executeAgentWorkflow, {
+        taskQueue,
+        workflowId: args.execution_id,
+        args: [args],
+      });
       const result = await handle.result().catch((error: unknown) => error);
       expect(result).toBeInstanceOf(WorkflowFailedError);
-      expect((result as WorkflowFailedError).cause).toEqual(expect.objectContaining({ type: FAILURE_TYPES.invalidData }));
-      expect(await handle.query(executionQuery)).toMatchObject({ status: 'failed', error_json: { type: FAILURE_TYPES.invalidData } });
+      expect((result as WorkflowFailedError).cause).toEqual(
+        expect.objectContaining({ type: FAILURE_TYPES.invalidData }),
+      );
+      expect(await handle.query(executionQuery)).toMatchObject({
+        status: 'failed',
+        error_json: { type: FAILURE_TYPES.invalidData },
+      });
       const row = await findExecutionById(database.db, args.execution_id);
       // The last state it could store, marked failed: what GET /v1/executions/{id} shows.
-      expect(row && executionFromRow(row)).toMatchObject({ status: 'failed', error_json: { type: FAILURE_TYPES.invalidData }, started_at: expect.any(String), completed_at: expect.any(String) });
+      expect(row && executionFromRow(row)).toMatchObject({
+        status: 'failed',
+        error_json: { type: FAILURE_TYPES.invalidData },
+        started_at: expect.any(String),
+        completed_at: expect.any(String),
+      });
       expect(attempts.filter((name) => name === 'recordExecutionStep')).toHaveLength(3);
     });
   }, 45_000);
@@ -261,20 +366,41 @@ describe('a workflow whose data Postgres cannot store', () => {
         workflow_id,
         name: 'summarize',
         requested_by: 'sub:test',
-        nodes: [{ id: 'a', node_type: 'agent', node_name: 'Summarize', input: { text: 'x' }, visual_metadata: {}, agent: { ...agent, execution_id } }],
+        nodes: [
+          {
+            id: 'a',
+            node_type: 'agent',
+            node_name: 'Summarize',
+            input: { text: 'x' },
+            visual_metadata: {},
+            agent: { ...agent, execution_id },
+          },
+        ],
         edges: [],
       };
       started.add(workflow_id).add(execution_id);
-      const handle = await env.client.workflow.start(runDagWorkflow, { taskQueue, workflowId: workflow_id, args: [input] });
+      const handle = await env.client.workflow.start(runDagWorkflow, {
+        taskQueue,
+        workflowId: workflow_id,
+        args: [input],
+      });
       expect(await handle.executeUpdate(dagStartedUpdate)).toMatchObject({ status: 'running' });
-      expect(await handle.result()).toMatchObject({ status: 'failed', nodes: [{ id: 'a', status: 'failed', error: { type: 'child_workflow_failed' } }] });
+      expect(await handle.result()).toMatchObject({
+        status: 'failed',
+        nodes: [{ id: 'a', status: 'failed', error: { type: 'child_workflow_failed' } }],
+      });
       const row = await findDagById(database.db, DEFAULT_ORGANIZATION_ID, workflow_id);
       expect(row && dagFromRow(row)).toMatchObject({ status: 'failed' });
     });
   }, 45_000);
 
   it('a webhook delivery whose receiver answers with a NUL ends failed as invalid_data, and its read model says so', async () => {
-    sent = { kind: 'sent', url: 'http://receiver.invalid/hook', attempted_at: NOW, outcome: { status: 500, response_snippet: NUL, duration_ms: 3 } };
+    sent = {
+      kind: 'sent',
+      url: 'http://receiver.invalid/hook',
+      attempted_at: NOW,
+      outcome: { status: 500, response_snippet: NUL, duration_ms: 3 },
+    };
     await withWorker(async (taskQueue) => {
       const args: DeliverWebhookInput = {
         delivery_id: `whdel_${randomUUID()}`,
@@ -283,13 +409,28 @@ describe('a workflow whose data Postgres cannot store', () => {
         schedule: DEFAULT_RETRY_SCHEDULE,
       };
       // A delivery belongs to its subscription's organization: the subscription exists, as the outbox made it for one.
-      await insertSubscriptionIfAbsent(database.db, { subscription_id: args.subscription_id, organization_id: DEFAULT_ORGANIZATION_ID, url: 'http://receiver.invalid/hook', events: ['routing.decided'], description: null, created_by: 'test' });
+      await insertSubscriptionIfAbsent(database.db, {
+        subscription_id: args.subscription_id,
+        organization_id: DEFAULT_ORGANIZATION_ID,
+        url: 'http://receiver.invalid/hook',
+        events: ['routing.decided'],
+        description: null,
+        created_by: 'test',
+      });
       started.add(args.delivery_id);
-      const handle = await env.client.workflow.start(deliverWebhookWorkflow, { taskQueue, workflowId: args.delivery_id, args: [args] });
+      const handle = await env.client.workflow.start(deliverWebhookWorkflow, {
+        taskQueue,
+        workflowId: args.delivery_id,
+        args: [args],
+      });
       const result = await handle.result().catch((error: unknown) => error);
       expect(result).toBeInstanceOf(WorkflowFailedError);
-      expect((result as WorkflowFailedError).cause).toEqual(expect.objectContaining({ type: FAILURE_TYPES.invalidData }));
-      expect(await findDelivery(database.db, DEFAULT_ORGANIZATION_ID, args.subscription_id, args.delivery_id)).toMatchObject({ status: 'failed', failure_reason: FAILURE_TYPES.invalidData });
+      expect((result as WorkflowFailedError).cause).toEqual(
+        expect.objectContaining({ type: FAILURE_TYPES.invalidData }),
+      );
+      expect(
+        await findDelivery(database.db, DEFAULT_ORGANIZATION_ID, args.subscription_id, args.delivery_id),
+      ).toMatchObject({ status: 'failed', failure_reason: FAILURE_TYPES.invalidData });
       expect(attempts.filter((name) => name === 'sendDelivery')).toHaveLength(1);
     });
   }, 45_000);
@@ -297,9 +438,16 @@ describe('a workflow whose data Postgres cannot store', () => {
 
 describe('the read model of a failed approval', () => {
   it('keeps the failure beside the failed status', async () => {
-    const state = approvalState({ status: 'failed', version: 2, failure: { type: FAILURE_TYPES.invalidData, message: 'The data cannot be stored' } });
+    const state = approvalState({
+      status: 'failed',
+      version: 2,
+      failure: { type: FAILURE_TYPES.invalidData, message: 'The data cannot be stored' },
+    });
     await createApprovalActivities(deps()).projectApproval(state);
     const row = await findApprovalById(database.db, 'org_default', state.approval_id);
-    expect(row && approvalFromRow(row)).toMatchObject({ status: 'failed', failure: { type: FAILURE_TYPES.invalidData, message: 'The data cannot be stored' } });
+    expect(row && approvalFromRow(row)).toMatchObject({
+      status: 'failed',
+      failure: { type: FAILURE_TYPES.invalidData, message: 'The data cannot be stored' },
+    });
   });
 });

@@ -17,16 +17,51 @@ import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
 import { provisionTemporal } from '../../scripts/provision-temporal';
 import { registerSearchAttributes } from '../../app/temporal';
 import { bundleWorkflows } from '../../workers/create-worker';
-import { assignUpdate, decideUpdate, escalateUpdate, reportConfidenceUpdate, resolveUpdate, reviewerAvailableSignal, routingResolvedSignal, statusQuery, type RouteTaskInput, type RoutingState } from '../../contracts/route-task';
+import {
+  assignUpdate,
+  decideUpdate,
+  escalateUpdate,
+  reportConfidenceUpdate,
+  resolveUpdate,
+  reviewerAvailableSignal,
+  routingResolvedSignal,
+  statusQuery,
+  type RouteTaskInput,
+  type RoutingState,
+} from '../../contracts/route-task';
 import { routingDecision } from '../../contracts/route-task-decision';
 import { decideRoutingMoments } from '../../domain/routing-moments';
 import { routeTaskWorkflow } from '../../workflows/route-task';
 
 const team: LoadedReviewer[] = [
-  { did: 'did:x:first', display_name: 'First', capabilities: { diagnosis: 0.9 }, chain_level: 1, available: true, open_assignments: 0, capacity: null },
-  { did: 'did:x:second', display_name: 'Second', capabilities: { diagnosis: 0.9, oncology: 0.9 }, chain_level: 2, available: true, open_assignments: 2, capacity: 5 },
+  {
+    did: 'did:x:first',
+    display_name: 'First',
+    capabilities: { diagnosis: 0.9 },
+    chain_level: 1,
+    available: true,
+    open_assignments: 0,
+    capacity: null,
+  },
+  {
+    did: 'did:x:second',
+    display_name: 'Second',
+    capabilities: { diagnosis: 0.9, oncology: 0.9 },
+    chain_level: 2,
+    available: true,
+    open_assignments: 2,
+    capacity: 5,
+  },
 ];
-const cardiologist: LoadedReviewer = { did: 'did:x:cardiologist', display_name: 'Cardiologist', capabilities: { diagnosis: 0.9, cardiology: 0.9 }, chain_level: 1, available: true, open_assignments: 0, capacity: null };
+const cardiologist: LoadedReviewer = {
+  did: 'did:x:cardiologist',
+  display_name: 'Cardiologist',
+  capabilities: { diagnosis: 0.9, cardiology: 0.9 },
+  chain_level: 1,
+  available: true,
+  open_assignments: 0,
+  capacity: null,
+};
 let reviewers = team;
 
 const { EventType } = temporal.api.enums.v1;
@@ -52,7 +87,8 @@ const activities: ReturnType<typeof createRoutingActivities> = {
   loadReviewers: async () => reviewers,
   recordRoutingStep: (() => {
     let block = 0;
-    return async () => (claimed ? { resolved_meanwhile: claimed } : { transaction_id: `tx-${++block}`, block_number: block });
+    return async () =>
+      claimed ? { resolved_meanwhile: claimed } : { transaction_id: `tx-${++block}`, block_number: block };
   })(),
 };
 /** The routing as a resolution claimed in Postgres left it, which the next step finds instead of recording. */
@@ -61,7 +97,18 @@ let claimed: RoutingState | undefined;
 /** What the API's claim of a resolution records: the next version, completed, with the resolution. */
 function claimedBy(state: RoutingState, reviewer_did: string): RoutingState {
   const at = new Date().toISOString();
-  return { ...state, version: state.version + 1, status: 'completed', updated_at: at, resolution: { reviewer_did, outcome: 'approved', resolved_at: at, ledger_anchor: { transaction_id: 'tx-claim', block_number: 9 } } };
+  return {
+    ...state,
+    version: state.version + 1,
+    status: 'completed',
+    updated_at: at,
+    resolution: {
+      reviewer_did,
+      outcome: 'approved',
+      resolved_at: at,
+      ledger_anchor: { transaction_id: 'tx-claim', block_number: 9 },
+    },
+  };
 }
 
 function routingInput(changes: Partial<RouteTaskInput['task']>): RouteTaskInput {
@@ -97,7 +144,13 @@ async function decidedInput(base: RouteTaskInput): Promise<RouteTaskInput> {
     ai_confidence: task.ai_confidence,
     escalation_chain: [],
     ...made.changes,
-    decision_result: { ...made.changes.decision_result, provenance: { ...made.changes.decision_result.provenance, ledger_anchor: { transaction_id: 'tx-decision', block_number: 1 } } },
+    decision_result: {
+      ...made.changes.decision_result,
+      provenance: {
+        ...made.changes.decision_result.provenance,
+        ledger_anchor: { transaction_id: 'tx-decision', block_number: 1 },
+      },
+    },
     version: 1,
     created_at: decided_at,
     updated_at: decided_at,
@@ -107,12 +160,22 @@ async function decidedInput(base: RouteTaskInput): Promise<RouteTaskInput> {
 
 async function main(): Promise<void> {
   const { testServer } = await provisionTemporal();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testServer } },
+  });
   await registerSearchAttributes(env.connection, 'default');
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: 'record', workflowBundle: await bundleWorkflows(), activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: 'record',
+    workflowBundle: await bundleWorkflows(),
+    activities,
+  });
   // Waits until the worker has completed a workflow task after the last event of this type, so that what the
   // test changes next is not seen by the step before.
-  const handled = async (handle: { fetchHistory(): Promise<{ events?: Array<{ eventType?: unknown }> | null }> }, eventType: string) => {
+  const handled = async (
+    handle: { fetchHistory(): Promise<{ events?: Array<{ eventType?: unknown }> | null }> },
+    eventType: string,
+  ) => {
     for (;;) {
       const events = (await handle.fetchHistory()).events ?? [];
       const names = events.map((event) => String(EventType[event.eventType as number] ?? event.eventType));
@@ -125,7 +188,10 @@ async function main(): Promise<void> {
   const recording = (name: string) => wanted.length === 0 || wanted.includes(name.replace(/\.json$/, ''));
   const write = async (name: string, workflowId: string) => {
     const file = path.join(__dirname, 'histories', name);
-    writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(await env.client.workflow.getHandle(workflowId).fetchHistory())), null, 2)}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify(JSON.parse(historyToJSON(await env.client.workflow.getHandle(workflowId).fetchHistory())), null, 2)}\n`,
+    );
     console.log(`wrote ${file}`);
   };
   await worker.runUntil(async () => {
@@ -134,9 +200,15 @@ async function main(): Promise<void> {
       // times out; the second reviewer resolves.
       reviewers = team;
       const agentPath = routingInput({ routing_mode: 'escalation' });
-      const handle = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: agentPath.routing_id, args: [agentPath] });
+      const handle = await env.client.workflow.start(routeTaskWorkflow, {
+        taskQueue: 'record',
+        workflowId: agentPath.routing_id,
+        args: [agentPath],
+      });
       await handle.executeUpdate(decideUpdate);
-      await handle.executeUpdate(reportConfidenceUpdate, { args: [{ confidence: 0.55, proceed_autonomously: false, agent_id: 'urn:acme:agent:dx:1' }] });
+      await handle.executeUpdate(reportConfidenceUpdate, {
+        args: [{ confidence: 0.55, proceed_autonomously: false, agent_id: 'urn:acme:agent:dx:1' }],
+      });
       await env.sleep('16 minutes');
       await handle.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:second', outcome: 'approved' }] });
       await handle.result();
@@ -147,9 +219,22 @@ async function main(): Promise<void> {
       // Escalated at the decision, moved by hand to a target capability, then expired at the top of the chain.
       reviewers = team;
       const manualPath = routingInput({ ai_confidence: 0.5 });
-      const manual = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: manualPath.routing_id, args: [manualPath] });
+      const manual = await env.client.workflow.start(routeTaskWorkflow, {
+        taskQueue: 'record',
+        workflowId: manualPath.routing_id,
+        args: [manualPath],
+      });
       await manual.executeUpdate(decideUpdate);
-      await manual.executeUpdate(escalateUpdate, { args: [{ reason: 'needs oncology', requested_by: { type: 'human', did: 'did:x:lead' }, target_capability: 'oncology', urgency: 'high' }] });
+      await manual.executeUpdate(escalateUpdate, {
+        args: [
+          {
+            reason: 'needs oncology',
+            requested_by: { type: 'human', did: 'did:x:lead' },
+            target_capability: 'oncology',
+            urgency: 'high',
+          },
+        ],
+      });
       await manual.result();
       await write('route-task-manual-escalation-then-expired.json', manualPath.routing_id);
     }
@@ -158,8 +243,15 @@ async function main(): Promise<void> {
       // Nobody holds cardiology: queued; its level rises once; a signal finds nobody, the next one the
       // cardiologist, who resolves.
       reviewers = team;
-      const queuedPath = routingInput({ ai_confidence: 0.5, required_capabilities: [{ capability_id: 'cardiology', min_weight: 0.8 }] });
-      const queued = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: queuedPath.routing_id, args: [queuedPath] });
+      const queuedPath = routingInput({
+        ai_confidence: 0.5,
+        required_capabilities: [{ capability_id: 'cardiology', min_weight: 0.8 }],
+      });
+      const queued = await env.client.workflow.start(routeTaskWorkflow, {
+        taskQueue: 'record',
+        workflowId: queuedPath.routing_id,
+        args: [queuedPath],
+      });
       await queued.executeUpdate(decideUpdate);
       await env.sleep('16 minutes');
       await queued.signal(reviewerAvailableSignal);
@@ -176,10 +268,30 @@ async function main(): Promise<void> {
       // assigns a reviewer of their choice, who resolves.
       reviewers = team;
       const adminPath = routingInput({ routing_mode: 'escalation' });
-      const assigned = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: adminPath.routing_id, args: [adminPath] });
+      const assigned = await env.client.workflow.start(routeTaskWorkflow, {
+        taskQueue: 'record',
+        workflowId: adminPath.routing_id,
+        args: [adminPath],
+      });
       await assigned.executeUpdate(decideUpdate);
-      await assigned.executeUpdate(escalateUpdate, { args: [{ reason: 'needs cardiology', requested_by: { type: 'ai_agent', did: 'did:x:agent', agent_id: 'urn:acme:agent:dx:1' }, target_capability: 'cardiology' }] });
-      await assigned.executeUpdate(assignUpdate, { args: [{ reviewer: { did: 'did:x:second', capabilities: { diagnosis: 0.9 }, chain_level: 2 }, assigned_by: { subject: 'admin', principal_id: 'sub:admin' }, reason: 'covers cardiology' }] });
+      await assigned.executeUpdate(escalateUpdate, {
+        args: [
+          {
+            reason: 'needs cardiology',
+            requested_by: { type: 'ai_agent', did: 'did:x:agent', agent_id: 'urn:acme:agent:dx:1' },
+            target_capability: 'cardiology',
+          },
+        ],
+      });
+      await assigned.executeUpdate(assignUpdate, {
+        args: [
+          {
+            reviewer: { did: 'did:x:second', capabilities: { diagnosis: 0.9 }, chain_level: 2 },
+            assigned_by: { subject: 'admin', principal_id: 'sub:admin' },
+            reason: 'covers cardiology',
+          },
+        ],
+      });
       await assigned.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:second', outcome: 'rejected' }] });
       await assigned.result();
       await write('route-task-agent-escalated-to-queue-then-assigned-by-admin.json', adminPath.routing_id);
@@ -190,10 +302,16 @@ async function main(): Promise<void> {
       // within the seven-day window; the reviewer resolves.
       reviewers = team;
       const reviewPath = { ...routingInput({}), review_window_seconds: 7 * 24 * 3600 };
-      const reviewed = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: reviewPath.routing_id, args: [reviewPath] });
+      const reviewed = await env.client.workflow.start(routeTaskWorkflow, {
+        taskQueue: 'record',
+        workflowId: reviewPath.routing_id,
+        args: [reviewPath],
+      });
       await reviewed.executeUpdate(decideUpdate);
       await env.sleep('2 days');
-      await reviewed.executeUpdate(escalateUpdate, { args: [{ reason: 'the diagnosis looks wrong', requested_by: { type: 'human', did: 'did:x:supervisor' } }] });
+      await reviewed.executeUpdate(escalateUpdate, {
+        args: [{ reason: 'the diagnosis looks wrong', requested_by: { type: 'human', did: 'did:x:supervisor' } }],
+      });
       await reviewed.executeUpdate(resolveUpdate, { args: [{ reviewer_did: 'did:x:first', outcome: 'rejected' }] });
       await reviewed.result();
       await write('route-task-autonomous-reopened-for-review-then-resolved.json', reviewPath.routing_id);
@@ -203,7 +321,11 @@ async function main(): Promise<void> {
       // Escalated at the decision; the reviewer's resolution is claimed in Postgres and signalled, twice (the outbox may).
       reviewers = team;
       const claimPath = routingInput({ ai_confidence: 0.5 });
-      const signalled = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: claimPath.routing_id, args: [claimPath] });
+      const signalled = await env.client.workflow.start(routeTaskWorkflow, {
+        taskQueue: 'record',
+        workflowId: claimPath.routing_id,
+        args: [claimPath],
+      });
       await signalled.executeUpdate(decideUpdate);
       const resolved = claimedBy(await signalled.query(statusQuery), 'did:x:first');
       await signalled.signal(routingResolvedSignal, resolved);
@@ -216,7 +338,11 @@ async function main(): Promise<void> {
       // Decided and recorded by the API before the start (a human at the decision); the resolution is claimed in Postgres and signalled.
       reviewers = team;
       const requestPath = await decidedInput(routingInput({ ai_confidence: 0.5 }));
-      const decided = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: requestPath.routing_id, args: [requestPath] });
+      const decided = await env.client.workflow.start(routeTaskWorkflow, {
+        taskQueue: 'record',
+        workflowId: requestPath.routing_id,
+        args: [requestPath],
+      });
       await handled(decided, 'WORKFLOW_EXECUTION_STARTED');
       await decided.signal(routingResolvedSignal, claimedBy(requestPath.decided!.state, 'did:x:first'));
       await decided.result();
@@ -228,7 +354,11 @@ async function main(): Promise<void> {
       // and the routing moves up the chain; the second reviewer's resolution is claimed in Postgres and signalled.
       reviewers = team;
       const climbingPath = await decidedInput(routingInput({ ai_confidence: 0.5 }));
-      const climbing = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: climbingPath.routing_id, args: [climbingPath] });
+      const climbing = await env.client.workflow.start(routeTaskWorkflow, {
+        taskQueue: 'record',
+        workflowId: climbingPath.routing_id,
+        args: [climbingPath],
+      });
       await handled(climbing, 'WORKFLOW_EXECUTION_STARTED');
       await env.sleep('16 minutes');
       await climbing.signal(routingResolvedSignal, claimedBy(await climbing.query(statusQuery), 'did:x:second'));
@@ -241,8 +371,21 @@ async function main(): Promise<void> {
       // at the top of the chain.
       reviewers = team;
       const movedPath = await decidedInput(routingInput({ ai_confidence: 0.5 }));
-      const moved = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: movedPath.routing_id, args: [movedPath] });
-      await moved.executeUpdate(escalateUpdate, { args: [{ reason: 'needs oncology', requested_by: { type: 'human', did: 'did:x:lead' }, target_capability: 'oncology', urgency: 'high' }] });
+      const moved = await env.client.workflow.start(routeTaskWorkflow, {
+        taskQueue: 'record',
+        workflowId: movedPath.routing_id,
+        args: [movedPath],
+      });
+      await moved.executeUpdate(escalateUpdate, {
+        args: [
+          {
+            reason: 'needs oncology',
+            requested_by: { type: 'human', did: 'did:x:lead' },
+            target_capability: 'oncology',
+            urgency: 'high',
+          },
+        ],
+      });
       await moved.result();
       await write('route-task-decided-in-request-then-escalated-by-hand-then-expired.json', movedPath.routing_id);
     }
@@ -252,7 +395,11 @@ async function main(): Promise<void> {
       // is late: the escalation step finds the routing resolved and the workflow closes with it.
       reviewers = team;
       const latePath = routingInput({ ai_confidence: 0.5 });
-      const overtaken = await env.client.workflow.start(routeTaskWorkflow, { taskQueue: 'record', workflowId: latePath.routing_id, args: [latePath] });
+      const overtaken = await env.client.workflow.start(routeTaskWorkflow, {
+        taskQueue: 'record',
+        workflowId: latePath.routing_id,
+        args: [latePath],
+      });
       await overtaken.executeUpdate(decideUpdate);
       claimed = claimedBy(await overtaken.query(statusQuery), 'did:x:first');
       await env.sleep('16 minutes');

@@ -22,19 +22,25 @@ const DUE: DueBlock[] = [{ kind: 'idle' }, { kind: 'close', block_number: 1 }, {
 
 function write(name: string, history: unknown): void {
   const file = path.join(__dirname, 'histories', name);
-  writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(history as Parameters<typeof historyToJSON>[0])), null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify(JSON.parse(historyToJSON(history as Parameters<typeof historyToJSON>[0])), null, 2)}\n`,
+  );
   process.stdout.write(`wrote ${file}\n`);
 }
 
 async function firstRunHistory(env: TestWorkflowEnvironment, handle: WorkflowHandleWithFirstExecutionRunId) {
   const firstRun = env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId);
-  while ((await firstRun.describe()).status.name === 'RUNNING') await new Promise((resolve) => setTimeout(resolve, 100));
+  while ((await firstRun.describe()).status.name === 'RUNNING')
+    await new Promise((resolve) => setTimeout(resolve, 100));
   return firstRun.fetchHistory();
 }
 
 async function main(): Promise<void> {
   const { testServer } = await provisionTemporal();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testServer } },
+  });
   let cycle = 0;
   const worker = await Worker.create({
     connection: env.nativeConnection,
@@ -45,7 +51,13 @@ async function main(): Promise<void> {
       closeLedgerBlock: async ({ block_number }: { block_number: number }) => ({ ok: true, block_number }),
       sealLedgerBlocks: async (through: number) => ({
         count: 1,
-        last: { block_number: through, tree_size: through * 5, root_hash: '', checkpoint: '', sealed_at: '2026-11-23T00:00:00.000Z' },
+        last: {
+          block_number: through,
+          tree_size: through * 5,
+          root_hash: '',
+          checkpoint: '',
+          sealed_at: '2026-11-23T00:00:00.000Z',
+        },
       }),
       // The report: two pages of an empty period, so the first run continues as new.
       scanCompliancePage: async ({ after }: { after: { seq: number } | null }) => ({
@@ -60,7 +72,19 @@ async function main(): Promise<void> {
     const sealer = await env.client.workflow.start(sealLedgerWorkflow, {
       taskQueue: 'record-ledger',
       workflowId: `ledger-sealer-${randomUUID()}`,
-      args: [{ settings: { max_block_leaves: 5, max_block_age_ms: 1000, poll_interval_ms: 50, idle_return_ms: 60_000, close_lock_timeout_ms: 500, seal_timeout_ms: 60_000, cycles_before_continue_as_new: 3 } }],
+      args: [
+        {
+          settings: {
+            max_block_leaves: 5,
+            max_block_age_ms: 1000,
+            poll_interval_ms: 50,
+            idle_return_ms: 60_000,
+            close_lock_timeout_ms: 500,
+            seal_timeout_ms: 60_000,
+            cycles_before_continue_as_new: 3,
+          },
+        },
+      ],
     });
     write('seal-ledger-three-cycles-then-continue-as-new.json', await firstRunHistory(env, sealer));
     await sealer.terminate('recorded');

@@ -24,7 +24,9 @@ const sent = (status: number, retryAfter?: number): SendResult => ({
 
 async function main(): Promise<void> {
   const { testServer } = await provisionTemporal();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testServer } },
+  });
   // The receiver fails, asks to be left alone for two hours, then takes the delivery.
   const answers = [sent(500), sent(429, 7200), sent(200)];
   let attempt = 0;
@@ -53,7 +55,12 @@ async function main(): Promise<void> {
         {
           delivery_id: 'whdel_recorded',
           subscription_id: 'whsub_recorded',
-          event: { id: 'evt_recorded', event: 'routing.escalated', created_at: '2026-11-23T10:00:00.000Z', data: { task_id: 'rt_recorded', reason: 'ai_confidence_below_threshold', assigned_human: 'did:x:ada' } },
+          event: {
+            id: 'evt_recorded',
+            event: 'routing.escalated',
+            created_at: '2026-11-23T10:00:00.000Z',
+            data: { task_id: 'rt_recorded', reason: 'ai_confidence_below_threshold', assigned_human: 'did:x:ada' },
+          },
           schedule: { delays_seconds: [60, 300, 1800], jitter: 0.2 },
         },
       ],
@@ -62,7 +69,10 @@ async function main(): Promise<void> {
     await write('deliver-webhook-failed-then-delivered', await delivery.fetchHistory());
 
     // Two passes (the first batch full), a wait, a wake signal, a third pass; then stopped.
-    const dispatcher = await env.client.workflow.start(dispatchOutboxWorkflow, { taskQueue: 'record', workflowId: 'outbox-dispatcher:record' });
+    const dispatcher = await env.client.workflow.start(dispatchOutboxWorkflow, {
+      taskQueue: 'record',
+      workflowId: 'outbox-dispatcher:record',
+    });
     while (passes < 2) await new Promise((resolve) => setTimeout(resolve, 50));
     await dispatcher.signal(wakeSignal);
     while (passes < 3) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -17,6 +17,8 @@ describe('replaying recorded histories', () => {
 
   it.each(files)('%s replays without nondeterminism', async (file) => {
     const history = historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8')));
-    await expect(Worker.runReplayHistory({ workflowBundle: await sharedWorkflowBundle() }, history, file)).resolves.toBeUndefined();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: await sharedWorkflowBundle() }, history, file),
+    ).resolves.toBeUndefined();
   });
 });

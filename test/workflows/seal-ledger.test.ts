@@ -45,7 +45,16 @@ function scripted(dues: DueBlock[], closeOutcomes: Record<number, { ok: false; l
     },
     async sealLedgerBlocks(through) {
       calls.push(['seal', through]);
-      return { count: 1, last: { block_number: through, tree_size: through * 10, root_hash: '', checkpoint: '', sealed_at: '2026-11-23T00:00:00.000Z' } };
+      return {
+        count: 1,
+        last: {
+          block_number: through,
+          tree_size: through * 10,
+          root_hash: '',
+          checkpoint: '',
+          sealed_at: '2026-11-23T00:00:00.000Z',
+        },
+      };
     },
   };
   return { calls, activities };
@@ -53,7 +62,12 @@ function scripted(dues: DueBlock[], closeOutcomes: Record<number, { ok: false; l
 
 async function withWorker<T>(activities: object, run: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `sealer-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await sharedWorkflowBundle(), activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await sharedWorkflowBundle(),
+    activities,
+  });
   return worker.runUntil(run(taskQueue));
 }
 
@@ -73,7 +87,11 @@ describe('sealLedgerWorkflow', () => {
       },
     };
     await withWorker(failing, async (taskQueue) => {
-      const handle = await env.client.workflow.start(sealLedgerWorkflow, { taskQueue, workflowId: `sealer-${randomUUID()}`, args: [{ settings }] });
+      const handle = await env.client.workflow.start(sealLedgerWorkflow, {
+        taskQueue,
+        workflowId: `sealer-${randomUUID()}`,
+        args: [{ settings }],
+      });
       // The first cycle's retries back off to a minute and give up after about an hour.
       await env.sleep('90 minutes');
       expect(calls).toContainEqual(['seal', 2]);
@@ -93,9 +111,14 @@ describe('sealLedgerWorkflow', () => {
       { 4: { ok: false, last_closed_block: 6 } },
     );
     await withWorker(activities, async (taskQueue) => {
-      const handle = await env.client.workflow.start(sealLedgerWorkflow, { taskQueue, workflowId: `sealer-${randomUUID()}`, args: [{ settings }] });
+      const handle = await env.client.workflow.start(sealLedgerWorkflow, {
+        taskQueue,
+        workflowId: `sealer-${randomUUID()}`,
+        args: [{ settings }],
+      });
       const firstRun = env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId);
-      for (let i = 0; i < 100 && !(await firstRun.describe()).status.name.includes('CONTINUED'); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 100 && !(await firstRun.describe()).status.name.includes('CONTINUED'); i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect((await firstRun.describe()).status.name).toBe('CONTINUED_AS_NEW');
       expect(calls.filter(([name]) => name !== 'await')).toEqual([
         ['close', 1],
@@ -117,8 +140,13 @@ describe('sealLedgerWorkflow', () => {
         workflowId: `sealer-${randomUUID()}`,
         args: [{ settings: { ...settings, cycles_before_continue_as_new: 1000 } }],
       });
-      await handle.signal(sealerSettingsSignal, { ...settings, max_block_leaves: 99, cycles_before_continue_as_new: 1000 });
-      for (let i = 0; i < 100 && !calls.some(([name, value]) => name === 'await' && value === 99); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      await handle.signal(sealerSettingsSignal, {
+        ...settings,
+        max_block_leaves: 99,
+        cycles_before_continue_as_new: 1000,
+      });
+      for (let i = 0; i < 100 && !calls.some(([name, value]) => name === 'await' && value === 99); i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       expect(calls.some(([name, value]) => name === 'await' && value === 99)).toBe(true);
       // The signal may come before the first cycle's wait or after it; either way that cycle's seal follows.
       let status = await handle.query(sealerStatusQuery);
@@ -126,7 +154,12 @@ describe('sealLedgerWorkflow', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
         status = await handle.query(sealerStatusQuery);
       }
-      expect(status).toMatchObject({ blocks_sealed: 1, last_sealed_block: 7, tree_size: 70, settings: { max_block_leaves: 99 } });
+      expect(status).toMatchObject({
+        blocks_sealed: 1,
+        last_sealed_block: 7,
+        tree_size: 70,
+        settings: { max_block_leaves: 99 },
+      });
       await handle.terminate('test over');
     });
   });

@@ -4,14 +4,20 @@ import { HandoffError, type Handoff } from '@handoff/sdk';
 import { z } from 'zod';
 
 const unit = z.number().min(0).max(1);
-const agentId = z.string().min(1).optional().describe('The calling agent’s id (X-Agent-ID); leave out when the token is the agent’s own API key');
+const agentId = z
+  .string()
+  .min(1)
+  .optional()
+  .describe('The calling agent’s id (X-Agent-ID); leave out when the token is the agent’s own API key');
 const waitSeconds = z
   .number()
   .int()
   .min(0)
   .max(3600)
   .optional()
-  .describe('Wait this long for the human’s decision before answering (long-polls, no polling); 0 or left out: answer at once with a handle to wait on later');
+  .describe(
+    'Wait this long for the human’s decision before answering (long-polls, no polling); 0 or left out: answer at once with a handle to wait on later',
+  );
 
 /** A tool's answer: the API's JSON as text and as structured content; a refusal as an error result with its RFC 9457 problem. */
 async function answer(work: () => Promise<object>): Promise<CallToolResult> {
@@ -20,7 +26,15 @@ async function answer(work: () => Promise<object>): Promise<CallToolResult> {
     return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }], structuredContent: { ...result } };
   } catch (error) {
     if (!(error instanceof HandoffError)) throw error;
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify({ status: error.status, problem: error.problem ?? error.message }, null, 2) }] };
+    return {
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: JSON.stringify({ status: error.status, problem: error.problem ?? error.message }, null, 2),
+        },
+      ],
+    };
   }
 }
 
@@ -44,7 +58,10 @@ export function createHandoffMcpServer(handoff: Handoff): McpServer {
         'its routing_id; with wait_seconds it also waits for the human’s decision on the task (decision_state: status completed with the resolution, or still ' +
         'in_progress), which your agent API key alone may do.',
       inputSchema: {
-        task_id: z.string().min(1).describe('Your own id for the task; routing it again answers with its first decision'),
+        task_id: z
+          .string()
+          .min(1)
+          .describe('Your own id for the task; routing it again answers with its first decision'),
         task_type: z.string().min(1).optional(),
         confidence: unit.describe('Your confidence that you can handle the task, 0 to 1'),
         can_handle: z.boolean().optional(),
@@ -78,11 +95,17 @@ export function createHandoffMcpServer(handoff: Handoff): McpServer {
       inputSchema: {
         action_description: z.string().min(1),
         requester_passport_id: z.string().describe('Your DID (the requester)'),
-        approver_passport_id: z.string().optional().describe('The DID of the person who must answer; left out, anyone signed in may'),
+        approver_passport_id: z
+          .string()
+          .optional()
+          .describe('The DID of the person who must answer; left out, anyone signed in may'),
         org_did: z.string().optional(),
         task_id: z.string().optional(),
         agent_id: z.string().optional(),
-        request_data: z.record(z.string(), z.unknown()).optional().describe('What is to be approved (amount, irreversible, …: read for risk)'),
+        request_data: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe('What is to be approved (amount, irreversible, …: read for risk)'),
         expires_in_seconds: z.number().int().positive().optional(),
         wait_seconds: waitSeconds,
       },
@@ -91,7 +114,9 @@ export function createHandoffMcpServer(handoff: Handoff): McpServer {
       answer(async () => {
         const { wait_seconds, ...request } = args;
         const approval = await handoff.requestApproval(request);
-        return wait_seconds ? handoff.waitForDecision({ approval_id: approval.id }, { timeoutSeconds: wait_seconds }) : approval;
+        return wait_seconds
+          ? handoff.waitForDecision({ approval_id: approval.id }, { timeoutSeconds: wait_seconds })
+          : approval;
       }),
   );
 
@@ -110,35 +135,59 @@ export function createHandoffMcpServer(handoff: Handoff): McpServer {
       },
     },
     ({ task_id, routing_id, approval_id, wait_seconds, agent_id }) => {
-      if (task_id) return answer(() => handoff.waitForDecision({ task_id, ...(agent_id ? { agent_id } : {}) }, { timeoutSeconds: wait_seconds }));
+      if (task_id)
+        return answer(() =>
+          handoff.waitForDecision({ task_id, ...(agent_id ? { agent_id } : {}) }, { timeoutSeconds: wait_seconds }),
+        );
       if (routing_id) return answer(() => handoff.waitForDecision({ routing_id }, { timeoutSeconds: wait_seconds }));
       if (approval_id) return answer(() => handoff.waitForDecision({ approval_id }, { timeoutSeconds: wait_seconds }));
-      return { isError: true, content: [{ type: 'text', text: 'Name the task_id, the routing_id or the approval_id to wait on' }] };
+      return {
+        isError: true,
+        content: [{ type: 'text', text: 'Name the task_id, the routing_id or the approval_id to wait on' }],
+      };
     },
   );
 
   server.registerTool(
     'check_boundaries',
     {
-      description: 'May you take this action, for this amount, alone? If not, which approval tier must approve it. Records nothing.',
-      inputSchema: { action: z.string().min(1), amount: z.number().optional(), domain: z.string().optional(), agent_id: agentId },
+      description:
+        'May you take this action, for this amount, alone? If not, which approval tier must approve it. Records nothing.',
+      inputSchema: {
+        action: z.string().min(1),
+        amount: z.number().optional(),
+        domain: z.string().optional(),
+        agent_id: agentId,
+      },
     },
-    ({ agent_id, ...query }) => answer(async () => unwrap(await client.GET('/v1/orch/boundaries', { params: { query, header: headerFor(agent_id) } }))),
+    ({ agent_id, ...query }) =>
+      answer(async () =>
+        unwrap(await client.GET('/v1/orch/boundaries', { params: { query, header: headerFor(agent_id) } })),
+      ),
   );
 
   server.registerTool(
     'report_confidence',
     {
-      description: 'Report your confidence on a running task. Below 0.70 a human takes over: then the answer is an error naming who (do not act alone).',
-      inputSchema: { task_id: z.string().min(1), confidence: unit, proceed_autonomously: z.boolean().optional(), reason: z.string().optional(), agent_id: agentId },
+      description:
+        'Report your confidence on a running task. Below 0.70 a human takes over: then the answer is an error naming who (do not act alone).',
+      inputSchema: {
+        task_id: z.string().min(1),
+        confidence: unit,
+        proceed_autonomously: z.boolean().optional(),
+        reason: z.string().optional(),
+        agent_id: agentId,
+      },
     },
-    ({ agent_id, ...report }) => answer(async () => handoff.reportConfidence(report, agent_id ? { agentId: agent_id } : {})),
+    ({ agent_id, ...report }) =>
+      answer(async () => handoff.reportConfidence(report, agent_id ? { agentId: agent_id } : {})),
   );
 
   server.registerTool(
     'log_provenance',
     {
-      description: 'Record an action you took in the task’s provenance (its decision chain in the ledger), with your reasoning.',
+      description:
+        'Record an action you took in the task’s provenance (its decision chain in the ledger), with your reasoning.',
       inputSchema: {
         task_id: z.string().min(1),
         action: z.string().min(1),
@@ -149,7 +198,10 @@ export function createHandoffMcpServer(handoff: Handoff): McpServer {
         agent_id: agentId,
       },
     },
-    ({ agent_id, ...record }) => answer(async () => unwrap(await client.POST('/v1/orch/provenance', { body: record, params: { header: headerFor(agent_id) } }))),
+    ({ agent_id, ...record }) =>
+      answer(async () =>
+        unwrap(await client.POST('/v1/orch/provenance', { body: record, params: { header: headerFor(agent_id) } })),
+      ),
   );
   return server;
 }

@@ -9,7 +9,10 @@ import { createHandoffMcpServer } from './server';
 export async function serveStdio(env: Record<string, string | undefined>): Promise<void> {
   const baseUrl = env.HANDOFF_URL ?? 'http://127.0.0.1:3000';
   const token = env.HANDOFF_TOKEN;
-  if (!token) throw new Error('Set HANDOFF_TOKEN to the agent’s token (an agent API key hnd_ak_…, or an access or delegation token)');
+  if (!token)
+    throw new Error(
+      'Set HANDOFF_TOKEN to the agent’s token (an agent API key hnd_ak_…, or an access or delegation token)',
+    );
   await createHandoffMcpServer(createHandoff({ baseUrl, token })).connect(new StdioServerTransport());
 }
 
@@ -23,7 +26,14 @@ export function serveHttp(options: { handoffUrl: string; host: string; port: num
   app.post('/mcp', async (req, res) => {
     const token = /^Bearer (\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
     if (!token) {
-      res.status(401).set('WWW-Authenticate', 'Bearer').json({ jsonrpc: '2.0', error: { code: -32001, message: 'Send the agent’s Handoff token as a bearer token' }, id: null });
+      res
+        .status(401)
+        .set('WWW-Authenticate', 'Bearer')
+        .json({
+          jsonrpc: '2.0',
+          error: { code: -32001, message: 'Send the agent’s Handoff token as a bearer token' },
+          id: null,
+        });
       return;
     }
     const server = createHandoffMcpServer(createHandoff({ baseUrl: options.handoffUrl, token }));
@@ -37,9 +47,14 @@ export function serveHttp(options: { handoffUrl: string; host: string; port: num
   });
   // Stateless: there is no session to stream to or to end.
   app.all('/mcp', (_req, res) => {
-    res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST only' }, id: null });
+    res
+      .status(405)
+      .set('Allow', 'POST')
+      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST only' }, id: null });
   });
   return new Promise((resolve, reject) => {
-    const listening = app.listen(options.port, options.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    const listening = app.listen(options.port, options.host, (error?: Error) =>
+      error ? reject(error) : resolve(listening),
+    );
   });
 }
