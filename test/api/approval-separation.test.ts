@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
 import { mintPersonalAccessToken } from '../../services/auth/tokens';
-import { call, client, expectProblem } from '../support/http';
-import { signedInPerson, type SignedInPerson } from '../support/identity';
+import { client, expectProblem } from '../support/http';
+import { delegateToNewAgent, signedInPerson, type SignedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -24,37 +23,8 @@ afterAll(() => stack?.stop());
 
 /** An agent Passport holding a delegation token from `from` with the given capabilities. */
 async function agentOf(from: SignedInPerson, capabilities: string[]) {
-  const exchanged = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens/exchange', {
-    json: {
-      subject_token: from.sessionToken,
-      capabilities: [...capabilities, 'delegation:write'],
-      duration_seconds: 3600,
-    },
-  });
-  expect(exchanged.status).toBe(201);
-  const agent = { passport_id: `pp_agent_${randomUUID()}`, did: `did:web:agents.example:${randomUUID()}` };
-  const now = new Date();
-  await stack.database.db('passports').insert({
-    ...agent,
-    type: 'agent',
-    name: 'Assistant',
-    organization_id: 'org_default',
-    metadata: JSON.stringify({}),
-    capabilities: [],
-    status: 'active',
-    created_at: now,
-    updated_at: now,
-  });
-  const delegated = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens', {
-    token: exchanged.body.token as string,
-    json: { agentId: agent.passport_id, capabilities, duration_seconds: 600 },
-  });
-  expect(delegated.status).toBe(201);
-  return {
-    agent,
-    as: client(stack.baseUrl, delegated.body.token as string),
-    token_id: delegated.body.token_id as string,
-  };
+  const delegated = await delegateToNewAgent(stack, from, capabilities);
+  return { ...delegated, as: client(stack.baseUrl, delegated.token) };
 }
 
 const asking = (requester: string) => ({

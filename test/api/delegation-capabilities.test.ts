@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { HUMAN_ACT_CAPABILITY_NAMES, SIGNED_IN_PERSON_CAPABILITIES } from '../../domain/capabilities';
 import { eventually } from '../support/eventually';
 import { call, client, expectProblem, type CallResult } from '../support/http';
-import { signedInPerson, type SignedInPerson } from '../support/identity';
+import { delegateToNewAgent, signedInPerson, type SignedInPerson } from '../support/identity';
 import { signedInReviewer } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
@@ -48,30 +47,8 @@ async function tokenHolding(person: SignedInPerson, capabilities: string[]) {
 
 /** A token the person gives an agent, holding exactly `capabilities`. */
 async function agentHolding(person: SignedInPerson, capabilities: string[]) {
-  const own = await tokenHolding(person, [...capabilities, 'delegation:write']);
-  const agent = { passport_id: `pp_agent_${randomUUID()}`, did: `did:web:agents.example:${randomUUID()}` };
-  const now = new Date();
-  await stack.database.db('passports').insert({
-    ...agent,
-    type: 'agent',
-    name: 'Assistant',
-    organization_id: 'org_default',
-    metadata: JSON.stringify({}),
-    capabilities: [],
-    status: 'active',
-    created_at: now,
-    updated_at: now,
-  });
-  const delegated = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens', {
-    token: own.token,
-    json: { agentId: agent.passport_id, capabilities, duration_seconds: 600 },
-  });
-  expect(delegated.status).toBe(201);
-  return {
-    agent,
-    as: client(stack.baseUrl, delegated.body.token as string),
-    token_id: delegated.body.token_id as string,
-  };
+  const delegated = await delegateToNewAgent(stack, person, capabilities);
+  return { ...delegated, as: client(stack.baseUrl, delegated.token) };
 }
 
 async function routingAssignedToAda(): Promise<string> {

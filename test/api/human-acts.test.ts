@@ -1,13 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HUMAN_ACT_CAPABILITIES } from '../../domain/human-acts';
 import { mintPersonalAccessToken } from '../../services/auth/tokens';
 import { eventually } from '../support/eventually';
-import { call, client, expectProblem, type CallResult } from '../support/http';
-import { signedInPerson, type SignedInPerson } from '../support/identity';
+import { client, expectProblem, type CallResult } from '../support/http';
+import { delegateToNewAgent, signedInPerson, type SignedInPerson } from '../support/identity';
 import { signedInReviewer } from '../support/people';
 import { startStack, type Stack } from '../support/stack';
 
@@ -156,38 +155,7 @@ describe('answering an approval request', () => {
 describe('the approver’s delegate', () => {
   /** The person's own delegation token (exchanged from their session), then one they give an agent. */
   async function agentHolding(from: SignedInPerson, capabilities: string[]) {
-    const exchanged = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens/exchange', {
-      json: {
-        subject_token: from.sessionToken,
-        capabilities: [...capabilities, 'delegation:write'],
-        duration_seconds: 3600,
-      },
-    });
-    expect(exchanged.status).toBe(201);
-    const agent = { passport_id: `pp_agent_${randomUUID()}`, did: `did:web:agents.example:${randomUUID()}` };
-    const now = new Date();
-    await stack.database.db('passports').insert({
-      ...agent,
-      type: 'agent',
-      name: 'Assistant',
-      organization_id: 'org_default',
-      metadata: JSON.stringify({}),
-      capabilities: [],
-      status: 'active',
-      created_at: now,
-      updated_at: now,
-    });
-    const delegated = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens', {
-      token: exchanged.body.token as string,
-      json: { agentId: agent.passport_id, capabilities, duration_seconds: 600 },
-    });
-    expect(delegated.status).toBe(201);
-    return {
-      agent,
-      token: delegated.body.token as string,
-      token_id: delegated.body.token_id as string,
-      credential: from.kid,
-    };
+    return { ...(await delegateToNewAgent(stack, from, capabilities)), credential: from.kid };
   }
 
   it('answers with a delegation from the approver that covers answering; the record names the approver, the credential and the agent', async () => {

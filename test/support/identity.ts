@@ -69,3 +69,55 @@ export async function signedInPerson(
   );
   return { passport_id, did, kid, privateKey, sessionToken: token, session };
 }
+
+export interface DelegatedAgent {
+  agent: { passport_id: string; did: string };
+  /** The agent's delegation token, holding exactly the capabilities asked for. */
+  token: string;
+  token_id: string;
+}
+
+/**
+ * An agent Passport of the person's organization, and a delegation token the person gives it: exchanged from
+ * the person's session (with delegation:write beside the capabilities), then narrowed to `capabilities`.
+ */
+export async function delegateToNewAgent(
+  stack: Stack,
+  person: SignedInPerson,
+  capabilities: string[],
+): Promise<DelegatedAgent> {
+  const post = async (path: string, body: unknown, token?: string) => {
+    const reply = await fetch(`${stack.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    const json = (await reply.json()) as { token?: string; token_id?: string };
+    if (reply.status !== 201 || !json.token || !json.token_id) throw new Error(`${path} answered ${reply.status}`);
+    return { token: json.token, token_id: json.token_id };
+  };
+  const own = await post('/v1/delegation-tokens/exchange', {
+    subject_token: person.sessionToken,
+    capabilities: [...capabilities, 'delegation:write'],
+    duration_seconds: 3600,
+  });
+  const agent = { passport_id: `pp_agent_${randomUUID()}`, did: `did:web:agents.example:${randomUUID()}` };
+  const now = new Date();
+  await stack.database.db('passports').insert({
+    ...agent,
+    type: 'agent',
+    name: 'Assistant',
+    organization_id: person.session.organization_id,
+    metadata: JSON.stringify({}),
+    capabilities: [],
+    status: 'active',
+    created_at: now,
+    updated_at: now,
+  });
+  const delegated = await post(
+    '/v1/delegation-tokens',
+    { agentId: agent.passport_id, capabilities, duration_seconds: 600 },
+    own.token,
+  );
+  return { agent, ...delegated };
+}
