@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import { upsertApprovalProjection } from '../db/approvals';
 import { appendProvenance } from '../db/ledger';
-import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
+import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance/records';
 import type { ApprovalRequest, ApprovalState } from '../contracts/approval';
-import { endedTransition } from '../domain/approval-steps';
+import { endedTransition } from '../domain/approvals/steps';
 import { claimEnding } from '../services/approvals/claims';
 import { withInvalidDataFailures } from './failures';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 
 export function createApprovalActivities(deps: { db: Knex }) {
   return withInvalidDataFailures({

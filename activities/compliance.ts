@@ -8,11 +8,11 @@ import {
   type ComplianceRecord,
   type ComplianceTally,
   type LedgerSnapshot,
-} from '../domain/compliance';
-import type { ProvenanceEntry } from '../domain/provenance';
+} from '../domain/provenance/compliance';
+import type { ProvenanceEntry } from '../domain/provenance/records';
 import { leafHashOfBody } from '../services/ledger/rfc6962';
 import { withInvalidDataFailures } from './failures';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 
 export type { ComplianceReportProjection };
 

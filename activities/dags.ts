@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { upsertDagProjection } from '../db/dags';
 import { appendProvenance } from '../db/ledger';
-import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
+import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance/records';
 import type { DagState } from '../contracts/run-dag';
 import { withInvalidDataFailures } from './failures';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 
 export function createDagActivities(deps: { db: Knex }) {
   return withInvalidDataFailures({

@@ -3,10 +3,15 @@ import type { Knex } from 'knex';
 import { liveCallbackSecrets } from '../db/callback-secrets';
 import { recordAttemptFinished, recordAttemptStarted, upsertExecutionProjection } from '../db/executions';
 import { appendProvenance } from '../db/ledger';
-import { judgeAgentAnswer, judgeCallbackAnswer, resultObject, type AnswerVerdict } from '../domain/deliveries';
-import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
+import {
+  judgeAgentAnswer,
+  judgeCallbackAnswer,
+  resultObject,
+  type AnswerVerdict,
+} from '../domain/executions/outbound-answers';
+import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance/records';
 import type { WorkerSettings } from './settings';
-import { createKeyRing } from '../services/auth/key-ring';
+import { createKeyRing } from '../services/identity/issuance/key-ring';
 import { openCallbackSecrets } from '../services/executions/callback-secrets';
 import { issueProgressToken } from '../services/executions/progress-token';
 import { executionView } from '../services/executions/view';
@@ -15,7 +20,7 @@ import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../lib/ou
 import { createOutboundGuard } from '../lib/outbound/url-guard';
 import type { AgentAnswer, AttemptFailureDetails, ExecutionState } from '../contracts/execute-agent';
 import { withInvalidDataFailures } from './failures';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 
 export interface AgentInvocation {
   execution_id: string;

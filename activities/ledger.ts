@@ -2,14 +2,14 @@ import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import * as ledger from '../db/ledger';
 import { closeBlock, ledgerState, unsealedClosedBlocks, type CloseOutcome } from '../db/ledger-blocks';
-import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
+import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance/records';
 import type { WorkerSettings } from './settings';
 import type { Logger } from '../lib/logger';
 import { ensureLedgerKey, type LedgerKey } from '../services/ledger/keys';
 import { sealBlock, type SealedBlock } from '../services/ledger/seal';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { withInvalidDataFailures } from './failures';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 
 export type DueBlock =
   { kind: 'idle' } | { kind: 'close'; block_number: number } | { kind: 'seal'; through_block: number };

@@ -9,10 +9,10 @@ import {
   type RoutingProjection,
   type RoutingRow,
 } from '../db/routings';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
-import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance';
-import type { LoadedReviewer } from '../domain/reviewer-assignment';
-import type { RequiredCapability, RoutingTask } from '../domain/routing-decision';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
+import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance/records';
+import type { LoadedReviewer } from '../domain/routing/reviewer-assignment';
+import type { RequiredCapability, RoutingTask } from '../domain/routing/decision';
 import type { RecordedStep, RoutingState } from '../contracts/route-task';
 import { loadReviewers, loadRoutingContext, type RoutingContext } from '../services/routing/context';
 import { recordEscalation } from '../services/observability/metrics';

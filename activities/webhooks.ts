@@ -22,7 +22,7 @@ import {
   type AttemptVerdict,
   type EndpointDisableReason,
   type WebhookEventBody,
-} from '../domain/webhooks';
+} from '../domain/webhooks/rules';
 import type { WorkerSettings } from './settings';
 import type { Logger } from '../lib/logger';
 import { postJson } from '../lib/outbound/post';

@@ -7,13 +7,13 @@ import type { Logger } from '../lib/logger';
 import type { HttpMetrics } from '../lib/metrics';
 import type { PlatformSettings } from '../services/platform/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
-import type { WebAuthnSettings } from '../services/webauthn/settings';
-import type { PassportSettings } from '../services/passports/settings';
-import type { KeyRing } from '../services/auth/key-ring';
-import type { TokenSettings } from '../services/auth/tokens';
-import { authenticateDelegationToken } from '../services/delegation/delegations';
-import { DELEGATION_TOKEN_TYPE } from '../services/delegation/delegation-tokens';
-import type { RevocationRegistry } from '../services/delegation/revocations';
+import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
+import type { PassportSettings } from '../services/identity/passports/settings';
+import type { KeyRing } from '../services/identity/issuance/key-ring';
+import type { TokenSettings } from '../services/identity/authentication/tokens';
+import { authenticateDelegationToken } from '../services/identity/delegations/delegations';
+import { DELEGATION_TOKEN_TYPE } from '../services/identity/issuance/delegation-tokens';
+import type { RevocationRegistry } from '../services/identity/delegations/revocations';
 import type { DecisionWaits } from '../services/decisions/waits';
 import type { HumanEscalationLevel } from '../contracts/route-task';
 import { registerServiceAccountRoutes } from './auth/service-accounts';
@@ -63,7 +63,7 @@ export interface AppDeps {
   temporal: Client;
   keyRing: KeyRing;
   logger: Logger;
-  /** Every unexpired delegation-token revocation, kept current on this instance (services/delegation/revocations.ts). */
+  /** Every unexpired delegation-token revocation, kept current on this instance (services/identity/delegations/revocations.ts). */
   revocations: RevocationRegistry;
   /** The waits of GET …?wait= for a routing's or an approval's decision, woken by NOTIFY (services/decisions/waits.ts). */
   decisions: DecisionWaits;

@@ -1,4 +1,4 @@
-import { HUMAN_ACT_CAPABILITIES, type Capability } from '../domain/capabilities';
+import { HUMAN_ACT_CAPABILITIES, type Capability } from '../domain/identity/capabilities';
 
 /**
  * The one table of which capability each operation needs, keyed `METHOD /path` as the OpenAPI document
@@ -6,7 +6,7 @@ import { HUMAN_ACT_CAPABILITIES, type Capability } from '../domain/capabilities'
  * with its capability (and a risk_level at least the capability's); a scoped token passes with the route's
  * scope or with the capability itself. An authenticated operation missing here is closed to delegation
  * tokens; test/api/authorization.test.ts fails until it is added. The OpenAPI document shows each entry as
- * x-capability; docs/api.md explains the vocabulary (domain/capabilities.ts).
+ * x-capability; docs/api.md explains the vocabulary (domain/identity/capabilities.ts).
  */
 export const OPERATION_CAPABILITIES: Readonly<Record<string, Capability>> = {
   'GET /v1/agents': 'agents:read',

@@ -10,7 +10,7 @@ import { createLogger } from '../lib/logger';
 import { closeServer, listenUntilSignalled } from '../lib/http-server';
 import { metricsRegistryOf, serveMetrics, tracingOf } from './observability';
 import { connectTemporalClient } from './temporal';
-import { ensureSigningKey } from '../services/auth/key-ring';
+import { ensureSigningKey } from '../services/identity/issuance/key-ring';
 import { loadModelSeed } from '../services/models/registry';
 import { modelSeed } from '../services/models/seed';
 import { ensureLedgerKey } from '../services/ledger/keys';

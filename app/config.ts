@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_RETRY_SCHEDULE } from '../domain/webhooks';
+import { DEFAULT_RETRY_SCHEDULE } from '../domain/webhooks/rules';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])

@@ -1,8 +1,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { RiskFactor } from '../domain/agent-calls';
-import type { ApprovalResponse, ApprovalStatus, ResponseKind } from '../domain/approvals';
-import type { ApprovalRequestFacts } from '../domain/approval-steps';
-import type { HumanActor } from '../domain/human-acts';
+import type { RiskFactor } from '../domain/executions/agent-calls';
+import type { ApprovalResponse, ApprovalStatus, ResponseKind } from '../domain/approvals/requests';
+import type { ApprovalRequestFacts } from '../domain/approvals/steps';
+import type { HumanActor } from '../domain/identity/human-acts';
 import type { WorkflowFailure } from './failures';
 
 /** What is asked, of whom, and until when; the workflow id is approval_id. */

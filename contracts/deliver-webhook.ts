@@ -1,5 +1,5 @@
 import { defineQuery } from '@temporalio/workflow';
-import type { DeliveryFailureReason, DeliveryStatus, RetrySchedule, WebhookEventBody } from '../domain/webhooks';
+import type { DeliveryFailureReason, DeliveryStatus, RetrySchedule, WebhookEventBody } from '../domain/webhooks/rules';
 
 export interface DeliverWebhookInput {
   /** The workflow id: one per (event, subscription), or a fresh one for a replay. */

@@ -1,6 +1,6 @@
 import { defineQuery, defineUpdate, type RetryPolicy } from '@temporalio/workflow';
-import type { ExecutionStatus, RiskFactor } from '../domain/agent-calls';
-import type { RiskLevel } from '../domain/risk';
+import type { ExecutionStatus, RiskFactor } from '../domain/executions/agent-calls';
+import type { RiskLevel } from '../domain/routing/risk';
 import type { ApprovalRequest } from './approval';
 import { NON_RETRYABLE_FAILURE_TYPES } from './failures';
 

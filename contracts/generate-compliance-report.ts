@@ -1,4 +1,4 @@
-import type { ComplianceReport, ComplianceRequest, ComplianceTally } from '../domain/compliance';
+import type { ComplianceReport, ComplianceRequest, ComplianceTally } from '../domain/provenance/compliance';
 
 /** Where a scan of a period stopped: the last (recorded_at, seq) it returned. */
 export interface ScanCursor {

@@ -1,9 +1,9 @@
-import { agentDid, type LedgerAnchor } from '../domain/provenance';
-import { assignReviewer, type LoadedReviewer } from '../domain/reviewer-assignment';
-import { needsHuman } from '../domain/routing-decision';
-import { queuedFor, supervisorNotifications } from '../domain/routing-escalation';
-import type { RoutingVerdictV2, DecisionMoment } from '../domain/routing-moments';
-import { decisionRecords, type RoutingStepRecord } from '../domain/routing-steps';
+import { agentDid, type LedgerAnchor } from '../domain/provenance/records';
+import { assignReviewer, type LoadedReviewer } from '../domain/routing/reviewer-assignment';
+import { needsHuman } from '../domain/routing/decision';
+import { queuedFor, supervisorNotifications } from '../domain/routing/escalation';
+import type { RoutingVerdictV2, DecisionMoment } from '../domain/routing/moments';
+import { decisionRecords, type RoutingStepRecord } from '../domain/routing/steps';
 import type {
   AssignedTo,
   CarriedVerdict,

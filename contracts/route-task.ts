@@ -1,10 +1,10 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { Urgency } from '../domain/escalation-rules';
-import type { LedgerAnchor } from '../domain/provenance';
-import type { HumanActor } from '../domain/human-acts';
-import type { Assignment, CapabilityMatch } from '../domain/reviewer-assignment';
-import type { RiskLevel } from '../domain/risk';
-import type { RoutingVerdictV2 } from '../domain/routing-moments';
+import type { Urgency } from '../domain/rules/escalation-rules';
+import type { LedgerAnchor } from '../domain/provenance/records';
+import type { HumanActor } from '../domain/identity/human-acts';
+import type { Assignment, CapabilityMatch } from '../domain/routing/reviewer-assignment';
+import type { RiskLevel } from '../domain/routing/risk';
+import type { RoutingVerdictV2 } from '../domain/routing/moments';
 import type {
   EscalationLevel,
   RequiredCapability,
@@ -12,8 +12,8 @@ import type {
   RoutingMode,
   RoutingTask,
   RoutingVerdict,
-} from '../domain/routing-decision';
-import type { RoutingStatus } from '../domain/routing-progress';
+} from '../domain/routing/decision';
+import type { RoutingStatus } from '../domain/routing/progress';
 import { FAILURE_TYPES } from './failures';
 
 /**

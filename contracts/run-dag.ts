@@ -1,5 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { DagEdgeType, DagNodeStatus, DagNodeType, DagStatus } from '../domain/dag';
+import type { DagEdgeType, DagNodeStatus, DagNodeType, DagStatus } from '../domain/dags/graph';
 import type { ApprovalRequest } from './approval';
 import type { ExecuteAgentInput } from './execute-agent';
 

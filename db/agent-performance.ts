@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { PeriodInput, TaskTypeOutcomes } from '../domain/agent-performance';
+import type { PeriodInput, TaskTypeOutcomes } from '../domain/agents/performance';
 
 type Period = 'current' | 'previous';
 

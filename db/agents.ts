@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AgentCapability, AgentProfile, AgentSafetyConstraints, AgentStatus } from '../domain/agents';
+import type { AgentCapability, AgentProfile, AgentSafetyConstraints, AgentStatus } from '../domain/agents/agents';
 import { paginate, type Page, type PageRequest } from './pagination';
 
 export interface AgentRow {

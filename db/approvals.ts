@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import type { ApprovalChanges } from '../domain/approval-steps';
-import type { ApprovalStatus } from '../domain/approvals';
+import type { ApprovalChanges } from '../domain/approvals/steps';
+import type { ApprovalStatus } from '../domain/approvals/requests';
 import type { ApprovalState } from '../contracts/approval';
 import type { Nullable } from '../lib/nullable';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { upsertProjection } from './projections';
 import { pendingStartInsert, type PendingStart } from './workflow-starts';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DagStatus } from '../domain/dag';
+import type { DagStatus } from '../domain/dags/graph';
 import type { DagState } from '../contracts/run-dag';
 import type { Nullable } from '../lib/nullable';
 import { paginate, type Page, type PageRequest } from './pagination';

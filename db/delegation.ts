@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { RiskLevel } from '../domain/capabilities';
+import type { RiskLevel } from '../domain/identity/capabilities';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { sessionCredentialIsActive } from './sessions';
 

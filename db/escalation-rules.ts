@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import type { Condition, RoutingFacts } from '../domain/rule-conditions';
-import type { EscalationRule, RuleAction, RulePriority, TriggerRate } from '../domain/escalation-rules';
-import { isRiskLevel } from '../domain/risk';
+import type { Condition, RoutingFacts } from '../domain/rules/conditions';
+import type { EscalationRule, RuleAction, RulePriority, TriggerRate } from '../domain/rules/escalation-rules';
+import { isRiskLevel } from '../domain/routing/risk';
 import { paginate, type Page, type PageRequest } from './pagination';
 
 export interface EscalationRuleRow {

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { canonicalJson } from '../domain/canonical-json';
-import type { AppendProvenanceInput, LedgerAnchor, ProvenanceEntry } from '../domain/provenance';
+import { canonicalJson } from '../domain/common/canonical-json';
+import type { AppendProvenanceInput, LedgerAnchor, ProvenanceEntry } from '../domain/provenance/records';
 import { LEDGER_LOCKS } from './ledger-locks';
 import { paginate, type Page, type PageRequest } from './pagination';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Capability, ModelStatus } from '../domain/model-selection';
+import type { Capability, ModelStatus } from '../domain/models/selection';
 
 export interface ModelRow {
   model_id: string;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AutonomyProfile, DataResidencyTier, DeploymentMode } from '../domain/organizations';
+import type { AutonomyProfile, DataResidencyTier, DeploymentMode } from '../domain/common/organizations';
 import { paginate, type Page, type PageRequest } from './pagination';
 
 export interface OrganizationRow {

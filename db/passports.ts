@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { Ed25519PublicJwk, PassportKeyStatus } from '../domain/did';
-import type { PassportType } from '../domain/organizations';
+import type { Ed25519PublicJwk, PassportKeyStatus } from '../domain/identity/did';
+import type { PassportType } from '../domain/common/organizations';
 
 export interface PassportRow {
   passport_id: string;

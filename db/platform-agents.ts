@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ApprovalPolicy } from '../domain/agent-calls';
+import type { ApprovalPolicy } from '../domain/executions/agent-calls';
 import { paginate, type Page, type PageRequest } from './pagination';
 
 export interface PlatformAgentRow {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { KeyCoverage } from '../domain/prompt-scopes';
+import type { KeyCoverage } from '../domain/prompts/scopes';
 import { paginate, type Page, type PageRequest } from './pagination';
 
 export interface PromptRow {

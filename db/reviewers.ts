@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { LoadedReviewer, Reviewer } from '../domain/reviewer-assignment';
+import type { LoadedReviewer, Reviewer } from '../domain/routing/reviewer-assignment';
 import { paginate, type Page, type PageRequest } from './pagination';
 
 interface ReviewerRow extends LoadedReviewer {

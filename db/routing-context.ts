@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import type { AgentProfile } from '../domain/agents';
-import type { EscalationRule } from '../domain/escalation-rules';
-import type { AutonomyProfile } from '../domain/organizations';
-import type { LoadedReviewer } from '../domain/reviewer-assignment';
-import type { DomainSafetyConfig } from '../domain/safety';
+import type { AgentProfile } from '../domain/agents/agents';
+import type { EscalationRule } from '../domain/rules/escalation-rules';
+import type { AutonomyProfile } from '../domain/common/organizations';
+import type { LoadedReviewer } from '../domain/routing/reviewer-assignment';
+import type { DomainSafetyConfig } from '../domain/safety/boundaries';
 import { AVAILABLE_REVIEWERS_WITH_LOAD } from './reviewers';
 
 /** An enabled rule whose task-type scope admits the task, with the domains it is scoped to (null: all). */

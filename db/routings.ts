@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 import { paginate, type Page, type PageRequest } from './pagination';
 import type { RouteTaskInput, RoutingState } from '../contracts/route-task';
 import { pendingStartInsert, type PendingStart } from './workflow-starts';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { RiskThresholds } from '../domain/risk';
-import type { Boundary, DomainSafetyConfig } from '../domain/safety';
+import type { RiskThresholds } from '../domain/routing/risk';
+import type { Boundary, DomainSafetyConfig } from '../domain/safety/boundaries';
 
 export interface SafetyDomainRow extends DomainSafetyConfig {
   version: number;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { PasskeyRevokeReason, WebAuthnCeremony } from '../domain/webauthn';
+import type { PasskeyRevokeReason, WebAuthnCeremony } from '../domain/identity/passkeys';
 
 export interface ChallengeRow {
   challenge: string;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DeliveryStatus, EndpointDisableReason } from '../domain/webhooks';
+import type { DeliveryStatus, EndpointDisableReason } from '../domain/webhooks/rules';
 import type { DeliveryState } from '../contracts/deliver-webhook';
 import type { Nullable } from '../lib/nullable';
 import { paginate, type Page, type PageRequest } from './pagination';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DEFAULT_ORGANIZATION_DID, DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
+import { DEFAULT_ORGANIZATION_DID, DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 
 /**
  * Tenancy and identity: organizations (every resource belongs to one; rows from before belong to the

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { insertReviewersIfAbsent } from '../db/reviewers';
-import type { Reviewer } from '../domain/reviewer-assignment';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
+import type { Reviewer } from '../domain/routing/reviewer-assignment';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 
 /** A few people so that a fresh dev start can route to humans and climb an escalation chain. */
 export const DEV_REVIEWERS: Reviewer[] = [

@@ -14,7 +14,7 @@ import { closeServer } from '../lib/http-server';
 import { createLogger } from '../lib/logger';
 import { temporalConnectionOptions, connectWorkerConnection, tracedClientOptions } from '../app/temporal';
 import { metricsRegistryOf, serveMetrics, tracingOf } from '../app/observability';
-import { ensureSigningKey } from '../services/auth/key-ring';
+import { ensureSigningKey } from '../services/identity/issuance/key-ring';
 import { loadModelSeed } from '../services/models/registry';
 import { modelSeed } from '../services/models/seed';
 import { ensureLedgerKey } from '../services/ledger/keys';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { migrateToLatest } from '../db/migrate';
 import { loadConfig } from '../app/config';
 import { openDatabase } from '../app/database';
-import { rotateSigningKey } from '../services/auth/key-ring';
+import { rotateSigningKey } from '../services/identity/issuance/key-ring';
 import { secretKeysFrom } from '../lib/secret-box';
 import { DEV_SECRETS_KEY_FILE, devSecretsKey } from './dev-secrets-key';
 

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { Knex } from 'knex';
 import { type Config, tokenIssuer } from '../app/config';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
-import { createKeyRing } from '../services/auth/key-ring';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
+import { createKeyRing } from '../services/identity/issuance/key-ring';
 import { secretKeysFrom } from '../lib/secret-box';
-import { issueSessionToken } from '../services/sessions/session-tokens';
+import { issueSessionToken } from '../services/identity/issuance/session-tokens';
 
 /**
  * A person with the given DID, signed in, for `npm start`, the benchmarks and the drills, which answer as

@@ -8,8 +8,8 @@ import { migrateToLatest } from '../db/migrate';
 import { loadConfig } from '../app/config';
 import { openDatabase } from '../app/database';
 import { findOrganization } from '../db/organizations';
-import { DEFAULT_ORGANIZATION_ID } from '../domain/organizations';
-import { isGrantableScope, mintPersonalAccessToken, SCOPES } from '../services/auth/tokens';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
+import { isGrantableScope, mintPersonalAccessToken, SCOPES } from '../services/identity/authentication/tokens';
 
 const USAGE = `Usage: npm run token -- --scopes <scope,scope,…> [--name <name>] [--days <n>] [--organization <org_id>]
 

@@ -36,8 +36,8 @@ import {
   requestedTransition,
   type ApprovalEnding,
   type ApprovalTransition,
-} from '../domain/approval-steps';
-import { unstorableRefusal } from '../domain/storable-text';
+} from '../domain/approvals/steps';
+import { unstorableRefusal } from '../domain/common/storable-text';
 
 const { recordApprovalStep, claimApprovalEnding, projectApproval } = proxyLocalActivities<
   ReturnType<typeof createApprovalActivities>

@@ -15,8 +15,8 @@ import {
   NON_RETRYABLE_FAILURE_TYPES,
   storageFailure,
 } from '../contracts/failures';
-import { attemptChanges, verdictOnOwnFailure } from '../domain/delivery-steps';
-import { judgeAttempt, type AttemptVerdict, type DeliveryFailureReason } from '../domain/webhooks';
+import { attemptChanges, verdictOnOwnFailure } from '../domain/webhooks/delivery-steps';
+import { judgeAttempt, type AttemptVerdict, type DeliveryFailureReason } from '../domain/webhooks/rules';
 
 type Activities = ReturnType<typeof createWebhookActivities>;
 

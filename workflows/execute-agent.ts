@@ -48,9 +48,9 @@ import {
   progressRefusal,
   queuedTransition,
   startedTransition,
-} from '../domain/execution-steps';
-import type { ExecutionEnding, ExecutionTransition } from '../domain/execution-steps';
-import { unstorableRefusal } from '../domain/storable-text';
+} from '../domain/executions/steps';
+import type { ExecutionEnding, ExecutionTransition } from '../domain/executions/steps';
+import { unstorableRefusal } from '../domain/common/storable-text';
 import { approvalWorkflow } from './approval';
 
 type Activities = ReturnType<typeof createExecutionActivities>;

@@ -9,7 +9,7 @@ import {
   quarterRange,
   type ComplianceReport,
   type ComplianceTally,
-} from '../domain/compliance';
+} from '../domain/provenance/compliance';
 
 /** The root cause's message: an activity's failure wraps the error that made it fail. */
 function rootMessage(error: unknown): string {

@@ -1,7 +1,7 @@
 import { routingDecision, type Decided } from '../contracts/route-task-decision';
-import { needsHuman } from '../domain/routing-decision';
-import { candidatesCover } from '../domain/routing-escalation';
-import { decideRoutingMoments } from '../domain/routing-moments';
+import { needsHuman } from '../domain/routing/decision';
+import { candidatesCover } from '../domain/routing/escalation';
+import { decideRoutingMoments } from '../domain/routing/moments';
 import { routingActivities, type RoutingRun } from './route-task-run';
 
 /**

@@ -10,8 +10,8 @@ import type {
   ResolveRoutingInput,
   RoutingResolution,
 } from '../contracts/route-task';
-import { agentDid, ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance';
-import { FOURTH_LAW_THRESHOLD, type EscalationLevel, type RequiredCapability } from '../domain/routing-decision';
+import { agentDid, ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance/records';
+import { FOURTH_LAW_THRESHOLD, type EscalationLevel, type RequiredCapability } from '../domain/routing/decision';
 import {
   adminAssignment,
   agentActor,
@@ -20,7 +20,7 @@ import {
   queuedFor,
   reviewerForRequest,
   suggestedReviewers,
-} from '../domain/routing-escalation';
+} from '../domain/routing/escalation';
 import {
   confidenceRecord,
   escalationRecord,
@@ -28,7 +28,7 @@ import {
   queuedByRequestRecord,
   resolutionRecord,
   type RequestFacts,
-} from '../domain/routing-steps';
+} from '../domain/routing/steps';
 import type { Routing } from './route-task-routing';
 import { PENDING_ANCHOR, routingActivities } from './route-task-run';
 

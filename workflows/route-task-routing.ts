@@ -11,9 +11,9 @@ import {
   type ResolveRoutingInput,
   type RoutingState,
 } from '../contracts/route-task';
-import type { ProvenanceActor } from '../domain/provenance';
-import type { Assignment } from '../domain/reviewer-assignment';
-import type { EscalationLevel, RequiredCapability } from '../domain/routing-decision';
+import type { ProvenanceActor } from '../domain/provenance/records';
+import type { Assignment } from '../domain/routing/reviewer-assignment';
+import type { EscalationLevel, RequiredCapability } from '../domain/routing/decision';
 import {
   afterAgentWindow,
   holderAfterDecision,
@@ -21,8 +21,8 @@ import {
   resolutionRefusal,
   supervisorNotifications,
   type RoutingHolder,
-} from '../domain/routing-escalation';
-import { queueAssignmentRecord } from '../domain/routing-steps';
+} from '../domain/routing/escalation';
+import { queueAssignmentRecord } from '../domain/routing/steps';
 import type { Decided } from '../contracts/route-task-decision';
 import { refusal, type RoutingRun } from './route-task-run';
 

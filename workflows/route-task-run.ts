@@ -1,7 +1,7 @@
 import { ApplicationFailure, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { createRoutingActivities } from '../activities/routing';
-import type { LedgerAnchor } from '../domain/provenance';
-import type { RoutingStepRecord } from '../domain/routing-steps';
+import type { LedgerAnchor } from '../domain/provenance/records';
+import type { RoutingStepRecord } from '../domain/routing/steps';
 import { FAILURE_TYPES } from '../contracts/failures';
 import {
   DecisionKey,

@@ -14,7 +14,7 @@ import {
   type RouteTaskInput,
   type RoutingState,
 } from '../contracts/route-task';
-import { requesterActor } from '../domain/routing-escalation';
+import { requesterActor } from '../domain/routing/escalation';
 import { decide } from './route-task-decide';
 import { assignByAdmin, escalate, reportConfidence, resolve } from './route-task-requests';
 import { Routing } from './route-task-routing';

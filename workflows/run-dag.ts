@@ -12,7 +12,7 @@ import type { createDagActivities } from '../activities/dags';
 import { DATABASE_ACTIVITY_RETRY, failedWith, storageFailure, type WorkflowFailure } from '../contracts/failures';
 import { dagQuery, dagStartedUpdate, type DagNodeSpec, type DagState, type RunDagInput } from '../contracts/run-dag';
 import { PlatformStatusKey } from '../contracts/search-attributes';
-import { planDag, predecessorIds, type NodeProgress } from '../domain/dag';
+import { planDag, predecessorIds, type NodeProgress } from '../domain/dags/graph';
 import {
   approvalOutcome,
   childFailedOutcome,
@@ -28,7 +28,7 @@ import {
   upstreamOutputs,
   type DagStep,
   type NodeOutcome,
-} from '../domain/dag-steps';
+} from '../domain/dags/steps';
 import { approvalWorkflow } from './approval';
 import { executeAgentWorkflow } from './execute-agent';
 

@@ -1,6 +1,11 @@
 import type { Knex } from 'knex';
 import { listServiceAccounts, type ServiceAccountSummary } from '../../db/credentials';
-import { createServiceAccount, isGrantableScope, revokeServiceAccount, SCOPES } from '../../services/auth/tokens';
+import {
+  createServiceAccount,
+  isGrantableScope,
+  revokeServiceAccount,
+  SCOPES,
+} from '../../services/identity/authentication/tokens';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

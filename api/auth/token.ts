@@ -1,7 +1,12 @@
 import type { Knex } from 'knex';
-import type { KeyRing } from '../../services/auth/key-ring';
-import { authenticateClient, issueAccessToken, isGrantableScope, type TokenSettings } from '../../services/auth/tokens';
-import { isStorableText } from '../../domain/storable-text';
+import type { KeyRing } from '../../services/identity/issuance/key-ring';
+import {
+  authenticateClient,
+  issueAccessToken,
+  isGrantableScope,
+  type TokenSettings,
+} from '../../services/identity/authentication/tokens';
+import { isStorableText } from '../../domain/common/storable-text';
 import { Problem, type ProblemCode } from '../problem';
 import type { ApiBuilder } from '../route';
 import { z } from '../schemas/zod';

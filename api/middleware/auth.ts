@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
-import type { KeyRing } from '../../services/auth/key-ring';
-import { allowsCapability, CAPABILITIES, type Capability } from '../../domain/capabilities';
+import type { KeyRing } from '../../services/identity/issuance/key-ring';
+import { allowsCapability, CAPABILITIES, type Capability } from '../../domain/identity/capabilities';
 import {
   authenticateBearer,
   grants,
@@ -9,7 +9,7 @@ import {
   type Scope,
   type TokenSettings,
   type TypedTokenVerifiers,
-} from '../../services/auth/tokens';
+} from '../../services/identity/authentication/tokens';
 import { createVerifiedTokenCache } from '../../lib/verified-tokens';
 import { Problem } from '../problem';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../db/idempotency';
-import { canonicalJson } from '../../domain/canonical-json';
+import { canonicalJson } from '../../domain/common/canonical-json';
 import type { Logger } from '../../lib/logger';
 import { createSecretBox, type SecretBox, type SecretKeys } from '../../lib/secret-box';
 import { Problem } from '../problem';

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { isStorableText, UNSTORABLE } from '../../domain/storable-text';
+import { isStorableText, UNSTORABLE } from '../../domain/common/storable-text';
 import { Problem, type FieldError } from '../problem';
 
 const UNSTORABLE_EACH = new RegExp(UNSTORABLE.source, 'g');

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { periodSeconds } from '../../domain/agent-performance';
+import { periodSeconds } from '../../domain/agents/performance';
 import { performanceOf } from '../../services/agents/performance';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

@@ -1,4 +1,4 @@
-import { FOURTH_LAW_THRESHOLD } from '../../domain/routing-decision';
+import { FOURTH_LAW_THRESHOLD } from '../../domain/routing/decision';
 import { logAgentAction, reportAgentConfidence } from '../../services/routing/agent-operations';
 import { escalateAgentTask } from '../../services/routing/escalation';
 import type { RoutingServiceDeps } from '../../services/routing/submit';

@@ -1,7 +1,7 @@
 import type { RoutingDecisionResult } from '../../contracts/route-task';
 import { findRoutingById } from '../../db/routings';
-import { routingDecided } from '../../domain/decision-waits';
-import { needsHuman } from '../../domain/routing-decision';
+import { routingDecided } from '../../domain/tasks/decision-waits';
+import { needsHuman } from '../../domain/routing/decision';
 import type { Logger } from '../../lib/logger';
 import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
 import { agentRoutingId, routeAgentTask, type AgentTask } from '../../services/routing/agent-operations';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { findAgent, listAgents, type AgentRow } from '../../db/agents';
-import { AGENT_STATUSES, configuredConstraintCount } from '../../domain/agents';
+import { AGENT_STATUSES, configuredConstraintCount } from '../../domain/agents/agents';
 import { changeAgent, registerAgent, rotateAgentKey } from '../../services/agents/registry';
 import { listRoute } from '../list-route';
 import { storeSealed } from '../middleware/idempotency';

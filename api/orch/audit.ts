@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { listAuditEntries, type AuditRow } from '../../db/audit';
-import { actionsOfEventType, auditDetails, auditEventType } from '../../domain/audit';
-import type { ProvenanceEntry } from '../../domain/provenance';
+import { actionsOfEventType, auditDetails, auditEventType } from '../../domain/provenance/audit';
+import type { ProvenanceEntry } from '../../domain/provenance/records';
 import { listRoute } from '../list-route';
 import type { ApiBuilder } from '../route';
 import { isStorableTimestamp, LedgerAnchorSchema, listQuerySchema, pageSchema } from '../schemas/common';

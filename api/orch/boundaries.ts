@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { boundaryAnswer, assessAction } from '../../domain/safety-verdict';
+import { boundaryAnswer, assessAction } from '../../domain/safety/verdict';
 import { domainConfigFor } from '../../services/safety/domains';
 import type { ApiBuilder } from '../route';
 import { AgentHeadersSchema, BoundariesQuerySchema, BoundaryAnswerSchema } from '../schemas/agent-operations';

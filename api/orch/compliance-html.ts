@@ -1,4 +1,4 @@
-import type { ComplianceReport } from '../../domain/compliance';
+import type { ComplianceReport } from '../../domain/provenance/compliance';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escape = (value: unknown) => String(value).replace(/[&<>"']/g, (char) => ESCAPES[char]!);

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { findComplianceReport } from '../../db/compliance';
-import { COMPLIANCE_CHECKS, quarterRange, type ComplianceReport } from '../../domain/compliance';
+import { COMPLIANCE_CHECKS, quarterRange, type ComplianceReport } from '../../domain/provenance/compliance';
 import { renderComplianceReportHtml } from './compliance-html';
 import {
   REPORT_ORGANIZATION_MEMO,
@@ -10,7 +10,7 @@ import {
   reportUrl,
   requestComplianceReport,
 } from '../../services/compliance/reports';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { Problem } from '../problem';
 import type { ApiBuilder, Reply } from '../route';
 import { z } from '../schemas/zod';

@@ -1,6 +1,6 @@
 import { escalateByHand } from '../../services/routing/escalation';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
-import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
+import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
 import { updateIdFor } from '../../lib/ids';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

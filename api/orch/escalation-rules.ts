@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { enabledRules, findRule, listRules, type EscalationRuleRow } from '../../db/escalation-rules';
-import { analyzeRule, RULE_PRIORITIES, type RuleFinding } from '../../domain/escalation-rules';
+import { analyzeRule, RULE_PRIORITIES, type RuleFinding } from '../../domain/rules/escalation-rules';
 import {
   changeRule,
   createRule,

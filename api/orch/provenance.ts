@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { listProvenanceForSubject } from '../../db/ledger';
 import { findRoutingById } from '../../db/routings';
-import { accountabilityOf } from '../../domain/provenance';
+import { accountabilityOf } from '../../domain/provenance/records';
 import { inclusionBundle } from '../../services/ledger/proofs';
 import { atTreeSize, bundleReply } from '../ledger';
 import { Problem } from '../problem';

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { listRoutings, type RoutingHistoryRow } from '../../db/routings';
-import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
-import { RISK_LEVELS } from '../../domain/risk';
-import { ESCALATION_LEVELS, ROUTING_DECISIONS, ROUTING_MODES } from '../../domain/routing-decision';
-import { ROUTING_STATUSES } from '../../domain/routing-progress';
+import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
+import { RISK_LEVELS } from '../../domain/routing/risk';
+import { ESCALATION_LEVELS, ROUTING_DECISIONS, ROUTING_MODES } from '../../domain/routing/decision';
+import { ROUTING_STATUSES } from '../../domain/routing/progress';
 import { FEEDBACK_VERDICTS, recordFeedback } from '../../services/routing/feedback';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';

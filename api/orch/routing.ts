@@ -1,7 +1,7 @@
 import { findRoutingById, type RoutingRow } from '../../db/routings';
-import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
-import { routingProgress } from '../../domain/routing-progress';
-import { routingDecided } from '../../domain/decision-waits';
+import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
+import { routingProgress } from '../../domain/routing/progress';
+import { routingDecided } from '../../domain/tasks/decision-waits';
 import { resourceId } from '../../lib/ids';
 import type { Logger } from '../../lib/logger';
 import { submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';

@@ -5,7 +5,7 @@ import {
   type DeploymentRow,
   type PlatformAgentRow,
 } from '../../db/platform-agents';
-import { agentUriOf, matchCapability } from '../../domain/agent-calls';
+import { agentUriOf, matchCapability } from '../../domain/executions/agent-calls';
 import { agentForLegacyCall, deployAgent, registerAgent, updateAgent } from '../../services/platform-agents/registry';
 import type { PlatformServiceDeps } from '../../services/approvals/approvals';
 import { callAgent, callAgentByUri, type CallOutcome } from '../../services/executions/call';

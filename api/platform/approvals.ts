@@ -1,7 +1,7 @@
 import { approvalFromRow, findApprovalById, listApprovals } from '../../db/approvals';
-import { simpleResponse } from '../../domain/approvals';
-import { approvalDecided } from '../../domain/decision-waits';
-import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
+import { simpleResponse } from '../../domain/approvals/requests';
+import { approvalDecided } from '../../domain/tasks/decision-waits';
+import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
 import {
   cancelApproval,
   createApproval,

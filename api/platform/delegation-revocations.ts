@@ -4,7 +4,7 @@ import {
   delegationStatus,
   revokeDelegation,
   type DelegationDeps,
-} from '../../services/delegation/delegations';
+} from '../../services/identity/delegations/delegations';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

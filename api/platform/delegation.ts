@@ -1,5 +1,5 @@
 import { findDelegation, findToken, listTokens } from '../../db/delegation';
-import { HUMAN_ACT_CAPABILITY_NAMES } from '../../domain/capabilities';
+import { HUMAN_ACT_CAPABILITY_NAMES } from '../../domain/identity/capabilities';
 import {
   delegateToAgent,
   delegationScope,
@@ -8,7 +8,7 @@ import {
   rotateDelegationToken,
   type DelegationDeps,
   type IssueOutcome,
-} from '../../services/delegation/delegations';
+} from '../../services/identity/delegations/delegations';
 import { listRoute } from '../list-route';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
@@ -31,7 +31,7 @@ import { registerDelegationRevocationRoutes } from './delegation-revocations';
 
 const tags = ['Delegation'];
 
-/** What the issuing operations say of human acts: each takes its own capability (domain/capabilities.ts HUMAN_ACT_CAPABILITIES). */
+/** What the issuing operations say of human acts: each takes its own capability (domain/identity/capabilities.ts HUMAN_ACT_CAPABILITIES). */
 const HUMAN_ACT_CAPABILITIES_TEXT =
   `A human act done for the person takes its own capability, which no other implies: ${HUMAN_ACT_CAPABILITY_NAMES.join(', ')} ` +
   '(answering an approval or an escalation-queue item, cancelling an approval, resolving, escalating by hand, giving feedback on a routing); ' +

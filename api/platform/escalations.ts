@@ -1,6 +1,6 @@
 import { approvalFromRow, listApprovals } from '../../db/approvals';
-import { escalationResponse } from '../../domain/approvals';
-import { HUMAN_ACT_CAPABILITIES } from '../../domain/capabilities';
+import { escalationResponse } from '../../domain/approvals/requests';
+import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
 import { respondToApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';

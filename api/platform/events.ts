@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { EVENT_SORT_COLUMNS, findEvent, listEvents, type EventRow } from '../../db/events';
-import { isEventKind } from '../../domain/events';
+import { isEventKind } from '../../domain/provenance/events';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

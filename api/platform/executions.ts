@@ -1,5 +1,5 @@
-import type { KeyRing } from '../../services/auth/key-ring';
-import type { TokenSettings } from '../../services/auth/tokens';
+import type { KeyRing } from '../../services/identity/issuance/key-ring';
+import type { TokenSettings } from '../../services/identity/authentication/tokens';
 import { executionFromRow, listExecutionAttempts, listExecutions } from '../../db/executions';
 import type { PlatformServiceDeps } from '../../services/approvals/approvals';
 import { listCallbackSigningSecrets, rotateCallbackSigningSecret } from '../../services/executions/callback-secrets';

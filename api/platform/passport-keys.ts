@@ -5,14 +5,14 @@ import {
   signInWithDevice,
   type CeremonyRefusal,
   type DeviceCeremonyDeps,
-} from '../../services/passports/devices';
+} from '../../services/identity/passports/devices';
 import {
   revokePassportKeyOf,
   rotatePassportKeys,
   type OrganizationAdminRefusal,
   type PassportServiceDeps,
-} from '../../services/passports/passports';
-import type { RevocationRegistry } from '../../services/delegation/revocations';
+} from '../../services/identity/passports/passports';
+import type { RevocationRegistry } from '../../services/identity/delegations/revocations';
 import { requestIdOf } from '../middleware/request-id';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
-import { DID_DOCUMENT_MEDIA_TYPE, didDocument, specDidDocument } from '../../domain/did';
-import type { KeyRing } from '../../services/auth/key-ring';
-import type { TokenSettings } from '../../services/auth/tokens';
-import type { RevocationRegistry } from '../../services/delegation/revocations';
+import { DID_DOCUMENT_MEDIA_TYPE, didDocument, specDidDocument } from '../../domain/identity/did';
+import type { KeyRing } from '../../services/identity/issuance/key-ring';
+import type { TokenSettings } from '../../services/identity/authentication/tokens';
+import type { RevocationRegistry } from '../../services/identity/delegations/revocations';
 import {
   createServerPassport,
   readPassport,
   readPublishedKeys,
   type PassportServiceDeps,
-} from '../../services/passports/passports';
-import type { PassportSettings } from '../../services/passports/settings';
+} from '../../services/identity/passports/passports';
+import type { PassportSettings } from '../../services/identity/passports/settings';
 import { resourceId } from '../../lib/ids';
 import { requestIdOf } from '../middleware/request-id';
 import { Problem } from '../problem';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { findPrompt, findVersion, listPrompts, listVersions } from '../../db/prompts';
-import { promptCoverage } from '../../domain/prompt-scopes';
+import { promptCoverage } from '../../domain/prompts/scopes';
 import { withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

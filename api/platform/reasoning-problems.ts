@@ -1,4 +1,4 @@
-import type { Exclusion } from '../../domain/model-selection';
+import type { Exclusion } from '../../domain/models/selection';
 import type { ReasonFailure } from '../../services/reasoning/calls';
 import type { PlanRefusal } from '../../services/reasoning/plan';
 import { Problem } from '../problem';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { findTaskWithRouting, type TaskWithRouting } from '../../db/tasks';
-import { routingProgress } from '../../domain/routing-progress';
-import { TASK_STATUSES, taskStatus } from '../../domain/tasks';
+import { routingProgress } from '../../domain/routing/progress';
+import { TASK_STATUSES, taskStatus } from '../../domain/tasks/status';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
 import { resourceId } from '../../lib/ids';
 import { submitTask } from '../../services/tasks/tasks';

@@ -1,15 +1,15 @@
 import type { Request } from 'express';
-import { authenticateSession, type Session } from '../../services/sessions/session-tokens';
-import { startAuthentication, authenticate } from '../../services/webauthn/authentication';
-import type { CeremonyFailure, WebAuthnDeps } from '../../services/webauthn/ceremony';
+import { authenticateSession, type Session } from '../../services/identity/issuance/session-tokens';
+import { startAuthentication, authenticate } from '../../services/identity/passkeys/authentication';
+import type { CeremonyFailure, WebAuthnDeps } from '../../services/identity/passkeys/ceremony';
 import {
   completeAddition,
   completeEnrollment,
   ownPassport,
   startAddition,
   startEnrollment,
-} from '../../services/webauthn/registration';
-import { completeRotation, startRotation } from '../../services/webauthn/rotation';
+} from '../../services/identity/passkeys/registration';
+import { completeRotation, startRotation } from '../../services/identity/passkeys/rotation';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {

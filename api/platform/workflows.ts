@@ -1,5 +1,5 @@
 import { dagFromRow, findDagById, listDags } from '../../db/dags';
-import { dagStats } from '../../domain/dag';
+import { dagStats } from '../../domain/dags/graph';
 import type { PlatformServiceDeps } from '../../services/approvals/approvals';
 import { createDag, workflowTrace } from '../../services/dags/dags';
 import { principalDid, resourceId } from '../../lib/ids';

@@ -1,5 +1,5 @@
-import { URGENCIES } from '../../domain/escalation-rules';
-import { ROUTING_DECISIONS, ROUTING_MODES, ESCALATION_LEVELS } from '../../domain/routing-decision';
+import { URGENCIES } from '../../domain/rules/escalation-rules';
+import { ROUTING_DECISIONS, ROUTING_MODES, ESCALATION_LEVELS } from '../../domain/routing/decision';
 import { AgentIdSchema } from './agents';
 import { LedgerAnchorSchema } from './common';
 import { AssigneeSchema, CapabilityMatchSchema, QueuedForSchema, RoutingRequestSchema, unit } from './routing';

@@ -1,6 +1,6 @@
-import { AGENT_STATUSES, AGENT_URN_PATTERN } from '../../domain/agents';
-import { PERFORMANCE_TRENDS } from '../../domain/agent-performance';
-import { RISK_LEVELS } from '../../domain/risk';
+import { AGENT_STATUSES, AGENT_URN_PATTERN } from '../../domain/agents/agents';
+import { PERFORMANCE_TRENDS } from '../../domain/agents/performance';
+import { RISK_LEVELS } from '../../domain/routing/risk';
 import { z } from './zod';
 
 const unit = z.number().min(0).max(1);

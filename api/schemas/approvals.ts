@@ -1,5 +1,10 @@
-import { APPROVAL_DECISIONS, APPROVAL_STATUSES, ESCALATION_DECISIONS, SIMPLE_DECISIONS } from '../../domain/approvals';
-import { RISK_LEVELS } from '../../domain/risk';
+import {
+  APPROVAL_DECISIONS,
+  APPROVAL_STATUSES,
+  ESCALATION_DECISIONS,
+  SIMPLE_DECISIONS,
+} from '../../domain/approvals/requests';
+import { RISK_LEVELS } from '../../domain/routing/risk';
 import type { ApprovalState } from '../../contracts/approval';
 import { DidSchema, listQuerySchema, TimestampSchema } from './common';
 import { z } from './zod';

@@ -1,8 +1,8 @@
-import { CAPABILITY_NAMES, RISK_LEVELS } from '../../domain/capabilities';
-import { isPromptScope } from '../../domain/prompt-scopes';
+import { CAPABILITY_NAMES, RISK_LEVELS } from '../../domain/identity/capabilities';
+import { isPromptScope } from '../../domain/prompts/scopes';
 import type { DelegationRow, RevocationRow, TokenWithDelegation } from '../../db/delegation';
-import type { IssuedToken } from '../../services/delegation/delegations';
-import { DEFAULT_DELEGATION_SECONDS, MAX_DELEGATION_SECONDS } from '../../services/delegation/delegations';
+import type { IssuedToken } from '../../services/identity/delegations/delegations';
+import { DEFAULT_DELEGATION_SECONDS, MAX_DELEGATION_SECONDS } from '../../services/identity/delegations/delegations';
 import { DidSchema, listQuerySchema, TimestampSchema } from './common';
 import { z } from './zod';
 

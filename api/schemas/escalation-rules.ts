@@ -1,4 +1,4 @@
-import { NOTIFICATION_THRESHOLDS, RULE_PRIORITIES, URGENCIES } from '../../domain/escalation-rules';
+import { NOTIFICATION_THRESHOLDS, RULE_PRIORITIES, URGENCIES } from '../../domain/rules/escalation-rules';
 import { ConditionSchema } from './safety';
 import { z } from './zod';
 

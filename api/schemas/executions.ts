@@ -1,5 +1,5 @@
-import { EXECUTION_STATUSES } from '../../domain/agent-calls';
-import { RISK_LEVELS } from '../../domain/risk';
+import { EXECUTION_STATUSES } from '../../domain/executions/agent-calls';
+import { RISK_LEVELS } from '../../domain/routing/risk';
 import { RiskFactorSchema } from './approvals';
 import { DidSchema, listQuerySchema } from './common';
 import { z } from './zod';

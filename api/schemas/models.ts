@@ -1,4 +1,4 @@
-import { BUDGETS, CAPABILITIES, COMPLEXITIES, MODEL_STATUSES, TASKS } from '../../domain/model-selection';
+import { BUDGETS, CAPABILITIES, COMPLEXITIES, MODEL_STATUSES, TASKS } from '../../domain/models/selection';
 import { TimestampSchema } from './common';
 import { z } from './zod';
 

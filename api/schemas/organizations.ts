@@ -1,4 +1,4 @@
-import { AUTONOMY_PROFILES, DATA_RESIDENCY_TIERS, DEPLOYMENT_MODES } from '../../domain/organizations';
+import { AUTONOMY_PROFILES, DATA_RESIDENCY_TIERS, DEPLOYMENT_MODES } from '../../domain/common/organizations';
 import { DidSchema, listQuerySchema } from './common';
 import { z } from './zod';
 

@@ -1,8 +1,8 @@
 import type { PassportKeyRow } from '../../db/passports';
-import { didKeyOfJwk, ed25519PublicKeyPem, type PublishedKey } from '../../domain/did';
-import { PASSPORT_TYPES } from '../../domain/organizations';
-import { publishedKey } from '../../services/passports/keys';
-import type { PassportWithKeys } from '../../services/passports/passports';
+import { didKeyOfJwk, ed25519PublicKeyPem, type PublishedKey } from '../../domain/identity/did';
+import { PASSPORT_TYPES } from '../../domain/common/organizations';
+import { publishedKey } from '../../services/identity/passports/keys';
+import type { PassportWithKeys } from '../../services/identity/passports/passports';
 import { z } from './zod';
 
 const JsonObjectSchema = z.record(z.string(), z.unknown());

@@ -1,4 +1,4 @@
-import { APPROVAL_THRESHOLDS } from '../../domain/agent-calls';
+import { APPROVAL_THRESHOLDS } from '../../domain/executions/agent-calls';
 import { DidSchema, listQuerySchema } from './common';
 import { z } from './zod';
 

@@ -1,6 +1,6 @@
 import type { Page } from '../../db/pagination';
 import type { PromptRow, PromptVersionRow } from '../../db/prompts';
-import { isSemver } from '../../domain/semver';
+import { isSemver } from '../../domain/prompts/semver';
 import { promptUri } from '../../services/prompts/registry';
 import { z } from './zod';
 

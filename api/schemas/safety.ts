@@ -1,8 +1,8 @@
-import { CONDITION_OPERATORS, conditionProblem } from '../../domain/rule-conditions';
-import { RISK_LEVELS, thresholdsIncrease } from '../../domain/risk';
-import { OVERALL_ASSESSMENTS } from '../../domain/rule-of-threes';
-import { BOUNDARY_TYPES, ENFORCEMENTS, SEVERITIES } from '../../domain/safety';
-import { REQUIRED_ACTIONS } from '../../domain/safety-verdict';
+import { CONDITION_OPERATORS, conditionProblem } from '../../domain/rules/conditions';
+import { RISK_LEVELS, thresholdsIncrease } from '../../domain/routing/risk';
+import { OVERALL_ASSESSMENTS } from '../../domain/safety/rule-of-threes';
+import { BOUNDARY_TYPES, ENFORCEMENTS, SEVERITIES } from '../../domain/safety/boundaries';
+import { REQUIRED_ACTIONS } from '../../domain/safety/verdict';
 import { z } from './zod';
 
 const unit = z.number().min(0).max(1);

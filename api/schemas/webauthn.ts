@@ -1,5 +1,5 @@
 import type { PasskeyRow, PassportIdentity } from '../../db/webauthn';
-import type { SignedIn } from '../../services/webauthn/ceremony';
+import type { SignedIn } from '../../services/identity/passkeys/ceremony';
 import { z } from './zod';
 
 const base64url = (what: string, max: number) =>

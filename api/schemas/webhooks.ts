@@ -1,5 +1,5 @@
-import { EVENT_KINDS, type EventKind } from '../../domain/events';
-import { ALL_EVENTS, DELIVERY_STATUSES } from '../../domain/webhooks';
+import { EVENT_KINDS, type EventKind } from '../../domain/provenance/events';
+import { ALL_EVENTS, DELIVERY_STATUSES } from '../../domain/webhooks/rules';
 import { IdempotencyKeySchema, listQuerySchema, TimestampSchema } from './common';
 import { z } from './zod';
 

@@ -5,8 +5,8 @@ import {
   DAG_STATUSES,
   dagStats,
   rootNodeIds,
-} from '../../domain/dag';
-import { RISK_LEVELS } from '../../domain/risk';
+} from '../../domain/dags/graph';
+import { RISK_LEVELS } from '../../domain/routing/risk';
 import type { DagState } from '../../contracts/run-dag';
 import { RiskFactorSchema } from './approvals';
 import { DidSchema, LedgerAnchorSchema, listQuerySchema } from './common';

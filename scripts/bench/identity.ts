@@ -12,14 +12,14 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { migrateToLatest } from '../../db/migrate';
 import { createLogger } from '../../lib/logger';
-import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
+import { createKeyRing, ensureSigningKey } from '../../services/identity/issuance/key-ring';
 import {
   authenticateDelegationToken,
   exchangeForDelegationToken,
   type DelegationDeps,
-} from '../../services/delegation/delegations';
-import { createRevocationRegistry } from '../../services/delegation/revocations';
-import { issueSessionToken } from '../../services/sessions/session-tokens';
+} from '../../services/identity/delegations/delegations';
+import { createRevocationRegistry } from '../../services/identity/delegations/revocations';
+import { issueSessionToken } from '../../services/identity/issuance/session-tokens';
 import { createBenchDatabase } from './database';
 import { percentile } from './load';
 import { fixed, writeResults } from './report';

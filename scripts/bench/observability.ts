@@ -8,10 +8,10 @@
 import path from 'node:path';
 import { loadConfig, tokenIssuer } from '../../app/config';
 import { migrateToLatest } from '../../db/migrate';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
-import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
-import { registerTokenSubject } from '../../services/auth/subjects';
-import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
+import { createKeyRing, ensureSigningKey } from '../../services/identity/issuance/key-ring';
+import { registerTokenSubject } from '../../services/identity/issuance/subjects';
+import { issueAccessToken, SCOPES } from '../../services/identity/authentication/tokens';
 import { seedDevReviewers } from '../dev-seed';
 import { createBenchDatabase } from './database';
 import { runClosedLoop, summarize, type LoadRun } from './load';

@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { migrateToLatest } from '../../db/migrate';
 import { loadConfig } from '../../app/config';
 import { apiIsReady, issueEveryScopeToken, sleep, waitUntil, workflowPollerIdentities } from '../../app/stack';
-import { ensureSigningKey } from '../../services/auth/key-ring';
+import { ensureSigningKey } from '../../services/identity/issuance/key-ring';
 import { seedDevReviewers } from '../dev-seed';
 import { signInPerson } from '../sign-in-person';
 import { provisionTemporal } from '../provision-temporal';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { findAgent } from '../../db/agents';
 import { agentOutcomes } from '../../db/agent-performance';
-import { agentPerformance, type AgentPerformance } from '../../domain/agent-performance';
+import { agentPerformance, type AgentPerformance } from '../../domain/agents/performance';
 
 /** The agent's performance over the `seconds` before `until`, compared with the period before; undefined for an unknown agent. */
 export async function performanceOf(

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { findAgent, insertAgent, updateAgent, type AgentRow } from '../../db/agents';
 import { appendProvenance } from '../../db/ledger';
-import type { AgentCapability, AgentSafetyConstraints, AgentStatus } from '../../domain/agents';
-import { agentDid } from '../../domain/provenance';
-import { mintAgentKey, type Principal } from '../auth/tokens';
-import { recordedBy } from '../auth/recorded-by';
+import type { AgentCapability, AgentSafetyConstraints, AgentStatus } from '../../domain/agents/agents';
+import { agentDid } from '../../domain/provenance/records';
+import { mintAgentKey, type Principal } from '../identity/authentication/tokens';
+import { recordedBy } from '../identity/authentication/recorded-by';
 
 export interface AgentRegistration {
   agent_id: string;

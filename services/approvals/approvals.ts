@@ -9,14 +9,19 @@ import {
   requestedTransition,
   type ApprovalEnding,
   type ProvenRequester,
-} from '../../domain/approval-steps';
-import type { Actor } from '../auth/actor';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
-import { unstorableRefusal } from '../../domain/storable-text';
-import { assessCallRisk } from '../../domain/agent-calls';
-import { paramsSchemaOf, selfAnswerRefusal, type ApprovalMaker } from '../../domain/approvals';
+} from '../../domain/approvals/steps';
+import type { Actor } from '../identity/authentication/actor';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
+import { unstorableRefusal } from '../../domain/common/storable-text';
+import { assessCallRisk } from '../../domain/executions/agent-calls';
+import { paramsSchemaOf, selfAnswerRefusal, type ApprovalMaker } from '../../domain/approvals/requests';
 import { findDelegation } from '../../db/delegation';
-import { approverRefusal, humanActorOf, type HumanActCaller, type HumanActRefusal } from '../../domain/human-acts';
+import {
+  approverRefusal,
+  humanActorOf,
+  type HumanActCaller,
+  type HumanActRefusal,
+} from '../../domain/identity/human-acts';
 import type { PlatformSettings } from '../platform/settings';
 import {
   APPROVAL_WORKFLOW,

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { approvalFromRow, claimApprovalAnswer, claimApprovalEnding, findApprovalToEnd } from '../../db/approvals';
 import { appendProvenance, ledgerAppendCall, transactionIdFor } from '../../db/ledger';
 import type { PendingSignal } from '../../db/workflow-starts';
-import { approvalRecord, type ApprovalTransition } from '../../domain/approval-steps';
+import { approvalRecord, type ApprovalTransition } from '../../domain/approvals/steps';
 import { approvalEndedSignal, type ApprovalRequest, type ApprovalState } from '../../contracts/approval';
 
 export type ClaimOutcome =

@@ -4,8 +4,8 @@ import { dagFromRow, findDagById } from '../../db/dags';
 import { findExecutionById } from '../../db/executions';
 import { listProvenanceForSubject, type ProvenanceRecord } from '../../db/ledger';
 import { findPlatformAgentByUri } from '../../db/platform-agents';
-import { assessCallRisk } from '../../domain/agent-calls';
-import { validateDag } from '../../domain/dag';
+import { assessCallRisk } from '../../domain/executions/agent-calls';
+import { validateDag } from '../../domain/dags/graph';
 import type { ExecuteAgentInput } from '../../contracts/execute-agent';
 import {
   dagStartedUpdate,

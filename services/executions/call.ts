@@ -2,7 +2,7 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import { liveCallbackSecrets } from '../../db/callback-secrets';
 import { executionFromRow, findExecutionById } from '../../db/executions';
 import { findPlatformAgentByUri, type PlatformAgentRow } from '../../db/platform-agents';
-import { checkAgentCall } from '../../domain/agent-calls';
+import { checkAgentCall } from '../../domain/executions/agent-calls';
 import type { PlatformSettings } from '../platform/settings';
 import type { ApprovalRequest } from '../../contracts/approval';
 import {

@@ -7,8 +7,8 @@ import {
   isAgentOfOrganization,
   type AttestationRow,
 } from '../../db/ledger-attestations';
-import { canonicalJson } from '../../domain/canonical-json';
-import type { LedgerAnchor } from '../../domain/provenance';
+import { canonicalJson } from '../../domain/common/canonical-json';
+import type { LedgerAnchor } from '../../domain/provenance/records';
 import { loadLedgerKey, type LedgerKey } from './keys';
 import { signCompactJws } from '../../lib/jws';
 import type { SecretKeys } from '../../lib/secret-box';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { isValidOrigin } from '../../domain/checkpoint';
+import { isValidOrigin } from '../../domain/ledger/checkpoint';
 import {
   findLedgerKeyRow,
   findLedgerKeySecret,

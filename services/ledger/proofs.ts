@@ -1,5 +1,12 @@
 import type { Knex } from 'knex';
-import { consistencyRanges, inclusionRanges, nodeKey, nodesFor, rangeHash, type LeafRange } from '../../domain/merkle';
+import {
+  consistencyRanges,
+  inclusionRanges,
+  nodeKey,
+  nodesFor,
+  rangeHash,
+  type LeafRange,
+} from '../../domain/ledger/merkle';
 import { checkpointWithTreeSize, findNodes, latestCheckpoint, type CheckpointRow } from '../../db/ledger-blocks';
 import { findProvenanceRecord, type ProvenanceRecord } from '../../db/ledger';
 import { loadLedgerIdentity } from './keys';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TreeHasher } from '../../domain/merkle';
+import type { TreeHasher } from '../../domain/ledger/merkle';
 
 const LEAF_PREFIX = Buffer.from([0x00]);
 const NODE_PREFIX = Buffer.from([0x01]);

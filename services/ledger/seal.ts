@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { checkpointText, parseCheckpointText } from '../../domain/checkpoint';
-import { appendLeaves, bytesEqual, edgeNodeIds, nodeKey, rootOf, type TreeEdge } from '../../domain/merkle';
+import { checkpointText, parseCheckpointText } from '../../domain/ledger/checkpoint';
+import { appendLeaves, bytesEqual, edgeNodeIds, nodeKey, rootOf, type TreeEdge } from '../../domain/ledger/merkle';
 import {
   closeBlock,
   findCheckpoint,

@@ -2,8 +2,8 @@
  * Offline verification with nothing but the log's verifier key: of an inclusion bundle, a consistency
  * bundle, or a whole exported log against its signed checkpoints. No database, no network.
  */
-import { canonicalJson, CanonicalJsonError } from '../../domain/canonical-json';
-import { parseCheckpointText, type Checkpoint } from '../../domain/checkpoint';
+import { canonicalJson, CanonicalJsonError } from '../../domain/common/canonical-json';
+import { parseCheckpointText, type Checkpoint } from '../../domain/ledger/checkpoint';
 import {
   appendLeaves,
   bytesEqual,
@@ -12,8 +12,8 @@ import {
   verifyConsistency,
   verifyInclusion,
   type TreeEdge,
-} from '../../domain/merkle';
-import type { ProvenanceEntry } from '../../domain/provenance';
+} from '../../domain/ledger/merkle';
+import type { ProvenanceEntry } from '../../domain/provenance/records';
 import { transactionIdFor } from '../../db/ledger';
 import {
   CONSISTENCY_BUNDLE_FORMAT,

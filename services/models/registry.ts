@@ -17,8 +17,8 @@ import {
   type NewModel,
 } from '../../db/models';
 import { modelAttemptStatistics } from '../../db/reasoning-calls';
-import { benchmarkedCapabilities } from '../../domain/model-selection';
-import { ORCH_CORE_DID } from '../../domain/provenance';
+import { benchmarkedCapabilities } from '../../domain/models/selection';
+import { ORCH_CORE_DID } from '../../domain/provenance/records';
 
 /** Administration of the registry leaves a provenance record: who changed which model, and how. */
 async function recordRegistryChange(
@@ -102,7 +102,7 @@ export type BenchmarkOutcome =
 
 /**
  * Records a benchmark and applies it to the model in one transaction: the count and last-benchmarked time,
- * and the capability it measures by the rule of domain/model-selection.ts (benchmarkedCapabilities).
+ * and the capability it measures by the rule of domain/models/selection.ts (benchmarkedCapabilities).
  */
 export async function submitBenchmark(
   db: Knex,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAPABILITIES, MODEL_STATUSES } from '../../domain/model-selection';
+import { CAPABILITIES, MODEL_STATUSES } from '../../domain/models/selection';
 import seedFile from './seed/models.json';
 import type { ModelSeed } from './registry';
 

@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import { itemsWaitingOnHumans, outboxBacklog } from '../../db/operations';
 import { ledgerSealingLag } from '../../db/ledger-blocks';
 import { gaugeAtScrape } from '../../lib/metrics';
-import type { RevocationRegistry } from '../delegation/revocations';
+import type { RevocationRegistry } from '../identity/delegations/revocations';
 
 /**
  * Gauges read at scrape time: from Postgres (the same values on every instance; alert on max()) and from this

@@ -7,7 +7,7 @@ import {
   type AutonomyProfile,
   type DataResidencyTier,
   type DeploymentMode,
-} from '../../domain/organizations';
+} from '../../domain/common/organizations';
 
 export interface OrganizationRequest {
   org_did: string;

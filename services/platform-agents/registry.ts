@@ -13,8 +13,8 @@ import {
   type PlatformAgentRow,
 } from '../../db/platform-agents';
 import { findOrganization } from '../../db/organizations';
-import { agentUriOf, parseAgentUri, type ApprovalPolicy } from '../../domain/agent-calls';
-import { ORCH_CORE_DID } from '../../domain/provenance';
+import { agentUriOf, parseAgentUri, type ApprovalPolicy } from '../../domain/executions/agent-calls';
+import { ORCH_CORE_DID } from '../../domain/provenance/records';
 import type { PlatformSettings } from '../platform/settings';
 import { paramsValidator, type FieldProblem } from '../approvals/approvals';
 import { createOutboundGuard } from '../../lib/outbound/url-guard';

@@ -1,7 +1,7 @@
 import { ZodError } from 'zod';
 import { FAILURE_TYPES } from '../../contracts/failures';
 import { LedgerAppendError } from '../../db/ledger';
-import { CanonicalJsonError } from '../../domain/canonical-json';
+import { CanonicalJsonError } from '../../domain/common/canonical-json';
 
 /** A workflow that could not store what it was given, or its answer: the outcome its callers get instead of a hang. */
 export type StorageRefusal = {

@@ -12,9 +12,9 @@ import {
   type PromptRow,
   type PromptVersionRow,
 } from '../../db/prompts';
-import { isPromptKey } from '../../domain/prompt-scopes';
-import { ORCH_CORE_DID } from '../../domain/provenance';
-import { isSemver, parseSemver, semverSortKey } from '../../domain/semver';
+import { isPromptKey } from '../../domain/prompts/scopes';
+import { ORCH_CORE_DID } from '../../domain/provenance/records';
+import { isSemver, parseSemver, semverSortKey } from '../../domain/prompts/semver';
 import { compileSchema } from './json-schema';
 
 export function promptUri(organizationId: string, key: string): string {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { promptCallTotals, promptModelBreakdown } from '../../db/reasoning-calls';
-import { affinityScore, recommendedModel, type ModelSample } from '../../domain/prompt-statistics';
+import { affinityScore, recommendedModel, type ModelSample } from '../../domain/prompts/statistics';
 
 export const PROMPT_STATISTICS_WINDOW_DAYS = 7;
 

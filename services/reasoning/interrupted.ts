@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { interruptedCallWrite, openCallsStartedBefore } from '../../db/reasoning-calls';
-import { ORCH_CORE_DID } from '../../domain/provenance';
+import { ORCH_CORE_DID } from '../../domain/provenance/records';
 import type { Logger } from '../../lib/logger';
 import type { ReasoningSettings } from './settings';
 

@@ -9,7 +9,7 @@ import {
   type Complexity,
   type Exclusion,
   type Task,
-} from '../../domain/model-selection';
+} from '../../domain/models/selection';
 import type { ChatMessage } from '../../lib/openai-compatible';
 import type { ModelCatalog } from '../models/catalog';
 import type { ReasoningSettings } from './settings';

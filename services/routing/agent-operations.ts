@@ -2,19 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { findRoutingById } from '../../db/routings';
-import type { AgentProfile } from '../../domain/agents';
-import { agentDid, type LedgerAnchor } from '../../domain/provenance';
-import { assessRisk, isRiskLevel, type RiskAssessment } from '../../domain/risk';
-import type { RoutingTask } from '../../domain/routing-decision';
-import { actionOf } from '../../domain/routing-moments';
-import { agentConstraintViolations, type Violation } from '../../domain/safety';
+import type { AgentProfile } from '../../domain/agents/agents';
+import { agentDid, type LedgerAnchor } from '../../domain/provenance/records';
+import { assessRisk, isRiskLevel, type RiskAssessment } from '../../domain/routing/risk';
+import type { RoutingTask } from '../../domain/routing/decision';
+import { actionOf } from '../../domain/routing/moments';
+import { agentConstraintViolations, type Violation } from '../../domain/safety/boundaries';
 import {
   reportConfidenceUpdate,
   type ConfidenceOutcome,
   type ConfidenceReport,
   type DecideOutcome,
 } from '../../contracts/route-task';
-import type { Principal } from '../auth/tokens';
+import type { Principal } from '../identity/authentication/tokens';
 import { violationEvents } from '../safety/check';
 import { domainConfigFor } from '../safety/domains';
 import { idempotencyDigest, resourceId } from '../../lib/ids';

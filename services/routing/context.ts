@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import { findAvailableReviewersWithCapabilities } from '../../db/reviewers';
 import { findRoutingContext } from '../../db/routing-context';
-import type { AgentProfile } from '../../domain/agents';
-import type { EscalationRule } from '../../domain/escalation-rules';
-import type { AutonomyProfile } from '../../domain/organizations';
-import type { LoadedReviewer } from '../../domain/reviewer-assignment';
-import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
-import type { RequiredCapability, RoutingTask } from '../../domain/routing-decision';
-import { resolveDomain, type DomainSafetyConfig } from '../../domain/safety';
+import type { AgentProfile } from '../../domain/agents/agents';
+import type { EscalationRule } from '../../domain/rules/escalation-rules';
+import type { AutonomyProfile } from '../../domain/common/organizations';
+import type { LoadedReviewer } from '../../domain/routing/reviewer-assignment';
+import { DEFAULT_RISK_THRESHOLDS } from '../../domain/routing/risk';
+import type { RequiredCapability, RoutingTask } from '../../domain/routing/decision';
+import { resolveDomain, type DomainSafetyConfig } from '../../domain/safety/boundaries';
 
 /** What a routing decision needs besides the task. */
 export interface RoutingContext {

@@ -1,12 +1,12 @@
-import type { AgentProfile } from '../../domain/agents';
-import { agentDid } from '../../domain/provenance';
+import type { AgentProfile } from '../../domain/agents/agents';
+import { agentDid } from '../../domain/provenance/records';
 import { principalDid } from '../../lib/ids';
 import { FAILURE_TYPES } from '../../contracts/failures';
 import { escalateUpdate, type EscalateOutcome, type EscalateRoutingInput } from '../../contracts/route-task';
 import { findRoutingById } from '../../db/routings';
-import { humanActorOf, type HumanActRefusal } from '../../domain/human-acts';
-import type { Principal } from '../auth/tokens';
-import { describeDuration } from '../../domain/routing-escalation';
+import { humanActorOf, type HumanActRefusal } from '../../domain/identity/human-acts';
+import type { Principal } from '../identity/authentication/tokens';
+import { describeDuration } from '../../domain/routing/escalation';
 import { agentRoutingId } from './agent-operations';
 import type { RoutingServiceDeps } from './submit';
 import { sendRoutingUpdate, type UpdateResult } from './updates';

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { findRoutingById } from '../../db/routings';
-import { humanActorOf, humanProvenanceActor, type HumanActRefusal } from '../../domain/human-acts';
-import type { LedgerAnchor } from '../../domain/provenance';
-import type { Principal } from '../auth/tokens';
+import { humanActorOf, humanProvenanceActor, type HumanActRefusal } from '../../domain/identity/human-acts';
+import type { LedgerAnchor } from '../../domain/provenance/records';
+import type { Principal } from '../identity/authentication/tokens';
 
 export const FEEDBACK_VERDICTS = ['confirmed', 'overturned', 'flagged'] as const;
 export type FeedbackVerdict = (typeof FEEDBACK_VERDICTS)[number];

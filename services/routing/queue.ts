@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { reviewerAvailableSignal } from '../../contracts/route-task';
 import { findAvailableReviewer, reviewerPassport, upsertReviewer } from '../../db/reviewers';
 import { findQueuedRoutingIds } from '../../db/routings';
-import type { Reviewer } from '../../domain/reviewer-assignment';
+import type { Reviewer } from '../../domain/routing/reviewer-assignment';
 import { isClosedOrMissing } from '../../lib/temporal-client';
 
 export interface ReviewerQueueDeps {

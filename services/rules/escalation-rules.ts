@@ -20,9 +20,9 @@ import {
   ruleScope,
   triggerRate,
   type RuleFinding,
-} from '../../domain/escalation-rules';
-import type { Principal } from '../auth/tokens';
-import { recordedBy } from '../auth/recorded-by';
+} from '../../domain/rules/escalation-rules';
+import type { Principal } from '../identity/authentication/tokens';
+import { recordedBy } from '../identity/authentication/recorded-by';
 
 /** The dry run replays the routings of this many days, newest first, up to the limit. */
 export const DRY_RUN_WINDOW_DAYS = 30;

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { insertSafetyCheck } from '../../db/safety';
-import type { AgentProfile } from '../../domain/agents';
-import type { OutboxEvent } from '../../domain/provenance';
-import type { RequiredCapability } from '../../domain/routing-decision';
-import type { RuleOfThreesAnalysis } from '../../domain/rule-of-threes';
-import type { SafetyActor, Violation } from '../../domain/safety';
-import { assessAction, type RequiredAction } from '../../domain/safety-verdict';
-import type { Principal } from '../auth/tokens';
-import { recordedBy } from '../auth/recorded-by';
+import type { AgentProfile } from '../../domain/agents/agents';
+import type { OutboxEvent } from '../../domain/provenance/records';
+import type { RequiredCapability } from '../../domain/routing/decision';
+import type { RuleOfThreesAnalysis } from '../../domain/safety/rule-of-threes';
+import type { SafetyActor, Violation } from '../../domain/safety/boundaries';
+import { assessAction, type RequiredAction } from '../../domain/safety/verdict';
+import type { Principal } from '../identity/authentication/tokens';
+import { recordedBy } from '../identity/authentication/recorded-by';
 import { domainConfigFor } from './domains';
 
 export interface SafetyCheckRequest {

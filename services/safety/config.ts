@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { appendProvenance } from '../../db/ledger';
 import { putSafetyDomain, type SafetyDomainRow } from '../../db/safety';
-import type { RiskThresholds } from '../../domain/risk';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
-import type { Boundary } from '../../domain/safety';
-import type { Principal } from '../auth/tokens';
-import { recordedBy } from '../auth/recorded-by';
+import type { RiskThresholds } from '../../domain/routing/risk';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
+import type { Boundary } from '../../domain/safety/boundaries';
+import type { Principal } from '../identity/authentication/tokens';
+import { recordedBy } from '../identity/authentication/recorded-by';
 
 /** Domain names repeat across organizations; the default organization's keep the subject they always had. */
 function safetyConfigSubject(organizationId: string, domain: string): string {

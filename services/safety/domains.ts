@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { listSafetyDomains } from '../../db/safety';
-import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
-import { resolveDomain, type DomainSafetyConfig } from '../../domain/safety';
+import { DEFAULT_RISK_THRESHOLDS } from '../../domain/routing/risk';
+import { resolveDomain, type DomainSafetyConfig } from '../../domain/safety/boundaries';
 
 /**
  * The domain an action belongs to (the one named, else the one listing it as a task type, else general)

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { findEvent } from '../../db/events';
 import { findDelivery, findSubscription } from '../../db/webhooks';
-import type { RetrySchedule } from '../../domain/webhooks';
+import type { RetrySchedule } from '../../domain/webhooks/rules';
 import type { DeliveryState } from '../../contracts/deliver-webhook';
 import { replayDeliveryIdFor, startDelivery } from './deliveries';
 

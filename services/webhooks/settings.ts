@@ -1,4 +1,4 @@
-import type { RetrySchedule } from '../../domain/webhooks';
+import type { RetrySchedule } from '../../domain/webhooks/rules';
 import type { OutboundPolicy } from '../../lib/outbound/url-guard';
 import type { SecretKeys } from '../../lib/secret-box';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SubscriptionRow } from '../../db/webhooks';
-import { ORCH_CORE_DID, type ProvenanceEntry } from '../../domain/provenance';
+import { ORCH_CORE_DID, type ProvenanceEntry } from '../../domain/provenance/records';
 
 /**
  * The ledger is append-only, and a webhook URL may carry a token in its path or query: the record keeps

@@ -11,7 +11,7 @@ import {
   updateSubscription,
   type SubscriptionRow,
 } from '../../db/webhooks';
-import { ALL_EVENTS } from '../../domain/webhooks';
+import { ALL_EVENTS } from '../../domain/webhooks/rules';
 import type { WebhookSettings } from './settings';
 import { newSigningSecret } from '../../lib/outbound/signature';
 import { createOutboundGuard } from '../../lib/outbound/url-guard';

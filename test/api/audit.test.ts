@@ -1,6 +1,6 @@
 import { appendProvenanceBatch } from '../../db/ledger';
 import { ledgerSealingLag } from '../../db/ledger-blocks';
-import type { ProvenanceEntry } from '../../domain/provenance';
+import type { ProvenanceEntry } from '../../domain/provenance/records';
 import { client, expectProblem, type CallResult } from '../support/http';
 import { startStack, type Stack } from '../support/stack';
 

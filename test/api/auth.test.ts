@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from 'jose';
-import { createKeyRing, rotateSigningKey } from '../../services/auth/key-ring';
-import { mintPersonalAccessToken, type Scope } from '../../services/auth/tokens';
-import { registerTokenSubject } from '../../services/auth/subjects';
+import { createKeyRing, rotateSigningKey } from '../../services/identity/issuance/key-ring';
+import { mintPersonalAccessToken, type Scope } from '../../services/identity/authentication/tokens';
+import { registerTokenSubject } from '../../services/identity/issuance/subjects';
 import { startExtraApp, type ExtraApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { call, expectProblem, type CallOptions } from '../support/http';
 import { deploymentSigning, foreignEd25519Key, nowSeconds, signJwt } from '../support/jwt';
 import { startStack, type Stack } from '../support/stack';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 
 let stack: Stack;
 let account: { client_id: string; client_secret: string };

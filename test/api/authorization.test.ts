@@ -7,9 +7,9 @@ import {
   SIGNED_IN_PERSON_CAPABILITIES,
   type Capability,
   type RiskLevel,
-} from '../../domain/capabilities';
-import { createKeyRing } from '../../services/auth/key-ring';
-import { signDelegationToken } from '../../services/delegation/delegation-tokens';
+} from '../../domain/identity/capabilities';
+import { createKeyRing } from '../../services/identity/issuance/key-ring';
+import { signDelegationToken } from '../../services/identity/issuance/delegation-tokens';
 import { call, expectProblem } from '../support/http';
 import { startStack, type Stack } from '../support/stack';
 

@@ -1,4 +1,4 @@
-import { HUMAN_ACT_CAPABILITY_NAMES, SIGNED_IN_PERSON_CAPABILITIES } from '../../domain/capabilities';
+import { HUMAN_ACT_CAPABILITY_NAMES, SIGNED_IN_PERSON_CAPABILITIES } from '../../domain/identity/capabilities';
 import { eventually } from '../support/eventually';
 import { call, client, expectProblem, type CallResult } from '../support/http';
 import { delegateToNewAgent, signedInPerson, type SignedInPerson } from '../support/identity';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { tokenIssuer } from '../../app/config';
-import { createKeyRing } from '../../services/auth/key-ring';
-import { issueSessionToken } from '../../services/sessions/session-tokens';
+import { createKeyRing } from '../../services/identity/issuance/key-ring';
+import { issueSessionToken } from '../../services/identity/issuance/session-tokens';
 import { startExtraApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { call, expectProblem } from '../support/http';

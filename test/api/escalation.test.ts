@@ -1,9 +1,9 @@
 import { startExtraApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { call, client, expectProblem } from '../support/http';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
-import { ORCH_CORE_DID } from '../../domain/provenance';
-import { mintPersonalAccessToken } from '../../services/auth/tokens';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
+import { ORCH_CORE_DID } from '../../domain/provenance/records';
+import { mintPersonalAccessToken } from '../../services/identity/authentication/tokens';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
 import { resolveAs } from '../support/people';

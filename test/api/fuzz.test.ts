@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SCOPES, grants, type Scope } from '../../services/auth/tokens';
+import { SCOPES, grants, type Scope } from '../../services/identity/authentication/tokens';
 import { startExtraApp, type ExtraApp } from '../support/app';
 import { call } from '../support/http';
 import {

@@ -5,7 +5,7 @@ import { platformSettings } from '../../app/platform';
 import { createApproval, respondToApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
 import { createDag } from '../../services/dags/dags';
 import { callAgent } from '../../services/executions/call';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { eventually } from '../support/eventually';
 import { client } from '../support/http';
 import { startRemoteParty, type RemoteParty } from '../support/remote-party';

@@ -1,4 +1,4 @@
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { eventually } from '../support/eventually';
 import { call, client, expectProblem } from '../support/http';
 import { LOCAL_PARTIES_ENV, startRemoteParty, type RemoteParty } from '../support/remote-party';

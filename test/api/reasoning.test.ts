@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { appendProvenance } from '../../db/ledger';
 import { completedCallWrites } from '../../db/reasoning-calls';
-import { ORCH_CORE_DID } from '../../domain/provenance';
+import { ORCH_CORE_DID } from '../../domain/provenance/records';
 import { createLogger } from '../../lib/logger';
 import { COMPLETION_GRACE_MS, REASONED_STEP, recordInterruptedCalls } from '../../services/reasoning/interrupted';
-import { canonicalJson } from '../../domain/canonical-json';
+import { canonicalJson } from '../../domain/common/canonical-json';
 import { startExtraApp, type ExtraApp } from '../support/app';
 import { call, client, expectProblem } from '../support/http';
 import { eventually } from '../support/eventually';

@@ -1,4 +1,4 @@
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { call, client, expectProblem } from '../support/http';
 import { signedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';

@@ -1,7 +1,7 @@
 import { createRoutingActivities } from '../../activities/routing';
 import type { RoutingState } from '../../contracts/route-task';
 import { claimRoutingResolution, findRoutingById, routingStateOf } from '../../db/routings';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { signedInPerson } from '../support/identity';
 import { signedInReviewer } from '../support/people';
 import { startStack, type Stack } from '../support/stack';

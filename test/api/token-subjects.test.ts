@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose';
-import { registerTokenSubject } from '../../services/auth/subjects';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { registerTokenSubject } from '../../services/identity/issuance/subjects';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { call, expectProblem } from '../support/http';
 import { deploymentSigning } from '../support/jwt';
 import { startStack, type Stack } from '../support/stack';

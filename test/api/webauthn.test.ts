@@ -1,5 +1,5 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { signedInPerson } from '../support/identity';
 import { call, expectProblem, type CallResult } from '../support/http';
 import { FLAGS, SoftwareAuthenticator } from '../support/software-authenticator';

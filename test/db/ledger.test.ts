@@ -1,8 +1,8 @@
 import { appendProvenance, appendProvenanceBatch, LedgerAppendError, listProvenanceForSubject } from '../../db/ledger';
 import { closeBlock, ledgerSealingLag, ledgerState } from '../../db/ledger-blocks';
-import { canonicalJson, CanonicalJsonError } from '../../domain/canonical-json';
-import { edgeNodeIds, verifyConsistency } from '../../domain/merkle';
-import type { ProvenanceEntry } from '../../domain/provenance';
+import { canonicalJson, CanonicalJsonError } from '../../domain/common/canonical-json';
+import { edgeNodeIds, verifyConsistency } from '../../domain/ledger/merkle';
+import type { ProvenanceEntry } from '../../domain/provenance/records';
 import { verifyStoredLedger } from '../../services/ledger/export';
 import { ensureLedgerKey, type LedgerKey } from '../../services/ledger/keys';
 import { consistencyProof, recordBundle } from '../../services/ledger/proofs';

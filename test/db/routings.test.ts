@@ -1,8 +1,8 @@
 import { findQueuedRoutingIds, findRoutingById, projectRouting, type OpenAssignment } from '../../db/routings';
-import type { RoutingTask } from '../../domain/routing-decision';
+import type { RoutingTask } from '../../domain/routing/decision';
 import type { RoutingState } from '../../contracts/route-task';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 
 let database: TestDatabase;
 beforeAll(async () => {

@@ -3,9 +3,9 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Knex } from 'knex';
 import { EVENT_SORT_COLUMNS, listEvents } from '../../db/events';
 import { appendProvenance } from '../../db/ledger';
-import type { EventKind } from '../../domain/events';
-import { ORCH_CORE_DID } from '../../domain/provenance';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import type { EventKind } from '../../domain/provenance/events';
+import { ORCH_CORE_DID } from '../../domain/provenance/records';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 
 /**
  * Emits events the way every emitter does: a provenance record and its events in one appendProvenance.

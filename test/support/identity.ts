@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type KeyLike } from 'jose';
 import { publicBaseUrl, tokenIssuer } from '../../app/config';
-import { passportDidWeb } from '../../domain/did';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
-import { createKeyRing } from '../../services/auth/key-ring';
-import { issueSessionToken, type Session } from '../../services/sessions/session-tokens';
+import { passportDidWeb } from '../../domain/identity/did';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
+import { createKeyRing } from '../../services/identity/issuance/key-ring';
+import { issueSessionToken, type Session } from '../../services/identity/issuance/session-tokens';
 import type { Stack } from './stack';
 
 export interface SignedInPerson {

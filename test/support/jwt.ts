@@ -1,6 +1,6 @@
 import { generateKeyPair, SignJWT, type KeyLike } from 'jose';
 import { tokenIssuer } from '../../app/config';
-import { createKeyRing } from '../../services/auth/key-ring';
+import { createKeyRing } from '../../services/identity/issuance/key-ring';
 import type { Stack } from './stack';
 
 export interface JwtOptions {

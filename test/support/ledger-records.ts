@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { listProvenanceForSubject } from '../../db/ledger';
-import type { ProvenanceEntry } from '../../domain/provenance';
+import type { ProvenanceEntry } from '../../domain/provenance/records';
 
 /**
  * The one place the orchestration tests read the ledger's tables: the records of a subject, and the

@@ -7,14 +7,14 @@ import { ledgerOrigin, loadConfig, type Config } from '../../app/config';
 import { startApiSide, startWorkerSide, type RunningWorker } from '../../app/stack';
 import { createLogger } from '../../lib/logger';
 import { freePort } from '../../lib/net';
-import { createKeyRing, ensureSigningKey } from '../../services/auth/key-ring';
-import { issueAccessToken, SCOPES } from '../../services/auth/tokens';
-import { registerTokenSubject } from '../../services/auth/subjects';
+import { createKeyRing, ensureSigningKey } from '../../services/identity/issuance/key-ring';
+import { issueAccessToken, SCOPES } from '../../services/identity/authentication/tokens';
+import { registerTokenSubject } from '../../services/identity/issuance/subjects';
 import { ensureLedgerKey } from '../../services/ledger/keys';
 import { ledgerSealerWorkflowId } from '../../services/ledger/sealer';
 import { bundleWorkflows } from '../../workers/create-worker';
 import { createTestDatabase, type TestDatabase } from './database';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { afterAnswerWorkSettled } from '../../services/workflow-starts/signals';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { ApprovalRequest, ApprovalState } from '../../contracts/approval';
-import { approvalRecord, endedTransition } from '../../domain/approval-steps';
-import type { AppendProvenanceInput, LedgerAnchor } from '../../domain/provenance';
+import { approvalRecord, endedTransition } from '../../domain/approvals/steps';
+import type { AppendProvenanceInput, LedgerAnchor } from '../../domain/provenance/records';
 import { registerSearchAttributes } from '../../app/temporal';
 import { sharedWorkflowBundle } from './stack';
 

@@ -8,7 +8,7 @@ import {
   type SendResult,
   type SentOutcome,
 } from '../../activities/webhooks';
-import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../../domain/webhooks';
+import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../../domain/webhooks/rules';
 import { loadConfig } from '../../app/config';
 import { workerSettings } from '../../app/deps';
 import { createLogger } from '../../lib/logger';
@@ -19,7 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 import { emitEvents } from '../support/events';
 import { sharedWorkflowBundle } from '../support/stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 
 type Activities = Pick<
   ReturnType<typeof createWebhookActivities>,

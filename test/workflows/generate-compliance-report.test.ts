@@ -4,7 +4,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { ComplianceReportProjection, createComplianceActivities } from '../../activities/compliance';
 import type { GenerateComplianceReportInput, ScanCursor } from '../../contracts/generate-compliance-report';
-import { tallyRecords, type ComplianceRecord } from '../../domain/compliance';
+import { tallyRecords, type ComplianceRecord } from '../../domain/provenance/compliance';
 import { generateComplianceReportWorkflow } from '../../workflows/generate-compliance-report';
 import { sharedWorkflowBundle } from '../support/stack';
 

@@ -23,7 +23,7 @@ import { approvalFromRow, findApprovalById } from '../../db/approvals';
 import { dagFromRow, findDagById } from '../../db/dags';
 import { executionFromRow, findExecutionById } from '../../db/executions';
 import { findDelivery, insertSubscriptionIfAbsent } from '../../db/webhooks';
-import { DEFAULT_RETRY_SCHEDULE } from '../../domain/webhooks';
+import { DEFAULT_RETRY_SCHEDULE } from '../../domain/webhooks/rules';
 import { loadConfig } from '../../app/config';
 import { workerSettings } from '../../app/deps';
 import { createLogger } from '../../lib/logger';
@@ -33,7 +33,7 @@ import { executeAgentWorkflow } from '../../workflows/execute-agent';
 import { runDagWorkflow } from '../../workflows/run-dag';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startTimeSkipping, withWorker as withTestWorker } from '../support/time-skipping';
-import { DEFAULT_ORGANIZATION_ID } from '../../domain/organizations';
+import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 
 // What PostgreSQL cannot store: NUL in text or jsonb, a lone surrogate in jsonb.
 const NUL = 'before\u0000after';

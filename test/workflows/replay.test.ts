@@ -7,7 +7,7 @@ import { sharedWorkflowBundle } from '../support/stack';
 const HISTORIES = path.join(__dirname, 'histories');
 
 // Recorded histories must replay on today's workflow code: a change that would break running routings
-// fails here (re-record only with a versioned change; see record-histories.ts).
+// fails here (re-record only with a versioned change; see scripts/histories/record-histories.ts).
 describe('replaying recorded histories', () => {
   const files = readdirSync(HISTORIES).filter((file) => file.endsWith('.json'));
 

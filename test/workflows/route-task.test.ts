@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { createRoutingActivities, RoutingContext } from '../../activities/routing';
-import type { AppendProvenanceInput } from '../../domain/provenance';
-import type { LoadedReviewer } from '../../domain/reviewer-assignment';
-import { DEFAULT_RISK_THRESHOLDS } from '../../domain/risk';
-import type { RoutingTask } from '../../domain/routing-decision';
+import type { AppendProvenanceInput } from '../../domain/provenance/records';
+import type { LoadedReviewer } from '../../domain/routing/reviewer-assignment';
+import { DEFAULT_RISK_THRESHOLDS } from '../../domain/routing/risk';
+import type { RoutingTask } from '../../domain/routing/decision';
 import {
   assignUpdate,
   decideUpdate,

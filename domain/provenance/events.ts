@@ -1,0 +1,117 @@
+/**
+ * Every kind of event the service emits: each is put in the outbox in the same transaction as the
+ * provenance record it belongs to, and delivered to the webhook subscriptions that ask for it. A new kind
+ * is added here, with the operation that emits it, so that subscriptions, the OpenAPI document and the
+ * emitters stay one list.
+ */
+export const EVENT_KINDS = {
+  // Orchestration, first list of the spec.
+  'routing.completed': 'A routing reached its outcome: decided for the agent alone, or resolved by its reviewer',
+  'routing.escalated': 'A routing was assigned to a human',
+  'safety.boundary_violation': 'A safety check or routing found a boundary violated',
+  'audit.provenance_logged': 'An agent logged an action into a task’s provenance',
+  // Orchestration, second list of the spec.
+  'routing.decided': 'A routing decision was made',
+  'escalation.triggered': 'A routing escalated to a human, or up the chain after a reviewer’s timeout',
+  'safety.violation': 'A safety boundary was violated',
+  'agent.registered': 'An AI agent was registered',
+  'audit.critical': 'Something an auditor must see, e.g. an escalation chain exhausted with no resolution',
+  // Platform: approvals, executions, workflow DAGs, tasks and the agents registry.
+  'approval.requested':
+    'An approval request was created and waits for a human (POST /v1/approvals, an agent call or a DAG node)',
+  'approval.approved': 'An approval request was approved, possibly with modified parameters',
+  'approval.rejected': 'An approval request was rejected (also the escalation queue’s reject and request_changes)',
+  'approval.expired': 'An approval request reached its expires_at without an answer',
+  'approval.cancelled': 'An approval request was cancelled, by a caller or with the execution or workflow that asked',
+  'execution.queued': 'An agent call was accepted and queued (it may first wait for its approval)',
+  'execution.started': 'An execution started calling its agent',
+  'execution.completed': 'An agent answered an execution with its result',
+  'execution.failed': 'An execution failed: the agent refused it, or every attempt failed',
+  'execution.cancelled': 'An execution was cancelled, or its approval was not given',
+  'workflow.started': 'A workflow DAG started running',
+  'workflow.completed': 'Every node of a workflow DAG completed or was skipped',
+  'workflow.failed': 'A node of a workflow DAG failed, so the workflow failed',
+  'task.submitted': 'A task was submitted for routing to the workforce',
+  'platform_agent.registered': 'An agent was registered in the platform registry with its endpoint',
+  'platform_agent.updated': 'A registered agent’s endpoint, capabilities, policy or status changed',
+  'platform_agent.deployed': 'A version of an agent was deployed to an environment',
+  // Identity: Passports and their keys.
+  'passport.created': 'A Passport was created: an agent’s or the organization’s, or a person’s by the device ceremony',
+  'passport.key_rotated': 'A Passport’s key was rotated: a new key signs, the old one verifies until its verify_until',
+  'passport.key_revoked': 'A Passport’s key was revoked: drop it from any cached DID document or JWKS of the Passport',
+  // Webhooks.
+  'webhook.endpoint_disabled':
+    'A webhook endpoint was disabled: it answered 410 Gone, or every attempt failed for days',
+  // Orchestration layer (issue 3): emitted by the routing workflow when a triggered escalation rule's
+  // notify_supervisor threshold is reached.
+  'escalation.supervisor_notified':
+    'An escalation rule asked for a supervisor to be told, and the routing’s escalation level reached its threshold',
+  'routing.queued':
+    'A routing needs a human but no available reviewer holds its capabilities: it waits unassigned in the queue, and supervisors should find someone',
+} as const satisfies Record<string, string>;
+
+export type EventKind = keyof typeof EVENT_KINDS;
+
+export function isEventKind(value: string): value is EventKind {
+  return Object.hasOwn(EVENT_KINDS, value);
+}
+
+/**
+ * The emission audit: the operation that emits each kind, in the same transaction as its provenance
+ * record (appendProvenance). Typed against EVENT_KINDS, so a kind added without naming its emitter does
+ * not compile. The README's event table follows this list.
+ */
+export const EVENT_EMITTERS = {
+  'routing.decided':
+    'routeTaskWorkflow, decision step: every decided routing (POST /v1/orch/routing and every entry through submitRouting), also one that finds no qualified reviewer',
+  'routing.escalated':
+    'routeTaskWorkflow: a human was assigned at the decision (escalate_to_human, hybrid_collaboration), or an autonomous routing was later escalated (POST /v1/orch/escalate, /escalation/manual, /confidence below 0.70)',
+  'escalation.triggered':
+    'routeTaskWorkflow: a human was assigned at the decision; each move up the chain after a reviewer’s timeout (reason reviewer_timeout); each escalation asked by an agent (POST /v1/orch/escalate, /confidence below 0.70) or by hand (POST /v1/orch/escalation/manual)',
+  'routing.completed':
+    'routeTaskWorkflow: an autonomous decision (outcome ai_autonomous), or the assigned reviewer’s resolution (POST /v1/orch/routing/{routing_id}/resolve)',
+  'audit.critical':
+    'routeTaskWorkflow: the last level of the escalation chain timed out (reason escalation_chain_exhausted)',
+  'safety.boundary_violation':
+    'POST /v1/orch/safety/check (services/safety/check.ts) and routeTaskWorkflow, once per violated boundary; also agent operations whose action the agent’s constraints forbid',
+  'safety.violation':
+    'the same violations as safety.boundary_violation, emitted beside it (the second list of the spec)',
+  'agent.registered':
+    'POST /v1/orch/agents/register (services/agents/registry.ts), in the transaction that stores the agent',
+  'audit.provenance_logged':
+    'POST /v1/orch/provenance (services/routing/agent-operations.ts): an agent logged an action into its task’s provenance',
+  'webhook.endpoint_disabled':
+    'deliverWebhookWorkflow, recordDeliveryAttempt: an attempt answered 410 Gone, or every attempt failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS',
+  'approval.requested':
+    'approvalWorkflow, requested step: POST /v1/approvals, an agent call whose policy needs approval, a DAG approval node, an organization health check',
+  'approval.approved':
+    'approvalWorkflow, responded step: POST /v1/approvals/{id}/respond or /v1/escalations/{id}/respond approving (also approved_with_modifications)',
+  'approval.rejected': 'approvalWorkflow, responded step: the same respond operations rejecting (also request_changes)',
+  'approval.expired': 'approvalWorkflow, expired step: the expires_at timer fired with no answer',
+  'approval.cancelled':
+    'approvalWorkflow, cancelled step: POST /v1/approvals/{id}/cancel, or the execution or DAG that asked was cancelled',
+  'execution.queued':
+    'executeAgentWorkflow, queued step: POST /v1/agents/call, the legacy POST /v1/agents/{id}/call, a DAG agent node',
+  'execution.started': 'executeAgentWorkflow, processing step: the first call to the agent begins',
+  'execution.completed': 'executeAgentWorkflow, completed step: the agent answered 2xx',
+  'execution.failed': 'executeAgentWorkflow, failed step: the agent refused the call (4xx) or every attempt failed',
+  'execution.cancelled':
+    'executeAgentWorkflow, cancelled step: POST /v1/executions/{id}/cancel, or its approval was rejected, expired or cancelled',
+  'workflow.started': 'runDagWorkflow, started step: POST /v1/workflows',
+  'workflow.completed': 'runDagWorkflow, finished step: every node completed or was skipped',
+  'workflow.failed': 'runDagWorkflow, finished step: a node failed',
+  'task.submitted': 'POST /v1/tasks (services/tasks.ts), in the transaction that records the task',
+  'platform_agent.registered': 'POST /v1/agents (services/agents.ts), in the transaction that stores the agent',
+  'platform_agent.updated': 'PATCH /v1/agents/{id} (services/agents.ts)',
+  'platform_agent.deployed': 'POST /v1/agents/{id}/deployments (services/agents.ts)',
+  'escalation.supervisor_notified':
+    'routeTaskWorkflow: a triggered escalation rule’s notify_supervisor threshold was reached by the routing’s escalation level (once per routing and rule)',
+  'passport.created':
+    'POST /v1/passports and POST /v1/passports/devices (services/passports/), in the transaction that stores the Passport and its key',
+  'passport.key_rotated':
+    'POST /v1/passports/{id}/keys/rotate (services/identity/passports/passports.ts), in the transaction that retires the old keys',
+  'passport.key_revoked':
+    'POST /v1/passports/{id}/keys/{kid}/revoke (services/identity/passports/passports.ts), in the transaction that revokes the key',
+  'routing.queued':
+    'routeTaskWorkflow: a human decision, an escalation from the agent (POST /v1/orch/escalate, /confidence below 0.70, /escalation/manual) or a review found no qualified reviewer, so the routing entered the queue; again each time its escalation level rises there',
+} as const satisfies Record<EventKind, string>;
