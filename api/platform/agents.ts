@@ -5,28 +5,23 @@ import {
   type DeploymentRow,
   type PlatformAgentRow,
 } from '../../db/platform-agents';
-import { agentUriOf, matchCapability } from '../../domain/executions/agent-calls';
-import { agentForLegacyCall, deployAgent, registerAgent, updateAgent } from '../../services/platform-agents/registry';
+import { agentUriOf } from '../../domain/executions/agent-calls';
+import { deployAgent, registerAgent, updateAgent } from '../../services/platform-agents/registry';
 import type { PlatformServiceDeps } from '../../services/approvals/approvals';
-import { callAgent, callAgentByUri, type CallOutcome } from '../../services/executions/call';
-import { executionView } from '../../services/executions/view';
-import { principalDid, resourceId } from '../../lib/ids';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {
-  AgentCallSchema,
   AgentIdParamsSchema,
   DeployAgentSchema,
   DeploymentSchema,
-  LegacyAgentCallSchema,
   ListAgentsQuerySchema,
   PlatformAgentDetailSchema,
   PlatformAgentSchema,
   RegisterAgentSchema,
   UpdateAgentSchema,
 } from '../schemas/platform-agents';
-import { AgentCallResponseSchema } from '../schemas/executions';
+import { registerAgentCallRoutes } from './agent-calls';
 
 function agentView(row: PlatformAgentRow) {
   return {
@@ -62,30 +57,15 @@ function deploymentView(row: DeploymentRow & { agent_uri?: string }) {
   };
 }
 
-function accepted(outcome: CallOutcome) {
-  if (outcome.ok) {
-    const body = { ...executionView(outcome.execution), approval_required: outcome.approval_required };
-    return { status: 202, body, headers: { Location: `/v1/executions/${body.id}` } };
-  }
-  if (outcome.code === 'invalid')
-    throw new Problem('validation_failed', 'The call cannot be made as given', { errors: outcome.errors });
-  throw new Problem(outcome.code, outcome.detail);
+/** Registered agents (listed, read, registered, changed, deployed), then the calls that invoke them. */
+export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
+  registerAgentReads(api, deps);
+  registerAgentRegistration(api, deps);
+  registerAgentChanges(api, deps);
+  registerAgentCallRoutes(api, deps);
 }
 
-const CALL_RESPONSES = {
-  202: {
-    description: 'The execution, queued (waiting for its approval when approval_required)',
-    schema: AgentCallResponseSchema,
-    headers: { Location: { description: 'The execution to poll' } },
-  },
-  404: { description: 'No such agent' },
-  422: {
-    description:
-      'The agent is inactive, does not offer the capability, or a callback_url needs a callback signing secret',
-  },
-};
-
-export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
+function registerAgentReads(api: ApiBuilder, deps: PlatformServiceDeps): void {
   listRoute(api, {
     path: '/v1/agents',
     operationId: 'listAgents',
@@ -129,7 +109,9 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
       };
     },
   });
+}
 
+function registerAgentRegistration(api: ApiBuilder, deps: PlatformServiceDeps): void {
   api.route({
     method: 'post',
     path: '/v1/agents',
@@ -168,7 +150,9 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
       );
     },
   });
+}
 
+function registerAgentChanges(api: ApiBuilder, deps: PlatformServiceDeps): void {
   api.route({
     method: 'patch',
     path: '/v1/agents/{agent_id}',
@@ -211,72 +195,6 @@ export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps):
       const outcome = await deployAgent(deps, principal, params.agent_id, body);
       if (!outcome.ok) throw new Problem(outcome.code, outcome.detail);
       return { status: 201, body: deploymentView(outcome.deployment) };
-    },
-  });
-
-  api.route({
-    method: 'post',
-    path: '/v1/agents/call',
-    operationId: 'callAgent',
-    summary: 'Unified agent invocation gateway',
-    description:
-      'Matches the capability against the agent’s, evaluates the call’s risk from its parameters and the agent’s policy. When the policy ' +
-      'requires it, an approval request is created first and the execution waits for it; the execution is then queued, the agent invoked at ' +
-      'its endpoint with retries, and the outcome POSTed to callback_url (signed) when given. Poll the execution at Location.',
-    tags: ['Agents'],
-    auth: 'platform:write',
-    rateLimit: 'default',
-    request: { body: AgentCallSchema },
-    responses: CALL_RESPONSES,
-    handler: async ({ req, body, principal }) => {
-      const execution_id = resourceId('exe', principal.id, req.get('idempotency-key'));
-      const { agentUri, capabilityUri, ...call } = body;
-      return accepted(
-        await callAgentByUri(
-          deps,
-          { execution_id, requested_by: principal.id, organization_id: principal.organization_id },
-          agentUri,
-          { ...call, capability_uri: capabilityUri },
-        ),
-      );
-    },
-  });
-
-  api.route({
-    method: 'post',
-    path: '/v1/agents/{agent_id}/call',
-    operationId: 'callAgentById',
-    summary: 'Legacy call of an agent by id (use /v1/agents/call)',
-    description:
-      'Maps onto the unified gateway: the agent is the version deployed to production (else this one), the capability is `task` (a capability ' +
-      'URI or one of the agent’s capability names), the requester is the caller, and the deployment’s parameters are defaults.',
-    tags: ['Agents'],
-    auth: 'platform:write',
-    rateLimit: 'default',
-    request: { params: AgentIdParamsSchema, body: LegacyAgentCallSchema },
-    responses: CALL_RESPONSES,
-    handler: async ({ req, params, body, principal }) => {
-      const target = await agentForLegacyCall(deps.db, principal.organization_id, params.agent_id);
-      if (!target) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
-      const capability =
-        matchCapability(
-          target.agent.capabilities,
-          body.task.startsWith('capability://') ? body.task : `capability://${body.task}`,
-        ) ?? body.task;
-      const execution_id = resourceId('exe', principal.id, req.get('idempotency-key'));
-      return accepted(
-        await callAgent(
-          deps,
-          { execution_id, requested_by: principal.id, organization_id: principal.organization_id },
-          target.agent,
-          {
-            capability_uri: capability,
-            passport: principalDid(principal.id),
-            parameters: { ...target.defaults, ...body.parameters },
-            callback_url: body.callback_url,
-          },
-        ),
-      );
     },
   });
 }
