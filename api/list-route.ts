@@ -7,7 +7,7 @@ import type { ApiBuilder, Infer, ResourceScope, ResponseSpec } from './route';
 import { pageSchema } from './schemas/common';
 
 /** The query every list takes (listQuerySchema), with the list's own filters beside it. */
-type ListQuery = ZodType<{ limit: number; cursor?: string | undefined; sort?: string | undefined }>;
+export type ListQuery = ZodType<{ limit: number; cursor?: string | undefined; sort?: string | undefined }>;
 
 export interface ListContext<Q, P> {
   query: Q;

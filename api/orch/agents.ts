@@ -3,10 +3,10 @@ import type { Knex } from 'knex';
 import { findAgent, listAgents, type AgentRow } from '../../db/agents';
 import { AGENT_STATUSES, configuredConstraintCount } from '../../domain/agents/agents';
 import { changeAgent, registerAgent, rotateAgentKey } from '../../services/agents/registry';
-import { listRoute } from '../list-route';
 import { storeSealed } from '../middleware/idempotency';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup } from '../route-group';
 import {
   AgentIdSchema,
   AgentRegisteredSchema,
@@ -43,7 +43,8 @@ const ListAgentsQuerySchema = listQuerySchema.extend({
 const SORTABLE = { agent_id: 'agent_id', registered_at: 'registered_at', agent_name: 'agent_name' };
 
 export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
-  api.route({
+  const agents = routeGroup(api, { tags: ['Agents'], auth: 'orch:admin', rateLimit: 'agent-monitoring' });
+  agents.route({
     method: 'post',
     path: '/v1/orch/agents/register',
     operationId: 'registerAgent',
@@ -54,9 +55,6 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
       'first answer again (Idempotent-Replayed: true), its API key included: a client that lost the answer needs that key. The stored answer ' +
       'keeps the key sealed under SECRETS_ENCRYPTION_KEY, bound to the caller and the Idempotency-Key, for the key’s 24 hours; without ' +
       'SECRETS_ENCRYPTION_KEY nothing can seal it, and a replay carries api_key null (POST /v1/orch/agents/{agent_id}/api-key gives a new one).',
-    tags: ['Agents'],
-    auth: 'orch:admin',
-    rateLimit: 'agent-monitoring',
     request: { body: RegisterAgentSchema },
     responses: {
       201: { description: 'The agent and its API key', schema: AgentRegisteredSchema },
@@ -76,13 +74,11 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     },
   });
 
-  listRoute(api, {
+  agents.list({
     path: '/v1/orch/agents',
     operationId: 'listAgents',
     summary: 'List registered agents',
-    tags: ['Agents'],
     auth: 'orch:read',
-    rateLimit: 'agent-monitoring',
     query: ListAgentsQuerySchema,
     page: { description: 'A page of agents', item: AgentSchema, name: 'AgentPage' },
     sort: { allowed: SORTABLE, fallback: 'registered_at', uniqueKey: 'agent_id' },
@@ -90,31 +86,23 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     view: renderAgent,
   });
 
-  api.route({
-    method: 'get',
+  agents.get({
     path: '/v1/orch/agents/{agent_id}',
     operationId: 'getAgent',
     summary: 'Read a registered agent',
-    tags: ['Agents'],
     auth: 'orch:read',
-    rateLimit: 'agent-monitoring',
-    request: { params: AgentParamsSchema },
-    responses: { 200: { description: 'The agent', schema: AgentSchema }, 404: { description: 'agent_not_found' } },
-    handler: async ({ params, principal }) => {
-      const row = await findAgent(deps.db, principal.organization_id, params.agent_id);
-      if (!row) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
-      return { status: 200, body: renderAgent(row) };
-    },
+    params: AgentParamsSchema,
+    found: { description: 'The agent', schema: AgentSchema },
+    missing: { code: 'agent_not_found', detail: ({ params }) => `No agent ${params.agent_id}` },
+    find: ({ params, principal }) => findAgent(deps.db, principal.organization_id, params.agent_id),
+    view: renderAgent,
   });
 
-  api.route({
+  agents.route({
     method: 'patch',
     path: '/v1/orch/agents/{agent_id}',
     operationId: 'updateAgent',
     summary: 'Change an agent: name, capabilities, safety constraints, or status (admin)',
-    tags: ['Agents'],
-    auth: 'orch:admin',
-    rateLimit: 'agent-monitoring',
     request: { params: AgentParamsSchema, body: PatchAgentSchema },
     responses: {
       200: { description: 'The agent as changed', schema: AgentSchema },
@@ -127,14 +115,11 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     },
   });
 
-  api.route({
+  agents.route({
     method: 'post',
     path: '/v1/orch/agents/{agent_id}/api-key',
     operationId: 'rotateAgentKey',
     summary: 'Replace an agent’s API key (admin); the old key stops working at once',
-    tags: ['Agents'],
-    auth: 'orch:admin',
-    rateLimit: 'agent-monitoring',
     idempotency: false,
     request: { params: AgentParamsSchema },
     responses: {
