@@ -7,7 +7,6 @@ import {
   patched,
   proxyLocalActivities,
   setHandler,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createApprovalActivities } from '../activities/approvals';
@@ -20,14 +19,7 @@ import {
   respondUpdate,
 } from '../contracts/approval';
 import type { ApprovalRequest, ApprovalState, CancelApprovalInput, RespondInput } from '../contracts/approval';
-import {
-  DATABASE_ACTIVITY_RETRY,
-  failedWith,
-  FAILURE_TYPES,
-  refuseWith,
-  storageFailure,
-  type WorkflowFailure,
-} from '../contracts/failures';
+import { DATABASE_ACTIVITY_RETRY, FAILURE_TYPES, refuseWith } from '../contracts/failures';
 import { PlatformStatusKey } from '../contracts/search-attributes';
 import {
   answerRefusal,
@@ -38,6 +30,7 @@ import {
   type ApprovalTransition,
 } from '../domain/approvals/steps';
 import { unstorableRefusal } from '../domain/common/storable-text';
+import { RecordedState } from './recorded-state';
 
 const { recordApprovalStep, claimApprovalEnding, projectApproval } = proxyLocalActivities<
   ReturnType<typeof createApprovalActivities>
@@ -48,6 +41,11 @@ const { recordApprovalStep, claimApprovalEnding, projectApproval } = proxyLocalA
 
 /** Workflows that took this path end by a claim in Postgres at their deadline or cancellation. */
 const CLAIMED_ENDINGS = 'approval-endings-claimed';
+
+const now = () => new Date().toISOString();
+
+/** An answer brought by an Update rather than claimed in Postgres. */
+type Answer = Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>;
 
 /**
  * One approval request: pending until a human approves or rejects it or someone cancels it (claimed in
@@ -60,151 +58,115 @@ const CLAIMED_ENDINGS = 'approval-endings-claimed';
  * the start (POST /v1/approvals); without it the workflow records it.
  */
 export async function approvalWorkflow(request: ApprovalRequest, opened?: ApprovalState): Promise<ApprovalState> {
-  const { approval_id } = request;
   const deadline = Date.parse(request.expires_at);
-  const now = () => new Date().toISOString();
-  const state: ApprovalState = {
-    ...request,
-    version: 0,
-    status: 'pending',
-    created_at: new Date(workflowInfo().startTime).toISOString(),
-    updated_at: now(),
-  };
-  let recordedVersion = 0;
+  const approval = approvalState(request, opened);
+  const { state } = approval;
   /** The request as first recorded: what its creator is answered with. */
   let requested: ApprovalState | undefined = undefined;
-  /** The state as last stored, which a failure leaves in the read model. */
-  let recorded: ApprovalState | undefined = undefined;
-  let failure: WorkflowFailure | undefined;
-  let answer: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }> | undefined;
+  let answer: Answer | undefined;
   /** The ending claimed in Postgres, as recorded there. */
   let ended: ApprovalState | undefined;
 
   const mustBePending = (input: RespondInput | CancelApprovalInput) => {
-    refuseWith(
-      FAILURE_TYPES.approvalNotPending,
-      answerRefusal(state, answer !== undefined || ended !== undefined, Date.now(), deadline),
-    );
+    const answering = answer !== undefined || ended !== undefined;
+    refuseWith(FAILURE_TYPES.approvalNotPending, answerRefusal(state, answering, Date.now(), deadline));
     refuseWith(FAILURE_TYPES.invalidData, unstorableRefusal(input, 'answer'));
   };
-  const settled = async () => {
-    await condition(() => failure !== undefined || (state.status !== 'pending' && recordedVersion === state.version));
-    if (failure) throw failedWith(failure);
+  /** Takes the answer for the main loop, and replies once the request has ended with it (or another) on record. */
+  const answered = async (given: Answer) => {
+    answer = given;
+    await condition(() => approval.failure !== undefined || (state.status !== 'pending' && approval.isRecorded));
+    approval.throwIfFailed();
+    return state;
   };
 
   setHandler(approvalQuery, () => state);
-  setHandler(approvalEndedSignal, (approval) => {
-    ended ??= approval;
+  setHandler(approvalEndedSignal, (claimed) => {
+    ended ??= claimed;
   });
   setHandler(approvalCreatedUpdate, async () => {
-    await condition(() => requested !== undefined || failure !== undefined);
-    if (failure) throw failedWith(failure);
+    await condition(() => requested !== undefined || approval.failure !== undefined);
+    approval.throwIfFailed();
     return requested!;
   });
-  setHandler(
-    respondUpdate,
-    async (input) => {
-      answer = { kind: 'respond', input };
-      await settled();
-      return state;
-    },
-    { validator: (input: RespondInput) => mustBePending(input) },
-  );
-  setHandler(
-    cancelApprovalUpdate,
-    async (input) => {
-      answer = { kind: 'cancel', input };
-      await settled();
-      return state;
-    },
-    { validator: (input: CancelApprovalInput) => mustBePending(input) },
-  );
+  setHandler(respondUpdate, (input) => answered({ kind: 'respond', input }), { validator: mustBePending });
+  setHandler(cancelApprovalUpdate, (input) => answered({ kind: 'cancel', input }), { validator: mustBePending });
 
-  async function step(transition: ApprovalTransition): Promise<void> {
-    const at = now();
-    Object.assign(state, transition.changes, { version: state.version + 1, updated_at: at });
-    upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-    const anchor = await recordApprovalStep({
-      provenance: approvalRecord(request, state, transition, at),
-      state: { ...state },
-    }).catch(async (error: unknown) => {
-      throw await fail(error);
-    });
-    state.provenance_id = anchor.transaction_id;
-    recordedVersion = state.version;
-    recorded = { ...state };
-  }
-
-  /** A transition could not be stored: the request fails, and says why wherever it is read. */
-  async function fail(error: unknown): Promise<unknown> {
-    const failed = storageFailure(error);
-    if (!failed) return error;
-    failure = failed;
-    Object.assign(state, { status: 'failed', failure, version: state.version + 1, updated_at: now() });
-    upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-    if (recorded)
-      await projectApproval({
-        ...recorded,
-        status: 'failed',
-        failure,
-        version: state.version,
-        updated_at: state.updated_at,
-      }).catch(() => undefined);
-    await condition(allHandlersFinished);
-    return failedWith(failure);
-  }
-
-  /** Takes the state a claim in Postgres recorded. */
-  const adopt = (approval: ApprovalState) => {
-    Object.assign(state, approval);
-    recordedVersion = state.version;
-    recorded = { ...state };
-    upsertSearchAttributes([{ key: PlatformStatusKey, value: state.status }]);
-  };
-  /** The workflow's own ending, claimed like an answer; an answer that came first stands instead. */
-  const claimEnding = async (ending: 'expired' | 'workflow_cancelled') => {
-    adopt(
-      await claimApprovalEnding({ request, ending, at: now() }).catch(async (error: unknown) => {
-        throw await fail(error);
-      }),
-    );
-  };
-
-  if (opened) {
-    Object.assign(state, opened);
-    recordedVersion = state.version;
-    recorded = { ...state };
-  } else {
-    await step(requestedTransition(request));
-  }
+  if (!opened) await recordStep(approval, request, requestedTransition(request));
   requested = { ...state };
-  const parent = workflowInfo().parent;
-  if (parent && request.execution_id === parent.workflowId) {
-    // An execution that has already closed no longer waits for this; the request stands on its own.
-    await getExternalWorkflowHandle(parent.workflowId)
-      .signal(approvalRequestedSignal, approval_id)
-      .catch(() => undefined);
-  }
+  await tellParent(request);
 
   try {
     // Whatever the timer says, an answer its validator accepted (before the deadline) stands.
     await condition(() => answer !== undefined || ended !== undefined, Math.max(1, deadline - Date.now()));
   } catch (error) {
     if (!isCancellation(error)) throw error;
-    if (ended) adopt(ended);
-    else
-      await CancellationScope.nonCancellable(() =>
-        patched(CLAIMED_ENDINGS)
-          ? claimEnding('workflow_cancelled')
-          : step(endedTransition(request, { kind: 'workflow_cancelled' }, now())),
-      );
+    // Its own cancellation ends it, claimed like an answer; an ending claimed first stands instead.
+    if (ended) approval.adopt(ended);
+    else await CancellationScope.nonCancellable(() => endItself(approval, request, 'workflow_cancelled'));
     throw error;
   }
-  if (ended) adopt(ended);
-  else if (answer) await step(endedTransition(request, answer, now()));
-  else if (patched(CLAIMED_ENDINGS)) await claimEnding('expired');
-  else await step(endedTransition(request, { kind: 'expired' }, now()));
+  if (ended) approval.adopt(ended);
+  else if (answer) await recordStep(approval, request, endedTransition(request, answer, now()));
+  else await endItself(approval, request, 'expired');
 
   await condition(allHandlersFinished);
   return state;
+}
+
+/** The request pending, or as it was recorded before the start. */
+function approvalState(request: ApprovalRequest, opened: ApprovalState | undefined): RecordedState<ApprovalState> {
+  const approval = new RecordedState<ApprovalState>(
+    {
+      ...request,
+      version: 0,
+      status: 'pending',
+      created_at: new Date(workflowInfo().startTime).toISOString(),
+      updated_at: now(),
+    },
+    {
+      failedChanges: (failure) => ({ status: 'failed', failure }),
+      projectFailed: projectApproval,
+      searchAttributes: (state) => [{ key: PlatformStatusKey, value: state.status }],
+    },
+  );
+  if (opened) approval.resume(opened);
+  return approval;
+}
+
+/** A transition: its provenance record and event, and the read model with the record's id. */
+async function recordStep(
+  approval: RecordedState<ApprovalState>,
+  request: ApprovalRequest,
+  transition: ApprovalTransition,
+): Promise<void> {
+  const at = now();
+  approval.change(transition.changes, at);
+  await approval.record(
+    (state) => recordApprovalStep({ provenance: approvalRecord(request, approval.state, transition, at), state }),
+    (anchor) => {
+      approval.state.provenance_id = anchor.transaction_id;
+    },
+  );
+}
+
+/** The workflow's own ending, claimed like an answer; an answer that came first stands instead. */
+async function endItself(
+  approval: RecordedState<ApprovalState>,
+  request: ApprovalRequest,
+  ending: 'expired' | 'workflow_cancelled',
+): Promise<void> {
+  if (patched(CLAIMED_ENDINGS))
+    approval.adopt(await approval.stored(claimApprovalEnding({ request, ending, at: now() })));
+  else await recordStep(approval, request, endedTransition(request, { kind: ending }, now()));
+}
+
+/** Tells the execution that asked (when it is the parent) that the request is recorded. */
+async function tellParent(request: ApprovalRequest): Promise<void> {
+  const parent = workflowInfo().parent;
+  if (!parent || request.execution_id !== parent.workflowId) return;
+  // An execution that has already closed no longer waits for this; the request stands on its own.
+  await getExternalWorkflowHandle(parent.workflowId)
+    .signal(approvalRequestedSignal, request.approval_id)
+    .catch(() => undefined);
 }
