@@ -6,7 +6,6 @@ import {
   cancelApproval,
   createApproval,
   respondToApproval,
-  type AnswerOutcome,
   type PlatformServiceDeps,
 } from '../../services/approvals/approvals';
 import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
@@ -28,21 +27,19 @@ import {
   RespondApprovalSchema,
 } from '../schemas/approvals';
 import { DecisionWaitQuerySchema } from '../schemas/decision-wait';
+import { ANSWER_RESPONSES, answeredApproval, CLAIM_RESPONSES } from './approval-answers';
 
-/** The answer of a respond or cancel, or the problem it is. */
-export function answeredApproval(outcome: AnswerOutcome) {
-  if (outcome.ok) return approvalView(outcome.approval);
-  if (outcome.code === 'invalid_modified_params')
-    throw new Problem('validation_failed', 'modified_params do not fit the request’s schema', {
-      errors: outcome.errors,
-    });
-  throw new Problem(outcome.code, outcome.detail);
+type ApprovalRouteDeps = PlatformServiceDeps & { decisions: DecisionWaits };
+
+/** Approval requests: created, listed and read (a read may wait for the decision), then answered or cancelled. */
+export function registerApprovalRoutes(api: ApiBuilder, deps: ApprovalRouteDeps): void {
+  registerCreateApproval(api, deps);
+  registerApprovalReads(api, deps);
+  registerRespond(api, deps);
+  registerCancel(api, deps);
 }
 
-export function registerApprovalRoutes(
-  api: ApiBuilder,
-  deps: PlatformServiceDeps & { decisions: DecisionWaits },
-): void {
+function registerCreateApproval(api: ApiBuilder, deps: ApprovalRouteDeps): void {
   api.route({
     method: 'post',
     path: '/v1/approvals',
@@ -84,7 +81,9 @@ export function registerApprovalRoutes(
       };
     },
   });
+}
 
+function registerApprovalReads(api: ApiBuilder, deps: ApprovalRouteDeps): void {
   listRoute(api, {
     path: '/v1/approvals',
     operationId: 'listApprovals',
@@ -133,7 +132,9 @@ export function registerApprovalRoutes(
       return { status: 200, body: approvalView(approvalFromRow(row)) };
     },
   });
+}
 
+function registerRespond(api: ApiBuilder, deps: ApprovalRouteDeps): void {
   api.route({
     method: 'post',
     path: '/v1/approvals/{approval_id}/respond',
@@ -153,15 +154,7 @@ export function registerApprovalRoutes(
     auth: 'platform:write',
     rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, body: RespondApprovalSchema },
-    responses: {
-      200: { description: 'The answered request', schema: ApprovalSchema },
-      403: {
-        description:
-          'person_required, actor_mismatch, not_the_approver, requester_may_not_answer or delegation_not_covering',
-      },
-      404: { description: 'No such approval request' },
-      409: { description: 'The request is no longer pending' },
-    },
+    responses: ANSWER_RESPONSES,
     handler: async ({ params, body, principal }) => {
       const answer = isFullResponse(body)
         ? {
@@ -178,7 +171,9 @@ export function registerApprovalRoutes(
       };
     },
   });
+}
 
+function registerCancel(api: ApiBuilder, deps: ApprovalRouteDeps): void {
   api.route({
     method: 'post',
     path: '/v1/approvals/{approval_id}/cancel',
@@ -195,8 +190,7 @@ export function registerApprovalRoutes(
     responses: {
       200: { description: 'The cancelled request, with a message', schema: CancelledApprovalSchema },
       403: { description: 'person_required, actor_mismatch, not_the_approver or delegation_not_covering' },
-      404: { description: 'No such approval request' },
-      409: { description: 'The request is no longer pending' },
+      ...CLAIM_RESPONSES,
     },
     handler: async ({ params, body, principal }) => {
       const approval = answeredApproval(await cancelApproval(deps, params.approval_id, principal, body));

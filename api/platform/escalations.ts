@@ -13,7 +13,7 @@ import {
   EscalationQueueQuerySchema,
   RespondEscalationSchema,
 } from '../schemas/approvals';
-import { answeredApproval } from './approvals';
+import { ANSWER_RESPONSES, answeredApproval } from './approval-answers';
 
 /** The escalation queue: the approval requests waiting for a human, per organization. */
 export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
@@ -49,15 +49,7 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
     auth: 'platform:write',
     rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, body: RespondEscalationSchema },
-    responses: {
-      200: { description: 'The answered request', schema: ApprovalSchema },
-      403: {
-        description:
-          'person_required, actor_mismatch, not_the_approver, requester_may_not_answer or delegation_not_covering',
-      },
-      404: { description: 'No such approval request' },
-      409: { description: 'The request is no longer pending' },
-    },
+    responses: ANSWER_RESPONSES,
     handler: async ({ params, body, principal }) => {
       const mapped = escalationResponse(body);
       if (!mapped.ok)
