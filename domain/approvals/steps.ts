@@ -48,10 +48,14 @@ export interface ApprovalChanges {
   responded_at?: string;
 }
 
+/** The action of each transition's provenance record. */
+export type ApprovalAction =
+  'approval_requested' | `approval_${ApprovalDecision}` | 'approval_cancelled' | 'approval_expired';
+
 export interface ApprovalTransition {
   step_id: string;
   actor: ProvenanceActor;
-  action: string;
+  action: ApprovalAction;
   reasoning: string;
   event: EventKind;
   changes: ApprovalChanges;

@@ -11,11 +11,14 @@ import { ORCH_CORE_DID, type AppendProvenanceInput, type ProvenanceActor } from 
 export type NodeOutcome =
   { status: 'completed'; output: Record<string, unknown> } | { status: 'failed'; error: Record<string, unknown> };
 
+/** The action of each step's provenance record. */
+export type DagAction = 'workflow_started' | `workflow_${'completed' | 'failed'}` | `node_${NodeOutcome['status']}`;
+
 /** A step worth a provenance record (and, for the run's start and end, an event). */
 export interface DagStep {
   step_id: string;
   actor: ProvenanceActor;
-  action: string;
+  action: DagAction;
   reasoning: string;
   output: Record<string, unknown>;
   event?: EventKind;

@@ -38,10 +38,18 @@ export interface ExecutionChanges {
   callback_attempts?: number;
 }
 
+/** The action of each transition's provenance record. */
+export type ExecutionAction =
+  | 'execution_queued'
+  | 'execution_started'
+  | `execution_${'completed' | 'failed' | 'cancelled'}`
+  | 'callback_delivered'
+  | 'callback_failed';
+
 export interface ExecutionTransition {
   step_id: string;
   actor: ProvenanceActor;
-  action: string;
+  action: ExecutionAction;
   reasoning: string;
   /** Callbacks leave a record but no event. */
   event?: EventKind;

@@ -14,6 +14,7 @@ import {
   type RuleEvaluation,
 } from './decision';
 import { ETHICAL_CONSTRAINTS_CHECKED, ruleOfThrees, type RuleOfThreesAnalysis } from '../safety/rule-of-threes';
+import type { RoutingAction } from './steps';
 import {
   asksConfirmation,
   evaluateBoundaries,
@@ -54,7 +55,7 @@ export type DecisionStepId = 'capability_assessment' | 'risk_evaluation' | 'cont
 
 export interface DecisionMoment {
   step_id: DecisionStepId;
-  action: string;
+  action: RoutingAction;
   input_data: Record<string, unknown>;
   output_data: Record<string, unknown>;
   reasoning: string;

@@ -8,7 +8,27 @@ import { humanProvenanceActor, type HumanActor } from '../identity/human-acts';
  * The provenance records and events each step of a routing leaves: what the ledger and the webhooks see.
  * Pure: the workflow supplies the step's facts, including its time.
  */
-export type StepEntry = Omit<ProvenanceEntry, 'subject_id' | 'step_id' | 'timestamp'>;
+export type StepEntry = Omit<ProvenanceEntry, 'subject_id' | 'step_id' | 'timestamp' | 'action'> & {
+  action: RoutingAction;
+};
+
+/** The action of each record a routing leaves: its decision moments, then each step after. */
+export type RoutingAction =
+  | 'capability_assessed'
+  | 'risk_evaluated'
+  | 'context_analyzed'
+  | 'routing_decided'
+  | 'escalation_refused'
+  | 'escalated_by_request'
+  | 'reassigned_by_request'
+  | 'queued_by_request'
+  | 'queue_escalated'
+  | 'assigned_by_admin'
+  | 'assigned_from_queue'
+  | 'escalated'
+  | 'routing_expired'
+  | 'routing_resolved'
+  | 'confidence_reported';
 
 export interface RoutingStepRecord {
   step_id: string;
@@ -63,6 +83,22 @@ export function queuedEvent(
   };
 }
 
+/** What the decision's record holds; the compliance tally reads it back by this type. */
+function decisionOutput(verdict: RoutingVerdictV2, assigned_to: DecisionFacts['assigned_to']) {
+  return {
+    decision: verdict.decision,
+    reason: verdict.reason,
+    escalation_level: verdict.escalation_level,
+    risk: verdict.risk,
+    safety_analysis: verdict.safety_analysis,
+    required_capabilities: verdict.required_capabilities,
+    assigned_to: assigned_to ?? null,
+    ...(verdict.rule_conflict ? { rule_conflict: verdict.rule_conflict } : {}),
+  };
+}
+
+export type RoutingDecidedOutput = ReturnType<typeof decisionOutput>;
+
 /** The four decision moments as records: violations with the context analysis, the outcome's events with the decision. */
 export function decisionRecords(facts: DecisionFacts): RoutingStepRecord[] {
   const { routing_id, task, verdict, human, assigned_to } = facts;
@@ -78,16 +114,7 @@ export function decisionRecords(facts: DecisionFacts): RoutingStepRecord[] {
     step_id: 'routing_decision',
     action: 'routing_decided',
     input_data: { ...task },
-    output_data: {
-      decision: verdict.decision,
-      reason: verdict.reason,
-      escalation_level: verdict.escalation_level,
-      risk: verdict.risk,
-      safety_analysis: verdict.safety_analysis,
-      required_capabilities: required,
-      assigned_to: assigned_to ?? null,
-      ...(verdict.rule_conflict ? { rule_conflict: verdict.rule_conflict } : {}),
-    },
+    output_data: decisionOutput(verdict, assigned_to),
     reasoning:
       assigned_to || !human
         ? `Decided ${verdict.decision} because ${verdict.reason}`
