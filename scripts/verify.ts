@@ -21,11 +21,11 @@ import { NoteError, parseVerifierKey, type NoteVerifier } from '../lib/signed-no
 import {
   verifyAttestation,
   verifyConsistencyBundle,
-  verifyExport,
   verifyInclusionBundle,
   type AttestationDocument,
   type VerifyReport,
 } from '../services/ledger/verify';
+import { verifyExport } from '../services/ledger/verify-export';
 
 class UsageError extends Error {}
 

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { listCheckpoints } from '../../db/ledger-blocks';
 import { EXPORT_FORMAT, type ExportLine } from './formats';
 import { loadLedgerIdentity } from './keys';
-import { verifyExport, type VerifyReport } from './verify';
+import type { VerifyReport } from './verify';
+import { verifyExport } from './verify-export';
 
 const PAGE = 2000;
 

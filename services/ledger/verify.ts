@@ -1,27 +1,17 @@
 /**
  * Offline verification with nothing but the log's verifier key: of an inclusion bundle, a consistency
- * bundle, or a whole exported log against its signed checkpoints. No database, no network.
+ * bundle, or a whole exported log against its signed checkpoints (verify-export). No database, no network.
  */
 import { canonicalJson, CanonicalJsonError } from '../../domain/common/canonical-json';
 import { parseCheckpointText, type Checkpoint } from '../../domain/ledger/checkpoint';
-import {
-  appendLeaves,
-  bytesEqual,
-  EMPTY_EDGE,
-  rootOf,
-  verifyConsistency,
-  verifyInclusion,
-  type TreeEdge,
-} from '../../domain/ledger/merkle';
+import { verifyConsistency, verifyInclusion } from '../../domain/ledger/merkle';
 import type { ProvenanceEntry } from '../../domain/provenance/records';
 import { transactionIdFor } from '../../db/ledger';
 import {
   CONSISTENCY_BUNDLE_FORMAT,
-  EXPORT_FORMAT,
   INCLUSION_BUNDLE_FORMAT,
   type BundledRecord,
   type ConsistencyBundle,
-  type ExportLine,
   type InclusionBundle,
 } from './formats';
 import { openCompactJws } from '../../lib/jws';
@@ -42,9 +32,8 @@ type InclusionBundleAsRead = Omit<InclusionBundle, 'format' | 'records'> & {
   records?: Array<Omit<BundledRecord, 'inclusion_proof'> & { inclusion_proof?: string[] }>;
 };
 type ConsistencyBundleAsRead = Omit<ConsistencyBundle, 'format' | 'proof'> & { format: unknown; proof?: string[] };
-type ExportLineAsRead = ExportLine | { format: unknown };
 
-const b64 = (value: string) => Buffer.from(value, 'base64');
+export const b64 = (value: string) => Buffer.from(value, 'base64');
 
 /** The checkpoint in a signed note, once its signature by the log's key checks out. */
 export function openCheckpoint(note: string, verifier: NoteVerifier): Checkpoint {
@@ -69,7 +58,7 @@ function canonicalFormProblem(value: unknown, text: string): string | undefined 
  * What a leaf body must be: canonical JSON (so its hash is the only one it can have) of a record whose
  * transaction id is derived from its subject and step (so an id cannot be moved to another record).
  */
-function bodyProblem(body: string, transactionId: string): string | undefined {
+export function bodyProblem(body: string, transactionId: string): string | undefined {
   let entry: ProvenanceEntry;
   try {
     entry = JSON.parse(body) as ProvenanceEntry;
@@ -103,7 +92,7 @@ export function decidedBy(body: string): string | undefined {
   return `${String(action)} by ${actor.did} (Passport ${actor.passport_id ?? 'unnamed'}, ${credential}${delegate})`;
 }
 
-function report(verified: string[], problems: string[]): VerifyReport {
+export function report(verified: string[], problems: string[]): VerifyReport {
   return { ok: problems.length === 0 && verified.length > 0, verified, problems };
 }
 
@@ -184,165 +173,6 @@ export function verifyConsistencyBundle(bundle: ConsistencyBundleAsRead, verifie
   } catch (error) {
     return report([], [`checkpoint: ${(error as Error).message}`]);
   }
-}
-
-/**
- * Verifies an exported log line by line: every leaf body canonical and bound to its transaction id (a
- * withheld leaf, another organization's record, adds its hash to the tree unread), leaf indexes gapless
- * from 0, every checkpoint signed by the key and equal to the tree recomputed from the leaves before it
- * (which also makes the checkpoints consistent with one another), and every checkpoint the caller kept
- * from earlier (`trusted`) still a prefix of the log.
- */
-export async function verifyExport(
-  lines: AsyncIterable<string>,
-  verifier: NoteVerifier,
-  options: { trusted?: string[] } = {},
-): Promise<VerifyReport> {
-  const verified: string[] = [];
-  const problems: string[] = [];
-  const trusted = new Map<number, { root: Buffer; seen: boolean }>();
-  for (const note of options.trusted ?? []) {
-    try {
-      const checkpoint = openCheckpoint(note, verifier);
-      trusted.set(checkpoint.treeSize, { root: b64(checkpoint.rootHash), seen: false });
-    } catch (error) {
-      problems.push(`trusted checkpoint: ${(error as Error).message}`);
-    }
-  }
-  const checkTrusted = (edge: TreeEdge) => {
-    const kept = trusted.get(edge.size);
-    if (!kept) return;
-    kept.seen = true;
-    if (bytesEqual(rootOf(rfc6962, edge), kept.root))
-      verified.push(`the checkpoint you kept at ${edge.size} leaves is a prefix of this log`);
-    else
-      problems.push(`the log's first ${edge.size} leaves differ from the checkpoint you kept: the log was rewritten`);
-  };
-
-  let edge: TreeEdge = EMPTY_EDGE;
-  let header = false;
-  let ended: { tree_size: number; checkpoints: number } | undefined;
-  let checkpoints = 0;
-  let checkpointLines = 0;
-  let previousSize = 0;
-  let lastBlock = 0;
-  let lineNumber = 0;
-  /** Leaves of other organizations, given as their hashes: in the tree, but their records unread. */
-  let withheld = 0;
-  /** The people's acts among the leaves, reported once the log they are in has verified. */
-  const decisions: string[] = [];
-  checkTrusted(edge);
-  for await (const text of lines) {
-    lineNumber += 1;
-    if (text.trim() === '') continue;
-    let line: ExportLineAsRead;
-    try {
-      line = JSON.parse(text) as ExportLineAsRead;
-    } catch {
-      problems.push(`line ${lineNumber}: not JSON`);
-      break;
-    }
-    if ('format' in line) {
-      if (line.format !== EXPORT_FORMAT || header)
-        problems.push(`line ${lineNumber}: unexpected header ${String(line.format)}`);
-      header = true;
-      continue;
-    }
-    if (!header) {
-      problems.push(`line ${lineNumber}: the export has no ${EXPORT_FORMAT} header`);
-      break;
-    }
-    if (ended) {
-      problems.push(`line ${lineNumber}: lines after the end line`);
-      break;
-    }
-    if ('end' in line) {
-      ended = line.end;
-      continue;
-    }
-    if ('leaf' in line) {
-      const { leaf } = line;
-      if (leaf.index !== edge.size) {
-        problems.push(
-          `line ${lineNumber}: leaf ${leaf.index} where leaf ${edge.size} was due: the log has a gap or is out of order`,
-        );
-        break;
-      }
-      const problem = bodyProblem(leaf.body, leaf.transaction_id);
-      if (problem) problems.push(`leaf ${leaf.index} (${leaf.transaction_id}): ${problem}`);
-      const decided = problem ? undefined : decidedBy(leaf.body);
-      if (decided) decisions.push(`leaf ${leaf.index} (${leaf.transaction_id}): ${decided}`);
-      edge = appendLeaves(rfc6962, edge, [leafHashOfBody(leaf.body)]).edge;
-      checkTrusted(edge);
-      continue;
-    }
-    if ('withheld_leaf' in line) {
-      const { index, leaf_hash } = line.withheld_leaf;
-      if (index !== edge.size) {
-        problems.push(
-          `line ${lineNumber}: leaf ${index} where leaf ${edge.size} was due: the log has a gap or is out of order`,
-        );
-        break;
-      }
-      const hash = typeof leaf_hash === 'string' ? b64(leaf_hash) : Buffer.alloc(0);
-      if (hash.length !== 32) {
-        problems.push(`line ${lineNumber}: withheld leaf ${index} has no SHA-256 leaf hash`);
-        break;
-      }
-      withheld += 1;
-      edge = appendLeaves(rfc6962, edge, [hash]).edge;
-      checkTrusted(edge);
-      continue;
-    }
-    if ('checkpoint' in line) {
-      const { block_number, note } = line.checkpoint;
-      try {
-        const checkpoint = openCheckpoint(note, verifier);
-        if (block_number <= lastBlock)
-          problems.push(`checkpoint of block ${block_number} comes after block ${lastBlock}`);
-        if (checkpoint.treeSize !== edge.size)
-          problems.push(
-            `checkpoint of block ${block_number} signs ${checkpoint.treeSize} leaves, but ${edge.size} precede it`,
-          );
-        else if (!bytesEqual(rootOf(rfc6962, edge), b64(checkpoint.rootHash))) {
-          problems.push(
-            `checkpoint of block ${block_number}: the leaves before it do not hash to its signed root: a record was changed (among leaves ${previousSize}–${edge.size - 1}, if the checkpoints before it verified)`,
-          );
-        } else checkpoints += 1;
-      } catch (error) {
-        problems.push(`checkpoint of block ${block_number}: ${(error as Error).message}`);
-      }
-      lastBlock = block_number;
-      checkpointLines += 1;
-      previousSize = edge.size;
-      continue;
-    }
-    problems.push(`line ${lineNumber}: neither a leaf nor a checkpoint`);
-  }
-  if (header && !ended) problems.push('the export has no end line: it was cut short');
-  else if (ended && (ended.tree_size !== edge.size || ended.checkpoints !== checkpointLines)) {
-    problems.push(
-      `the end line counts ${ended.tree_size} leaves and ${ended.checkpoints} checkpoints, but ${edge.size} and ${checkpointLines} came before it`,
-    );
-  }
-  if (edge.size > previousSize) problems.push(`the last ${edge.size - previousSize} leaves are under no checkpoint`);
-  for (const [size, kept] of trusted) {
-    if (!kept.seen)
-      problems.push(
-        `the log has fewer than the ${size} leaves of a checkpoint you kept: it was truncated or rewritten`,
-      );
-  }
-  if (header && problems.length === 0) {
-    verified.push(...decisions);
-    const leaves =
-      withheld > 0
-        ? `${edge.size} leaves (${withheld} of other organizations, withheld: checked by hash only)`
-        : `${edge.size} leaves`;
-    verified.unshift(
-      `${leaves} and ${checkpoints} checkpoints signed by ${verifier.name}; the last root is ${Buffer.from(rootOf(rfc6962, edge)).toString('base64')}`,
-    );
-  }
-  return report(verified, problems);
 }
 
 /** An attestation as POST /v1/provenance/attestations answers it. */

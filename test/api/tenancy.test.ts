@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseVerifierKey } from '../../lib/signed-note';
-import { verifyExport } from '../../services/ledger/verify';
+import { verifyExport } from '../../services/ledger/verify-export';
 import { call, expectProblem, type CallResult } from '../support/http';
 import type { OpenApiDocument } from '../support/openapi-document';
 import { eventually } from '../support/eventually';
