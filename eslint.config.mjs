@@ -34,8 +34,9 @@ const boundaries = Object.entries(FORBIDDEN).map(([room, forbidden]) => ({
           ...(room === 'contracts'
             ? [
                 {
-                  regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\.\\./domain/|\\./)',
-                  message: 'contracts/ import only domain/, contracts/ and @temporalio/workflow',
+                  regex:
+                    '^(?!@temporalio/workflow$|@temporalio/common$|zod$|(\\.\\./)+domain/|\\./|\\.\\./(?!\\.\\./))',
+                  message: 'contracts/ import only domain/, contracts/, zod and @temporalio/workflow',
                 },
               ]
             : []),
@@ -109,13 +110,20 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'workflows/ may import activities only with `import type`',
             },
+            {
+              // The aggregates' zod schemas stay out of the workflow bundle.
+              group: ['../contracts/aggregates/*'],
+              allowTypeImports: true,
+              message: 'workflows/ may import contracts/aggregates only with `import type`',
+            },
           ],
         },
       ],
     },
   },
   {
-    // contracts/ are shared by workflows and their clients: the samples' shared module, nothing with I/O.
+    // contracts/ are shared by workflows and their clients: the samples' shared module, nothing with I/O;
+    // contracts/aggregates/ hold each aggregate's one zod schema.
     files: ['contracts/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -123,8 +131,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!@temporalio/workflow$|\\.\\./domain/|\\./)',
-              message: 'contracts/ may import only @temporalio/workflow, domain/ and contracts/',
+              regex: '^(?!@temporalio/workflow$|zod$|(\\.\\./)+domain/|\\./|\\.\\./(?!\\.\\./))',
+              message: 'contracts/ may import only @temporalio/workflow, zod, domain/ and contracts/',
             },
           ],
         },

@@ -1,40 +1,9 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { RiskFactor } from '../domain/executions/agent-calls';
-import type { ApprovalResponse, ApprovalStatus, ResponseKind } from '../domain/approvals/requests';
-import type { ApprovalRequestFacts } from '../domain/approvals/steps';
+import type { ApprovalResponse } from '../domain/approvals/requests';
 import type { HumanActor } from '../domain/identity/human-acts';
-import type { WorkflowFailure } from './failures';
+import type { ApprovalRequest, ApprovalState } from './aggregates/approval';
 
-/** What is asked, of whom, and until when; the workflow id is approval_id. */
-export interface ApprovalRequest extends ApprovalRequestFacts {
-  risk_factors: RiskFactor[];
-  request_data: Record<string, unknown>;
-  /** JSON Schema that modified_params must fit; unset, they may change only request_data's own keys. */
-  params_schema?: Record<string, unknown> | undefined;
-  alternatives: Record<string, unknown>[];
-  /** The principal that asked. */
-  requested_by: string;
-  /** The organization the request belongs to; unset in histories from before tenancy (the default one). */
-  organization_id?: string | undefined;
-}
-
-export interface ApprovalState extends ApprovalRequest {
-  version: number;
-  status: ApprovalStatus;
-  responded_by?: string;
-  response_comment?: string;
-  modified_params?: Record<string, unknown>;
-  response_kind?: ResponseKind;
-  cancelled_by?: string;
-  cancel_reason?: string;
-  /** Ledger transaction of the latest transition. */
-  provenance_id?: string;
-  /** Why the request failed (status failed): what it was given could not be stored. */
-  failure?: WorkflowFailure;
-  created_at: string;
-  responded_at?: string;
-  updated_at: string;
-}
+export type { ApprovalRequest, ApprovalState } from './aggregates/approval';
 
 export interface RespondInput extends ApprovalResponse {
   responded_by: string;

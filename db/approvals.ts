@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { ApprovalChanges } from '../domain/approvals/steps';
 import type { ApprovalStatus } from '../domain/approvals/requests';
-import type { ApprovalState } from '../contracts/approval';
+import { ApprovalState } from '../contracts/aggregates/approval';
+import { rowOf } from '../lib/shape';
 import type { Nullable } from '../lib/nullable';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 import { paginate, type Page, type PageRequest } from './pagination';
@@ -57,40 +58,7 @@ export async function upsertApprovalProjection(db: Knex, state: ApprovalState): 
   await upsertProjection(db, 'approvals', { key: 'approval_id', once: ['created_at'] }, approvalRow(state));
 }
 
-function approvalRow(state: ApprovalState) {
-  return {
-    approval_id: state.approval_id,
-    organization_id: state.organization_id ?? DEFAULT_ORGANIZATION_ID,
-    version: state.version,
-    status: state.status,
-    org_did: state.org_did ?? null,
-    task_id: state.task_id ?? null,
-    agent_id: state.agent_id ?? null,
-    execution_id: state.execution_id ?? null,
-    workflow_id: state.workflow_id ?? null,
-    requester_passport_id: state.requester_passport_id,
-    approver_passport_id: state.approver_passport_id ?? null,
-    action_description: state.action_description,
-    risk_level: state.risk_level,
-    risk_factors: json(state.risk_factors),
-    request_data: json(state.request_data),
-    params_schema: json(state.params_schema),
-    alternatives: json(state.alternatives),
-    responded_by: state.responded_by ?? null,
-    response_comment: state.response_comment ?? null,
-    modified_params: json(state.modified_params),
-    response_kind: state.response_kind ?? null,
-    cancelled_by: state.cancelled_by ?? null,
-    cancel_reason: state.cancel_reason ?? null,
-    requested_by: state.requested_by,
-    provenance_id: state.provenance_id ?? null,
-    failure: json(state.failure),
-    created_at: state.created_at,
-    responded_at: state.responded_at ?? null,
-    expires_at: state.expires_at,
-    updated_at: state.updated_at,
-  } satisfies Record<keyof ApprovalState, unknown>;
-}
+const approvalRow = rowOf(ApprovalState, { defaults: { organization_id: DEFAULT_ORGANIZATION_ID } }).of;
 
 /** The columns an ending writes: its changes, its record's id, one version up. */
 function endingWrite(

@@ -5,91 +5,23 @@ import {
   SIMPLE_DECISIONS,
 } from '../../domain/approvals/requests';
 import { RISK_LEVELS } from '../../domain/routing/risk';
-import type { ApprovalState } from '../../contracts/approval';
+import { ApprovalState, RiskFactor } from '../../contracts/aggregates/approval';
+import { viewOf } from '../../lib/shape';
 import { DidSchema, listQuerySchema, TimestampSchema } from './common';
 import { z } from './zod';
 
 const JsonObjectSchema = z.record(z.string(), z.unknown());
 
-export const RiskFactorSchema = z
-  .object({ factor: z.string().min(1).max(200), severity: z.enum(RISK_LEVELS) })
-  .openapi('RiskFactor');
+export const RiskFactorSchema = RiskFactor;
 
-export const ApprovalSchema = z
-  .object({
-    id: z.string().openapi({ example: 'apr_3f0c…' }),
-    status: z.enum(APPROVAL_STATUSES),
-    org_did: z.string().nullable(),
-    task_id: z.string().nullable(),
-    agent_id: z.string().nullable(),
-    execution_id: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The execution waiting for this approval, when an agent call asked for it' }),
-    workflow_id: z.string().nullable().openapi({ description: 'The workflow DAG whose approval node this is' }),
-    requester_passport_id: z.string(),
-    approver_passport_id: z.string().nullable(),
-    action_description: z.string(),
-    risk_level: z.enum(RISK_LEVELS),
-    risk_factors: z.array(RiskFactorSchema),
-    request_data: JsonObjectSchema,
-    params_schema: JsonObjectSchema.nullable().openapi({
-      description:
-        'JSON Schema modified_params must fit; null: they may change only request_data’s keys, keeping their types',
-    }),
-    alternatives: z.array(JsonObjectSchema),
-    responded_by: z.string().nullable(),
-    response_comment: z.string().nullable(),
-    response_kind: z.string().nullable().openapi({
-      description:
-        'The decision word the responder used (approved, approve, approved_with_modifications, request_changes, …)',
-    }),
-    modified_params: JsonObjectSchema.nullable(),
-    cancelled_by: z.string().nullable(),
-    cancel_reason: z.string().nullable(),
-    provenance_id: z.string().nullable().openapi({ description: 'Ledger transaction of the latest transition' }),
-    failure: z.object({ type: z.string(), message: z.string() }).nullable().openapi({
-      description:
-        'With status failed: why the request, or its answer, could not be recorded (type invalid_data or storage_failed)',
-    }),
-    created_at: z.string(),
-    responded_at: z.string().nullable(),
-    expires_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi('ApprovalRequest');
+const approval = viewOf(ApprovalState, {
+  rename: { approval_id: 'id' },
+  hide: ['organization_id', 'version', 'requested_by'],
+});
 
-export function approvalView(state: ApprovalState): z.infer<typeof ApprovalSchema> {
-  return {
-    id: state.approval_id,
-    status: state.status,
-    org_did: state.org_did ?? null,
-    task_id: state.task_id ?? null,
-    agent_id: state.agent_id ?? null,
-    execution_id: state.execution_id ?? null,
-    workflow_id: state.workflow_id ?? null,
-    requester_passport_id: state.requester_passport_id,
-    approver_passport_id: state.approver_passport_id ?? null,
-    action_description: state.action_description,
-    risk_level: state.risk_level,
-    risk_factors: state.risk_factors,
-    request_data: state.request_data,
-    params_schema: state.params_schema ?? null,
-    alternatives: state.alternatives,
-    responded_by: state.responded_by ?? null,
-    response_comment: state.response_comment ?? null,
-    response_kind: state.response_kind ?? null,
-    modified_params: state.modified_params ?? null,
-    cancelled_by: state.cancelled_by ?? null,
-    cancel_reason: state.cancel_reason ?? null,
-    provenance_id: state.provenance_id ?? null,
-    failure: state.failure ?? null,
-    created_at: state.created_at,
-    responded_at: state.responded_at ?? null,
-    expires_at: state.expires_at,
-    updated_at: state.updated_at,
-  };
-}
+export const ApprovalSchema = approval.schema.openapi('ApprovalRequest');
+
+export const approvalView = approval.of;
 
 export const CreateApprovalSchema = z
   .object({
