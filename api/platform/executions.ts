@@ -1,8 +1,7 @@
 import type { KeyRing } from '../../services/identity/issuance/key-ring';
-import type { TokenSettings } from '../../services/identity/authentication/tokens';
-import { executionFromRow, listExecutionAttempts, listExecutions } from '../../db/executions';
+import type { TokenSettings } from '../../services/identity/authentication/actor';
+import { executionFromRow, listExecutionAttempts, listExecutions, type AttemptRow } from '../../db/executions';
 import type { PlatformServiceDeps } from '../../services/approvals/approvals';
-import { listCallbackSigningSecrets, rotateCallbackSigningSecret } from '../../services/executions/callback-secrets';
 import {
   cancelExecution,
   readExecution,
@@ -12,12 +11,10 @@ import {
 import { verifyProgressToken } from '../../services/executions/progress-token';
 import { executionView } from '../../services/executions/view';
 import { principalDid } from '../../lib/ids';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup } from '../route-group';
 import {
-  CallbackSecretListSchema,
-  CallbackSecretSchema,
   CancelExecutionSchema,
   EXECUTION_SORTABLE,
   ExecutionDetailSchema,
@@ -26,23 +23,33 @@ import {
   ListExecutionsQuerySchema,
   ProgressReportSchema,
 } from '../schemas/executions';
+import { registerCallbackSecretRoutes } from './callback-secrets';
+
+type ExecutionRouteDeps = PlatformServiceDeps & { keyRing: KeyRing; token: TokenSettings };
 
 function updated(outcome: ExecutionUpdateOutcome) {
   if (!outcome.ok) throw new Problem(outcome.code, outcome.detail);
   return executionView(outcome.execution);
 }
 
-export function registerExecutionRoutes(
-  api: ApiBuilder,
-  deps: PlatformServiceDeps & { keyRing: KeyRing; token: TokenSettings },
-): void {
-  listRoute(api, {
+function attemptView({ execution_id: _id, started_at, finished_at, ...attempt }: AttemptRow) {
+  return { ...attempt, started_at: started_at.toISOString(), finished_at: finished_at?.toISOString() ?? null };
+}
+
+/** Executions (listed, read, cancelled, and the agent's progress reports), then the secrets that sign their callbacks. */
+export function registerExecutionRoutes(api: ApiBuilder, deps: ExecutionRouteDeps): void {
+  registerExecutionReads(api, deps);
+  registerCancel(api, deps);
+  registerProgress(api, deps);
+  registerCallbackSecretRoutes(api, deps);
+}
+
+function registerExecutionReads(api: ApiBuilder, deps: PlatformServiceDeps): void {
+  const executions = routeGroup(api, { tags: ['Executions'], auth: 'platform:read', rateLimit: 'default' });
+  executions.list({
     path: '/v1/executions',
     operationId: 'listExecutions',
     summary: 'List executions',
-    tags: ['Executions'],
-    auth: 'platform:read',
-    rateLimit: 'default',
     query: ListExecutionsQuerySchema,
     page: {
       description: 'A page of executions, newest first by default',
@@ -54,38 +61,26 @@ export function registerExecutionRoutes(
     view: (row) => executionView(executionFromRow(row)),
   });
 
-  api.route({
-    method: 'get',
+  executions.get({
     path: '/v1/executions/{execution_id}',
     operationId: 'getExecution',
     summary: 'Read an execution (poll it for progress and the result)',
-    tags: ['Executions'],
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: ExecutionIdParamsSchema },
-    responses: {
-      200: { description: 'The execution with its attempt log', schema: ExecutionDetailSchema },
-      404: { description: 'No such execution' },
+    params: ExecutionIdParamsSchema,
+    found: { description: 'The execution with its attempt log', schema: ExecutionDetailSchema },
+    missing: {
+      code: 'execution_not_found',
+      description: 'No such execution',
+      detail: ({ params }) => `No execution ${params.execution_id}`,
     },
-    handler: async ({ params, principal }) => {
+    find: async ({ params, principal }) => {
       const execution = await readExecution(deps, principal.organization_id, params.execution_id);
-      if (!execution) throw new Problem('execution_not_found', `No execution ${params.execution_id}`);
-      return {
-        status: 200,
-        body: {
-          ...executionView(execution),
-          attempts: (await listExecutionAttempts(deps.db, params.execution_id)).map(
-            ({ execution_id: _id, started_at, finished_at, ...attempt }) => ({
-              ...attempt,
-              started_at: started_at.toISOString(),
-              finished_at: finished_at?.toISOString() ?? null,
-            }),
-          ),
-        },
-      };
+      return execution && { execution, attempts: await listExecutionAttempts(deps.db, params.execution_id) };
     },
+    view: ({ execution, attempts }) => ({ ...executionView(execution), attempts: attempts.map(attemptView) }),
   });
+}
 
+function registerCancel(api: ApiBuilder, deps: PlatformServiceDeps): void {
   api.route({
     method: 'post',
     path: '/v1/executions/{execution_id}/cancel',
@@ -114,7 +109,9 @@ export function registerExecutionRoutes(
       ),
     }),
   });
+}
 
+function registerProgress(api: ApiBuilder, deps: ExecutionRouteDeps): void {
   api.route({
     method: 'post',
     path: '/v1/executions/{execution_id}/progress',
@@ -148,51 +145,5 @@ export function registerExecutionRoutes(
         body: updated(await reportProgress(deps, params.execution_id, { attempt: check.grant.attempt, ...body })),
       };
     },
-  });
-
-  api.route({
-    method: 'post',
-    path: '/v1/callback-secrets',
-    operationId: 'rotateCallbackSecret',
-    summary: 'Create (or rotate) the secret that signs your executions’ callbacks',
-    description:
-      'The secret is shown once. Callbacks carry X-Svc-Signature: t=<unix>,v1=<HMAC-SHA256 hex of `<t>.<raw body>`>, one v1 per live secret; ' +
-      'after a rotation the previous secrets sign too until previous_secrets_expire_at.',
-    tags: ['Executions'],
-    auth: 'platform:write',
-    rateLimit: 'default',
-    // The answer holds the secret, which must not be stored for replay.
-    idempotency: false,
-    responses: {
-      201: { description: 'The new secret', schema: CallbackSecretSchema },
-      503: { description: 'SECRETS_ENCRYPTION_KEY is not configured' },
-    },
-    handler: async ({ principal }) => {
-      const rotated = await rotateCallbackSigningSecret(deps.db, principal, {
-        graceSeconds: deps.settings.callbackSecretGraceSeconds,
-        secretKeys: deps.settings.secretKeys,
-      });
-      if (!rotated.ok)
-        throw new Problem(
-          'secrets_unavailable',
-          'Callback signing secrets are sealed with SECRETS_ENCRYPTION_KEY, which this deployment has not configured',
-        );
-      return { status: 201, body: rotated.secret };
-    },
-  });
-
-  api.route({
-    method: 'get',
-    path: '/v1/callback-secrets',
-    operationId: 'listCallbackSecrets',
-    summary: 'Your live callback signing secrets (without the secrets)',
-    tags: ['Executions'],
-    auth: 'platform:read',
-    rateLimit: 'default',
-    responses: { 200: { description: 'Live secrets, newest first', schema: CallbackSecretListSchema } },
-    handler: async ({ principal }) => ({
-      status: 200,
-      body: { data: await listCallbackSigningSecrets(deps.db, principal.organization_id, principal.id) },
-    }),
   });
 }
