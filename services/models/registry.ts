@@ -178,6 +178,8 @@ export interface ModelStatistics {
   avg_latency_ms: number;
   avg_cost_usd: number;
   by_complexity: Record<string, { count: number; success_rate: number; avg_cost: number }>;
+  /** The span the attempts were counted over. */
+  window: { start: Date; end: Date };
 }
 
 export const MODEL_STATISTICS_WINDOW_DAYS = 30;
@@ -190,12 +192,8 @@ export async function modelStatistics(
   now: Date,
 ): Promise<ModelStatistics | undefined> {
   if (!(await findModel(db, modelId))) return undefined;
-  const rows = await modelAttemptStatistics(
-    db,
-    organizationId,
-    modelId,
-    new Date(now.getTime() - MODEL_STATISTICS_WINDOW_DAYS * 86_400_000),
-  );
+  const start = new Date(now.getTime() - MODEL_STATISTICS_WINDOW_DAYS * 86_400_000);
+  const rows = await modelAttemptStatistics(db, organizationId, modelId, start);
   const total = rows.reduce((sum, row) => sum + row.count, 0);
   const weighted = (pick: (row: (typeof rows)[number]) => number | null) =>
     total === 0 ? 0 : rows.reduce((sum, row) => sum + (pick(row) ?? 0) * row.count, 0) / total;
@@ -211,5 +209,6 @@ export async function modelStatistics(
         { count: row.count, success_rate: row.successes / row.count, avg_cost: row.avg_cost_usd ?? 0 },
       ]),
     ),
+    window: { start, end: now },
   };
 }
