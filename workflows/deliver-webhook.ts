@@ -9,14 +9,10 @@ import {
 } from '@temporalio/workflow';
 import type { createWebhookActivities, SendResult } from '../activities/webhooks';
 import { deliveryStatusQuery, type DeliverWebhookInput, type DeliveryState } from '../contracts/deliver-webhook';
-import {
-  DATABASE_ACTIVITY_RETRY,
-  failedWith,
-  NON_RETRYABLE_FAILURE_TYPES,
-  storageFailure,
-} from '../contracts/failures';
+import { DATABASE_ACTIVITY_RETRY, NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures';
 import { attemptChanges, verdictOnOwnFailure } from '../domain/webhooks/delivery-steps';
 import { judgeAttempt, type AttemptVerdict, type DeliveryFailureReason } from '../domain/webhooks/rules';
+import { RecordedState } from './recorded-state';
 
 type Activities = ReturnType<typeof createWebhookActivities>;
 
@@ -48,59 +44,40 @@ const { sendDelivery } = proxyLocalActivities<Activities>({
  */
 export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promise<DeliveryState> {
   const now = () => new Date().toISOString();
-  const state: DeliveryState = {
-    delivery_id: input.delivery_id,
-    version: 1,
-    subscription_id: input.subscription_id,
-    event_id: input.event.id,
-    event: input.event.event,
-    status: 'pending',
-    attempts: 0,
-    replay_of: input.replay_of,
-    created_at: new Date(workflowInfo().startTime).toISOString(),
-    updated_at: now(),
-  };
-  setHandler(deliveryStatusQuery, () => state);
-  /** The state as last stored, which a failure leaves in the read model. */
-  let stored: DeliveryState | undefined;
-
-  const change = (changes: Partial<DeliveryState>) =>
-    Object.assign(state, changes, { version: state.version + 1, updated_at: now() });
-  /** Writes the state as it is now; what cannot be stored fails the delivery, and says why wherever it is read. */
-  const store = async <T>(write: (snapshot: DeliveryState) => Promise<T>): Promise<T> => {
-    const snapshot = { ...state };
-    try {
-      const result = await write(snapshot);
-      stored = snapshot;
-      return result;
-    } catch (error) {
-      const failed = storageFailure(error);
-      if (!failed) throw error;
-      const failedChanges = {
+  const delivery = new RecordedState<DeliveryState>(
+    {
+      delivery_id: input.delivery_id,
+      version: 1,
+      subscription_id: input.subscription_id,
+      event_id: input.event.id,
+      event: input.event.event,
+      status: 'pending',
+      attempts: 0,
+      replay_of: input.replay_of,
+      created_at: new Date(workflowInfo().startTime).toISOString(),
+      updated_at: now(),
+    },
+    {
+      failedChanges: (failure, at) => ({
         status: 'failed',
-        failure_reason: failed.type,
-        last_error: failed.message,
+        failure_reason: failure.type,
+        last_error: failure.message,
         next_attempt_at: undefined,
-        completed_at: now(),
-      } as const;
-      change(failedChanges);
-      if (stored)
-        await projectDelivery({
-          ...stored,
-          ...failedChanges,
-          version: state.version,
-          updated_at: state.updated_at,
-        }).catch(() => undefined);
-      throw failedWith(failed);
-    }
-  };
+        completed_at: at,
+      }),
+      projectFailed: projectDelivery,
+    },
+  );
+  const { state } = delivery;
+  setHandler(deliveryStatusQuery, () => state);
+
   const finish = async (status: 'succeeded' | 'failed' | 'cancelled', failure_reason?: DeliveryFailureReason) => {
-    change({ status, failure_reason, next_attempt_at: undefined, completed_at: now() });
-    await store(projectDelivery);
+    delivery.change({ status, failure_reason, next_attempt_at: undefined, completed_at: now() });
+    await delivery.record(projectDelivery);
     return state;
   };
 
-  await store(projectDelivery);
+  await delivery.record(projectDelivery);
   for (;;) {
     const attempt = state.attempts + 1;
     const sent = await send(input, attempt);
@@ -113,13 +90,13 @@ export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promis
     const observedAt = now();
     const nextAttemptAt =
       verdict.kind === 'retry' ? new Date(Date.now() + verdict.delay_seconds * 1000).toISOString() : undefined;
-    change(
+    delivery.change(
       attemptChanges(attempt, sent.kind === 'sent' ? sent.outcome : { error: sent.error }, verdict, {
         observed_at: observedAt,
         next_attempt_at: nextAttemptAt,
       }),
     );
-    const recorded = await store((snapshot) =>
+    const recorded = await delivery.record((snapshot) =>
       recordDeliveryAttempt({
         state: snapshot,
         sent,
