@@ -1,4 +1,4 @@
-import type { TokenSettings } from '../services/identity/authentication/tokens';
+import type { TokenSettings } from '../services/identity/authentication/actor';
 import type { OutboundPolicy } from '../lib/outbound/url-guard';
 import type { SecretKeys } from '../lib/secret-box';
 import type { WebhookSettings } from '../services/webhooks/settings';

@@ -10,7 +10,7 @@ import type { WebhookSettings } from '../services/webhooks/settings';
 import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
 import type { PassportSettings } from '../services/identity/passports/settings';
 import type { KeyRing } from '../services/identity/issuance/key-ring';
-import type { TokenSettings } from '../services/identity/authentication/tokens';
+import type { TokenSettings } from '../services/identity/authentication/actor';
 import { authenticateDelegationToken } from '../services/identity/delegations/delegations';
 import { DELEGATION_TOKEN_TYPE } from '../services/identity/issuance/delegation-tokens';
 import type { RevocationRegistry } from '../services/identity/delegations/revocations';

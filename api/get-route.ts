@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import type { Principal, Scope } from '../services/identity/authentication/tokens';
+import type { Principal, Scope } from '../services/identity/scopes';
 import type { RateLimitCategory } from './middleware/rate-limit';
 import { Problem, type ProblemCode } from './problem';
 import type { ApiBuilder, Infer, ResourceScope, ResponseSpec } from './route';

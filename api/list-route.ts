@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
 import type { Page, PageRequest } from '../db/pagination';
-import type { Principal, Scope } from '../services/identity/authentication/tokens';
+import type { Principal, Scope } from '../services/identity/scopes';
 import { parseSort, withCursorProblems } from './middleware/pagination';
 import type { RateLimitCategory } from './middleware/rate-limit';
 import type { ApiBuilder, Infer, ResourceScope, ResponseSpec } from './route';

@@ -1,6 +1,6 @@
 import { getOpenApiMetadata, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ZodType } from 'zod';
-import type { Scope } from '../services/identity/authentication/tokens';
+import type { Scope } from '../services/identity/scopes';
 import { capabilityOf } from './capabilities';
 import { RATE_LIMIT_CATEGORIES, type RateLimitCategory } from './middleware/rate-limit';
 import { IdempotencyKeySchema, ProblemSchema } from './schemas/common';

@@ -13,7 +13,7 @@
  * A public route (auth 'public') is declared with api.route itself.
  */
 import type { ZodType } from 'zod';
-import type { Scope } from '../services/identity/authentication/tokens';
+import type { Scope } from '../services/identity/scopes';
 import { getRoute, type GetRouteSpec } from './get-route';
 import { listRoute, type ListQuery, type ListRouteSpec } from './list-route';
 import type { RateLimitCategory } from './middleware/rate-limit';

@@ -4,7 +4,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { match } from 'path-to-regexp';
 import type { ZodType } from 'zod';
-import type { Principal, Scope } from '../services/identity/authentication/tokens';
+import type { Principal, Scope } from '../services/identity/scopes';
 import { fieldErrors } from './field-errors';
 import { capabilityOf } from './capabilities';
 import { principalOf, requireAccess } from './middleware/auth';

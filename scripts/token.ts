@@ -9,7 +9,8 @@ import { loadConfig } from '../app/config';
 import { openDatabase } from '../app/database';
 import { findOrganization } from '../db/organizations';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
-import { isGrantableScope, mintPersonalAccessToken, SCOPES } from '../services/identity/authentication/tokens';
+import { isGrantableScope, SCOPES } from '../services/identity/scopes';
+import { mintPersonalAccessToken } from '../services/identity/issuance/access-tokens';
 
 const USAGE = `Usage: npm run token -- --scopes <scope,scope,…> [--name <name>] [--days <n>] [--organization <org_id>]
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { findApiToken, listApiTokens, type ApiTokenSummary } from '../../db/credentials';
-import { createPersonalAccessToken, revokePersonalAccessToken } from '../../services/identity/authentication/tokens';
+import { createPersonalAccessToken, revokePersonalAccessToken } from '../../services/identity/issuance/access-tokens';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

@@ -1,11 +1,7 @@
 import type { Knex } from 'knex';
 import { listServiceAccounts, type ServiceAccountSummary } from '../../db/credentials';
-import {
-  createServiceAccount,
-  isGrantableScope,
-  revokeServiceAccount,
-  SCOPES,
-} from '../../services/identity/authentication/tokens';
+import { createServiceAccount, revokeServiceAccount } from '../../services/identity/issuance/access-tokens';
+import { isGrantableScope, SCOPES } from '../../services/identity/scopes';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

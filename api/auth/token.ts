@@ -1,11 +1,9 @@
 import type { Knex } from 'knex';
 import type { KeyRing } from '../../services/identity/issuance/key-ring';
-import {
-  authenticateClient,
-  issueAccessToken,
-  isGrantableScope,
-  type TokenSettings,
-} from '../../services/identity/authentication/tokens';
+import { authenticateClient } from '../../services/identity/authentication/bearer';
+import { issueAccessToken } from '../../services/identity/issuance/access-tokens';
+import { isGrantableScope } from '../../services/identity/scopes';
+import type { TokenSettings } from '../../services/identity/authentication/actor';
 import { isStorableText } from '../../domain/common/storable-text';
 import { Problem, type ProblemCode } from '../problem';
 import type { ApiBuilder } from '../route';

@@ -2,14 +2,9 @@ import type { RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { KeyRing } from '../../services/identity/issuance/key-ring';
 import { allowsCapability, CAPABILITIES, type Capability } from '../../domain/identity/capabilities';
-import {
-  authenticateBearer,
-  grants,
-  type Principal,
-  type Scope,
-  type TokenSettings,
-  type TypedTokenVerifiers,
-} from '../../services/identity/authentication/tokens';
+import { authenticateBearer, type TypedTokenVerifiers } from '../../services/identity/authentication/bearer';
+import { grants, type Principal, type Scope } from '../../services/identity/scopes';
+import type { TokenSettings } from '../../services/identity/authentication/actor';
 import { createVerifiedTokenCache } from '../../lib/verified-tokens';
 import { Problem } from '../problem';
 

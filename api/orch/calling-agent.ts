@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AgentProfile } from '../../domain/agents/agents';
-import type { Principal } from '../../services/identity/authentication/tokens';
+import type { Principal } from '../../services/identity/scopes';
 import { callingAgent } from '../../services/agents/calling-agent';
 import { Problem } from '../problem';
 

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { HumanEscalationLevel } from '../../contracts/route-task';
 import type { PlatformSettings } from '../../services/platform/settings';
 import type { KeyRing } from '../../services/identity/issuance/key-ring';
-import type { TokenSettings } from '../../services/identity/authentication/tokens';
+import type { TokenSettings } from '../../services/identity/authentication/actor';
 import type { RevocationRegistry } from '../../services/identity/delegations/revocations';
 import type { DecisionWaits } from '../../services/decisions/waits';
 import type { PassportSettings } from '../../services/identity/passports/settings';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { findOrganization, listOrganizations, type OrganizationRow } from '../../db/organizations';
 import { createOrganization } from '../../services/organizations/organizations';
-import { grants } from '../../services/identity/authentication/tokens';
+import { grants } from '../../services/identity/scopes';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { DID_DOCUMENT_MEDIA_TYPE, didDocument, specDidDocument } from '../../domain/identity/did';
 import type { KeyRing } from '../../services/identity/issuance/key-ring';
-import type { TokenSettings } from '../../services/identity/authentication/tokens';
+import type { TokenSettings } from '../../services/identity/authentication/actor';
 import type { RevocationRegistry } from '../../services/identity/delegations/revocations';
 import {
   createServerPassport,

@@ -1,6 +1,6 @@
 import { PROMPT_ACTION_RISK, riskRank } from '../../domain/identity/capabilities';
 import { grantsPrompt, type PromptAction } from '../../domain/prompts/scopes';
-import type { Principal } from '../../services/identity/authentication/tokens';
+import type { Principal } from '../../services/identity/scopes';
 import { parsePromptRef } from '../../services/prompts/registry';
 import { Problem } from '../problem';
 

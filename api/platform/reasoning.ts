@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { findReasoningCall, insertSignal } from '../../db/reasoning-calls';
 import { grantsPrompt } from '../../domain/prompts/scopes';
-import type { Principal } from '../../services/identity/authentication/tokens';
+import type { Principal } from '../../services/identity/scopes';
 import { promptMessages } from '../../services/prompts/render';
 import { planReasoning, type ReasonPlan } from '../../services/reasoning/plan';
 import { reason, reasonStreaming, type ReasonDeps } from '../../services/reasoning/reason';

@@ -24,7 +24,7 @@ import { DEFAULT_RISK_THRESHOLDS, RISK_LEVELS } from '../../domain/routing/risk'
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { decideRoutingMoments } from '../../domain/routing/moments';
 import { registerAgent } from '../../services/agents/registry';
-import type { Principal } from '../../services/identity/authentication/tokens';
+import type { Principal } from '../../services/identity/scopes';
 import { runClosedLoop, summarize, type LoadFigures, type LoadRun, type Send } from './load';
 import { writeResults } from './report';
 import { runSuite, say, settle, startBenchStack, unlessAServiceDies, type BenchStack } from './stack';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { findAgentProfile } from '../../db/agents';
 import type { AgentProfile } from '../../domain/agents/agents';
-import type { Principal } from '../identity/authentication/tokens';
+import type { Principal } from '../identity/scopes';
 
 export type CallingAgent =
   | { ok: true; agent: AgentProfile }

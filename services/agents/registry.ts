@@ -3,7 +3,8 @@ import { findAgent, insertAgent, updateAgent, type AgentRow } from '../../db/age
 import { appendProvenance } from '../../db/ledger';
 import type { AgentCapability, AgentSafetyConstraints, AgentStatus } from '../../domain/agents/agents';
 import { agentDid } from '../../domain/provenance/records';
-import { mintAgentKey, type Principal } from '../identity/authentication/tokens';
+import { mintAgentKey } from '../identity/issuance/access-tokens';
+import type { Principal } from '../identity/scopes';
 import { recordedBy } from '../identity/authentication/recorded-by';
 
 export interface AgentRegistration {

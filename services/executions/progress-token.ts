@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { SIGNING_ALGORITHM, type KeyRing } from '../identity/issuance/key-ring';
-import type { TokenSettings } from '../identity/authentication/tokens';
+import type { TokenSettings } from '../identity/authentication/actor';
 
 /**
  * The credential an agent reports progress with: a JWT signed by the deployment key, sent to the agent in

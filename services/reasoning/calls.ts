@@ -8,7 +8,7 @@ import { costUsd, estimateTokens } from '../../domain/models/selection';
 import { ORCH_CORE_DID } from '../../domain/provenance/records';
 import type { Logger } from '../../lib/logger';
 import { ProviderError, type ChatMessage, type TokenUsage } from '../../lib/openai-compatible';
-import type { Principal } from '../identity/authentication/tokens';
+import type { Principal } from '../identity/scopes';
 import { REASONED_STEP } from './interrupted';
 import type { ModelChoice, ReasonPlan } from './plan';
 import type { ReasoningSettings } from './settings';

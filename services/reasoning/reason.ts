@@ -1,4 +1,4 @@
-import type { Principal } from '../identity/authentication/tokens';
+import type { Principal } from '../identity/scopes';
 import { CallRecorder, type CallDeps, type ReasonFailure, type ReasonResult } from './calls';
 import { answerWithFallback, openStreamWithFallback } from './fallback';
 import type { InterruptedCallSweeper } from './interrupted';

@@ -14,7 +14,7 @@ import {
   type ConfidenceReport,
   type DecideOutcome,
 } from '../../contracts/route-task';
-import type { Principal } from '../identity/authentication/tokens';
+import type { Principal } from '../identity/scopes';
 import { violationEvents } from '../safety/check';
 import { domainConfigFor } from '../safety/domains';
 import { idempotencyDigest, resourceId } from '../../lib/ids';

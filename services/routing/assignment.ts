@@ -1,6 +1,6 @@
 import { findAvailableReviewer } from '../../db/reviewers';
 import { assignUpdate, type AssignReviewerInput, type EscalationRecord } from '../../contracts/route-task';
-import type { Principal } from '../identity/authentication/tokens';
+import type { Principal } from '../identity/scopes';
 import type { RoutingServiceDeps } from './submit';
 import { sendRoutingUpdate, type UpdateResult } from './updates';
 

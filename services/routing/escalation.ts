@@ -5,7 +5,7 @@ import { FAILURE_TYPES } from '../../contracts/failures';
 import { escalateUpdate, type EscalateOutcome, type EscalateRoutingInput } from '../../contracts/route-task';
 import { findRoutingById } from '../../db/routings';
 import { humanActorOf, type HumanActRefusal } from '../../domain/identity/human-acts';
-import type { Principal } from '../identity/authentication/tokens';
+import type { Principal } from '../identity/scopes';
 import { describeDuration } from '../../domain/routing/escalation';
 import { agentRoutingId } from './agent-operations';
 import type { RoutingServiceDeps } from './submit';

@@ -4,7 +4,7 @@ import { appendProvenance } from '../../db/ledger';
 import { findRoutingById } from '../../db/routings';
 import { humanActorOf, humanProvenanceActor, type HumanActRefusal } from '../../domain/identity/human-acts';
 import type { LedgerAnchor } from '../../domain/provenance/records';
-import type { Principal } from '../identity/authentication/tokens';
+import type { Principal } from '../identity/scopes';
 
 export const FEEDBACK_VERDICTS = ['confirmed', 'overturned', 'flagged'] as const;
 export type FeedbackVerdict = (typeof FEEDBACK_VERDICTS)[number];

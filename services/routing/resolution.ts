@@ -12,7 +12,7 @@ import { humanActorOf, type HumanActRefusal } from '../../domain/identity/human-
 import { resolutionRefusal } from '../../domain/routing/escalation';
 import { resolutionRecord } from '../../domain/routing/steps';
 import type { Logger } from '../../lib/logger';
-import type { Principal } from '../identity/authentication/tokens';
+import type { Principal } from '../identity/scopes';
 import { deliverAfterCommit } from '../workflow-starts/signals';
 import { FREED_REVIEWER_OFFERS, offerReviewer } from './queue';
 import type { RoutingServiceDeps } from './submit';

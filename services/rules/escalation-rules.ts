@@ -21,7 +21,7 @@ import {
   triggerRate,
   type RuleFinding,
 } from '../../domain/rules/escalation-rules';
-import type { Principal } from '../identity/authentication/tokens';
+import type { Principal } from '../identity/scopes';
 import { recordedBy } from '../identity/authentication/recorded-by';
 
 /** The dry run replays the routings of this many days, newest first, up to the limit. */

@@ -8,7 +8,7 @@ import type { RequiredCapability } from '../../domain/routing/decision';
 import type { RuleOfThreesAnalysis } from '../../domain/safety/rule-of-threes';
 import type { SafetyActor, Violation } from '../../domain/safety/boundaries';
 import { assessAction, type RequiredAction } from '../../domain/safety/verdict';
-import type { Principal } from '../identity/authentication/tokens';
+import type { Principal } from '../identity/scopes';
 import { recordedBy } from '../identity/authentication/recorded-by';
 import { domainConfigFor } from './domains';
 

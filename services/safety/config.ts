@@ -4,7 +4,7 @@ import { putSafetyDomain, type SafetyDomainRow } from '../../db/safety';
 import type { RiskThresholds } from '../../domain/routing/risk';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import type { Boundary } from '../../domain/safety/boundaries';
-import type { Principal } from '../identity/authentication/tokens';
+import type { Principal } from '../identity/scopes';
 import { recordedBy } from '../identity/authentication/recorded-by';
 
 /** Domain names repeat across organizations; the default organization's keep the subject they always had. */

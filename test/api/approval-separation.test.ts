@@ -1,5 +1,5 @@
 import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
-import { mintPersonalAccessToken } from '../../services/identity/authentication/tokens';
+import { mintPersonalAccessToken } from '../../services/identity/issuance/access-tokens';
 import { client, expectProblem } from '../support/http';
 import { delegateToNewAgent, signedInPerson, type SignedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from 'jose';
 import { createKeyRing, rotateSigningKey } from '../../services/identity/issuance/key-ring';
-import { mintPersonalAccessToken, type Scope } from '../../services/identity/authentication/tokens';
+import { mintPersonalAccessToken } from '../../services/identity/issuance/access-tokens';
+import type { Scope } from '../../services/identity/scopes';
 import { registerTokenSubject } from '../../services/identity/issuance/subjects';
 import { startExtraApp, type ExtraApp } from '../support/app';
 import { eventually } from '../support/eventually';

@@ -3,7 +3,7 @@ import { eventually } from '../support/eventually';
 import { call, client, expectProblem } from '../support/http';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { ORCH_CORE_DID } from '../../domain/provenance/records';
-import { mintPersonalAccessToken } from '../../services/identity/authentication/tokens';
+import { mintPersonalAccessToken } from '../../services/identity/issuance/access-tokens';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
 import { resolveAs } from '../support/people';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SCOPES, grants, type Scope } from '../../services/identity/authentication/tokens';
+import { grants, type Scope, SCOPES } from '../../services/identity/scopes';
 import { startExtraApp, type ExtraApp } from '../support/app';
 import { call } from '../support/http';
 import {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/human-acts';
-import { mintPersonalAccessToken } from '../../services/identity/authentication/tokens';
+import { mintPersonalAccessToken } from '../../services/identity/issuance/access-tokens';
 import { eventually } from '../support/eventually';
 import { client, expectProblem, type CallResult } from '../support/http';
 import { delegateToNewAgent, signedInPerson, type SignedInPerson } from '../support/identity';

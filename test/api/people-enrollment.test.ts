@@ -1,5 +1,5 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { mintPersonalAccessToken } from '../../services/identity/authentication/tokens';
+import { mintPersonalAccessToken } from '../../services/identity/issuance/access-tokens';
 import { call, expectProblem, type CallResult } from '../support/http';
 import { signedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';

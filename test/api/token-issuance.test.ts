@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type KeyLike } from 'jose';
-import { mintPersonalAccessToken } from '../../services/identity/authentication/tokens';
+import { mintPersonalAccessToken } from '../../services/identity/issuance/access-tokens';
 import { call, expectProblem, type CallResult } from '../support/http';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
 import { SoftwareAuthenticator } from '../support/software-authenticator';

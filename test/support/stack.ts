@@ -8,7 +8,8 @@ import { startApiSide, startWorkerSide, type RunningWorker } from '../../app/sta
 import { createLogger } from '../../lib/logger';
 import { freePort } from '../../lib/net';
 import { createKeyRing, ensureSigningKey } from '../../services/identity/issuance/key-ring';
-import { issueAccessToken, SCOPES } from '../../services/identity/authentication/tokens';
+import { issueAccessToken } from '../../services/identity/issuance/access-tokens';
+import { SCOPES } from '../../services/identity/scopes';
 import { registerTokenSubject } from '../../services/identity/issuance/subjects';
 import { ensureLedgerKey } from '../../services/ledger/keys';
 import { ledgerSealerWorkflowId } from '../../services/ledger/sealer';

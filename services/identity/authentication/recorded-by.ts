@@ -1,5 +1,5 @@
 import { ORCH_CORE_DID, type ProvenanceActor } from '../../../domain/provenance/records';
-import type { Principal } from './tokens';
+import type { Principal } from '../scopes';
 
 /**
  * The provenance actor of a change an API caller made to reference data: the core records it, and names

@@ -25,7 +25,8 @@ import {
   type Widening,
 } from '../../../domain/identity/capabilities';
 import type { KeyRing } from '../issuance/key-ring';
-import type { Principal, TokenSettings } from '../authentication/tokens';
+import type { Principal } from '../scopes';
+import type { TokenSettings } from '../authentication/actor';
 import { authenticateSession } from '../issuance/session-tokens';
 import {
   isDelegationTokenHeader,

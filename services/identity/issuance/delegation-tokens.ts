@@ -1,7 +1,7 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { isDelegableGrant, RISK_LEVELS, type RiskLevel } from '../../../domain/identity/capabilities';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
-import type { TokenSettings } from '../authentication/tokens';
+import type { TokenSettings } from '../authentication/actor';
 
 /** A delegation token: the bearer credential of platform calls (spec: Delegation), typ dt+jwt so no other token passes for one. */
 export const DELEGATION_TOKEN_TYPE = 'dt+jwt';

@@ -11,7 +11,7 @@ import {
 import type { WebAuthnCeremony } from '../../../domain/identity/passkeys';
 import type { Logger } from '../../../lib/logger';
 import type { KeyRing } from '../issuance/key-ring';
-import type { TokenSettings } from '../authentication/tokens';
+import type { TokenSettings } from '../authentication/actor';
 import type { RevocationRegistry } from '../delegations/revocations';
 import { issueSessionToken, type Session } from '../issuance/session-tokens';
 import type { WebAuthnSettings } from './settings';

@@ -22,7 +22,8 @@ import {
   type Ed25519PublicJwk,
 } from '../../../domain/identity/did';
 import type { KeyRing } from '../issuance/key-ring';
-import type { Principal, TokenSettings } from '../authentication/tokens';
+import type { Principal } from '../scopes';
+import type { TokenSettings } from '../authentication/actor';
 import { issueSessionToken, type Session } from '../issuance/session-tokens';
 import { jwkThumbprint, publicJwkRow } from './keys';
 import { capabilityUris, readPassport, type PassportWithKeys } from './passports';

@@ -17,7 +17,7 @@ import { didKeyOfJwk, passportDidWeb } from '../../../domain/identity/did';
 import type { ProvenanceActor } from '../../../domain/provenance/records';
 import { ORCH_CORE_DID } from '../../../domain/provenance/records';
 import { createSecretBox } from '../../../lib/secret-box';
-import { grants, type Principal } from '../authentication/tokens';
+import { grants, type Principal } from '../scopes';
 import { applyCredentialRevocations, revokeDelegationsOfCredential } from '../delegations/credential-revocations';
 import type { RevocationRegistry } from '../delegations/revocations';
 import { newServerKey, publishedKey, verifyingKeys } from './keys';

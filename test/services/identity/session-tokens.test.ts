@@ -1,6 +1,7 @@
 import { tokenIssuer } from '../../../app/config';
 import { createKeyRing, rotateSigningKey } from '../../../services/identity/issuance/key-ring';
-import { authenticateBearer, issueAccessToken } from '../../../services/identity/authentication/tokens';
+import { authenticateBearer } from '../../../services/identity/authentication/bearer';
+import { issueAccessToken } from '../../../services/identity/issuance/access-tokens';
 import { registerTokenSubject } from '../../../services/identity/issuance/subjects';
 import {
   authenticateSession,

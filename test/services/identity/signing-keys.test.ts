@@ -3,7 +3,7 @@ import type { JWK } from 'jose';
 import { ledgerOrigin, tokenIssuer } from '../../../app/config';
 import { createKeyRing, ensureSigningKey, rotateSigningKey } from '../../../services/identity/issuance/key-ring';
 import { registerTokenSubject } from '../../../services/identity/issuance/subjects';
-import { issueAccessToken } from '../../../services/identity/authentication/tokens';
+import { issueAccessToken } from '../../../services/identity/issuance/access-tokens';
 import { ensureLedgerKey, loadLedgerKey } from '../../../services/ledger/keys';
 import { createSecretBox, secretKeysFrom, SecretsUnavailableError, type SecretKeys } from '../../../lib/secret-box';
 import { createNoteSigner, noteKeyId, publicKeyOfSeed } from '../../../lib/signed-note';
