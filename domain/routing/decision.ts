@@ -85,3 +85,10 @@ export function raiseEscalationLevel(level: EscalationLevel): EscalationLevel {
   const index = ESCALATION_LEVELS.indexOf(level);
   return ESCALATION_LEVELS[Math.min(index + 1, ESCALATION_LEVELS.length - 1)] ?? 'urgent';
 }
+
+/** What the task names as its action (context.action), else its type. */
+export function actionOf(task: Pick<RoutingTask, 'task_type' | 'context'>): string {
+  return typeof task.context.action === 'string' && task.context.action.length > 0
+    ? task.context.action
+    : task.task_type;
+}

@@ -5,8 +5,7 @@ import { findRoutingById } from '../../db/routings';
 import type { AgentProfile } from '../../domain/agents/agents';
 import { agentDid, type LedgerAnchor } from '../../domain/provenance/records';
 import { assessRisk, isRiskLevel, type RiskAssessment } from '../../domain/routing/risk';
-import type { RoutingTask } from '../../domain/routing/decision';
-import { actionOf } from '../../domain/routing/moments';
+import { actionOf, type RoutingTask } from '../../domain/routing/decision';
 import { agentConstraintViolations, type Violation } from '../../domain/safety/boundaries';
 import {
   reportConfidenceUpdate,
