@@ -1,4 +1,3 @@
-import { FOURTH_LAW_THRESHOLD } from '../../domain/routing/decision';
 import { logAgentAction, reportAgentConfidence } from '../../services/routing/agent-operations';
 import { escalateAgentTask } from '../../services/routing/escalation';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
@@ -7,6 +6,7 @@ import type { UpdateResult } from '../../services/routing/updates';
 import type { EscalateOutcome } from '../../contracts/route-task';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import {
   AgentConfidenceHeadersSchema,
   AgentHeadersSchema,
@@ -18,6 +18,7 @@ import {
   LogProvenanceRequestSchema,
 } from '../schemas/agent-operations';
 import { requireCallingAgent, statedConfidence } from './calling-agent';
+import { actingAloneRefusal } from './confidence-problems';
 
 /** The problem for an update the routing refused or could not take. */
 function updateProblem(failure: Extract<UpdateResult<unknown>, { ok: false }>, taskId: string): Problem {
@@ -52,7 +53,18 @@ export function renderEscalation(outcome: EscalateOutcome) {
 }
 
 export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceDeps): void {
-  api.route({
+  const agentOperations = routeGroup(api, {
+    tags: ['Agent operations'],
+    auth: 'orch:agent',
+    rateLimit: 'routing-requests',
+  });
+  registerConfidenceReport(agentOperations, deps);
+  registerEscalation(agentOperations, deps);
+  registerActionLog(agentOperations, deps);
+}
+
+function registerConfidenceReport(agentOperations: RouteGroup, deps: RoutingServiceDeps): void {
+  agentOperations.route({
     method: 'post',
     path: '/v1/orch/confidence',
     operationId: 'reportConfidence',
@@ -62,9 +74,6 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
       '(proceed_autonomously, the default) and may not, the answer is a problem: confidence_below_threshold (422, with escalation.required and ' +
       'suggested_reviewers), escalation_required (422: a human holds the task), or safety_violation (403: its registered constraints forbid the task; ' +
       'recorded with safety events).',
-    tags: ['Agent operations'],
-    auth: 'orch:agent',
-    rateLimit: 'routing-requests',
     request: { headers: AgentConfidenceHeadersSchema, body: ConfidenceRequestSchema },
     responses: {
       200: { description: 'The agent may act alone (or did not ask to)', schema: ConfidenceResponseSchema },
@@ -84,75 +93,16 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
         updateIdFor(principal.id, req.get('idempotency-key')),
       );
       if (!sent.ok) throw updateProblem(sent, body.task_id);
-      const { outcome, violations } = sent.result;
-      const assigned_human = outcome.assigned_to?.type === 'human' ? outcome.assigned_to.did : null;
-      const queued = outcome.status === 'queued';
-      if (body.proceed_autonomously && outcome.fourth_law_triggered) {
-        const holder = assigned_human
-          ? `${assigned_human} now holds the task`
-          : queued
-            ? 'it waits in the queue for a qualified reviewer'
-            : 'no reviewer could take the task';
-        throw new Problem(
-          'confidence_below_threshold',
-          `Confidence ${confidence} is below ${FOURTH_LAW_THRESHOLD}; ${holder}`,
-          {
-            // The spec names an agent's confidence ai_confidence, whichever of header or body carried it.
-            errors: [
-              {
-                field: 'ai_confidence',
-                code: 'below_threshold',
-                message: `must be at least ${FOURTH_LAW_THRESHOLD} to act autonomously`,
-              },
-            ],
-            extensions: {
-              routing_id: outcome.routing_id,
-              assigned_human,
-              escalation: {
-                required: true,
-                reason: 'ai_confidence_below_threshold',
-                suggested_reviewers: outcome.suggested_reviewers,
-              },
-            },
-          },
-        );
-      }
-      if (body.proceed_autonomously && (outcome.human_assigned || queued)) {
-        const detail = queued
-          ? `Task ${body.task_id} waits in the queue for a qualified human`
-          : `A human${assigned_human ? ` (${assigned_human})` : ''} holds task ${body.task_id}`;
-        throw new Problem('escalation_required', `${detail}; the agent may not act on it alone`, {
-          extensions: {
-            routing_id: outcome.routing_id,
-            assigned_human,
-            escalation: {
-              required: true,
-              reason: queued ? 'waiting_for_reviewer' : 'human_holds_task',
-              suggested_reviewers: assigned_human ? [assigned_human] : [],
-            },
-          },
-        });
-      }
-      if (violations.length > 0) {
-        throw new Problem(
-          'safety_violation',
-          `The agent’s constraints forbid acting alone on task ${body.task_id}: ${violations.map((v) => v.reason).join(', ')}`,
-          {
-            extensions: {
-              routing_id: outcome.routing_id,
-              violations,
-              escalation: { required: true, reason: violations[0]!.reason, suggested_reviewers: [] },
-            },
-          },
-        );
-      }
+      const refusal = actingAloneRefusal(body, confidence, sent.result);
+      if (refusal) throw refusal;
+      const { outcome } = sent.result;
       return {
         status: 200,
         body: {
           routing_id: outcome.routing_id,
           task_id: body.task_id,
           confidence,
-          action_allowed: !outcome.fourth_law_triggered && !outcome.human_assigned && !queued,
+          action_allowed: !outcome.fourth_law_triggered && !outcome.human_assigned && outcome.status !== 'queued',
           fourth_law_triggered: outcome.fourth_law_triggered,
           status: outcome.status,
           assigned_to: outcome.assigned_to ? { type: outcome.assigned_to.type, did: outcome.assigned_to.did } : null,
@@ -162,8 +112,10 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
       };
     },
   });
+}
 
-  api.route({
+function registerEscalation(agentOperations: RouteGroup, deps: RoutingServiceDeps): void {
+  agentOperations.route({
     method: 'post',
     path: '/v1/orch/escalate',
     operationId: 'escalateAgentTask',
@@ -173,9 +125,6 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
       'a task a human already holds moves up the chain. Emits escalation.triggered (and routing.escalated when it leaves the agent). When no ' +
       'available reviewer qualifies, a task the agent held waits in the queue (status queued, assigned_to null) until one does; a task a human ' +
       'holds stays with them (422 no_qualified_reviewer).',
-    tags: ['Agent operations'],
-    auth: 'orch:agent',
-    rateLimit: 'routing-requests',
     request: { headers: AgentHeadersSchema, body: EscalateRequestSchema },
     responses: {
       200: { description: 'The escalation', schema: EscalationResponseSchema },
@@ -201,8 +150,10 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
       return { status: 200, body: renderEscalation(sent.result) };
     },
   });
+}
 
-  api.route({
+function registerActionLog(agentOperations: RouteGroup, deps: RoutingServiceDeps): void {
+  agentOperations.route({
     method: 'post',
     path: '/v1/orch/provenance',
     operationId: 'logAgentAction',
@@ -211,8 +162,6 @@ export function registerAgentReportRoutes(api: ApiBuilder, deps: RoutingServiceD
       'Appended to the task’s decision chain (GET /v1/orch/provenance/{routing_id}) with the agent as actor, and announced as audit.provenance_logged. ' +
       'An action the agent’s registered constraints forbid is recorded all the same, with safety.violation and safety.boundary_violation, and listed in safety_violations. ' +
       'With an Idempotency-Key a retry finds the first record.',
-    tags: ['Agent operations'],
-    auth: 'orch:agent',
     rateLimit: 'provenance-queries',
     request: { headers: AgentHeadersSchema, body: LogProvenanceRequestSchema },
     responses: {
