@@ -8,9 +8,9 @@ import {
   removeRule,
   type RuleWriteResult,
 } from '../../services/rules/escalation-rules';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import { listQuerySchema } from '../schemas/common';
 import {
   CreateRuleSchema,
@@ -85,7 +85,15 @@ function conflictProblem(findings: RuleFinding[]): Problem {
 }
 
 export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }): void {
-  api.route({
+  const rules = routeGroup(api, { tags: ['Escalation rules'], auth: 'orch:admin', rateLimit: 'default' });
+  registerRuleDrafting(rules, deps);
+  registerRuleReads(rules, deps);
+  registerRuleChanges(rules, deps);
+}
+
+/** Creating a rule, and trying one out without creating it. */
+function registerRuleDrafting(rules: RouteGroup, deps: { db: Knex }): void {
+  rules.route({
     method: 'post',
     path: '/v1/orch/escalation/rules',
     operationId: 'createEscalationRule',
@@ -94,9 +102,6 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
       'Conditions (all must hold) on risk_level, domain, ai_confidence, task_type, amount or context.<field>, with ==, !=, >, >=, <, <=, in, not_in. ' +
       'Evaluated on every routing; the rules in scope are recorded in its provenance. An enabled rule that conflicts with, or is shadowed by, an enabled ' +
       'rule is refused with 409 rule_conflict unless allow_conflicts is set. estimated_trigger_rate replays the rule on the last 30 days of routings.',
-    tags: ['Escalation rules'],
-    auth: 'orch:admin',
-    rateLimit: 'default',
     request: { body: CreateRuleSchema },
     responses: {
       201: { description: 'The rule', schema: RuleWriteResponseSchema },
@@ -109,14 +114,12 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     },
   });
 
-  api.route({
+  rules.route({
     method: 'post',
     path: '/v1/orch/escalation/rules/dry-run',
     operationId: 'dryRunEscalationRule',
     summary: 'What a rule would do, without creating it: applies_to, trigger rate on the history, and conflicts',
-    tags: ['Escalation rules'],
     auth: 'orch:read',
-    rateLimit: 'default',
     request: { body: DryRunSchema },
     responses: { 200: { description: 'The dry run', schema: DryRunResponseSchema } },
     handler: async ({ body, principal }) => {
@@ -132,14 +135,14 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
       };
     },
   });
+}
 
-  listRoute(api, {
+function registerRuleReads(rules: RouteGroup, deps: { db: Knex }): void {
+  rules.list({
     path: '/v1/orch/escalation/rules',
     operationId: 'listEscalationRules',
     summary: 'List escalation rules',
-    tags: ['Escalation rules'],
     auth: 'orch:read',
-    rateLimit: 'default',
     query: ListRulesQuerySchema,
     page: { description: 'A page of rules', item: RuleSchema, name: 'EscalationRulePage' },
     sort: { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'rule_id' },
@@ -147,31 +150,25 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     view: render,
   });
 
-  api.route({
-    method: 'get',
+  rules.get({
     path: '/v1/orch/escalation/rules/{rule_id}',
     operationId: 'getEscalationRule',
     summary: 'Read an escalation rule',
-    tags: ['Escalation rules'],
     auth: 'orch:read',
-    rateLimit: 'default',
-    request: { params: RuleParamsSchema },
-    responses: { 200: { description: 'The rule', schema: RuleSchema }, 404: { description: 'rule_not_found' } },
-    handler: async ({ params, principal }) => {
-      const row = await findRule(deps.db, principal.organization_id, params.rule_id);
-      if (!row) throw new Problem('rule_not_found', `No escalation rule ${params.rule_id}`);
-      return { status: 200, body: render(row) };
-    },
+    params: RuleParamsSchema,
+    found: { description: 'The rule', schema: RuleSchema },
+    missing: { code: 'rule_not_found', detail: ({ params }) => `No escalation rule ${params.rule_id}` },
+    find: ({ params, principal }) => findRule(deps.db, principal.organization_id, params.rule_id),
+    view: render,
   });
+}
 
-  api.route({
+function registerRuleChanges(rules: RouteGroup, deps: { db: Knex }): void {
+  rules.route({
     method: 'patch',
     path: '/v1/orch/escalation/rules/{rule_id}',
     operationId: 'updateEscalationRule',
     summary: 'Change an escalation rule (admin); checked for conflicts as a new rule is',
-    tags: ['Escalation rules'],
-    auth: 'orch:admin',
-    rateLimit: 'default',
     request: { params: RuleParamsSchema, body: PatchRuleSchema },
     responses: {
       200: { description: 'The rule as changed', schema: RuleWriteResponseSchema },
@@ -191,16 +188,13 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
   });
 
   for (const enabled of [true, false]) {
-    api.route({
+    rules.route({
       method: 'post',
       path: `/v1/orch/escalation/rules/{rule_id}/${enabled ? 'enable' : 'disable'}`,
       operationId: enabled ? 'enableEscalationRule' : 'disableEscalationRule',
       summary: enabled
         ? 'Enable an escalation rule (admin); refused with rule_conflict if it now conflicts'
         : 'Disable an escalation rule (admin)',
-      tags: ['Escalation rules'],
-      auth: 'orch:admin',
-      rateLimit: 'default',
       request: { params: RuleParamsSchema },
       responses: enabled
         ? {
@@ -219,14 +213,11 @@ export function registerEscalationRuleRoutes(api: ApiBuilder, deps: { db: Knex }
     });
   }
 
-  api.route({
+  rules.route({
     method: 'delete',
     path: '/v1/orch/escalation/rules/{rule_id}',
     operationId: 'deleteEscalationRule',
     summary: 'Delete an escalation rule (admin); its history stays in provenance',
-    tags: ['Escalation rules'],
-    auth: 'orch:admin',
-    rateLimit: 'default',
     request: { params: RuleParamsSchema },
     responses: { 204: { description: 'Deleted' }, 404: { description: 'rule_not_found' } },
     handler: async ({ params, principal }) => {

@@ -7,9 +7,9 @@ import {
   deleteSubscription,
   rotateSecret,
 } from '../../services/webhooks/subscriptions';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import {
   CreatedWebhookSchema,
   CreateWebhookHeadersSchema,
@@ -79,10 +79,14 @@ function refusal(
 const SORTABLE = { created_at: 'created_at', subscription_id: 'subscription_id', url: 'url' };
 
 export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): void {
-  const common = { tags: ['Webhooks'], auth: 'orch:admin' as const, rateLimit: 'default' as const };
+  const webhooks = routeGroup(api, { tags: ['Webhooks'], auth: 'orch:admin', rateLimit: 'default' });
+  registerCreation(webhooks, deps);
+  registerReads(webhooks, deps);
+  registerChanges(webhooks, deps);
+}
 
-  api.route({
-    ...common,
+function registerCreation(webhooks: RouteGroup, deps: WebhookRouteDeps): void {
+  webhooks.route({
     method: 'post',
     path: '/v1/orch/webhooks',
     operationId: 'createWebhook',
@@ -117,9 +121,10 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
         : { status: 201, body: reply, headers };
     },
   });
+}
 
-  listRoute(api, {
-    ...common,
+function registerReads(webhooks: RouteGroup, deps: WebhookRouteDeps): void {
+  webhooks.list({
     path: '/v1/orch/webhooks',
     operationId: 'listWebhooks',
     summary: 'List webhook subscriptions',
@@ -130,38 +135,35 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
     view: renderSubscription,
   });
 
-  api.route({
-    ...common,
-    method: 'get',
+  webhooks.get({
     path: '/v1/orch/webhooks/{subscription_id}',
     operationId: 'getWebhook',
     summary: 'Read a webhook subscription and when its secrets expire',
-    request: { params: SubscriptionIdParamsSchema },
-    responses: {
-      200: { description: 'The subscription', schema: WebhookSubscriptionDetailSchema },
-      404: { description: 'No such subscription' },
+    params: SubscriptionIdParamsSchema,
+    found: { description: 'The subscription', schema: WebhookSubscriptionDetailSchema },
+    missing: {
+      code: 'webhook_not_found',
+      description: 'No such subscription',
+      detail: ({ params }) => `No webhook subscription ${params.subscription_id}`,
     },
-    handler: async ({ params, principal }) => {
+    find: async ({ params, principal }) => {
       const row = await findSubscription(deps.db, params.subscription_id, {
         organizationId: principal.organization_id,
       });
-      if (!row) throw refusal({ code: 'not_found' }, params.subscription_id);
-      const secrets = await listLiveSecrets(deps.db, row.subscription_id);
-      return {
-        status: 200,
-        body: {
-          ...renderSubscription(row),
-          secrets: secrets.map((secret) => ({
-            created_at: secret.created_at.toISOString(),
-            expires_at: iso(secret.expires_at),
-          })),
-        },
-      };
+      return row && { row, secrets: await listLiveSecrets(deps.db, row.subscription_id) };
     },
+    view: ({ row, secrets }) => ({
+      ...renderSubscription(row),
+      secrets: secrets.map((secret) => ({
+        created_at: secret.created_at.toISOString(),
+        expires_at: iso(secret.expires_at),
+      })),
+    }),
   });
+}
 
-  api.route({
-    ...common,
+function registerChanges(webhooks: RouteGroup, deps: WebhookRouteDeps): void {
+  webhooks.route({
     method: 'patch',
     path: '/v1/orch/webhooks/{subscription_id}',
     operationId: 'updateWebhook',
@@ -185,8 +187,7 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
     },
   });
 
-  api.route({
-    ...common,
+  webhooks.route({
     method: 'delete',
     path: '/v1/orch/webhooks/{subscription_id}',
     operationId: 'deleteWebhook',
@@ -200,8 +201,7 @@ export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): 
     },
   });
 
-  api.route({
-    ...common,
+  webhooks.route({
     method: 'post',
     path: '/v1/orch/webhooks/{subscription_id}/rotate-secret',
     operationId: 'rotateWebhookSecret',
