@@ -3,7 +3,8 @@ import { isIP, type AddressInfo } from 'node:net';
 import { parseRetryAfter, postJson } from '../../lib/outbound/post';
 import { newSigningSecret, sign, signatureHeader, signedPayload, verifySignature } from '../../lib/outbound/signature';
 import type { LookupAddress } from 'node:dns';
-import { createOutboundGuard, isNonPublicAddress, nonPublicRange } from '../../lib/outbound/url-guard';
+import { isNonPublicAddress, nonPublicRange } from '../../lib/outbound/address-ranges';
+import { createOutboundGuard } from '../../lib/outbound/url-guard';
 
 describe('webhook signatures', () => {
   const body = JSON.stringify({ id: 'evt_1', event: 'routing.decided' });
