@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { CompanionWrite } from './ledger';
+import { paginate, type Page, type PageRequest } from './pagination';
 
 export interface ReasoningAttemptRow {
   call_id: string;
@@ -217,4 +218,72 @@ export async function promptModelBreakdown(
     [organizationId, promptKey, since, until],
   );
   return rows;
+}
+
+export interface PromptModelAffinityRow {
+  model_id: string;
+  provider: string;
+  sample_size: number;
+  avg_latency_ms: number;
+  avg_cost_usd: number;
+  avg_tokens: number;
+  success_rate: number;
+  affinity_score: number;
+}
+
+/** Best first; model and provider (the grouping) make the order total, so a page's cursor is a key. */
+const AFFINITY_ORDER: PageRequest['sort'] = [
+  { column: 'affinity_score', direction: 'desc' },
+  { column: 'sample_size', direction: 'desc' },
+  { column: 'model_id', direction: 'asc' },
+  { column: 'provider', direction: 'asc' },
+];
+
+/**
+ * Each model's affinity with the prompt, best first, as a keyset page. The score is domain/prompts/statistics.ts
+ * affinityScore (success rate × (1 − w + w × cheapest cost / this cost), rounded to 4 places) computed in SQL,
+ * in the same float8 operations, so that the page's order is the query's. Models are compared byte-wise
+ * (collation "C"), as JavaScript compares strings.
+ */
+export async function listPromptModelAffinity(
+  db: Knex,
+  scope: { organizationId: string; promptKey: string; since: Date; until: Date; costEfficiencyWeight: number },
+  page: Omit<PageRequest, 'sort'>,
+): Promise<Page<PromptModelAffinityRow>> {
+  const models = db('reasoning_calls as c')
+    .select(
+      db.raw('c.model_id collate "C" as model_id'),
+      db.raw('c.provider collate "C" as provider'),
+      db.raw('count(*)::int as sample_size'),
+      db.raw(`(count(*) filter (where ${SUCCESSFUL}))::float8 / count(*) as success_rate`),
+      db.raw('avg(c.duration_ms)::float8 as avg_latency_ms'),
+      db.raw('avg(c.cost_usd)::float8 as avg_cost_usd'),
+      db.raw('avg(c.input_tokens + c.output_tokens)::float8 as avg_tokens'),
+    )
+    .where({ 'c.organization_id': scope.organizationId, 'c.prompt_key': scope.promptKey })
+    .whereNotNull('c.model_id')
+    .where('c.created_at', '>=', scope.since)
+    .where('c.created_at', '<', scope.until)
+    .groupBy('c.model_id', 'c.provider');
+  const weight = scope.costEfficiencyWeight;
+  const scored = db
+    .from(models.as('m'))
+    .select(
+      'm.*',
+      db.raw(
+        `floor(m.success_rate * (1 - ?::float8 + ?::float8 * case when m.avg_cost_usd <= 0 then 1 else min(m.avg_cost_usd) over () / m.avg_cost_usd end) * 10000 + 0.5) / 10000 as affinity_score`,
+        [weight, weight],
+      ),
+    );
+  const columns = [
+    'model_id',
+    'provider',
+    'sample_size',
+    'avg_latency_ms',
+    'avg_cost_usd',
+    'avg_tokens',
+    'success_rate',
+    'affinity_score',
+  ];
+  return paginate<PromptModelAffinityRow>(db.from(scored.as('a')).select(columns), { ...page, sort: AFFINITY_ORDER });
 }

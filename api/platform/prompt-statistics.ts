@@ -9,25 +9,10 @@ import {
   PromptKeyParamsSchema,
   PromptStatisticsSchema,
   styleBPage,
+  styleBPageView,
 } from '../schemas/prompts';
+import { withCursorProblems } from '../middleware/pagination';
 import { GRANTS, keyOf, PROMPT_NOT_FOUND, PROMPT_TAGS, promptScope } from './prompt-grants';
-
-function encodeOffset(offset: number): string {
-  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
-}
-
-function decodeOffset(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown };
-    if (typeof parsed.o === 'number' && Number.isInteger(parsed.o) && parsed.o >= 0) return parsed.o;
-  } catch {
-    // Falls through to the problem below.
-  }
-  throw new Problem('invalid_cursor', 'The cursor is not one this API issued', {
-    errors: [{ field: 'query.cursor', code: 'invalid_cursor', message: 'pass next_cursor as returned' }],
-  });
-}
 
 /** How the prompt does in reasoning calls: its statistics and each model's affinity with it. */
 export function registerPromptStatisticsRoutes(api: ApiBuilder, db: Knex): void {
@@ -66,23 +51,11 @@ export function registerPromptStatisticsRoutes(api: ApiBuilder, db: Knex): void 
     },
     handler: async ({ params, query, principal }) => {
       const key = keyOf(principal, params.key, 'read');
-      const offset = decodeOffset(query.cursor);
       if (!(await findPrompt(db, principal.organization_id, key)))
         throw new Problem('prompt_not_found', `No prompt ${key}`);
-      const items = await promptAffinity(db, principal.organization_id, key, new Date());
-      const data = items.slice(offset, offset + query.limit);
-      const has_more = offset + query.limit < items.length;
-      return {
-        status: 200,
-        body: {
-          data,
-          pagination: {
-            has_more,
-            next_cursor: has_more ? encodeOffset(offset + query.limit) : null,
-            total_count: items.length,
-          },
-        },
-      };
+      const page = { limit: query.limit, cursor: query.cursor };
+      const found = await withCursorProblems(promptAffinity(db, principal.organization_id, key, new Date(), page));
+      return { status: 200, body: styleBPageView(found, (item) => item) };
     },
   });
 }

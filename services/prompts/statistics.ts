@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import { promptCallTotals, promptModelBreakdown } from '../../db/reasoning-calls';
-import { affinityScore, recommendedModel, type ModelSample } from '../../domain/prompts/statistics';
+import type { Page, PageRequest } from '../../db/pagination';
+import { listPromptModelAffinity, promptCallTotals, promptModelBreakdown } from '../../db/reasoning-calls';
+import { COST_EFFICIENCY_WEIGHT, recommendedModel } from '../../domain/prompts/statistics';
 
 export const PROMPT_STATISTICS_WINDOW_DAYS = 7;
 
@@ -44,33 +45,50 @@ export async function promptStatistics(db: Knex, organizationId: string, key: st
   };
 }
 
-/** Each model's affinity with the prompt over the same window, best first. */
-export async function promptAffinity(db: Knex, organizationId: string, key: string, now: Date) {
+/** A model's affinity with the prompt, as the affinity listing shows it. */
+export interface PromptAffinityItem {
+  prompt_key: string;
+  model_id: string;
+  provider: string;
+  sample_size: number;
+  stats: { avg_latency_ms: number; avg_cost_usd: number; avg_tokens: number; success_rate: number };
+  affinity_score: number;
+}
+
+/** Each model's affinity with the prompt over the same window, best first, as a keyset page (the cursor opaque). */
+export async function promptAffinity(
+  db: Knex,
+  organizationId: string,
+  key: string,
+  now: Date,
+  page: Omit<PageRequest, 'sort'>,
+): Promise<Page<PromptAffinityItem>> {
   const window = windowOf(now);
-  const rows = await promptModelBreakdown(db, organizationId, key, window.start, window.end);
-  const samples: ModelSample[] = rows.map((row) => ({
-    model_id: row.model_id,
-    provider: row.provider,
-    call_count: row.call_count,
-    success_rate: row.successes / row.call_count,
-    avg_cost_usd: row.avg_cost_usd,
-  }));
-  return rows
-    .map((row, index) => ({
+  const found = await listPromptModelAffinity(
+    db,
+    {
+      organizationId,
+      promptKey: key,
+      since: window.start,
+      until: window.end,
+      costEfficiencyWeight: COST_EFFICIENCY_WEIGHT,
+    },
+    page,
+  );
+  return {
+    ...found,
+    data: found.data.map((row) => ({
       prompt_key: key,
       model_id: row.model_id,
       provider: row.provider,
-      sample_size: row.call_count,
+      sample_size: row.sample_size,
       stats: {
         avg_latency_ms: row.avg_latency_ms,
         avg_cost_usd: row.avg_cost_usd,
         avg_tokens: row.avg_tokens,
-        success_rate: samples[index]!.success_rate,
+        success_rate: row.success_rate,
       },
-      affinity_score: affinityScore(samples[index]!, samples),
-    }))
-    .sort(
-      (a, b) =>
-        b.affinity_score - a.affinity_score || b.sample_size - a.sample_size || (a.model_id < b.model_id ? -1 : 1),
-    );
+      affinity_score: row.affinity_score,
+    })),
+  };
 }
