@@ -1,11 +1,13 @@
+import type { Knex } from 'knex';
+import type { DagState } from '../../contracts/run-dag';
 import { dagFromRow, findDagById, listDags } from '../../db/dags';
 import { dagStats } from '../../domain/dags/graph';
 import type { PlatformServiceDeps } from '../../services/approvals/approvals';
 import { createDag, workflowTrace } from '../../services/dags/dags';
 import { principalDid, resourceId } from '../../lib/ids';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import {
   CreateWorkflowSchema,
   DagStatsSchema,
@@ -18,14 +20,47 @@ import {
   WorkflowTraceSchema,
 } from '../schemas/workflows';
 
-export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  const find = async (organizationId: string, workflowId: string) => {
-    const row = await findDagById(deps.db, organizationId, workflowId);
-    if (!row) throw new Problem('workflow_not_found', `No workflow ${workflowId}`);
-    return dagFromRow(row);
-  };
+type Trace = Awaited<ReturnType<typeof workflowTrace>>;
 
-  api.route({
+function traceView(workflow: DagState, records: Trace) {
+  return {
+    workflow_id: workflow.workflow_id,
+    records: records.map(({ node_id, entry, anchor }) => ({
+      subject_id: entry.subject_id,
+      node_id,
+      step_id: entry.step_id,
+      timestamp: entry.timestamp,
+      actor: { ...entry.actor },
+      action: entry.action,
+      output_data: entry.output_data,
+      reasoning: entry.reasoning,
+      ledger_anchor: anchor,
+    })),
+  };
+}
+
+/** The reads of one workflow answer the same 404. */
+const MISSING = {
+  code: 'workflow_not_found',
+  description: 'No such workflow',
+  detail: ({ params }: { params: { workflow_id: string } }) => `No workflow ${params.workflow_id}`,
+} as const;
+
+async function findWorkflow(db: Knex, organizationId: string, workflowId: string) {
+  const row = await findDagById(db, organizationId, workflowId);
+  return row && dagFromRow(row);
+}
+
+/** Workflow DAGs: started, listed, read whole or as statistics, and traced through the ledger. */
+export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
+  const workflows = routeGroup(api, { tags: ['Workflows'], auth: 'platform:read', rateLimit: 'default' });
+  registerCreateWorkflow(workflows, deps);
+  registerWorkflowReads(workflows, deps.db);
+  registerWorkflowProvenance(workflows, deps.db);
+}
+
+function registerCreateWorkflow(workflows: RouteGroup, deps: PlatformServiceDeps): void {
+  workflows.route({
     method: 'post',
     path: '/v1/workflows',
     operationId: 'createWorkflow',
@@ -34,9 +69,7 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
       'Validated whole before anything runs (acyclic, edges between its nodes, conditions that parse, agent calls the agents accept). Runs as ' +
       'a Temporal workflow: nodes in dependency order, independent branches in parallel; agent nodes as executions and approval nodes as ' +
       'approvals (each its own workflow, linked by execution_id / approval_id). The first failed node fails the workflow; the rest are skipped.',
-    tags: ['Workflows'],
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { body: CreateWorkflowSchema },
     responses: { 201: { description: 'The running workflow', schema: WorkflowDetailSchema } },
     handler: async ({ req, body, principal }) => {
@@ -56,14 +89,13 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
       };
     },
   });
+}
 
-  listRoute(api, {
+function registerWorkflowReads(workflows: RouteGroup, db: Knex): void {
+  workflows.list({
     path: '/v1/workflows',
     operationId: 'listWorkflows',
     summary: 'List workflows',
-    tags: ['Workflows'],
-    auth: 'platform:read',
-    rateLimit: 'default',
     query: ListWorkflowsQuerySchema,
     page: {
       description: 'A page of workflows, newest first by default',
@@ -71,82 +103,47 @@ export function registerWorkflowRoutes(api: ApiBuilder, deps: PlatformServiceDep
       name: 'WorkflowPage',
     },
     sort: { allowed: { created_at: 'created_at' }, fallback: '-created_at', uniqueKey: 'workflow_id' },
-    list: ({ query, principal, page }) => listDags(deps.db, principal.organization_id, page, query),
+    list: ({ query, principal, page }) => listDags(db, principal.organization_id, page, query),
     view: (row) => workflowSummary(dagFromRow(row)),
   });
 
-  api.route({
-    method: 'get',
+  workflows.get({
+    params: WorkflowIdParamsSchema,
     path: '/v1/workflows/{workflow_id}',
     operationId: 'getWorkflow',
     summary: 'Read a workflow’s full DAG: nodes, edges and statistics',
-    tags: ['Workflows'],
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: WorkflowIdParamsSchema },
-    responses: {
-      200: { description: 'The workflow', schema: WorkflowDetailSchema },
-      404: { description: 'No such workflow' },
-    },
-    handler: async ({ params, principal }) => ({
-      status: 200,
-      body: workflowDetail(await find(principal.organization_id, params.workflow_id)),
-    }),
+    found: { description: 'The workflow', schema: WorkflowDetailSchema },
+    missing: MISSING,
+    find: ({ params, principal }) => findWorkflow(db, principal.organization_id, params.workflow_id),
+    view: workflowDetail,
   });
 
-  api.route({
-    method: 'get',
+  workflows.get({
+    params: WorkflowIdParamsSchema,
     path: '/v1/workflows/{workflow_id}/stats',
     operationId: 'getWorkflowStats',
     summary: 'A workflow’s statistics',
-    tags: ['Workflows'],
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: WorkflowIdParamsSchema },
-    responses: {
-      200: { description: 'Counts per node status and durations', schema: DagStatsSchema },
-      404: { description: 'No such workflow' },
-    },
-    handler: async ({ params, principal }) => ({
-      status: 200,
-      body: dagStats((await find(principal.organization_id, params.workflow_id)).nodes),
-    }),
+    found: { description: 'Counts per node status and durations', schema: DagStatsSchema },
+    missing: MISSING,
+    find: ({ params, principal }) => findWorkflow(db, principal.organization_id, params.workflow_id),
+    view: (workflow) => dagStats(workflow.nodes),
   });
+}
 
-  api.route({
-    method: 'get',
+function registerWorkflowProvenance(workflows: RouteGroup, db: Knex): void {
+  workflows.get({
+    params: WorkflowIdParamsSchema,
     path: '/v1/workflows/{workflow_id}/provenance',
     operationId: 'getWorkflowProvenance',
     summary: 'A workflow’s provenance trace: its own records and those of its nodes’ executions and approvals',
     description: 'In ledger order. The events of these records are read at /v1/events.',
-    tags: ['Workflows'],
-    auth: 'platform:read',
     rateLimit: 'provenance-queries',
-    request: { params: WorkflowIdParamsSchema },
-    responses: {
-      200: { description: 'The trace', schema: WorkflowTraceSchema },
-      404: { description: 'No such workflow' },
+    found: { description: 'The trace', schema: WorkflowTraceSchema },
+    missing: MISSING,
+    find: async ({ params, principal }) => {
+      const workflow = await findWorkflow(db, principal.organization_id, params.workflow_id);
+      return workflow && { workflow, records: await workflowTrace(db, principal.organization_id, workflow) };
     },
-    handler: async ({ params, principal }) => {
-      const workflow = await find(principal.organization_id, params.workflow_id);
-      const records = await workflowTrace(deps.db, principal.organization_id, workflow);
-      return {
-        status: 200,
-        body: {
-          workflow_id: workflow.workflow_id,
-          records: records.map(({ node_id, entry, anchor }) => ({
-            subject_id: entry.subject_id,
-            node_id,
-            step_id: entry.step_id,
-            timestamp: entry.timestamp,
-            actor: { ...entry.actor },
-            action: entry.action,
-            output_data: entry.output_data,
-            reasoning: entry.reasoning,
-            ledger_anchor: anchor,
-          })),
-        },
-      };
-    },
+    view: ({ workflow, records }) => traceView(workflow, records),
   });
 }
