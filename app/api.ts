@@ -2,9 +2,8 @@
  * Production entry of the API alone: configured by the environment, against an existing Postgres
  * (DATABASE_URL) and Temporal (TEMPORAL_ADDRESS). `npm start` runs everything on one machine instead.
  */
-import { createDb } from '../db/connection';
 import { ledgerOrigin, loadConfig } from './config';
-import { dbTimeoutsOf, migrateDatabase } from './database';
+import { openMigratedDatabase } from './database';
 import { createAppDeps } from './deps';
 import { createLogger } from '../lib/logger';
 import { closeServer, listenUntilSignalled } from '../lib/http-server';
@@ -31,14 +30,7 @@ async function main(): Promise<void> {
     throw new Error(
       'DATABASE_URL is required for the API entry; `npm start` runs an embedded Postgres for development',
     );
-  await migrateDatabase(config.DATABASE_URL, logger);
-  const db = createDb({
-    connectionString: config.DATABASE_URL,
-    poolMax: config.DATABASE_POOL_MAX,
-    applicationName: 'handoff-api',
-    logger,
-    timeouts: dbTimeoutsOf(config),
-  });
+  const db = await openMigratedDatabase(config.DATABASE_URL, config, 'handoff-api', logger);
   // Private keys are sealed at rest with the secrets key; keys from before sealing are sealed here.
   const secretKeys = secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS);
   await ensureSigningKey(db, { secretKeys, warn: (message) => logger.warn(message) });

@@ -23,6 +23,23 @@ export async function migrateDatabase(connectionString: string, logger?: DbLogSi
   }
 }
 
+/** An entry point's database: migrated first, then its bounded pool under the process's name. */
+export async function openMigratedDatabase(
+  connectionString: string,
+  config: Config,
+  applicationName: string,
+  logger: DbLogSink,
+): Promise<Db> {
+  await migrateDatabase(connectionString, logger);
+  return createDb({
+    connectionString,
+    poolMax: config.DATABASE_POOL_MAX,
+    applicationName,
+    logger,
+    timeouts: dbTimeoutsOf(config),
+  });
+}
+
 export interface OpenDatabase {
   db: Db;
   /** Where the data lives, for the operator: the URL or the embedded folder. */

@@ -2,9 +2,8 @@
  * A worker process alone: runs every workflow and activity of the task queue against an existing Postgres
  * (DATABASE_URL) and Temporal (TEMPORAL_ADDRESS). Stops gracefully on SIGINT/SIGTERM.
  */
-import { createDb } from '../db/connection';
 import { ledgerOrigin, loadConfig } from './config';
-import { dbTimeoutsOf, migrateDatabase } from './database';
+import { openMigratedDatabase } from './database';
 import { createLogger } from '../lib/logger';
 import { connectWorkerConnection } from './temporal';
 import { ensureLedgerKey } from '../services/ledger/keys';
@@ -28,14 +27,7 @@ export async function runWorkerProcess(
   installWorkerRuntime(logger, { metricsBindAddress: config.TEMPORAL_METRICS_BIND_ADDRESS });
   const tracing = tracingOf(config, 'handoff-worker');
   const metrics = metricsRegistryOf(config, { api: false, worker: true });
-  await migrateDatabase(config.DATABASE_URL, logger);
-  const db = createDb({
-    connectionString: config.DATABASE_URL,
-    poolMax: config.DATABASE_POOL_MAX,
-    applicationName: 'handoff-worker',
-    logger,
-    timeouts: dbTimeoutsOf(config),
-  });
+  const db = await openMigratedDatabase(config.DATABASE_URL, config, 'handoff-worker', logger);
   const secretKeys = secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS);
   await ensureLedgerKey(db, ledgerOrigin(config), (message) => logger.warn(message), secretKeys);
   const connection = await connectWorkerConnection(config);
