@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { checkpointWithTreeSize, latestCheckpoint, type CheckpointRow } from '../db/ledger-blocks';
 import { exportLedger } from '../services/ledger/export';
-import { loadLedgerIdentity } from '../services/ledger/keys';
+import { loadLedgerIdentity, type LedgerIdentity } from '../services/ledger/keys';
 import { consistencyBundle, recordBundle, type BundleOutcome } from '../services/ledger/proofs';
 import { Problem } from './problem';
 import type { ApiBuilder, Reply } from './route';
@@ -30,6 +30,18 @@ function toCheckpoint(row: CheckpointRow) {
     root_hash: row.root_hash.toString('base64'),
     sealed_at: new Date(row.sealed_at).toISOString(),
     checkpoint: row.checkpoint,
+  };
+}
+
+function toLedgerKey(key: LedgerIdentity) {
+  return {
+    origin: key.origin,
+    key_id: key.keyId,
+    algorithm: 'Ed25519',
+    public_key: key.publicKey.toString('base64'),
+    verifier_key: key.verifierKey,
+    checkpoint_format: 'https://c2sp.org/tlog-checkpoint',
+    hashing: 'RFC 6962 / RFC 9162: SHA-256, leaf 0x00 || canonical JSON (RFC 8785), node 0x01 || left || right',
   };
 }
 
@@ -76,14 +88,20 @@ const PENDING = {
  * the export, which carry record bodies, need a token, and give the bodies of the caller's organization only.
  */
 export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): void {
+  registerPublicLog(api, deps);
+  registerRecordProofs(api, deps);
+}
+
+const PUBLIC_LOG = { tags: ['Ledger'], auth: 'public' as const, rateLimit: 'default' as const };
+
+/** The key, the checkpoints and the proofs between them: public, and nothing of any record. */
+function registerPublicLog(api: ApiBuilder, deps: LedgerRouteDeps): void {
   api.route({
+    ...PUBLIC_LOG,
     method: 'get',
     path: '/v1/ledger/key',
     operationId: 'getLedgerKey',
     summary: 'The log’s origin and Ed25519 public key: all a verifier needs',
-    tags: ['Ledger'],
-    auth: 'public',
-    rateLimit: 'default',
     responses: {
       200: { description: 'The key', schema: LedgerKeySchema },
       503: { description: 'The log has no key yet (no service has started against this database)' },
@@ -91,30 +109,16 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
     handler: async () => {
       const key = await loadLedgerIdentity(deps.db);
       if (!key) throw new Problem('service_unavailable', 'The ledger has no key yet: start the service once');
-      return {
-        status: 200,
-        headers: { 'Cache-Control': 'public, max-age=3600' },
-        body: {
-          origin: key.origin,
-          key_id: key.keyId,
-          algorithm: 'Ed25519',
-          public_key: key.publicKey.toString('base64'),
-          verifier_key: key.verifierKey,
-          checkpoint_format: 'https://c2sp.org/tlog-checkpoint',
-          hashing: 'RFC 6962 / RFC 9162: SHA-256, leaf 0x00 || canonical JSON (RFC 8785), node 0x01 || left || right',
-        },
-      };
+      return { status: 200, headers: { 'Cache-Control': 'public, max-age=3600' }, body: toLedgerKey(key) };
     },
   });
 
   api.route({
+    ...PUBLIC_LOG,
     method: 'get',
     path: '/v1/ledger/checkpoint',
     operationId: 'getLedgerCheckpoint',
     summary: 'The latest signed checkpoint, or the one of a given tree size',
-    tags: ['Ledger'],
-    auth: 'public',
-    rateLimit: 'default',
     request: { query: TreeSizeQuerySchema },
     responses: {
       200: { description: 'The checkpoint', schema: CheckpointSchema },
@@ -137,15 +141,13 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
   });
 
   api.route({
+    ...PUBLIC_LOG,
     method: 'get',
     path: '/v1/ledger/consistency',
     operationId: 'getLedgerConsistencyProof',
     summary: 'Proof that the log at one checkpoint extends the log at an earlier one',
     description:
       'Both sizes must be checkpointed tree sizes, so both roots are signed. Verify offline with `npm run verify`.',
-    tags: ['Ledger'],
-    auth: 'public',
-    rateLimit: 'default',
     request: { query: ConsistencyQuerySchema },
     responses: {
       200: { description: 'The consistency bundle', schema: ConsistencyBundleSchema },
@@ -155,7 +157,10 @@ export function registerLedgerRoutes(api: ApiBuilder, deps: LedgerRouteDeps): vo
     handler: async ({ query }) =>
       bundleReply(await consistencyBundle(deps.db, query.first, query.second), deps.blockMaxAgeMs),
   });
+}
 
+/** What carries record bodies: a record's proof and the export, of the caller's organization only. */
+function registerRecordProofs(api: ApiBuilder, deps: LedgerRouteDeps): void {
   api.route({
     method: 'get',
     path: '/v1/ledger/records/{transaction_id}/proof',
