@@ -14,36 +14,43 @@ import { answerOf, reasoningEventStream } from './reasoning-replies';
 
 type ReasonBody = z.infer<typeof ReasonRequestSchema>;
 
-export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void {
-  async function plan(body: ReasonBody, principal: Principal): Promise<ReasonPlan> {
-    let messages = body.messages;
-    let prompt: { key: string; version: string } | undefined;
-    if (body.prompt_key !== undefined) {
-      const rendered = await promptMessages(
-        deps.db,
-        principal.organization_id,
-        body.prompt_key,
-        body.prompt_variables ?? {},
-        (key) => grantsPrompt(principal.scopes, 'read', key),
-      );
-      if (!rendered.ok) {
-        if (rendered.code === 'forbidden') {
-          throw new Problem(
-            'insufficient_scope',
-            `Reading the prompt ${rendered.key} needs prompt:read:${rendered.key}`,
-            { extensions: { required_scope: `prompt:read:${rendered.key}` } },
-          );
-        }
-        throw new Problem(rendered.code, rendered.detail, rendered.errors ? { errors: rendered.errors } : {});
-      }
-      messages = [{ role: 'system', content: rendered.content }, ...messages];
-      prompt = { key: rendered.key, version: rendered.version };
+/** The messages to send: the named prompt's text, when there is one the caller may read, before the caller's own. */
+async function withPrompt(deps: ReasonDeps, body: ReasonBody, principal: Principal) {
+  if (body.prompt_key === undefined) return { messages: body.messages, prompt: undefined };
+  const rendered = await promptMessages(
+    deps.db,
+    principal.organization_id,
+    body.prompt_key,
+    body.prompt_variables ?? {},
+    (key) => grantsPrompt(principal.scopes, 'read', key),
+  );
+  if (!rendered.ok) {
+    if (rendered.code === 'forbidden') {
+      throw new Problem('insufficient_scope', `Reading the prompt ${rendered.key} needs prompt:read:${rendered.key}`, {
+        extensions: { required_scope: `prompt:read:${rendered.key}` },
+      });
     }
-    const outcome = await planReasoning(deps, { ...body, messages, prompt });
-    if (!outcome.ok) throw refusalProblem(outcome);
-    return outcome.plan;
+    throw new Problem(rendered.code, rendered.detail, rendered.errors ? { errors: rendered.errors } : {});
   }
+  return {
+    messages: [{ role: 'system' as const, content: rendered.content }, ...body.messages],
+    prompt: { key: rendered.key, version: rendered.version },
+  };
+}
 
+async function plan(deps: ReasonDeps, body: ReasonBody, principal: Principal): Promise<ReasonPlan> {
+  const outcome = await planReasoning(deps, { ...body, ...(await withPrompt(deps, body, principal)) });
+  if (!outcome.ok) throw refusalProblem(outcome);
+  return outcome.plan;
+}
+
+/** Reasoning: an answer (whole or streamed) from the model the registry selects, and signals on how it was received. */
+export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void {
+  registerReason(api, deps);
+  registerSignals(api, deps);
+}
+
+function registerReason(api: ApiBuilder, deps: ReasonDeps): void {
   api.route({
     method: 'post',
     path: '/v1/reason',
@@ -60,7 +67,7 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void
     request: { body: ReasonRequestSchema },
     responses: { 200: { description: 'The answer', schema: ReasonResponseSchema }, ...REASONING_PROBLEMS },
     handler: async ({ body, principal }) => {
-      const outcome = await reason(deps, await plan(body, principal), principal);
+      const outcome = await reason(deps, await plan(deps, body, principal), principal);
       if (!outcome.ok) throw unavailableProblem(outcome);
       return { status: 200, body: answerOf(outcome.result) };
     },
@@ -85,7 +92,7 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void
       ...REASONING_PROBLEMS,
     },
     handler: async ({ body, principal, res }) => {
-      const outcome = await reasonStreaming(deps, await plan(body, principal), principal);
+      const outcome = await reasonStreaming(deps, await plan(deps, body, principal), principal);
       if (!outcome.ok) throw unavailableProblem(outcome);
       res.set({ 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
       return {
@@ -94,7 +101,9 @@ export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void
       };
     },
   });
+}
 
+function registerSignals(api: ApiBuilder, deps: ReasonDeps): void {
   api.route({
     method: 'post',
     path: '/v1/reasoning-calls/{call_id}/signals',
