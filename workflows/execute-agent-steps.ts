@@ -17,7 +17,7 @@ import type {
   ExecutionState,
   ProgressReport,
 } from '../contracts/execute-agent';
-import { DATABASE_ACTIVITY_RETRY, failedWith, storageFailure } from '../contracts/failures';
+import { DATABASE_ACTIVITY_RETRY, failedWith, FAILURE_TYPES, refuseWith, storageFailure } from '../contracts/failures';
 import { PlatformStatusKey } from '../contracts/search-attributes';
 import {
   callbackTransition,
@@ -170,6 +170,13 @@ export async function callBack(
       error: error.cause?.message ?? error.message,
     });
   }
+}
+
+/** A cancel's answer once the execution has finished: its state when the cancel ended it, else a refusal. */
+export function cancelled(state: ExecutionState): ExecutionState {
+  const refusal = `Execution ${state.execution_id} ${state.status} before it could be cancelled`;
+  refuseWith(FAILURE_TYPES.executionNotCancellable, state.status === 'cancelled' ? undefined : refusal);
+  return state;
 }
 
 /** The attempt an invocation or callback failure reports in its details. */

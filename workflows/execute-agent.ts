@@ -22,6 +22,7 @@ import {
 import {
   callAgent,
   callBack,
+  cancelled,
   executionState,
   failedEnding,
   now,
@@ -66,10 +67,7 @@ export async function executeAgentWorkflow(input: ExecuteAgentInput): Promise<Ex
       work.cancel();
       await condition(() => finished || execution.failure !== undefined);
       execution.throwIfFailed();
-      const cancelled = state.status === 'cancelled';
-      const refusal = `Execution ${input.execution_id} ${state.status} before it could be cancelled`;
-      refuseWith(FAILURE_TYPES.executionNotCancellable, cancelled ? undefined : refusal);
-      return state;
+      return cancelled(state);
     },
     {
       validator: (request: CancelExecutionInput) => {
