@@ -1,9 +1,8 @@
 import { registerAgent, taskId } from '../support/agents';
 import { call, client, expectProblem } from '../support/http';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 let agent: { agent_id: string; api_key: string };
 let as: ReturnType<typeof client>;
@@ -11,8 +10,8 @@ let as: ReturnType<typeof client>;
 // The only reviewer holding triage_review, so that assignments here do not depend on other reviewers' load.
 const TRIAGE = 'did:web:example.com:reviewers:triage';
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token());
   agent = await registerAgent(admin, {
     agent_type: 'diagnosis',
@@ -26,7 +25,6 @@ beforeAll(async () => {
     json: { display_name: 'Triage', capabilities: { triage_review: 0.9 } },
   });
 });
-afterAll(() => stack?.stop());
 
 const events = (routingId: string, stepId?: string) => eventKinds(stack.database.db, routingId, stepId);
 

@@ -1,17 +1,16 @@
 import { registerAgent, taskId } from '../support/agents';
 import { call, client, expectProblem, type CallResult } from '../support/http';
 import { resolveAs } from '../support/people';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 let agent: { agent_id: string; api_key: string };
 let as: ReturnType<typeof client>;
 let otherAgent: ReturnType<typeof client>;
 let foreignAgent: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token());
   agent = await registerAgent(admin);
   as = client(stack.baseUrl, agent.api_key);
@@ -24,7 +23,6 @@ beforeAll(async () => {
   const adminB = client(stack.baseUrl, await stack.token(['orch:admin'], 'bob', created.body.organization_id));
   foreignAgent = client(stack.baseUrl, (await registerAgent(adminB)).api_key);
 });
-afterAll(() => stack?.stop());
 
 const ADA = 'did:web:handoff.local:reviewers:ada';
 const lowConfidence = (task_id: string) => ({

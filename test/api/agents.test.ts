@@ -2,16 +2,14 @@ import { createHash } from 'node:crypto';
 import { registerAgent, taskId } from '../support/agents';
 import { call, client, expectProblem } from '../support/http';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token());
 });
-afterAll(() => stack?.stop());
 
 const route = (token: string, headers: Record<string, string> = {}, body: Record<string, unknown> = {}) =>
   call(stack.baseUrl, 'POST', '/v1/orch/route', {

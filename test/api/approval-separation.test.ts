@@ -2,24 +2,22 @@ import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
 import { mintPersonalAccessToken } from '../../services/identity/issuance/access-tokens';
 import { client, expectProblem } from '../support/http';
 import { delegateToNewAgent, signedInPerson, type SignedInPerson } from '../support/identity';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 let alice: SignedInPerson;
 let asAlice: ReturnType<typeof client>;
 let bob: SignedInPerson;
 let asBob: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token());
   alice = await signedInPerson(stack, { name: 'Alice' });
   asAlice = client(stack.baseUrl, alice.sessionToken);
   bob = await signedInPerson(stack, { name: 'Bob' });
   asBob = client(stack.baseUrl, bob.sessionToken);
 });
-afterAll(() => stack?.stop());
 
 /** An agent Passport holding a delegation token from `from` with the given capabilities. */
 async function agentOf(from: SignedInPerson, capabilities: string[]) {

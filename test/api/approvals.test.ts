@@ -2,22 +2,20 @@ import { verifyStoredLedger } from '../../services/ledger/export';
 import { eventually } from '../support/eventually';
 import { client, expectProblem, type CallResult } from '../support/http';
 import { signedInPerson } from '../support/identity';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let api: ReturnType<typeof client>;
 /** The approver, signed in: who answers (and cancels) the requests the agent's token creates. */
 let asCfo: ReturnType<typeof client>;
 let CFO: string;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   api = client(stack.baseUrl, await stack.token());
   const cfo = await signedInPerson(stack, { name: 'CFO' });
   CFO = cfo.did;
   asCfo = client(stack.baseUrl, cfo.sessionToken);
 });
-afterAll(() => stack?.stop());
 
 const PAYER = 'did:web:acme.example:agents:payer';
 const ACME = 'did:web:acme.example';

@@ -2,19 +2,17 @@ import { appendProvenanceBatch } from '../../db/ledger';
 import { ledgerSealingLag } from '../../db/ledger-blocks';
 import type { ProvenanceEntry } from '../../domain/provenance/records';
 import { client, expectProblem, type CallResult } from '../support/http';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let orch: ReturnType<typeof client>;
 let auditor: ReturnType<typeof client>;
 
 // A reviewer has one second before the routing moves up the chain.
+const stack = useStack({ ESCALATION_TIMEOUT_LOW_SECONDS: '1' });
 beforeAll(async () => {
-  stack = await startStack({ ESCALATION_TIMEOUT_LOW_SECONDS: '1' });
   orch = client(stack.baseUrl, await stack.token(['orch:write', 'orch:read']));
   auditor = client(stack.baseUrl, await stack.token(['audit:read']));
 });
-afterAll(() => stack?.stop());
 
 const diagnosis = {
   task_type: 'audit_diagnosis',

@@ -8,14 +8,13 @@ import { startExtraApp, type ExtraApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { call, expectProblem, type CallOptions } from '../support/http';
 import { deploymentSigning, foreignEd25519Key, nowSeconds, signJwt } from '../support/jwt';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 
-let stack: Stack;
 let account: { client_id: string; client_secret: string };
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   const created = await call(stack.baseUrl, 'POST', '/v1/orch/service-accounts', {
     token: await stack.token(['orch:admin']),
     json: { name: 'billing-bot', scopes: ['orch:read', 'orch:write'] },
@@ -29,7 +28,6 @@ beforeAll(async () => {
     scopes: ['orch:read'],
   });
 });
-afterAll(() => stack?.stop());
 
 const READ = '/v1/orch/reviewers';
 const get = (token: string, baseUrl = stack.baseUrl) => call(baseUrl, 'GET', READ, { token });

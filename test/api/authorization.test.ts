@@ -11,9 +11,8 @@ import {
 import { createKeyRing } from '../../services/identity/issuance/key-ring';
 import { signDelegationToken } from '../../services/identity/issuance/delegation-tokens';
 import { call, expectProblem } from '../support/http';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 interface Operation {
   key: string;
   method: string;
@@ -24,8 +23,8 @@ interface Operation {
 }
 let operations: Operation[];
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   const document = (await call(stack.baseUrl, 'GET', '/openapi.json')).body as {
     paths: Record<
       string,
@@ -43,7 +42,6 @@ beforeAll(async () => {
     })),
   );
 });
-afterAll(() => stack?.stop());
 
 /** A delegation token signed by the deployment, holding exactly the given capabilities. */
 async function delegationToken(capabilities: string[], risk_level: RiskLevel = 'high'): Promise<string> {

@@ -2,9 +2,8 @@ import { appendProvenanceBatch } from '../../db/ledger';
 import { ledgerSealingLag } from '../../db/ledger-blocks';
 import type { ProvenanceEntry } from '../../domain/provenance/records';
 import { client, expectProblem, type CallResult } from '../support/http';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 
 /** Records of 2026-Q3 the way routings write them, with the routing's task type in its input. */
@@ -41,8 +40,8 @@ async function sealed() {
     await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token(['orch:admin']));
   await appendProvenanceBatch(stack.database.db, [
     decided('healthcare', 'escalate_to_human', 'medium'),
@@ -70,7 +69,6 @@ beforeAll(async () => {
   ]);
   await sealed();
 });
-afterAll(() => stack?.stop());
 
 describe('POST /v1/orch/compliance/report', () => {
   let created: CallResult;

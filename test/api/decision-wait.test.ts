@@ -10,16 +10,14 @@ import { eventually } from '../support/eventually';
 import { client, expectProblem, type CallResult } from '../support/http';
 import { signedInPerson } from '../support/identity';
 import { resolveAs } from '../support/people';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let api: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   api = client(stack.baseUrl, await stack.token());
 });
-afterAll(() => stack?.stop());
 
 const ADA = 'did:web:handoff.local:reviewers:ada';
 

@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { call, client, expectProblem } from '../support/http';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let person: SignedInPerson;
 
 const exchange = (json: Record<string, unknown>) =>
   call(stack.baseUrl, 'POST', '/v1/delegation-tokens/exchange', { json });
 const as = (token: string) => client(stack.baseUrl, token);
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   const admin = as(await stack.token(['platform:admin']));
   for (const key of ['support-billing', 'support-refunds', 'sales-pitch']) {
     expect(
@@ -24,7 +23,6 @@ beforeAll(async () => {
   }
   person = await signedInPerson(stack);
 });
-afterAll(() => stack?.stop());
 
 describe('prompt grants in delegation tokens', () => {
   it('reads the prompts its grant covers, is refused the others, and lists only the covered ones', async () => {

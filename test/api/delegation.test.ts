@@ -7,13 +7,9 @@ import { startExtraApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { call, expectProblem } from '../support/http';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(() => stack?.stop());
+const stack = useStack();
 
 const exchange = (json: Record<string, unknown>, token?: string) =>
   call(stack.baseUrl, 'POST', '/v1/delegation-tokens/exchange', { json, ...(token ? { token } : {}) });

@@ -3,16 +3,14 @@ import { createDb } from '../../db/connection';
 import { PROBLEM_TYPES, type ProblemCode } from '../../api/problem';
 import { capturingLogger, startExtraApp } from '../support/app';
 import { call, expectProblem } from '../support/http';
-import { devServerAddress, startStack, type Stack } from '../support/stack';
+import { devServerAddress, useStack } from '../support/stack';
 
-let stack: Stack;
 let token: string;
 
+const stack = useStack({ BODY_LIMIT: '1kb' });
 beforeAll(async () => {
-  stack = await startStack({ BODY_LIMIT: '1kb' });
   token = await stack.token();
 });
-afterAll(() => stack?.stop());
 
 const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
   call(stack.baseUrl, method, path, { token, ...options });

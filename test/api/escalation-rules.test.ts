@@ -1,15 +1,13 @@
 import { client, call, expectProblem } from '../support/http';
 import { eventKinds, provenanceEntries, provenanceEntry } from '../support/ledger-records';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token());
 });
-afterAll(() => stack?.stop());
 
 const rule = (overrides: Record<string, unknown> = {}) => ({
   rule_name: 'Logistics over 5,000',

@@ -7,9 +7,8 @@ import { mintPersonalAccessToken } from '../../services/identity/issuance/access
 import { signedInPerson, type SignedInPerson } from '../support/identity';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
 import { resolveAs } from '../support/people';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 /** A supervisor, signed in: who escalates by hand. */
 let lead: SignedInPerson;
@@ -21,8 +20,8 @@ const SECOND = 'did:web:example.com:reviewers:second';
 const SENIOR = 'did:web:example.com:reviewers:senior';
 const SPECIALIST = 'did:web:example.com:reviewers:specialist';
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token());
   lead = await signedInPerson(stack, { name: 'Lead' });
   asLead = client(stack.baseUrl, lead.sessionToken);
@@ -39,7 +38,6 @@ beforeAll(async () => {
     json: { display_name: 'Specialist', capabilities: { claims: 0.9, fraud: 0.9 }, chain_level: 3 },
   });
 });
-afterAll(() => stack?.stop());
 
 const byLead = () => ({
   type: 'human',

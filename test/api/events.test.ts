@@ -1,15 +1,13 @@
 import { emitEvents } from '../support/events';
 import { client, expectProblem } from '../support/http';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let api: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   api = client(stack.baseUrl, await stack.token(['platform:read', 'orch:write']));
 });
-afterAll(() => stack?.stop());
 
 describe('GET /v1/events', () => {
   it('lists every event a routing emitted, each with the provenance record it was appended with', async () => {

@@ -1,15 +1,13 @@
 import { connect } from 'node:net';
 import { expectProblem, type CallResult } from '../support/http';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let token: string;
 
+const stack = useStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' });
 beforeAll(async () => {
-  stack = await startStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' });
   token = await stack.token();
 });
-afterAll(() => stack?.stop());
 
 /** Hostile input must be refused at once: a request still unanswered after this long hangs. */
 const ANSWER_WITHIN_MS = 5000;

@@ -3,19 +3,17 @@ import { Client, Connection } from '@temporalio/client';
 import { startExtraApp } from '../support/app';
 import { call, expectProblem, type CallOptions } from '../support/http';
 import { signedInPerson } from '../support/identity';
-import { devServerAddress, startStack, type Stack } from '../support/stack';
+import { devServerAddress, useStack } from '../support/stack';
 
 /** A seeded reviewer (scripts/dev-seed.ts) who takes medical diagnoses. */
 const ADA = 'did:web:handoff.local:reviewers:ada';
 
-let stack: Stack;
 let token: string;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   token = await stack.token(['orch:admin'], 'idempotent-client');
 });
-afterAll(() => stack?.stop());
 
 const newKey = () => `key-${randomUUID()}`;
 const routingBody = (requestId: string) => ({

@@ -5,21 +5,19 @@ import { z } from '../../api/schemas/zod';
 import { buildStackApp } from '../support/app';
 import { call } from '../support/http';
 import { validateOpenApi } from '../support/openapi';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the document is read as the JSON a client gets */
 type Json = any;
 
-let stack: Stack;
 let doc: Json;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   const reply = await call(stack.baseUrl, 'GET', '/openapi.json');
   expect(reply.status).toBe(200);
   doc = reply.body;
 });
-afterAll(() => stack?.stop());
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Resource'];

@@ -1,15 +1,13 @@
 import { call, expectProblem } from '../support/http';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let reader: string;
 let admin: string;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   [reader, admin] = await Promise.all([stack.token(['orch:read']), stack.token(['orch:admin'])]);
 });
-afterAll(() => stack?.stop());
 
 interface Reviewer {
   did: string;

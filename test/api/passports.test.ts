@@ -8,18 +8,16 @@ import { signAsPassport, verifyPassportSignature } from '../../services/identity
 import { authenticateSession } from '../../services/identity/issuance/session-tokens';
 import { call, client, expectProblem } from '../support/http';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let writer: ReturnType<typeof client>;
 let admin: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   writer = client(stack.baseUrl, await stack.token(['platform:read', 'platform:write']));
   admin = client(stack.baseUrl, await stack.token(['platform:admin']));
 });
-afterAll(() => stack?.stop());
 
 const db = () => stack.database.db;
 const signing = () => ({ db: db(), settings: passportSettings(stack.config) });

@@ -2,19 +2,15 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jos
 import { mintPersonalAccessToken } from '../../services/identity/issuance/access-tokens';
 import { call, expectProblem, type CallResult } from '../support/http';
 import { signedInPerson } from '../support/identity';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
 /*
  * Enrolling a person (a device registration challenge, passkey registration options) mints a Passport that
  * sessions and delegations then act as, so it takes the organization administrator's people:enroll (or
  * platform:admin); platform:write, which creates agent Passports, is not enough.
  */
-let stack: Stack;
 
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(() => stack?.stop());
+const stack = useStack();
 
 const invite = (token: string) =>
   call(stack.baseUrl, 'POST', '/v1/passports/device-challenges', { token, json: { name: 'Grace Hopper' } });

@@ -1,12 +1,11 @@
 import { call, client, expectProblem } from '../support/http';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 let otherAdmin: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token(['orch:admin', 'audit:read'], 'alice'));
   const created = await call(stack.baseUrl, 'POST', '/v1/organizations', {
     token: await stack.token(['cloud:admin:global'], 'operator'),
@@ -18,7 +17,6 @@ beforeAll(async () => {
     await stack.token(['orch:admin', 'audit:read'], 'bob', created.body.organization_id),
   );
 });
-afterAll(() => stack?.stop());
 
 async function createToken(json: Record<string, unknown>) {
   const reply = await admin('POST', '/v1/auth/tokens', { json });

@@ -8,16 +8,14 @@ import { createWorker } from '../../workers/create-worker';
 import { startExtraApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { call, client, expectProblem } from '../support/http';
-import { sharedWorkflowBundle, startStack, type Stack } from '../support/stack';
+import { sharedWorkflowBundle, useStack } from '../support/stack';
 
-let stack: Stack;
 let api: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   api = client(stack.baseUrl, await stack.token(['platform:write', 'platform:read']));
 });
-afterAll(() => stack?.stop());
 
 const names = (checks: Array<{ name: string; status: string }>) =>
   Object.fromEntries(checks.map((check) => [check.name, check.status]));

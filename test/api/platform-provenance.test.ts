@@ -9,9 +9,8 @@ import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import type { ProvenanceEntry } from '../../domain/provenance/records';
 import { client, expectProblem } from '../support/http';
 import { signedInPerson } from '../support/identity';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let platform: ReturnType<typeof client>;
 let key: { verifier_key: string; public_key: string; origin: string };
 /** An orchestration agent of the caller's organization: what an attestation names. */
@@ -31,8 +30,8 @@ const record = (subject_id: string, step_id: string, extra: Partial<ProvenanceEn
   },
 });
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   platform = client(stack.baseUrl, await stack.token(['platform:read', 'platform:write']));
   key = (await client(stack.baseUrl)('GET', '/v1/ledger/key')).body;
   const orchAdmin = client(stack.baseUrl, await stack.token(['orch:admin']));
@@ -59,7 +58,6 @@ beforeAll(async () => {
   while ((await ledgerSealingLag(stack.database.db)).unsealed_leaves > 0)
     await new Promise((resolve) => setTimeout(resolve, 50));
 });
-afterAll(() => stack?.stop());
 
 const query = (body: unknown) => platform('POST', '/v1/provenance/query', { json: body });
 

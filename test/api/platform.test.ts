@@ -2,18 +2,16 @@ import { Client, Connection } from '@temporalio/client';
 import knex from 'knex';
 import { startExtraApp } from '../support/app';
 import { call, expectProblem } from '../support/http';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
 const ALLOWED_ORIGIN = 'https://app.example';
 
-let stack: Stack;
 let token: string;
 
+const stack = useStack({ CORS_ALLOWED_ORIGINS: ALLOWED_ORIGIN });
 beforeAll(async () => {
-  stack = await startStack({ CORS_ALLOWED_ORIGINS: ALLOWED_ORIGIN });
   token = await stack.token(['orch:read']);
 });
-afterAll(() => stack?.stop());
 
 describe('X-Request-ID', () => {
   it('echoes a sane id the caller sends', async () => {

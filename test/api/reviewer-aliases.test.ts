@@ -1,18 +1,14 @@
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { call, client, expectProblem } from '../support/http';
 import { signedInPerson } from '../support/identity';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
 /*
  * A person resolves as the reviewers linked to their Passport, and only those of their own organization: a
  * reviewer of the same DID in another organization, whatever it is linked to, makes no one a reviewer here.
  */
-let stack: Stack;
 
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(() => stack?.stop());
+const stack = useStack();
 
 const SHARED = 'did:web:alias.test:reviewers:lead';
 

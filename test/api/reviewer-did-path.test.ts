@@ -1,19 +1,17 @@
 import { client, expectProblem } from '../support/http';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
 /*
  * A reviewer's DID is a path segment, which Express decodes once: a DID whose own text holds `%3A` (a did:web
  * with a port, as Passport DIDs have) must be sent so that decoding gives it back, and a segment that would
  * decode into another DID is refused rather than stored under that other DID.
  */
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token(['orch:admin']));
 });
-afterAll(() => stack?.stop());
 
 const WITH_PORT = 'did:web:127.0.0.1%3A8443:reviewers:pat';
 const put = (segment: string, display_name = 'Pat') =>

@@ -1,21 +1,19 @@
 import { registerAgent, taskId } from '../support/agents';
 import { client, expectProblem } from '../support/http';
 import { asPerson, resolveAs } from '../support/people';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 
 const REVIEWER = 'did:web:example.com:reviewers:history';
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token());
   await admin('PUT', `/v1/orch/reviewers/${REVIEWER}`, {
     json: { display_name: 'History', capabilities: { ledger: 0.9 } },
   });
 });
-afterAll(() => stack?.stop());
 
 const route = (body: Record<string, unknown>) =>
   admin('POST', '/v1/orch/routing', {

@@ -2,16 +2,14 @@ import { eventually } from '../support/eventually';
 import { client, expectProblem } from '../support/http';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
 import { resolveAs } from '../support/people';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token());
 });
-afterAll(() => stack?.stop());
 
 // Each test asks for a capability of its own, so that reviewers registered by one do not serve another.
 const lowConfidence = (capability: string) => ({

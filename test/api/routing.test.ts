@@ -4,16 +4,14 @@ import { claimRoutingResolution, findRoutingById, routingStateOf } from '../../d
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { signedInPerson } from '../support/identity';
 import { signedInReviewer } from '../support/people';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let token: string;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   token = await stack.token();
 });
-afterAll(() => stack?.stop());
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${stack.baseUrl}${path}`, {

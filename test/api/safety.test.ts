@@ -1,16 +1,14 @@
 import { registerAgent } from '../support/agents';
 import { call, client, expectProblem } from '../support/http';
 import { eventKinds, provenanceEntry } from '../support/ledger-records';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let admin: ReturnType<typeof client>;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   admin = client(stack.baseUrl, await stack.token());
 });
-afterAll(() => stack?.stop());
 
 const eventsOf = (subjectId: string) => eventKinds(stack.database.db, subjectId);
 

@@ -1,14 +1,13 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { client, expectProblem } from '../support/http';
 import { asPerson, resolveAs } from '../support/people';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let api: ReturnType<typeof client>;
 const SUMMARIZER = 'agent://default/task-summarizer@1.0.0';
 
+const stack = useStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' });
 beforeAll(async () => {
-  stack = await startStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' });
   api = client(stack.baseUrl, await stack.token(['platform:write', 'platform:read', 'orch:write', 'orch:read']));
   const admin = client(stack.baseUrl, await stack.token(['platform:admin']));
   const registered = await admin('POST', '/v1/agents', {
@@ -20,7 +19,6 @@ beforeAll(async () => {
   });
   expect(registered.status).toBe(201);
 });
-afterAll(() => stack?.stop());
 
 /** The input a workflow was started with, as Temporal recorded it. */
 async function startInput(workflowId: string): Promise<unknown> {

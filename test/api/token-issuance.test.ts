@@ -4,17 +4,13 @@ import { mintPersonalAccessToken } from '../../services/identity/issuance/access
 import { call, expectProblem, type CallResult } from '../support/http';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
 import { SoftwareAuthenticator } from '../support/software-authenticator';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
 /**
  * "A human decided, and you can prove which one": a token that acts as a person is issued only to a caller
  * that proves that person's credential. Every issuing path is tried by callers that do not.
  */
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(() => stack?.stop());
+const stack = useStack();
 
 interface Issued {
   token: string;

@@ -3,17 +3,16 @@ import { registerTokenSubject } from '../../services/identity/issuance/subjects'
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { call, expectProblem } from '../support/http';
 import { deploymentSigning } from '../support/jwt';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
 /*
  * A JWT signed with the deployment key but naming no service account (no client_id) is trusted for the org and
  * scope it claims only as far as its subject is registered: its organization, and scopes covering the claimed ones.
  */
-let stack: Stack;
 let otherOrganization: string;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   const operator = await stack.token(['cloud:admin:global'], 'operator');
   const created = await call(stack.baseUrl, 'POST', '/v1/organizations', {
     token: operator,
@@ -27,7 +26,6 @@ beforeAll(async () => {
     scopes: ['orch:read', 'platform:admin'],
   });
 });
-afterAll(() => stack?.stop());
 
 /** A correctly signed access token (the deployment's key, typ, issuer, audience, expiry) with the claims given. */
 async function signed(claims: { sub: string; scope: string; org?: string }): Promise<string> {

@@ -3,17 +3,15 @@ import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { signedInPerson } from '../support/identity';
 import { call, expectProblem, type CallResult } from '../support/http';
 import { FLAGS, SoftwareAuthenticator } from '../support/software-authenticator';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let adminToken: string;
 let counter = 0;
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   adminToken = await stack.token(['platform:admin']);
 });
-afterAll(() => stack?.stop());
 
 const origin = () => stack.baseUrl;
 const post = (path: string, json: unknown, token?: string) =>

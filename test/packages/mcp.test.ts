@@ -8,16 +8,14 @@ import { serveHttp } from '@handoff/mcp';
 import { registerAgent, taskId } from '../support/agents';
 import { client } from '../support/http';
 import { resolveAs } from '../support/people';
-import { startStack, type Stack } from '../support/stack';
+import { useStack } from '../support/stack';
 
-let stack: Stack;
 let agent: { agent_id: string; api_key: string };
 
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   agent = await registerAgent(client(stack.baseUrl, await stack.token()));
 });
-afterAll(() => stack?.stop());
 
 const ADA = 'did:web:handoff.local:reviewers:ada';
 const TOOLS = [

@@ -140,3 +140,22 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     },
   };
 }
+
+/**
+ * The file's stack, started before its tests and stopped after them: `const stack = useStack();` at the top
+ * level of a test file. The returned object reads through to the started stack.
+ */
+export function useStack(env: Record<string, string> = {}): Stack {
+  let started: Stack | undefined;
+  beforeAll(async () => {
+    started = await startStack(env);
+  });
+  afterAll(() => started?.stop());
+  return new Proxy({} as Stack, {
+    get(_target, key) {
+      if (!started) throw new Error('the stack starts in beforeAll: read it inside a test or hook');
+      const value: unknown = Reflect.get(started, key);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(started) : value;
+    },
+  });
+}

@@ -5,14 +5,10 @@ import type { ProvenanceEntry } from '../../../domain/provenance/records';
 import { ledgerSealerSettings } from '../../../app/deps';
 import { verifyStoredLedger } from '../../../services/ledger/export';
 import { ledgerSealerWorkflowId, startLedgerSealer } from '../../../services/ledger/sealer';
-import { startStack, type Stack } from '../../support/stack';
+import { useStack } from '../../support/stack';
 
 // Blocks fall due by size (5 records) long before their age (a minute) could seal them.
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ LEDGER_BLOCK_MAX_LEAVES: '5', LEDGER_BLOCK_MAX_AGE_MS: '60000' });
-});
-afterAll(() => stack?.stop());
+const stack = useStack({ LEDGER_BLOCK_MAX_LEAVES: '5', LEDGER_BLOCK_MAX_AGE_MS: '60000' });
 
 const entries = (subject: string, count: number) =>
   Array.from({ length: count }, (_, i) => ({
