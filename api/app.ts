@@ -11,7 +11,7 @@ import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
 import type { PassportSettings } from '../services/identity/passports/settings';
 import type { KeyRing } from '../services/identity/issuance/key-ring';
 import type { TokenSettings } from '../services/identity/authentication/actor';
-import { authenticateDelegationToken } from '../services/identity/delegations/delegations';
+import { authenticateDelegationToken } from '../services/identity/delegations/authenticate';
 import { DELEGATION_TOKEN_TYPE } from '../services/identity/issuance/delegation-tokens';
 import type { RevocationRegistry } from '../services/identity/delegations/revocations';
 import type { DecisionWaits } from '../services/decisions/waits';

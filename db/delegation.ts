@@ -1,30 +1,12 @@
 import type { Knex } from 'knex';
-import type { RiskLevel } from '../domain/identity/capabilities';
+import type { Delegation } from '../contracts/aggregates/delegation';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { sessionCredentialIsActive } from './sessions';
 
 export const REVOCATIONS_CHANNEL = 'delegation_revocations';
 
-export interface DelegationRow {
-  delegation_id: string;
-  organization_id: string;
-  passport_id: string;
-  did: string;
-  agent_did: string | null;
-  agent_id: string | null;
-  parent_delegation_id: string | null;
-  chain: string[];
-  capabilities: string[];
-  environment: string | null;
-  risk_level: RiskLevel;
-  verification_tier: number;
-  identity_tier: number;
-  credential_type: 'passkey' | 'device_key';
-  credential_id: string;
-  created_at: Date;
-  expires_at: Date;
-  revoked_at: Date | null;
-}
+/** A delegation as the delegations table stores it: the delegation aggregate (contracts/aggregates/delegation.ts). */
+export type DelegationRow = Delegation;
 
 export interface DelegationTokenRow {
   token_id: string;
@@ -94,38 +76,16 @@ export interface TokenWithDelegation extends DelegationTokenRow {
   delegation: DelegationRow;
 }
 
-const TOKEN_COLUMNS = [
-  'token_id',
-  'status',
-  'created_at',
-  'expires_at',
-  'revoked_at',
-  'revoke_reason',
-  'replaced_by',
-].map((column) => `delegation_tokens.${column}`);
+/** The token's own columns; the rest of a joined row is its delegation's (whose times come as d_*). */
+const TOKEN_FIELDS = ['token_id', 'status', 'created_at', 'expires_at', 'revoked_at', 'revoke_reason', 'replaced_by'];
+const TOKEN_COLUMNS = TOKEN_FIELDS.map((column) => `delegation_tokens.${column}`);
 
 function withDelegation(row: Record<string, unknown>): TokenWithDelegation {
-  const {
-    token_id,
-    status,
-    created_at,
-    expires_at,
-    revoked_at,
-    revoke_reason,
-    replaced_by,
-    d_created_at,
-    d_expires_at,
-    d_revoked_at,
-    ...delegation
-  } = row;
+  const { d_created_at, d_expires_at, d_revoked_at, ...rest } = row;
+  const token = Object.fromEntries(TOKEN_FIELDS.map((field) => [field, rest[field]]));
+  const delegation = Object.fromEntries(Object.entries(rest).filter(([key]) => !TOKEN_FIELDS.includes(key)));
   return {
-    token_id,
-    status,
-    created_at,
-    expires_at,
-    revoked_at,
-    revoke_reason,
-    replaced_by,
+    ...token,
     delegation_id: delegation.delegation_id,
     delegation: { ...delegation, created_at: d_created_at, expires_at: d_expires_at, revoked_at: d_revoked_at },
   } as TokenWithDelegation;
@@ -313,47 +273,4 @@ export async function revocationsSince(
     row.delegation_id === null ? [] : [{ delegation_id: row.delegation_id, token_id: row.token_id }],
   );
   return { revocations, cursor: result.rows[0]!.cursor };
-}
-
-export interface PassportForDelegation {
-  passport_id: string;
-  did: string;
-  type: string;
-  organization_id: string;
-  status: string;
-  identity_tier: number;
-}
-
-export async function findPassportForDelegation(
-  db: Knex,
-  passportId: string,
-): Promise<PassportForDelegation | undefined> {
-  return db('passports')
-    .where({ passport_id: passportId })
-    .select('passport_id', 'did', 'type', 'organization_id', 'status', 'identity_tier')
-    .first<PassportForDelegation | undefined>();
-}
-
-/** The DID an agent id names in the organization: an agent Passport (by id or DID), a platform agent's Passport, or a registered orchestration agent. */
-export async function findAgentDid(
-  db: Knex,
-  organizationId: string,
-  agentId: string,
-): Promise<{ did: string; agent_id: string } | undefined> {
-  const passport = await db('passports')
-    .where({ type: 'agent', organization_id: organizationId })
-    .andWhere((q) => q.where({ passport_id: agentId }).orWhere({ did: agentId }))
-    .select('passport_id', 'did')
-    .first<{ passport_id: string; did: string } | undefined>();
-  if (passport) return { did: passport.did, agent_id: passport.passport_id };
-  const platformAgent = await db('platform_agents')
-    .join('passports', 'passports.passport_id', 'platform_agents.passport_id')
-    .where({ 'platform_agents.agent_id': agentId, 'passports.organization_id': organizationId })
-    .select('platform_agents.agent_id', 'passports.did')
-    .first<{ agent_id: string; did: string } | undefined>();
-  if (platformAgent) return platformAgent;
-  return db('agents')
-    .where({ agent_id: agentId, organization_id: organizationId })
-    .select('agent_id', 'did')
-    .first<{ agent_id: string; did: string } | undefined>();
 }

@@ -1,10 +1,7 @@
 import { listRevocations } from '../../db/delegation';
-import {
-  delegationScope,
-  delegationStatus,
-  revokeDelegation,
-  type DelegationDeps,
-} from '../../services/identity/delegations/delegations';
+import { type DelegationDeps, delegationScope } from '../../services/identity/delegations/context';
+import { delegationStatus } from '../../services/identity/delegations/status';
+import { revokeDelegation } from '../../services/identity/delegations/revoke';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

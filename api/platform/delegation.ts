@@ -1,14 +1,10 @@
 import { findDelegation, findToken, listTokens } from '../../db/delegation';
 import { HUMAN_ACT_CAPABILITY_NAMES } from '../../domain/identity/capabilities';
-import {
-  delegateToAgent,
-  delegationScope,
-  exchangeForDelegationToken,
-  revokeDelegationToken,
-  rotateDelegationToken,
-  type DelegationDeps,
-  type IssueOutcome,
-} from '../../services/identity/delegations/delegations';
+import { delegateToAgent, exchangeForDelegationToken } from '../../services/identity/delegations/exchange';
+import { type DelegationDeps, delegationScope } from '../../services/identity/delegations/context';
+import { revokeDelegationToken } from '../../services/identity/delegations/revoke';
+import { rotateDelegationToken } from '../../services/identity/delegations/rotate';
+import type { IssueOutcome } from '../../services/identity/delegations/issue';
 import { listRoute } from '../list-route';
 import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';

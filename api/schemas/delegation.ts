@@ -1,8 +1,8 @@
 import { CAPABILITY_NAMES, RISK_LEVELS } from '../../domain/identity/capabilities';
 import { isPromptScope } from '../../domain/prompts/scopes';
 import type { DelegationRow, RevocationRow, TokenWithDelegation } from '../../db/delegation';
-import type { IssuedToken } from '../../services/identity/delegations/delegations';
-import { DEFAULT_DELEGATION_SECONDS, MAX_DELEGATION_SECONDS } from '../../services/identity/delegations/delegations';
+import type { IssuedToken } from '../../services/identity/delegations/issue';
+import { DEFAULT_DELEGATION_SECONDS, MAX_DELEGATION_SECONDS } from '../../services/identity/delegations/context';
 import { DidSchema, listQuerySchema, TimestampSchema } from './common';
 import { z } from './zod';
 
@@ -115,6 +115,20 @@ export const REVOCATION_SORTABLE = { revoked_at: 'delegation_revocations.revoked
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
+/** Who delegated, to whom, and the bounds: what a token and an issued token show of their delegation. */
+function grantedBy(
+  delegation: DelegationRow,
+): Pick<DelegationRow, 'passport_id' | 'did' | 'agent_did' | 'capabilities' | 'environment' | 'risk_level'> {
+  return {
+    passport_id: delegation.passport_id,
+    did: delegation.did,
+    agent_did: delegation.agent_did,
+    capabilities: delegation.capabilities,
+    environment: delegation.environment,
+    risk_level: delegation.risk_level,
+  };
+}
+
 export const DelegationTokenSchema = z
   .object({
     token_id: z.string().openapi({ description: 'The token’s jti' }),
@@ -143,12 +157,7 @@ export function tokenView(row: TokenWithDelegation) {
     token_id: row.token_id,
     delegation_id: row.delegation_id,
     status: row.status,
-    passport_id: delegation.passport_id,
-    did: delegation.did,
-    agent_did: delegation.agent_did,
-    capabilities: delegation.capabilities,
-    environment: delegation.environment,
-    risk_level: delegation.risk_level,
+    ...grantedBy(delegation),
     created_at: row.created_at.toISOString(),
     expires_at: row.expires_at.toISOString(),
     revoked_at: iso(row.revoked_at),
@@ -186,12 +195,7 @@ export function issuedView(issued: IssuedToken, at: Date) {
     delegation_id: delegation.delegation_id,
     token_id: issued.token_id,
     token: issued.token,
-    passport_id: delegation.passport_id,
-    did: delegation.did,
-    agent_did: delegation.agent_did,
-    capabilities: delegation.capabilities,
-    environment: delegation.environment,
-    risk_level: delegation.risk_level,
+    ...grantedBy(delegation),
     verification_tier: delegation.verification_tier,
     identity_tier: delegation.identity_tier,
     created_at: delegation.created_at.toISOString(),

@@ -13,11 +13,9 @@ import path from 'node:path';
 import { migrateToLatest } from '../../db/migrate';
 import { createLogger } from '../../lib/logger';
 import { createKeyRing, ensureSigningKey } from '../../services/identity/issuance/key-ring';
-import {
-  authenticateDelegationToken,
-  exchangeForDelegationToken,
-  type DelegationDeps,
-} from '../../services/identity/delegations/delegations';
+import { authenticateDelegationToken } from '../../services/identity/delegations/authenticate';
+import { exchangeForDelegationToken } from '../../services/identity/delegations/exchange';
+import type { DelegationDeps } from '../../services/identity/delegations/context';
 import { createRevocationRegistry } from '../../services/identity/delegations/revocations';
 import { issueSessionToken } from '../../services/identity/issuance/session-tokens';
 import { createBenchDatabase } from './database';

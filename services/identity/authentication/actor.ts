@@ -1,3 +1,5 @@
+import type { Grant } from '../../../contracts/aggregates/delegation';
+
 /**
  * The Passport a credential authenticates, and the credential that did: what the provenance record of a
  * human act names, so that anyone verifying the log sees who decided and with which key or passkey.
@@ -16,19 +18,15 @@ export interface Actor {
 }
 
 /** The delegation a token belongs to, as its claims carry it (services/identity/issuance/delegation-tokens.ts). */
-export interface DelegationGrant {
+export type DelegationGrant = Pick<
+  Grant,
+  'chain' | 'risk_level' | 'environment' | 'verification_tier' | 'identity_tier' | 'expires_at'
+> & {
   delegation_id: string;
   token_id: string;
-  /** Delegation ids from the root (exchanged from a session) down to this one. */
-  chain: string[];
   /** The agent the person delegated to; absent when the person holds the token. */
   agent_did?: string;
-  risk_level: 'low' | 'standard' | 'high';
-  environment: string | null;
-  verification_tier: number;
-  identity_tier: number;
-  expires_at: Date;
-}
+};
 
 /** The issuer and audience every token of this deployment carries. */
 export interface TokenSettings {

@@ -1,32 +1,18 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { isDelegableGrant, RISK_LEVELS, type RiskLevel } from '../../../domain/identity/capabilities';
+import { isDelegableGrant, RISK_LEVELS } from '../../../domain/identity/capabilities';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
+import type { Grant } from '../../../contracts/aggregates/delegation';
 import type { TokenSettings } from '../authentication/actor';
 
 /** A delegation token: the bearer credential of platform calls (spec: Delegation), typ dt+jwt so no other token passes for one. */
 export const DELEGATION_TOKEN_TYPE = 'dt+jwt';
 
-/** What a delegation token says; every field is a signed claim. */
-export interface DelegationClaims {
-  token_id: string;
-  delegation_id: string;
-  /** Delegation ids from the root (exchanged from a session) down to this one; a revoked one anywhere kills the token. */
-  chain: string[];
-  passport_id: string;
-  /** The delegator: the person whose session the root was exchanged from. */
-  did: string;
-  organization_id: string;
-  agent_did: string | null;
-  capabilities: string[];
-  environment: string | null;
-  risk_level: RiskLevel;
-  verification_tier: number;
-  identity_tier: number;
-  /** The passkey or device key that signed in the session the root delegation came from. */
-  credential: { type: 'passkey' | 'device_key'; id: string };
-  issued_at: Date;
-  expires_at: Date;
-}
+/**
+ * What a delegation token says, every field a signed claim: its delegation's grant (the chain down to it: a revoked one anywhere kills
+ * the token; the delegator, whose session the root was exchanged from; the passkey or device key that signed
+ * that session in), and the token's own id and issue time.
+ */
+export type DelegationClaims = Grant & { delegation_id: string; token_id: string; issued_at: Date };
 
 export async function signDelegationToken(
   keyRing: KeyRing,
