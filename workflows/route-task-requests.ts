@@ -28,7 +28,7 @@ import {
   queuedByRequestRecord,
   resolutionRecord,
   type RequestFacts,
-} from '../domain/routing/steps';
+} from '../domain/routing/request-steps';
 import type { Routing } from './route-task-routing';
 import { PENDING_ANCHOR, routingActivities } from './route-task-run';
 

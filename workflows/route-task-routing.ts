@@ -22,7 +22,7 @@ import {
   supervisorNotifications,
   type RoutingHolder,
 } from '../domain/routing/escalation';
-import { queueAssignmentRecord } from '../domain/routing/steps';
+import { queueAssignmentRecord } from '../domain/routing/waiting-steps';
 import type { Decided } from '../contracts/route-task-decision';
 import { refusal, type RoutingRun } from './route-task-run';
 

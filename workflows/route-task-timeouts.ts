@@ -1,7 +1,7 @@
 import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance/records';
 import { assignReviewer } from '../domain/routing/reviewer-assignment';
 import { nextOnTimeout, nextQueueLevel } from '../domain/routing/escalation';
-import { chainEscalationRecord, expiryRecord, queueRaisedRecord } from '../domain/routing/steps';
+import { chainEscalationRecord, expiryRecord, queueRaisedRecord } from '../domain/routing/waiting-steps';
 import type { Routing } from './route-task-routing';
 import { routingActivities } from './route-task-run';
 

@@ -10,7 +10,7 @@ import { claimRoutingResolution, findRoutingById, routingStateOf, type RoutingRo
 import type { PendingSignal } from '../../db/workflow-starts';
 import { humanActorOf, type HumanActRefusal } from '../../domain/identity/human-acts';
 import { resolutionRefusal } from '../../domain/routing/escalation';
-import { resolutionRecord } from '../../domain/routing/steps';
+import { resolutionRecord } from '../../domain/routing/request-steps';
 import type { Logger } from '../../lib/logger';
 import type { Principal } from '../identity/scopes';
 import { deliverAfterCommit } from '../workflow-starts/signals';

@@ -2,19 +2,19 @@ import { decideRoutingMoments } from '../../../domain/routing/moments';
 import type { RoutingTask } from '../../../domain/routing/decision';
 import { DEFAULT_RISK_THRESHOLDS } from '../../../domain/routing/risk';
 import {
-  chainEscalationRecord,
   confidenceRecord,
-  decisionRecords,
-  describeNeeds,
   escalationRecord,
   escalationRefusedRecord,
+  queuedByRequestRecord,
+  resolutionRecord,
+} from '../../../domain/routing/request-steps';
+import { decisionRecords, describeNeeds, type DecisionFacts } from '../../../domain/routing/steps';
+import {
+  chainEscalationRecord,
   expiryRecord,
   queueAssignmentRecord,
-  queuedByRequestRecord,
   queueRaisedRecord,
-  resolutionRecord,
-  type DecisionFacts,
-} from '../../../domain/routing/steps';
+} from '../../../domain/routing/waiting-steps';
 
 const task = (changes: Partial<RoutingTask> = {}): RoutingTask => ({
   task_type: 'diagnosis',
