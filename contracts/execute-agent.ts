@@ -1,12 +1,11 @@
 import { defineQuery, defineUpdate, type RetryPolicy } from '@temporalio/workflow';
-import type { ExecutionStatus, RiskFactor } from '../domain/executions/agent-calls';
-import type { RiskLevel } from '../domain/routing/risk';
 import type { ApprovalRequest } from './approval';
+import type { ExecutionState } from './aggregates/execution';
 import { NON_RETRYABLE_FAILURE_TYPES } from './failures';
 
-export interface AgentTarget {
-  agent_id: string;
-  agent_uri: string;
+export type { ExecutionState } from './aggregates/execution';
+
+export interface AgentTarget extends Pick<ExecutionState, 'agent_id' | 'agent_uri'> {
   passport_id: string;
   endpoint_url: string;
   /** How long one attempt may take. */
@@ -20,18 +19,20 @@ export interface RetrySchedule {
 }
 
 /** The execution id is the workflow id; every timeout and retry figure is an input. */
-export interface ExecuteAgentInput {
-  execution_id: string;
-  requested_by: string;
+export interface ExecuteAgentInput extends Pick<
+  ExecutionState,
+  | 'execution_id'
+  | 'requested_by'
+  | 'task_id'
+  | 'capability_uri'
+  | 'requester_passport_id'
+  | 'parameters'
+  | 'max_attempts'
+> {
   /** The organization the execution belongs to; absent (histories from before tenancy): the default one. */
   organization_id?: string | undefined;
-  task_id?: string | undefined;
   agent: AgentTarget;
-  capability_uri: string;
-  requester_passport_id: string;
-  parameters: Record<string, unknown>;
-  risk: { level: RiskLevel; factors: RiskFactor[] };
-  max_attempts: number;
+  risk: { level: ExecutionState['risk_level']; factors: ExecutionState['risk_factors'] };
   retry: RetrySchedule;
   /** An attempt that has not heartbeated for this long is taken as lost (its worker died) and retried. */
   heartbeat_timeout_ms: number;
@@ -40,40 +41,6 @@ export interface ExecuteAgentInput {
   approval?: ApprovalRequest | undefined;
   /** The workflow DAG node this execution runs. */
   dag?: { workflow_id: string; node_id: string } | undefined;
-}
-
-export interface ExecutionState {
-  execution_id: string;
-  version: number;
-  status: ExecutionStatus;
-  task_id?: string;
-  agent_id: string;
-  agent_uri: string;
-  capability_uri: string;
-  requester_passport_id: string;
-  requested_by: string;
-  parameters: Record<string, unknown>;
-  risk_level: RiskLevel;
-  risk_factors: RiskFactor[];
-  approval_id?: string;
-  workflow_id?: string;
-  node_id?: string;
-  result_json?: Record<string, unknown>;
-  error_json?: Record<string, unknown>;
-  progress_percent: number;
-  progress_message?: string;
-  callback_url?: string;
-  callback_success?: boolean;
-  callback_attempts: number;
-  max_attempts: number;
-  current_attempt: number;
-  cancelled_by?: string;
-  cancel_reason?: string;
-  provenance_id?: string;
-  queued_at: string;
-  started_at?: string;
-  completed_at?: string;
-  updated_at: string;
 }
 
 export interface CancelExecutionInput {

@@ -1,15 +1,12 @@
 import type { Knex } from 'knex';
-import type { ExecutionState } from '../contracts/execute-agent';
-import type { Nullable } from '../lib/nullable';
+import { ExecutionState } from '../contracts/aggregates/execution';
+import { rowOf } from '../lib/shape';
 import { paginate, type Page, type PageRequest } from './pagination';
+import { stateOfRow, type ProjectedRow } from './projected-rows';
 import { upsertProjection } from './projections';
 
-type ExecutionDates = 'queued_at' | 'started_at' | 'completed_at' | 'updated_at';
-
 /** The state as the executions table holds it (unset fields null, instants as Date), with the attempt log's counts. */
-export type ExecutionRow = Nullable<Omit<ExecutionState, ExecutionDates>> & {
-  [K in ExecutionDates]: undefined extends ExecutionState[K] ? Date | null : Date;
-} & {
+export type ExecutionRow = ProjectedRow<ExecutionState, 'queued_at' | 'started_at' | 'completed_at' | 'updated_at'> & {
   /** Live from the attempt log: the attempt under way may be later than the last projection knows. */
   live_attempt: number;
   live_callback_attempts: number;
@@ -27,51 +24,18 @@ export interface AttemptRow {
   duration_ms: number | null;
 }
 
-const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+const executionRow = rowOf(ExecutionState).of;
 
 export async function upsertExecutionProjection(
   db: Knex,
   state: ExecutionState,
   organizationId: string,
 ): Promise<void> {
-  const row = {
-    execution_id: state.execution_id,
-    version: state.version,
-    status: state.status,
-    task_id: state.task_id ?? null,
-    agent_id: state.agent_id,
-    agent_uri: state.agent_uri,
-    capability_uri: state.capability_uri,
-    requester_passport_id: state.requester_passport_id,
-    requested_by: state.requested_by,
-    parameters: json(state.parameters),
-    risk_level: state.risk_level,
-    risk_factors: json(state.risk_factors),
-    approval_id: state.approval_id ?? null,
-    workflow_id: state.workflow_id ?? null,
-    node_id: state.node_id ?? null,
-    result_json: json(state.result_json),
-    error_json: json(state.error_json),
-    progress_percent: state.progress_percent,
-    progress_message: state.progress_message ?? null,
-    callback_url: state.callback_url ?? null,
-    callback_success: state.callback_success ?? null,
-    callback_attempts: state.callback_attempts,
-    max_attempts: state.max_attempts,
-    current_attempt: state.current_attempt,
-    cancelled_by: state.cancelled_by ?? null,
-    cancel_reason: state.cancel_reason ?? null,
-    provenance_id: state.provenance_id ?? null,
-    queued_at: state.queued_at,
-    started_at: state.started_at ?? null,
-    completed_at: state.completed_at ?? null,
-    updated_at: state.updated_at,
-  } satisfies Record<keyof ExecutionState, unknown>;
   await upsertProjection(
     db,
     'executions',
     { key: 'execution_id', once: ['queued_at', 'organization_id'] },
-    { ...row, organization_id: organizationId },
+    { ...executionRow(state), organization_id: organizationId },
   );
 }
 
@@ -161,20 +125,11 @@ export async function recordAttemptFinished(
     });
 }
 
-const iso = (value: Date | null | undefined) => (value ? new Date(value).toISOString() : undefined);
-
 /** The row as the workflow's state, with the attempt counts of the logs folded in. */
 export function executionFromRow(row: ExecutionRow): ExecutionState {
-  const { live_attempt, live_callback_attempts, ...rest } = row;
-  const state: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(rest)) if (value !== null) state[key] = value;
   return {
-    ...(state as unknown as ExecutionState),
-    current_attempt: live_attempt,
-    callback_attempts: live_callback_attempts,
-    queued_at: iso(row.queued_at)!,
-    updated_at: iso(row.updated_at)!,
-    ...(row.started_at ? { started_at: iso(row.started_at)! } : {}),
-    ...(row.completed_at ? { completed_at: iso(row.completed_at)! } : {}),
+    ...stateOfRow(ExecutionState, row),
+    current_attempt: row.live_attempt,
+    callback_attempts: row.live_callback_attempts,
   };
 }

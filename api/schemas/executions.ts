@@ -1,54 +1,9 @@
 import { EXECUTION_STATUSES } from '../../domain/executions/agent-calls';
-import { RISK_LEVELS } from '../../domain/routing/risk';
-import { RiskFactorSchema } from './approvals';
+import { executionViewSchema } from '../../services/executions/view';
 import { DidSchema, listQuerySchema } from './common';
 import { z } from './zod';
 
-const JsonObjectSchema = z.record(z.string(), z.unknown());
-
-export const ExecutionSchema = z
-  .object({
-    id: z.string().openapi({ example: 'exe_3f0c…' }),
-    status: z.enum(EXECUTION_STATUSES),
-    task_id: z.string().nullable(),
-    agent_id: z.string().openapi({ description: 'The registered agent (agt_…)' }),
-    agent_uri: z.string(),
-    capability_uri: z.string(),
-    requester_passport_id: z.string(),
-    parameters: JsonObjectSchema.openapi({
-      description: 'What the agent receives (with an approver’s modified_params applied)',
-    }),
-    risk_level: z.enum(RISK_LEVELS),
-    risk_factors: z.array(RiskFactorSchema),
-    approval_id: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The approval the call waited for, when the agent’s policy asked for one' }),
-    workflow_id: z.string().nullable(),
-    node_id: z.string().nullable(),
-    result_json: JsonObjectSchema.nullable(),
-    error_json: JsonObjectSchema.nullable().openapi({
-      description: 'type (agent_rejected, agent_error, agent_unreachable, approval_rejected, …), message, status',
-    }),
-    progress_percent: z.number().int(),
-    progress_message: z.string().nullable(),
-    callback_url: z.string().nullable(),
-    callback_success: z
-      .boolean()
-      .nullable()
-      .openapi({ description: 'null until the callback is delivered or given up' }),
-    callback_attempts: z.number().int(),
-    max_attempts: z.number().int(),
-    current_attempt: z.number().int(),
-    cancelled_by: z.string().nullable(),
-    cancel_reason: z.string().nullable(),
-    provenance_id: z.string().nullable(),
-    queued_at: z.string(),
-    started_at: z.string().nullable(),
-    completed_at: z.string().nullable(),
-    updated_at: z.string(),
-  })
-  .openapi('Execution');
+export const ExecutionSchema = executionViewSchema.openapi('Execution');
 
 const AttemptSchema = z.object({
   kind: z.enum(['agent', 'callback']),
