@@ -1,15 +1,12 @@
 import type { Knex } from 'knex';
 import { appendProvenance } from '../db/ledger';
+import { clearEndpointFailures, noteEndpointFailure, updateSubscription, type SubscriptionRow } from '../db/webhooks';
 import {
-  clearEndpointFailures,
-  noteEndpointFailure,
-  updateSubscription,
   upsertAttempt,
   upsertDeliveryProjection,
   type AttemptOutcomeKind,
   type AttemptRow,
-  type SubscriptionRow,
-} from '../db/webhooks';
+} from '../db/webhook-deliveries';
 import { failingTooLong, type AttemptVerdict, type EndpointDisableReason } from '../domain/webhooks/rules';
 import type { Logger } from '../lib/logger';
 import { subscriptionChangeEntry } from '../services/webhooks/subscription-provenance';

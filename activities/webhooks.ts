@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { upsertDeliveryProjection } from '../db/webhooks';
+import { upsertDeliveryProjection } from '../db/webhook-deliveries';
 import type { Logger } from '../lib/logger';
 import type { DeliveryState } from '../contracts/deliver-webhook';
 import { withInvalidDataFailures } from './failures';

@@ -1,6 +1,6 @@
-import { findDelivery, findSubscription, listAttempts, listDeliveries, type DeliveryRow } from '../../db/webhooks';
+import { findSubscription } from '../../db/webhooks';
+import { deliveryFromRow, findDelivery, listAttempts, listDeliveries } from '../../db/webhook-deliveries';
 import { replayDelivery, type ReplayDeps } from '../../services/webhooks/replay';
-import type { DeliveryState } from '../../contracts/deliver-webhook';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
@@ -10,29 +10,10 @@ import {
   SubscriptionIdParamsSchema,
   WebhookDeliveryDetailSchema,
   WebhookDeliverySchema,
+  deliveryView,
 } from '../schemas/webhooks';
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
-
-/** A delivery from its read model (dates) or from its workflow's state (ISO strings). */
-function renderDelivery(delivery: DeliveryRow | DeliveryState) {
-  return {
-    delivery_id: delivery.delivery_id,
-    subscription_id: delivery.subscription_id,
-    event_id: delivery.event_id,
-    event: delivery.event,
-    status: delivery.status,
-    attempts: delivery.attempts,
-    last_status_code: delivery.last_status_code ?? null,
-    last_error: delivery.last_error ?? null,
-    failure_reason: delivery.failure_reason ?? null,
-    next_attempt_at: iso(delivery.next_attempt_at),
-    replay_of: delivery.replay_of ?? null,
-    created_at: iso(delivery.created_at)!,
-    updated_at: iso(delivery.updated_at)!,
-    completed_at: iso(delivery.completed_at),
-  };
-}
 
 const SORTABLE = { created_at: 'created_at', delivery_id: 'delivery_id' };
 
@@ -67,7 +48,7 @@ export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps)
         throw new Problem('webhook_not_found', `No webhook subscription ${params.subscription_id}`);
       return listDeliveries(deps.db, params.subscription_id, page, query);
     },
-    view: renderDelivery,
+    view: (row) => deliveryView(deliveryFromRow(row)),
   });
 
   api.route({
@@ -97,7 +78,7 @@ export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps)
       return {
         status: 200,
         body: {
-          ...renderDelivery(delivery),
+          ...deliveryView(deliveryFromRow(delivery)),
           attempt_log: attempts.map((attempt) => ({
             attempt: attempt.attempt,
             url: attempt.url,
@@ -143,7 +124,7 @@ export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps)
       if (!outcome.ok) throw new Problem(outcome.code, REPLAY_REFUSALS[outcome.code]);
       return {
         status: 202,
-        body: renderDelivery(outcome.delivery),
+        body: deliveryView(outcome.delivery),
         headers: { Location: `/v1/orch/webhooks/${params.subscription_id}/deliveries/${outcome.delivery.delivery_id}` },
       };
     },

@@ -1,5 +1,7 @@
 import { EVENT_KINDS, type EventKind } from '../../domain/provenance/events';
 import { ALL_EVENTS, DELIVERY_STATUSES } from '../../domain/webhooks/rules';
+import { DeliveryState } from '../../contracts/aggregates/delivery';
+import { viewOf } from '../../lib/shape';
 import { IdempotencyKeySchema, listQuerySchema, TimestampSchema } from './common';
 import { z } from './zod';
 
@@ -128,27 +130,11 @@ export const ListWebhooksQuerySchema = listQuerySchema.extend({
   event: z.string().optional().openapi({ description: 'Subscriptions that receive this kind (directly or through *)' }),
 });
 
-export const WebhookDeliverySchema = z
-  .object({
-    delivery_id: z.string(),
-    subscription_id: z.string(),
-    event_id: z.string().openapi({ description: 'Also the X-Svc-Delivery-ID header of every attempt and of replays' }),
-    event: z.string(),
-    status: z.enum(DELIVERY_STATUSES),
-    attempts: z.number().int(),
-    last_status_code: z.number().int().nullable(),
-    last_error: z.string().nullable(),
-    failure_reason: z.string().nullable().openapi({
-      description:
-        'endpoint_gone, destination_refused, retries_exhausted, endpoint_disabled, subscription_disabled, subscription_deleted, invalid_data, storage_failed',
-    }),
-    next_attempt_at: z.string().nullable(),
-    replay_of: z.string().nullable().openapi({ description: 'The delivery this one replays' }),
-    created_at: z.string(),
-    updated_at: z.string(),
-    completed_at: z.string().nullable(),
-  })
-  .openapi('WebhookDelivery');
+const delivery = viewOf(DeliveryState, { hide: ['version'] });
+
+export const WebhookDeliverySchema = delivery.schema.openapi('WebhookDelivery');
+
+export const deliveryView = delivery.of;
 
 export const WebhookDeliveryDetailSchema = WebhookDeliverySchema.extend({
   attempt_log: z.array(

@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { findEvent } from '../../db/events';
-import { findDelivery, findSubscription } from '../../db/webhooks';
+import { findSubscription } from '../../db/webhooks';
+import { findDelivery } from '../../db/webhook-deliveries';
 import type { RetrySchedule } from '../../domain/webhooks/rules';
 import type { DeliveryState } from '../../contracts/deliver-webhook';
 import { replayDeliveryIdFor, startDelivery } from './deliveries';
