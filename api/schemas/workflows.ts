@@ -7,7 +7,8 @@ import {
   rootNodeIds,
 } from '../../domain/dags/graph';
 import { RISK_LEVELS } from '../../domain/routing/risk';
-import type { DagState } from '../../contracts/run-dag';
+import { DagState } from '../../contracts/aggregates/dag';
+import { viewOf } from '../../lib/shape';
 import { RiskFactorSchema } from './approvals';
 import { DidSchema, LedgerAnchorSchema, listQuerySchema } from './common';
 import { z } from './zod';
@@ -28,76 +29,35 @@ export const DagStatsSchema = z
   })
   .openapi('WorkflowStats');
 
-const DagNodeSchema = z
-  .object({
-    id: z.string(),
-    workflow_id: z.string(),
-    parent_node_id: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The first node an edge comes from; null for a root' }),
-    node_type: z.enum(DAG_NODE_TYPES),
-    node_name: z.string(),
-    agent_id: z.string().nullable(),
-    agent_name: z.string().nullable(),
-    input: JsonObjectSchema,
-    output: JsonObjectSchema.nullable(),
-    error: JsonObjectSchema.nullable(),
-    status: z.enum(DAG_NODE_STATUSES),
-    condition: z.string().optional(),
-    created_at: z.string(),
-    started_at: z.string().nullable(),
-    completed_at: z.string().nullable(),
-    duration_ms: z.number().int().nullable(),
-    visual_metadata: JsonObjectSchema,
-    provenance_id: z.string().nullable(),
-    execution_id: z.string().nullable(),
-    approval_id: z.string().nullable(),
-  })
-  .openapi('WorkflowNode');
-
-const DagEdgeSchema = z
-  .object({
-    id: z.string(),
-    from_node_id: z.string(),
-    to_node_id: z.string(),
-    edge_type: z.enum(DAG_EDGE_TYPES),
-    condition: z.string().optional(),
-    metadata: JsonObjectSchema,
-  })
-  .openapi('WorkflowEdge');
+/** The run as its list shows it: what the DAG holds, without its nodes, edges and what only the workflow keeps. */
+const dag = viewOf(DagState, { hide: ['nodes', 'edges', 'version', 'requested_by', 'agent_ids', 'updated_at'] });
+// The summary puts what it computes (root node, stats) between the run's names and its outcome.
+const { workflow_id: idField, name: nameField, status: statusField, ...outcomeFields } = dag.schema.shape;
 
 const summaryShape = {
-  workflow_id: z.string(),
-  name: z.string(),
-  status: z.enum(DAG_STATUSES),
+  workflow_id: idField,
+  name: nameField,
+  status: statusField,
   root_node: z.object({ id: z.string(), status: z.enum(DAG_NODE_STATUSES), created_at: z.string() }),
   stats: DagStatsSchema,
-  error: JsonObjectSchema.nullable(),
-  provenance_id: z.string().nullable(),
-  created_at: z.string(),
-  started_at: z.string().nullable(),
-  completed_at: z.string().nullable(),
+  ...outcomeFields,
 };
 
 export const WorkflowSummarySchema = z.object(summaryShape).openapi('WorkflowSummary');
 export const WorkflowDetailSchema = z
-  .object({ ...summaryShape, nodes: z.array(DagNodeSchema), edges: z.array(DagEdgeSchema) })
+  .object({ ...summaryShape, nodes: DagState.shape.nodes, edges: DagState.shape.edges })
   .openapi('WorkflowDetail');
 
 export function workflowSummary(state: DagState): z.infer<typeof WorkflowSummarySchema> {
   const root = state.nodes.find((node) => node.id === rootNodeIds(state)[0]) ?? state.nodes[0]!;
+  const { workflow_id, name, status, ...outcome } = dag.of(state);
   return {
-    workflow_id: state.workflow_id,
-    name: state.name,
-    status: state.status,
+    workflow_id,
+    name,
+    status,
     root_node: { id: root.id, status: root.status, created_at: root.created_at },
     stats: dagStats(state.nodes),
-    error: state.error ?? null,
-    provenance_id: state.provenance_id ?? null,
-    created_at: state.created_at,
-    started_at: state.started_at ?? null,
-    completed_at: state.completed_at ?? null,
+    ...outcome,
   };
 }
 
