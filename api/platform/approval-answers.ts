@@ -1,4 +1,4 @@
-import type { AnswerOutcome } from '../../services/approvals/approvals';
+import type { AnswerOutcome } from '../../services/approvals/answers';
 import { Problem } from '../problem';
 import { ApprovalSchema, approvalView } from '../schemas/approvals';
 

@@ -2,12 +2,8 @@ import { approvalFromRow, findApprovalById, listApprovals } from '../../db/appro
 import { simpleResponse } from '../../domain/approvals/requests';
 import { approvalDecided } from '../../domain/tasks/decision-waits';
 import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
-import {
-  cancelApproval,
-  createApproval,
-  respondToApproval,
-  type PlatformServiceDeps,
-} from '../../services/approvals/approvals';
+import { createApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
+import { cancelApproval, respondToApproval } from '../../services/approvals/answers';
 import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
 import { resourceId } from '../../lib/ids';
 import { readAfterWait } from '../decision-wait';

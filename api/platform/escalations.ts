@@ -1,7 +1,8 @@
 import { approvalFromRow, listApprovals } from '../../db/approvals';
 import { escalationResponse } from '../../domain/approvals/requests';
 import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
-import { respondToApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
+import type { PlatformServiceDeps } from '../../services/approvals/approvals';
+import { respondToApproval } from '../../services/approvals/answers';
 import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';

@@ -3,41 +3,22 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { approvalFromRow, findApprovalById, insertOpenedApproval } from '../../db/approvals';
 import { ledgerAppendCall, transactionIdFor } from '../../db/ledger';
-import {
-  answerTransition,
-  approvalRecord,
-  requestedTransition,
-  type ApprovalEnding,
-  type ProvenRequester,
-} from '../../domain/approvals/steps';
+import { approvalRecord, requestedTransition, type ProvenRequester } from '../../domain/approvals/steps';
 import type { Actor } from '../identity/authentication/actor';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { unstorableRefusal } from '../../domain/common/storable-text';
 import { assessCallRisk } from '../../domain/executions/agent-calls';
-import { paramsSchemaOf, selfAnswerRefusal, type ApprovalMaker } from '../../domain/approvals/requests';
-import { findDelegation } from '../../db/delegation';
-import {
-  approverRefusal,
-  humanActorOf,
-  type HumanActCaller,
-  type HumanActRefusal,
-} from '../../domain/identity/human-acts';
 import type { PlatformSettings } from '../platform/settings';
 import {
   APPROVAL_WORKFLOW,
   type ApprovalRequest,
   type ApprovalState,
   type ApprovalWorkflow,
-  type CancelApprovalInput,
-  type RespondInput,
 } from '../../contracts/approval';
 import { FAILURE_TYPES } from '../../contracts/failures';
 import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../../contracts/search-attributes';
 import { refusedWrite, StorageRefusedError, type StorageRefusal } from '../platform/refusals';
 import { startCommitted, startIfPending, type PendingStart } from '../workflow-starts/starts';
-import { deliverAfterCommit } from '../workflow-starts/signals';
-import { claimAnswer, type ClaimOutcome } from './claims';
-import { recordApprovalAnswered } from '../observability/metrics';
 
 export interface PlatformServiceDeps {
   db: Knex;
@@ -95,25 +76,6 @@ export function paramsValidator(
   } catch (error) {
     return { ok: false, message: `is not a JSON Schema this service can apply: ${(error as Error).message}` };
   }
-}
-
-/** modified_params against the request's schema (its own, or the shape of its request_data). */
-export function checkModifiedParams(
-  approval: Pick<ApprovalState, 'params_schema' | 'request_data'>,
-  modified: Record<string, unknown>,
-): FieldProblem[] {
-  const compiled = paramsValidator(approval.params_schema ?? paramsSchemaOf(approval.request_data));
-  if (!compiled.ok)
-    return [
-      { field: 'modified_params', code: 'invalid_schema', message: `the request's params_schema ${compiled.message}` },
-    ];
-  const result = compiled.validator.safeParse(modified);
-  if (result.success) return [];
-  return result.error.issues.map((issue) => ({
-    field: ['modified_params', ...issue.path.map(String)].join('.'),
-    code: issue.code,
-    message: issue.message,
-  }));
 }
 
 /**
@@ -238,148 +200,4 @@ export async function createApproval(
   }
   await startCommitted(deps, start);
   return { ok: true, approval: opened };
-}
-
-export type AnswerOutcome =
-  | { ok: true; approval: ApprovalState }
-  | { ok: false; code: 'approval_not_found' | 'approval_not_pending'; detail: string }
-  | { ok: false; code: 'invalid_modified_params'; errors: FieldProblem[] }
-  | HumanActRefusal
-  | { ok: false; code: 'requester_may_not_answer'; detail: string }
-  | StorageRefusal;
-
-/**
- * Ends a request by a human's answer: claimed in Postgres by the one conditional write that only a pending
- * request before its deadline takes (with its provenance record and event), so exactly one answer ever wins
- * and any other gets approval_not_pending at once. The ended signal commits with the claim and is delivered
- * after the answer (or by the dispatcher, should this process die first): the workflow carries the ending on
- * (the execution or DAG waiting on it) without the person waiting for Temporal.
- */
-async function endByAnswer(
-  deps: PlatformServiceDeps,
-  read: ApprovalState,
-  ending: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>,
-): Promise<AnswerOutcome> {
-  const approvalId = read.approval_id;
-  const unstorable = unstorableRefusal(ending.input, 'answer');
-  if (unstorable) return { ok: false, code: FAILURE_TYPES.invalidData, detail: unstorable };
-  const at = new Date().toISOString();
-  let claimed: ClaimOutcome;
-  try {
-    claimed = await claimAnswer(deps.db, read, answerTransition(ending, at), at);
-  } catch (error) {
-    const refused = refusedWrite(error);
-    if (refused instanceof StorageRefusedError) return refused.refusal;
-    throw refused;
-  }
-  if (!claimed.claimed) {
-    const { approval } = claimed;
-    if (!approval) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
-    const detail =
-      approval.status === 'pending'
-        ? `Approval ${approvalId} expired at ${approval.expires_at}`
-        : `Approval ${approvalId} is ${approval.status}, not pending`;
-    return { ok: false, code: 'approval_not_pending', detail };
-  }
-  if (ending.kind === 'respond') recordApprovalAnswered(claimed.approval);
-  if (claimed.signal) deliverAfterCommit(deps, claimed.signal);
-  return { ok: true, approval: claimed.approval };
-}
-
-/**
- * Who made a request, from the principal that made it: a session (`passport:<id>`) is a person; a delegation
- * token (`dlg:<id>`) its delegator, and the agent that held it; any other credential only itself.
- */
-async function approvalMaker(db: Knex, organizationId: string, principalId: string): Promise<ApprovalMaker> {
-  const [kind, id] = [principalId.slice(0, principalId.indexOf(':')), principalId.slice(principalId.indexOf(':') + 1)];
-  if (kind === 'passport') return { principal_id: principalId, passport_id: id };
-  if (kind !== 'dlg') return { principal_id: principalId };
-  const delegation = await findDelegation(db, { organization_id: organizationId }, id);
-  return {
-    principal_id: principalId,
-    passport_id: delegation?.passport_id,
-    agent_did: delegation?.agent_did ?? undefined,
-  };
-}
-
-/** An answer as the person gives it: responded_by, when named, must be who they are. */
-export type HumanAnswer = Omit<RespondInput, 'responded_by' | 'principal' | 'actor'> & {
-  responded_by?: string | undefined;
-};
-
-/**
- * A human's answer, claimed in Postgres by one conditional write that only a pending, unexpired request
- * accepts (so there is never a second decision); modified_params must fit the request's schema. Only
- * a signed-in person answers, and a request addressed to an approver only that approver (or their delegate).
- */
-export async function respondToApproval(
-  deps: PlatformServiceDeps,
-  approvalId: string,
-  caller: HumanActCaller & {
-    id: string;
-    organization_id: string;
-    actor?: { delegation?: { agent_did?: string | undefined } | undefined } | undefined;
-  },
-  answer: HumanAnswer,
-  act: 'respond_approval' | 'respond_escalation' = 'respond_approval',
-): Promise<AnswerOutcome> {
-  const acting = humanActorOf(caller, act, answer.responded_by);
-  if (!acting.ok) return acting;
-  const row = await findApprovalById(deps.db, caller.organization_id, approvalId);
-  if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
-  const approval = approvalFromRow(row);
-  const refused = approverRefusal(approval, acting.actor, 'answer');
-  if (refused) return refused;
-  const answerer = {
-    principal_id: caller.id,
-    passport_id: acting.actor.passport_id,
-    did: acting.actor.did,
-    agent_did: caller.actor?.delegation?.agent_did,
-  };
-  const own = selfAnswerRefusal(
-    approval,
-    await approvalMaker(deps.db, caller.organization_id, approval.requested_by),
-    answerer,
-  );
-  if (own) return { ok: false, ...own };
-  if (answer.modified_params !== undefined) {
-    if (answer.decision !== 'approved')
-      return {
-        ok: false,
-        code: 'invalid_modified_params',
-        errors: [{ field: 'modified_params', code: 'unexpected', message: 'only an approval carries modified_params' }],
-      };
-    const errors = checkModifiedParams(approval, answer.modified_params);
-    if (errors.length > 0) return { ok: false, code: 'invalid_modified_params', errors };
-  }
-  const input: RespondInput = {
-    ...answer,
-    responded_by: answer.responded_by ?? acting.actor.did,
-    principal: caller.id,
-    actor: acting.actor,
-  };
-  return endByAnswer(deps, approval, { kind: 'respond', input });
-}
-
-/** A cancel by a signed-in person: of a request addressed to an approver, only by the approver or the requester. */
-export async function cancelApproval(
-  deps: PlatformServiceDeps,
-  approvalId: string,
-  caller: HumanActCaller & { id: string; organization_id: string },
-  request: { cancelled_by?: string | undefined; reason?: string | undefined },
-): Promise<AnswerOutcome> {
-  const acting = humanActorOf(caller, 'cancel_approval', request.cancelled_by);
-  if (!acting.ok) return acting;
-  const row = await findApprovalById(deps.db, caller.organization_id, approvalId);
-  if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
-  const approval = approvalFromRow(row);
-  const refused = approverRefusal(approval, acting.actor, 'cancel');
-  if (refused) return refused;
-  const input: CancelApprovalInput = {
-    cancelled_by: request.cancelled_by ?? acting.actor.did,
-    reason: request.reason,
-    principal: caller.id,
-    actor: acting.actor,
-  };
-  return endByAnswer(deps, approval, { kind: 'cancel', input });
 }
