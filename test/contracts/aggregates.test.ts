@@ -1,6 +1,10 @@
 import type { z } from 'zod';
 import { ApprovalState } from '../../contracts/aggregates/approval';
 import { ApprovalSchema } from '../../api/schemas/approvals';
+import { ExecutionState } from '../../contracts/aggregates/execution';
+import { ExecutionSchema } from '../../api/schemas/executions';
+import { DeliveryState } from '../../contracts/aggregates/delivery';
+import { WebhookDeliverySchema } from '../../api/schemas/webhooks';
 import { servedDocument } from '../../scripts/served-document';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
@@ -30,6 +34,22 @@ const AGGREGATES: Record<string, Aggregate> = {
     hidden: ['organization_id', 'version', 'requested_by'],
     component: 'ApprovalRequest',
     table: 'approvals',
+  },
+  execution: {
+    schema: ExecutionState,
+    view: ExecutionSchema,
+    renamed: { execution_id: 'id' },
+    hidden: ['version', 'requested_by'],
+    component: 'Execution',
+    table: 'executions',
+  },
+  delivery: {
+    schema: DeliveryState,
+    view: WebhookDeliverySchema,
+    renamed: {},
+    hidden: ['version'],
+    component: 'WebhookDelivery',
+    table: 'webhook_deliveries',
   },
 };
 
