@@ -4,7 +4,7 @@
  * is api/capabilities.ts; this is the vocabulary and the rules of narrowing. Beside the capabilities, a
  * delegation may carry prompt grants (prompt:<action>:<key-pattern>, domain/prompts/scopes.ts).
  */
-import { isPromptScope, promptScopeHeld, type PromptAction } from '../prompts/scopes';
+import { isPromptScope, type PromptAction } from '../prompts/scopes';
 
 export const RISK_LEVELS = ['low', 'standard', 'high'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
@@ -295,52 +295,4 @@ export function riskRank(level: RiskLevel): number {
 /** Whether a credential holding `held` (capability names, perhaps scopes too) may use `needed` at `risk_level`. */
 export function allowsCapability(held: readonly string[], needed: Capability, riskLevel: RiskLevel): boolean {
   return held.includes(needed) && riskRank(riskLevel) >= riskRank(CAPABILITIES[needed].risk);
-}
-
-/** The bounds a delegation hands on: a child may only narrow each of them. */
-export interface DelegationBounds {
-  /** Capabilities and prompt grants. */
-  capabilities: readonly string[];
-  /** Epoch seconds. */
-  expires_at: number;
-  /** Null: any environment. */
-  environment: string | null;
-  risk_level: RiskLevel;
-}
-
-export type Widening =
-  | { field: 'capabilities'; not_held: string[] }
-  | { field: 'duration_seconds'; parent_expires_at: number }
-  | { field: 'environment'; parent: string }
-  | { field: 'risk_level'; parent: RiskLevel };
-
-/** Whether a parent holding `held` covers `grant`: a capability by name, a prompt grant by a pattern that covers it (prompt:read:support-* covers prompt:read:support-billing). */
-function holdsGrant(held: readonly string[], grant: string): boolean {
-  return isPromptScope(grant) ? promptScopeHeld(held, grant) : held.includes(grant);
-}
-
-/** Every way `child` would hold more than `parent`; empty when it only narrows. */
-export function wideningOf(parent: DelegationBounds, child: DelegationBounds): Widening[] {
-  const widenings: Widening[] = [];
-  const notHeld = child.capabilities.filter((grant) => !holdsGrant(parent.capabilities, grant));
-  if (notHeld.length > 0) widenings.push({ field: 'capabilities', not_held: notHeld });
-  if (child.expires_at > parent.expires_at)
-    widenings.push({ field: 'duration_seconds', parent_expires_at: parent.expires_at });
-  if (parent.environment !== null && child.environment !== parent.environment)
-    widenings.push({ field: 'environment', parent: parent.environment });
-  if (riskRank(child.risk_level) > riskRank(parent.risk_level))
-    widenings.push({ field: 'risk_level', parent: parent.risk_level });
-  return widenings;
-}
-
-export const VERIFICATION_TIERS = {
-  /** A device key held in the device's keystore: possession, without proof that the person is present. */
-  device_key: 1,
-  /** A passkey: the WebAuthn ceremony requires user verification (biometric or PIN) on the authenticator. */
-  passkey: 2,
-} as const;
-
-/** The verification tier a sign-in reaches: the strength of the credential the session was signed in with. */
-export function verificationTierOf(credentialType: keyof typeof VERIFICATION_TIERS): number {
-  return VERIFICATION_TIERS[credentialType];
 }

@@ -1,10 +1,8 @@
 import type { DelegationRow } from '../../../db/delegation';
 import type { Grant, SignInCredential } from '../../../contracts/aggregates/delegation';
-import {
-  SIGNED_IN_PERSON_GRANTS,
-  verificationTierOf,
-  type DelegationBounds,
-} from '../../../domain/identity/capabilities';
+import { SIGNED_IN_PERSON_GRANTS } from '../../../domain/identity/capabilities';
+import type { DelegationBounds } from '../../../domain/identity/delegation-bounds';
+import { verificationTierOf } from '../../../domain/identity/verification-tiers';
 import type { DelegationGrant } from '../authentication/actor';
 import type { DelegationClaims } from '../issuance/delegation-tokens';
 import type { Principal } from '../scopes';

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { insertDelegation, type DelegationRow } from '../../../db/delegation';
-import {
-  DEFAULT_DELEGATION_CAPABILITIES,
-  wideningOf,
-  type DelegationBounds,
-  type RiskLevel,
-  type Widening,
-} from '../../../domain/identity/capabilities';
+import { DEFAULT_DELEGATION_CAPABILITIES, type RiskLevel } from '../../../domain/identity/capabilities';
+import { wideningOf, type DelegationBounds, type Widening } from '../../../domain/identity/delegation-bounds';
 import { signDelegationToken } from '../issuance/delegation-tokens';
 import { epochSeconds, type DelegationDeps } from './context';
 import { boundsOf, claimsOf, type Grant } from './grant';

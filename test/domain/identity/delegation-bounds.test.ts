@@ -1,4 +1,4 @@
-import { wideningOf, type DelegationBounds } from '../../../domain/identity/capabilities';
+import { wideningOf, type DelegationBounds } from '../../../domain/identity/delegation-bounds';
 
 const bounds = (capabilities: string[]): DelegationBounds => ({
   capabilities,
