@@ -1,19 +1,9 @@
 import type { Knex } from 'knex';
 import type { Ed25519PublicJwk, PassportKeyStatus } from '../domain/identity/did';
-import type { PassportType } from '../domain/common/organizations';
+import type { Passport } from '../contracts/aggregates/passport';
 
-export interface PassportRow {
-  passport_id: string;
-  did: string;
-  type: PassportType;
-  name: string;
-  organization_id: string;
-  metadata: Record<string, unknown>;
-  capabilities: string[];
-  status: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A Passport as the passports table stores it: the passport aggregate (contracts/aggregates/passport.ts). */
+export type PassportRow = Passport;
 
 /** A Passport with its organization's DID, which owns agent and organization Passports. */
 export type PassportWithOrganization = PassportRow & { org_did: string };

@@ -1,7 +1,6 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify, type JWTPayload } from 'jose';
 import type { Knex } from 'knex';
-import { appendProvenance } from '../../../db/ledger';
 import {
   consumeChallenge,
   findChallenge,
@@ -9,24 +8,15 @@ import {
   findPassportKey,
   insertChallenge,
   purgeExpiredChallenges,
-  insertPassport,
-  insertPassportKey,
   type ChallengePurpose,
   type ChallengeRow,
 } from '../../../db/passports';
-import {
-  didKeyOfJwk,
-  ed25519JwkOfDidKey,
-  parseEd25519PublicJwk,
-  passportDidWeb,
-  type Ed25519PublicJwk,
-} from '../../../domain/identity/did';
+import { ed25519JwkOfDidKey, parseEd25519PublicJwk, type Ed25519PublicJwk } from '../../../domain/identity/did';
 import type { KeyRing } from '../issuance/key-ring';
 import type { Principal } from '../scopes';
 import type { TokenSettings } from '../authentication/actor';
 import { issueSessionToken, type Session } from '../issuance/session-tokens';
-import { jwkThumbprint, publicJwkRow } from './keys';
-import { capabilityUris, readPassport, type PassportWithKeys } from './passports';
+import { capabilityUris } from './passports';
 import type { PassportSettings } from './settings';
 
 /** The typ of a device's proof: a JWT signed by the device key, so no other token passes for one. */
@@ -52,7 +42,7 @@ export type CeremonyRefusal =
 const EXPIRED_CHALLENGE_KEEP_MS = 3_600_000;
 const PURGE_BATCH = 20;
 
-const hashOf = (challenge: string) => createHash('sha256').update(challenge).digest('hex');
+export const hashOf = (challenge: string) => createHash('sha256').update(challenge).digest('hex');
 
 async function newChallenge(
   db: Knex,
@@ -115,7 +105,7 @@ export async function createSignInChallenge(
 }
 
 /** The device key of a registration: a public JWK, or the did:key that names one. */
-function devicePublicKey(value: unknown): { ok: true; jwk: Ed25519PublicJwk } | { ok: false; reason: string } {
+export function devicePublicKey(value: unknown): { ok: true; jwk: Ed25519PublicJwk } | { ok: false; reason: string } {
   if (typeof value === 'string') {
     const jwk = ed25519JwkOfDidKey(value);
     return jwk
@@ -126,7 +116,7 @@ function devicePublicKey(value: unknown): { ok: true; jwk: Ed25519PublicJwk } | 
 }
 
 /** Verifies a proof with the device key: EdDSA only, typ device-proof+jwt, and a string challenge in it. */
-async function verifyProof(
+export async function verifyProof(
   proof: string,
   jwk: Ed25519PublicJwk,
 ): Promise<{ ok: true; payload: JWTPayload & { challenge: string } } | { ok: false; detail: string }> {
@@ -145,7 +135,7 @@ async function verifyProof(
 }
 
 /** Why a challenge cannot be answered now, or undefined when it can. */
-function challengeRefusal(
+export function challengeRefusal(
   challenge: ChallengeRow | undefined,
   expected: { purpose: ChallengePurpose; passport_id?: string },
   now: Date,
@@ -176,7 +166,7 @@ function challengeRefusal(
 }
 
 /** After a lost race to consume it: the challenge as it is now says why. */
-async function consumedRefusal(
+export async function consumedRefusal(
   db: Knex,
   challengeHash: string,
   expected: { purpose: ChallengePurpose; passport_id?: string },
@@ -188,96 +178,6 @@ async function consumedRefusal(
       detail: 'The challenge was answered already',
     }
   );
-}
-
-export type RegistrationOutcome =
-  { ok: true; passport: PassportWithKeys } | CeremonyRefusal | { ok: false; code: 'device_key_exists'; detail: string };
-
-/**
- * Mints a person's Passport from a device's proof: a JWT signed by the device's Ed25519 key over the
- * registration challenge and the device id. The signature is checked before the challenge is consumed, so a
- * forged proof cannot burn someone's invitation.
- */
-export async function registerDevice(
-  deps: DeviceCeremonyDeps,
-  body: { proof: string; deviceId: string; publicKey: unknown },
-): Promise<RegistrationOutcome> {
-  const key = devicePublicKey(body.publicKey);
-  if (!key.ok)
-    return { ok: false, code: 'invalid', errors: [{ field: 'publicKey', code: 'custom', message: key.reason }] };
-  const verified = await verifyProof(body.proof, key.jwk);
-  if (!verified.ok) return { ok: false, code: 'device_proof_invalid', detail: verified.detail };
-  if (verified.payload.deviceId !== body.deviceId)
-    return { ok: false, code: 'device_proof_invalid', detail: 'The proof names another deviceId than the body' };
-  const challengeHash = hashOf(verified.payload.challenge);
-  const challenge = await findChallenge(deps.db, challengeHash);
-  const now = new Date();
-  const refusal = challengeRefusal(challenge, { purpose: 'registration' }, now);
-  if (refusal || !challenge?.registration)
-    return refusal ?? { ok: false, code: 'challenge_unknown', detail: 'The challenge is not a registration' };
-  const kid = jwkThumbprint(key.jwk);
-  if (await findPassportKey(deps.db, kid))
-    return {
-      ok: false,
-      code: 'device_key_exists',
-      detail: `The key ${kid} is registered already; a device registers a new key for a new Passport`,
-    };
-
-  const passportId = `pp_${randomUUID()}`;
-  const did = passportDidWeb(deps.settings.publicBaseUrl, passportId);
-  const person = challenge.registration;
-  const registered = await deps.db.transaction(async (trx) => {
-    if (!(await consumeChallenge(trx, challengeHash, now))) return false;
-    await insertPassport(trx, {
-      passport_id: passportId,
-      did,
-      type: 'individual',
-      name: person.name,
-      organization_id: challenge.organization_id,
-      metadata: person.metadata,
-      capabilities: person.capabilities,
-      created_at: now,
-    });
-    await insertPassportKey(
-      trx,
-      {
-        kid,
-        passport_id: passportId,
-        public_jwk: publicJwkRow(key.jwk, kid),
-        sealed_private_key: null,
-        source: 'device',
-        device_id: body.deviceId,
-      },
-      now,
-    );
-    await appendProvenance(trx, {
-      entry: {
-        subject_id: passportId,
-        step_id: 'created',
-        timestamp: now.toISOString(),
-        actor: { type: 'human', did },
-        action: 'passport_created',
-        input_data: { invited_by: challenge.requested_by, device_id: body.deviceId, ceremony: 'device_registration' },
-        output_data: {
-          did,
-          organization_id: challenge.organization_id,
-          kid,
-          did_key: didKeyOfJwk(key.jwk),
-          key_source: 'device',
-        },
-        reasoning: `A device proved possession of the key ${kid} over a registration challenge from ${challenge.requested_by ?? 'the service'}; the person's Passport ${did} holds only its public key`,
-      },
-      events: [
-        {
-          event: 'passport.created',
-          data: { passport_id: passportId, did, type: 'individual', organization_id: challenge.organization_id, kid },
-        },
-      ],
-    });
-    return true;
-  });
-  if (!registered) return consumedRefusal(deps.db, challengeHash, { purpose: 'registration' });
-  return { ok: true, passport: (await readPassport(deps.db, passportId))! };
 }
 
 export type SignInOutcome =
