@@ -1,4 +1,4 @@
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { isDelegableGrant, RISK_LEVELS } from '../../../domain/identity/capabilities';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
 import type { Grant } from '../../../contracts/aggregates/delegation';
@@ -78,51 +78,55 @@ export async function verifyDelegationToken(
       typ: DELEGATION_TOKEN_TYPE,
       requiredClaims: ['exp', 'iat', 'sub', 'jti', 'fam', 'chain', 'pid', 'org', 'cred', 'risk', 'vt', 'it', 'scope'],
     });
-    const cred = payload.cred as { type?: unknown; id?: unknown } | null;
-    const act = payload.act as { sub?: unknown } | undefined;
-    const capabilities = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
-    const risk = RISK_LEVELS.find((level) => level === payload.risk);
-    const wellFormed =
-      typeof payload.fam === 'string' &&
-      isStringArray(payload.chain) &&
-      payload.chain.at(-1) === payload.fam &&
-      typeof payload.pid === 'string' &&
-      typeof payload.org === 'string' &&
-      typeof cred === 'object' &&
-      cred !== null &&
-      (cred.type === 'passkey' || cred.type === 'device_key') &&
-      typeof cred.id === 'string' &&
-      risk !== undefined &&
-      typeof payload.vt === 'number' &&
-      typeof payload.it === 'number' &&
-      (payload.env === undefined || typeof payload.env === 'string') &&
-      (act === undefined || typeof act.sub === 'string') &&
-      capabilities.every(isDelegableGrant);
-    if (!wellFormed) return { ok: false, reason: 'The delegation token’s claims are not well formed' };
-    return {
-      ok: true,
-      claims: {
-        token_id: payload.jti!,
-        delegation_id: payload.fam as string,
-        chain: payload.chain as string[],
-        passport_id: payload.pid as string,
-        did: payload.sub!,
-        organization_id: payload.org as string,
-        agent_did: (act?.sub as string | undefined) ?? null,
-        capabilities,
-        environment: (payload.env as string | undefined) ?? null,
-        risk_level: risk,
-        verification_tier: payload.vt as number,
-        identity_tier: payload.it as number,
-        credential: { type: cred.type as 'passkey' | 'device_key', id: cred.id as string },
-        issued_at: new Date(payload.iat! * 1000),
-        expires_at: new Date(payload.exp! * 1000),
-      },
-    };
+    const claims = claimsOfPayload(payload);
+    if (!claims) return { ok: false, reason: 'The delegation token’s claims are not well formed' };
+    return { ok: true, claims };
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The delegation token has expired' };
     if (error instanceof joseErrors.JOSEError)
       return { ok: false, reason: `The delegation token is not valid (${error.code})` };
     throw error;
   }
+}
+
+/** The claims of a verified payload when every one is present and of its type; undefined otherwise. */
+function claimsOfPayload(payload: JWTPayload): DelegationClaims | undefined {
+  const cred = payload.cred as { type?: unknown; id?: unknown } | null;
+  const act = payload.act as { sub?: unknown } | undefined;
+  const capabilities = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
+  const risk = RISK_LEVELS.find((level) => level === payload.risk);
+  const wellFormed =
+    typeof payload.fam === 'string' &&
+    isStringArray(payload.chain) &&
+    payload.chain.at(-1) === payload.fam &&
+    typeof payload.pid === 'string' &&
+    typeof payload.org === 'string' &&
+    typeof cred === 'object' &&
+    cred !== null &&
+    (cred.type === 'passkey' || cred.type === 'device_key') &&
+    typeof cred.id === 'string' &&
+    risk !== undefined &&
+    typeof payload.vt === 'number' &&
+    typeof payload.it === 'number' &&
+    (payload.env === undefined || typeof payload.env === 'string') &&
+    (act === undefined || typeof act.sub === 'string') &&
+    capabilities.every(isDelegableGrant);
+  if (!wellFormed) return undefined;
+  return {
+    token_id: payload.jti!,
+    delegation_id: payload.fam as string,
+    chain: payload.chain as string[],
+    passport_id: payload.pid as string,
+    did: payload.sub!,
+    organization_id: payload.org as string,
+    agent_did: (act?.sub as string | undefined) ?? null,
+    capabilities,
+    environment: (payload.env as string | undefined) ?? null,
+    risk_level: risk,
+    verification_tier: payload.vt as number,
+    identity_tier: payload.it as number,
+    credential: { type: cred.type as 'passkey' | 'device_key', id: cred.id as string },
+    issued_at: new Date(payload.iat! * 1000),
+    expires_at: new Date(payload.exp! * 1000),
+  };
 }
