@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { findApiToken, listApiTokens, type ApiTokenSummary } from '../../db/credentials';
 import { createPersonalAccessToken, revokePersonalAccessToken } from '../../services/identity/issuance/access-tokens';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup } from '../route-group';
 import { listQuerySchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 import { GrantableScopesSchema, scopesNotHeldProblem } from './service-accounts';
@@ -82,10 +82,8 @@ const notFound = (tokenId: string) =>
   new Problem('personal_access_token_not_found', `No personal access token ${tokenId}`);
 
 export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: Knex }): void {
-  const common = { tags: ['Auth'], auth: 'orch:admin' as const, rateLimit: 'default' as const };
-
-  api.route({
-    ...common,
+  const tokens = routeGroup(api, { tags: ['Auth'], auth: 'orch:admin', rateLimit: 'default' });
+  tokens.route({
     method: 'post',
     path: '/v1/auth/tokens',
     operationId: 'createPersonalAccessToken',
@@ -122,8 +120,7 @@ export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: K
     },
   });
 
-  listRoute(api, {
-    ...common,
+  tokens.list({
     path: '/v1/auth/tokens',
     operationId: 'listPersonalAccessTokens',
     summary: 'List personal access tokens, active, expired and revoked (admin)',
@@ -139,8 +136,7 @@ export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: K
     view: renderToken,
   });
 
-  api.route({
-    ...common,
+  tokens.route({
     method: 'get',
     path: '/v1/auth/tokens/{token_id}',
     operationId: 'getPersonalAccessToken',
@@ -158,8 +154,7 @@ export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: K
     },
   });
 
-  api.route({
-    ...common,
+  tokens.route({
     method: 'delete',
     path: '/v1/auth/tokens/{token_id}',
     operationId: 'revokePersonalAccessToken',

@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import { listServiceAccounts, type ServiceAccountSummary } from '../../db/credentials';
 import { createServiceAccount, revokeServiceAccount } from '../../services/identity/issuance/access-tokens';
 import { isGrantableScope, SCOPES } from '../../services/identity/scopes';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup } from '../route-group';
 import { listQuerySchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
@@ -88,10 +88,8 @@ export function scopesNotHeldProblem(requested: readonly string[], notHeld: read
 }
 
 export function registerServiceAccountRoutes(api: ApiBuilder, deps: { db: Knex }): void {
-  const common = { tags: ['Auth'], auth: 'orch:admin' as const, rateLimit: 'default' as const };
-
-  api.route({
-    ...common,
+  const serviceAccounts = routeGroup(api, { tags: ['Auth'], auth: 'orch:admin', rateLimit: 'default' });
+  serviceAccounts.route({
     method: 'post',
     path: '/v1/orch/service-accounts',
     operationId: 'createServiceAccount',
@@ -126,8 +124,7 @@ export function registerServiceAccountRoutes(api: ApiBuilder, deps: { db: Knex }
     },
   });
 
-  listRoute(api, {
-    ...common,
+  serviceAccounts.list({
     path: '/v1/orch/service-accounts',
     operationId: 'listServiceAccounts',
     summary: 'List service accounts, active and revoked (admin)',
@@ -139,8 +136,7 @@ export function registerServiceAccountRoutes(api: ApiBuilder, deps: { db: Knex }
     view: renderServiceAccount,
   });
 
-  api.route({
-    ...common,
+  serviceAccounts.route({
     method: 'delete',
     path: '/v1/orch/service-accounts/{client_id}',
     operationId: 'revokeServiceAccount',

@@ -10,6 +10,7 @@ import { readAfterWait } from '../decision-wait';
 import { Problem, problemTypeUri, type FieldError } from '../problem';
 import { fieldErrors } from '../field-errors';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import {
   AgentConfidenceHeadersSchema,
   AgentHeadersSchema,
@@ -34,9 +35,23 @@ export function registerAgentRoutingRoutes(
   api: ApiBuilder,
   deps: RoutingServiceDeps & { logger: Logger; decisions: DecisionWaits },
 ): void {
+  const agentOperations = routeGroup(api, {
+    tags: ['Agent operations'],
+    auth: 'orch:agent',
+    rateLimit: 'routing-requests',
+  });
   // Batch items are parsed one by one (the body only documents them), so the item's schema is registered here.
   api.registry.register('BatchRouteItem', BatchRouteItemSchema);
-  api.route({
+  registerAgentRoute(agentOperations, deps);
+  registerAgentTaskStatusRoute(agentOperations, deps);
+  registerBatchRoute(agentOperations, deps);
+}
+
+function registerAgentRoute(
+  agentOperations: RouteGroup,
+  deps: RoutingServiceDeps & { logger: Logger; decisions: DecisionWaits },
+): void {
+  agentOperations.route({
     method: 'post',
     path: '/v1/orch/route',
     operationId: 'routeAgentTask',
@@ -49,9 +64,6 @@ export function registerAgentRoutingRoutes(
       'waits in the queue (assigned_human null, queued says why) and a human takes over as soon as one is available: the agent must not act on it alone. ' +
       'The Location is the routing (GET /v1/orch/routing/{routing_id}, orch:read); the agent itself reads its task, or waits for the human’s decision ' +
       'on it, with its own key at GET /v1/orch/route/{task_id}.',
-    tags: ['Agent operations'],
-    auth: 'orch:agent',
-    rateLimit: 'routing-requests',
     request: { headers: AgentConfidenceHeadersSchema, body: AgentRouteRequestSchema },
     responses: {
       200: { description: 'The routing decision', schema: AgentRouteResponseSchema },
@@ -84,10 +96,13 @@ export function registerAgentRoutingRoutes(
       };
     },
   });
+}
 
-  registerAgentTaskStatusRoute(api, deps);
-
-  api.route({
+function registerBatchRoute(
+  agentOperations: RouteGroup,
+  deps: RoutingServiceDeps & { logger: Logger; decisions: DecisionWaits },
+): void {
+  agentOperations.route({
     method: 'post',
     path: '/v1/orch/batch-route',
     operationId: 'batchRouteAgentTasks',
@@ -97,9 +112,6 @@ export function registerAgentRoutingRoutes(
       'fails on its own with a problem while the others stand: validation_failed (400, with the field errors POST /route gives; also a task_id ' +
       'repeated in the batch) or service_unavailable; the reply is 200 with a summary. The batch is idempotent as a whole: each routing id derives ' +
       'from the agent and the task id, so a retried batch reaches the same routings, and an Idempotency-Key replays the first reply.',
-    tags: ['Agent operations'],
-    auth: 'orch:agent',
-    rateLimit: 'routing-requests',
     request: { headers: AgentHeadersSchema, body: BatchRouteRequestSchema },
     responses: {
       200: { description: 'One result per task, in order', schema: BatchRouteResponseSchema },
@@ -151,8 +163,11 @@ export function registerAgentRoutingRoutes(
 }
 
 /** The agent's read of its own task's routing, by its task id, with the long-poll of GET /v1/orch/routing/{routing_id}. */
-function registerAgentTaskStatusRoute(api: ApiBuilder, deps: RoutingServiceDeps & { decisions: DecisionWaits }): void {
-  api.route({
+function registerAgentTaskStatusRoute(
+  agentOperations: RouteGroup,
+  deps: RoutingServiceDeps & { decisions: DecisionWaits },
+): void {
+  agentOperations.route({
     method: 'get',
     path: '/v1/orch/route/{task_id}',
     operationId: 'getAgentTaskRouting',
@@ -162,9 +177,6 @@ function registerAgentTaskStatusRoute(api: ApiBuilder, deps: RoutingServiceDeps 
       'task id. The body is that of GET /v1/orch/routing/{routing_id}, and so is the long-poll: with ?wait=N (seconds, at most ' +
       `${MAX_DECISION_WAIT_SECONDS}) the read answers as soon as the status is completed or expired, or, when the wait ends first, with the routing ` +
       'as it then is. An agent reaches only its own tasks: another agent’s task id, like one it never routed, is 404 routing_not_found.',
-    tags: ['Agent operations'],
-    auth: 'orch:agent',
-    rateLimit: 'routing-requests',
     request: { headers: AgentHeadersSchema, params: AgentTaskParamsSchema, query: DecisionWaitQuerySchema },
     responses: {
       200: {

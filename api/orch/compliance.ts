@@ -13,6 +13,7 @@ import {
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { Problem } from '../problem';
 import type { ApiBuilder, Reply } from '../route';
+import { routeGroup } from '../route-group';
 import { z } from '../schemas/zod';
 
 /** How long POST waits for the report before answering 202 with its report_url. */
@@ -176,7 +177,8 @@ async function workflowExists(temporal: Client, organizationId: string, reportId
 }
 
 export function registerComplianceRoutes(api: ApiBuilder, deps: ComplianceRouteDeps): void {
-  api.route({
+  const compliance = routeGroup(api, { tags: ['Compliance'], auth: 'orch:admin', rateLimit: 'default' });
+  compliance.route({
     method: 'post',
     path: '/v1/orch/compliance/report',
     operationId: 'createComplianceReport',
@@ -185,9 +187,6 @@ export function registerComplianceRoutes(api: ApiBuilder, deps: ComplianceRouteD
       'A workflow scans the period’s records page by page. A report ready within 10 s is answered with 201; otherwise 202 with report_url ' +
       '(and Location, Retry-After), where GET serves it once ready. `Prefer: respond-async` (RFC 7240) answers 202 at once. ' +
       'Each compliance flag is derived from the checks listed in the report.',
-    tags: ['Compliance'],
-    auth: 'orch:admin',
-    rateLimit: 'default',
     request: {
       body: ComplianceReportRequestSchema,
       headers: z.object({
@@ -222,14 +221,11 @@ export function registerComplianceRoutes(api: ApiBuilder, deps: ComplianceRouteD
     },
   });
 
-  api.route({
+  compliance.route({
     method: 'get',
     path: '/v1/orch/compliance/reports/{report_id}',
     operationId: 'getComplianceReport',
     summary: 'A stored compliance report, as JSON or as an HTML page (Accept: text/html or ?format=html)',
-    tags: ['Compliance'],
-    auth: 'orch:admin',
-    rateLimit: 'default',
     request: {
       params: z.object({ report_id: z.string().regex(/^rpt_[0-9a-f-]{32,36}$/, 'must be a report id (rpt_…)') }),
       query: z.object({ format: z.enum(['json', 'html']).optional() }),

@@ -6,6 +6,7 @@ import { inclusionBundle } from '../../services/ledger/proofs';
 import { atTreeSize, bundleReply } from '../ledger';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup } from '../route-group';
 import { LedgerAnchorSchema } from '../schemas/common';
 import {
   InclusionBundleSchema,
@@ -50,14 +51,12 @@ async function routingRecords(db: Knex, organizationId: string, routingId: strin
 }
 
 export function registerProvenanceRoutes(api: ApiBuilder, deps: { db: Knex; blockMaxAgeMs: number }): void {
-  api.route({
+  const provenance = routeGroup(api, { tags: ['Provenance'], auth: 'orch:read', rateLimit: 'provenance-queries' });
+  provenance.route({
     method: 'get',
     path: '/v1/orch/provenance/{routing_id}',
     operationId: 'getRoutingProvenance',
     summary: 'The decision chain of a routing, each step anchored in the ledger',
-    tags: ['Provenance'],
-    auth: 'orch:read',
-    rateLimit: 'provenance-queries',
     request: { params: RoutingIdParamsSchema },
     responses: {
       200: { description: 'Provenance history', schema: ProvenanceHistorySchema },
@@ -83,15 +82,12 @@ export function registerProvenanceRoutes(api: ApiBuilder, deps: { db: Knex; bloc
     },
   });
 
-  api.route({
+  provenance.route({
     method: 'get',
     path: '/v1/orch/provenance/{routing_id}/proof',
     operationId: 'getRoutingProvenanceProof',
     summary: 'An inclusion bundle for every step of a routing, against one signed checkpoint',
     description: 'Verify it offline with the log’s public key: `npm run verify -- --key "<verifier_key>" bundle.json`.',
-    tags: ['Provenance'],
-    auth: 'orch:read',
-    rateLimit: 'provenance-queries',
     request: { params: RoutingIdParamsSchema, query: TreeSizeQuerySchema },
     responses: {
       200: { description: 'The bundle', schema: InclusionBundleSchema },

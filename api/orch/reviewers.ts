@@ -4,9 +4,9 @@ import type { Knex } from 'knex';
 import { match } from 'path-to-regexp';
 import { listReviewers } from '../../db/reviewers';
 import { saveReviewer } from '../../services/routing/queue';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup } from '../route-group';
 import { DidSchema, listQuerySchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
@@ -111,13 +111,11 @@ const render = (row: {
 });
 
 export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; temporal: Client }): void {
-  listRoute(api, {
+  const reviewers = routeGroup(api, { tags: ['Reviewers'], auth: 'orch:read', rateLimit: 'default' });
+  reviewers.list({
     path: '/v1/orch/reviewers',
     operationId: 'listReviewers',
     summary: 'List the human reviewers routings are assigned to',
-    tags: ['Reviewers'],
-    auth: 'orch:read',
-    rateLimit: 'default',
     query: ListReviewersQuerySchema,
     page: { description: 'A page of reviewers', item: ReviewerSchema, name: 'ReviewerPage' },
     sort: { allowed: SORTABLE, fallback: 'chain_level', uniqueKey: 'reviewers.did' },
@@ -125,7 +123,7 @@ export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; tempor
     view: render,
   });
 
-  api.route({
+  reviewers.route({
     method: 'put',
     path: REVIEWER_PATH,
     operationId: 'putReviewer',
@@ -133,9 +131,7 @@ export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; tempor
     description:
       'An available reviewer is offered at once to the routings queued for want of one (each takes them if they qualify). The reviewer is ' +
       'linked to a Passport (passport_id, else the Passport with this DID): a routing assigned to the reviewer is resolved only by that person.',
-    tags: ['Reviewers'],
     auth: 'orch:admin',
-    rateLimit: 'default',
     request: {
       params: z.object({ did: DidSchema.openapi({ description: DID_PARAM_DESCRIPTION }) }),
       body: PutReviewerSchema,

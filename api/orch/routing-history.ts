@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
-import { listRoutings, type RoutingHistoryRow } from '../../db/routings';
+import { listRoutings, type RoutingHistoryRow } from '../../db/routing-history';
 import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
 import { RISK_LEVELS } from '../../domain/routing/risk';
 import { ESCALATION_LEVELS, ROUTING_DECISIONS, ROUTING_MODES } from '../../domain/routing/decision';
 import { ROUTING_STATUSES } from '../../domain/routing/progress';
 import { FEEDBACK_VERDICTS, recordFeedback } from '../../services/routing/feedback';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup } from '../route-group';
 import { DidSchema, LedgerAnchorSchema, listQuerySchema, TimestampSchema } from '../schemas/common';
 import { AssigneeSchema, RoutingIdParamsSchema } from '../schemas/routing';
 import { z } from '../schemas/zod';
@@ -110,15 +110,13 @@ const FeedbackSchema = z
   .openapi('RoutingFeedback');
 
 export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }): void {
-  listRoute(api, {
+  const routing = routeGroup(api, { tags: ['Routing'], auth: 'orch:read', rateLimit: 'routing-requests' });
+  routing.list({
     path: '/v1/orch/routing/history',
     operationId: 'listRoutingHistory',
     summary: 'The routings decided so far, filtered, sorted and paged',
     description:
       'Filters by field; confidence__gte/__lte and date__gte/__lte bound ai_confidence and created_at. sort: created_at, ai_confidence, status, task_type, decision, updated_at (leading - descends).',
-    tags: ['Routing'],
-    auth: 'orch:read',
-    rateLimit: 'routing-requests',
     query: HistoryQuerySchema,
     page: { description: 'A page of routings', item: RoutingHistoryItemSchema, name: 'RoutingHistoryPage' },
     sort: { allowed: SORTABLE, fallback: '-created_at', uniqueKey: 'routing_id' },
@@ -126,7 +124,7 @@ export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }
     view: render,
   });
 
-  api.route({
+  routing.route({
     method: 'post',
     path: '/v1/orch/routing/{routing_id}/feedback',
     operationId: 'recordRoutingFeedback',
@@ -135,9 +133,7 @@ export function registerRoutingHistoryRoutes(api: ApiBuilder, deps: { db: Knex }
       'The decision outcome and feedback of the spec: an autonomous decision overturned or flagged counts as the agent’s false negative. Anchored in ' +
       'the routing’s provenance, which names the signed-in person who gave it (a session token; or an agent with their delegation token holding ' +
       `${HUMAN_ACT_CAPABILITIES.routing_feedback}) and the credential that authenticated them.`,
-    tags: ['Routing'],
     auth: 'orch:write',
-    rateLimit: 'routing-requests',
     request: { params: RoutingIdParamsSchema, body: FeedbackRequestSchema },
     responses: {
       201: { description: 'The recorded feedback', schema: FeedbackSchema },

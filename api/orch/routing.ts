@@ -10,6 +10,7 @@ import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/de
 import { readAfterWait } from '../decision-wait';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup } from '../route-group';
 import { registerRoutingAssignmentRoutes } from './routing-assignment';
 import {
   ResolveRoutingRequestSchema,
@@ -55,8 +56,9 @@ export function toRoutingStatus(row: RoutingRow): z.output<typeof RoutingStatusS
 }
 
 export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void {
+  const routing = routeGroup(api, { tags: ['Routing'], auth: 'orch:write', rateLimit: 'routing-requests' });
   registerRoutingAssignmentRoutes(api, deps);
-  api.route({
+  routing.route({
     method: 'post',
     path: '/v1/orch/routing',
     operationId: 'createRouting',
@@ -67,9 +69,6 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
       'When no available reviewer holds the required capabilities, the routing is not dropped: it waits in the queue (status queued, ' +
       'assigned_to null, queued says why), supervisors are told (routing.queued), its escalation level rises on each timeout, and it is ' +
       'assigned as soon as a qualified reviewer is registered, updated or freed, or an admin assigns one (POST /v1/orch/routing/{routing_id}/assign).',
-    tags: ['Routing'],
-    auth: 'orch:write',
-    rateLimit: 'routing-requests',
     request: { body: RoutingRequestSchema },
     responses: {
       200: { description: 'The routing decision', schema: RoutingDecisionSchema },
@@ -94,7 +93,7 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     },
   });
 
-  api.route({
+  routing.route({
     method: 'get',
     path: '/v1/orch/routing/{routing_id}',
     operationId: 'getRouting',
@@ -104,9 +103,7 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
       'the status is completed or expired (resolved by a human, decided autonomously, or expired at the top of the chain), or, when the wait ' +
       'ends first, with the routing as it then is (pending, queued or in_progress). Either way the body is the same as a plain read, from ' +
       'the same committed state; any API instance is woken by the change (PostgreSQL NOTIFY), and re-reads every 2 s besides.',
-    tags: ['Routing'],
     auth: 'orch:read',
-    rateLimit: 'routing-requests',
     request: { params: RoutingIdParamsSchema, query: DecisionWaitQuerySchema },
     responses: {
       200: {
@@ -128,7 +125,7 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
     },
   });
 
-  api.route({
+  routing.route({
     method: 'post',
     path: '/v1/orch/routing/{routing_id}/resolve',
     operationId: 'resolveRouting',
@@ -140,9 +137,6 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
       'as a reviewer they are: their own DID or a reviewer linked to their Passport (PUT /v1/orch/reviewers/{did} passport_id), who must be on ' +
       'the routing’s escalation chain. reviewer_did ' +
       'may be omitted (the latest of theirs on the chain). The provenance record names the Passport and the credential.',
-    tags: ['Routing'],
-    auth: 'orch:write',
-    rateLimit: 'routing-requests',
     request: { params: RoutingIdParamsSchema, body: ResolveRoutingRequestSchema },
     responses: {
       200: { description: 'The recorded resolution', schema: RoutingResolutionSchema },

@@ -6,6 +6,7 @@ import { runSafetyCheck } from '../../services/safety/check';
 import { putDomainConfig } from '../../services/safety/config';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup } from '../route-group';
 import {
   PutSafetyConfigSchema,
   SafetyCheckRequestSchema,
@@ -32,7 +33,8 @@ async function renderConfig(db: Knex, organizationId: string, row: SafetyDomainR
 }
 
 export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void {
-  api.route({
+  const safety = routeGroup(api, { tags: ['Safety'], auth: 'orch:agent', rateLimit: 'safety-checks' });
+  safety.route({
     method: 'post',
     path: '/v1/orch/safety/check',
     operationId: 'checkSafety',
@@ -42,9 +44,6 @@ export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void 
       'The domain is context.domain, else the one listing the action as a task type, else general. An AI actor is held to capability, safety and risk ' +
       'boundaries, the Fourth Law (when confidence is given) and its registered constraints; every actor to context boundaries. The check is recorded ' +
       'with its provenance, and each violation emits safety.violation and safety.boundary_violation.',
-    tags: ['Safety'],
-    auth: 'orch:agent',
-    rateLimit: 'safety-checks',
     request: { body: SafetyCheckRequestSchema },
     responses: {
       200: { description: 'The verdict, violations, and Rule of Threes analysis', schema: SafetyCheckResponseSchema },
@@ -78,14 +77,12 @@ export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void 
     },
   });
 
-  api.route({
+  safety.route({
     method: 'get',
     path: '/v1/orch/safety/config',
     operationId: 'getSafetyConfig',
     summary: 'A domain’s safety boundaries, risk thresholds and how many escalation rules apply there',
-    tags: ['Safety'],
     auth: 'orch:read',
-    rateLimit: 'safety-checks',
     request: { query: z.object({ domain: DomainSchema.default('general') }) },
     responses: {
       200: { description: 'The configuration', schema: SafetyConfigSchema },
@@ -102,16 +99,14 @@ export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void 
     },
   });
 
-  api.route({
+  safety.route({
     method: 'put',
     path: '/v1/orch/safety/config/{domain}',
     operationId: 'putSafetyConfig',
     summary: 'Create or replace a domain’s boundaries, risk thresholds and task types (admin)',
     description:
       'Takes effect on the next routing and check; recorded in provenance as safety_config:<domain>, version by version.',
-    tags: ['Safety'],
     auth: 'orch:admin',
-    rateLimit: 'safety-checks',
     request: { params: z.object({ domain: DomainSchema }), body: PutSafetyConfigSchema },
     responses: { 200: { description: 'The configuration as stored', schema: SafetyConfigSchema } },
     handler: async ({ params, body, principal }) => {
