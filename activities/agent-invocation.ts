@@ -5,11 +5,11 @@ import { judgeAgentAnswer, resultObject } from '../domain/executions/outbound-an
 import { postJson, type PostOutcome } from '../lib/outbound/post';
 import { DELIVERY_ID_HEADER } from '../lib/outbound/signature';
 import type { OutboundGuard } from '../lib/outbound/url-guard';
-import { createKeyRing } from '../services/identity/issuance/key-ring';
+import { createKeyRing, type KeyRing } from '../services/identity/issuance/key-ring';
 import { issueProgressToken } from '../services/executions/progress-token';
 import type { AgentAnswer } from '../contracts/execute-agent';
 import { attemptFailure, cancellationOutcome, describeAnswer } from './execution-attempts';
-import type { WorkerSettings } from './settings';
+import type { PlatformWorkerSettings, WorkerSettings } from './settings';
 
 export interface AgentInvocation {
   execution_id: string;
@@ -66,6 +66,44 @@ async function agentResult(
   }
 }
 
+/** The call with its progress token, POSTed while heartbeating. */
+async function postCall(
+  call: AgentInvocation,
+  context: Context,
+  deps: { keyRing: KeyRing; platform: PlatformWorkerSettings; guard: OutboundGuard },
+): Promise<PostOutcome> {
+  const { keyRing, platform, guard } = deps;
+  const { attempt } = context.info;
+  const token = await issueProgressToken(keyRing, platform.token, {
+    execution_id: call.execution_id,
+    agent_uri: call.agent_uri,
+    attempt,
+    ttlSeconds: Math.ceil(call.timeout_ms / 1000) + PROGRESS_TOKEN_GRACE_SECONDS,
+  });
+  const body = JSON.stringify({
+    execution_id: call.execution_id,
+    attempt,
+    agent_uri: call.agent_uri,
+    capability_uri: call.capability_uri,
+    parameters: call.parameters,
+    requester_passport_id: call.requester_passport_id,
+    task_id: call.task_id ?? null,
+    progress: { url: `${platform.publicBaseUrl}/v1/executions/${call.execution_id}/progress`, token },
+  });
+  const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await postJson(call.endpoint_url, body, {
+      timeoutMs: call.timeout_ms,
+      guard,
+      signal: context.cancellationSignal,
+      responseLimitBytes: platform.agentResultLimitBytes,
+      headers: { [DELIVERY_ID_HEADER]: `${call.execution_id}:${attempt}` },
+    });
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
 /**
  * The invokeAgent activity. One attempt of an agent call: POSTs the call to the agent's endpoint with a
  * progress token, heartbeats while the agent works (so a lost worker is noticed and the call retried, and a
@@ -77,44 +115,11 @@ export function createInvokeAgent(deps: { db: Knex; settings: WorkerSettings; gu
   const { platform } = deps.settings;
   const keyRing = createKeyRing(db, { secretKeys: platform.secretKeys });
 
-  /** The call with its progress token, POSTed while heartbeating. */
-  async function postCall(call: AgentInvocation, context: Context): Promise<PostOutcome> {
-    const { attempt } = context.info;
-    const token = await issueProgressToken(keyRing, platform.token, {
-      execution_id: call.execution_id,
-      agent_uri: call.agent_uri,
-      attempt,
-      ttlSeconds: Math.ceil(call.timeout_ms / 1000) + PROGRESS_TOKEN_GRACE_SECONDS,
-    });
-    const body = JSON.stringify({
-      execution_id: call.execution_id,
-      attempt,
-      agent_uri: call.agent_uri,
-      capability_uri: call.capability_uri,
-      parameters: call.parameters,
-      requester_passport_id: call.requester_passport_id,
-      task_id: call.task_id ?? null,
-      progress: { url: `${platform.publicBaseUrl}/v1/executions/${call.execution_id}/progress`, token },
-    });
-    const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
-    try {
-      return await postJson(call.endpoint_url, body, {
-        timeoutMs: call.timeout_ms,
-        guard,
-        signal: context.cancellationSignal,
-        responseLimitBytes: platform.agentResultLimitBytes,
-        headers: { [DELIVERY_ID_HEADER]: `${call.execution_id}:${attempt}` },
-      });
-    } finally {
-      clearInterval(heartbeat);
-    }
-  }
-
   return async function invokeAgent(call: AgentInvocation): Promise<AgentAnswer> {
     const context = Context.current();
     const { attempt } = context.info;
     await recordAttemptStarted(db, { execution_id: call.execution_id, kind: 'agent', attempt, started_at: new Date() });
-    const outcome = await postCall(call, context);
+    const outcome = await postCall(call, context, { keyRing, platform, guard });
     const finished: FinishAttempt = (result, error) =>
       recordAttemptFinished(db, {
         execution_id: call.execution_id,
