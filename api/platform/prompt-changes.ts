@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { deprecate, promptUri, publishVersion, rollback } from '../../services/prompts/registry';
+import { deprecate, publishVersion, rollback } from '../../services/prompts/registry';
+import { promptUri } from '../../services/prompts/references';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {

@@ -1,7 +1,7 @@
 import { PROMPT_ACTION_RISK, riskRank } from '../../domain/identity/capabilities';
 import { grantsPrompt, type PromptAction } from '../../domain/prompts/scopes';
 import type { Principal } from '../../services/identity/scopes';
-import { parsePromptRef } from '../../services/prompts/registry';
+import { parsePromptRef } from '../../services/prompts/references';
 import { Problem } from '../problem';
 
 /** The key a path names, once the caller's grant for the action on it is checked: another organization's URI is not found. */

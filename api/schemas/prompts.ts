@@ -1,7 +1,7 @@
 import type { Page } from '../../db/pagination';
 import type { PromptRow, PromptVersionRow } from '../../db/prompts';
 import { isSemver } from '../../domain/prompts/semver';
-import { promptUri } from '../../services/prompts/registry';
+import { promptUri } from '../../services/prompts/references';
 import { z } from './zod';
 
 export const SemverSchema = z

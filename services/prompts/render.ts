@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { findPrompt, findVersion, type PromptVersionRow } from '../../db/prompts';
 import { compileSchema, schemaErrors, type SchemaError } from './json-schema';
-import { extendsChain, parsePromptRef } from './registry';
+import { extendsChain, parsePromptRef } from './references';
 
 export type ResolvedPrompt =
   | { ok: true; key: string; version: PromptVersionRow; chain: PromptVersionRow[] }
