@@ -1,5 +1,5 @@
 import type { Exclusion } from '../../domain/models/selection';
-import type { ReasonFailure } from '../../services/reasoning/calls';
+import type { ReasonFailure } from '../../services/reasoning/results';
 import type { PlanRefusal } from '../../services/reasoning/plan';
 import { Problem } from '../problem';
 

@@ -1,4 +1,4 @@
-import type { ReasonResult } from '../../services/reasoning/calls';
+import type { ReasonResult } from '../../services/reasoning/results';
 import type { ReasoningStreamEvent } from '../../services/reasoning/stream';
 import { sseFrame } from '../sse';
 

@@ -10,46 +10,15 @@ import type { Logger } from '../../lib/logger';
 import { ProviderError, type ChatMessage, type TokenUsage } from '../../lib/openai-compatible';
 import type { Principal } from '../identity/scopes';
 import { REASONED_STEP } from './interrupted';
-import type { ModelChoice, ReasonPlan } from './plan';
+import type { ReasonPlan } from './plan';
 import type { ReasoningSettings } from './settings';
+import type { AttemptRecord, ReasonFailure, ReasonResult, RecordedCall } from './results';
 
 export interface CallDeps {
   db: Knex;
   settings: ReasoningSettings;
   logger: Logger;
 }
-
-export interface AttemptRecord {
-  model: string;
-  provider: string;
-  outcome: 'succeeded' | 'failed';
-  error?: string;
-  durationMs: number;
-}
-
-export interface ReasonResult {
-  callId: string;
-  model: string;
-  provider: string;
-  text: string;
-  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
-  /** The provider reported no usage: the counts are estimated from the text's length. */
-  usageEstimated: boolean;
-  costUsd: number;
-  durationMs: number;
-  modelChoice: ModelChoice;
-  attempts: AttemptRecord[];
-}
-
-/** No provider answered; the attempts say what each one did. */
-export type ReasonFailure = {
-  ok: false;
-  code: 'model_providers_unavailable';
-  callId: string;
-  attempts: AttemptRecord[];
-};
-
-export type RecordedCall = { ok: true; result: ReasonResult } | ReasonFailure;
 
 interface Attempt {
   model: ModelRow;

@@ -1,6 +1,7 @@
 import type { ModelRow } from '../../db/models';
 import { chatCompletion, streamChatCompletion, type StreamPiece } from '../../lib/openai-compatible';
-import { usageOrEstimate, type CallDeps, type CallRecorder, type ReasonFailure, type ReasonResult } from './calls';
+import { usageOrEstimate, type CallDeps, type CallRecorder } from './calls';
+import type { ReasonFailure, ReasonResult } from './results';
 import type { ReasonPlan } from './plan';
 
 type FallbackDeps = Pick<CallDeps, 'settings'>;

@@ -1,5 +1,6 @@
 import type { Principal } from '../identity/scopes';
-import { CallRecorder, type CallDeps, type ReasonFailure, type ReasonResult } from './calls';
+import { CallRecorder, type CallDeps } from './calls';
+import type { ReasonFailure, ReasonResult } from './results';
 import { answerWithFallback, openStreamWithFallback } from './fallback';
 import type { InterruptedCallSweeper } from './interrupted';
 import type { PlanDeps, ReasonPlan } from './plan';

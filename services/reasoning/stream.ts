@@ -1,5 +1,6 @@
 import { ProviderError, type TokenUsage } from '../../lib/openai-compatible';
-import { usageOrEstimate, type CallDeps, type CallRecorder, type ReasonResult } from './calls';
+import { usageOrEstimate, type CallDeps, type CallRecorder } from './calls';
+import type { ReasonResult } from './results';
 import type { OpenedStream } from './fallback';
 import type { ModelChoice } from './plan';
 
