@@ -36,6 +36,16 @@ function namedRequester(request: RequestFacts['request']): { requested_by_named?
   return named !== undefined ? { requested_by_named: named } : {};
 }
 
+/** What a request for a human asked, as the records of one that found nobody keep it. */
+function requestInput(request: RequestFacts['request']) {
+  return {
+    reason: request.reason,
+    target_capability: request.target_capability ?? null,
+    urgency: request.urgency ?? null,
+    context: request.context ?? {},
+  };
+}
+
 /** An escalation by request that found nobody to take the routing. */
 export function escalationRefusedRecord(
   facts: RequestFacts & { attempt: number; needs: RequiredCapability[] },
@@ -45,12 +55,7 @@ export function escalationRefusedRecord(
     entry: {
       actor: facts.actor,
       action: 'escalation_refused',
-      input_data: {
-        reason: facts.request.reason,
-        target_capability: facts.request.target_capability ?? null,
-        urgency: facts.request.urgency ?? null,
-        context: facts.request.context ?? {},
-      },
+      input_data: requestInput(facts.request),
       output_data: { required_capabilities: facts.needs },
       reasoning: `No available reviewer holds ${describeNeeds(facts.needs)}${facts.from_agent ? '' : ' above the current one'}`,
     },
@@ -121,13 +126,7 @@ export function queuedByRequestRecord(
     entry: {
       actor: facts.actor,
       action: 'queued_by_request',
-      input_data: {
-        reason: request.reason,
-        target_capability: request.target_capability ?? null,
-        urgency: request.urgency ?? null,
-        context: request.context ?? {},
-        ...namedRequester(request),
-      },
+      input_data: { ...requestInput(request), ...namedRequester(request) },
       output_data: { required_capabilities: facts.needs, escalation_level: facts.level },
       reasoning: `${request.requested_by.did} asked for a human, but no available reviewer holds ${describeNeeds(facts.needs)}: queued until one does`,
     },
