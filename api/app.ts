@@ -1,7 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { Client } from '@temporalio/client';
 import cors from 'cors';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from '../lib/logger';
 import type { HttpMetrics } from '../lib/metrics';
@@ -12,15 +12,12 @@ import type { PassportSettings } from '../services/identity/passports/settings';
 import type { KeyRing } from '../services/identity/issuance/key-ring';
 import type { TokenSettings } from '../services/identity/authentication/actor';
 import { authenticateDelegationToken } from '../services/identity/delegations/authenticate';
+import type { DelegationDeps } from '../services/identity/delegations/context';
 import { DELEGATION_TOKEN_TYPE } from '../services/identity/issuance/delegation-tokens';
 import type { RevocationRegistry } from '../services/identity/delegations/revocations';
 import type { DecisionWaits } from '../services/decisions/waits';
 import type { HumanEscalationLevel } from '../contracts/route-task';
-import { registerServiceAccountRoutes } from './auth/service-accounts';
-import { registerPersonalAccessTokenRoutes } from './auth/personal-access-tokens';
-import { registerTokenRoutes } from './auth/token';
 import { mountDocs } from './docs';
-import { registerHealthRoutes } from './health';
 import { accessLog } from './middleware/access-log';
 import { recordRequestMetrics } from './middleware/metrics';
 import { traceRequests, withinRequestTrace } from './middleware/tracing';
@@ -31,32 +28,10 @@ import { sendProblem, problemRenderer } from './middleware/problem';
 import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
 import { requestDeadline, temporalCallsWithinDeadline } from './middleware/request-deadline';
 import { requestId } from './middleware/request-id';
-import { registerLedgerRoutes } from './ledger';
-import { registerAuditRoutes } from './orch/audit';
-import { registerComplianceRoutes } from './orch/compliance';
-import { registerPlatformProvenanceRoutes } from './platform/provenance';
 import { deprecationHeaders, type Deprecation } from './middleware/deprecation';
-import { registerAgentPerformanceRoutes } from './orch/agent-performance';
-import { registerAgentReportRoutes } from './orch/agent-reports';
-import { registerAgentRoutingRoutes } from './orch/agent-routing';
-import { registerAgentRoutes } from './orch/agents';
-import { registerBoundaryRoutes } from './orch/boundaries';
-import { registerManualEscalationRoutes } from './orch/escalation-manual';
-import { registerEscalationRuleRoutes } from './orch/escalation-rules';
-import { registerRoutingHistoryRoutes } from './orch/routing-history';
-import { registerSafetyRoutes } from './orch/safety';
-import { registerProvenanceRoutes } from './orch/provenance';
-import { registerReviewerRoutes } from './orch/reviewers';
-import { registerRoutingRoutes } from './orch/routing';
-import { registerPlatformRoutes } from './platform';
-import { registerDelegationRoutes } from './platform/delegation';
-import { registerWebhookDeliveryRoutes } from './orch/webhook-deliveries';
-import { registerWebhookRoutes } from './orch/webhooks';
-import { registerEventRoutes } from './platform/events';
-import { registerPasskeyPage } from './platform/passkey-page';
-import { registerWebAuthnRoutes } from './platform/webauthn';
 import { Problem } from './problem';
 import { ApiBuilder } from './route';
+import { registerRoutes } from './routes';
 
 export interface AppDeps {
   db: Knex;
@@ -82,7 +57,7 @@ export interface AppDeps {
     ledgerBlockMaxAgeMs: number;
     platform: PlatformSettings;
     webhooks: WebhookSettings;
-    // Orchestration layer (issue 3).
+    // Orchestration layer.
     autonomousEscalationWindowSeconds: number;
     reviewWindowSeconds: number;
     deprecations: Deprecation[];
@@ -116,62 +91,62 @@ function requireJsonBody(): RequestHandler {
   };
 }
 
-export function buildApp(deps: AppDeps): Express {
-  const { settings } = deps;
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
-  app.set('query parser', 'simple');
+/** Browsers may call from the configured origins, send the API's request headers and read its answer headers. */
+function corsPolicy(origins: string[]): RequestHandler {
+  return cors({
+    origin: origins,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    // traceparent and tracestate: a browser client's trace continues into the API's (W3C Trace Context).
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Idempotency-Key',
+      'X-Request-ID',
+      'X-Agent-ID',
+      'X-Confidence-Score',
+      'Prefer',
+      'traceparent',
+      'tracestate',
+    ],
+    exposedHeaders: [
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'X-RateLimit-Resource',
+      'X-Request-ID',
+      'Retry-After',
+      'Idempotent-Replayed',
+      'Location',
+      'Deprecation',
+      'Sunset',
+      'Link',
+    ],
+    maxAge: 600,
+  });
+}
 
+/** What every request passes before its route: id, trace, metrics, log, deadline, CORS, metering, body reading. */
+function useRequestMiddleware(app: Express, deps: AppDeps, meter: Router): void {
+  const { settings } = deps;
   app.use(requestId());
   if (deps.tracer) app.use(traceRequests(deps.tracer));
   if (deps.httpMetrics) app.use(recordRequestMetrics(deps.httpMetrics));
   app.use(accessLog(deps.logger));
   app.use(requestDeadline({ timeoutMs: settings.requestTimeoutMs, logger: deps.logger }));
-  app.use(
-    cors({
-      origin: settings.corsAllowedOrigins,
-      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      // traceparent and tracestate: a browser client's trace continues into the API's (W3C Trace Context).
-      allowedHeaders: [
-        'Authorization',
-        'Content-Type',
-        'Idempotency-Key',
-        'X-Request-ID',
-        'X-Agent-ID',
-        'X-Confidence-Score',
-        'Prefer',
-        'traceparent',
-        'tracestate',
-      ],
-      exposedHeaders: [
-        'X-RateLimit-Limit',
-        'X-RateLimit-Remaining',
-        'X-RateLimit-Reset',
-        'X-RateLimit-Resource',
-        'X-Request-ID',
-        'Retry-After',
-        'Idempotent-Replayed',
-        'Location',
-        'Deprecation',
-        'Sunset',
-        'Link',
-      ],
-      maxAge: 600,
-    }),
-  );
+  app.use(corsPolicy(settings.corsAllowedOrigins));
   app.use(deprecationHeaders(settings.deprecations));
   // Callers are identified and counted before any body is read: a refused body (413, 415, malformed JSON) carries X-RateLimit-* too.
-  const meter = express.Router();
   app.use(meter);
   app.use(requireJsonBody());
   app.use(express.json({ limit: settings.bodyLimit, strict: false }));
   app.use('/oauth/token', express.urlencoded({ extended: false, limit: '16kb' }));
   app.use(guardBody({ maxDepth: settings.jsonMaxDepth }));
+}
 
-  const delegation = { db: deps.db, keyRing: deps.keyRing, settings: settings.token, revocations: deps.revocations };
+function apiBuilder(deps: AppDeps, meter: Router, delegation: DelegationDeps): ApiBuilder {
+  const { settings } = deps;
   const verifiers = { [DELEGATION_TOKEN_TYPE]: (token: string) => authenticateDelegationToken(delegation, token) };
-  const api = new ApiBuilder({
+  return new ApiBuilder({
     authenticate: authenticate({ db: deps.db, keyRing: deps.keyRing, settings: settings.token, verifiers }),
     rateLimit: (category) => rateLimit({ db: deps.db, settings: settings.rateLimits, logger: deps.logger }, category),
     idempotency: idempotency({
@@ -182,69 +157,11 @@ export function buildApp(deps: AppDeps): Express {
     }),
     meter,
   });
-  registerHealthRoutes(api, deps);
-  registerTokenRoutes(api, {
-    db: deps.db,
-    keyRing: deps.keyRing,
-    settings: settings.token,
-    accessTokenTtlSeconds: settings.accessTokenTtlSeconds,
-  });
-  registerServiceAccountRoutes(api, deps);
-  registerPersonalAccessTokenRoutes(api, deps);
-  // Orchestration layer (issue 3): history before {routing_id}, so that Express does not read "history" as an id.
-  const routing = {
-    db: deps.db,
-    temporal: deps.temporal,
-    taskQueue: settings.taskQueue,
-    escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds,
-    autonomousEscalationWindowSeconds: settings.autonomousEscalationWindowSeconds,
-    reviewWindowSeconds: settings.reviewWindowSeconds,
-  };
-  registerRoutingHistoryRoutes(api, deps);
-  registerRoutingRoutes(api, { ...routing, logger: deps.logger, decisions: deps.decisions });
-  registerAgentRoutingRoutes(api, { ...routing, logger: deps.logger, decisions: deps.decisions });
-  registerAgentReportRoutes(api, routing);
-  registerBoundaryRoutes(api, deps);
-  registerManualEscalationRoutes(api, routing);
-  registerEscalationRuleRoutes(api, deps);
-  registerSafetyRoutes(api, deps);
-  registerAgentRoutes(api, deps);
-  registerAgentPerformanceRoutes(api, deps);
-  registerProvenanceRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
-  registerLedgerRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
-  registerAuditRoutes(api, deps);
-  registerPlatformProvenanceRoutes(api, deps);
-  registerComplianceRoutes(api, {
-    db: deps.db,
-    temporal: deps.temporal,
-    taskQueue: settings.taskQueue,
-    publicBaseUrl: settings.publicBaseUrl,
-  });
-  registerReviewerRoutes(api, deps);
-  registerPlatformRoutes(api, deps);
-  registerDelegationRoutes(api, delegation);
-  registerWebhookRoutes(api, { db: deps.db, settings: settings.webhooks });
-  registerWebhookDeliveryRoutes(api, {
-    db: deps.db,
-    temporal: deps.temporal,
-    taskQueue: settings.taskQueue,
-    retrySchedule: settings.webhooks.retrySchedule,
-  });
-  registerEventRoutes(api, deps);
-  registerWebAuthnRoutes(api, {
-    db: deps.db,
-    keyRing: deps.keyRing,
-    logger: deps.logger,
-    revocations: deps.revocations,
-    settings: { token: settings.token, webauthn: settings.webauthn },
-  });
-  registerPasskeyPage(api);
-  if (deps.tracer) app.use(withinRequestTrace());
-  app.use(temporalCallsWithinDeadline(deps.temporal));
-  app.use(api.router);
-  mountDocs(app, api, settings.publicBaseUrl);
+}
 
-  app.use((req, res) => {
+/** A request no route answered: 405 with Allow where the path has other methods, else 404. */
+function answerUnmatched(api: ApiBuilder): RequestHandler {
+  return (req, res) => {
     const allowed = api.allowedMethods(req.path);
     const instance = req.originalUrl.split('?')[0] ?? req.path;
     if (allowed.length > 0) {
@@ -260,7 +177,26 @@ export function buildApp(deps: AppDeps): Express {
       return;
     }
     sendProblem(res, new Problem('not_found', `Nothing at ${req.method} ${req.path}`), instance);
-  });
+  };
+}
+
+export function buildApp(deps: AppDeps): Express {
+  const { settings } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'simple');
+
+  const meter = express.Router();
+  useRequestMiddleware(app, deps, meter);
+  const delegation = { db: deps.db, keyRing: deps.keyRing, settings: settings.token, revocations: deps.revocations };
+  const api = apiBuilder(deps, meter, delegation);
+  registerRoutes(api, deps, delegation);
+  if (deps.tracer) app.use(withinRequestTrace());
+  app.use(temporalCallsWithinDeadline(deps.temporal));
+  app.use(api.router);
+  mountDocs(app, api, settings.publicBaseUrl);
+  app.use(answerUnmatched(api));
   app.use(problemRenderer(deps.logger));
   return app;
 }

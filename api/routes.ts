@@ -1,0 +1,109 @@
+import { registerServiceAccountRoutes } from './auth/service-accounts';
+import { registerPersonalAccessTokenRoutes } from './auth/personal-access-tokens';
+import { registerTokenRoutes } from './auth/token';
+import { registerHealthRoutes } from './health';
+import { registerLedgerRoutes } from './ledger';
+import { registerAuditRoutes } from './orch/audit';
+import { registerComplianceRoutes } from './orch/compliance';
+import { registerPlatformProvenanceRoutes } from './platform/provenance';
+import { registerAgentPerformanceRoutes } from './orch/agent-performance';
+import { registerAgentReportRoutes } from './orch/agent-reports';
+import { registerAgentRoutingRoutes } from './orch/agent-routing';
+import { registerAgentRoutes } from './orch/agents';
+import { registerBoundaryRoutes } from './orch/boundaries';
+import { registerManualEscalationRoutes } from './orch/escalation-manual';
+import { registerEscalationRuleRoutes } from './orch/escalation-rules';
+import { registerRoutingHistoryRoutes } from './orch/routing-history';
+import { registerSafetyRoutes } from './orch/safety';
+import { registerProvenanceRoutes } from './orch/provenance';
+import { registerReviewerRoutes } from './orch/reviewers';
+import { registerRoutingRoutes } from './orch/routing';
+import { registerPlatformRoutes } from './platform';
+import { registerDelegationRoutes } from './platform/delegation';
+import { registerWebhookDeliveryRoutes } from './orch/webhook-deliveries';
+import { registerWebhookRoutes } from './orch/webhooks';
+import { registerEventRoutes } from './platform/events';
+import { registerPasskeyPage } from './platform/passkey-page';
+import { registerWebAuthnRoutes } from './platform/webauthn';
+import type { DelegationDeps } from '../services/identity/delegations/context';
+import type { AppDeps } from './app';
+import type { ApiBuilder } from './route';
+
+/** Every router, in the order the OpenAPI document lists their operations. */
+export function registerRoutes(api: ApiBuilder, deps: AppDeps, delegation: DelegationDeps): void {
+  registerAccessRoutes(api, deps);
+  registerOrchestrationRoutes(api, deps);
+  registerPlatformSideRoutes(api, deps, delegation);
+}
+
+/** Health, tokens, service accounts and personal access tokens. */
+function registerAccessRoutes(api: ApiBuilder, deps: AppDeps): void {
+  const { settings } = deps;
+  registerHealthRoutes(api, deps);
+  registerTokenRoutes(api, {
+    db: deps.db,
+    keyRing: deps.keyRing,
+    settings: settings.token,
+    accessTokenTtlSeconds: settings.accessTokenTtlSeconds,
+  });
+  registerServiceAccountRoutes(api, deps);
+  registerPersonalAccessTokenRoutes(api, deps);
+}
+
+/** /v1/orch, the ledger, audit, compliance and the provenance beside them. */
+function registerOrchestrationRoutes(api: ApiBuilder, deps: AppDeps): void {
+  const { settings } = deps;
+  // history before {routing_id}, so that Express does not read "history" as an id.
+  const routing = {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: settings.taskQueue,
+    escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds,
+    autonomousEscalationWindowSeconds: settings.autonomousEscalationWindowSeconds,
+    reviewWindowSeconds: settings.reviewWindowSeconds,
+  };
+  registerRoutingHistoryRoutes(api, deps);
+  registerRoutingRoutes(api, { ...routing, logger: deps.logger, decisions: deps.decisions });
+  registerAgentRoutingRoutes(api, { ...routing, logger: deps.logger, decisions: deps.decisions });
+  registerAgentReportRoutes(api, routing);
+  registerBoundaryRoutes(api, deps);
+  registerManualEscalationRoutes(api, routing);
+  registerEscalationRuleRoutes(api, deps);
+  registerSafetyRoutes(api, deps);
+  registerAgentRoutes(api, deps);
+  registerAgentPerformanceRoutes(api, deps);
+  registerProvenanceRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
+  registerLedgerRoutes(api, { db: deps.db, blockMaxAgeMs: settings.ledgerBlockMaxAgeMs });
+  registerAuditRoutes(api, deps);
+  registerPlatformProvenanceRoutes(api, deps);
+  registerComplianceRoutes(api, {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: settings.taskQueue,
+    publicBaseUrl: settings.publicBaseUrl,
+  });
+  registerReviewerRoutes(api, deps);
+}
+
+/** /v1 platform routes, delegation, webhooks, events and passkeys. */
+function registerPlatformSideRoutes(api: ApiBuilder, deps: AppDeps, delegation: DelegationDeps): void {
+  const { settings } = deps;
+  registerPlatformRoutes(api, deps);
+  registerDelegationRoutes(api, delegation);
+  registerWebhookRoutes(api, { db: deps.db, settings: settings.webhooks });
+  registerWebhookDeliveryRoutes(api, {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: settings.taskQueue,
+    retrySchedule: settings.webhooks.retrySchedule,
+  });
+  registerEventRoutes(api, deps);
+  registerWebAuthnRoutes(api, {
+    db: deps.db,
+    keyRing: deps.keyRing,
+    logger: deps.logger,
+    revocations: deps.revocations,
+    settings: { token: settings.token, webauthn: settings.webauthn },
+  });
+  registerPasskeyPage(api);
+}
