@@ -1,9 +1,12 @@
 import { EXECUTION_STATUSES } from '../../domain/executions/agent-calls';
-import { executionViewSchema } from '../../services/executions/view';
+import { ExecutionState } from '../../contracts/aggregates/execution';
+import { viewOf } from '../../lib/shape';
+import { EXECUTION_VIEW } from '../../services/executions/view';
 import { DidSchema, listQuerySchema } from './common';
 import { z } from './zod';
 
-export const ExecutionSchema = executionViewSchema.openapi('Execution');
+// Built here, after ./zod has added .openapi to every schema made from now on.
+export const ExecutionSchema = viewOf(ExecutionState, EXECUTION_VIEW).schema.openapi('Execution');
 
 const AttemptSchema = z.object({
   kind: z.enum(['agent', 'callback']),
