@@ -1,6 +1,5 @@
 import { uuid4 } from '@temporalio/workflow';
 import type {
-  AssignedTo,
   AssignReviewerInput,
   ConfidenceOutcome,
   ConfidenceReport,
@@ -29,7 +28,7 @@ import {
   resolutionRecord,
   type RequestFacts,
 } from '../domain/routing/request-steps';
-import type { Routing } from './route-task-routing';
+import type { Handover, Routing } from './route-task-routing';
 import { PENDING_ANCHOR, routingActivities } from './route-task-run';
 
 /** What the routing does on the requests its updates queue: each asks domain/ what to do, records it, and moves the routing on. */
@@ -70,47 +69,18 @@ export async function escalate(
     return { ok: false, code: 'no_qualified_reviewer', routing_id, required_capabilities: needs };
   }
   if (!next) return { ok: true, escalation: await toQueue(routing, facts, needs, level) };
-  const at = run.now();
-  const chain_level = run.state.escalation_chain.length + 1;
-  const escalation_id = `esc_${uuid4()}`;
-  const assigned_to: AssignedTo = { type: 'human', did: next.did, capabilities_matched: next.capabilities_matched };
-  const record = escalationRecord({
-    ...facts,
-    escalation_id,
-    from: routing.current?.did ?? run.input.task.ai_agent_id,
-    to: next,
-    level,
-    chain_level,
-    notifications: routing.notify(level),
-  });
-  const escalation_chain = [
-    ...run.state.escalation_chain,
-    { level: chain_level, escalation_level: level, did: next.did, timestamp: at },
-  ];
-  const estimated_response_time = routing.timeoutOf(level);
-  const ledger_anchor = await run.record([record], {
-    status: 'in_progress',
-    escalation_level: level,
-    assigned_to,
-    assigned_at: at,
-    estimated_response_time,
-    escalation_chain,
-    ...(run.state.escalated_at ? {} : { escalated_at: at }),
-  });
-  routing.hand(next, level, at);
-  return {
-    ok: true,
-    escalation: {
+  const recordOf = ({ escalation_id, chain_level }: Handover) =>
+    escalationRecord({
+      ...facts,
       escalation_id,
-      routing_id,
-      status: 'assigned',
-      assigned_to,
-      escalation_level: level,
-      estimated_response_time,
-      escalation_chain,
-      ledger_anchor,
-    },
-  };
+      from: routing.current?.did ?? run.input.task.ai_agent_id,
+      to: next,
+      level,
+      chain_level,
+      notifications: routing.notify(level),
+    });
+  const changes = { status: 'in_progress', escalation_level: level } as const;
+  return { ok: true, escalation: await routing.handOver(next, level, recordOf, changes) };
 }
 
 /** Sends a routing that found nobody for an escalation to the queue (or keeps it there, with the wider needs and the level asked). */

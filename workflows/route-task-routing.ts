@@ -22,7 +22,8 @@ import {
   supervisorNotifications,
   type RoutingHolder,
 } from '../domain/routing/escalation';
-import { queueAssignmentRecord } from '../domain/routing/waiting-steps';
+import type { RoutingStepRecord } from '../domain/routing/steps';
+import { expiryRecord, queueAssignmentRecord } from '../domain/routing/waiting-steps';
 import type { Decided } from '../contracts/route-task-decision';
 import { refusal, type RoutingRun } from './route-task-run';
 
@@ -192,33 +193,49 @@ export class Routing {
   }
 
   /** Hands the queued routing to a reviewer who became available, or whom an admin chose. */
-  async assignFromQueue(
+  assignFromQueue(
     to: Assignment,
     how: { actor: ProvenanceActor; by_admin: boolean; qualified: boolean; reason?: string | undefined },
   ): Promise<EscalationRecord> {
-    const { run, routingId: routing_id, level } = this;
+    const { routingId: routing_id, level } = this;
+    const recordOf = ({ escalation_id, chain_level }: Handover) =>
+      queueAssignmentRecord({
+        routing_id,
+        task_id: this.run.input.request_id,
+        ...how,
+        reason: how.reason,
+        escalation_id,
+        to,
+        level,
+        chain_level,
+        notifications: this.notify(level),
+      });
+    return this.handOver(to, level, recordOf, { status: 'in_progress' });
+  }
+
+  /**
+   * Hands the routing to a human at `level`: records the step `recordOf` makes of the handover, with the
+   * assignment and its place on the escalation chain, and answers with the escalation.
+   */
+  async handOver(
+    to: Assignment,
+    level: EscalationLevel,
+    recordOf: (handover: Handover) => RoutingStepRecord,
+    changes: Partial<RoutingState>,
+  ): Promise<EscalationRecord> {
+    const { run, routingId: routing_id } = this;
     const at = run.now();
     const chain_level = run.state.escalation_chain.length + 1;
     const escalation_id = `esc_${uuid4()}`;
     const assigned_to: AssignedTo = { type: 'human', did: to.did, capabilities_matched: to.capabilities_matched };
-    const record = queueAssignmentRecord({
-      routing_id,
-      task_id: this.run.input.request_id,
-      ...how,
-      reason: how.reason,
-      escalation_id,
-      to,
-      level,
-      chain_level,
-      notifications: this.notify(level),
-    });
+    const record = recordOf({ escalation_id, chain_level });
     const escalation_chain = [
       ...run.state.escalation_chain,
       { level: chain_level, escalation_level: level, did: to.did, timestamp: at },
     ];
     const estimated_response_time = this.timeoutOf(level);
     const ledger_anchor = await run.record([record], {
-      status: 'in_progress',
+      ...changes,
       assigned_to,
       assigned_at: at,
       estimated_response_time,
@@ -237,4 +254,20 @@ export class Routing {
       ledger_anchor,
     };
   }
+
+  /** Nobody is left to take the routing after `timed_out_after_seconds`: it expires at its level. */
+  async expire(timed_out_after_seconds: number, queued = false): Promise<void> {
+    const { run, routingId: routing_id, level } = this;
+    const chain_length = run.state.escalation_chain.length;
+    await run.record([expiryRecord({ routing_id, level, chain_length, timed_out_after_seconds, queued })], {
+      status: 'expired',
+    });
+    this.phase = 'closed';
+  }
+}
+
+/** A handover's place on the escalation chain, for the step that records it. */
+export interface Handover {
+  escalation_id: string;
+  chain_level: number;
 }

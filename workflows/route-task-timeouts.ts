@@ -1,7 +1,7 @@
 import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance/records';
 import { assignReviewer } from '../domain/routing/reviewer-assignment';
 import { nextOnTimeout, nextQueueLevel } from '../domain/routing/escalation';
-import { chainEscalationRecord, expiryRecord, queueRaisedRecord } from '../domain/routing/waiting-steps';
+import { chainEscalationRecord, queueRaisedRecord } from '../domain/routing/waiting-steps';
 import type { Routing } from './route-task-routing';
 import { routingActivities } from './route-task-run';
 
@@ -31,21 +31,7 @@ export async function timedOut(routing: Routing): Promise<void> {
     from,
     routing.level,
   );
-  if (!moved) {
-    await run.record(
-      [
-        expiryRecord({
-          routing_id,
-          level: routing.level,
-          chain_length: run.state.escalation_chain.length,
-          timed_out_after_seconds,
-        }),
-      ],
-      { status: 'expired' },
-    );
-    routing.phase = 'closed';
-    return;
-  }
+  if (!moved) return routing.expire(timed_out_after_seconds);
   const { next, level } = moved;
   const chain_level = run.state.escalation_chain.length + 1;
   const at = run.now();
@@ -84,22 +70,7 @@ async function queueTimedOut(routing: Routing): Promise<void> {
   const { run, routingId: routing_id } = routing;
   const waited_seconds = routing.timeoutOf(routing.level);
   const level = nextQueueLevel(routing.level);
-  if (!level) {
-    await run.record(
-      [
-        expiryRecord({
-          routing_id,
-          level: routing.level,
-          chain_length: run.state.escalation_chain.length,
-          timed_out_after_seconds: waited_seconds,
-          queued: true,
-        }),
-      ],
-      { status: 'expired' },
-    );
-    routing.phase = 'closed';
-    return;
-  }
+  if (!level) return routing.expire(waited_seconds, true);
   routing.queueSteps += 1;
   const at = run.now();
   const record = queueRaisedRecord({
