@@ -20,6 +20,7 @@ import {
 } from '../../contracts/route-task';
 import { routeTaskWorkflow } from '../../workflows/route-task';
 import { registerSearchAttributes } from '../../app/temporal';
+import { eventually } from '../support/eventually';
 import { sharedWorkflowBundle } from '../support/stack';
 
 type Activities = ReturnType<typeof createRoutingActivities>;
@@ -373,7 +374,11 @@ describe('routeTaskWorkflow', () => {
 
       reviewers = [reviewer('did:x:first', 1), reviewer('did:x:second', 2)];
       await handle.signal(reviewerAvailableSignal);
-      const assigned = await handle.query(statusQuery);
+      // The signal's effect takes activities, and a query does not wait for them.
+      const assigned = await eventually(
+        () => handle.query(statusQuery),
+        (state) => state.status === 'in_progress',
+      );
       expect(assigned).toMatchObject({
         status: 'in_progress',
         assigned_to: { did: 'did:x:first' },
@@ -440,7 +445,11 @@ describe('routeTaskWorkflow', () => {
 
       reviewers = [reviewer('did:x:cardiologist', 1, { diagnosis: 0.9, cardiology: 0.9 })];
       await handle.signal(reviewerAvailableSignal);
-      expect(await handle.query(statusQuery)).toMatchObject({
+      const assigned = await eventually(
+        () => handle.query(statusQuery),
+        (state) => state.status === 'in_progress',
+      );
+      expect(assigned).toMatchObject({
         status: 'in_progress',
         assigned_to: { did: 'did:x:cardiologist' },
       });
