@@ -9,7 +9,7 @@ import { isPromptScope, type PromptAction } from '../prompts/scopes';
 export const RISK_LEVELS = ['low', 'standard', 'high'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 
-/** The scopes of access tokens, PATs and service accounts (services/identity/authentication/tokens.ts), which keep working. */
+/** The scopes of access tokens, PATs and service accounts (services/identity/scopes.ts), which keep working. */
 export type LegacyScope =
   | 'orch:read'
   | 'orch:write'

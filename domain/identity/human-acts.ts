@@ -30,7 +30,7 @@ export interface HumanActor {
   delegation?: { token_id: string } | undefined;
 }
 
-/** What the checks read of an authenticated caller (services/identity/authentication/tokens.ts Principal has this shape). */
+/** What the checks read of an authenticated caller (services/identity/scopes.ts Principal has this shape). */
 export interface HumanActCaller {
   kind: string;
   scopes: readonly string[];
