@@ -1,22 +1,8 @@
-import type { Tracer } from '@opentelemetry/api';
-import type { Client } from '@temporalio/client';
 import cors from 'cors';
 import express, { type Express, type RequestHandler, type Router } from 'express';
-import type { Knex } from 'knex';
-import type { Logger } from '../lib/logger';
-import type { HttpMetrics } from '../lib/metrics';
-import type { PlatformSettings } from '../services/platform/settings';
-import type { WebhookSettings } from '../services/webhooks/settings';
-import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
-import type { PassportSettings } from '../services/identity/passports/settings';
-import type { KeyRing } from '../services/identity/issuance/key-ring';
-import type { TokenSettings } from '../services/identity/authentication/actor';
 import { authenticateDelegationToken } from '../services/identity/delegations/authenticate';
 import type { DelegationDeps } from '../services/identity/delegations/context';
 import { DELEGATION_TOKEN_TYPE } from '../services/identity/issuance/delegation-tokens';
-import type { RevocationRegistry } from '../services/identity/delegations/revocations';
-import type { DecisionWaits } from '../services/decisions/waits';
-import type { HumanEscalationLevel } from '../contracts/route-task';
 import { mountDocs } from './docs';
 import { accessLog } from './middleware/access-log';
 import { recordRequestMetrics } from './middleware/metrics';
@@ -25,52 +11,16 @@ import { authenticate } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
 import { guardBody } from './middleware/input-guard';
 import { sendProblem, problemRenderer } from './middleware/problem';
-import { rateLimit, type RateLimitSettings } from './middleware/rate-limit';
+import { rateLimit } from './middleware/rate-limit';
 import { requestDeadline, temporalCallsWithinDeadline } from './middleware/request-deadline';
 import { requestId } from './middleware/request-id';
-import { deprecationHeaders, type Deprecation } from './middleware/deprecation';
+import { deprecationHeaders } from './middleware/deprecation';
 import { Problem } from './problem';
 import { ApiBuilder } from './route';
 import { registerRoutes } from './routes';
+import type { AppDeps } from './app-deps';
 
-export interface AppDeps {
-  db: Knex;
-  temporal: Client;
-  keyRing: KeyRing;
-  logger: Logger;
-  /** Every unexpired delegation-token revocation, kept current on this instance (services/identity/delegations/revocations.ts). */
-  revocations: RevocationRegistry;
-  /** The waits of GET …?wait= for a routing's or an approval's decision, woken by NOTIFY (services/decisions/waits.ts). */
-  decisions: DecisionWaits;
-  settings: {
-    publicBaseUrl: string;
-    taskQueue: string;
-    token: TokenSettings;
-    accessTokenTtlSeconds: number;
-    rateLimits: RateLimitSettings;
-    corsAllowedOrigins: string[];
-    bodyLimit: string;
-    /** Deepest nesting of objects and arrays a JSON body may have. */
-    jsonMaxDepth: number;
-    escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
-    /** A block's age limit: how long a client should wait for a record's proof. */
-    ledgerBlockMaxAgeMs: number;
-    platform: PlatformSettings;
-    webhooks: WebhookSettings;
-    // Orchestration layer.
-    autonomousEscalationWindowSeconds: number;
-    reviewWindowSeconds: number;
-    deprecations: Deprecation[];
-    webauthn: WebAuthnSettings;
-    passports: PassportSettings;
-    /** Longest a request may take before it answers 503; the idempotency lock lasts about as long. */
-    requestTimeoutMs: number;
-  };
-  /** Given (METRICS_PORT), every request's duration is recorded by route template. */
-  httpMetrics?: HttpMetrics;
-  /** Given (OTEL_*), every request gets a server span, and its Temporal calls and log lines join the trace. */
-  tracer?: Tracer;
-}
+export type { AppDeps };
 
 /** Bodies must be JSON, except the OAuth token endpoint, which also takes the standard form encoding. */
 function requireJsonBody(): RequestHandler {

@@ -6,6 +6,7 @@ import { WEBHOOK_PROBLEMS } from './problems/webhooks';
 import { ORCHESTRATION_PROBLEMS } from './problems/orchestration';
 import { PASSKEY_PROBLEMS } from './problems/passkeys';
 import { REASONING_PROBLEMS } from './problems/reasoning';
+import type { ProblemTable } from './problems/table';
 
 /**
  * The one error type of the API: thrown from any route or middleware, rendered by the problem middleware
@@ -23,11 +24,7 @@ export const PROBLEM_TYPES = {
   ...REASONING_PROBLEMS,
 } as const satisfies ProblemTable;
 
-/** Each code's status, title and remediation steps; an area's table lives in api/problems/. */
-export type ProblemTable = Record<
-  string,
-  { status: number; title: string; remediation: readonly [string, ...string[]] }
->;
+export type { ProblemTable };
 
 export type ProblemCode = keyof typeof PROBLEM_TYPES;
 

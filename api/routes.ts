@@ -26,7 +26,7 @@ import { registerEventRoutes } from './platform/events';
 import { registerPasskeyPage } from './platform/passkey-page';
 import { registerWebAuthnRoutes } from './platform/webauthn';
 import type { DelegationDeps } from '../services/identity/delegations/context';
-import type { AppDeps } from './app';
+import type { AppDeps } from './app-deps';
 import type { ApiBuilder } from './route';
 
 /** Every router, in the order the OpenAPI document lists their operations. */

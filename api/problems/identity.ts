@@ -1,4 +1,4 @@
-import type { ProblemTable } from '../problem';
+import type { ProblemTable } from './table';
 
 /** Passports, their keys and the device ceremony. */
 export const IDENTITY_PROBLEMS = {

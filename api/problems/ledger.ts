@@ -1,4 +1,4 @@
-import type { ProblemTable } from '../problem';
+import type { ProblemTable } from './table';
 
 /** The ledger, provenance, audit and compliance. */
 export const LEDGER_PROBLEMS = {

@@ -1,4 +1,4 @@
-import type { ProblemTable } from '../problem';
+import type { ProblemTable } from './table';
 
 /** Orchestration layer. The four codes of the spec: agent_not_registered (403), safety_violation (403), escalation_required (422), rule_conflict (409). */
 export const ORCHESTRATION_PROBLEMS = {

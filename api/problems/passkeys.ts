@@ -1,4 +1,4 @@
-import type { ProblemTable } from '../problem';
+import type { ProblemTable } from './table';
 
 /** Passkeys (WebAuthn) and sessions. */
 export const PASSKEY_PROBLEMS = {

@@ -1,4 +1,4 @@
-import type { ProblemTable } from '../problem';
+import type { ProblemTable } from './table';
 
 /** Platform: approvals, executions, agents, workflow DAGs, tasks. */
 export const PLATFORM_PROBLEMS = {

@@ -1,4 +1,4 @@
-import type { ProblemTable } from '../problem';
+import type { ProblemTable } from './table';
 
 /** Reasoning, the model registry and the prompt registry. */
 export const REASONING_PROBLEMS = {

@@ -1,4 +1,4 @@
-import type { ProblemTable } from '../problem';
+import type { ProblemTable } from './table';
 
 /** The request itself, authentication, human acts, and what any route may answer. */
 export const REQUEST_PROBLEMS = {

@@ -1,4 +1,4 @@
-import type { ProblemTable } from '../problem';
+import type { ProblemTable } from './table';
 
 /** Webhooks and events. */
 export const WEBHOOK_PROBLEMS = {

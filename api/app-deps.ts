@@ -1,0 +1,56 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { Logger } from '../lib/logger';
+import type { HttpMetrics } from '../lib/metrics';
+import type { PlatformSettings } from '../services/platform/settings';
+import type { WebhookSettings } from '../services/webhooks/settings';
+import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
+import type { PassportSettings } from '../services/identity/passports/settings';
+import type { KeyRing } from '../services/identity/issuance/key-ring';
+import type { TokenSettings } from '../services/identity/authentication/actor';
+import type { RevocationRegistry } from '../services/identity/delegations/revocations';
+import type { DecisionWaits } from '../services/decisions/waits';
+import type { HumanEscalationLevel } from '../contracts/route-task';
+import type { RateLimitSettings } from './middleware/rate-limit';
+import type { Deprecation } from './middleware/deprecation';
+
+/** What the app is built from: the composition root (app/deps.ts) gives it. */
+export interface AppDeps {
+  db: Knex;
+  temporal: Client;
+  keyRing: KeyRing;
+  logger: Logger;
+  /** Every unexpired delegation-token revocation, kept current on this instance (services/identity/delegations/revocations.ts). */
+  revocations: RevocationRegistry;
+  /** The waits of GET …?wait= for a routing's or an approval's decision, woken by NOTIFY (services/decisions/waits.ts). */
+  decisions: DecisionWaits;
+  settings: {
+    publicBaseUrl: string;
+    taskQueue: string;
+    token: TokenSettings;
+    accessTokenTtlSeconds: number;
+    rateLimits: RateLimitSettings;
+    corsAllowedOrigins: string[];
+    bodyLimit: string;
+    /** Deepest nesting of objects and arrays a JSON body may have. */
+    jsonMaxDepth: number;
+    escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
+    /** A block's age limit: how long a client should wait for a record's proof. */
+    ledgerBlockMaxAgeMs: number;
+    platform: PlatformSettings;
+    webhooks: WebhookSettings;
+    // Orchestration layer.
+    autonomousEscalationWindowSeconds: number;
+    reviewWindowSeconds: number;
+    deprecations: Deprecation[];
+    webauthn: WebAuthnSettings;
+    passports: PassportSettings;
+    /** Longest a request may take before it answers 503; the idempotency lock lasts about as long. */
+    requestTimeoutMs: number;
+  };
+  /** Given (METRICS_PORT), every request's duration is recorded by route template. */
+  httpMetrics?: HttpMetrics;
+  /** Given (OTEL_*), every request gets a server span, and its Temporal calls and log lines join the trace. */
+  tracer?: Tracer;
+}
