@@ -1,7 +1,7 @@
 /** The first decision moment, capability_assessment: can the AI handle the task alone? */
 import { agentCapabilityWeight, type AgentProfile } from '../agents/agents';
 import type { EscalationLevel, RoutingTask } from './decision';
-import type { DecisionMoment } from './moments';
+import type { DecisionMoment } from './moment-types';
 import { firedReasons, trigger, type Trigger } from './moment-triggers';
 
 /** The capabilities a registered agent that declares capabilities lacks; others are judged by confidence alone. */

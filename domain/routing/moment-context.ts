@@ -1,7 +1,7 @@
 /** The third decision moment, context_analysis: the domain's safety boundaries, the Rule of Threes, the escalation rules. */
 import type { AutonomyPolicy } from './autonomy';
 import { actionOf, LEVEL_FOR_RISK, type EscalationLevel, type RoutingMode, type RoutingTask } from './decision';
-import type { DecisionMoment, RoutingInputs } from './moments';
+import type { DecisionMoment, RoutingInputs } from './moment-types';
 import { firedReasons, routingFactsOf, trigger, type Trigger } from './moment-triggers';
 import { riskRank, type RiskAssessment } from './risk';
 import { evaluateRules, type RuleSetEvaluation } from '../rules/escalation-rules';

@@ -1,6 +1,6 @@
 /** The second decision moment, risk_evaluation: the risk under the domain's thresholds, against the task's ceilings. */
 import { LEVEL_FOR_RISK, type RoutingTask } from './decision';
-import type { DecisionMoment, RoutingInputs } from './moments';
+import type { DecisionMoment, RoutingInputs } from './moment-types';
 import { firedReasons, trigger, type Trigger } from './moment-triggers';
 import { assessRisk, riskRank, type RiskAssessment } from './risk';
 

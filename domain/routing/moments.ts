@@ -1,23 +1,11 @@
-import type { AgentProfile } from '../agents/agents';
 import { autonomyPolicy } from './autonomy';
-import type { AutonomyProfile } from '../common/organizations';
-import { levelRank, type EscalationRule, type RuleSetEvaluation } from '../rules/escalation-rules';
-import type { RiskAssessment } from './risk';
-import {
-  LEVEL_FOR_RISK,
-  type EscalationLevel,
-  type RequiredCapability,
-  type RoutingDecisionKind,
-  type RoutingTask,
-  type RoutingVerdict,
-  type RuleEvaluation,
-} from './decision';
-import { ETHICAL_CONSTRAINTS_CHECKED, type RuleOfThreesAnalysis } from '../safety/rule-of-threes';
-import type { DomainSafetyConfig, Violation } from '../safety/boundaries';
+import { levelRank } from '../rules/escalation-rules';
+import { LEVEL_FOR_RISK, type EscalationLevel, type RequiredCapability, type RoutingDecisionKind } from './decision';
+import { ETHICAL_CONSTRAINTS_CHECKED } from '../safety/rule-of-threes';
 import { capabilityAssessment } from './moment-capability';
 import { contextAnalysis } from './moment-context';
 import { riskEvaluation } from './moment-risk';
-import type { RoutingAction } from './steps';
+import type { RoutingInputs, DecisionStepId, DecisionMoment, RoutingVerdictV2 } from './moment-types';
 
 /**
  * The routing decision in the spec's four moments, each recorded as a provenance step of its own:
@@ -33,43 +21,7 @@ import type { RoutingAction } from './steps';
  * confirmation makes it hybrid; with none the agent acts alone. The reason is the first trigger in the
  * order below; the escalation level is the highest any trigger asks for.
  */
-export interface RoutingInputs {
-  task: RoutingTask;
-  /** The registered agent, or null when the task names one that is not registered. */
-  agent: AgentProfile | null;
-  domain: string;
-  safety: DomainSafetyConfig;
-  /** The enabled rules in the task's scope (task type and domain). */
-  rules: EscalationRule[];
-  rule_set: { version: number; enabled: number };
-  /** The organization's autonomy profile; absent: balanced. */
-  autonomy_profile?: AutonomyProfile | undefined;
-}
-
-export type DecisionStepId = 'capability_assessment' | 'risk_evaluation' | 'context_analysis' | 'routing_decision';
-
-export interface DecisionMoment {
-  step_id: DecisionStepId;
-  action: RoutingAction;
-  input_data: Record<string, unknown>;
-  output_data: Record<string, unknown>;
-  reasoning: string;
-  rules_evaluated?: RuleEvaluation[];
-}
-
-export interface RoutingVerdictV2 extends Omit<RoutingVerdict, 'risk'> {
-  risk: RiskAssessment;
-  fourth_law_triggered: boolean;
-  /** What the assigned human must hold: the task's capabilities and the deciding rule's target. */
-  required_capabilities: RequiredCapability[];
-  violations: Violation[];
-  rule_of_threes: RuleOfThreesAnalysis;
-  /** notify_supervisor actions of the triggered rules; each is due once the escalation level reaches its threshold. */
-  notifications: RuleSetEvaluation['notifications'];
-  /** Escalation rules that triggered. */
-  rules_triggered: string[];
-  rule_conflict?: { rule_ids: string[]; target_capabilities: string[] };
-}
+export type { RoutingInputs, DecisionStepId, DecisionMoment, RoutingVerdictV2 };
 
 function mergeCapabilities(needs: RequiredCapability[]): RequiredCapability[] {
   const merged = new Map<string, number>();

@@ -1,4 +1,4 @@
-import type { RoutingVerdictV2, DecisionMoment } from './moments';
+import type { RoutingAction, RoutingVerdictV2, DecisionMoment } from './moment-types';
 import type { EscalationLevel, RequiredCapability, RoutingTask } from './decision';
 import { ORCH_CORE_DID, type OutboxEvent, type ProvenanceActor, type ProvenanceEntry } from '../provenance/records';
 import type { CapabilityMatch } from './reviewer-assignment';
@@ -11,23 +11,7 @@ export type StepEntry = Omit<ProvenanceEntry, 'subject_id' | 'step_id' | 'timest
   action: RoutingAction;
 };
 
-/** The action of each record a routing leaves: its decision moments, then each step after. */
-export type RoutingAction =
-  | 'capability_assessed'
-  | 'risk_evaluated'
-  | 'context_analyzed'
-  | 'routing_decided'
-  | 'escalation_refused'
-  | 'escalated_by_request'
-  | 'reassigned_by_request'
-  | 'queued_by_request'
-  | 'queue_escalated'
-  | 'assigned_by_admin'
-  | 'assigned_from_queue'
-  | 'escalated'
-  | 'routing_expired'
-  | 'routing_resolved'
-  | 'confidence_reported';
+export type { RoutingAction };
 
 export interface RoutingStepRecord {
   step_id: string;
