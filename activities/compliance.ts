@@ -2,13 +2,8 @@ import type { Knex } from 'knex';
 import type { ScanCursor } from '../contracts/generate-compliance-report';
 import { scanComplianceRecords, upsertComplianceReport, type ComplianceReportProjection } from '../db/compliance';
 import { latestCheckpoint } from '../db/ledger-blocks';
-import {
-  inDomains,
-  tallyRecords,
-  type ComplianceRecord,
-  type ComplianceTally,
-  type LedgerSnapshot,
-} from '../domain/provenance/compliance';
+import { inDomains, tallyRecords } from '../domain/provenance/compliance';
+import type { ComplianceRecord, ComplianceTally, LedgerSnapshot } from '../domain/provenance/compliance-types';
 import type { ProvenanceEntry } from '../domain/provenance/records';
 import { leafHashOfBody } from '../services/ledger/rfc6962';
 import { withInvalidDataFailures } from './failures';

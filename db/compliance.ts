@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ScanCursor } from '../contracts/generate-compliance-report';
-import type { ComplianceReport, ComplianceRequest } from '../domain/provenance/compliance';
+import type { ComplianceReport, ComplianceRequest } from '../domain/provenance/compliance-types';
 
 export interface ComplianceScanRow {
   seq: number;

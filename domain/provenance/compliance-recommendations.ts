@@ -1,5 +1,5 @@
 /** The recommendations of a compliance report, each drawn from what its tally found. */
-import type { ComplianceRequest, ComplianceTally } from './compliance';
+import type { ComplianceRequest, ComplianceTally } from './compliance-types';
 
 const percent = (value: number) => `${Math.round(value * 1000) / 10}%`;
 

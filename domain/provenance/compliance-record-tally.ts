@@ -1,5 +1,6 @@
 /** How one provenance record counts in a compliance tally: by what its kind holds, and the checks it fails. */
-import type { ComplianceCheckId, ComplianceRecord, ComplianceTally, TaskTypeCount } from './compliance';
+import type { ComplianceCheckId } from './compliance-checks';
+import type { ComplianceRecord, ComplianceTally, TaskTypeCount } from './compliance-types';
 import { readRecord, type RecordReading } from './compliance-kinds';
 import { personalDataIn } from './personal-data';
 import type { ProvenanceEntry } from './records';

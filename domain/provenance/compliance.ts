@@ -4,86 +4,22 @@
  * data. Records are tallied one page at a time (tallyRecords) and the tallies added up (mergeTallies), so
  * a workflow can cover a period of any size; buildComplianceReport turns the total into the report.
  */
+import { CHECK_IDS, COMPLIANCE_CHECKS, type Framework } from './compliance-checks';
 import { countTaskType, tallyRecord, type Fail } from './compliance-record-tally';
 import { recommendationsFor } from './compliance-recommendations';
-import type { ProvenanceEntry } from './records';
+import {
+  TALLY_COUNTS,
+  type ComplianceRecord,
+  type ComplianceReport,
+  type ComplianceRequest,
+  type ComplianceTally,
+  type LedgerSnapshot,
+  type TallyCounts,
+} from './compliance-types';
 
 export { personalDataIn } from './personal-data';
-
-export const COMPLIANCE_CHECKS = {
-  human_oversight_high_risk: {
-    description: 'Every decision of high or critical risk went to a human (escalated or hybrid), never to the AI alone',
-    frameworks: ['hipaa', 'gdpr'],
-  },
-  personal_data_minimised: {
-    description:
-      'No provenance record holds an e-mail address, a phone number, a US social security number or a payment card number: people and agents are named by DIDs and agent ids',
-    frameworks: ['hipaa', 'gdpr'],
-  },
-  records_sealed: {
-    description:
-      'Every record of the period is sealed into a signed ledger checkpoint and its stored body still hashes to its leaf',
-    frameworks: ['hipaa', 'sox'],
-  },
-  escalations_concluded: {
-    description: 'No escalation ran out of reviewers without a human resolving it',
-    frameworks: ['sox'],
-  },
-  human_decisions_attributed: {
-    description: 'Every step taken by a human names that human by DID',
-    frameworks: ['sox'],
-  },
-} as const;
-
-export type ComplianceCheckId = keyof typeof COMPLIANCE_CHECKS;
-const CHECK_IDS = Object.keys(COMPLIANCE_CHECKS) as ComplianceCheckId[];
-export type Framework = 'hipaa' | 'gdpr' | 'sox';
-
-export interface ComplianceRecord {
-  transaction_id: string;
-  entry: ProvenanceEntry;
-  /** The domain the record belongs to: its routing's context.domain, else its task type. */
-  domain: string | null;
-  task_type: string | null;
-  /** Sealed into a signed checkpoint. */
-  sealed: boolean;
-  /** Its stored body hashes to its stored leaf hash. */
-  hash_matches: boolean;
-}
-
-export interface Violation {
-  check_id: ComplianceCheckId;
-  transaction_id: string;
-  subject_id: string;
-  detail: string;
-}
-
-export interface TaskTypeCount {
-  task_type: string;
-  decisions: number;
-  escalated: number;
-}
-
-/** The counts a tally adds up, in the order the tally lists them. */
-const TALLY_COUNTS = [
-  'records',
-  'total_decisions',
-  'ai_autonomous_decisions',
-  'escalated_decisions',
-  'hybrid_decisions',
-  'escalations_triggered',
-  'safety_violations',
-  'ethical_evaluations',
-  'ethical_flags',
-] as const;
-type TallyCounts = Record<(typeof TALLY_COUNTS)[number], number>;
-
-export interface ComplianceTally extends TallyCounts {
-  failures: Record<ComplianceCheckId, number>;
-  /** Decisions and those escalated to a human, per task type, for recommendations. */
-  task_types: TaskTypeCount[];
-  violations: Violation[];
-}
+export { COMPLIANCE_CHECKS } from './compliance-checks';
+export type { ComplianceRecord, ComplianceReport, ComplianceRequest, ComplianceTally } from './compliance-types';
 
 export function emptyTally(): ComplianceTally {
   const counts = Object.fromEntries(TALLY_COUNTS.map((name) => [name, 0])) as TallyCounts;
@@ -135,59 +71,6 @@ export function mergeTallies(a: ComplianceTally, b: ComplianceTally, maxViolatio
   const failures = { ...a.failures };
   for (const id of CHECK_IDS) failures[id] += b.failures[id];
   return { ...counts, failures, task_types, violations: [...a.violations, ...b.violations].slice(0, maxViolations) };
-}
-
-export interface ComplianceRequest {
-  report_type: string;
-  period: string;
-  domains: string[];
-  include_violations: boolean;
-}
-
-export interface LedgerSnapshot {
-  block_number: number;
-  tree_size: number;
-  root_hash: string;
-  checkpoint: string;
-}
-
-export interface ComplianceReport {
-  report_id: string;
-  report_type: string;
-  period: string;
-  period_start: string;
-  period_end: string;
-  domains: string[];
-  generated_at: string;
-  summary: {
-    total_decisions: number;
-    human_oversight_decisions: number;
-    ai_autonomous_decisions: number;
-    safety_violations: number;
-    ethical_flags: number;
-    escalations_triggered: number;
-    escalation_rate: number;
-  };
-  compliance_status: {
-    hipaa_compliant: boolean;
-    gdpr_compliant: boolean;
-    sox_compliant: boolean;
-    rule_of_threes_adherence: number;
-  };
-  checks: Array<{
-    check_id: ComplianceCheckId;
-    description: string;
-    frameworks: readonly Framework[];
-    passed: boolean;
-    failures: number;
-  }>;
-  recommendations: string[];
-  records_examined: number;
-  /** The signed checkpoint the report was computed against: verify the period's records against it. */
-  ledger: LedgerSnapshot | null;
-  violations?: Violation[];
-  violations_listed?: number;
-  report_url: string;
 }
 
 const round = (value: number) => Math.round(value * 10_000) / 10_000;

@@ -1,6 +1,6 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { ComplianceReport, ComplianceRequest } from '../../domain/provenance/compliance';
+import type { ComplianceReport, ComplianceRequest } from '../../domain/provenance/compliance-types';
 import {
   GENERATE_COMPLIANCE_REPORT_WORKFLOW,
   type GenerateComplianceReportInput,
