@@ -5,6 +5,7 @@ import {
   type HealthDeps,
 } from '../../services/health/platform-health';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import { DidSchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
@@ -52,17 +53,17 @@ const PlatformStatusSchema = z
   })
   .openapi('PlatformStatus');
 
+/** An organization's health check (raising an escalation when unhealthy), the platform's public health, and its status. */
 export function registerPlatformHealthRoutes(api: ApiBuilder, deps: HealthDeps): void {
-  api.route({
+  const health = routeGroup(api, { tags: ['Platform health'], auth: 'platform:read', rateLimit: 'default' });
+  health.route({
     method: 'post',
     path: '/v1/health/check',
     operationId: 'checkOrganizationHealth',
     summary: 'Health check for an organization',
     description:
       'Runs the platform checks; when the platform is not healthy, raises an item in the organization’s escalation queue and returns its id.',
-    tags: ['Platform health'],
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { body: z.object({ orgDid: DidSchema }).strict().openapi('OrganizationHealthRequest') },
     responses: { 200: { description: 'The checks', schema: OrgHealthSchema } },
     handler: async ({ body, principal }) => {
@@ -76,7 +77,11 @@ export function registerPlatformHealthRoutes(api: ApiBuilder, deps: HealthDeps):
       };
     },
   });
+  registerPublicHealth(api, deps);
+  registerStatus(health, deps);
+}
 
+function registerPublicHealth(api: ApiBuilder, deps: HealthDeps): void {
   api.route({
     method: 'get',
     path: '/v1/platform/health',
@@ -97,16 +102,15 @@ export function registerPlatformHealthRoutes(api: ApiBuilder, deps: HealthDeps):
       };
     },
   });
+}
 
-  api.route({
+function registerStatus(health: RouteGroup, deps: HealthDeps): void {
+  health.route({
     method: 'get',
     path: '/v1/platform/status',
     operationId: 'getPlatformStatus',
     summary:
       'Platform status: the health checks and what waits (pending approvals, queued and processing executions, running workflows)',
-    tags: ['Platform health'],
-    auth: 'platform:read',
-    rateLimit: 'default',
     responses: { 200: { description: 'The status', schema: PlatformStatusSchema } },
     handler: async ({ principal }) => {
       const [{ bucket, checks }, workload] = await Promise.all([

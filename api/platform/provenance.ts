@@ -5,6 +5,7 @@ import { attestRecord, getAttestation, type Attestation, type AttestOutcome } fr
 import { withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import { LedgerAnchorSchema, TimestampSchema } from '../schemas/common';
 import { ProvenanceStepSchema } from '../schemas/ledger';
 import { z } from '../schemas/zod';
@@ -157,21 +158,37 @@ function attestProblem(
   }
 }
 
-/** settings.platform.secretKeys open the sealed ledger key that signs attestations. */
-export function registerPlatformProvenanceRoutes(
-  api: ApiBuilder,
-  deps: { db: Knex; settings: { platform: { secretKeys: SecretKeys } } },
-): void {
-  api.route({
+type ProvenanceRouteDeps = { db: Knex; settings: { platform: { secretKeys: SecretKeys } } };
+
+/** Provenance records searched, and attestations of them (made and read); settings.platform.secretKeys open the sealed ledger key that signs attestations. */
+export function registerPlatformProvenanceRoutes(api: ApiBuilder, deps: ProvenanceRouteDeps): void {
+  const provenance = routeGroup(api, { tags: ['Provenance'], auth: 'platform:read', rateLimit: 'provenance-queries' });
+  registerQuery(provenance, deps.db);
+  registerAttest(provenance, deps);
+  provenance.get({
+    path: '/v1/provenance/attestations/{attestation_id}',
+    operationId: 'getProvenanceAttestation',
+    summary: 'Read an attestation',
+    params: z.object({ attestation_id: z.string().regex(/^att_[0-9a-f]{32}$/, 'must be an attestation id (att_…)') }),
+    found: { description: 'The attestation', schema: AttestationSchema },
+    missing: {
+      code: 'attestation_not_found',
+      description: 'No such attestation',
+      detail: ({ params }) => `No attestation ${params.attestation_id}`,
+    },
+    find: ({ params, principal }) => getAttestation(deps.db, principal.organization_id, params.attestation_id),
+    view: renderAttestation,
+  });
+}
+
+function registerQuery(provenance: RouteGroup, db: Knex): void {
+  provenance.route({
     method: 'post',
     path: '/v1/provenance/query',
     operationId: 'queryProvenance',
     summary: 'Search provenance records by text and filters',
     description:
       'A read: no Idempotency-Key needed (it is ignored). Each record carries its record_hash, ledger anchor and leaf index.',
-    tags: ['Provenance'],
-    auth: 'platform:read',
-    rateLimit: 'provenance-queries',
     idempotency: false,
     request: { body: ProvenanceQueryRequestSchema },
     responses: { 200: { description: 'Matching records', schema: ProvenanceQueryResponseSchema } },
@@ -179,7 +196,7 @@ export function registerPlatformProvenanceRoutes(
       const { filters } = body;
       const page = await withCursorProblems(
         queryProvenance(
-          deps.db,
+          db,
           principal.organization_id,
           {
             text: body.query,
@@ -193,8 +210,10 @@ export function registerPlatformProvenanceRoutes(
       return { status: 200, body: { ...page, data: page.data.map((row) => renderRecord(provenanceRecordOf(row))) } };
     },
   });
+}
 
-  api.route({
+function registerAttest(provenance: RouteGroup, deps: ProvenanceRouteDeps): void {
+  provenance.route({
     method: 'post',
     path: '/v1/provenance/attestations',
     operationId: 'attestProvenanceRecord',
@@ -203,7 +222,6 @@ export function registerPlatformProvenanceRoutes(
       'Idempotent by content: the same agent, organization, record hash and timestamp return the first attestation (200 instead of 201). ' +
       'The attestation is recorded in the ledger too. Verify the signature with the log’s key (GET /v1/ledger/key) or `npm run verify`. ' +
       'The log signs only for the caller’s organization and for an agent of it, and only over a record of that organization.',
-    tags: ['Provenance'],
     auth: 'platform:write',
     rateLimit: 'default',
     request: { body: AttestRequestSchema },
@@ -235,28 +253,6 @@ export function registerPlatformProvenanceRoutes(
         headers: { Location: `/v1/provenance/attestations/${attestation.attestationId}` },
         body: attestation,
       };
-    },
-  });
-
-  api.route({
-    method: 'get',
-    path: '/v1/provenance/attestations/{attestation_id}',
-    operationId: 'getProvenanceAttestation',
-    summary: 'Read an attestation',
-    tags: ['Provenance'],
-    auth: 'platform:read',
-    rateLimit: 'provenance-queries',
-    request: {
-      params: z.object({ attestation_id: z.string().regex(/^att_[0-9a-f]{32}$/, 'must be an attestation id (att_…)') }),
-    },
-    responses: {
-      200: { description: 'The attestation', schema: AttestationSchema },
-      404: { description: 'No such attestation' },
-    },
-    handler: async ({ params, principal }) => {
-      const attestation = await getAttestation(deps.db, principal.organization_id, params.attestation_id);
-      if (!attestation) throw new Problem('attestation_not_found', `No attestation ${params.attestation_id}`);
-      return { status: 200, body: renderAttestation(attestation) };
     },
   });
 }
