@@ -78,98 +78,107 @@ function tokenize(text: string): Token[] {
   return tokens;
 }
 
-/** Recursive descent: or → and → not → comparison → operand. */
-function parseTokens(tokens: Token[]): ConditionNode {
-  let position = 0;
-  const peek = () => tokens[position];
-  const isOp = (value: string) => peek()?.type === 'op' && peek()?.value === value;
-  const expect = (value: string) => {
-    if (!isOp(value)) throw new ConditionSyntaxError(`expected ${value} ${peek() ? `at ${peek()!.at}` : 'at the end'}`);
-    position += 1;
-  };
+/** Recursive descent over the tokens: or → and → not → comparison → operand. */
+class ConditionParser {
+  private position = 0;
 
-  function operand(): ConditionNode {
-    const token = peek();
+  constructor(private readonly tokens: Token[]) {}
+
+  /** The whole condition; a token left over is an error. */
+  parse(): ConditionNode {
+    const tree = this.or();
+    const rest = this.peek();
+    if (rest)
+      throw new ConditionSyntaxError(
+        `unexpected ${rest.type === 'string' ? JSON.stringify(rest.value) : rest.value} at ${rest.at}`,
+      );
+    return tree;
+  }
+
+  private peek(): Token | undefined {
+    return this.tokens[this.position];
+  }
+
+  /** Steps over the operator when it comes next. */
+  private accept(op: string): boolean {
+    const token = this.peek();
+    if (token?.type !== 'op' || token.value !== op) return false;
+    this.position += 1;
+    return true;
+  }
+
+  private expect(op: string): void {
+    const token = this.peek();
+    if (!this.accept(op)) throw new ConditionSyntaxError(`expected ${op} ${token ? `at ${token.at}` : 'at the end'}`);
+  }
+
+  private or(): ConditionNode {
+    let left = this.and();
+    while (this.accept('||')) left = { kind: 'or', left, right: this.and() };
+    return left;
+  }
+
+  private and(): ConditionNode {
+    let left = this.not();
+    while (this.accept('&&')) left = { kind: 'and', left, right: this.not() };
+    return left;
+  }
+
+  private not(): ConditionNode {
+    if (this.accept('!')) return { kind: 'not', operand: this.not() };
+    return this.comparison();
+  }
+
+  private comparison(): ConditionNode {
+    const left = this.operand();
+    const token = this.peek();
+    if (token?.type === 'op' && (COMPARISON_OPERATORS as readonly string[]).includes(token.value)) {
+      this.position += 1;
+      return { kind: 'compare', op: token.value as ComparisonOperator, left, right: this.operand() };
+    }
+    return left;
+  }
+
+  private operand(): ConditionNode {
+    const token = this.peek();
     if (!token) throw new ConditionSyntaxError('expected a value at the end');
-    if (isOp('(')) {
-      position += 1;
-      const inner = or();
-      expect(')');
+    if (this.accept('(')) {
+      const inner = this.or();
+      this.expect(')');
       return inner;
     }
-    position += 1;
+    this.position += 1;
     if (token.type === 'number' || token.type === 'string') return { kind: 'literal', value: token.value };
     if (token.type === 'word') {
       if (token.value === 'true' || token.value === 'false') return { kind: 'literal', value: token.value === 'true' };
       if (token.value === 'null') return { kind: 'literal', value: null };
-      const segments: Array<string | number> = [token.value];
-      for (;;) {
-        if (isOp('.')) {
-          position += 1;
-          const next = peek();
-          if (next?.type !== 'word')
-            throw new ConditionSyntaxError(`expected a field name after . ${next ? `at ${next.at}` : 'at the end'}`);
-          segments.push(next.value);
-          position += 1;
-        } else if (isOp('[')) {
-          position += 1;
-          const index = peek();
-          if (index?.type !== 'number' || !Number.isInteger(index.value) || index.value < 0)
-            throw new ConditionSyntaxError('expected an index in [ ]');
-          segments.push(index.value);
-          position += 1;
-          expect(']');
-        } else {
-          return { kind: 'path', segments };
-        }
-      }
+      return this.path(token.value);
     }
     throw new ConditionSyntaxError(`unexpected ${token.value} at ${token.at}`);
   }
 
-  function comparison(): ConditionNode {
-    const left = operand();
-    const token = peek();
-    if (token?.type === 'op' && (COMPARISON_OPERATORS as readonly string[]).includes(token.value)) {
-      position += 1;
-      return { kind: 'compare', op: token.value as ComparisonOperator, left, right: operand() };
+  /** A field name followed by any number of `.name` and `[index]`. */
+  private path(first: string): ConditionNode {
+    const segments: Array<string | number> = [first];
+    for (;;) {
+      if (this.accept('.')) {
+        const next = this.peek();
+        if (next?.type !== 'word')
+          throw new ConditionSyntaxError(`expected a field name after . ${next ? `at ${next.at}` : 'at the end'}`);
+        segments.push(next.value);
+        this.position += 1;
+      } else if (this.accept('[')) {
+        const index = this.peek();
+        if (index?.type !== 'number' || !Number.isInteger(index.value) || index.value < 0)
+          throw new ConditionSyntaxError('expected an index in [ ]');
+        segments.push(index.value);
+        this.position += 1;
+        this.expect(']');
+      } else {
+        return { kind: 'path', segments };
+      }
     }
-    return left;
   }
-
-  function not(): ConditionNode {
-    if (isOp('!')) {
-      position += 1;
-      return { kind: 'not', operand: not() };
-    }
-    return comparison();
-  }
-
-  function and(): ConditionNode {
-    let left = not();
-    while (isOp('&&')) {
-      position += 1;
-      left = { kind: 'and', left, right: not() };
-    }
-    return left;
-  }
-
-  function or(): ConditionNode {
-    let left = and();
-    while (isOp('||')) {
-      position += 1;
-      left = { kind: 'or', left, right: and() };
-    }
-    return left;
-  }
-
-  const tree = or();
-  const rest = peek();
-  if (rest)
-    throw new ConditionSyntaxError(
-      `unexpected ${rest.type === 'string' ? JSON.stringify(rest.value) : rest.value} at ${rest.at}`,
-    );
-  return tree;
 }
 
 export function parseCondition(text: string): ParseResult {
@@ -177,7 +186,7 @@ export function parseCondition(text: string): ParseResult {
   if (text.length > MAX_CONDITION_LENGTH)
     return { ok: false, error: `is longer than ${MAX_CONDITION_LENGTH} characters` };
   try {
-    return { ok: true, condition: parseTokens(tokenize(text)) };
+    return { ok: true, condition: new ConditionParser(tokenize(text)).parse() };
   } catch (error) {
     if (error instanceof ConditionSyntaxError) return { ok: false, error: error.message };
     throw error;

@@ -66,10 +66,25 @@ export function nodesOnCycles(dag: DagShape): string[] {
   return dag.nodes.filter((node) => (incoming.get(node.id) ?? 0) > 0).map((node) => node.id);
 }
 
-/** Every reason the DAG cannot run, each naming the field at fault; empty when it can. */
-export function validateDag(dag: DagShape): DagIssue[] {
+/**
+ * The issue with a node's or an edge's condition, if any: one that needs a condition must have one that
+ * parses, and one that does not must have none.
+ */
+function conditionIssue(
+  field: string,
+  condition: string | undefined,
+  expected: { needed: boolean; required: string; unexpected: string },
+): DagIssue | undefined {
+  if (!expected.needed)
+    return condition === undefined ? undefined : { field, code: 'unexpected', message: expected.unexpected };
+  if (!condition) return { field, code: 'required', message: expected.required };
+  const parsed = parseCondition(condition);
+  return parsed.ok ? undefined : { field, code: 'invalid_condition', message: `the condition ${parsed.error}` };
+}
+
+/** Too few or too many nodes, too many edges, and ids used twice. */
+function sizeAndIdIssues(dag: DagShape): DagIssue[] {
   const issues: DagIssue[] = [];
-  const nodeIds = new Set(dag.nodes.map((node) => node.id));
   if (dag.nodes.length === 0)
     issues.push({ field: 'nodes', code: 'too_small', message: 'a workflow needs at least one node' });
   if (dag.nodes.length > DAG_LIMITS.maxNodes)
@@ -80,33 +95,23 @@ export function validateDag(dag: DagShape): DagIssue[] {
     issues.push({ field: 'nodes', code: 'duplicate_id', message: `node id ${id} is used more than once` });
   for (const id of duplicates(dag.edges.map((edge) => edge.id)))
     issues.push({ field: 'edges', code: 'duplicate_id', message: `edge id ${id} is used more than once` });
+  return issues;
+}
 
-  dag.nodes.forEach((node, index) => {
-    if (node.node_type === 'condition') {
-      if (!node.condition)
-        issues.push({
-          field: `nodes.${index}.condition`,
-          code: 'required',
-          message: 'a condition node needs a condition',
-        });
-      else {
-        const parsed = parseCondition(node.condition);
-        if (!parsed.ok)
-          issues.push({
-            field: `nodes.${index}.condition`,
-            code: 'invalid_condition',
-            message: `the condition ${parsed.error}`,
-          });
-      }
-    } else if (node.condition !== undefined) {
-      issues.push({
-        field: `nodes.${index}.condition`,
-        code: 'unexpected',
-        message: `only condition nodes have a condition, not ${node.node_type} nodes`,
-      });
-    }
+function nodeIssues(dag: DagShape): DagIssue[] {
+  return dag.nodes.flatMap((node, index) => {
+    const issue = conditionIssue(`nodes.${index}.condition`, node.condition, {
+      needed: node.node_type === 'condition',
+      required: 'a condition node needs a condition',
+      unexpected: `only condition nodes have a condition, not ${node.node_type} nodes`,
+    });
+    return issue ? [issue] : [];
   });
+}
 
+/** Edges to unknown nodes, self loops, a second edge between the same two nodes, and their conditions. */
+function edgeIssues(dag: DagShape, nodeIds: ReadonlySet<string>): DagIssue[] {
+  const issues: DagIssue[] = [];
   const pairs = new Set<string>();
   dag.edges.forEach((edge, index) => {
     for (const end of ['from_node_id', 'to_node_id'] as const) {
@@ -127,31 +132,20 @@ export function validateDag(dag: DagShape): DagIssue[] {
     if (pairs.has(pair))
       issues.push({ field: `edges.${index}`, code: 'duplicate_edge', message: `more than one edge leads ${pair}` });
     pairs.add(pair);
-    if (edge.edge_type === 'conditional') {
-      if (!edge.condition)
-        issues.push({
-          field: `edges.${index}.condition`,
-          code: 'required',
-          message: 'a conditional edge needs a condition',
-        });
-      else {
-        const parsed = parseCondition(edge.condition);
-        if (!parsed.ok)
-          issues.push({
-            field: `edges.${index}.condition`,
-            code: 'invalid_condition',
-            message: `the condition ${parsed.error}`,
-          });
-      }
-    } else if (edge.condition !== undefined) {
-      issues.push({
-        field: `edges.${index}.condition`,
-        code: 'unexpected',
-        message: 'a sequence edge has no condition; use edge_type conditional',
-      });
-    }
+    const issue = conditionIssue(`edges.${index}.condition`, edge.condition, {
+      needed: edge.edge_type === 'conditional',
+      required: 'a conditional edge needs a condition',
+      unexpected: 'a sequence edge has no condition; use edge_type conditional',
+    });
+    if (issue) issues.push(issue);
   });
+  return issues;
+}
 
+/** Every reason the DAG cannot run, each naming the field at fault; empty when it can. */
+export function validateDag(dag: DagShape): DagIssue[] {
+  const nodeIds = new Set(dag.nodes.map((node) => node.id));
+  const issues = [...sizeAndIdIssues(dag), ...nodeIssues(dag), ...edgeIssues(dag, nodeIds)];
   // A cycle is only meaningful among edges that reference real nodes.
   const known = {
     nodes: dag.nodes,
