@@ -1,32 +1,13 @@
 import type { Knex } from 'knex';
+import type { Prompt, PromptVersion } from '../contracts/aggregates/prompt';
 import type { KeyCoverage } from '../domain/prompts/scopes';
 import { paginate, type Page, type PageRequest } from './pagination';
 
-export interface PromptRow {
-  organization_id: string;
-  prompt_key: string;
-  scope: string | null;
-  namespace: string | null;
-  active_version: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A prompt as the prompts table stores it: the prompt aggregate (contracts/aggregates/prompt.ts). */
+export type PromptRow = Prompt;
 
-export interface PromptVersionRow {
-  organization_id: string;
-  prompt_key: string;
-  version: string;
-  version_sort: string;
-  content: string;
-  meta: Record<string, unknown>;
-  input_schema: Record<string, unknown> | null;
-  extends_uri: string | null;
-  published_by: string;
-  published_at: Date;
-  status: 'active' | 'deprecated';
-  deprecated_at: Date | null;
-  deprecated_by: string | null;
-}
+/** A version as prompt_versions stores it (meta and input_schema as jsonb). */
+export type PromptVersionRow = PromptVersion;
 
 export async function findPrompt(db: Knex, organizationId: string, key: string): Promise<PromptRow | undefined> {
   return db<PromptRow>('prompts').where({ organization_id: organizationId, prompt_key: key }).first();

@@ -1,52 +1,13 @@
 import type { Knex } from 'knex';
+import type { ReasoningAttempt, ReasoningCall } from '../contracts/aggregates/reasoning-call';
 import type { CompanionWrite } from './ledger';
 import { paginate, type Page, type PageRequest } from './pagination';
 
-export interface ReasoningAttemptRow {
-  call_id: string;
-  attempt: number;
-  organization_id: string;
-  model_id: string;
-  provider: string;
-  complexity: string;
-  success: boolean;
-  error: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-  duration_ms: number;
-}
+/** An attempt as it is written: reasoning_attempts' row, created_at set as the call completes. */
+export type ReasoningAttemptRow = Omit<ReasoningAttempt, 'created_at'>;
 
-export interface ReasoningCallRow {
-  call_id: string;
-  organization_id: string;
-  principal_id: string;
-  entity_id: string | null;
-  task: string;
-  complexity: string;
-  budget: string;
-  prompt_key: string | null;
-  prompt_version: string | null;
-  prompt_hash: string;
-  prompt_text: string | null;
-  success: boolean;
-  model_id: string | null;
-  provider: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-  duration_ms: number;
-  streamed: boolean;
-  routing_decision: Record<string, unknown>;
-  state: ReasoningCallState;
-  created_at: Date;
-}
-
-/**
- * open: written as its first provider attempt starts, so that a call is on record even if the process ends
- * before it completes; recorded: completed with its provenance record; interrupted: closed by the sweep.
- */
-export type ReasoningCallState = 'open' | 'recorded' | 'interrupted';
+/** A call as the reasoning_calls table stores it: the reasoning call aggregate (contracts/aggregates/reasoning-call.ts). */
+export type ReasoningCallRow = ReasoningCall;
 
 /** The call as it starts: no answer yet, so no model, usage or cost. */
 export async function insertOpenCall(db: Knex, call: Omit<ReasoningCallRow, 'created_at' | 'state'>): Promise<void> {

@@ -1,5 +1,5 @@
+import { Prompt, PromptVersion } from '../../contracts/aggregates/prompt';
 import type { Page } from '../../db/pagination';
-import type { PromptRow, PromptVersionRow } from '../../db/prompts';
 import { isSemver } from '../../domain/prompts/semver';
 import { promptUri } from '../../services/prompts/references';
 import { z } from './zod';
@@ -63,35 +63,41 @@ export const DeprecatePromptSchema = z
   .strict()
   .openapi('DeprecatePromptRequest');
 
+const DateTimeSchema = () => z.string().openapi({ format: 'date-time' });
+
+const prompt = Prompt.shape;
+
+/** A prompt as the API shows it: the aggregate with its URI, organization_id as org_id, times in ISO 8601. */
 export const PromptSchema = z
   .object({
     prompt_uri: z.string(),
-    prompt_key: z.string(),
-    org_id: z.string(),
-    scope: z.string().nullable(),
-    namespace: z.string().nullable(),
-    active_version: z.string(),
-    created_at: z.string().openapi({ format: 'date-time' }),
-    updated_at: z.string().openapi({ format: 'date-time' }),
+    prompt_key: prompt.prompt_key,
+    org_id: prompt.organization_id,
+    scope: prompt.scope,
+    namespace: prompt.namespace,
+    active_version: prompt.active_version,
+    created_at: DateTimeSchema(),
+    updated_at: DateTimeSchema(),
   })
   .openapi('Prompt');
 
+const version = PromptVersion.shape;
+
+/** A version as the API shows it: as the prompt, without its sort key and who deprecated it. */
 export const PromptVersionSchema = z
   .object({
     prompt_uri: z.string(),
-    prompt_key: z.string(),
-    org_id: z.string(),
-    version: z.string(),
-    content: z.string(),
-    meta: z.record(z.string(), z.unknown()),
-    input_schema: z.record(z.string(), z.unknown()).nullable(),
-    extends_uri: z.string().nullable(),
-    published_by: z.string(),
-    published_at: z.string().openapi({ format: 'date-time' }),
-    status: z.enum(['active', 'deprecated']).openapi({
-      description: 'active: may be served and rolled back to; which version is served is the prompt’s active_version',
-    }),
-    deprecated_at: z.string().nullable().openapi({ format: 'date-time' }),
+    prompt_key: version.prompt_key,
+    org_id: version.organization_id,
+    version: version.version,
+    content: version.content,
+    meta: version.meta,
+    input_schema: version.input_schema,
+    extends_uri: version.extends_uri,
+    published_by: version.published_by,
+    published_at: DateTimeSchema(),
+    status: version.status,
+    deprecated_at: DateTimeSchema().nullable(),
   })
   .openapi('PromptVersion');
 
@@ -108,7 +114,7 @@ export function styleBPage<T extends z.ZodType>(item: T, name: string) {
     .openapi(name);
 }
 
-export function promptView(row: PromptRow): z.infer<typeof PromptSchema> {
+export function promptView(row: Prompt): z.infer<typeof PromptSchema> {
   return {
     prompt_uri: promptUri(row.organization_id, row.prompt_key),
     prompt_key: row.prompt_key,
@@ -121,7 +127,7 @@ export function promptView(row: PromptRow): z.infer<typeof PromptSchema> {
   };
 }
 
-export function versionView(row: PromptVersionRow): z.infer<typeof PromptVersionSchema> {
+export function versionView(row: PromptVersion): z.infer<typeof PromptVersionSchema> {
   return {
     prompt_uri: promptUri(row.organization_id, row.prompt_key),
     prompt_key: row.prompt_key,
