@@ -54,68 +54,23 @@ export function createDecisionWaits(deps: {
   settings?: DecisionWaitSettings;
 }): DecisionWaits {
   const settings = deps.settings ?? DEFAULT_DECISION_WAIT_SETTINGS;
-  const wakers = new Map<string, Set<() => void>>();
-  let listener: PgListener | undefined;
-  let starting: Promise<void> | undefined;
-  let closed = false;
-
-  const wake = (key: string) => {
-    for (const waker of wakers.get(key) ?? []) waker();
-  };
-  const startListening = (): Promise<void> => {
-    if (!deps.listenUrl || closed) return Promise.resolve();
-    starting ??= listenToChannel({
-      connectionString: deps.listenUrl,
-      channel: DECISIONS_CHANNEL,
-      applicationName: 'handoff-decisions',
-      logger: deps.logger,
-      onNotification: (payload) => {
-        if (payload) wake(payload);
-      },
-      // Whatever changed while nobody listened: every waiter reads again.
-      onUp: () => {
-        for (const key of wakers.keys()) wake(key);
-      },
-      onDown: () => deps.logger.warn('decision listener down; waiters re-read until it is back'),
-    }).then((started) => {
-      listener = started;
-      if (closed) void started.close();
-    });
-    return starting;
-  };
-
-  /** A notification of key, caught from now on: subscribed before the read it follows, so none falls between the two. */
-  const subscribe = (key: string) => {
-    let notified: () => void = () => undefined;
-    const woken = new Promise<void>((resolve) => {
-      notified = resolve;
-    });
-    const set = wakers.get(key) ?? new Set<() => void>();
-    set.add(notified);
-    wakers.set(key, set);
-    return {
-      woken,
-      cancel: () => {
-        set.delete(notified);
-        if (set.size === 0 && wakers.get(key) === set) wakers.delete(key);
-      },
-    };
-  };
+  const wakers = createWakers();
+  const listener = createDecisionListener({ listenUrl: deps.listenUrl, logger: deps.logger, wakers });
 
   return {
     async waitFor({ subject, id, waitMs, signal, read, decided }) {
       const key = `${subject}:${id}`;
       const endsAt = Date.now() + waitMs;
-      await within(startListening(), settings.listenStartMs).catch((error: unknown) => {
+      await within(listener.start(), settings.listenStartMs).catch((error: unknown) => {
         deps.logger.warn('decision listener did not start; waiting by re-reads', { error: (error as Error).message });
       });
       for (;;) {
-        const subscription = subscribe(key);
+        const subscription = wakers.subscribe(key);
         try {
           const value = await read();
           const left = endsAt - Date.now();
           if (value === undefined || decided(value) || left <= 0 || signal.aborted) return value;
-          const recheckMs = listener?.listening ? settings.recheckWhileListeningMs : settings.recheckWithoutListenMs;
+          const recheckMs = listener.listening ? settings.recheckWhileListeningMs : settings.recheckWithoutListenMs;
           await firstOf(subscription.woken, Math.min(left, recheckMs), signal);
           // The client went away: nobody reads another answer.
           if (aborted(signal)) return value;
@@ -124,15 +79,86 @@ export function createDecisionWaits(deps: {
         }
       }
     },
-    async close() {
+    close: () => listener.close(),
+    get listening() {
+      return listener.listening;
+    },
+    get waiting() {
+      return wakers.count;
+    },
+  };
+}
+
+/** The LISTEN connection, opened by the first wait (none without a listenUrl), that wakes the waiters. */
+function createDecisionListener(deps: {
+  listenUrl: string | undefined;
+  logger: Logger;
+  wakers: ReturnType<typeof createWakers>;
+}) {
+  let listener: PgListener | undefined;
+  let starting: Promise<void> | undefined;
+  let closed = false;
+  return {
+    start(): Promise<void> {
+      if (!deps.listenUrl || closed) return Promise.resolve();
+      starting ??= listenToChannel({
+        connectionString: deps.listenUrl,
+        channel: DECISIONS_CHANNEL,
+        applicationName: 'handoff-decisions',
+        logger: deps.logger,
+        onNotification: (payload) => {
+          if (payload) deps.wakers.wake(payload);
+        },
+        // Whatever changed while nobody listened: every waiter reads again.
+        onUp: () => deps.wakers.wakeAll(),
+        onDown: () => deps.logger.warn('decision listener down; waiters re-read until it is back'),
+      }).then((started) => {
+        listener = started;
+        if (closed) void started.close();
+      });
+      return starting;
+    },
+    async close(): Promise<void> {
       closed = true;
       await starting?.catch(() => undefined);
       await listener?.close();
     },
-    get listening() {
+    get listening(): boolean {
       return listener?.listening === true;
     },
-    get waiting() {
+  };
+}
+
+/** The waiters of each subject, by key ("routing:<id>"), and what wakes them. */
+function createWakers() {
+  const wakers = new Map<string, Set<() => void>>();
+  const wake = (key: string) => {
+    for (const waker of wakers.get(key) ?? []) waker();
+  };
+  return {
+    wake,
+    wakeAll: () => {
+      for (const key of wakers.keys()) wake(key);
+    },
+    /** A notification of key, caught from now on: subscribed before the read it follows, so none falls between the two. */
+    subscribe: (key: string) => {
+      let notified: () => void = () => undefined;
+      const woken = new Promise<void>((resolve) => {
+        notified = resolve;
+      });
+      const set = wakers.get(key) ?? new Set<() => void>();
+      set.add(notified);
+      wakers.set(key, set);
+      return {
+        woken,
+        cancel: () => {
+          set.delete(notified);
+          if (set.size === 0 && wakers.get(key) === set) wakers.delete(key);
+        },
+      };
+    },
+    /** How many subjects have a waiter now. */
+    get count() {
       return wakers.size;
     },
   };
