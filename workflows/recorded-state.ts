@@ -10,16 +10,25 @@ export interface VersionedState {
 
 type SearchAttributePairs = Parameters<typeof upsertSearchAttributes>[0];
 
-export interface RecordedStateOptions<S extends VersionedState> {
-  /** The changes that say the state failed, and why. */
-  failedChanges: (failure: WorkflowFailure, at: string) => Partial<S>;
-  /** Writes a failed state to the read model, where there is no step left to record it with. */
-  projectFailed: (state: S) => Promise<unknown>;
+/**
+ * How a state says that it failed. A state without a failed status (a routing's) leaves both out: a write
+ * that cannot be stored then fails the workflow with the write's own error.
+ */
+type FailureOptions<S extends VersionedState> =
+  | {
+      /** The changes that say the state failed, and why. */
+      failedChanges: (failure: WorkflowFailure, at: string) => Partial<S>;
+      /** Writes a failed state to the read model, where there is no step left to record it with. */
+      projectFailed: (state: S) => Promise<unknown>;
+    }
+  | { failedChanges?: never; projectFailed?: never };
+
+export type RecordedStateOptions<S extends VersionedState> = FailureOptions<S> & {
   /** Copies the state as it is written; a spread unless the state nests what changes. */
   copy?: (state: S) => S;
   /** The search attributes that follow the state, so the Temporal UI filters on what the read model shows. */
   searchAttributes?: (state: S) => SearchAttributePairs;
-}
+};
 
 /**
  * A workflow's state and how it is stored: each change bumps the version, each record writes the state
@@ -76,22 +85,24 @@ export class RecordedState<S extends VersionedState> {
 
   /**
    * A write could not be stored: the state says why and the read model shows it, and the workflow's failure
-   * is returned to throw. An error that is no storage failure (a cancellation) is returned as it is. Once
-   * failed, a second call changes nothing and returns the same failure.
+   * is returned to throw. An error that is no storage failure (a cancellation), or one of a state that has
+   * no failed status, is returned as it is. Once failed, a second call changes nothing and returns the same
+   * failure.
    */
   async fail(error: unknown): Promise<unknown> {
     if (this.failure) return failedWith(this.failure);
+    const { failedChanges, projectFailed } = this.options;
     const failure = storageFailure(error);
-    if (!failure) return error;
+    if (!failure || !failedChanges) return error;
     this.failure = failure;
     const at = new Date().toISOString();
-    const changes = this.options.failedChanges(failure, at);
+    const changes = failedChanges(failure, at);
     this.change(changes, at);
     this.index();
     if (this.recorded)
-      await this.options
-        .projectFailed({ ...this.recorded, ...changes, version: this.state.version, updated_at: at })
-        .catch(() => undefined);
+      await projectFailed({ ...this.recorded, ...changes, version: this.state.version, updated_at: at }).catch(
+        () => undefined,
+      );
     await condition(allHandlersFinished);
     return failedWith(failure);
   }

@@ -1,4 +1,4 @@
-import { allHandlersFinished, ApplicationFailure, condition, deprecatePatch, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, deprecatePatch, setHandler } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contracts/failures';
 import {
   assignUpdate,
@@ -18,7 +18,8 @@ import { requesterActor } from '../domain/routing/escalation';
 import { decide } from './route-task-decide';
 import { assignByAdmin, escalate, reportConfidence, resolve } from './route-task-requests';
 import { Routing } from './route-task-routing';
-import { createRoutingRun, refusal } from './route-task-run';
+import { Inbox } from './route-task-inbox';
+import { refusal, RoutingRun } from './route-task-run';
 import { reviewerAvailable, timedOut } from './route-task-timeouts';
 
 /**
@@ -32,15 +33,13 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
   // Open routings carry the marker of the patch that chose between this path and the one before it;
   // deprecating (not deleting) the patch lets them replay. Delete the call once none of them is open.
   deprecatePatch('orchestration-layer');
-  const run = createRoutingRun(input);
+  const run = new RoutingRun(input);
   const routing = new Routing(run);
-  const inbox: Queued[] = [];
-  const resolving = () => inbox.some((request) => request.kind === 'resolve');
+  const inbox = new Inbox();
   // A routing decided before its start takes the decision before the handlers exist: an update that came
   // with the start (the API answers before a worker runs it) is validated against the decision, not an empty routing.
   if (input.decided) {
-    Object.assign(run.state, input.decided.state);
-    run.outcome = { ok: true, decision: run.state.decision_result! };
+    run.resume(input.decided);
     routing.begin(input.decided.decided);
   }
 
@@ -49,20 +48,18 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
     await condition(() => run.outcome !== undefined);
     return run.outcome!;
   });
-  setHandler(resolveUpdate, (request) => queued(inbox, 'resolve', () => resolve(routing, request)), {
-    validator: (request: ResolveRoutingInput) => routing.checkResolvable(request, resolving()),
+  setHandler(resolveUpdate, (request) => inbox.queue('resolve', () => resolve(routing, request)), {
+    validator: (request: ResolveRoutingInput) => routing.checkResolvable(request, inbox.resolving),
   });
   setHandler(
     escalateUpdate,
-    (request) => queued(inbox, 'escalate', () => escalate(routing, request, requesterActor(request.requested_by))),
-    {
-      validator: (request: EscalateRoutingInput) => routing.checkEscalatable(request, resolving()),
-    },
+    (request) => inbox.queue('escalate', () => escalate(routing, request, requesterActor(request.requested_by))),
+    { validator: (request: EscalateRoutingInput) => routing.checkEscalatable(request, inbox.resolving) },
   );
-  setHandler(reportConfidenceUpdate, (report) => queued(inbox, 'confidence', () => reportConfidence(routing, report)), {
-    validator: (_report) => routing.checkReportable(resolving()),
+  setHandler(reportConfidenceUpdate, (report) => inbox.queue('confidence', () => reportConfidence(routing, report)), {
+    validator: (_report) => routing.checkReportable(inbox.resolving),
   });
-  setHandler(assignUpdate, (request) => queued(inbox, 'assign', () => assignByAdmin(routing, request)), {
+  setHandler(assignUpdate, (request) => inbox.queue('assign', () => assignByAdmin(routing, request)), {
     validator: (_request) => routing.checkQueued(),
   });
   setHandler(reviewerAvailableSignal, () => {
@@ -74,68 +71,32 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
 
   // The input decides which path, so replays of routings that decided in the workflow keep theirs.
   if (!input.decided) routing.begin(await decide(run));
-  // Read through a call: a signal or a step sets it while the loop awaits.
-  const resolution = () => run.resolved;
   while (routing.open) {
-    const resolved = resolution();
-    if (resolved) {
-      routing.closeResolved(resolved);
-      break;
-    }
-    const remaining = routing.deadline - Date.now();
-    const arrived =
-      remaining > 0 &&
-      (await condition(() => inbox.length > 0 || routing.woken || resolution() !== undefined, remaining));
-    if (resolution()) continue;
-    try {
-      if (!arrived) await timedOut(routing);
-      else if (inbox.length > 0) await inbox.shift()!.handle();
-      else await reviewerAvailable(routing);
-    } catch (error) {
-      // A step that found the routing resolved in Postgres was rolled back; the loop closes with the resolution.
-      if (!resolution()) throw error;
-    }
+    if (run.resolved) routing.closeResolved(run.resolved);
+    else await moveOn(routing, inbox);
   }
-  for (const request of inbox.splice(0))
-    request.refuse(
-      refusal(
-        FAILURE_TYPES.routingClosed,
-        `Routing ${input.routing_id} closed (${run.state.status}) before the request was handled`,
-      ),
-    );
+  const closed = `Routing ${input.routing_id} closed (${run.state.status}) before the request was handled`;
+  inbox.refuseAll(refusal(FAILURE_TYPES.routingClosed, closed));
   // Let in-flight updates reply before the run closes.
   await condition(allHandlersFinished);
   return run.state;
 }
 
-/** A request an update handler queued for the main loop, answered once the loop has handled it. */
-interface Queued {
-  kind: 'resolve' | 'escalate' | 'confidence' | 'assign';
-  handle(): Promise<void>;
-  refuse(error: ApplicationFailure): void;
-}
-
 /**
- * Queues the update's work for the main loop, so that steps never interleave, and answers with its result,
- * or with the refusal the step raised (a state the validator could not foresee, e.g. assigned meanwhile).
+ * Waits for what moves the routing on (a request, a reviewer available, its deadline) and takes that step.
+ * A resolution claimed in Postgres meanwhile ends the wait, or rolled the step back: the loop closes with it.
  */
-async function queued<R>(inbox: Queued[], kind: Queued['kind'], work: () => Promise<R>): Promise<R> {
-  let done: { result: R } | { error: ApplicationFailure } | undefined;
-  inbox.push({
-    kind,
-    handle: async () => {
-      try {
-        done = { result: await work() };
-      } catch (error) {
-        if (!(error instanceof ApplicationFailure)) throw error;
-        done = { error };
-      }
-    },
-    refuse: (error) => {
-      done = { error };
-    },
-  });
-  await condition(() => done !== undefined);
-  if ('error' in done!) throw done.error;
-  return done!.result;
+async function moveOn(routing: Routing, inbox: Inbox): Promise<void> {
+  // Read through a call: a signal or a step sets it while this awaits.
+  const resolved = () => routing.run.resolved !== undefined;
+  const remaining = routing.deadline - Date.now();
+  const arrived = remaining > 0 && (await condition(() => inbox.waiting || routing.woken || resolved(), remaining));
+  if (resolved()) return;
+  try {
+    if (!arrived) await timedOut(routing);
+    else if (inbox.waiting) await inbox.handleNext();
+    else await reviewerAvailable(routing);
+  } catch (error) {
+    if (!resolved()) throw error;
+  }
 }
