@@ -36,6 +36,8 @@ const { sendDelivery } = proxyLocalActivities<Activities>({
   },
 });
 
+const now = () => new Date().toISOString();
+
 /**
  * Delivers one event to one subscription: POSTs it, and on failure waits on a durable timer (the
  * schedule, with jitter, at least any Retry-After) and tries again, until it is delivered, the schedule
@@ -43,8 +45,29 @@ const { sendDelivery } = proxyLocalActivities<Activities>({
  * attempt or state that cannot be stored fails the delivery, with the reason as its failure_reason.
  */
 export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promise<DeliveryState> {
-  const now = () => new Date().toISOString();
-  const delivery = new RecordedState<DeliveryState>(
+  const delivery = deliveryState(input);
+  const { state } = delivery;
+  setHandler(deliveryStatusQuery, () => state);
+
+  await delivery.record(projectDelivery);
+  for (;;) {
+    const attempt = state.attempts + 1;
+    const sent = await send(input, attempt);
+    if (sent.kind === 'inactive') return finish(delivery, 'cancelled', sent.reason);
+    const verdict: AttemptVerdict =
+      sent.kind === 'sent'
+        ? judgeAttempt(sent.outcome, attempt, input.schedule, Math.random())
+        : verdictOnOwnFailure(input.schedule, attempt, Math.random());
+    const recorded = await recordAttempt(delivery, attempt, sent, verdict);
+    if (verdict.kind !== 'retry') return state;
+    if (recorded.endpoint_disabled) return finish(delivery, 'failed', 'endpoint_disabled');
+    await sleep(verdict.delay_seconds * 1000);
+  }
+}
+
+/** The delivery pending, before its first attempt. */
+function deliveryState(input: DeliverWebhookInput): RecordedState<DeliveryState> {
+  return new RecordedState<DeliveryState>(
     {
       delivery_id: input.delivery_id,
       version: 1,
@@ -68,47 +91,32 @@ export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promis
       projectFailed: projectDelivery,
     },
   );
-  const { state } = delivery;
-  setHandler(deliveryStatusQuery, () => state);
+}
 
-  const finish = async (status: 'succeeded' | 'failed' | 'cancelled', failure_reason?: DeliveryFailureReason) => {
-    delivery.change({ status, failure_reason, next_attempt_at: undefined, completed_at: now() });
-    await delivery.record(projectDelivery);
-    return state;
-  };
+/** An attempt and what it leaves on the delivery, recorded together; the answer says whether the endpoint was disabled. */
+function recordAttempt(
+  delivery: RecordedState<DeliveryState>,
+  attempt: number,
+  sent: Exclude<SendResult, { kind: 'inactive' }>,
+  verdict: AttemptVerdict,
+) {
+  const observed_at = now();
+  const next_attempt_at =
+    verdict.kind === 'retry' ? new Date(Date.now() + verdict.delay_seconds * 1000).toISOString() : undefined;
+  const answer = sent.kind === 'sent' ? sent.outcome : { error: sent.error };
+  delivery.change(attemptChanges(attempt, answer, verdict, { observed_at, next_attempt_at }));
+  return delivery.record((state) => recordDeliveryAttempt({ state, sent, verdict, observed_at, next_attempt_at }));
+}
 
+/** The delivery ends without a further attempt: stopped, or failed with the endpoint disabled. */
+async function finish(
+  delivery: RecordedState<DeliveryState>,
+  status: 'failed' | 'cancelled',
+  failure_reason: DeliveryFailureReason,
+): Promise<DeliveryState> {
+  delivery.change({ status, failure_reason, next_attempt_at: undefined, completed_at: now() });
   await delivery.record(projectDelivery);
-  for (;;) {
-    const attempt = state.attempts + 1;
-    const sent = await send(input, attempt);
-    if (sent.kind === 'inactive') return finish('cancelled', sent.reason);
-
-    const verdict: AttemptVerdict =
-      sent.kind === 'sent'
-        ? judgeAttempt(sent.outcome, attempt, input.schedule, Math.random())
-        : verdictOnOwnFailure(input.schedule, attempt, Math.random());
-    const observedAt = now();
-    const nextAttemptAt =
-      verdict.kind === 'retry' ? new Date(Date.now() + verdict.delay_seconds * 1000).toISOString() : undefined;
-    delivery.change(
-      attemptChanges(attempt, sent.kind === 'sent' ? sent.outcome : { error: sent.error }, verdict, {
-        observed_at: observedAt,
-        next_attempt_at: nextAttemptAt,
-      }),
-    );
-    const recorded = await delivery.record((snapshot) =>
-      recordDeliveryAttempt({
-        state: snapshot,
-        sent,
-        verdict,
-        observed_at: observedAt,
-        next_attempt_at: nextAttemptAt,
-      }),
-    );
-    if (verdict.kind !== 'retry') return state;
-    if (recorded.endpoint_disabled) return finish('failed', 'endpoint_disabled');
-    await sleep(verdict.delay_seconds * 1000);
-  }
+  return delivery.state;
 }
 
 async function send(input: DeliverWebhookInput, attempt: number): Promise<SendResult> {
