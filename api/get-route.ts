@@ -22,8 +22,8 @@ export interface GetRouteSpec<Q extends ZodType | undefined, P extends ZodType |
   query?: Q;
   /** The 200 answer. */
   found: ResponseSpec;
-  /** The 404 answer: its problem code (the document's description unless another is given) and its detail. */
-  missing: { code: ProblemCode; description?: string; detail: (ctx: GetContext<Infer<Q>, Infer<P>>) => string };
+  /** The 404 answer: its problem code (the document's description unless another is given) and its detail, if any. */
+  missing: { code: ProblemCode; description?: string; detail?: (ctx: GetContext<Infer<Q>, Infer<P>>) => string };
   /** The answers beside 200 and 404. */
   responses?: Record<number, ResponseSpec>;
   find: (ctx: GetContext<Infer<Q>, Infer<P>>) => Promise<Row | null | undefined>;
@@ -45,7 +45,7 @@ export function getRoute<
     handler: async (ctx) => {
       const read = { query: ctx.query, params: ctx.params, principal: ctx.principal };
       const row = await find(read);
-      if (row === null || row === undefined) throw new Problem(missing.code, missing.detail(read));
+      if (row === null || row === undefined) throw new Problem(missing.code, missing.detail?.(read));
       return { status: 200, body: view(row) };
     },
   });

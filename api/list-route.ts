@@ -3,6 +3,7 @@ import type { Page, PageRequest } from '../db/pagination';
 import type { Principal, Scope } from '../services/identity/scopes';
 import { parseSort, withCursorProblems } from './middleware/pagination';
 import type { RateLimitCategory } from './middleware/rate-limit';
+import { Problem, type ProblemCode } from './problem';
 import type { ApiBuilder, Infer, ResourceScope, ResponseSpec } from './route';
 import { pageSchema } from './schemas/common';
 
@@ -31,6 +32,8 @@ export interface ListRouteSpec<Q extends ListQuery, P extends ZodType | undefine
   page: { description: string } & ({ item: ZodType; name: string } | { schema: ZodType });
   /** The answers beside the page (404 for an unknown parent). */
   responses?: Record<number, ResponseSpec>;
+  /** A list of one parent's items: the parent is looked up before the sort is read, and an unknown one is this problem. */
+  parent?: { find: (ctx: Omit<ListContext<Infer<Q>, Infer<P>>, 'page'>) => Promise<unknown>; missing: ProblemCode };
   /** parseSort's options: the sortable fields, the default order, the column that makes cursors stable. */
   sort: Parameters<typeof parseSort>[1];
   list: (ctx: ListContext<Infer<Q>, Infer<P>>) => Promise<Page<Row>>;
@@ -42,7 +45,7 @@ export function listRoute<Q extends ListQuery, P extends ZodType | undefined = u
   api: ApiBuilder,
   spec: ListRouteSpec<Q, P, Row>,
 ): void {
-  const { page, query, params, sort, list, view, responses, ...operation } = spec;
+  const { page, query, params, sort, list, view, responses, parent, ...operation } = spec;
   const schema = 'schema' in page ? page.schema : pageSchema(page.item, page.name);
   api.route({
     ...operation,
@@ -50,10 +53,10 @@ export function listRoute<Q extends ListQuery, P extends ZodType | undefined = u
     request: { query, params },
     responses: { 200: { description: page.description, schema }, ...responses },
     handler: async (ctx) => {
+      const read = { query: ctx.query, params: ctx.params, principal: ctx.principal };
+      if (parent && !(await parent.find(read))) throw new Problem(parent.missing);
       const pageRequest = { limit: ctx.query.limit, cursor: ctx.query.cursor, sort: parseSort(ctx.query.sort, sort) };
-      const found = await withCursorProblems(
-        list({ query: ctx.query, params: ctx.params, principal: ctx.principal, page: pageRequest }),
-      );
+      const found = await withCursorProblems(list({ ...read, page: pageRequest }));
       return { status: 200, body: { ...found, data: found.data.map((row) => view(row)) } };
     },
   });

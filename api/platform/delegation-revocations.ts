@@ -1,10 +1,10 @@
 import { listRevocations } from '../../db/delegation';
 import { type DelegationDeps, delegationScope } from '../../services/identity/delegations/context';
+import type { Principal } from '../../services/identity/scopes';
 import { delegationStatus } from '../../services/identity/delegations/status';
 import { revokeDelegation } from '../../services/identity/delegations/revoke';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
-import type { ApiBuilder } from '../route';
+import type { RouteGroup } from '../route-group';
 import {
   DelegationIdParamsSchema,
   DelegationStatusSchema,
@@ -18,19 +18,14 @@ import {
   RevokeDelegationSchema,
 } from '../schemas/delegation';
 
-const tags = ['Delegation'];
-
-/** A delegation as a whole: revoking it, its revocations, and its status. */
-export function registerDelegationRevocationRoutes(api: ApiBuilder, deps: DelegationDeps): void {
-  registerRevokeDelegation(api, deps);
-  listRoute(api, {
+/** A delegation as a whole: revoking it, its revocations, and its status (the delegation routers' group). */
+export function registerDelegationRevocationRoutes(delegation: RouteGroup, deps: DelegationDeps): void {
+  registerRevokeDelegation(delegation, deps);
+  delegation.list({
     path: '/v1/delegations/revocations',
     operationId: 'listDelegationRevocations',
     summary: 'List revocations',
     description: 'Newest first by default; filter by revoked_by (a DID) and since (revoked_at at or after).',
-    tags,
-    auth: 'platform:read',
-    rateLimit: 'default',
     query: ListRevocationsQuerySchema,
     page: { description: 'A page of revocations', item: RevocationSchema, name: 'DelegationRevocationPage' },
     sort: { allowed: REVOCATION_SORTABLE, fallback: '-revoked_at', uniqueKey: 'delegation_revocations.id' },
@@ -41,11 +36,11 @@ export function registerDelegationRevocationRoutes(api: ApiBuilder, deps: Delega
       }),
     view: revocationView,
   });
-  registerDelegationStatus(api, deps);
+  registerDelegationStatus(delegation, deps);
 }
 
-function registerRevokeDelegation(api: ApiBuilder, deps: DelegationDeps): void {
-  api.route({
+function registerRevokeDelegation(delegation: RouteGroup, deps: DelegationDeps): void {
+  delegation.route({
     method: 'post',
     path: '/v1/delegations/{delegation_id}/revoke',
     operationId: 'revokeDelegation',
@@ -53,9 +48,7 @@ function registerRevokeDelegation(api: ApiBuilder, deps: DelegationDeps): void {
     description:
       'Every token of the delegation, and of every delegation made from it, is refused by every API instance within a second. Permanent; ' +
       'revoking again returns the first revocation with 200.',
-    tags,
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { params: DelegationIdParamsSchema, body: RevokeDelegationSchema },
     responses: {
       201: { description: 'The revocation', schema: RevocationSchema },
@@ -71,44 +64,29 @@ function registerRevokeDelegation(api: ApiBuilder, deps: DelegationDeps): void {
   });
 }
 
-function registerDelegationStatus(api: ApiBuilder, deps: DelegationDeps): void {
-  api.route({
-    method: 'get',
+/** A delegation's revocation status, and the delegation with it: the same read, shown two ways. */
+function registerDelegationStatus(delegation: RouteGroup, deps: DelegationDeps): void {
+  const status = {
+    params: DelegationIdParamsSchema,
+    missing: { code: 'delegation_not_found' as const },
+    find: ({ params, principal }: { params: { delegation_id: string }; principal: Principal }) =>
+      delegationStatus(deps, principal, params.delegation_id),
+  };
+  delegation.get({
+    ...status,
     path: '/v1/delegations/{delegation_id}/revocation',
     operationId: 'getDelegationRevocationStatus',
     summary: 'Is a delegation revoked',
-    tags,
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: DelegationIdParamsSchema },
-    responses: {
-      200: { description: 'Whether it is revoked, and the revocation', schema: RevocationStatusSchema },
-      404: { description: 'delegation_not_found' },
-    },
-    handler: async ({ params, principal }) => {
-      const found = await delegationStatus(deps, principal, params.delegation_id);
-      if (!found) throw new Problem('delegation_not_found');
-      return { status: 200, body: revocationStatusView(params.delegation_id, found.revocation) };
-    },
+    found: { description: 'Whether it is revoked, and the revocation', schema: RevocationStatusSchema },
+    view: (found) => revocationStatusView(found.delegation.delegation_id, found.revocation),
   });
 
-  api.route({
-    method: 'get',
+  delegation.get({
+    ...status,
     path: '/v1/delegations/{delegation_id}',
     operationId: 'getDelegationStatus',
     summary: 'Read a delegation and its status',
-    tags,
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: DelegationIdParamsSchema },
-    responses: {
-      200: { description: 'The delegation', schema: DelegationStatusSchema },
-      404: { description: 'delegation_not_found' },
-    },
-    handler: async ({ params, principal }) => {
-      const found = await delegationStatus(deps, principal, params.delegation_id);
-      if (!found) throw new Problem('delegation_not_found');
-      return { status: 200, body: delegationStatusView(found.delegation, found.status, found.revocation) };
-    },
+    found: { description: 'The delegation', schema: DelegationStatusSchema },
+    view: (found) => delegationStatusView(found.delegation, found.status, found.revocation),
   });
 }

@@ -5,11 +5,9 @@ import { type DelegationDeps, delegationScope } from '../../services/identity/de
 import { revokeDelegationToken } from '../../services/identity/delegations/revoke';
 import { rotateDelegationToken } from '../../services/identity/delegations/rotate';
 import type { IssueOutcome } from '../../services/identity/delegations/issue';
-import { listRoute } from '../list-route';
-import { parseSort, withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { pageSchema } from '../schemas/common';
+import { routeGroup, type RouteGroup } from '../route-group';
 import {
   DelegateRequestSchema,
   DelegationIdParamsSchema,
@@ -24,8 +22,6 @@ import {
   tokenView,
 } from '../schemas/delegation';
 import { registerDelegationRevocationRoutes } from './delegation-revocations';
-
-const tags = ['Delegation'];
 
 /** What the issuing operations say of human acts: each takes its own capability (domain/identity/capabilities.ts HUMAN_ACT_CAPABILITIES). */
 const HUMAN_ACT_CAPABILITIES_TEXT =
@@ -58,13 +54,15 @@ function issued(outcome: IssueOutcome, now: Date) {
 
 /** Delegation tokens (issued, listed, rotated, revoked), then delegations as a whole; a Passport sees its own only. */
 export function registerDelegationRoutes(api: ApiBuilder, deps: DelegationDeps): void {
-  registerIssuing(api, deps);
-  registerTokenReads(api, deps);
-  registerTokenChanges(api, deps);
-  registerDelegationRevocationRoutes(api, deps);
+  const delegation = routeGroup(api, { tags: ['Delegation'], auth: 'platform:read', rateLimit: 'default' });
+  registerExchange(api, deps);
+  registerDelegateToAgent(delegation, deps);
+  registerTokenReads(delegation, deps);
+  registerTokenChanges(delegation, deps);
+  registerDelegationRevocationRoutes(delegation, deps);
 }
 
-function registerIssuing(api: ApiBuilder, deps: DelegationDeps): void {
+function registerExchange(api: ApiBuilder, deps: DelegationDeps): void {
   api.route({
     method: 'post',
     path: '/v1/delegation-tokens/exchange',
@@ -77,7 +75,7 @@ function registerIssuing(api: ApiBuilder, deps: DelegationDeps): void {
       'is held when one of the subject’s covers it (prompt:read:support-* covers prompt:read:support-billing), else 403 delegation_widening. ' +
       HUMAN_ACT_CAPABILITIES_TEXT +
       'The response holds the token: it is not stored for replay.',
-    tags,
+    tags: ['Delegation'],
     auth: 'public',
     rateLimit: 'default',
     idempotency: false,
@@ -101,8 +99,10 @@ function registerIssuing(api: ApiBuilder, deps: DelegationDeps): void {
       return issued(await exchangeForDelegationToken(deps, { ...body, subject_token, capabilities }), new Date());
     },
   });
+}
 
-  api.route({
+function registerDelegateToAgent(delegation: RouteGroup, deps: DelegationDeps): void {
+  delegation.route({
     method: 'post',
     path: '/v1/delegation-tokens',
     operationId: 'generateDelegationToken',
@@ -112,9 +112,7 @@ function registerIssuing(api: ApiBuilder, deps: DelegationDeps): void {
       'It can only narrow: capabilities, prompt grants (covered by one of the caller’s), expiry, environment and risk_level no wider than the caller’s token. ' +
       HUMAN_ACT_CAPABILITIES_TEXT +
       'Revoking the caller’s delegation revokes it too.',
-    tags,
     auth: 'platform:write',
-    rateLimit: 'default',
     idempotency: false,
     request: { body: DelegateRequestSchema },
     responses: {
@@ -131,78 +129,55 @@ function registerIssuing(api: ApiBuilder, deps: DelegationDeps): void {
 }
 
 const TOKEN_SORT = { allowed: TOKEN_SORTABLE, fallback: '-created_at', uniqueKey: 'delegation_tokens.token_id' };
+const TOKEN_PAGE = { description: 'A page of tokens', item: DelegationTokenSchema, name: 'DelegationTokenPage' };
 
-function registerTokenReads(api: ApiBuilder, deps: DelegationDeps): void {
-  listRoute(api, {
+function registerTokenReads(delegation: RouteGroup, deps: DelegationDeps): void {
+  delegation.list({
     path: '/v1/delegation-tokens',
     operationId: 'listDelegationTokens',
     summary: 'List delegation tokens',
     description:
       'A Passport sees the tokens of its own delegations; a scoped administrator those of its organization. Newest first by default.',
-    tags,
-    auth: 'platform:read',
-    rateLimit: 'default',
     query: ListTokensQuerySchema,
-    page: { description: 'A page of tokens', item: DelegationTokenSchema, name: 'DelegationTokenPage' },
+    page: TOKEN_PAGE,
     sort: TOKEN_SORT,
     list: ({ query, principal, page }) => listTokens(deps.db, delegationScope(principal), page, query),
     view: tokenView,
   });
 
-  api.route({
-    method: 'get',
+  delegation.list({
     path: '/v1/delegation-tokens/by-delegation/{delegation_id}',
     operationId: 'listDelegationTokensByDelegation',
     summary: 'Fetch the tokens of a delegation',
     description: 'The token and its rotations, newest first.',
-    tags,
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: DelegationIdParamsSchema, query: ListTokensQuerySchema.omit({ delegation_id: true }) },
-    responses: {
-      200: { description: 'A page of tokens', schema: pageSchema(DelegationTokenSchema, 'DelegationTokenPage') },
-      404: { description: 'delegation_not_found' },
+    params: DelegationIdParamsSchema,
+    query: ListTokensQuerySchema.omit({ delegation_id: true }),
+    page: TOKEN_PAGE,
+    responses: { 404: { description: 'delegation_not_found' } },
+    parent: {
+      find: ({ params, principal }) => findDelegation(deps.db, delegationScope(principal), params.delegation_id),
+      missing: 'delegation_not_found',
     },
-    handler: async ({ params, query, principal }) => {
-      const scope = delegationScope(principal);
-      // The unknown delegation is answered before the sort is read, as a 404.
-      if (!(await findDelegation(deps.db, scope, params.delegation_id))) throw new Problem('delegation_not_found');
-      const sort = parseSort(query.sort, TOKEN_SORT);
-      const page = await withCursorProblems(
-        listTokens(
-          deps.db,
-          scope,
-          { limit: query.limit, cursor: query.cursor, sort },
-          { ...query, delegation_id: params.delegation_id },
-        ),
-      );
-      return { status: 200, body: { ...page, data: page.data.map(tokenView) } };
-    },
+    sort: TOKEN_SORT,
+    list: ({ params, query, principal, page }) =>
+      listTokens(deps.db, delegationScope(principal), page, { ...query, delegation_id: params.delegation_id }),
+    view: tokenView,
   });
 
-  api.route({
-    method: 'get',
+  delegation.get({
     path: '/v1/delegation-tokens/{token_id}',
     operationId: 'getDelegationToken',
     summary: 'Read a delegation token',
-    tags,
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: TokenIdParamsSchema },
-    responses: {
-      200: { description: 'The token (never its value)', schema: DelegationTokenSchema },
-      404: { description: 'delegation_token_not_found' },
-    },
-    handler: async ({ params, principal }) => {
-      const token = await findToken(deps.db, delegationScope(principal), params.token_id);
-      if (!token) throw new Problem('delegation_token_not_found');
-      return { status: 200, body: tokenView(token) };
-    },
+    params: TokenIdParamsSchema,
+    found: { description: 'The token (never its value)', schema: DelegationTokenSchema },
+    missing: { code: 'delegation_token_not_found' },
+    find: ({ params, principal }) => findToken(deps.db, delegationScope(principal), params.token_id),
+    view: tokenView,
   });
 }
 
-function registerTokenChanges(api: ApiBuilder, deps: DelegationDeps): void {
-  api.route({
+function registerTokenChanges(delegation: RouteGroup, deps: DelegationDeps): void {
+  delegation.route({
     method: 'post',
     path: '/v1/delegation-tokens/{token_id}/rotate',
     operationId: 'rotateDelegationToken',
@@ -212,9 +187,7 @@ function registerTokenChanges(api: ApiBuilder, deps: DelegationDeps): void {
       'The new token acts as the delegator, so it is issued only to a caller that proves the delegator’s credential: a session of the same ' +
       'Passport, or a delegation token of the target’s delegation or of one above it on its chain. A caller without a Passport (an access token, ' +
       'a service account, a personal access token) may list and revoke tokens but not rotate them.',
-    tags,
     auth: 'platform:write',
-    rateLimit: 'default',
     idempotency: false,
     request: { params: TokenIdParamsSchema, body: ReasonSchema },
     responses: {
@@ -234,16 +207,14 @@ function registerTokenChanges(api: ApiBuilder, deps: DelegationDeps): void {
     },
   });
 
-  api.route({
+  delegation.route({
     method: 'post',
     path: '/v1/delegation-tokens/{token_id}/revoke',
     operationId: 'revokeDelegationToken',
     summary: 'Revoke a delegation token',
     description:
       'Refused by every API instance within a second. Other tokens of the delegation stay valid; revoke the delegation to end them all.',
-    tags,
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { params: TokenIdParamsSchema, body: ReasonSchema },
     responses: {
       200: { description: 'The revoked token', schema: DelegationTokenSchema },
