@@ -1,9 +1,9 @@
 import { findSubscription } from '../../db/webhooks';
 import { deliveryFromRow, findDelivery, listAttempts, listDeliveries } from '../../db/webhook-deliveries';
 import { replayDelivery, type ReplayDeps } from '../../services/webhooks/replay';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import {
   DeliveryParamsSchema,
   ListDeliveriesQuerySchema,
@@ -24,11 +24,32 @@ const REPLAY_REFUSALS = {
   webhook_delivery_in_progress: 'The delivery is still being attempted; replay it once it has succeeded or failed',
 } as const;
 
-export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps): void {
-  const common = { tags: ['Webhooks'], auth: 'orch:admin' as const, rateLimit: 'default' as const };
+type StoredAttempt = Awaited<ReturnType<typeof listAttempts>>[number];
 
-  listRoute(api, {
-    ...common,
+function attemptView(attempt: StoredAttempt) {
+  return {
+    attempt: attempt.attempt,
+    url: attempt.url,
+    attempted_at: attempt.attempted_at.toISOString(),
+    duration_ms: attempt.duration_ms,
+    status_code: attempt.status_code,
+    error: attempt.error,
+    response_snippet: attempt.response_snippet,
+    retry_after_seconds: attempt.retry_after_seconds,
+    outcome: attempt.outcome,
+    next_attempt_at: iso(attempt.next_attempt_at),
+  };
+}
+
+/** A subscription's deliveries (listed, read with their attempt log) and the replay of one. */
+export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps): void {
+  const deliveries = routeGroup(api, { tags: ['Webhooks'], auth: 'orch:admin', rateLimit: 'default' });
+  registerDeliveryReads(deliveries, deps);
+  registerReplay(deliveries, deps);
+}
+
+function registerDeliveryReads(deliveries: RouteGroup, deps: ReplayDeps): void {
+  deliveries.list({
     path: '/v1/orch/webhooks/{subscription_id}/deliveries',
     operationId: 'listWebhookDeliveries',
     summary: 'The deliveries of a subscription, newest first',
@@ -39,65 +60,41 @@ export function registerWebhookDeliveryRoutes(api: ApiBuilder, deps: ReplayDeps)
     sort: { allowed: SORTABLE, fallback: '-created_at', uniqueKey: 'delivery_id' },
     list: async ({ params, query, principal, page }) => {
       // A deleted subscription's deliveries stay readable: their logs are an audit trail.
-      if (
-        !(await findSubscription(deps.db, params.subscription_id, {
-          includeDeleted: true,
-          organizationId: principal.organization_id,
-        }))
-      )
-        throw new Problem('webhook_not_found', `No webhook subscription ${params.subscription_id}`);
+      const subscription = await findSubscription(deps.db, params.subscription_id, {
+        includeDeleted: true,
+        organizationId: principal.organization_id,
+      });
+      if (!subscription) throw new Problem('webhook_not_found', `No webhook subscription ${params.subscription_id}`);
       return listDeliveries(deps.db, params.subscription_id, page, query);
     },
     view: (row) => deliveryView(deliveryFromRow(row)),
   });
 
-  api.route({
-    ...common,
-    method: 'get',
+  deliveries.get({
     path: '/v1/orch/webhooks/{subscription_id}/deliveries/{delivery_id}',
     operationId: 'getWebhookDelivery',
     summary: 'A delivery with the log of its attempts (status, duration, error, the start of the answer)',
-    request: { params: DeliveryParamsSchema },
-    responses: {
-      200: { description: 'The delivery', schema: WebhookDeliveryDetailSchema },
-      404: { description: 'No such subscription or delivery' },
+    params: DeliveryParamsSchema,
+    found: { description: 'The delivery', schema: WebhookDeliveryDetailSchema },
+    missing: {
+      code: 'webhook_delivery_not_found',
+      description: 'No such subscription or delivery',
+      detail: ({ params }) => `No delivery ${params.delivery_id} of subscription ${params.subscription_id}`,
     },
-    handler: async ({ params, principal }) => {
-      const delivery = await findDelivery(
-        deps.db,
-        principal.organization_id,
-        params.subscription_id,
-        params.delivery_id,
-      );
-      if (!delivery)
-        throw new Problem(
-          'webhook_delivery_not_found',
-          `No delivery ${params.delivery_id} of subscription ${params.subscription_id}`,
-        );
-      const attempts = await listAttempts(deps.db, delivery.delivery_id);
-      return {
-        status: 200,
-        body: {
-          ...deliveryView(deliveryFromRow(delivery)),
-          attempt_log: attempts.map((attempt) => ({
-            attempt: attempt.attempt,
-            url: attempt.url,
-            attempted_at: attempt.attempted_at.toISOString(),
-            duration_ms: attempt.duration_ms,
-            status_code: attempt.status_code,
-            error: attempt.error,
-            response_snippet: attempt.response_snippet,
-            retry_after_seconds: attempt.retry_after_seconds,
-            outcome: attempt.outcome,
-            next_attempt_at: iso(attempt.next_attempt_at),
-          })),
-        },
-      };
+    find: async ({ params, principal }) => {
+      const { subscription_id, delivery_id } = params;
+      const delivery = await findDelivery(deps.db, principal.organization_id, subscription_id, delivery_id);
+      return delivery && { delivery, attempts: await listAttempts(deps.db, delivery.delivery_id) };
     },
+    view: ({ delivery, attempts }) => ({
+      ...deliveryView(deliveryFromRow(delivery)),
+      attempt_log: attempts.map(attemptView),
+    }),
   });
+}
 
-  api.route({
-    ...common,
+function registerReplay(deliveries: RouteGroup, deps: ReplayDeps): void {
+  deliveries.route({
     method: 'post',
     path: '/v1/orch/webhooks/{subscription_id}/deliveries/{delivery_id}/replay',
     operationId: 'replayWebhookDelivery',

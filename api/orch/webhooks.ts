@@ -78,11 +78,13 @@ function refusal(
 
 const SORTABLE = { created_at: 'created_at', subscription_id: 'subscription_id', url: 'url' };
 
+/** Webhook subscriptions: created, listed, read, changed, deleted, and their signing secrets rotated. */
 export function registerWebhookRoutes(api: ApiBuilder, deps: WebhookRouteDeps): void {
   const webhooks = routeGroup(api, { tags: ['Webhooks'], auth: 'orch:admin', rateLimit: 'default' });
   registerCreation(webhooks, deps);
   registerReads(webhooks, deps);
   registerChanges(webhooks, deps);
+  registerSecretRotation(webhooks, deps);
 }
 
 function registerCreation(webhooks: RouteGroup, deps: WebhookRouteDeps): void {
@@ -200,7 +202,9 @@ function registerChanges(webhooks: RouteGroup, deps: WebhookRouteDeps): void {
       return { status: 204 };
     },
   });
+}
 
+function registerSecretRotation(webhooks: RouteGroup, deps: WebhookRouteDeps): void {
   webhooks.route({
     method: 'post',
     path: '/v1/orch/webhooks/{subscription_id}/rotate-secret',
