@@ -6,7 +6,7 @@ import { changeAgent, registerAgent, rotateAgentKey } from '../../services/agent
 import { storeSealed } from '../middleware/idempotency';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { routeGroup } from '../route-group';
+import { routeGroup, type RouteGroup } from '../route-group';
 import {
   AgentIdSchema,
   AgentRegisteredSchema,
@@ -42,8 +42,17 @@ const ListAgentsQuerySchema = listQuerySchema.extend({
 });
 const SORTABLE = { agent_id: 'agent_id', registered_at: 'registered_at', agent_name: 'agent_name' };
 
+const agentNotFound = (agentId: string) => new Problem('agent_not_found', `No agent ${agentId}`);
+
+/** The agent registry: registering an agent, reading the registered ones, changing one or its key. */
 export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
   const agents = routeGroup(api, { tags: ['Agents'], auth: 'orch:admin', rateLimit: 'agent-monitoring' });
+  registerAgentRegistration(agents, deps);
+  registerAgentReads(agents, deps);
+  registerAgentChanges(agents, deps);
+}
+
+function registerAgentRegistration(agents: RouteGroup, deps: { db: Knex }): void {
   agents.route({
     method: 'post',
     path: '/v1/orch/agents/register',
@@ -73,7 +82,9 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
       };
     },
   });
+}
 
+function registerAgentReads(agents: RouteGroup, deps: { db: Knex }): void {
   agents.list({
     path: '/v1/orch/agents',
     operationId: 'listAgents',
@@ -97,7 +108,9 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     find: ({ params, principal }) => findAgent(deps.db, principal.organization_id, params.agent_id),
     view: renderAgent,
   });
+}
 
+function registerAgentChanges(agents: RouteGroup, deps: { db: Knex }): void {
   agents.route({
     method: 'patch',
     path: '/v1/orch/agents/{agent_id}',
@@ -110,7 +123,7 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     },
     handler: async ({ params, body, principal }) => {
       const row = await changeAgent(deps.db, params.agent_id, body, principal);
-      if (!row) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
+      if (!row) throw agentNotFound(params.agent_id);
       return { status: 200, body: renderAgent(row) };
     },
   });
@@ -129,7 +142,7 @@ export function registerAgentRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     handler: async ({ params, principal, res }) => {
       res.set('Cache-Control', 'no-store');
       const rotated = await rotateAgentKey(deps.db, params.agent_id, principal);
-      if (!rotated) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
+      if (!rotated) throw agentNotFound(params.agent_id);
       return { status: 200, body: { ...renderAgent(rotated.agent), api_key: rotated.api_key } };
     },
   });
