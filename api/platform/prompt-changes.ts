@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { deprecate, publishVersion, rollback } from '../../services/prompts/registry';
+import { deprecate, publishVersion, rollback, type FieldProblem } from '../../services/prompts/registry';
 import { promptUri } from '../../services/prompts/references';
-import { Problem } from '../problem';
-import type { ApiBuilder } from '../route';
+import { Problem, type ProblemCode } from '../problem';
+import type { RouteGroup } from '../route-group';
 import {
   DeprecatePromptSchema,
   PromptDeprecationSchema,
@@ -14,25 +14,32 @@ import {
   RollbackPromptSchema,
   versionView,
 } from '../schemas/prompts';
-import { GRANTS, keyOf, PROMPT_NOT_FOUND, PROMPT_TAGS, promptScope } from './prompt-grants';
+import { GRANTS, keyOf, PROMPT_NOT_FOUND, promptScope } from './prompt-grants';
 
-/** What changes a prompt: publishing a version, rolling back to one, deprecating one. */
-export function registerPromptChangeRoutes(api: ApiBuilder, db: Knex): void {
-  registerPublish(api, db);
-  registerRollback(api, db);
-  registerDeprecate(api, db);
+type Refusal = { code: 'invalid'; errors: FieldProblem[] } | { code: ProblemCode; detail: string };
+
+/** A refused change as its problem: a field the body got wrong, or the outcome's own code. */
+function refusal(outcome: Refusal): Problem {
+  if (outcome.code === 'invalid')
+    return new Problem('validation_failed', 'The body has 1 invalid field(s)', { errors: outcome.errors });
+  return new Problem(outcome.code, outcome.detail);
 }
 
-function registerPublish(api: ApiBuilder, db: Knex): void {
-  api.route({
+/** What changes a prompt: publishing a version, rolling back to one, deprecating one. */
+export function registerPromptChangeRoutes(prompts: RouteGroup, db: Knex): void {
+  registerPublish(prompts, db);
+  registerRollback(prompts, db);
+  registerDeprecate(prompts, db);
+}
+
+function registerPublish(prompts: RouteGroup, db: Knex): void {
+  prompts.route({
     method: 'post',
     path: '/v1/prompts/{key}/versions',
     operationId: 'publishPromptVersion',
     summary: 'Publish a version; it becomes the active one (the prompt is created if missing)',
     description: `Published versions never change. input_schema must be a JSON Schema; extends_uri must name a published prompt of the organization without a cycle. ${GRANTS}`,
-    tags: PROMPT_TAGS,
     auth: promptScope('publish'),
-    rateLimit: 'default',
     request: { params: PromptKeyParamsSchema, body: PublishPromptSchema },
     responses: {
       201: { description: 'The version, now active', schema: PromptVersionSchema },
@@ -43,11 +50,7 @@ function registerPublish(api: ApiBuilder, db: Knex): void {
     handler: async ({ params, body, principal }) => {
       const key = keyOf(principal, params.key, 'publish');
       const outcome = await publishVersion(db, principal, key, body);
-      if (!outcome.ok) {
-        if (outcome.code === 'invalid')
-          throw new Problem('validation_failed', 'The body has 1 invalid field(s)', { errors: outcome.errors });
-        throw new Problem(outcome.code, outcome.detail);
-      }
+      if (!outcome.ok) throw refusal(outcome);
       return {
         status: 201,
         body: versionView(outcome.version),
@@ -59,16 +62,14 @@ function registerPublish(api: ApiBuilder, db: Knex): void {
   });
 }
 
-function registerRollback(api: ApiBuilder, db: Knex): void {
-  api.route({
+function registerRollback(prompts: RouteGroup, db: Knex): void {
+  prompts.route({
     method: 'post',
     path: '/v1/prompts/{key}/rollback',
     operationId: 'rollbackPrompt',
     summary: 'Make a published, not deprecated version the active one',
     description: GRANTS,
-    tags: PROMPT_TAGS,
     auth: promptScope('rollback'),
-    rateLimit: 'default',
     request: { params: PromptKeyParamsSchema, body: RollbackPromptSchema },
     responses: {
       200: { description: 'The prompt’s new active version', schema: PromptRollbackSchema },
@@ -95,16 +96,14 @@ function registerRollback(api: ApiBuilder, db: Knex): void {
   });
 }
 
-function registerDeprecate(api: ApiBuilder, db: Knex): void {
-  api.route({
+function registerDeprecate(prompts: RouteGroup, db: Knex): void {
+  prompts.route({
     method: 'post',
     path: '/v1/prompts/{key}/versions/{version}/deprecate',
     operationId: 'deprecatePromptVersion',
     summary: 'Deprecate a version; the active one only with a successor_version, which becomes active in its place',
     description: `A deprecated version is no rollback target. Deprecating it again answers as the first time. ${GRANTS}`,
-    tags: PROMPT_TAGS,
     auth: promptScope('deprecate'),
-    rateLimit: 'default',
     request: { params: PromptVersionParamsSchema, body: DeprecatePromptSchema },
     responses: {
       200: { description: 'The version, deprecated', schema: PromptDeprecationSchema },
@@ -121,11 +120,7 @@ function registerDeprecate(api: ApiBuilder, db: Knex): void {
     handler: async ({ params, body, principal }) => {
       const key = keyOf(principal, params.key, 'deprecate');
       const outcome = await deprecate(db, principal, key, params.version, body.successor_version);
-      if (!outcome.ok) {
-        if (outcome.code === 'invalid')
-          throw new Problem('validation_failed', 'The body has 1 invalid field(s)', { errors: outcome.errors });
-        throw new Problem(outcome.code, outcome.detail);
-      }
+      if (!outcome.ok) throw refusal(outcome);
       const { version, prompt } = outcome;
       return {
         status: 200,

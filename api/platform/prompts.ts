@@ -4,6 +4,7 @@ import { promptCoverage } from '../../domain/prompts/scopes';
 import { withCursorProblems } from '../middleware/pagination';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import type { RouteGroup } from '../route-group';
 import {
   ListPromptsQuerySchema,
   PageQuerySchema,
@@ -17,27 +18,26 @@ import {
   versionView,
 } from '../schemas/prompts';
 import { registerPromptChangeRoutes } from './prompt-changes';
-import { GRANTS, keyOf, PROMPT_NOT_FOUND, PROMPT_TAGS, promptScope } from './prompt-grants';
+import { existingPrompt, GRANTS, keyOf, PROMPT_NOT_FOUND, promptRoutes } from './prompt-grants';
 import { registerPromptStatisticsRoutes } from './prompt-statistics';
 
 /** Every prompt route: the reads here, then the changes and the statistics. */
 export function registerPromptRoutes(api: ApiBuilder, deps: { db: Knex }): void {
-  registerPromptList(api, deps.db);
-  registerPromptReads(api, deps.db);
-  registerPromptChangeRoutes(api, deps.db);
-  registerPromptStatisticsRoutes(api, deps.db);
+  const prompts = promptRoutes(api);
+  registerPromptList(prompts, deps.db);
+  registerPromptReads(prompts, deps.db);
+  registerPromptChangeRoutes(prompts, deps.db);
+  registerPromptStatisticsRoutes(prompts, deps.db);
 }
 
-function registerPromptList(api: ApiBuilder, db: Knex): void {
-  api.route({
+function registerPromptList(prompts: RouteGroup, db: Knex): void {
+  prompts.route({
     method: 'get',
     path: '/v1/prompts',
     operationId: 'listPrompts',
     summary: 'List the organization’s prompts that the caller may read',
     description: `Only prompts the caller’s prompt:read grants cover are listed (the others are not counted either). Ordered by key. ${GRANTS}`,
-    tags: PROMPT_TAGS,
     auth: { perResource: 'prompt:read:*' },
-    rateLimit: 'default',
     request: { query: ListPromptsQuerySchema },
     responses: { 200: { description: 'A page of prompts', schema: styleBPage(PromptSchema, 'PromptPage') } },
     handler: async ({ query, principal }) => {
@@ -54,16 +54,13 @@ function registerPromptList(api: ApiBuilder, db: Knex): void {
   });
 }
 
-function registerPromptReads(api: ApiBuilder, db: Knex): void {
-  api.route({
+function registerPromptReads(prompts: RouteGroup, db: Knex): void {
+  prompts.route({
     method: 'get',
     path: '/v1/prompts/{key}',
     operationId: 'getPrompt',
     summary: 'The prompt’s active version',
     description: GRANTS,
-    tags: PROMPT_TAGS,
-    auth: promptScope('read'),
-    rateLimit: 'default',
     request: { params: PromptKeyParamsSchema },
     responses: { 200: { description: 'The active version', schema: PromptVersionSchema }, ...PROMPT_NOT_FOUND },
     handler: async ({ params, principal }) => {
@@ -74,19 +71,16 @@ function registerPromptReads(api: ApiBuilder, db: Knex): void {
       return { status: 200, body: versionView(version) };
     },
   });
-  registerPromptVersionReads(api, db);
+  registerPromptVersionReads(prompts, db);
 }
 
-function registerPromptVersionReads(api: ApiBuilder, db: Knex): void {
-  api.route({
+function registerPromptVersionReads(prompts: RouteGroup, db: Knex): void {
+  prompts.route({
     method: 'get',
     path: '/v1/prompts/{key}/versions',
     operationId: 'listPromptVersions',
     summary: 'The prompt’s versions in semver order',
     description: GRANTS,
-    tags: PROMPT_TAGS,
-    auth: promptScope('read'),
-    rateLimit: 'default',
     request: { params: PromptKeyParamsSchema, query: PageQuerySchema },
     responses: {
       200: {
@@ -97,32 +91,23 @@ function registerPromptVersionReads(api: ApiBuilder, db: Knex): void {
     },
     handler: async ({ params, query, principal }) => {
       const key = keyOf(principal, params.key, 'read');
-      if (!(await findPrompt(db, principal.organization_id, key)))
-        throw new Problem('prompt_not_found', `No prompt ${key}`);
+      await existingPrompt(db, principal.organization_id, key);
       const page = {
         limit: query.limit,
         cursor: query.cursor,
         sort: [{ column: 'version_sort', direction: 'asc' as const }],
       };
-      return {
-        status: 200,
-        body: styleBPageView(
-          await withCursorProblems(listVersions(db, principal.organization_id, key, page)),
-          versionView,
-        ),
-      };
+      const found = await withCursorProblems(listVersions(db, principal.organization_id, key, page));
+      return { status: 200, body: styleBPageView(found, versionView) };
     },
   });
 
-  api.route({
+  prompts.route({
     method: 'get',
     path: '/v1/prompts/{key}/versions/{version}',
     operationId: 'getPromptVersion',
     summary: 'One version of the prompt',
     description: GRANTS,
-    tags: PROMPT_TAGS,
-    auth: promptScope('read'),
-    rateLimit: 'default',
     request: { params: PromptVersionParamsSchema },
     responses: { 200: { description: 'The version', schema: PromptVersionSchema }, ...PROMPT_NOT_FOUND },
     handler: async ({ params, principal }) => {

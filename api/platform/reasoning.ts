@@ -7,6 +7,7 @@ import { planReasoning, type ReasonPlan } from '../../services/reasoning/plan';
 import { reason, reasonStreaming, type ReasonDeps } from '../../services/reasoning/reason';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import { ReasonRequestSchema, ReasonResponseSchema, SignalRequestSchema, SignalSchema } from '../schemas/models';
 import { z } from '../schemas/zod';
 import { REASONING_PROBLEMS, refusalProblem, unavailableProblem } from './reasoning-problems';
@@ -46,12 +47,13 @@ async function plan(deps: ReasonDeps, body: ReasonBody, principal: Principal): P
 
 /** Reasoning: an answer (whole or streamed) from the model the registry selects, and signals on how it was received. */
 export function registerReasoningRoutes(api: ApiBuilder, deps: ReasonDeps): void {
-  registerReason(api, deps);
-  registerSignals(api, deps);
+  const reasoning = routeGroup(api, { tags: ['Reasoning'], auth: 'platform:write', rateLimit: 'default' });
+  registerReason(reasoning, deps);
+  registerSignals(reasoning, deps);
 }
 
-function registerReason(api: ApiBuilder, deps: ReasonDeps): void {
-  api.route({
+function registerReason(reasoning: RouteGroup, deps: ReasonDeps): void {
+  reasoning.route({
     method: 'post',
     path: '/v1/reason',
     operationId: 'reason',
@@ -61,9 +63,6 @@ function registerReason(api: ApiBuilder, deps: ReasonDeps): void {
       'REASONING_TOTAL_TIMEOUT_MS. Usage, cost (from the registry’s prices), duration and the routing decision are recorded with a provenance ' +
       'record (the prompt’s SHA-256, and its text only where the organization’s policy allows). The call is on record (open) before the answer is ' +
       'returned and is completed as the answer is sent, so a record read at once may still be open for a few milliseconds. POST /v1/reason/stream streams the answer.',
-    tags: ['Reasoning'],
-    auth: 'platform:write',
-    rateLimit: 'default',
     request: { body: ReasonRequestSchema },
     responses: { 200: { description: 'The answer', schema: ReasonResponseSchema }, ...REASONING_PROBLEMS },
     handler: async ({ body, principal }) => {
@@ -73,7 +72,7 @@ function registerReason(api: ApiBuilder, deps: ReasonDeps): void {
     },
   });
 
-  api.route({
+  reasoning.route({
     method: 'post',
     path: '/v1/reason/stream',
     operationId: 'reasonStreaming',
@@ -82,9 +81,6 @@ function registerReason(api: ApiBuilder, deps: ReasonDeps): void {
       'Events: routing {model, provider, routingDecision, callId}; delta {text} for each piece; then done {success, data {model, provider, usage}, metadata} ' +
       'once the call is recorded, or error {detail, callId} when the provider fails mid-stream. Fallback to the next alternative happens until the first ' +
       'piece arrives; a refusal before that is an ordinary problem response. No Idempotency-Key: a stream cannot be replayed.',
-    tags: ['Reasoning'],
-    auth: 'platform:write',
-    rateLimit: 'default',
     idempotency: false,
     request: { body: ReasonRequestSchema },
     responses: {
@@ -103,17 +99,14 @@ function registerReason(api: ApiBuilder, deps: ReasonDeps): void {
   });
 }
 
-function registerSignals(api: ApiBuilder, deps: ReasonDeps): void {
-  api.route({
+function registerSignals(reasoning: RouteGroup, deps: ReasonDeps): void {
+  reasoning.route({
     method: 'post',
     path: '/v1/reasoning-calls/{call_id}/signals',
     operationId: 'recordReasoningSignal',
     summary: 'Record how a reasoning call’s answer was received: positive, negative, rephrase or correction',
     description:
       'Signals feed the statistics of the prompt the call used; a negative or correction signal makes the call count as unsuccessful.',
-    tags: ['Reasoning'],
-    auth: 'platform:write',
-    rateLimit: 'default',
     request: {
       params: z.object({ call_id: z.string().regex(/^rsn_[0-9a-f-]{36}$/, 'must be a reasoning call id (rsn_…)') }),
       body: SignalRequestSchema,
