@@ -4,9 +4,10 @@ import { countEnabledRulesForDomain } from '../../db/escalation-rules';
 import { findSafetyDomain, type SafetyDomainRow } from '../../db/safety';
 import { runSafetyCheck } from '../../services/safety/check';
 import { putDomainConfig } from '../../services/safety/config';
+import type { Principal } from '../../services/identity/scopes';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { routeGroup } from '../route-group';
+import { routeGroup, type RouteGroup } from '../route-group';
 import {
   PutSafetyConfigSchema,
   SafetyCheckRequestSchema,
@@ -32,8 +33,40 @@ async function renderConfig(db: Knex, organizationId: string, row: SafetyDomainR
   };
 }
 
+/**
+ * The actor a check is for: an agent key checks for its own agent (named or not), and an AI actor that names an
+ * agent must be a registered, active one, whose profile the check then holds it to.
+ */
+async function checkedActor(
+  db: Knex,
+  principal: Principal,
+  requested: z.infer<typeof SafetyCheckRequestSchema>['actor'],
+) {
+  const own = principal.kind === 'agent' ? principal.subject : undefined;
+  if (own && requested.agent_id && requested.agent_id !== own)
+    throw new Problem('agent_id_mismatch', `The API key belongs to ${own}, not ${requested.agent_id}`);
+  const actor = { ...requested, agent_id: requested.agent_id ?? (requested.type === 'ai_agent' ? own : undefined) };
+  const agent =
+    actor.type === 'ai_agent' && actor.agent_id
+      ? await findAgentProfile(db, principal.organization_id, actor.agent_id)
+      : null;
+  if (actor.type === 'ai_agent' && actor.agent_id && agent?.status !== 'active') {
+    throw new Problem(
+      'agent_not_registered',
+      agent ? `Agent ${actor.agent_id} is ${agent.status}` : `No agent ${actor.agent_id} is registered`,
+    );
+  }
+  return { actor, agent };
+}
+
+/** The safety check of an action, and the per-domain configuration it is judged by. */
 export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void {
   const safety = routeGroup(api, { tags: ['Safety'], auth: 'orch:agent', rateLimit: 'safety-checks' });
+  registerSafetyCheck(safety, deps);
+  registerSafetyConfig(safety, deps);
+}
+
+function registerSafetyCheck(safety: RouteGroup, deps: { db: Knex }): void {
   safety.route({
     method: 'post',
     path: '/v1/orch/safety/check',
@@ -53,30 +86,16 @@ export function registerSafetyRoutes(api: ApiBuilder, deps: { db: Knex }): void 
       },
     },
     handler: async ({ body, principal }) => {
-      const own = principal.kind === 'agent' ? principal.subject : undefined;
-      if (own && body.actor.agent_id && body.actor.agent_id !== own)
-        throw new Problem('agent_id_mismatch', `The API key belongs to ${own}, not ${body.actor.agent_id}`);
-      const actor = {
-        ...body.actor,
-        agent_id: body.actor.agent_id ?? (body.actor.type === 'ai_agent' ? own : undefined),
-      };
-      const agent =
-        actor.type === 'ai_agent' && actor.agent_id
-          ? await findAgentProfile(deps.db, principal.organization_id, actor.agent_id)
-          : null;
-      if (actor.type === 'ai_agent' && actor.agent_id && agent?.status !== 'active') {
-        throw new Problem(
-          'agent_not_registered',
-          agent ? `Agent ${actor.agent_id} is ${agent.status}` : `No agent ${actor.agent_id} is registered`,
-        );
-      }
+      const { actor, agent } = await checkedActor(deps.db, principal, body.actor);
       return {
         status: 200,
         body: await runSafetyCheck(deps.db, { action: body.action, context: body.context, actor }, agent, principal),
       };
     },
   });
+}
 
+function registerSafetyConfig(safety: RouteGroup, deps: { db: Knex }): void {
   safety.route({
     method: 'get',
     path: '/v1/orch/safety/config',
