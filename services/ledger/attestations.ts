@@ -106,29 +106,27 @@ async function toAttestation(
   };
 }
 
-/**
- * Signs an attestation over a record's leaf with the log's key and records it, in one transaction: the
- * attestation row and its own provenance record (so attestations are in the log too). What the log signs is
- * bound to the caller: the organization must be the caller's, and the agent one of that organization's.
- */
-export async function attestRecord(
+interface AttestInput {
+  recordHash: string;
+  agentId: string;
+  organizationId: string;
+  claimedAt: string;
+  attestedBy: string;
+  callerOrganizationId: string;
+  now: Date;
+}
+
+/** The record to attest and the key to sign with, once the caller may attest it as that agent. */
+async function findAttestable(
   db: Knex,
-  input: {
-    recordHash: string;
-    agentId: string;
-    organizationId: string;
-    claimedAt: string;
-    attestedBy: string;
-    callerOrganizationId: string;
-    now: Date;
-  },
-  secretKeys?: SecretKeys,
-): Promise<AttestOutcome> {
+  input: AttestInput,
+  recordHash: string,
+  secretKeys: SecretKeys | undefined,
+): Promise<{ ok: true; record: ProvenanceRecord; key: LedgerKey } | Extract<AttestOutcome, { ok: false }>> {
   if (input.organizationId !== input.callerOrganizationId)
     return { ok: false, code: 'attestation_organization_mismatch' };
   if (!(await isAgentOfOrganization(db, input.callerOrganizationId, input.agentId)))
     return { ok: false, code: 'attestation_agent_not_found' };
-  const recordHash = input.recordHash.toLowerCase();
   // Only the caller's organization's records: another tenant's hash is not found, exactly as an unknown one.
   const [record, key] = await Promise.all([
     findProvenanceRecordByLeafHash(db, input.callerOrganizationId, Buffer.from(recordHash, 'hex')),
@@ -136,6 +134,19 @@ export async function attestRecord(
   ]);
   if (!key) return { ok: false, code: 'no_key' };
   if (!record) return { ok: false, code: 'record_not_found' };
+  return { ok: true, record, key };
+}
+
+/**
+ * Signs an attestation over a record's leaf with the log's key and records it, in one transaction: the
+ * attestation row and its own provenance record (so attestations are in the log too). What the log signs is
+ * bound to the caller: the organization must be the caller's, and the agent one of that organization's.
+ */
+export async function attestRecord(db: Knex, input: AttestInput, secretKeys?: SecretKeys): Promise<AttestOutcome> {
+  const recordHash = input.recordHash.toLowerCase();
+  const attestable = await findAttestable(db, input, recordHash, secretKeys);
+  if (!attestable.ok) return attestable;
+  const { record, key } = attestable;
   const claimedAt = new Date(input.claimedAt).toISOString();
   const attestationId = attestationIdFor({
     recordHash,
@@ -147,48 +158,61 @@ export async function attestRecord(
   const earlier = existing && (await toAttestation(db, existing, input.callerOrganizationId));
   if (earlier) return { ok: true, created: false, attestation: earlier };
 
-  const attestedAt = input.now.toISOString();
   const statement = statementOf(record, key, {
     attestationId,
     agentId: input.agentId,
     organizationId: input.organizationId,
     claimedAt,
-    attestedAt,
+    attestedAt: input.now.toISOString(),
     attestedBy: input.attestedBy,
   });
   const jws = signCompactJws(canonicalJson(statement), { typ: ATTESTATION_JWS_TYPE, kid: key.verifierKey }, key.signer);
+  return storeAttestation(db, { statement, jws, keyId: key.keyId, recordHash }, input.callerOrganizationId);
+}
+
+/** The signed statement's row and its own provenance record, in one transaction; a row already there is kept. */
+async function storeAttestation(
+  db: Knex,
+  signed: { statement: AttestationStatement; jws: string; keyId: string; recordHash: string },
+  callerOrganizationId: string,
+): Promise<AttestOutcome> {
+  const { statement } = signed;
   return db.transaction(async (trx) => {
     await appendProvenance(trx, {
-      organization_id: input.callerOrganizationId,
+      organization_id: callerOrganizationId,
       entry: {
-        subject_id: attestationId,
+        subject_id: statement.attestation_id,
         step_id: 'attestation',
-        timestamp: attestedAt,
-        actor: { type: 'ai_agent', agent_id: input.agentId },
+        timestamp: statement.attested_at,
+        actor: { type: 'ai_agent', agent_id: statement.agent_id },
         action: 'provenance_attested',
-        input_data: { record_hash: recordHash, organization_id: input.organizationId, claimed_at: claimedAt },
-        output_data: {
-          attested_transaction_id: record.anchor.transaction_id,
-          attested_block_number: record.anchor.block_number,
+        input_data: {
+          record_hash: signed.recordHash,
+          organization_id: statement.organization_id,
+          claimed_at: statement.claimed_at,
         },
-        reasoning: `${input.agentId} of ${input.organizationId} attested record ${record.anchor.transaction_id}`,
+        output_data: {
+          attested_transaction_id: statement.transaction_id,
+          attested_block_number: statement.block_number,
+        },
+        reasoning: `${statement.agent_id} of ${statement.organization_id} attested record ${statement.transaction_id}`,
       },
     });
     const stored = await insertAttestationOnce(trx, {
-      attestation_id: attestationId,
-      transaction_id: record.anchor.transaction_id,
-      agent_id: input.agentId,
-      organization_id: input.organizationId,
-      claimed_at: new Date(claimedAt),
+      attestation_id: statement.attestation_id,
+      transaction_id: statement.transaction_id,
+      agent_id: statement.agent_id,
+      organization_id: statement.organization_id,
+      claimed_at: new Date(statement.claimed_at),
       statement: canonicalJson(statement),
-      jws,
-      key_id: key.keyId,
-      attested_by: input.attestedBy,
+      jws: signed.jws,
+      key_id: signed.keyId,
+      attested_by: statement.attested_by,
     });
     return {
       ok: true as const,
       created: stored.created,
-      attestation: (await toAttestation(trx, stored.row, input.callerOrganizationId))!,
+      attestation: (await toAttestation(trx, stored.row, callerOrganizationId))!,
     };
   });
 }
