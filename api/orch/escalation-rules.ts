@@ -187,31 +187,7 @@ function registerRuleChanges(rules: RouteGroup, deps: { db: Knex }): void {
     },
   });
 
-  for (const enabled of [true, false]) {
-    rules.route({
-      method: 'post',
-      path: `/v1/orch/escalation/rules/{rule_id}/${enabled ? 'enable' : 'disable'}`,
-      operationId: enabled ? 'enableEscalationRule' : 'disableEscalationRule',
-      summary: enabled
-        ? 'Enable an escalation rule (admin); refused with rule_conflict if it now conflicts'
-        : 'Disable an escalation rule (admin)',
-      request: { params: RuleParamsSchema },
-      responses: enabled
-        ? {
-            200: { description: 'The rule', schema: RuleWriteResponseSchema },
-            404: { description: 'rule_not_found' },
-            409: { description: 'rule_conflict' },
-          }
-        : { 200: { description: 'The rule', schema: RuleWriteResponseSchema }, 404: { description: 'rule_not_found' } },
-      handler: async ({ params, principal }) => ({
-        status: 200,
-        body: written(
-          await changeRule(deps.db, params.rule_id, { enabled }, principal, { allowConflicts: false }),
-          params.rule_id,
-        ),
-      }),
-    });
-  }
+  for (const enabled of [true, false]) registerRuleSwitch(rules, deps, enabled);
 
   rules.route({
     method: 'delete',
@@ -225,5 +201,30 @@ function registerRuleChanges(rules: RouteGroup, deps: { db: Knex }): void {
         throw new Problem('rule_not_found', `No escalation rule ${params.rule_id}`);
       return { status: 204 };
     },
+  });
+}
+
+/** A rule's enable or disable switch; enabling it checks it for conflicts again, as a new rule is. */
+function registerRuleSwitch(rules: RouteGroup, deps: { db: Knex }, enabled: boolean): void {
+  const answers = {
+    200: { description: 'The rule', schema: RuleWriteResponseSchema },
+    404: { description: 'rule_not_found' },
+  };
+  rules.route({
+    method: 'post',
+    path: `/v1/orch/escalation/rules/{rule_id}/${enabled ? 'enable' : 'disable'}`,
+    operationId: enabled ? 'enableEscalationRule' : 'disableEscalationRule',
+    summary: enabled
+      ? 'Enable an escalation rule (admin); refused with rule_conflict if it now conflicts'
+      : 'Disable an escalation rule (admin)',
+    request: { params: RuleParamsSchema },
+    responses: enabled ? { ...answers, 409: { description: 'rule_conflict' } } : answers,
+    handler: async ({ params, principal }) => ({
+      status: 200,
+      body: written(
+        await changeRule(deps.db, params.rule_id, { enabled }, principal, { allowConflicts: false }),
+        params.rule_id,
+      ),
+    }),
   });
 }
