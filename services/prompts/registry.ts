@@ -70,16 +70,14 @@ export type PublishOutcome =
   | { ok: false; code: 'invalid'; errors: FieldProblem[] }
   | { ok: false; code: 'prompt_version_exists' | 'prompt_extends_invalid' | 'prompt_extends_cycle'; detail: string };
 
-const label = (meta: Record<string, unknown>, name: string) => (typeof meta[name] === 'string' ? meta[name] : null);
+/** The labels the version's meta gives the prompt (list filters). */
+function labelsOf(meta: Record<string, unknown>): { scope: string | null; namespace: string | null } {
+  const label = (name: string) => (typeof meta[name] === 'string' ? meta[name] : null);
+  return { scope: label('scope'), namespace: label('namespace') };
+}
 
-/** Publishes a version, which becomes the active one; the prompt is created when missing. */
-export async function publishVersion(
-  db: Knex,
-  principal: { id: string; organization_id: string },
-  key: string,
-  body: Publication,
-): Promise<PublishOutcome> {
-  const organizationId = principal.organization_id;
+/** Why the publication is refused before anything is read: an input_schema that is no JSON Schema, or a malformed extends_uri. */
+function publicationRefusal(organizationId: string, body: Publication): PublishOutcome | undefined {
   if (body.input_schema) {
     const compiled = compileSchema(body.input_schema);
     if (!compiled.ok)
@@ -89,30 +87,39 @@ export async function publishVersion(
         errors: [{ field: 'input_schema', code: 'invalid_schema', message: compiled.message }],
       };
   }
-  if (body.extends_uri !== undefined) {
-    const ref = parsePromptRef(body.extends_uri, organizationId, { versioned: true });
-    if (!ref.ok || !PROMPT_URI.test(body.extends_uri)) {
-      return {
-        ok: false,
-        code: 'prompt_extends_invalid',
-        detail: `${body.extends_uri} is not prompt://org/${organizationId}/<key>[@<version>] of a prompt of this organization`,
-      };
-    }
-  }
-  const parsed = parseSemver(body.version)!;
+  if (body.extends_uri === undefined) return undefined;
+  const ref = parsePromptRef(body.extends_uri, organizationId, { versioned: true });
+  if (ref.ok && PROMPT_URI.test(body.extends_uri)) return undefined;
+  return {
+    ok: false,
+    code: 'prompt_extends_invalid',
+    detail: `${body.extends_uri} is not prompt://org/${organizationId}/<key>[@<version>] of a prompt of this organization`,
+  };
+}
+
+/** Publishes a version, which becomes the active one; the prompt is created when missing. */
+export async function publishVersion(
+  db: Knex,
+  principal: { id: string; organization_id: string },
+  key: string,
+  body: Publication,
+): Promise<PublishOutcome> {
+  const organizationId = principal.organization_id;
+  const refused = publicationRefusal(organizationId, body);
+  if (refused) return refused;
+  const labels = labelsOf(body.meta);
   return undoneWhenRefused(db, async (trx): Promise<PublishOutcome> => {
     const { row: prompt } = await lockOrCreatePrompt(trx, {
       organization_id: organizationId,
       prompt_key: key,
-      scope: label(body.meta, 'scope'),
-      namespace: label(body.meta, 'namespace'),
+      ...labels,
       active_version: body.version,
     });
     const version = await insertVersion(trx, {
       organization_id: organizationId,
       prompt_key: key,
       version: body.version,
-      version_sort: semverSortKey(parsed),
+      version_sort: semverSortKey(parseSemver(body.version)!),
       content: body.content,
       meta: body.meta,
       input_schema: body.input_schema ?? null,
@@ -129,10 +136,7 @@ export async function publishVersion(
       };
     const chain = await extendsChain(trx, organizationId, version, { key, active: version });
     if (!chain.ok) throw new Refused(chain);
-    await setActiveVersion(trx, organizationId, key, version.version, {
-      scope: label(body.meta, 'scope'),
-      namespace: label(body.meta, 'namespace'),
-    });
+    await setActiveVersion(trx, organizationId, key, version.version, labels);
     await recordPromptChange(
       trx,
       organizationId,
