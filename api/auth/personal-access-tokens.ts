@@ -3,10 +3,10 @@ import { findApiToken, listApiTokens, type ApiTokenSummary } from '../../db/cred
 import { createPersonalAccessToken, revokePersonalAccessToken } from '../../services/identity/issuance/access-tokens';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { routeGroup } from '../route-group';
+import { routeGroup, type RouteGroup } from '../route-group';
 import { listQuerySchema } from '../schemas/common';
 import { z } from '../schemas/zod';
-import { GrantableScopesSchema, scopesNotHeldProblem } from './service-accounts';
+import { GrantableScopesSchema, scopesNotHeldProblem, scopesNotHeldResponse } from './service-accounts';
 
 const MAX_DAYS = 3650;
 
@@ -78,11 +78,17 @@ function renderToken(row: ApiTokenSummary, now = new Date()) {
   };
 }
 
-const notFound = (tokenId: string) =>
-  new Problem('personal_access_token_not_found', `No personal access token ${tokenId}`);
+const NOT_IN_ORGANIZATION = 'No such token in the caller’s organization';
 
+/** Personal access tokens: created (the secret shown once), listed, read and revoked by an admin. */
 export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: Knex }): void {
   const tokens = routeGroup(api, { tags: ['Auth'], auth: 'orch:admin', rateLimit: 'default' });
+  registerTokenCreation(tokens, deps);
+  registerTokenReads(tokens, deps);
+  registerTokenRevocation(tokens, deps);
+}
+
+function registerTokenCreation(tokens: RouteGroup, deps: { db: Knex }): void {
   tokens.route({
     method: 'post',
     path: '/v1/auth/tokens',
@@ -97,10 +103,7 @@ export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: K
     request: { body: PersonalAccessTokenRequestSchema },
     responses: {
       201: { description: 'The token; its secret is shown only here', schema: CreatedPersonalAccessTokenSchema },
-      403: {
-        description:
-          'The token lacks orch:admin, or one of the scopes asked for (insufficient_scope, with scopes_not_held)',
-      },
+      403: scopesNotHeldResponse,
     },
     handler: async ({ body, res, principal }) => {
       res.set('Cache-Control', 'no-store');
@@ -119,7 +122,9 @@ export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: K
       };
     },
   });
+}
 
+function registerTokenReads(tokens: RouteGroup, deps: { db: Knex }): void {
   tokens.list({
     path: '/v1/auth/tokens',
     operationId: 'listPersonalAccessTokens',
@@ -136,24 +141,24 @@ export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: K
     view: renderToken,
   });
 
-  tokens.route({
-    method: 'get',
+  tokens.get({
     path: '/v1/auth/tokens/{token_id}',
     operationId: 'getPersonalAccessToken',
     summary: 'Read a personal access token, without its secret (admin)',
     description: ADMINISTERED_BY,
-    request: { params: TokenIdParamsSchema },
-    responses: {
-      200: { description: 'The token', schema: PersonalAccessTokenSchema },
-      404: { description: 'No such token in the caller’s organization' },
+    params: TokenIdParamsSchema,
+    found: { description: 'The token', schema: PersonalAccessTokenSchema },
+    missing: {
+      code: 'personal_access_token_not_found',
+      description: NOT_IN_ORGANIZATION,
+      detail: ({ params }) => `No personal access token ${params.token_id}`,
     },
-    handler: async ({ params, principal }) => {
-      const row = await findApiToken(deps.db, principal.organization_id, params.token_id);
-      if (!row) throw notFound(params.token_id);
-      return { status: 200, body: renderToken(row) };
-    },
+    find: ({ params, principal }) => findApiToken(deps.db, principal.organization_id, params.token_id),
+    view: renderToken,
   });
+}
 
+function registerTokenRevocation(tokens: RouteGroup, deps: { db: Knex }): void {
   tokens.route({
     method: 'delete',
     path: '/v1/auth/tokens/{token_id}',
@@ -161,10 +166,11 @@ export function registerPersonalAccessTokenRoutes(api: ApiBuilder, deps: { db: K
     summary: 'Revoke a personal access token: it stops authenticating at once (admin)',
     description: `${ADMINISTERED_BY}Every request reads the token's row, so the next one with it is 401. Revoking a revoked token answers 204 again and keeps the first revocation time.`,
     request: { params: TokenIdParamsSchema },
-    responses: { 204: { description: 'Revoked' }, 404: { description: 'No such token in the caller’s organization' } },
+    responses: { 204: { description: 'Revoked' }, 404: { description: NOT_IN_ORGANIZATION } },
     handler: async ({ params, principal }) => {
       const outcome = await revokePersonalAccessToken(deps.db, principal.organization_id, params.token_id);
-      if (!outcome.ok) throw notFound(params.token_id);
+      if (!outcome.ok)
+        throw new Problem('personal_access_token_not_found', `No personal access token ${params.token_id}`);
       return { status: 204 };
     },
   });

@@ -4,7 +4,7 @@ import { createServiceAccount, revokeServiceAccount } from '../../services/ident
 import { isGrantableScope, SCOPES } from '../../services/identity/scopes';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { routeGroup } from '../route-group';
+import { routeGroup, type RouteGroup } from '../route-group';
 import { listQuerySchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
@@ -87,8 +87,19 @@ export function scopesNotHeldProblem(requested: readonly string[], notHeld: read
   });
 }
 
+/** The 403 of a route that grants scopes: scopesNotHeldProblem's answer, or the admin scope missing. */
+export const scopesNotHeldResponse = {
+  description: 'The token lacks orch:admin, or one of the scopes asked for (insufficient_scope, with scopes_not_held)',
+};
+
+/** Service accounts for the client credentials grant: created (the secret shown once), listed and revoked by an admin. */
 export function registerServiceAccountRoutes(api: ApiBuilder, deps: { db: Knex }): void {
   const serviceAccounts = routeGroup(api, { tags: ['Auth'], auth: 'orch:admin', rateLimit: 'default' });
+  registerServiceAccountCreation(serviceAccounts, deps);
+  registerServiceAccountReadsAndRevocation(serviceAccounts, deps);
+}
+
+function registerServiceAccountCreation(serviceAccounts: RouteGroup, deps: { db: Knex }): void {
   serviceAccounts.route({
     method: 'post',
     path: '/v1/orch/service-accounts',
@@ -103,10 +114,7 @@ export function registerServiceAccountRoutes(api: ApiBuilder, deps: { db: Knex }
     request: { body: ServiceAccountRequestSchema },
     responses: {
       201: { description: 'The account; the secret is shown only here', schema: ServiceAccountResponseSchema },
-      403: {
-        description:
-          'The token lacks orch:admin, or one of the scopes asked for (insufficient_scope, with scopes_not_held)',
-      },
+      403: scopesNotHeldResponse,
     },
     handler: async ({ body, res, principal }) => {
       res.set('Cache-Control', 'no-store');
@@ -123,7 +131,9 @@ export function registerServiceAccountRoutes(api: ApiBuilder, deps: { db: Knex }
       };
     },
   });
+}
 
+function registerServiceAccountReadsAndRevocation(serviceAccounts: RouteGroup, deps: { db: Knex }): void {
   serviceAccounts.list({
     path: '/v1/orch/service-accounts',
     operationId: 'listServiceAccounts',

@@ -70,10 +70,51 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   return credentials;
 }
 
-export function registerTokenRoutes(
-  api: ApiBuilder,
-  deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; accessTokenTtlSeconds: number },
-): void {
+interface TokenRouteDeps {
+  db: Knex;
+  keyRing: KeyRing;
+  settings: TokenSettings;
+  accessTokenTtlSeconds: number;
+}
+
+/** The client credentials grant: the client authenticated by HTTP Basic or the body, the scopes it asks for checked. */
+async function clientCredentialsGrant(
+  deps: TokenRouteDeps,
+  authorization: string | undefined,
+  body: z.infer<typeof TokenRequestSchema>,
+): Promise<z.infer<typeof TokenResponseSchema>> {
+  if (body.grant_type !== 'client_credentials') {
+    throw oauthProblem(
+      'unsupported_grant_type',
+      'unsupported_grant_type',
+      'Only the client_credentials grant is supported',
+    );
+  }
+  const basic = basicCredentials(authorization);
+  const clientId = basic?.id ?? body.client_id;
+  const clientSecret = basic?.secret ?? body.client_secret;
+  const account = clientId && clientSecret ? await authenticateClient(deps.db, clientId, clientSecret) : undefined;
+  if (!account)
+    throw oauthProblem('invalid_client', 'invalid_client', 'Unknown client or wrong secret', {
+      'WWW-Authenticate': 'Basic realm="handoff"',
+    });
+
+  const requested = body.scope ? body.scope.split(' ').filter(Boolean) : account.scopes;
+  const refused = requested.filter((scope) => !isGrantableScope(scope) || !account.scopes.includes(scope));
+  if (refused.length > 0)
+    throw oauthProblem('invalid_scope', 'invalid_scope', `Not granted to this client: ${refused.join(' ')}`);
+  const access_token = await issueAccessToken(deps.keyRing, deps.settings, {
+    subject: account.client_id,
+    clientId: account.client_id,
+    organizationId: account.organization_id,
+    scopes: requested,
+    ttlSeconds: deps.accessTokenTtlSeconds,
+  });
+  return { access_token, token_type: 'Bearer', expires_in: deps.accessTokenTtlSeconds, scope: requested.join(' ') };
+}
+
+/** The OAuth token endpoint and the keys that verify what it issues; both public. */
+export function registerTokenRoutes(api: ApiBuilder, deps: TokenRouteDeps): void {
   api.route({
     method: 'post',
     path: '/oauth/token',
@@ -92,42 +133,7 @@ export function registerTokenRoutes(
     },
     handler: async ({ req, res, body }) => {
       res.set('Cache-Control', 'no-store');
-      if (body.grant_type !== 'client_credentials') {
-        throw oauthProblem(
-          'unsupported_grant_type',
-          'unsupported_grant_type',
-          'Only the client_credentials grant is supported',
-        );
-      }
-      const basic = basicCredentials(req.get('authorization'));
-      const clientId = basic?.id ?? body.client_id;
-      const clientSecret = basic?.secret ?? body.client_secret;
-      const account = clientId && clientSecret ? await authenticateClient(deps.db, clientId, clientSecret) : undefined;
-      if (!account)
-        throw oauthProblem('invalid_client', 'invalid_client', 'Unknown client or wrong secret', {
-          'WWW-Authenticate': 'Basic realm="handoff"',
-        });
-
-      const requested = body.scope ? body.scope.split(' ').filter(Boolean) : account.scopes;
-      const refused = requested.filter((scope) => !isGrantableScope(scope) || !account.scopes.includes(scope));
-      if (refused.length > 0)
-        throw oauthProblem('invalid_scope', 'invalid_scope', `Not granted to this client: ${refused.join(' ')}`);
-      const access_token = await issueAccessToken(deps.keyRing, deps.settings, {
-        subject: account.client_id,
-        clientId: account.client_id,
-        organizationId: account.organization_id,
-        scopes: requested,
-        ttlSeconds: deps.accessTokenTtlSeconds,
-      });
-      return {
-        status: 200,
-        body: {
-          access_token,
-          token_type: 'Bearer',
-          expires_in: deps.accessTokenTtlSeconds,
-          scope: requested.join(' '),
-        },
-      };
+      return { status: 200, body: await clientCredentialsGrant(deps, req.get('authorization'), body) };
     },
   });
 
