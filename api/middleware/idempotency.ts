@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../db/idempotency';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  type ClaimResult,
+} from '../../db/idempotency';
 import { canonicalJson } from '../../domain/common/canonical-json';
 import type { Logger } from '../../lib/logger';
 import { createSecretBox, type SecretBox, type SecretKeys } from '../../lib/secret-box';
@@ -73,6 +78,15 @@ export function idempotencyLockSeconds(requestTimeoutMs: number): number {
   return Math.ceil(requestTimeoutMs / 1000) + UNAVAILABLE_RETRY_AFTER_SECONDS;
 }
 
+/** What one request's claim on its key needs to finish: where the answer is stored, and what seals its secrets. */
+interface KeyClaim {
+  db: Knex;
+  logger: Logger;
+  box: SecretBox;
+  scope: { principal: string; key: string };
+  sealingContext: string;
+}
+
 /**
  * Idempotency-Key on POST/PUT/PATCH/DELETE: 24 h, per principal; the fingerprint is method + path + the
  * canonical JSON body. The response is stored before it is sent, so a client that saw it can always
@@ -100,77 +114,98 @@ export function idempotency(deps: {
       });
     }
     const principal = principalOf(res)?.id ?? `ip:${req.ip ?? 'unknown'}`;
-    const fingerprint = createHash('sha256')
-      .update(`${req.method} ${req.baseUrl}${req.path}\n${canonicalJson(req.body ?? null)}`)
-      .digest('hex');
-    const scope = { principal, key };
-    const sealingContext = `idempotency:${principal}:${key}`;
-    const claim = await claimIdempotencyKey(deps.db, { ...scope, fingerprint, lockSeconds, ttlSeconds: TTL_SECONDS });
-
-    switch (claim.state) {
-      case 'mismatch':
-        throw new Problem(
-          'idempotency_key_reused',
-          'This Idempotency-Key was first used with a different request; use a new key for a new request',
-        );
-      case 'in_flight':
-        throw new Problem(
-          'idempotency_request_in_flight',
-          'The first request with this Idempotency-Key has not finished; retry after a moment',
-          {
-            headers: { 'Retry-After': String(claim.retryAfterSeconds) },
-          },
-        );
-      case 'completed': {
-        const { [SEALED_FIELDS_HEADER]: sealed, ...headers } = claim.response.headers;
-        res
-          .set(headers)
-          .set('Idempotent-Replayed', 'true')
-          .status(claim.response.status)
-          .send(openFields(claim.response.body, sealed, box, sealingContext));
-        return;
-      }
-      case 'claimed':
-        break;
-    }
-
-    const send = res.send.bind(res);
-    res.send = (body?: unknown) => {
-      // The deadline's 503 leaves the key claimed until its lock lapses: the handler may still be finishing.
-      if (answeredByDeadline(res)) return res.headersSent ? res : send(body);
-      const text =
-        typeof body === 'string'
-          ? body
-          : Buffer.isBuffer(body)
-            ? body.toString('utf8')
-            : body === undefined
-              ? ''
-              : JSON.stringify(body);
-      const stored =
-        res.statusCode < 300
-          ? sealFields(text, res.locals.idempotencySealedFields as string[] | undefined, box, sealingContext)
-          : { body: text, sealed: [] };
-      const finish = releasesKey(res.statusCode)
-        ? releaseIdempotencyKey(deps.db, scope)
-        : completeIdempotencyKey(deps.db, scope, {
-            status: res.statusCode,
-            headers: {
-              ...Object.fromEntries(
-                REPLAYED_HEADERS.flatMap((name) => (res.get(name) ? [[name, res.get(name) as string]] : [])),
-              ),
-              ...(stored.sealed.length > 0 ? { [SEALED_FIELDS_HEADER]: stored.sealed.join(',') } : {}),
-            },
-            body: stored.body,
-          });
-      const recorded = finish.catch((error: unknown) =>
-        deps.logger.error('idempotency record failed', { request_id: requestIdOf(res), error }),
-      );
-      // A server error is sent at once: its release may wait on the very dependency that failed (the lock lapses anyway).
-      if (res.statusCode >= 500) send(text);
-      else void recorded.finally(() => send(text));
-      return res;
+    const claim: KeyClaim = {
+      db: deps.db,
+      logger: deps.logger,
+      box,
+      scope: { principal, key },
+      sealingContext: `idempotency:${principal}:${key}`,
     };
+    const earlier = await claimIdempotencyKey(deps.db, {
+      ...claim.scope,
+      fingerprint: fingerprintOf(req),
+      lockSeconds,
+      ttlSeconds: TTL_SECONDS,
+    });
+    if (earlier.state !== 'claimed') {
+      answerEarlierClaim(res, earlier, claim);
+      return;
+    }
+    storeBeforeSending(res, claim);
     // A client that hangs up before the answer leaves the key claimed until its lock lapses.
     next();
   };
+}
+
+function fingerprintOf(req: Request): string {
+  return createHash('sha256')
+    .update(`${req.method} ${req.baseUrl}${req.path}\n${canonicalJson(req.body ?? null)}`)
+    .digest('hex');
+}
+
+/** A key another request holds: a different request (refused), one not finished (retry later), or a stored answer (replayed). */
+function answerEarlierClaim(
+  res: Response,
+  earlier: Exclude<ClaimResult, { state: 'claimed' }>,
+  { box, sealingContext }: KeyClaim,
+): void {
+  if (earlier.state === 'mismatch')
+    throw new Problem(
+      'idempotency_key_reused',
+      'This Idempotency-Key was first used with a different request; use a new key for a new request',
+    );
+  if (earlier.state === 'in_flight')
+    throw new Problem(
+      'idempotency_request_in_flight',
+      'The first request with this Idempotency-Key has not finished; retry after a moment',
+      { headers: { 'Retry-After': String(earlier.retryAfterSeconds) } },
+    );
+  const { [SEALED_FIELDS_HEADER]: sealed, ...headers } = earlier.response.headers;
+  res
+    .set(headers)
+    .set('Idempotent-Replayed', 'true')
+    .status(earlier.response.status)
+    .send(openFields(earlier.response.body, sealed, box, sealingContext));
+}
+
+/** Wraps res.send so that the answer is stored under the key (or the key released) before it goes out. */
+function storeBeforeSending(res: Response, claim: KeyClaim): void {
+  const send = res.send.bind(res);
+  res.send = (body?: unknown) => {
+    // The deadline's 503 leaves the key claimed until its lock lapses: the handler may still be finishing.
+    if (answeredByDeadline(res)) return res.headersSent ? res : send(body);
+    const text = bodyText(body);
+    const recorded = finishClaim(res, text, claim).catch((error: unknown) =>
+      claim.logger.error('idempotency record failed', { request_id: requestIdOf(res), error }),
+    );
+    // A server error is sent at once: its release may wait on the very dependency that failed (the lock lapses anyway).
+    if (res.statusCode >= 500) send(text);
+    else void recorded.finally(() => send(text));
+    return res;
+  };
+}
+
+function bodyText(body: unknown): string {
+  if (typeof body === 'string') return body;
+  if (Buffer.isBuffer(body)) return body.toString('utf8');
+  return body === undefined ? '' : JSON.stringify(body);
+}
+
+/** Stores the answer for replays, its marked fields sealed; or releases the key when the answer allows a retry. */
+function finishClaim(res: Response, text: string, { db, box, scope, sealingContext }: KeyClaim): Promise<void> {
+  if (releasesKey(res.statusCode)) return releaseIdempotencyKey(db, scope);
+  const stored =
+    res.statusCode < 300
+      ? sealFields(text, res.locals.idempotencySealedFields as string[] | undefined, box, sealingContext)
+      : { body: text, sealed: [] };
+  return completeIdempotencyKey(db, scope, {
+    status: res.statusCode,
+    headers: {
+      ...Object.fromEntries(
+        REPLAYED_HEADERS.flatMap((name) => (res.get(name) ? [[name, res.get(name) as string]] : [])),
+      ),
+      ...(stored.sealed.length > 0 ? { [SEALED_FIELDS_HEADER]: stored.sealed.join(',') } : {}),
+    },
+    body: stored.body,
+  });
 }
