@@ -2,19 +2,30 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Urgency } from '../domain/rules/escalation-rules';
 import type { LedgerAnchor } from '../domain/provenance/records';
 import type { HumanActor } from '../domain/identity/human-acts';
-import type { Assignment, CapabilityMatch } from '../domain/routing/reviewer-assignment';
-import type { RiskLevel } from '../domain/routing/risk';
+import type { Assignment } from '../domain/routing/reviewer-assignment';
 import type { RoutingVerdictV2 } from '../domain/routing/moments';
-import type {
-  EscalationLevel,
-  RequiredCapability,
-  RoutingDecisionKind,
-  RoutingMode,
-  RoutingTask,
-  RoutingVerdict,
-} from '../domain/routing/decision';
+import type { EscalationLevel, RequiredCapability, RoutingDecisionKind, RoutingTask } from '../domain/routing/decision';
 import type { RoutingStatus } from '../domain/routing/progress';
 import { FAILURE_TYPES } from './failures';
+import type {
+  AssignedTo,
+  EscalationChainEntry,
+  ResolveRoutingInput,
+  RoutingDecisionResult,
+  RoutingResolution,
+  RoutingState,
+} from './aggregates/routing';
+
+export type {
+  AssignedTo,
+  EscalationChainEntry,
+  QueuedFor,
+  ResolutionOutcome,
+  ResolveRoutingInput,
+  RoutingDecisionResult,
+  RoutingResolution,
+  RoutingState,
+} from './aggregates/routing';
 
 /**
  * What the rest of the service shares with routeTaskWorkflow: its input and state, its updates and query,
@@ -90,69 +101,9 @@ export interface RecordedDecision {
   state: RoutingState;
 }
 
-export interface AssignedTo {
-  type: 'human' | 'ai_agent';
-  did: string;
-  agent_id?: string;
-  capabilities_matched: CapabilityMatch[];
-}
-
-export interface EscalationChainEntry {
-  level: number;
-  escalation_level: EscalationLevel;
-  did: string;
-  timestamp: string;
-}
-
-/**
- * Why a routing that needs a human has none yet: no available reviewer holds what it needs. It waits in the
- * queue (status queued) and is assigned as soon as one is (registered, updated or freed) or an admin
- * assigns one; meanwhile supervisors are told and the escalation levels still rise on their timeouts.
- */
-export interface QueuedFor {
-  reason: 'no_qualified_reviewer';
-  required_capabilities: RequiredCapability[];
-  /** For the agent: a human takes over when one is available; it must not act alone meanwhile. */
-  message: string;
-}
-
-export interface RoutingDecisionResult {
-  routing_id: string;
-  decision: RoutingDecisionKind;
-  reason: string;
-  /** null while the routing waits in the queue for a qualified reviewer (see queued). */
-  assigned_to: AssignedTo | null;
-  queued?: QueuedFor;
-  escalation_level: EscalationLevel;
-  estimated_response_time: number;
-  safety_analysis: RoutingVerdict['safety_analysis'];
-  provenance: { decision_made_by: string; timestamp: string; rule_triggered: string; ledger_anchor: LedgerAnchor };
-  fourth_law_triggered: boolean;
-  rules_triggered: string[];
-  rule_conflict?: { rule_ids: string[]; target_capabilities: string[] };
-}
-
 export interface DecideOutcome {
   ok: true;
   decision: RoutingDecisionResult;
-}
-
-export const RESOLUTION_OUTCOMES = ['approved', 'rejected', 'modified'] as const;
-export type ResolutionOutcome = (typeof RESOLUTION_OUTCOMES)[number];
-
-export interface ResolveRoutingInput {
-  reviewer_did: string;
-  /** approved: the AI's recommendation stands; rejected: it does not; modified: it stands as changed. */
-  outcome: ResolutionOutcome;
-  comment?: string | undefined;
-  modified_recommendation?: string | undefined;
-  /** The signed-in person who resolves, with the credential that authenticated them (absent in histories from before). */
-  actor?: HumanActor | undefined;
-}
-
-export interface RoutingResolution extends ResolveRoutingInput {
-  resolved_at: string;
-  ledger_anchor: LedgerAnchor;
 }
 
 /** A request to hand the routing to a human, or to another one: from its agent (POST /escalate) or by hand. */
@@ -226,36 +177,6 @@ export interface ConfidenceOutcome {
   /** Qualified reviewers, least loaded first (the assignee first), when a human is needed. */
   suggested_reviewers: string[];
   ledger_anchor: LedgerAnchor;
-}
-
-/**
- * Everything the routing's read model and status query show; versioned so projections apply in order. The
- * task's own fields are the task's, copied so that lists filter and sort on them.
- */
-export interface RoutingState extends Pick<RoutingTask, 'task_type' | 'ai_agent_id' | 'ai_confidence'> {
-  routing_id: string;
-  version: number;
-  status: RoutingStatus;
-  decision?: RoutingDecisionKind;
-  reason?: string;
-  escalation_level: EscalationLevel;
-  risk_level?: RiskLevel;
-  assigned_to?: AssignedTo;
-  assigned_at?: string;
-  estimated_response_time?: number;
-  escalation_chain: EscalationChainEntry[];
-  resolution?: RoutingResolution;
-  decision_result?: RoutingDecisionResult;
-  domain?: string;
-  routing_mode?: RoutingMode;
-  fourth_law_triggered?: boolean;
-  safety_violation_count?: number;
-  /** Escalation rules that triggered at the decision. */
-  rules_triggered?: string[];
-  /** When a human first took the routing: at the decision, or by a later escalation. */
-  escalated_at?: string;
-  created_at: string;
-  updated_at: string;
 }
 
 /** The failures the routing's updates are refused with; the API turns each into the problem of the same code. */

@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
-import type { RouteTaskInput, RoutingState } from '../contracts/route-task';
+import type { RouteTaskInput } from '../contracts/route-task';
+import { RoutingState } from '../contracts/aggregates/routing';
+import { rowOf } from '../lib/shape';
+import { stateOfRow, type ProjectedRow } from './projected-rows';
 import { pendingStartInsert, type PendingStart } from './workflow-starts';
 
 /** What a projection writes: the workflow's state, and the parts of its input the row keeps beside it. */
@@ -8,18 +11,9 @@ export type RoutingProjection = Pick<RouteTaskInput, 'request_id' | 'task' | 're
   state: RoutingState;
 };
 
-/** The row as Postgres stores it: the state with its timestamps as dates, and the projection's input beside it. */
-export interface RoutingRow
-  extends
-    Omit<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'>,
-    Pick<RoutingProjection, 'requested_by' | 'task'> {
-  request_id: string | null;
-  organization_id: string;
-  created_at: Date;
-  updated_at: Date;
-  assigned_at: Date | null;
-  escalated_at: Date | null;
-}
+/** The row as Postgres stores it: the state (unset fields null, instants as Date), and the projection's input beside it. */
+export type RoutingRow = ProjectedRow<RoutingState, 'created_at' | 'updated_at' | 'assigned_at' | 'escalated_at'> &
+  Pick<RoutingProjection, 'requested_by' | 'task'> & { request_id: string | null; organization_id: string };
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
@@ -37,38 +31,16 @@ export function openAssignmentOf(state: RoutingState): OpenAssignment | undefine
   return { chain_level: last.level, reviewer_did: last.did, assigned_at: last.timestamp };
 }
 
-/** The row a projection writes. */
+const routingRow = rowOf(RoutingState, { defaults: { safety_violation_count: 0, rules_triggered: [] } }).of;
+
+/** The row a projection writes: the state's columns, and the parts of the workflow's input kept beside them. */
 function routingRowOf(projection: RoutingProjection) {
-  const { state } = projection;
   return {
-    routing_id: state.routing_id,
-    version: state.version,
-    status: state.status,
+    ...routingRow(projection.state),
     request_id: projection.request_id ?? null,
     requested_by: projection.requested_by,
     organization_id: projection.organization_id ?? DEFAULT_ORGANIZATION_ID,
-    task_type: state.task_type,
-    ai_agent_id: state.ai_agent_id,
-    ai_confidence: state.ai_confidence,
-    decision: state.decision ?? null,
-    reason: state.reason ?? null,
-    escalation_level: state.escalation_level,
-    risk_level: state.risk_level ?? null,
-    assigned_to: json(state.assigned_to),
-    assigned_at: state.assigned_at ?? null,
-    estimated_response_time: state.estimated_response_time ?? null,
-    escalation_chain: json(state.escalation_chain),
-    resolution: json(state.resolution),
-    decision_result: json(state.decision_result),
-    task: json(projection.task),
-    domain: state.domain ?? null,
-    routing_mode: state.routing_mode ?? null,
-    fourth_law_triggered: state.fourth_law_triggered ?? null,
-    safety_violation_count: state.safety_violation_count ?? 0,
-    rules_triggered: json(state.rules_triggered ?? []),
-    escalated_at: state.escalated_at ?? null,
-    created_at: state.created_at,
-    updated_at: state.updated_at,
+    task: JSON.stringify(projection.task),
   };
 }
 
@@ -176,11 +148,7 @@ export async function claimRoutingResolution(
 
 /** The row as the workflow's state: unset fields left out, instants as ISO strings, the projection's input beside it dropped. */
 export function routingStateOf(row: RoutingRow): RoutingState {
-  const { request_id: _request, requested_by: _by, task: _task, organization_id: _organization, ...columns } = row;
-  const state: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(columns))
-    if (value !== null) state[key] = value instanceof Date ? value.toISOString() : value;
-  return state as unknown as RoutingState;
+  return stateOfRow(RoutingState, row);
 }
 
 /** The routing by id alone, in the transaction of a step its workflow records. */

@@ -1,34 +1,22 @@
 import type { Knex } from 'knex';
+import { Task } from '../contracts/aggregates/task';
+import { rowOf } from '../lib/shape';
 import type { RoutingRow } from './routings';
 
-export interface TaskRow {
-  task_id: string;
-  organization_id: string;
-  routing_id: string;
-  title: string;
-  description: string | null;
-  task_type: string;
-  agent_uri: string | null;
-  request: Record<string, unknown>;
-  submitted_by: string;
-  created_at: Date;
-}
-
 /** A task with what its routing shows so far (nothing, until the routing's first step is recorded). */
-export interface TaskWithRouting extends TaskRow {
+export interface TaskWithRouting extends Task {
   routing: Pick<
     RoutingRow,
     'status' | 'decision' | 'reason' | 'escalation_level' | 'assigned_to' | 'assigned_at' | 'resolution' | 'updated_at'
   > | null;
 }
 
+/** The table sets created_at. */
+const taskRow = rowOf(Task.omit({ created_at: true })).of;
+
 /** Stores the task once; a retried submission (same task id) finds it there. */
-export async function insertTaskIfAbsent(db: Knex, task: Omit<TaskRow, 'created_at'>): Promise<boolean> {
-  const inserted = await db('platform_tasks')
-    .insert({ ...task, request: JSON.stringify(task.request) })
-    .onConflict('task_id')
-    .ignore()
-    .returning('task_id');
+export async function insertTaskIfAbsent(db: Knex, task: Omit<Task, 'created_at'>): Promise<boolean> {
+  const inserted = await db('platform_tasks').insert(taskRow(task)).onConflict('task_id').ignore().returning('task_id');
   return inserted.length > 0;
 }
 

@@ -25,33 +25,33 @@ import type { z } from '../schemas/zod';
 
 export type RoutingDeps = RoutingServiceDeps & { logger: Logger; decisions: DecisionWaits };
 
-const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
+/** When the human who holds the routing is expected to answer. */
+function estimatedCompletion(row: RoutingRow): string | null {
+  if (row.status !== 'in_progress' || !row.assigned_at || row.estimated_response_time === null) return null;
+  return new Date(row.assigned_at.getTime() + row.estimated_response_time * 1000).toISOString();
+}
 
+/** The routing's status view: the fields it shows of the routing (in the aggregate's order), and its progress. */
 export function toRoutingStatus(row: RoutingRow): z.output<typeof RoutingStatusSchema> {
-  const estimated =
-    row.assigned_at && typeof row.estimated_response_time === 'number' && row.status === 'in_progress'
-      ? new Date(new Date(row.assigned_at).getTime() + (row.estimated_response_time ?? 0) * 1000).toISOString()
-      : null;
+  const { assigned_to, resolution } = row;
   return {
     routing_id: row.routing_id,
     status: row.status,
-    decision: row.decision ?? null,
-    reason: row.reason ?? null,
+    decision: row.decision,
+    reason: row.reason,
     escalation_level: row.escalation_level,
-    assigned_to: row.assigned_to ? { type: row.assigned_to.type, did: row.assigned_to.did } : null,
-    created_at: iso(row.created_at)!,
-    assigned_at: iso(row.assigned_at),
-    progress: routingProgress(row.status, row.decision),
-    estimated_completion: estimated,
+    assigned_to: assigned_to && { type: assigned_to.type, did: assigned_to.did },
+    created_at: row.created_at.toISOString(),
+    assigned_at: row.assigned_at?.toISOString() ?? null,
+    progress: routingProgress(row.status, row.decision ?? undefined),
+    estimated_completion: estimatedCompletion(row),
     escalation_chain: row.escalation_chain,
-    resolution: row.resolution
-      ? {
-          reviewer_did: row.resolution.reviewer_did,
-          outcome: row.resolution.outcome,
-          comment: row.resolution.comment,
-          resolved_at: row.resolution.resolved_at,
-        }
-      : null,
+    resolution: resolution && {
+      reviewer_did: resolution.reviewer_did,
+      outcome: resolution.outcome,
+      comment: resolution.comment,
+      resolved_at: resolution.resolved_at,
+    },
   };
 }
 

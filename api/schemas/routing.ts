@@ -1,7 +1,7 @@
 import { RISK_LEVELS } from '../../domain/routing/risk';
 import { ESCALATION_LEVELS, ROUTING_DECISIONS, ROUTING_MODES } from '../../domain/routing/decision';
 import { ROUTING_STATUSES } from '../../domain/routing/progress';
-import { RESOLUTION_OUTCOMES } from '../../contracts/route-task';
+import { RESOLUTION_OUTCOMES } from '../../contracts/aggregates/routing';
 import { DidSchema, LedgerAnchorSchema } from './common';
 import { z } from './zod';
 
