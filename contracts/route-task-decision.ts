@@ -1,6 +1,6 @@
 import { agentDid, type LedgerAnchor } from '../domain/provenance/records';
 import { assignReviewer, type LoadedReviewer } from '../domain/routing/reviewer-assignment';
-import { needsHuman } from '../domain/routing/decision';
+import { needsHuman, type RoutingMode } from '../domain/routing/decision';
 import { queuedFor, supervisorNotifications } from '../domain/routing/escalation';
 import type { RoutingVerdictV2, DecisionMoment } from '../domain/routing/moments';
 import { decisionRecords, type RoutingStepRecord } from '../domain/routing/steps';
@@ -86,60 +86,76 @@ export function routingDecision(args: {
     notifications: told.events,
   });
   const decided: Decided = { verdict: carried(verdict), human, assignment, decided_at, notified: told.notified };
+  const made = { routing_id, verdict, human, assigned_to, estimated_response_time, decided_at };
+  return { decided, steps, changes: decisionChanges(made, args.domain, task.routing_mode ?? 'ai_first') };
+}
+
+/** What the decision settled, for the state and the result it leaves. */
+interface Made {
+  routing_id: string;
+  verdict: RoutingVerdictV2;
+  human: boolean;
+  /** The agent, the reviewer assigned, or nobody (a human is needed and none qualified: queued). */
+  assigned_to: AssignedTo | undefined;
+  estimated_response_time: number;
+  decided_at: string;
+}
+
+/** The state the decision leaves: queued with nobody to take it, else assigned (to a human: the escalation chain's first level). */
+function decisionChanges(made: Made, domain: string, routing_mode: RoutingMode): RoutingDecision['changes'] {
+  const { verdict, human, assigned_to, decided_at } = made;
   const common = {
     decision: verdict.decision,
     risk_level: verdict.risk.level,
-    domain: args.domain,
-    routing_mode: task.routing_mode ?? 'ai_first',
+    domain,
+    routing_mode,
     fourth_law_triggered: verdict.fourth_law_triggered,
     safety_violation_count: verdict.violations.length,
     rules_triggered: verdict.rules_triggered,
     reason: verdict.reason,
     escalation_level: verdict.escalation_level,
-    estimated_response_time,
+    estimated_response_time: made.estimated_response_time,
   };
-  const result: RoutingDecisionResult = {
+  const result = decisionResult(made);
+  if (!assigned_to) {
+    return {
+      ...common,
+      status: 'queued',
+      decision_result: { ...result, queued: queuedFor(verdict.required_capabilities) },
+    };
+  }
+  return {
+    ...common,
+    status: human ? 'in_progress' : 'completed',
+    assigned_to,
+    assigned_at: decided_at,
+    escalation_chain: human
+      ? [{ level: 1, escalation_level: verdict.escalation_level, did: assigned_to.did, timestamp: decided_at }]
+      : [],
+    decision_result: result,
+    ...(human ? { escalated_at: decided_at } : {}),
+  };
+}
+
+/** The decision as its caller is answered, with PENDING_ANCHOR until the ledger gives its anchor. */
+function decisionResult(made: Made): RoutingDecisionResult {
+  const { routing_id, verdict, estimated_response_time } = made;
+  return {
     routing_id,
     decision: verdict.decision,
     reason: verdict.reason,
-    assigned_to: assigned_to ?? null,
+    assigned_to: made.assigned_to ?? null,
     escalation_level: verdict.escalation_level,
     estimated_response_time,
     safety_analysis: verdict.safety_analysis,
     provenance: {
       decision_made_by: 'orch_core',
-      timestamp: decided_at,
+      timestamp: made.decided_at,
       rule_triggered: verdict.rule_triggered,
       ledger_anchor: PENDING_ANCHOR,
     },
     fourth_law_triggered: verdict.fourth_law_triggered,
     rules_triggered: verdict.rules_triggered,
     ...(verdict.rule_conflict ? { rule_conflict: verdict.rule_conflict } : {}),
-  };
-  if (!assigned_to) {
-    return {
-      decided,
-      steps,
-      changes: {
-        ...common,
-        status: 'queued',
-        decision_result: { ...result, queued: queuedFor(verdict.required_capabilities) },
-      },
-    };
-  }
-  return {
-    decided,
-    steps,
-    changes: {
-      ...common,
-      status: human ? 'in_progress' : 'completed',
-      assigned_to,
-      assigned_at: decided_at,
-      escalation_chain: human
-        ? [{ level: 1, escalation_level: verdict.escalation_level, did: assigned_to.did, timestamp: decided_at }]
-        : [],
-      decision_result: result,
-      ...(human ? { escalated_at: decided_at } : {}),
-    },
   };
 }
