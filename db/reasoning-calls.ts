@@ -9,8 +9,11 @@ export type ReasoningAttemptRow = Omit<ReasoningAttempt, 'created_at'>;
 /** A call as the reasoning_calls table stores it: the reasoning call aggregate (contracts/aggregates/reasoning-call.ts). */
 export type ReasoningCallRow = ReasoningCall;
 
+/** A call as it starts: every field but its state (open) and when it started, which the insert sets. */
+export type OpenCall = Omit<ReasoningCallRow, 'created_at' | 'state'>;
+
 /** The call as it starts: no answer yet, so no model, usage or cost. */
-export async function insertOpenCall(db: Knex, call: Omit<ReasoningCallRow, 'created_at' | 'state'>): Promise<void> {
+export async function insertOpenCall(db: Knex, call: OpenCall): Promise<void> {
   await db.raw(`insert into reasoning_calls select * from jsonb_populate_record(null::reasoning_calls, ?::jsonb)`, [
     JSON.stringify({ ...call, state: 'open', created_at: new Date().toISOString() }),
   ]);

@@ -2,14 +2,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendProvenance, type TenantProvenanceInput } from '../../db/ledger';
 import type { ModelRow } from '../../db/models';
-import { completedCallWrites, insertOpenCall, type ReasoningAttemptRow } from '../../db/reasoning-calls';
+import { completedCallWrites, insertOpenCall, type OpenCall, type ReasoningAttemptRow } from '../../db/reasoning-calls';
 import { canonicalJson } from '../../domain/common/canonical-json';
 import { costUsd, estimateTokens } from '../../domain/models/selection';
 import { ORCH_CORE_DID } from '../../domain/provenance/records';
 import type { Logger } from '../../lib/logger';
 import { ProviderError, type ChatMessage, type TokenUsage } from '../../lib/openai-compatible';
 import type { Principal } from '../identity/scopes';
-import { REASONED_STEP } from './interrupted';
+import { askedOf, REASONED_STEP } from './record';
 import type { ReasonPlan } from './plan';
 import type { ReasoningSettings } from './settings';
 import type { AttemptRecord, ReasonFailure, ReasonResult, RecordedCall } from './results';
@@ -49,18 +49,41 @@ export class CallRecorder {
   readonly callId = `rsn_${randomUUID()}`;
   readonly startedAt = Date.now();
   private readonly attempts: Attempt[] = [];
-  private readonly promptHash: string;
   private readonly keepText: boolean;
+  /** The call's row as it starts: no answer yet, so no model, usage or cost. */
+  private readonly openCall: OpenCall;
   private opened: Promise<void> | undefined;
 
   constructor(
     private readonly deps: CallDeps,
     readonly plan: ReasonPlan,
     private readonly principal: Principal,
-    private readonly streamed: boolean,
+    streamed: boolean,
   ) {
-    this.promptHash = createHash('sha256').update(canonicalJson(plan.request.messages)).digest('hex');
     this.keepText = deps.settings.promptTextOrganizations.includes(principal.organization_id);
+    const { request } = plan;
+    this.openCall = {
+      call_id: this.callId,
+      organization_id: principal.organization_id,
+      principal_id: principal.id,
+      entity_id: request.entity_id ?? null,
+      task: request.task,
+      complexity: request.complexity,
+      budget: request.budget,
+      prompt_key: request.prompt?.key ?? null,
+      prompt_version: request.prompt?.version ?? null,
+      prompt_hash: createHash('sha256').update(canonicalJson(request.messages)).digest('hex'),
+      prompt_text: this.keepText ? canonicalJson(request.messages) : null,
+      success: false,
+      model_id: null,
+      provider: null,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_usd: 0,
+      duration_ms: 0,
+      streamed,
+      routing_decision: { ...plan.modelChoice },
+    };
   }
 
   /**
@@ -69,29 +92,7 @@ export class CallRecorder {
    */
   open(): Promise<void> {
     if (!this.opened) {
-      const { request } = this.plan;
-      this.opened = insertOpenCall(this.deps.db, {
-        call_id: this.callId,
-        organization_id: this.principal.organization_id,
-        principal_id: this.principal.id,
-        entity_id: request.entity_id ?? null,
-        task: request.task,
-        complexity: request.complexity,
-        budget: request.budget,
-        prompt_key: request.prompt?.key ?? null,
-        prompt_version: request.prompt?.version ?? null,
-        prompt_hash: this.promptHash,
-        prompt_text: this.keepText ? canonicalJson(request.messages) : null,
-        success: false,
-        model_id: null,
-        provider: null,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost_usd: 0,
-        duration_ms: 0,
-        streamed: this.streamed,
-        routing_decision: { ...this.plan.modelChoice },
-      });
+      this.opened = insertOpenCall(this.deps.db, this.openCall);
       // Awaited by whoever answers; until then a failure must not count as unhandled.
       this.opened.catch(() => undefined);
     }
@@ -211,15 +212,8 @@ export class CallRecorder {
         actor: { type: 'orch_core' as const, did: ORCH_CORE_DID },
         action: answer ? 'reasoning_completed' : 'reasoning_failed',
         input_data: {
-          principal: this.principal.id,
-          organization_id: organization,
+          ...askedOf(this.openCall),
           ...(this.principal.actor ? { passport: this.principal.actor.did } : {}),
-          ...(request.entity_id !== undefined ? { entity_id: request.entity_id } : {}),
-          task: request.task,
-          complexity: request.complexity,
-          budget: request.budget,
-          prompt_hash: this.promptHash,
-          ...(request.prompt ? { prompt_key: request.prompt.key, prompt_version: request.prompt.version } : {}),
           ...(this.keepText ? { messages: request.messages } : {}),
         },
         output_data: {

@@ -3,10 +3,8 @@ import { appendProvenance } from '../../db/ledger';
 import { interruptedCallWrite, openCallsStartedBefore } from '../../db/reasoning-calls';
 import { ORCH_CORE_DID } from '../../domain/provenance/records';
 import type { Logger } from '../../lib/logger';
+import { askedOf, REASONED_STEP } from './record';
 import type { ReasoningSettings } from './settings';
-
-/** The step of a call's one provenance record, whoever writes it: the completion or the sweep, never both. */
-export const REASONED_STEP = 'reasoned';
 
 /** Past the call's time budget, how long its completion may still take before the call counts as interrupted. */
 export const COMPLETION_GRACE_MS = 60_000;
@@ -43,16 +41,7 @@ export async function recordInterruptedCalls(deps: SweepDeps, now: Date = new Da
           timestamp: now.toISOString(),
           actor: { type: 'orch_core', did: ORCH_CORE_DID },
           action: 'reasoning_interrupted',
-          input_data: {
-            principal: call.principal_id,
-            organization_id: call.organization_id,
-            ...(call.entity_id !== null ? { entity_id: call.entity_id } : {}),
-            task: call.task,
-            complexity: call.complexity,
-            budget: call.budget,
-            prompt_hash: call.prompt_hash,
-            ...(call.prompt_key !== null ? { prompt_key: call.prompt_key, prompt_version: call.prompt_version } : {}),
-          },
+          input_data: askedOf(call),
           output_data: { started_at: call.created_at.toISOString(), routing_decision: call.routing_decision },
           reasoning:
             'The API process ended before the call was completed on record: whether a provider answered, and its usage and cost, are unknown',
