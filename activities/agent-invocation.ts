@@ -9,6 +9,7 @@ import { createKeyRing, type KeyRing } from '../services/identity/issuance/key-r
 import { issueProgressToken } from '../services/executions/progress-token';
 import type { AgentAnswer } from '../contracts/execute-agent';
 import { attemptFailure, cancellationOutcome, describeAnswer } from './execution-attempts';
+import { whileHeartbeating } from './heartbeats';
 import type { PlatformWorkerSettings, WorkerSettings } from './settings';
 
 export interface AgentInvocation {
@@ -90,18 +91,15 @@ async function postCall(
     task_id: call.task_id ?? null,
     progress: { url: `${platform.publicBaseUrl}/v1/executions/${call.execution_id}/progress`, token },
   });
-  const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
-  try {
-    return await postJson(call.endpoint_url, body, {
+  return whileHeartbeating(context, HEARTBEAT_EVERY_MS, () =>
+    postJson(call.endpoint_url, body, {
       timeoutMs: call.timeout_ms,
       guard,
       signal: context.cancellationSignal,
       responseLimitBytes: platform.agentResultLimitBytes,
       headers: { [DELIVERY_ID_HEADER]: `${call.execution_id}:${attempt}` },
-    });
-  } finally {
-    clearInterval(heartbeat);
-  }
+    }),
+  );
 }
 
 /**

@@ -1,7 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import * as ledger from '../db/ledger';
-import { closeBlock, ledgerState, unsealedClosedBlocks, type CloseOutcome } from '../db/ledger-blocks';
+import {
+  closeBlock,
+  ledgerState,
+  unsealedClosedBlocks,
+  type CloseOutcome,
+  type LedgerState,
+} from '../db/ledger-blocks';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance/records';
 import type { WorkerSettings } from './settings';
 import type { Logger } from '../lib/logger';
@@ -9,6 +15,7 @@ import { ensureLedgerKey, type LedgerKey } from '../services/ledger/keys';
 import { sealBlock, type SealedBlock } from '../services/ledger/seal';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { withInvalidDataFailures } from './failures';
+import { whileHeartbeating } from './heartbeats';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 
 export type DueBlock =
@@ -18,9 +25,20 @@ export type DueBlock =
 const BLOCKS_PER_SEAL = 200;
 const HEARTBEAT_EVERY_MS = 2000;
 
-export function createLedgerActivities(deps: { db: Knex; settings: WorkerSettings; logger: Logger }) {
+/** The sealing due now, by the ledger's state and the sealer's settings; undefined when none is yet. */
+function dueBlock(state: LedgerState, settings: LedgerSealerSettings): DueBlock | undefined {
+  if (state.last_closed_block > state.last_sealed_block)
+    return { kind: 'seal', through_block: state.last_closed_block };
+  if (state.open_block_leaves >= settings.max_block_leaves) return { kind: 'close', block_number: state.open_block };
+  const age = state.open_block_age_ms;
+  if (age !== null && age >= settings.max_block_age_ms) return { kind: 'close', block_number: state.open_block };
+  return undefined;
+}
+
+/** The ledger's signing key, loaded (or made) once per worker; a failed load is tried again next time. */
+function cachedLedgerKey(deps: { db: Knex; settings: WorkerSettings; logger: Logger }): () => Promise<LedgerKey> {
   let key: Promise<LedgerKey> | undefined;
-  const ledgerKey = () => {
+  return () => {
     key ??= ensureLedgerKey(
       deps.db,
       deps.settings.ledger.origin,
@@ -32,6 +50,10 @@ export function createLedgerActivities(deps: { db: Knex; settings: WorkerSetting
     });
     return key;
   };
+}
+
+export function createLedgerActivities(deps: { db: Knex; settings: WorkerSettings; logger: Logger }) {
+  const ledgerKey = cachedLedgerKey(deps);
 
   return withInvalidDataFailures({
     /** Provenance for workflows with no read model of their own to write in the same step; idempotent per (subject, step). */
@@ -53,12 +75,9 @@ export function createLedgerActivities(deps: { db: Knex; settings: WorkerSetting
       const started = Date.now();
       for (;;) {
         const state = await ledgerState(deps.db);
-        if (state.last_closed_block > state.last_sealed_block)
-          return { kind: 'seal', through_block: state.last_closed_block };
-        if (state.open_block_leaves >= settings.max_block_leaves)
-          return { kind: 'close', block_number: state.open_block };
+        const due = dueBlock(state, settings);
+        if (due) return due;
         const age = state.open_block_age_ms;
-        if (age !== null && age >= settings.max_block_age_ms) return { kind: 'close', block_number: state.open_block };
         const left = settings.idle_return_ms - (Date.now() - started);
         if (left <= 0) return { kind: 'idle' };
         context.heartbeat();
@@ -76,15 +95,13 @@ export function createLedgerActivities(deps: { db: Knex; settings: WorkerSetting
     async sealLedgerBlocks(throughBlock: number): Promise<{ count: number; last: SealedBlock | null }> {
       const context = Context.current();
       const signingKey = await ledgerKey();
-      let last: SealedBlock | null = null;
       const blocks = (await unsealedClosedBlocks(deps.db, throughBlock)).slice(0, BLOCKS_PER_SEAL);
       // A large block takes a while to seal in its one transaction: keep telling Temporal this worker lives.
-      const alive = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
-      try {
-        for (const blockNumber of blocks) last = await sealBlock(deps.db, blockNumber, signingKey);
-      } finally {
-        clearInterval(alive);
-      }
+      const last = await whileHeartbeating(context, HEARTBEAT_EVERY_MS, async () => {
+        let sealed: SealedBlock | null = null;
+        for (const blockNumber of blocks) sealed = await sealBlock(deps.db, blockNumber, signingKey);
+        return sealed;
+      });
       if (last)
         deps.logger.debug('ledger blocks sealed', {
           blocks: blocks.length,
