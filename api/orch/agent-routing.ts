@@ -1,11 +1,13 @@
 import type { RoutingDecisionResult } from '../../contracts/route-task';
 import { findRoutingById } from '../../db/routings';
 import { routingDecided } from '../../domain/tasks/decision-waits';
+import type { AgentProfile } from '../../domain/agents/agents';
 import { needsHuman } from '../../domain/routing/decision';
 import type { Logger } from '../../lib/logger';
 import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
 import { agentRoutingId, routeAgentTask, type AgentTask } from '../../services/routing/agent-operations';
 import type { RoutingServiceDeps } from '../../services/routing/submit';
+import type { Principal } from '../../services/identity/scopes';
 import { readAfterWait } from '../decision-wait';
 import { Problem, problemTypeUri, type FieldError } from '../problem';
 import { fieldErrors } from '../field-errors';
@@ -126,30 +128,7 @@ function registerBatchRoute(
       const worker = async () => {
         for (let at = next++; at < items.valid.length; at = next++) {
           const { index, item } = items.valid[at]!;
-          const { type, confidence, can_handle, escalation_recommendation, human_context, ...fields } = item;
-          const task: AgentTask = {
-            ...fields,
-            task_type: type,
-            ai_confidence: confidence,
-            agent_assessment: { can_handle, escalation_recommended: escalation_recommendation, human_context },
-          };
-          try {
-            const { outcome } = await routeAgentTask(deps, agent, principal, task);
-            results[index] = { index, status: 'routed', ...agentRouteAnswer(task, outcome.decision) };
-          } catch (error) {
-            deps.logger.error('batch item failed', { task_id: item.task_id, agent_id: agent.agent_id, error });
-            results[index] = {
-              index,
-              task_id: item.task_id,
-              status: 'failed',
-              error: itemProblem(
-                new Problem(
-                  'service_unavailable',
-                  'This task could not be routed now; retry the batch (routed tasks answer with their first decision)',
-                ),
-              ),
-            };
-          }
+          results[index] = await routeBatchItem(deps, { agent, principal }, index, item);
         }
       };
       await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, items.valid.length) }, worker));
@@ -160,6 +139,33 @@ function registerBatchRoute(
       };
     },
   });
+}
+
+/** One task of a batch, routed as POST /route routes it; a failure is the item's alone, the others stand. */
+async function routeBatchItem(
+  deps: RoutingServiceDeps & { logger: Logger },
+  caller: { agent: AgentProfile; principal: Principal },
+  index: number,
+  item: BatchRouteItem,
+) {
+  const { type, confidence, can_handle, escalation_recommendation, human_context, ...fields } = item;
+  const task: AgentTask = {
+    ...fields,
+    task_type: type,
+    ai_confidence: confidence,
+    agent_assessment: { can_handle, escalation_recommended: escalation_recommendation, human_context },
+  };
+  try {
+    const { outcome } = await routeAgentTask(deps, caller.agent, caller.principal, task);
+    return { index, status: 'routed', ...agentRouteAnswer(task, outcome.decision) };
+  } catch (error) {
+    deps.logger.error('batch item failed', { task_id: item.task_id, agent_id: caller.agent.agent_id, error });
+    const unavailable = new Problem(
+      'service_unavailable',
+      'This task could not be routed now; retry the batch (routed tasks answer with their first decision)',
+    );
+    return { index, task_id: item.task_id, status: 'failed', error: itemProblem(unavailable) };
+  }
 }
 
 /** The agent's read of its own task's routing, by its task id, with the long-poll of GET /v1/orch/routing/{routing_id}. */
