@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Response } from 'express';
-import { dependencyFailureOf } from '../../lib/dependency-failure';
+import { dependencyFailureOf, type DependencyFailure } from '../../lib/dependency-failure';
 import type { Logger } from '../../lib/logger';
 import { StorageRefusedError } from '../../services/platform/refusals';
 import { Problem, problemTypeUri, remediationSteps } from '../problem';
@@ -62,6 +62,19 @@ function isUndecodablePath(error: unknown): boolean {
   return error instanceof URIError && (error as URIError & { status?: number }).status === 400;
 }
 
+/** The problem an error means to the client; undefined for an unexpected error, which is a 500. */
+function problemOf(error: unknown, dependency: DependencyFailure | undefined): Problem | undefined {
+  if (error instanceof Problem) return error;
+  if (dependency)
+    return unavailableProblem(
+      `${DEPENDENCY_NAMES[dependency.dependency]} did not answer in time; retry after the seconds in Retry-After`,
+    );
+  if (error instanceof StorageRefusedError) return new Problem(error.refusal.code, error.refusal.detail);
+  if (isUndecodablePath(error))
+    return new Problem('invalid_request', 'A path segment is not valid percent-encoded UTF-8');
+  return fromBodyParser(error as BodyParserError);
+}
+
 /**
  * The one renderer of errors. A Problem is shown as it is; anything else is a 500 that shows the request id
  * and nothing of the internals, while the log keeps the stack. Every 5xx gets an incident id, in the body and
@@ -83,18 +96,7 @@ export function problemRenderer(logger: Logger): ErrorRequestHandler {
       return;
     }
     const dependency = error instanceof Problem ? undefined : dependencyFailureOf(error);
-    const problem =
-      error instanceof Problem
-        ? error
-        : dependency
-          ? unavailableProblem(
-              `${DEPENDENCY_NAMES[dependency.dependency]} did not answer in time; retry after the seconds in Retry-After`,
-            )
-          : error instanceof StorageRefusedError
-            ? new Problem(error.refusal.code, error.refusal.detail)
-            : isUndecodablePath(error)
-              ? new Problem('invalid_request', 'A path segment is not valid percent-encoded UTF-8')
-              : fromBodyParser(error as BodyParserError);
+    const problem = problemOf(error, dependency);
     const instance = req.originalUrl.split('?')[0] ?? req.path;
     if (problem && problem.status < 500) {
       sendProblem(res, problem, instance);
