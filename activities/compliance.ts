@@ -1,6 +1,11 @@
 import type { Knex } from 'knex';
 import type { ScanCursor } from '../contracts/generate-compliance-report';
-import { scanComplianceRecords, upsertComplianceReport, type ComplianceReportProjection } from '../db/compliance';
+import {
+  scanComplianceRecords,
+  upsertComplianceReport,
+  type ComplianceReportProjection,
+  type ComplianceScanRow,
+} from '../db/compliance';
 import { latestCheckpoint } from '../db/ledger-blocks';
 import { inDomains, tallyRecords } from '../domain/provenance/compliance';
 import type { ComplianceRecord, ComplianceTally, LedgerSnapshot } from '../domain/provenance/compliance-types';
@@ -12,6 +17,23 @@ import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 export type { ComplianceReportProjection };
 
 const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
+
+/** A scanned row as the tally reads it: its domain and task type, and whether its body still hashes to its leaf. */
+function complianceRecordOf(row: ComplianceScanRow): ComplianceRecord {
+  const entry = JSON.parse(row.body) as ProvenanceEntry;
+  return {
+    transaction_id: row.transaction_id,
+    entry,
+    domain:
+      text(row.context_domain) ??
+      text(row.task_type) ??
+      text(entry.input_data.domain) ??
+      text(entry.input_data.task_type),
+    task_type: text(row.task_type) ?? text(entry.input_data.task_type),
+    sealed: row.sealed,
+    hash_matches: leafHashOfBody(row.body).equals(row.leaf_hash),
+  };
+}
 
 export function createComplianceActivities(deps: { db: Knex }) {
   return withInvalidDataFailures({
@@ -34,21 +56,7 @@ export function createComplianceActivities(deps: { db: Knex }) {
         input.after,
         input.page_size,
       );
-      const records: ComplianceRecord[] = rows.map((row) => {
-        const entry = JSON.parse(row.body) as ProvenanceEntry;
-        return {
-          transaction_id: row.transaction_id,
-          entry,
-          domain:
-            text(row.context_domain) ??
-            text(row.task_type) ??
-            text(entry.input_data.domain) ??
-            text(entry.input_data.task_type),
-          task_type: text(row.task_type) ?? text(entry.input_data.task_type),
-          sealed: row.sealed,
-          hash_matches: leafHashOfBody(row.body).equals(row.leaf_hash),
-        };
-      });
+      const records = rows.map(complianceRecordOf);
       const last = rows[rows.length - 1];
       return {
         tally: tallyRecords(
