@@ -5,7 +5,7 @@ import { callAgent, callAgentByUri, type CallOutcome } from '../../services/exec
 import { executionView } from '../../services/executions/view';
 import { principalDid, resourceId } from '../../lib/ids';
 import { Problem } from '../problem';
-import type { ApiBuilder } from '../route';
+import type { RouteGroup } from '../route-group';
 import { AgentCallSchema, AgentIdParamsSchema, LegacyAgentCallSchema } from '../schemas/platform-agents';
 import { AgentCallResponseSchema } from '../schemas/executions';
 
@@ -32,14 +32,14 @@ const CALL_RESPONSES = {
   },
 };
 
-/** The agent invocation gateway, and the legacy call by agent id that maps onto it. */
-export function registerAgentCallRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  registerUnifiedCall(api, deps);
-  registerLegacyCall(api, deps);
+/** The agent invocation gateway, and the legacy call by agent id that maps onto it (in the agents' group). */
+export function registerAgentCallRoutes(agents: RouteGroup, deps: PlatformServiceDeps): void {
+  registerUnifiedCall(agents, deps);
+  registerLegacyCall(agents, deps);
 }
 
-function registerUnifiedCall(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  api.route({
+function registerUnifiedCall(agents: RouteGroup, deps: PlatformServiceDeps): void {
+  agents.route({
     method: 'post',
     path: '/v1/agents/call',
     operationId: 'callAgent',
@@ -48,9 +48,7 @@ function registerUnifiedCall(api: ApiBuilder, deps: PlatformServiceDeps): void {
       'Matches the capability against the agent’s, evaluates the call’s risk from its parameters and the agent’s policy. When the policy ' +
       'requires it, an approval request is created first and the execution waits for it; the execution is then queued, the agent invoked at ' +
       'its endpoint with retries, and the outcome POSTed to callback_url (signed) when given. Poll the execution at Location.',
-    tags: ['Agents'],
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { body: AgentCallSchema },
     responses: CALL_RESPONSES,
     handler: async ({ req, body, principal }) => {
@@ -68,8 +66,8 @@ function registerUnifiedCall(api: ApiBuilder, deps: PlatformServiceDeps): void {
   });
 }
 
-function registerLegacyCall(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  api.route({
+function registerLegacyCall(agents: RouteGroup, deps: PlatformServiceDeps): void {
+  agents.route({
     method: 'post',
     path: '/v1/agents/{agent_id}/call',
     operationId: 'callAgentById',
@@ -77,9 +75,7 @@ function registerLegacyCall(api: ApiBuilder, deps: PlatformServiceDeps): void {
     description:
       'Maps onto the unified gateway: the agent is the version deployed to production (else this one), the capability is `task` (a capability ' +
       'URI or one of the agent’s capability names), the requester is the caller, and the deployment’s parameters are defaults.',
-    tags: ['Agents'],
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { params: AgentIdParamsSchema, body: LegacyAgentCallSchema },
     responses: CALL_RESPONSES,
     handler: async ({ req, params, body, principal }) => {

@@ -8,9 +8,9 @@ import {
 import { agentUriOf } from '../../domain/executions/agent-calls';
 import { deployAgent, registerAgent, updateAgent } from '../../services/platform-agents/registry';
 import type { PlatformServiceDeps } from '../../services/approvals/approvals';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import {
   AgentIdParamsSchema,
   DeployAgentSchema,
@@ -59,20 +59,18 @@ function deploymentView(row: DeploymentRow & { agent_uri?: string }) {
 
 /** Registered agents (listed, read, registered, changed, deployed), then the calls that invoke them. */
 export function registerAgentRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  registerAgentReads(api, deps);
-  registerAgentRegistration(api, deps);
-  registerAgentChanges(api, deps);
-  registerAgentCallRoutes(api, deps);
+  const agents = routeGroup(api, { tags: ['Agents'], auth: 'platform:read', rateLimit: 'default' });
+  registerAgentReads(agents, deps);
+  registerAgentRegistration(agents, deps);
+  registerAgentChanges(agents, deps);
+  registerAgentCallRoutes(agents, deps);
 }
 
-function registerAgentReads(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  listRoute(api, {
+function registerAgentReads(agents: RouteGroup, deps: PlatformServiceDeps): void {
+  agents.list({
     path: '/v1/agents',
     operationId: 'listAgents',
     summary: 'List registered agents',
-    tags: ['Agents'],
-    auth: 'platform:read',
-    rateLimit: 'default',
     query: ListAgentsQuerySchema,
     page: { description: 'A page of agents', item: PlatformAgentSchema, name: 'PlatformAgentPage' },
     sort: {
@@ -84,35 +82,27 @@ function registerAgentReads(api: ApiBuilder, deps: PlatformServiceDeps): void {
     view: agentView,
   });
 
-  api.route({
-    method: 'get',
+  agents.get({
     path: '/v1/agents/{agent_id}',
     operationId: 'getAgent',
     summary: 'Read an agent, with what each environment runs',
-    tags: ['Agents'],
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: AgentIdParamsSchema },
-    responses: {
-      200: { description: 'The agent', schema: PlatformAgentDetailSchema },
-      404: { description: 'No such agent' },
+    params: AgentIdParamsSchema,
+    found: { description: 'The agent', schema: PlatformAgentDetailSchema },
+    missing: {
+      code: 'agent_not_found',
+      description: 'No such agent',
+      detail: ({ params }) => `No agent ${params.agent_id}`,
     },
-    handler: async ({ params, principal }) => {
+    find: async ({ params, principal }) => {
       const agent = await findPlatformAgentById(deps.db, principal.organization_id, params.agent_id);
-      if (!agent) throw new Problem('agent_not_found', `No agent ${params.agent_id}`);
-      return {
-        status: 200,
-        body: {
-          ...agentView(agent),
-          deployments: (await currentDeployments(deps.db, principal.organization_id, agent)).map(deploymentView),
-        },
-      };
+      return agent && { agent, deployments: await currentDeployments(deps.db, principal.organization_id, agent) };
     },
+    view: ({ agent, deployments }) => ({ ...agentView(agent), deployments: deployments.map(deploymentView) }),
   });
 }
 
-function registerAgentRegistration(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  api.route({
+function registerAgentRegistration(agents: RouteGroup, deps: PlatformServiceDeps): void {
+  agents.route({
     method: 'post',
     path: '/v1/agents',
     operationId: 'registerAgent',
@@ -120,9 +110,7 @@ function registerAgentRegistration(api: ApiBuilder, deps: PlatformServiceDeps): 
     description:
       'agent_id derives from agent_uri, whose org segment names the caller’s organization: its slug or its organization id. The endpoint must ' +
       'pass the outbound policy (public, or allowlisted by OUTBOUND_PRIVATE_ALLOWLIST).',
-    tags: ['Agents'],
     auth: 'platform:admin',
-    rateLimit: 'default',
     request: { body: RegisterAgentSchema },
     responses: {
       201: { description: 'The registered agent', schema: PlatformAgentSchema },
@@ -152,15 +140,13 @@ function registerAgentRegistration(api: ApiBuilder, deps: PlatformServiceDeps): 
   });
 }
 
-function registerAgentChanges(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  api.route({
+function registerAgentChanges(agents: RouteGroup, deps: PlatformServiceDeps): void {
+  agents.route({
     method: 'patch',
     path: '/v1/agents/{agent_id}',
     operationId: 'updateAgent',
     summary: 'Change an agent’s endpoint, capabilities, policy or status',
-    tags: ['Agents'],
     auth: 'platform:admin',
-    rateLimit: 'default',
     request: { params: AgentIdParamsSchema, body: UpdateAgentSchema },
     responses: {
       200: { description: 'The agent', schema: PlatformAgentSchema },
@@ -175,16 +161,14 @@ function registerAgentChanges(api: ApiBuilder, deps: PlatformServiceDeps): void 
     },
   });
 
-  api.route({
+  agents.route({
     method: 'post',
     path: '/v1/agents/{agent_id}/deployments',
     operationId: 'deployAgent',
     summary: 'Deploy a registered version of this agent to an environment',
     description:
       'Calls by agent id reach the version deployed to production, with the deployment’s parameters as defaults.',
-    tags: ['Agents'],
     auth: 'platform:admin',
-    rateLimit: 'default',
     request: { params: AgentIdParamsSchema, body: DeployAgentSchema },
     responses: {
       201: { description: 'The deployment', schema: DeploymentSchema },

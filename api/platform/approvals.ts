@@ -7,9 +7,9 @@ import { cancelApproval, respondToApproval } from '../../services/approvals/answ
 import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
 import { resourceId } from '../../lib/ids';
 import { readAfterWait } from '../decision-wait';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import {
   APPROVAL_SORTABLE,
   ApprovalIdParamsSchema,
@@ -29,14 +29,15 @@ type ApprovalRouteDeps = PlatformServiceDeps & { decisions: DecisionWaits };
 
 /** Approval requests: created, listed and read (a read may wait for the decision), then answered or cancelled. */
 export function registerApprovalRoutes(api: ApiBuilder, deps: ApprovalRouteDeps): void {
-  registerCreateApproval(api, deps);
-  registerApprovalReads(api, deps);
-  registerRespond(api, deps);
-  registerCancel(api, deps);
+  const approvals = routeGroup(api, { tags: ['Approvals'], auth: 'platform:read', rateLimit: 'default' });
+  registerCreateApproval(approvals, deps);
+  registerApprovalReads(approvals, deps);
+  registerRespond(approvals, deps);
+  registerCancel(approvals, deps);
 }
 
-function registerCreateApproval(api: ApiBuilder, deps: ApprovalRouteDeps): void {
-  api.route({
+function registerCreateApproval(approvals: RouteGroup, deps: ApprovalRouteDeps): void {
+  approvals.route({
     method: 'post',
     path: '/v1/approvals',
     operationId: 'createApproval',
@@ -46,9 +47,7 @@ function registerCreateApproval(api: ApiBuilder, deps: ApprovalRouteDeps): void 
       'no worker was up at that moment). Answers once the request is recorded in the ledger and visible in lists. The requested record names ' +
       'the caller as its credential proves it, whatever requester_passport_id says: a signed-in person as human, an agent holding their ' +
       'delegation token, or a token that authenticates no person, as ai_agent.',
-    tags: ['Approvals'],
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { body: CreateApprovalSchema },
     responses: {
       201: {
@@ -79,15 +78,12 @@ function registerCreateApproval(api: ApiBuilder, deps: ApprovalRouteDeps): void 
   });
 }
 
-function registerApprovalReads(api: ApiBuilder, deps: ApprovalRouteDeps): void {
-  listRoute(api, {
+function registerApprovalReads(approvals: RouteGroup, deps: ApprovalRouteDeps): void {
+  approvals.list({
     path: '/v1/approvals',
     operationId: 'listApprovals',
     summary: 'List approval requests',
     description: 'Newest first by default; filters combine. The cursor is opaque and stable while requests are added.',
-    tags: ['Approvals'],
-    auth: 'platform:read',
-    rateLimit: 'default',
     query: ListApprovalsQuerySchema,
     page: { description: 'A page of approval requests', item: ApprovalSchema, name: 'ApprovalRequestPage' },
     sort: { allowed: APPROVAL_SORTABLE, fallback: '-created_at', uniqueKey: 'approval_id' },
@@ -95,7 +91,7 @@ function registerApprovalReads(api: ApiBuilder, deps: ApprovalRouteDeps): void {
     view: (row) => approvalView(approvalFromRow(row)),
   });
 
-  api.route({
+  approvals.route({
     method: 'get',
     path: '/v1/approvals/{approval_id}',
     operationId: 'getApproval',
@@ -105,9 +101,6 @@ function registerApprovalReads(api: ApiBuilder, deps: ApprovalRouteDeps): void {
       'request is no longer pending (approved, rejected, cancelled, expired or failed), or, when the wait ends first, with the request still ' +
       'pending. Either way the body is the same as a plain read, from the same committed state; any API instance is woken by the change ' +
       '(PostgreSQL NOTIFY), and re-reads every 2 s besides.',
-    tags: ['Approvals'],
-    auth: 'platform:read',
-    rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, query: DecisionWaitQuerySchema },
     responses: {
       200: {
@@ -130,8 +123,8 @@ function registerApprovalReads(api: ApiBuilder, deps: ApprovalRouteDeps): void {
   });
 }
 
-function registerRespond(api: ApiBuilder, deps: ApprovalRouteDeps): void {
-  api.route({
+function registerRespond(approvals: RouteGroup, deps: ApprovalRouteDeps): void {
+  approvals.route({
     method: 'post',
     path: '/v1/approvals/{approval_id}/respond',
     operationId: 'respondToApproval',
@@ -146,9 +139,7 @@ function registerRespond(api: ApiBuilder, deps: ApprovalRouteDeps): void {
       'approver (approver_passport_id) is answered only by that approver or their delegate. Separation of duties: nobody answers a request ' +
       'of their own (403 requester_may_not_answer): not its requester, the credential or person that made it, nor an agent acting for them. ' +
       'The provenance record names the Passport and the credential.',
-    tags: ['Approvals'],
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, body: RespondApprovalSchema },
     responses: ANSWER_RESPONSES,
     handler: async ({ params, body, principal }) => {
@@ -169,8 +160,8 @@ function registerRespond(api: ApiBuilder, deps: ApprovalRouteDeps): void {
   });
 }
 
-function registerCancel(api: ApiBuilder, deps: ApprovalRouteDeps): void {
-  api.route({
+function registerCancel(approvals: RouteGroup, deps: ApprovalRouteDeps): void {
+  approvals.route({
     method: 'post',
     path: '/v1/approvals/{approval_id}/cancel',
     operationId: 'cancelApproval',
@@ -179,9 +170,7 @@ function registerCancel(api: ApiBuilder, deps: ApprovalRouteDeps): void {
       'Claimed like respond: 409 when the request is no longer pending. A signed-in person cancels, as themself (cancelled_by omitted or ' +
       'their DID); a request addressed to an approver only the approver or the requester. An agent cancels for a person with their delegation ' +
       `token holding ${HUMAN_ACT_CAPABILITIES.cancel_approval} (approvals:request, which asks for approvals, does not imply it).`,
-    tags: ['Approvals'],
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, body: CancelApprovalSchema },
     responses: {
       200: { description: 'The cancelled request, with a message', schema: CancelledApprovalSchema },

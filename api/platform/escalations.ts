@@ -3,9 +3,9 @@ import { escalationResponse } from '../../domain/approvals/requests';
 import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
 import type { PlatformServiceDeps } from '../../services/approvals/approvals';
 import { respondToApproval } from '../../services/approvals/answers';
-import { listRoute } from '../list-route';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup } from '../route-group';
 import {
   APPROVAL_SORTABLE,
   ApprovalIdParamsSchema,
@@ -18,15 +18,13 @@ import { ANSWER_RESPONSES, answeredApproval } from './approval-answers';
 
 /** The escalation queue: the approval requests waiting for a human, per organization. */
 export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
-  listRoute(api, {
+  const queue = routeGroup(api, { tags: ['Escalation queue'], auth: 'platform:read', rateLimit: 'default' });
+  queue.list({
     path: '/v1/escalations',
     operationId: 'listEscalationQueue',
     summary: 'The escalation queue: approval requests for human review',
     description:
       'A view over approval requests, oldest first so that the longest wait comes first; status defaults to pending.',
-    tags: ['Escalation queue'],
-    auth: 'platform:read',
-    rateLimit: 'default',
     query: EscalationQueueQuerySchema,
     page: { description: 'A page of approval requests', item: ApprovalSchema, name: 'EscalationQueuePage' },
     sort: { allowed: APPROVAL_SORTABLE, fallback: 'created_at', uniqueKey: 'approval_id' },
@@ -35,7 +33,7 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
     view: (row) => approvalView(approvalFromRow(row)),
   });
 
-  api.route({
+  queue.route({
     method: 'post',
     path: '/v1/escalations/{approval_id}/respond',
     operationId: 'respondToEscalation',
@@ -46,9 +44,7 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
       'Like respond, a request that is no longer pending is 409, and only a signed-in person answers, as themself (responded_by omitted or ' +
       'their DID), a request addressed to an approver only that approver or their delegate (an agent whose delegation token from the person ' +
       `holds ${HUMAN_ACT_CAPABILITIES.respond_escalation}); never by its requester or anyone acting for them (403 requester_may_not_answer).`,
-    tags: ['Escalation queue'],
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { params: ApprovalIdParamsSchema, body: RespondEscalationSchema },
     responses: ANSWER_RESPONSES,
     handler: async ({ params, body, principal }) => {

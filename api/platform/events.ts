@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { EVENT_SORT_COLUMNS, findEvent, listEvents, type EventRow } from '../../db/events';
 import { isEventKind } from '../../domain/provenance/events';
-import { listRoute } from '../list-route';
-import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup } from '../route-group';
 import { listQuerySchema, TimestampSchema } from '../schemas/common';
 import { EventKindSchema } from '../schemas/webhooks';
 import { z } from '../schemas/zod';
@@ -63,11 +62,10 @@ function renderEvent(row: EventRow) {
   };
 }
 
+/** The events the service emitted, listed and read, each with its provenance record. */
 export function registerEventRoutes(api: ApiBuilder, deps: { db: Knex }): void {
-  const common = { tags: ['Events'], auth: 'platform:read' as const, rateLimit: 'provenance-queries' as const };
-
-  listRoute(api, {
-    ...common,
+  const events = routeGroup(api, { tags: ['Events'], auth: 'platform:read', rateLimit: 'provenance-queries' });
+  events.list({
     path: '/v1/events',
     operationId: 'listEvents',
     summary: 'The events the service emitted, newest first, each with its provenance record',
@@ -79,18 +77,18 @@ export function registerEventRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     view: renderEvent,
   });
 
-  api.route({
-    ...common,
-    method: 'get',
+  events.get({
     path: '/v1/events/{event_id}',
     operationId: 'getEvent',
     summary: 'One event with its provenance record',
-    request: { params: z.object({ event_id: z.string().min(1).max(100) }) },
-    responses: { 200: { description: 'The event', schema: EventSchema }, 404: { description: 'No such event' } },
-    handler: async ({ params, principal }) => {
-      const row = await findEvent(deps.db, principal.organization_id, params.event_id);
-      if (!row) throw new Problem('event_not_found', `No event ${params.event_id}`);
-      return { status: 200, body: renderEvent(row) };
+    params: z.object({ event_id: z.string().min(1).max(100) }),
+    found: { description: 'The event', schema: EventSchema },
+    missing: {
+      code: 'event_not_found',
+      description: 'No such event',
+      detail: ({ params }) => `No event ${params.event_id}`,
     },
+    find: ({ params, principal }) => findEvent(deps.db, principal.organization_id, params.event_id),
+    view: renderEvent,
   });
 }

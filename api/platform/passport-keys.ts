@@ -1,9 +1,8 @@
-import type { DeviceCeremonyDeps } from '../../services/identity/passports/devices';
 import { revokePassportKeyOf, rotatePassportKeys } from '../../services/identity/passports/key-changes';
 import type { OrganizationAdminRefusal, PassportServiceDeps } from '../../services/identity/passports/passports';
 import type { RevocationRegistry } from '../../services/identity/delegations/revocations';
 import { Problem } from '../problem';
-import type { ApiBuilder } from '../route';
+import type { RouteGroup } from '../route-group';
 import {
   KeysRotatedSchema,
   keyView,
@@ -13,7 +12,6 @@ import {
   RevokeKeySchema,
   RotateKeysSchema,
 } from '../schemas/passports';
-import { registerPassportDeviceRoutes } from './passport-devices';
 
 type KeyServiceDeps = PassportServiceDeps & { revocations: RevocationRegistry };
 
@@ -24,19 +22,14 @@ export function organizationAdminProblem(refusal: OrganizationAdminRefusal, deta
 
 const KEYS_NEED_ADMIN = 'The organization Passport’s keys need the scope platform:admin';
 
-/** A Passport's server keys (rotate, revoke), then a person's device ceremony (invite, register, sign in). */
-export function registerPassportKeyRoutes(
-  api: ApiBuilder,
-  services: KeyServiceDeps,
-  ceremony: DeviceCeremonyDeps,
-): void {
-  registerRotateKeys(api, services);
-  registerRevokeKey(api, services);
-  registerPassportDeviceRoutes(api, ceremony);
+/** A Passport's server keys: rotated, or one revoked. */
+export function registerPassportKeyRoutes(passports: RouteGroup, services: KeyServiceDeps): void {
+  registerRotateKeys(passports, services);
+  registerRevokeKey(passports, services);
 }
 
-function registerRotateKeys(api: ApiBuilder, services: KeyServiceDeps): void {
-  api.route({
+function registerRotateKeys(passports: RouteGroup, services: KeyServiceDeps): void {
+  passports.route({
     method: 'post',
     path: '/v1/passports/{passport_id}/keys/rotate',
     operationId: 'rotatePassportKeys',
@@ -45,9 +38,7 @@ function registerRotateKeys(api: ApiBuilder, services: KeyServiceDeps): void {
       'A new key signs from now on; the old one is retired: it stays in the DID document and the JWKS, verifying what it signed, until ' +
       'verifyUntil (PASSPORT_KEY_VERIFY_WINDOW_SECONDS, the longest a Passport signature lives), and signs nothing more. A person’s keys live on ' +
       'their devices (409 passport_keys_on_device). The organization Passport needs platform:admin.',
-    tags: ['Passports'],
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { params: PassportIdParamsSchema, body: RotateKeysSchema },
     responses: {
       200: { description: 'The new key, and the keys it retired', schema: KeysRotatedSchema },
@@ -81,8 +72,8 @@ function registerRotateKeys(api: ApiBuilder, services: KeyServiceDeps): void {
   });
 }
 
-function registerRevokeKey(api: ApiBuilder, services: KeyServiceDeps): void {
-  api.route({
+function registerRevokeKey(passports: RouteGroup, services: KeyServiceDeps): void {
+  passports.route({
     method: 'post',
     path: '/v1/passports/{passport_id}/keys/{kid}/revoke',
     operationId: 'revokePassportKey',
@@ -92,9 +83,7 @@ function registerRevokeKey(api: ApiBuilder, services: KeyServiceDeps): void {
       'signed in with it (a device key) ends, with every delegation token exchanged from such a session (and every delegation below it), in the ' +
       'same transaction: refused at once by this instance and within a second by the others. An agent or organization whose active key is revoked signs again after a rotation. The organization ' +
       'Passport needs platform:admin.',
-    tags: ['Passports'],
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { params: PassportKeyParamsSchema, body: RevokeKeySchema },
     responses: {
       200: { description: 'The revoked key', schema: RevokedKeySchema },

@@ -7,13 +7,16 @@ import {
   createServerPassport,
   readPassport,
   readPublishedKeys,
+  type CreateOutcome,
   type PassportServiceDeps,
 } from '../../services/identity/passports/passports';
 import type { PassportSettings } from '../../services/identity/passports/settings';
+import type { Principal } from '../../services/identity/scopes';
 import { resourceId } from '../../lib/ids';
 import { requestIdOf } from '../middleware/request-id';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
+import { routeGroup, type RouteGroup } from '../route-group';
 import {
   createdEnvelope,
   CreatePassportSchema,
@@ -26,6 +29,7 @@ import {
   passportView,
   SpecDidDocumentSchema,
 } from '../schemas/passports';
+import { registerPassportDeviceRoutes } from './passport-devices';
 import { organizationAdminProblem, registerPassportKeyRoutes } from './passport-keys';
 
 export interface PassportRouteDeps {
@@ -36,29 +40,53 @@ export interface PassportRouteDeps {
   revocations: RevocationRegistry;
 }
 
-const NOT_FOUND = { 404: { description: 'passport_not_found: no such Passport in the caller’s organization' } };
+const MISSING_PASSPORT = {
+  code: 'passport_not_found' as const,
+  description: 'passport_not_found: no such Passport in the caller’s organization',
+  detail: ({ params }: { params: { passport_id: string } }) => `No Passport ${params.passport_id}`,
+};
 
-/** Every Passport route: creation and the public reads here, then its keys and the device ceremony. */
+/** Every Passport route: creation and the reads here, then its server keys and a person's device ceremony. */
 export function registerPassportRoutes(api: ApiBuilder, deps: PassportRouteDeps): void {
+  const passports = routeGroup(api, { tags: ['Passports'], auth: 'platform:read', rateLimit: 'default' });
   const services = { db: deps.db, settings: deps.settings, revocations: deps.revocations };
-  registerCreatePassport(api, services);
-  registerPassportReads(api, deps.db);
-  registerPassportKeyRoutes(api, services, {
-    db: deps.db,
-    keyRing: deps.keyRing,
-    token: deps.token,
-    settings: deps.settings,
-  });
+  registerCreatePassport(passports, services);
+  registerPassportReads(passports, deps.db);
+  registerPublicDidResolution(api, deps.db);
+  registerPassportKeyRoutes(passports, services);
+  registerPassportDeviceRoutes(api, { db: deps.db, keyRing: deps.keyRing, token: deps.token, settings: deps.settings });
 }
 
-async function publishedKeysOf(db: Knex, passportId: string, organizationId?: string) {
-  const found = await readPublishedKeys(db, passportId, new Date(), organizationId);
+async function publishedKeysOf(db: Knex, passportId: string) {
+  const found = await readPublishedKeys(db, passportId, new Date());
   if (!found) throw new Problem('passport_not_found', `No Passport ${passportId}`);
   return found;
 }
 
-function registerCreatePassport(api: ApiBuilder, services: PassportServiceDeps): void {
-  api.route({
+/** A person's Passport is not created here: their device makes and keeps the key. */
+const individualRefused = () =>
+  new Problem(
+    'invalid_request',
+    'A person’s Passport is minted on their device, which makes and keeps the key: use the device ceremony or a passkey',
+    {
+      extensions: {
+        ceremony: { challenge: 'POST /v1/passports/device-challenges', register: 'POST /v1/passports/devices' },
+      },
+    },
+  );
+
+function creationProblem(refusal: Exclude<CreateOutcome, { ok: true }>): Problem {
+  if (refusal.code === 'insufficient_scope')
+    return organizationAdminProblem(refusal, 'An organization Passport needs the scope platform:admin');
+  if (refusal.code === 'secrets_unavailable')
+    return new Problem('secrets_unavailable', 'No key can be sealed: SECRETS_ENCRYPTION_KEY is not configured');
+  return new Problem('organization_passport_exists', `The organization’s Passport is ${refusal.passport_id}`, {
+    extensions: { passport_id: refusal.passport_id },
+  });
+}
+
+function registerCreatePassport(passports: RouteGroup, services: PassportServiceDeps): void {
+  passports.route({
     method: 'post',
     path: '/v1/passports',
     operationId: 'createPassport',
@@ -68,9 +96,7 @@ function registerCreatePassport(api: ApiBuilder, services: PassportServiceDeps):
       'the provenance ledger. The Passport belongs to the caller’s organization. type organization is the organization’s own identity: one per ' +
       'organization, and it needs platform:admin. type individual is refused: a person’s key is made and kept on their device, so their Passport ' +
       'is minted by the device ceremony (POST /v1/passports/device-challenges, then POST /v1/passports/devices) or a passkey.',
-    tags: ['Passports'],
     auth: 'platform:write',
-    rateLimit: 'default',
     request: { body: CreatePassportSchema },
     responses: {
       201: {
@@ -86,17 +112,7 @@ function registerCreatePassport(api: ApiBuilder, services: PassportServiceDeps):
       },
     },
     handler: async ({ req, res, body, principal }) => {
-      if (body.type === 'individual') {
-        throw new Problem(
-          'invalid_request',
-          'A person’s Passport is minted on their device, which makes and keeps the key: use the device ceremony or a passkey',
-          {
-            extensions: {
-              ceremony: { challenge: 'POST /v1/passports/device-challenges', register: 'POST /v1/passports/devices' },
-            },
-          },
-        );
-      }
+      if (body.type === 'individual') throw individualRefused();
       const passportId = resourceId('pp', principal.id, req.get('idempotency-key'));
       const fields = {
         type: body.type,
@@ -105,15 +121,7 @@ function registerCreatePassport(api: ApiBuilder, services: PassportServiceDeps):
         capabilities: body.capabilities ?? [],
       };
       const outcome = await createServerPassport(services, principal, passportId, fields);
-      if (!outcome.ok) {
-        if (outcome.code === 'insufficient_scope')
-          throw organizationAdminProblem(outcome, 'An organization Passport needs the scope platform:admin');
-        if (outcome.code === 'secrets_unavailable')
-          throw new Problem('secrets_unavailable', 'No key can be sealed: SECRETS_ENCRYPTION_KEY is not configured');
-        throw new Problem('organization_passport_exists', `The organization’s Passport is ${outcome.passport_id}`, {
-          extensions: { passport_id: outcome.passport_id },
-        });
-      }
+      if (!outcome.ok) throw creationProblem(outcome);
       return {
         status: 201,
         body: createdEnvelope(outcome.passport, requestIdOf(res), new Date()),
@@ -123,61 +131,47 @@ function registerCreatePassport(api: ApiBuilder, services: PassportServiceDeps):
   });
 }
 
-/** The Passport and the keys it publishes: in the caller's organization under /v1, and public where did:web resolves. */
-function registerPassportReads(api: ApiBuilder, db: Knex): void {
-  api.route({
-    tags: ['Passports'],
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: PassportIdParamsSchema },
-    method: 'get',
+/** The Passport and the keys it publishes, in the caller's organization. */
+function registerPassportReads(passports: RouteGroup, db: Knex): void {
+  passports.get({
     path: '/v1/passports/{passport_id}',
     operationId: 'getPassport',
     summary: 'Read a Passport, with its keys',
-    responses: { 200: { description: 'The Passport', schema: PassportSchema }, ...NOT_FOUND },
-    handler: async ({ params, principal }) => {
-      const found = await readPassport(db, params.passport_id, principal.organization_id);
-      if (!found) throw new Problem('passport_not_found', `No Passport ${params.passport_id}`);
-      return { status: 200, body: passportView(found) };
-    },
+    params: PassportIdParamsSchema,
+    found: { description: 'The Passport', schema: PassportSchema },
+    missing: MISSING_PASSPORT,
+    find: ({ params, principal }) => readPassport(db, params.passport_id, principal.organization_id),
+    view: passportView,
   });
-  api.route({
-    tags: ['Passports'],
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: PassportIdParamsSchema },
-    method: 'get',
+  const publishedKeys = ({ params, principal }: { params: { passport_id: string }; principal: Principal }) =>
+    readPublishedKeys(db, params.passport_id, new Date(), principal.organization_id);
+  passports.get({
     path: '/v1/passports/{passport_id}/jwks',
     operationId: 'getPassportJwks',
     summary: 'The Passport’s public keys that verify now',
     description:
       'Active keys and rotated-out keys until their verifyUntil; never a revoked key. The same set as the DID document’s verification methods.',
-    responses: { 200: { description: 'A JSON Web Key Set', schema: PassportJwksSchema }, ...NOT_FOUND },
-    handler: async ({ params, principal }) => ({
-      status: 200,
-      body: jwksView((await publishedKeysOf(db, params.passport_id, principal.organization_id)).keys),
-    }),
+    params: PassportIdParamsSchema,
+    found: { description: 'A JSON Web Key Set', schema: PassportJwksSchema },
+    missing: MISSING_PASSPORT,
+    find: publishedKeys,
+    view: ({ keys }) => jwksView(keys),
   });
-  api.route({
-    tags: ['Passports'],
-    auth: 'platform:read',
-    rateLimit: 'default',
-    request: { params: PassportIdParamsSchema },
-    method: 'get',
+  passports.get({
     path: '/v1/passports/{passport_id}/did',
     operationId: 'getPassportDidDocument',
     summary: 'The Passport’s DID document in the platform spec’s shape',
     description:
       'id, publicKey [{id, type, controller, publicKeyPem}], authentication. The DID Core document is public at /passports/{passport_id}/did.json.',
-    responses: { 200: { description: 'The DID document', schema: SpecDidDocumentSchema }, ...NOT_FOUND },
-    handler: async ({ params, principal }) => {
-      const { passport, keys } = await publishedKeysOf(db, params.passport_id, principal.organization_id);
-      return { status: 200, body: specDidDocument(passport.did, keys) };
-    },
+    params: PassportIdParamsSchema,
+    found: { description: 'The DID document', schema: SpecDidDocumentSchema },
+    missing: MISSING_PASSPORT,
+    find: publishedKeys,
+    view: ({ passport, keys }) => specDidDocument(passport.did, keys),
   });
-  registerPublicDidResolution(api, db);
 }
 
+/** Public where did:web resolves: the DID Core document and the JWKS beside it. */
 function registerPublicDidResolution(api: ApiBuilder, db: Knex): void {
   api.route({
     tags: ['Passports'],
