@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { OutboundGuard } from './url-guard';
+import type { OutboundGuard, UrlCheck } from './url-guard';
 
 export interface PostOutcome {
   /** The receiver's status, when it answered. */
@@ -28,6 +28,35 @@ export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): 
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
 
+/** The URL to call, or why the outbound policy refuses it before any lookup (a malformed URL, a private literal). */
+function checkedTarget(url: string, guard: OutboundGuard): UrlCheck {
+  const parsed = guard.parse(url);
+  if (!parsed.ok) return parsed;
+  const literal = guard.literalCheck(parsed.url);
+  return literal && !literal.ok ? literal : parsed;
+}
+
+type Finish = (outcome: Omit<PostOutcome, 'durationMs'>) => void;
+
+/** Keeps the first `limit` bytes of the answer and finishes with them, its status and its Retry-After. */
+function readAnswer(response: http.IncomingMessage, limit: number, finish: Finish): void {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  response.on('data', (chunk: Buffer) => {
+    if (kept < limit) chunks.push(chunk.subarray(0, limit - kept));
+    kept += chunk.length;
+  });
+  response.on('end', () =>
+    finish({
+      status: response.statusCode ?? 0,
+      retryAfterSeconds: parseRetryAfter(response.headers['retry-after']),
+      responseSnippet: Buffer.concat(chunks).toString('utf8'),
+      ...(kept > limit ? { responseTruncated: true } : {}),
+    }),
+  );
+  response.on('error', (error) => finish({ status: response.statusCode ?? 0, error: error.message }));
+}
+
 /**
  * POSTs a JSON body exactly as given (signatures cover these bytes) and reports what happened without
  * throwing: the caller decides about retries. Redirects are not followed (a 3xx is reported as is), so a
@@ -48,18 +77,16 @@ export function postJson(
 ): Promise<PostOutcome> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
-  const parsed = options.guard.parse(url);
-  if (!parsed.ok) return Promise.resolve({ error: `URL ${parsed.reason}`, refused: true, durationMs: 0 });
-  const literal = options.guard.literalCheck(parsed.url);
-  if (literal && !literal.ok) return Promise.resolve({ error: `URL ${literal.reason}`, refused: true, durationMs: 0 });
+  const checked = checkedTarget(url, options.guard);
+  if (!checked.ok) return Promise.resolve({ error: `URL ${checked.reason}`, refused: true, durationMs: 0 });
 
-  const target = parsed.url;
+  const target = checked.url;
   const transport = target.protocol === 'https:' ? https : http;
   const limit = options.responseLimitBytes ?? SNIPPET_BYTES;
   if (options.signal?.aborted) return Promise.resolve({ error: 'aborted before it was sent', durationMs: 0 });
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (outcome: Omit<PostOutcome, 'durationMs'>) => {
+    const finish: Finish = (outcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
@@ -77,23 +104,7 @@ export function postJson(
           ...options.headers,
         },
       },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        response.on('data', (chunk: Buffer) => {
-          if (kept < limit) chunks.push(chunk.subarray(0, limit - kept));
-          kept += chunk.length;
-        });
-        response.on('end', () =>
-          finish({
-            status: response.statusCode ?? 0,
-            retryAfterSeconds: parseRetryAfter(response.headers['retry-after']),
-            responseSnippet: Buffer.concat(chunks).toString('utf8'),
-            ...(kept > limit ? { responseTruncated: true } : {}),
-          }),
-        );
-        response.on('error', (error) => finish({ status: response.statusCode ?? 0, error: error.message }));
-      },
+      (response) => readAnswer(response, limit, finish),
     );
     const deadline = setTimeout(() => {
       request.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
