@@ -10,7 +10,7 @@ import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/de
 import { readAfterWait } from '../decision-wait';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
-import { routeGroup } from '../route-group';
+import { routeGroup, type RouteGroup } from '../route-group';
 import { registerRoutingAssignmentRoutes } from './routing-assignment';
 import {
   ResolveRoutingRequestSchema,
@@ -55,9 +55,16 @@ export function toRoutingStatus(row: RoutingRow): z.output<typeof RoutingStatusS
   };
 }
 
+/** A routing's assignment by an admin, its request, its read (waiting for its decision if asked) and its resolution. */
 export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void {
   const routing = routeGroup(api, { tags: ['Routing'], auth: 'orch:write', rateLimit: 'routing-requests' });
   registerRoutingAssignmentRoutes(api, deps);
+  registerRoutingRequest(routing, deps);
+  registerRoutingRead(routing, deps);
+  registerRoutingResolution(routing, deps);
+}
+
+function registerRoutingRequest(routing: RouteGroup, deps: RoutingDeps): void {
   routing.route({
     method: 'post',
     path: '/v1/orch/routing',
@@ -92,7 +99,9 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
       return { status: 200, body: decision, headers: { Location: `/v1/orch/routing/${routing_id}` } };
     },
   });
+}
 
+function registerRoutingRead(routing: RouteGroup, deps: RoutingDeps): void {
   routing.route({
     method: 'get',
     path: '/v1/orch/routing/{routing_id}',
@@ -124,7 +133,9 @@ export function registerRoutingRoutes(api: ApiBuilder, deps: RoutingDeps): void 
       return { status: 200, body: toRoutingStatus(row) };
     },
   });
+}
 
+function registerRoutingResolution(routing: RouteGroup, deps: RoutingDeps): void {
   routing.route({
     method: 'post',
     path: '/v1/orch/routing/{routing_id}/resolve',

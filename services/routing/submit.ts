@@ -87,6 +87,30 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
   }
 }
 
+/** The routing's workflow start, pending until the decision's statement commits: it carries the decision on. */
+function pendingRouteStart(
+  taskQueue: string,
+  input: RouteTaskInput,
+  decided: RoutingDecision['decided'],
+  state: RoutingState,
+): PendingStart {
+  const { task } = input;
+  return {
+    workflow_id: input.routing_id,
+    workflow_type: ROUTE_TASK_WORKFLOW_TYPE,
+    task_queue: taskQueue,
+    args: [{ ...input, decided: { decided, state } } satisfies RouteTaskInput],
+    search_attributes: [
+      { key: TaskTypeKey, value: task.task_type },
+      { key: AgentIdKey, value: task.ai_agent_id },
+      { key: ConfidenceKey, value: task.ai_confidence },
+      { key: RoutingStatusKey, value: state.status },
+      { key: EscalationLevelKey, value: state.escalation_level },
+      { key: DecisionKey, value: decided.verdict.decision },
+    ],
+  };
+}
+
 /** The routing row, its provenance records and events, and the workflow's pending start, in one statement. */
 async function recordDecision(
   deps: RoutingServiceDeps,
@@ -107,20 +131,7 @@ async function recordDecision(
     created_at: at,
     updated_at: at,
   };
-  const start: PendingStart = {
-    workflow_id: routing_id,
-    workflow_type: ROUTE_TASK_WORKFLOW_TYPE,
-    task_queue: deps.taskQueue,
-    args: [{ ...input, decided: { decided: made.decided, state } } satisfies RouteTaskInput],
-    search_attributes: [
-      { key: TaskTypeKey, value: task.task_type },
-      { key: AgentIdKey, value: task.ai_agent_id },
-      { key: ConfidenceKey, value: task.ai_confidence },
-      { key: RoutingStatusKey, value: state.status },
-      { key: EscalationLevelKey, value: state.escalation_level },
-      { key: DecisionKey, value: made.decided.verdict.decision },
-    ],
-  };
+  const start = pendingRouteStart(deps.taskQueue, input, made.decided, state);
   const records = made.steps.map(({ step_id, entry, events }) => ({
     entry: { subject_id: routing_id, step_id, timestamp: at, ...entry },
     events,

@@ -29,37 +29,24 @@ async function activeAgents(db: Knex, organizationId: string): Promise<PlatformA
     .orderBy([{ column: 'created_at' }, { column: 'agent_id' }]);
 }
 
-/**
- * Submits a task to the workforce: the agent that would do it is the one named, or the first active agent
- * offering every required capability; the orchestration routing workflow then decides (Fourth Law, risk,
- * rules) whether that agent acts or a qualified human takes it. Without a confidence, a human takes it.
- * The task record links the task to its routing, written once with its provenance and event.
- */
-export async function submitTask(
-  deps: RoutingServiceDeps,
-  ids: { task_id: string; submitted_by: string; organization_id: string },
+type TaskIds = { task_id: string; submitted_by: string; organization_id: string };
+
+/** The task, its provenance record and its event, written once: a retried submission finds the task there. */
+async function recordTask(
+  db: Knex,
+  ids: TaskIds,
   body: NewTask,
-): Promise<SubmitTaskOutcome> {
-  let agent: PlatformAgentRow | undefined;
-  if (body.agent_uri) {
-    agent = await findPlatformAgentByUri(deps.db, ids.organization_id, body.agent_uri);
-    if (!agent) return { ok: false, code: 'agent_not_found', detail: `No agent is registered as ${body.agent_uri}` };
-  } else {
-    agent = agentForCapabilities(
-      await activeAgents(deps.db, ids.organization_id),
-      body.required_capabilities.map((capability) => capability.capability_id),
-    );
-  }
-  const routing_id = derivedId('rt', ids.task_id, 'routing');
-  const agent_uri = agent?.agent_uri ?? null;
-  await deps.db.transaction(async (trx) => {
+  routing: { routing_id: string; agent_uri: string | null },
+): Promise<void> {
+  const { routing_id, agent_uri } = routing;
+  await db.transaction(async (trx) => {
     const created = await insertTaskIfAbsent(trx, {
       task_id: ids.task_id,
       organization_id: ids.organization_id,
-      routing_id,
       title: body.title,
       description: body.description ?? null,
       task_type: body.task_type,
+      routing_id,
       agent_uri,
       request: { ...body },
       submitted_by: ids.submitted_by,
@@ -85,6 +72,28 @@ export async function submitTask(
       ],
     });
   });
+}
+
+/**
+ * Submits a task to the workforce: the agent that would do it is the one named, or the first active agent
+ * offering every required capability; the orchestration routing workflow then decides (Fourth Law, risk,
+ * rules) whether that agent acts or a qualified human takes it. Without a confidence, a human takes it.
+ * The task record links the task to its routing, written once with its provenance and event.
+ */
+export async function submitTask(deps: RoutingServiceDeps, ids: TaskIds, body: NewTask): Promise<SubmitTaskOutcome> {
+  let agent: PlatformAgentRow | undefined;
+  if (body.agent_uri) {
+    agent = await findPlatformAgentByUri(deps.db, ids.organization_id, body.agent_uri);
+    if (!agent) return { ok: false, code: 'agent_not_found', detail: `No agent is registered as ${body.agent_uri}` };
+  } else {
+    agent = agentForCapabilities(
+      await activeAgents(deps.db, ids.organization_id),
+      body.required_capabilities.map((capability) => capability.capability_id),
+    );
+  }
+  const routing_id = derivedId('rt', ids.task_id, 'routing');
+  const agent_uri = agent?.agent_uri ?? null;
+  await recordTask(deps.db, ids, body, { routing_id, agent_uri });
   const task: RoutingTask = {
     task_type: body.task_type,
     context: { ...body.context, title: body.title, ...(body.urgency ? { urgency: body.urgency } : {}) },
