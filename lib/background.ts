@@ -16,6 +16,13 @@ export interface BackgroundQueue {
   settled(timeoutMs: number): Promise<void>;
 }
 
+/** Resolves when `done` does or after `timeoutMs`, whichever comes first. */
+async function doneOrTimedOut(done: Promise<void>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
+}
+
 export function createBackgroundQueue(options: {
   concurrency: number;
   retryDelaysMs: readonly number[];
@@ -70,12 +77,7 @@ export function createBackgroundQueue(options: {
     },
     async settled(timeoutMs) {
       if (running === 0 && waiting.length === 0) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        new Promise<void>((resolve) => onIdle.push(resolve)),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
-      ]);
-      clearTimeout(timer);
+      await doneOrTimedOut(new Promise<void>((resolve) => onIdle.push(resolve)), timeoutMs);
     },
   };
 }
@@ -112,10 +114,7 @@ export function createBatchQueue<T>(options: {
       writing ??= context.runInAsyncScope(writeAll);
     },
     async settled(timeoutMs) {
-      if (!writing) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([writing, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-      clearTimeout(timer);
+      if (writing) await doneOrTimedOut(writing, timeoutMs);
     },
   };
 }
