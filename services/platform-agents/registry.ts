@@ -13,8 +13,8 @@ import {
   type PlatformAgentRow,
 } from '../../db/platform-agents';
 import { findOrganization } from '../../db/organizations';
-import { agentUriOf, parseAgentUri, type ApprovalPolicy } from '../../domain/executions/agent-calls';
-import { ORCH_CORE_DID } from '../../domain/provenance/records';
+import { agentUriOf, parseAgentUri, type AgentUri, type ApprovalPolicy } from '../../domain/executions/agent-calls';
+import { ORCH_CORE_DID, type OutboxEvent } from '../../domain/provenance/records';
 import type { PlatformSettings } from '../platform/settings';
 import { paramsValidator, type FieldProblem } from '../approvals/approvals';
 import { createOutboundGuard } from '../../lib/outbound/url-guard';
@@ -83,27 +83,70 @@ async function ownOrgSegments(db: Knex, organizationId: string): Promise<{ segme
     : { segments: [organizationId], preferred: organizationId };
 }
 
-/** Registers an agent version with its endpoint, with its provenance record and event, in one transaction. */
-export async function registerAgent(
-  deps: AgentRegistryDeps,
-  { id: principalId, organization_id }: AgentRegistrant,
-  body: NewAgent,
-): Promise<RegisterOutcome> {
-  const parts = parseAgentUri(body.agent_uri);
+/** The agent URI's parts, once it is well formed and names the caller's organization. */
+async function ownAgentUri(
+  db: Knex,
+  organizationId: string,
+  agentUri: string,
+): Promise<{ ok: true; parts: AgentUri } | Extract<RegisterOutcome, { ok: false }>> {
+  const parts = parseAgentUri(agentUri);
   if (!parts)
     return {
       ok: false,
       code: 'invalid',
       errors: [{ field: 'agent_uri', code: 'invalid_format', message: 'must be agent://<org>/<name>@<semver>' }],
     };
-  const own = await ownOrgSegments(deps.db, organization_id);
+  const own = await ownOrgSegments(db, organizationId);
   if (!own.segments.includes(parts.org)) {
     return {
       ok: false,
       code: 'agent_uri_foreign_organization',
-      detail: `The org segment of ${body.agent_uri} is not your organization's: use agent://${own.preferred}/${parts.name}@${parts.version}`,
+      detail: `The org segment of ${agentUri} is not your organization's: use agent://${own.preferred}/${parts.name}@${parts.version}`,
     };
   }
+  return { ok: true, parts };
+}
+
+/** A change to the registry in the log, made by the orchestration core on a principal's word, with its event. */
+async function recordAgentChange(
+  db: Knex,
+  { id: principalId, organization_id }: AgentRegistrant,
+  change: {
+    subject_id: string;
+    step_id: string;
+    action: string;
+    input?: Record<string, unknown>;
+    output_data: Record<string, unknown>;
+    reasoning: string;
+    event: OutboxEvent;
+  },
+): Promise<void> {
+  await appendProvenance(db, {
+    organization_id,
+    entry: {
+      subject_id: change.subject_id,
+      step_id: change.step_id,
+      timestamp: new Date().toISOString(),
+      actor: { type: 'orch_core', did: ORCH_CORE_DID },
+      action: change.action,
+      input_data: { principal: principalId, ...change.input },
+      output_data: change.output_data,
+      reasoning: change.reasoning,
+    },
+    events: [change.event],
+  });
+}
+
+/** Registers an agent version with its endpoint, with its provenance record and event, in one transaction. */
+export async function registerAgent(
+  deps: AgentRegistryDeps,
+  registrant: AgentRegistrant,
+  body: NewAgent,
+): Promise<RegisterOutcome> {
+  const { id: principalId, organization_id } = registrant;
+  const uri = await ownAgentUri(deps.db, organization_id, body.agent_uri);
+  if (!uri.ok) return uri;
+  const { parts } = uri;
   const errors = await checkAgentFields(deps.settings, body);
   if (errors.length > 0) return { ok: false, code: 'invalid', errors };
   const agent_id = agentIdFor(body.agent_uri);
@@ -125,29 +168,21 @@ export async function registerAgent(
   };
   const created = await deps.db.transaction(async (trx) => {
     if (!(await insertPlatformAgent(trx, row))) return false;
-    await appendProvenance(trx, {
-      organization_id,
-      entry: {
-        subject_id: agent_id,
-        step_id: 'registered',
-        timestamp: new Date().toISOString(),
-        actor: { type: 'orch_core', did: ORCH_CORE_DID },
-        action: 'platform_agent_registered',
-        input_data: { principal: principalId },
-        output_data: {
-          agent_uri: row.agent_uri,
-          capabilities: row.capabilities,
-          endpoint_url: row.endpoint_url,
-          approval_policy: row.approval_policy,
-        },
-        reasoning: `${principalId} registered ${row.agent_uri}`,
+    await recordAgentChange(trx, registrant, {
+      subject_id: agent_id,
+      step_id: 'registered',
+      action: 'platform_agent_registered',
+      output_data: {
+        agent_uri: row.agent_uri,
+        capabilities: row.capabilities,
+        endpoint_url: row.endpoint_url,
+        approval_policy: row.approval_policy,
       },
-      events: [
-        {
-          event: 'platform_agent.registered',
-          data: { agent_id, agent_uri: row.agent_uri, capabilities: row.capabilities, status: row.status },
-        },
-      ],
+      reasoning: `${principalId} registered ${row.agent_uri}`,
+      event: {
+        event: 'platform_agent.registered',
+        data: { agent_id, agent_uri: row.agent_uri, capabilities: row.capabilities, status: row.status },
+      },
     });
     return true;
   });
@@ -162,33 +197,26 @@ export type UpdateOutcome =
 
 export async function updateAgent(
   deps: AgentRegistryDeps,
-  { id: principalId, organization_id }: AgentRegistrant,
+  registrant: AgentRegistrant,
   agentId: string,
   changes: PlatformAgentChanges,
 ): Promise<UpdateOutcome> {
+  const { id: principalId, organization_id } = registrant;
   const errors = await checkAgentFields(deps.settings, changes);
   if (errors.length > 0) return { ok: false, code: 'invalid', errors };
   const updated = await deps.db.transaction(async (trx) => {
     const row = await updatePlatformAgent(trx, organization_id, agentId, changes);
     if (!row) return undefined;
-    await appendProvenance(trx, {
-      organization_id,
-      entry: {
-        subject_id: agentId,
-        step_id: `updated:${randomUUID()}`,
-        timestamp: new Date().toISOString(),
-        actor: { type: 'orch_core', did: ORCH_CORE_DID },
-        action: 'platform_agent_updated',
-        input_data: { principal: principalId },
-        output_data: { ...changes },
-        reasoning: `${principalId} changed ${Object.keys(changes).join(', ') || 'nothing'} of ${row.agent_uri}`,
+    await recordAgentChange(trx, registrant, {
+      subject_id: agentId,
+      step_id: `updated:${randomUUID()}`,
+      action: 'platform_agent_updated',
+      output_data: { ...changes },
+      reasoning: `${principalId} changed ${Object.keys(changes).join(', ') || 'nothing'} of ${row.agent_uri}`,
+      event: {
+        event: 'platform_agent.updated',
+        data: { agent_id: agentId, agent_uri: row.agent_uri, changed: Object.keys(changes), status: row.status },
       },
-      events: [
-        {
-          event: 'platform_agent.updated',
-          data: { agent_id: agentId, agent_uri: row.agent_uri, changed: Object.keys(changes), status: row.status },
-        },
-      ],
     });
     return row;
   });
@@ -202,10 +230,11 @@ export type DeployOutcome =
 /** Records that a registered version of the agent (its org/name) now runs in an environment. */
 export async function deployAgent(
   deps: AgentRegistryDeps,
-  { id: principalId, organization_id }: AgentRegistrant,
+  registrant: AgentRegistrant,
   agentId: string,
   body: { environment: string; version: string; parameters: Record<string, unknown> },
 ): Promise<DeployOutcome> {
+  const { id: principalId, organization_id } = registrant;
   const agent = await findPlatformAgentById(deps.db, organization_id, agentId);
   if (!agent) return { ok: false, code: 'agent_not_found', detail: `No agent ${agentId}` };
   const targetUri = agentUriOf({ org: agent.org, name: agent.name, version: body.version });
@@ -228,30 +257,23 @@ export async function deployAgent(
       parameters: body.parameters,
       deployed_by: principalId,
     });
-    await appendProvenance(trx, {
-      organization_id,
-      entry: {
-        subject_id: row.deployment_id,
-        step_id: 'deployed',
-        timestamp: new Date().toISOString(),
-        actor: { type: 'orch_core', did: ORCH_CORE_DID },
-        action: 'platform_agent_deployed',
-        input_data: { principal: principalId, parameters: body.parameters },
-        output_data: { agent_uri: targetUri, environment: body.environment },
-        reasoning: `${principalId} deployed ${targetUri} to ${body.environment}`,
-      },
-      events: [
-        {
-          event: 'platform_agent.deployed',
-          data: {
-            deployment_id: row.deployment_id,
-            agent_id: target.agent_id,
-            agent_uri: targetUri,
-            environment: body.environment,
-            version: body.version,
-          },
+    await recordAgentChange(trx, registrant, {
+      subject_id: row.deployment_id,
+      step_id: 'deployed',
+      action: 'platform_agent_deployed',
+      input: { parameters: body.parameters },
+      output_data: { agent_uri: targetUri, environment: body.environment },
+      reasoning: `${principalId} deployed ${targetUri} to ${body.environment}`,
+      event: {
+        event: 'platform_agent.deployed',
+        data: {
+          deployment_id: row.deployment_id,
+          agent_id: target.agent_id,
+          agent_uri: targetUri,
+          environment: body.environment,
+          version: body.version,
         },
-      ],
+      },
     });
     return row;
   });
