@@ -13,8 +13,22 @@ export function registerOperationalGauges(
   registry: Registry,
   deps: { db: Knex; revocations?: RevocationRegistry | undefined },
 ): void {
+  registerWaitingOnHumansGauges(registry, deps.db);
+  registerOutboxGauges(registry, deps.db);
+  gaugeAtScrape(
+    registry,
+    {
+      name: 'handoff_ledger_seal_lag_seconds',
+      help: 'Age of the oldest provenance record not yet sealed into a signed checkpoint; 0 when all are sealed',
+    },
+    async () => [{ value: (await ledgerSealingLag(deps.db)).oldest_unsealed_age_seconds ?? 0 }],
+  );
+  if (deps.revocations) registerRevocationGauge(registry, deps.revocations);
+}
+
+function registerWaitingOnHumansGauges(registry: Registry, db: Knex): void {
   // One query serves both gauges of a scrape.
-  const waiting = sharedWhileInFlight(() => itemsWaitingOnHumans(deps.db));
+  const waiting = sharedWhileInFlight(() => itemsWaitingOnHumans(db));
   gaugeAtScrape(
     registry,
     {
@@ -37,7 +51,10 @@ export function registerOperationalGauges(
         value: oldest_seconds,
       })),
   );
-  const backlog = sharedWhileInFlight(() => outboxBacklog(deps.db));
+}
+
+function registerOutboxGauges(registry: Registry, db: Knex): void {
+  const backlog = sharedWhileInFlight(() => outboxBacklog(db));
   gaugeAtScrape(
     registry,
     { name: 'handoff_outbox_backlog_events', help: 'Outbox events not yet dispatched to webhook deliveries' },
@@ -51,32 +68,24 @@ export function registerOperationalGauges(
     },
     async () => [{ value: (await backlog()).oldest_seconds }],
   );
+}
+
+function registerRevocationGauge(registry: Registry, revocations: RevocationRegistry): void {
   gaugeAtScrape(
     registry,
     {
-      name: 'handoff_ledger_seal_lag_seconds',
-      help: 'Age of the oldest provenance record not yet sealed into a signed checkpoint; 0 when all are sealed',
+      name: 'handoff_revocations',
+      help: "Unexpired revocations in this instance's in-memory registry, by what is revoked",
+      labelNames: ['kind'],
     },
-    async () => [{ value: (await ledgerSealingLag(deps.db)).oldest_unsealed_age_seconds ?? 0 }],
+    () => {
+      const status = revocations.status();
+      return [
+        { labels: { kind: 'token' }, value: status.tokens },
+        { labels: { kind: 'delegation' }, value: status.delegations },
+      ];
+    },
   );
-  const { revocations } = deps;
-  if (revocations) {
-    gaugeAtScrape(
-      registry,
-      {
-        name: 'handoff_revocations',
-        help: "Unexpired revocations in this instance's in-memory registry, by what is revoked",
-        labelNames: ['kind'],
-      },
-      () => {
-        const status = revocations.status();
-        return [
-          { labels: { kind: 'token' }, value: status.tokens },
-          { labels: { kind: 'delegation' }, value: status.delegations },
-        ];
-      },
-    );
-  }
 }
 
 /** Gauges are collected concurrently in one scrape: callers while a read is in flight share it; the next scrape reads again. */
