@@ -79,11 +79,24 @@ export async function runSafetyCheck(
     recommended_capabilities: evaluation.recommended_capabilities,
     rule_of_threes_analysis: threes,
   };
+  await recordSafetyCheck(db, request, result, principal);
+  return result;
+}
+
+/** The check's row, its provenance and one pair of events per violation, in one transaction. */
+async function recordSafetyCheck(
+  db: Knex,
+  request: SafetyCheckRequest,
+  result: SafetyCheckResult,
+  principal: Principal,
+): Promise<void> {
+  const { boundary_check_id, domain } = result;
+  const agent_id = request.actor.agent_id ?? null;
   await db.transaction(async (trx) => {
     await insertSafetyCheck(trx, {
       organization_id: principal.organization_id,
-      boundary_check_id: result.boundary_check_id,
-      agent_id: request.actor.agent_id ?? null,
+      boundary_check_id,
+      agent_id,
       actor_type: request.actor.type,
       action: request.action,
       domain,
@@ -94,23 +107,17 @@ export async function runSafetyCheck(
     });
     await appendProvenance(trx, {
       entry: {
-        subject_id: result.boundary_check_id,
+        subject_id: boundary_check_id,
         step_id: 'safety_check',
         timestamp: new Date().toISOString(),
         actor: recordedBy(principal),
         action: 'safety_checked',
         input_data: { ...request },
         output_data: { ...result },
-        reasoning: `${result.violations.length} of ${result.boundaries_checked} boundaries crossed in ${domain}; Rule of Threes ${threes.overall_assessment}; ${verdict.required_action}`,
+        reasoning: `${result.violations.length} of ${result.boundaries_checked} boundaries crossed in ${domain}; Rule of Threes ${result.rule_of_threes_analysis.overall_assessment}; ${result.required_action}`,
       },
-      events: violationEvents(result.violations, {
-        boundary_check_id: result.boundary_check_id,
-        agent_id: request.actor.agent_id ?? null,
-        action: request.action,
-        domain,
-      }),
+      events: violationEvents(result.violations, { boundary_check_id, agent_id, action: request.action, domain }),
       organization_id: principal.organization_id,
     });
   });
-  return result;
 }
