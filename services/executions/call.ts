@@ -114,6 +114,29 @@ export type CallOutcome =
   | { ok: false; code: 'invalid'; errors: FieldProblem[] }
   | StorageRefusal;
 
+/** Why a callback cannot be made: the outbound policy refuses its URL, or the caller has no secret to sign it with. */
+async function refusedCallback(
+  deps: PlatformServiceDeps,
+  ids: ExecutionIds,
+  callbackUrl: string,
+): Promise<Extract<CallOutcome, { ok: false }> | undefined> {
+  const destination = await createOutboundGuard(deps.settings.outboundPolicy).check(callbackUrl);
+  if (!destination.ok)
+    return {
+      ok: false,
+      code: 'invalid',
+      errors: [{ field: 'callback_url', code: 'refused', message: `the callback URL ${destination.reason}` }],
+    };
+  if ((await liveCallbackSecrets(deps.db, ids.organization_id, ids.requested_by)).length === 0)
+    return {
+      ok: false,
+      code: 'callback_secret_required',
+      detail:
+        'Callbacks are signed with your callback signing secret: create one with POST /v1/callback-secrets, then call again',
+    };
+  return undefined;
+}
+
 /**
  * The unified gateway: checks the call, then starts its execution workflow (Update-with-Start) and answers
  * once the execution is queued, and, when an approval is needed, once that request is recorded too.
@@ -128,21 +151,8 @@ export async function callAgent(
   const prepared = prepareAgentCall(deps.settings, agent, ids.execution_id, call, new Date());
   if (!prepared.ok) return prepared;
   if (call.callback_url !== undefined) {
-    const destination = await createOutboundGuard(deps.settings.outboundPolicy).check(call.callback_url);
-    if (!destination.ok)
-      return {
-        ok: false,
-        code: 'invalid',
-        errors: [{ field: 'callback_url', code: 'refused', message: `the callback URL ${destination.reason}` }],
-      };
-    if ((await liveCallbackSecrets(deps.db, ids.organization_id, ids.requested_by)).length === 0) {
-      return {
-        ok: false,
-        code: 'callback_secret_required',
-        detail:
-          'Callbacks are signed with your callback signing secret: create one with POST /v1/callback-secrets, then call again',
-      };
-    }
+    const refused = await refusedCallback(deps, ids, call.callback_url);
+    if (refused) return refused;
   }
   const { approval, ...execution } = prepared.input;
   const input: ExecuteAgentInput = {
