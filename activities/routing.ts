@@ -52,6 +52,40 @@ function withAnchor(state: RoutingState, anchorIn: RoutingStep['anchor_in'], anc
   return state;
 }
 
+/**
+ * The step's records and projection in one transaction; rolled back, with the routing as stored, when a
+ * reviewer's resolution took the version the step would write.
+ */
+async function writeRoutingStep(
+  db: Knex,
+  step: RoutingStep,
+  organization_id: string,
+): Promise<{ anchor: LedgerAnchor; released: string[] } | { resolved_meanwhile: RoutingState }> {
+  const trx = await db.transaction();
+  try {
+    // One statement for all of the step's records (the four decision moments come together).
+    const anchor = (
+      await appendProvenanceBatch(
+        trx,
+        step.provenance.map((record) => ({ ...record, organization_id })),
+      )
+    ).at(-1);
+    if (!anchor) throw new Error('A routing step records at least one provenance record');
+    const state = withAnchor(step.projection.state, step.anchor_in, anchor);
+    const { applied, released } = await projectRouting(trx, { ...step.projection, state }, openAssignmentOf(state));
+    const stored = applied ? undefined : await findRoutingToRecord(trx, state.routing_id);
+    if (stored && resolvedByAnother(stored, state)) {
+      await trx.rollback();
+      return { resolved_meanwhile: routingStateOf(stored) };
+    }
+    await trx.commit();
+    return { anchor, released };
+  } catch (error) {
+    if (!trx.isCompleted()) await trx.rollback();
+    throw error;
+  }
+}
+
 export function createRoutingActivities(deps: {
   db: Knex;
   temporal: Client;
@@ -80,30 +114,7 @@ export function createRoutingActivities(deps: {
      */
     async recordRoutingStep(step: RoutingStep): Promise<RecordedStep> {
       const organization_id = step.projection.organization_id ?? DEFAULT_ORGANIZATION_ID;
-      const trx = await deps.db.transaction();
-      let recorded: { anchor: LedgerAnchor; released: string[] } | { resolved_meanwhile: RoutingState };
-      try {
-        // One statement for all of the step's records (the four decision moments come together).
-        const anchor = (
-          await appendProvenanceBatch(
-            trx,
-            step.provenance.map((record) => ({ ...record, organization_id })),
-          )
-        ).at(-1);
-        if (!anchor) throw new Error('A routing step records at least one provenance record');
-        const state = withAnchor(step.projection.state, step.anchor_in, anchor);
-        const { applied, released } = await projectRouting(trx, { ...step.projection, state }, openAssignmentOf(state));
-        const stored = applied ? undefined : await findRoutingToRecord(trx, state.routing_id);
-        recorded =
-          stored && resolvedByAnother(stored, state)
-            ? { resolved_meanwhile: routingStateOf(stored) }
-            : { anchor, released };
-        if ('resolved_meanwhile' in recorded) await trx.rollback();
-        else await trx.commit();
-      } catch (error) {
-        if (!trx.isCompleted()) await trx.rollback();
-        throw error;
-      }
+      const recorded = await writeRoutingStep(deps.db, step, organization_id);
       if ('resolved_meanwhile' in recorded) return recorded;
       if (step.provenance.some(({ entry }) => entry.step_id.startsWith('escalation:')))
         recordEscalation(step.projection.state.escalation_level);
