@@ -47,13 +47,17 @@ function registerRevokeDelegation(delegation: RouteGroup, deps: DelegationDeps):
     summary: 'Revoke a delegation permanently',
     description:
       'Every token of the delegation, and of every delegation made from it, is refused by every API instance within a second. Permanent; ' +
-      'revoking again returns the first revocation with 200.',
+      'revoking again returns the first revocation with 200. A delegation token revokes only its own delegation or one made from it; a session ' +
+      'its Passport’s delegations; an organization-level caller (access token, service account, personal access token) any of its organization.',
     auth: 'platform:write',
     request: { params: DelegationIdParamsSchema, body: RevokeDelegationSchema },
     responses: {
       201: { description: 'The revocation', schema: RevocationSchema },
       200: { description: 'The delegation was already revoked: its revocation', schema: RevocationSchema },
-      403: { description: 'revoked_by_mismatch' },
+      403: {
+        description:
+          'revoked_by_mismatch; or delegation_outside_chain: the caller’s delegation token is neither this delegation nor one above it (a narrowed or an agent’s token aiming at its root, say)',
+      },
       404: { description: 'delegation_not_found' },
     },
     handler: async ({ params, body, principal }) => {

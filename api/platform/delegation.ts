@@ -213,17 +213,22 @@ function registerTokenChanges(delegation: RouteGroup, deps: DelegationDeps): voi
     operationId: 'revokeDelegationToken',
     summary: 'Revoke a delegation token',
     description:
-      'Refused by every API instance within a second. Other tokens of the delegation stay valid; revoke the delegation to end them all.',
+      'Refused by every API instance within a second. Other tokens of the delegation stay valid; revoke the delegation to end them all. ' +
+      'A delegation token revokes only tokens of its own delegation or of one made from it; a session those of its Passport.',
     auth: 'platform:write',
     request: { params: TokenIdParamsSchema, body: ReasonSchema },
     responses: {
       200: { description: 'The revoked token', schema: DelegationTokenSchema },
+      403: {
+        description:
+          'delegation_outside_chain: the caller’s delegation token is neither the token’s delegation nor one above it (a narrowed token aiming at its parent’s token, say)',
+      },
       404: { description: 'delegation_token_not_found' },
       409: { description: 'delegation_token_not_active' },
     },
     handler: async ({ params, body, principal }) => {
       const outcome = await revokeDelegationToken(deps, principal, params.token_id, body.reason);
-      if (!outcome.ok) throw new Problem(outcome.code);
+      if (!outcome.ok) throw new Problem(outcome.code, 'detail' in outcome ? outcome.detail : undefined);
       return { status: 200, body: tokenView(outcome.token) };
     },
   });

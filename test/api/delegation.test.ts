@@ -359,7 +359,7 @@ describe('reading, rotating and revoking', () => {
     ).body;
 
     const revokedOne = await call(stack.baseUrl, 'POST', `/v1/delegation-tokens/${spare.token_id}/revoke`, {
-      token: root.token,
+      token: person.sessionToken,
       json: { reason: 'lost laptop' },
     });
     expect(revokedOne.status).toBe(200);
@@ -411,7 +411,7 @@ describe('reading, rotating and revoking', () => {
 
     const reader = (await personToken(person, { capabilities: ['delegation:read', 'delegation:write'] })).token;
     const again = await call(stack.baseUrl, 'POST', `/v1/delegations/${root.delegation_id}/revoke`, {
-      token: reader,
+      token: person.sessionToken,
       json: {},
     });
     expect(again.status).toBe(200);
@@ -456,6 +456,62 @@ describe('reading, rotating and revoking', () => {
       404,
       'delegation_not_found',
     );
+  });
+
+  it('lets a delegation token revoke only its own delegation and those below it; the person and an administrator revoke any', async () => {
+    const person = await signedInPerson(stack);
+    const root = await personToken(person, { capabilities: ['delegation:read', 'delegation:write', 'agents:read'] });
+    const narrowedReply = await exchange({
+      subject_token: root.token,
+      capabilities: ['delegation:write', 'agents:read'],
+      duration_seconds: 600,
+    });
+    expect(narrowedReply.status).toBe(201);
+    const narrowed = narrowedReply.body as typeof root;
+    const agent = await agentPassport();
+    const delegated = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens', {
+      token: root.token,
+      json: { agentId: agent.passport_id, capabilities: ['delegation:write', 'agents:read'], duration_seconds: 600 },
+    });
+    expect(delegated.status).toBe(201);
+    const agentHeld = delegated.body as typeof root;
+    const revokeDelegation = (delegationId: string, token: string) =>
+      call(stack.baseUrl, 'POST', `/v1/delegations/${delegationId}/revoke`, { token, json: { reason: 'probe' } });
+    const revokeToken = (tokenId: string, token: string) =>
+      call(stack.baseUrl, 'POST', `/v1/delegation-tokens/${tokenId}/revoke`, { token, json: { reason: 'probe' } });
+
+    // A narrowed token and the agent's token aim above (the root) or beside (each other) their own delegation.
+    for (const caller of [narrowed, agentHeld]) {
+      const refused = await revokeDelegation(root.delegation_id, caller.token);
+      expectProblem(refused, 403, 'delegation_outside_chain');
+      expect(refused.body.detail).toMatch(root.delegation_id);
+      expectProblem(await revokeToken(root.token_id, caller.token), 403, 'delegation_outside_chain');
+    }
+    expectProblem(await revokeDelegation(narrowed.delegation_id, agentHeld.token), 403, 'delegation_outside_chain');
+    expectProblem(await revokeDelegation(agentHeld.delegation_id, narrowed.token), 403, 'delegation_outside_chain');
+    expect((await call(stack.baseUrl, 'GET', '/v1/agents', { token: root.token })).status).toBe(200);
+    expect(await stack.database.db('delegation_revocations').where({ delegation_id: root.delegation_id })).toEqual([]);
+
+    // Another person, and another organization's administrator, see no such delegation.
+    const stranger = await personToken(await signedInPerson(stack), { capabilities: ['delegation:write'] });
+    expectProblem(await revokeDelegation(root.delegation_id, stranger.token), 404, 'delegation_not_found');
+    expectProblem(await revokeToken(root.token_id, stranger.token), 404, 'delegation_token_not_found');
+    const organization = await call(stack.baseUrl, 'POST', '/v1/organizations', {
+      token: await stack.token(['cloud:admin:global'], 'operator'),
+      json: { org_did: `did:web:${randomUUID().slice(0, 8)}.example`, name: 'Elsewhere' },
+    });
+    expect(organization.status).toBe(201);
+    const foreignAdmin = await stack.token(['platform:admin'], 'foreign-admin', organization.body.organization_id);
+    expectProblem(await revokeDelegation(root.delegation_id, foreignAdmin), 404, 'delegation_not_found');
+    expectProblem(await revokeToken(root.token_id, foreignAdmin), 404, 'delegation_token_not_found');
+
+    // Its own delegation, and one below it, a token may revoke; the person's session and an administrator any.
+    expect((await revokeDelegation(narrowed.delegation_id, narrowed.token)).status).toBe(201);
+    expect((await revokeToken(agentHeld.token_id, root.token)).status).toBe(200);
+    const spare = await personToken(person, { capabilities: ['agents:read'] });
+    expect((await revokeDelegation(spare.delegation_id, person.sessionToken)).status).toBe(201);
+    expect((await revokeDelegation(root.delegation_id, await stack.token(['platform:write']))).status).toBe(201);
+    expectProblem(await call(stack.baseUrl, 'GET', '/v1/agents', { token: root.token }), 401, 'unauthorized');
   });
 
   it('is refused by another API instance within a second of the revocation', async () => {

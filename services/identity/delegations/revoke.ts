@@ -40,9 +40,29 @@ export function revocationRow(
   };
 }
 
+/** A revoke refused because the caller's delegation token is neither the target's delegation nor above it on its chain. */
+export type OutsideChainRefusal = { ok: false; code: 'delegation_outside_chain'; detail: string };
+
+/**
+ * Whether the caller may revoke the delegation (or a token of it): a delegation token only its own delegation or one
+ * made from it (the target's chain holds the caller's), so a narrowed or an agent's token cannot end its delegator's.
+ * A session (the scope shows it only its Passport's delegations) and an organization-level caller: any it sees.
+ */
+function outsideChainRefusal(principal: Principal, delegation: DelegationRow): OutsideChainRefusal | undefined {
+  if (principal.kind !== 'delegation_token') return undefined;
+  const own = principal.actor?.delegation?.delegation_id;
+  if (own !== undefined && delegation.chain.includes(own)) return undefined;
+  return {
+    ok: false,
+    code: 'delegation_outside_chain',
+    detail: `The caller’s delegation is not ${delegation.delegation_id} or one above it: a delegation token may revoke only its own delegation or those made from it`,
+  };
+}
+
 export type RevokeTokenOutcome =
   | { ok: true; token: TokenWithDelegation }
-  | { ok: false; code: 'delegation_token_not_found' | 'delegation_token_not_active' };
+  | { ok: false; code: 'delegation_token_not_found' | 'delegation_token_not_active' }
+  | OutsideChainRefusal;
 
 export async function revokeDelegationToken(
   deps: DelegationDeps,
@@ -54,6 +74,8 @@ export async function revokeDelegationToken(
   const scope = delegationScope(principal);
   const current = await findToken(deps.db, scope, tokenId);
   if (!current) return { ok: false, code: 'delegation_token_not_found' };
+  const refusal = outsideChainRefusal(principal, current.delegation);
+  if (refusal) return refusal;
   const revocation = revocationRow(principal, current.delegation, { token_id: tokenId, reason, metadata: {}, at });
   if (!(await recordTokenRevocation(deps.db, { ...revocation, token_id: tokenId })))
     return { ok: false, code: 'delegation_token_not_active' };
@@ -64,7 +86,8 @@ export async function revokeDelegationToken(
 export type RevokeDelegationOutcome =
   | { ok: true; revocation: RevocationRow; created: boolean }
   | { ok: false; code: 'delegation_not_found' }
-  | { ok: false; code: 'revoked_by_mismatch'; detail: string };
+  | { ok: false; code: 'revoked_by_mismatch'; detail: string }
+  | OutsideChainRefusal;
 
 /** Revokes a delegation for good: every token of it, and every delegation made from it. Revoking again returns the first revocation. */
 export async function revokeDelegation(
@@ -87,6 +110,8 @@ export async function revokeDelegation(
   }
   const delegation = await findDelegation(deps.db, delegationScope(principal), delegationId);
   if (!delegation) return { ok: false, code: 'delegation_not_found' };
+  const refusal = outsideChainRefusal(principal, delegation);
+  if (refusal) return refusal;
   const revocation = revocationRow(principal, delegation, {
     token_id: null,
     reason: request.reason ?? null,
