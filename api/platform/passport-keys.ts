@@ -1,5 +1,5 @@
 import { revokePassportKeyOf, rotatePassportKeys } from '../../services/identity/passports/key-changes';
-import type { OrganizationAdminRefusal, PassportServiceDeps } from '../../services/identity/passports/passports';
+import type { PassportServiceDeps } from '../../services/identity/passports/passports';
 import type { RevocationRegistry } from '../../services/identity/delegations/revocations';
 import { Problem } from '../problem';
 import type { RouteGroup } from '../route-group';
@@ -15,12 +15,17 @@ import {
 
 type KeyServiceDeps = PassportServiceDeps & { revocations: RevocationRegistry };
 
-/** The refusal of a caller without platform:admin to change the organization Passport, as its problem. */
-export function organizationAdminProblem(refusal: OrganizationAdminRefusal, detail: string): Problem {
+/** The refusal of a caller without the administrator scope a Passport needs (platform:admin, people:enroll), as its problem. */
+export function organizationAdminProblem(
+  refusal: { code: 'insufficient_scope'; required_scope: string },
+  detail: string,
+): Problem {
   return new Problem(refusal.code, detail, { extensions: { required_scope: refusal.required_scope } });
 }
 
 const KEYS_NEED_ADMIN = 'The organization Passport’s keys need the scope platform:admin';
+const PERSON_KEYS_NEED_ADMIN =
+  'A person’s key is revoked by an administrator of people: the scope people:enroll (or platform:admin), not platform:write alone';
 
 /** A Passport's server keys: rotated, or one revoked. */
 export function registerPassportKeyRoutes(passports: RouteGroup, services: KeyServiceDeps): void {
@@ -82,19 +87,27 @@ function registerRevokeKey(passports: RouteGroup, services: KeyServiceDeps): voi
       'Immediately unusable: the key signs nothing more, what it signed no longer verifies, it leaves the DID document and the JWKS, and a session ' +
       'signed in with it (a device key) ends, with every delegation token exchanged from such a session (and every delegation below it), in the ' +
       'same transaction: refused at once by this instance and within a second by the others. An agent or organization whose active key is revoked signs again after a rotation. The organization ' +
-      'Passport needs platform:admin.',
+      'Passport needs platform:admin. A person’s key (a device key) needs an administrator of people: people:enroll (with ' +
+      'platform:write) or platform:admin; platform:write alone revokes agents’ keys only.',
     auth: 'platform:write',
     request: { params: PassportKeyParamsSchema, body: RevokeKeySchema },
     responses: {
       200: { description: 'The revoked key', schema: RevokedKeySchema },
-      403: { description: 'insufficient_scope: the organization Passport needs platform:admin' },
+      403: {
+        description:
+          'insufficient_scope: the organization Passport needs platform:admin; a person’s Passport people:enroll (required_scope names which)',
+      },
       404: { description: 'passport_not_found, or passport_key_not_found' },
       409: { description: 'passport_key_already_revoked' },
     },
     handler: async ({ params, body, principal }) => {
       const outcome = await revokePassportKeyOf(services, principal, params.passport_id, params.kid, body.reason);
       if (!outcome.ok) {
-        if (outcome.code === 'insufficient_scope') throw organizationAdminProblem(outcome, KEYS_NEED_ADMIN);
+        if (outcome.code === 'insufficient_scope')
+          throw organizationAdminProblem(
+            outcome,
+            outcome.required_scope === 'people:enroll' ? PERSON_KEYS_NEED_ADMIN : KEYS_NEED_ADMIN,
+          );
         const details = {
           passport_not_found: `No Passport ${params.passport_id}`,
           passport_key_not_found: `The Passport has no key ${params.kid}`,

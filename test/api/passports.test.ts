@@ -406,6 +406,51 @@ describe('rotating and revoking keys', () => {
       ),
     ).toMatchObject({ ok: false, code: 'lifetime_too_long' });
   });
+
+  it('revokes a person’s device key only for an administrator of people: platform:write alone is refused', async () => {
+    const person = await registerPerson();
+    const revoke = (token: string) =>
+      call(stack.baseUrl, 'POST', `/v1/passports/${person.passportId}/keys/${person.kid}/revoke`, {
+        token,
+        json: { reason: 'not yours to revoke' },
+      });
+    const refused = await revoke(await stack.token(['platform:read', 'platform:write']));
+    expectProblem(refused, 403, 'insufficient_scope');
+    expect(refused.body).toMatchObject({ required_scope: 'people:enroll' });
+    // Another person is no administrator of people; another organization's administrator sees no such Passport.
+    const other = await registerPerson();
+    const otherSession = await call(stack.baseUrl, 'POST', `/v1/passports/${other.passportId}/sessions`, {
+      json: {
+        proof: await proof(
+          other.privateKey,
+          { challenge: await signInChallenge(other.passportId) },
+          { kid: other.kid },
+        ),
+      },
+    });
+    expect(otherSession.status).toBe(201);
+    expectProblem(await revoke(otherSession.body.sessionToken), 403, 'insufficient_scope');
+    const organization = await call(stack.baseUrl, 'POST', '/v1/organizations', {
+      token: await stack.token(['cloud:admin:global'], 'operator'),
+      json: { org_did: `did:web:${randomUUID().slice(0, 8)}.example`, name: 'Elsewhere' },
+    });
+    expect(organization.status).toBe(201);
+    expectProblem(
+      await revoke(await stack.token(['platform:admin'], 'foreign-admin', organization.body.organization_id)),
+      404,
+      'passport_not_found',
+    );
+    expect(await db()('passport_keys').where({ kid: person.kid }).first()).toMatchObject({ status: 'active' });
+
+    const enroller = await revoke(await stack.token(['platform:write', 'people:enroll']));
+    expect(enroller.status).toBe(200);
+    expect(enroller.body.key).toMatchObject({ kid: person.kid, status: 'revoked' });
+    const second = await registerPerson();
+    const byAdmin = await admin('POST', `/v1/passports/${second.passportId}/keys/${second.kid}/revoke`, {
+      json: { reason: 'phone lost' },
+    });
+    expect(byAdmin.status).toBe(200);
+  });
 });
 
 describe('the device ceremony', () => {
@@ -588,7 +633,7 @@ describe('the device ceremony', () => {
       'challenge_expired',
     );
 
-    const revoked = await writer('POST', `/v1/passports/${person.passportId}/keys/${person.kid}/revoke`, {
+    const revoked = await admin('POST', `/v1/passports/${person.passportId}/keys/${person.kid}/revoke`, {
       json: { reason: 'phone lost' },
     });
     expect(revoked.status).toBe(200);

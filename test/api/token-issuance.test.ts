@@ -333,7 +333,7 @@ describe('revoking a credential ends the delegation tokens exchanged from its se
     const revoked = await post(
       `/v1/passports/${person.passport_id}/keys/${person.kid}/revoke`,
       { reason: 'phone lost' },
-      await stack.token(['platform:write']),
+      await stack.token(['platform:write', 'people:enroll']),
     );
     expect(revoked.status).toBe(200);
     expect(await works(root.token)).toBe(401);

@@ -11,7 +11,8 @@ import {
 } from '../../../db/passports';
 import { didKeyOfJwk } from '../../../domain/identity/did';
 import { createSecretBox } from '../../../lib/secret-box';
-import type { Principal } from '../scopes';
+import { allowsCapability } from '../../../domain/identity/capabilities';
+import { grants, type Principal } from '../scopes';
 import { applyCredentialRevocations, revokeDelegationsOfCredential } from '../delegations/credential-revocations';
 import type { RevocationRegistry } from '../delegations/revocations';
 import { newServerKey, publishedKey } from './keys';
@@ -91,9 +92,31 @@ export async function rotatePassportKeys(
   };
 }
 
+/** The refusal of a caller who is neither the person nor an administrator of people to revoke a person's key. */
+export type PeopleAdminRefusal = { ok: false; code: 'insufficient_scope'; required_scope: 'people:enroll' };
+
+/**
+ * A person's keys are their credentials, and revoking one locks them out: only the person (a session of that
+ * Passport) or an administrator of people (people:enroll, which platform:admin implies, as enrolling needs)
+ * may, never platform:write alone. A session's or delegation token's grants are capabilities, never scopes.
+ */
+function personKeyRefusal(
+  principal: Principal,
+  passport: { passport_id: string; type: string },
+): PeopleAdminRefusal | undefined {
+  if (passport.type !== 'individual') return undefined;
+  const actor = principal.actor;
+  const permitted = actor
+    ? (principal.kind === 'session' && actor.passport_id === passport.passport_id) ||
+      allowsCapability(principal.scopes, 'people:enroll', actor.delegation?.risk_level ?? 'high')
+    : grants(principal.scopes, 'people:enroll');
+  return permitted ? undefined : { ok: false, code: 'insufficient_scope', required_scope: 'people:enroll' };
+}
+
 export type RevokeOutcome =
   | { ok: true; key: PassportKeyRow }
   | OrganizationAdminRefusal
+  | PeopleAdminRefusal
   | { ok: false; code: 'passport_not_found' | 'passport_key_not_found' | 'passport_key_already_revoked' };
 
 /**
@@ -110,7 +133,7 @@ export async function revokePassportKeyOf(
 ): Promise<RevokeOutcome> {
   const passport = await findPassport(deps.db, passportId, principal.organization_id);
   if (!passport) return { ok: false, code: 'passport_not_found' };
-  const refusal = organizationAdminRefusal(principal, passport.type);
+  const refusal = organizationAdminRefusal(principal, passport.type) ?? personKeyRefusal(principal, passport);
   if (refusal) return refusal;
   const now = new Date();
   const revoked = await deps.db.transaction(async (trx) => {
