@@ -108,8 +108,8 @@ export const IDENTITY_PROBLEMS = {
     status: 403,
     title: 'The token belongs to a delegation outside the caller’s chain',
     remediation: [
-      'Rotate only a token of your own delegation or of one made from it',
-      'Or rotate with the person’s session, or with the delegation token the target was delegated from',
+      'Rotate or revoke only your own delegation, a delegation made from it, or their tokens',
+      'Or act with the person’s session, or with the delegation token the target was delegated from',
     ],
   },
   revoked_by_mismatch: {
