@@ -10,6 +10,7 @@ import {
   lockPasskey,
   recordPasskeyUse,
   revokePasskey,
+  type PasskeyRow,
   type PassportIdentity,
 } from '../../../db/webauthn';
 import { ORCH_CORE_DID } from '../../../domain/provenance/records';
@@ -56,6 +57,37 @@ export type AuthenticationOutcome =
       detail: string;
     };
 
+/** The signature counter the assertion presents, once its signature verifies against the passkey. */
+async function verifiedCounter(
+  deps: WebAuthnDeps,
+  response: AuthenticationResponseJSON,
+  expectedChallenge: string,
+  passkey: PasskeyRow,
+): Promise<{ ok: true; counter: number } | { ok: false; code: 'verification_failed'; detail: string }> {
+  const { webauthn } = deps.settings;
+  try {
+    // Counter 0 here: judgeCounter judges it under a row lock, so that two sign-ins at once are judged in turn.
+    const verification = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge,
+      expectedOrigin: webauthn.origins,
+      expectedRPID: webauthn.rpId,
+      credential: {
+        id: passkey.credential_id,
+        publicKey: Buffer.from(passkey.public_key, 'base64url'),
+        counter: 0,
+        transports: knownTransports(passkey.transports),
+      },
+      requireUserVerification: true,
+    });
+    if (!verification.verified)
+      return { ok: false, code: 'verification_failed', detail: 'The assertion signature did not verify' };
+    return { ok: true, counter: verification.authenticationInfo.newCounter };
+  } catch (error) {
+    return { ok: false, code: 'verification_failed', detail: (error as Error).message };
+  }
+}
+
 /**
  * Verifies an assertion and signs the person in. A signature counter that does not grow means the passkey
  * has been copied: the passkey is revoked at once (every session signed in with it ends, with every delegation
@@ -84,31 +116,10 @@ export async function authenticate(
   if (passport?.status !== 'active')
     return { ok: false, code: 'passport_inactive', detail: 'The Passport of this passkey is not active' };
 
-  const { webauthn } = deps.settings;
-  let presentedCounter: number;
-  try {
-    // Counter 0 here: judgeCounter judges it under a row lock, so that two sign-ins at once are judged in turn.
-    const verification = await verifyAuthenticationResponse({
-      response,
-      expectedChallenge: taken.challenge.challenge,
-      expectedOrigin: webauthn.origins,
-      expectedRPID: webauthn.rpId,
-      credential: {
-        id: passkey.credential_id,
-        publicKey: Buffer.from(passkey.public_key, 'base64url'),
-        counter: 0,
-        transports: knownTransports(passkey.transports),
-      },
-      requireUserVerification: true,
-    });
-    if (!verification.verified)
-      return { ok: false, code: 'verification_failed', detail: 'The assertion signature did not verify' };
-    presentedCounter = verification.authenticationInfo.newCounter;
-  } catch (error) {
-    return { ok: false, code: 'verification_failed', detail: (error as Error).message };
-  }
+  const presented = await verifiedCounter(deps, response, taken.challenge.challenge, passkey);
+  if (!presented.ok) return presented;
 
-  const judged = await judgeCounter(deps, passkey.credential_id, presentedCounter);
+  const judged = await judgeCounter(deps, passkey.credential_id, presented.counter);
   if (!judged.ok) {
     if (judged.code !== 'counter_regression') return judged;
     deps.logger.warn('passkey revoked: signature counter went back (cloned authenticator)', {
