@@ -1,6 +1,7 @@
 import type { ZodType } from 'zod';
 import type { Principal, Scope } from '../services/identity/scopes';
 import type { RateLimitCategory } from './middleware/rate-limit';
+import type { OperationSpec } from './openapi-assembly';
 import { Problem, type ProblemCode } from './problem';
 import type { ApiBuilder, Infer, ResourceScope, ResponseSpec } from './route';
 
@@ -10,14 +11,13 @@ export interface GetContext<Q, P> {
   principal: Principal;
 }
 
-export interface GetRouteSpec<Q extends ZodType | undefined, P extends ZodType | undefined, Row> {
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
+/** What a read route declares about itself: its operation, who may call it, and how often. */
+export type ReadOperation = Pick<OperationSpec, 'path' | 'operationId' | 'summary' | 'description' | 'tags'> & {
   auth: Scope | ResourceScope;
   rateLimit: RateLimitCategory;
+};
+
+export interface GetRouteSpec<Q extends ZodType | undefined, P extends ZodType | undefined, Row> extends ReadOperation {
   params?: P;
   query?: Q;
   /** The 200 answer. */

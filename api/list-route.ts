@@ -1,10 +1,10 @@
 import type { ZodType } from 'zod';
 import type { Page, PageRequest } from '../db/pagination';
-import type { Principal, Scope } from '../services/identity/scopes';
+import type { Principal } from '../services/identity/scopes';
 import { parseSort, withCursorProblems } from './middleware/pagination';
-import type { RateLimitCategory } from './middleware/rate-limit';
 import { Problem, type ProblemCode } from './problem';
-import type { ApiBuilder, Infer, ResourceScope, ResponseSpec } from './route';
+import type { ReadOperation } from './get-route';
+import type { ApiBuilder, Infer, ResponseSpec } from './route';
 import { pageSchema } from './schemas/common';
 
 /** The query every list takes (listQuerySchema), with the list's own filters beside it. */
@@ -18,14 +18,7 @@ export interface ListContext<Q, P> {
   page: PageRequest;
 }
 
-export interface ListRouteSpec<Q extends ListQuery, P extends ZodType | undefined, Row> {
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
-  auth: Scope | ResourceScope;
-  rateLimit: RateLimitCategory;
+export interface ListRouteSpec<Q extends ListQuery, P extends ZodType | undefined, Row> extends ReadOperation {
   query: Q;
   params?: P;
   /** The 200 answer: a page of item under the component name, or a page schema of the list's own. */

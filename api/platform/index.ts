@@ -1,13 +1,4 @@
-import type { Client } from '@temporalio/client';
-import type { Knex } from 'knex';
-import type { HumanEscalationLevel } from '../../contracts/route-task';
-import type { PlatformSettings } from '../../services/platform/settings';
-import type { KeyRing } from '../../services/identity/issuance/key-ring';
-import type { TokenSettings } from '../../services/identity/authentication/actor';
-import type { RevocationRegistry } from '../../services/identity/delegations/revocations';
-import type { DecisionWaits } from '../../services/decisions/waits';
-import type { PassportSettings } from '../../services/identity/passports/settings';
-import type { Logger } from '../../lib/logger';
+import type { AppDeps } from '../app-deps';
 import type { ApiBuilder } from '../route';
 import { registerAgentRoutes } from './agents';
 import { registerApprovalRoutes } from './approvals';
@@ -20,23 +11,22 @@ import { registerReasoningPlatformRoutes } from './reasoning-registry';
 import { registerTaskRoutes } from './tasks';
 import { registerWorkflowRoutes } from './workflows';
 
-export interface PlatformRouteDeps {
-  db: Knex;
-  temporal: Client;
-  keyRing: KeyRing;
-  logger: Logger;
-  revocations: RevocationRegistry;
-  decisions: DecisionWaits;
-  settings: {
-    taskQueue: string;
-    token: TokenSettings;
-    platform: PlatformSettings;
-    escalationTimeoutsSeconds: Record<HumanEscalationLevel, number>;
-    autonomousEscalationWindowSeconds: number;
-    reviewWindowSeconds: number;
-    passports: PassportSettings;
-  };
-}
+/** The part of the app's dependencies the platform routes use. */
+export type PlatformRouteDeps = Pick<
+  AppDeps,
+  'db' | 'temporal' | 'keyRing' | 'logger' | 'revocations' | 'decisions'
+> & {
+  settings: Pick<
+    AppDeps['settings'],
+    | 'taskQueue'
+    | 'token'
+    | 'platform'
+    | 'escalationTimeoutsSeconds'
+    | 'autonomousEscalationWindowSeconds'
+    | 'reviewWindowSeconds'
+    | 'passports'
+  >;
+};
 
 /** Every route of the platform API (/v1 outside /v1/orch). */
 export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps): void {
