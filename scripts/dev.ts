@@ -7,7 +7,8 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { migrateToLatest } from '../db/migrate';
-import { ledgerOrigin, loadConfig, publicBaseUrl } from '../app/config';
+import { ledgerOrigin, loadConfig } from '../app/config';
+import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 import { migrateDatabase, openDatabase } from '../app/database';
 import { issueEveryScopeToken, startApiSide, startWorkerSide } from '../app/stack';
 import { closeServer } from '../lib/http-server';
@@ -19,6 +20,7 @@ import { loadModelSeed } from '../services/models/registry';
 import { modelSeed } from '../services/models/seed';
 import { ensureLedgerKey } from '../services/ledger/keys';
 import { bundleWorkflowsApart, installWorkerRuntime } from '../workers/create-worker';
+import { browserBaseUrl, firstEnrollment, withBrowserPasskeys, type FirstEnrollment } from './dev-browser';
 import { DEV_REVIEWERS, seedDevReviewers } from './dev-seed';
 import { signInPerson } from './sign-in-person';
 import { afterAnswerWorkSettled } from '../services/workflow-starts/signals';
@@ -40,7 +42,7 @@ async function runCleanups(): Promise<void> {
 
 async function main(): Promise<void> {
   const externalTemporal = Boolean(process.env.TEMPORAL_ADDRESS);
-  const config = loadConfig(process.env);
+  const config = withBrowserPasskeys(loadConfig(process.env));
   const logger = createLogger({ level: config.LOG_LEVEL });
   // One process, one registry and one tracer for the API and the worker; both off unless configured.
   const tracing = tracingOf(config, 'handoff');
@@ -124,8 +126,14 @@ async function main(): Promise<void> {
     ttlSeconds: DEV_TOKEN_TTL_SECONDS,
   });
   // Human acts need a person: Ada, the first seeded reviewer, signed in with a device key of her own.
-  const reviewerSession = await signInPerson(db, config, DEV_REVIEWERS[0]!.did);
-  const base = publicBaseUrl(config);
+  const reviewer = DEV_REVIEWERS[0]!;
+  const reviewerSession = await signInPerson(db, config, reviewer.did);
+  // The same reviewer in a browser: a passkey enrolled from this link, as an administrator would send it.
+  const enrollment = await firstEnrollment(api.deps, DEFAULT_ORGANIZATION_ID, {
+    user_name: reviewer.did.split(':').at(-1)!,
+    display_name: reviewer.display_name,
+  });
+  const base = browserBaseUrl(config);
   say(
     [
       '',
@@ -141,6 +149,8 @@ async function main(): Promise<void> {
       '',
       `Session of ${DEV_REVIEWERS[0]!.display_name}, a signed-in reviewer for human acts (resolve, respond; 4 h):`,
       `  ${reviewerSession}`,
+      '',
+      ...enrollmentLines(reviewer.display_name, enrollment),
       '',
       'Press Ctrl-C to stop.',
       '',
@@ -166,6 +176,15 @@ async function main(): Promise<void> {
     void stop('parent process exited');
   }, ORPHAN_CHECK_INTERVAL_MS);
   orphanWatch.unref();
+}
+
+function enrollmentLines(name: string, enrollment: FirstEnrollment): string[] {
+  if (enrollment.state === 'enrolled')
+    return [`${name} has a passkey (Passport ${enrollment.passport_id}); sign in with it in the browser.`];
+  return [
+    `${name}'s passkey: open this enrollment link in a browser (valid until ${enrollment.expires_at.toISOString()}):`,
+    `  ${enrollment.url}`,
+  ];
 }
 
 main().catch(async (error: unknown) => {

@@ -1,6 +1,6 @@
 import { startAuthentication, authenticate } from '../../services/identity/passkeys/authentication';
 import type { WebAuthnDeps } from '../../services/identity/passkeys/ceremony';
-import { completeEnrollment, startEnrollment } from '../../services/identity/passkeys/registration';
+import { completeEnrollment, enrollmentPageUrl, startEnrollment } from '../../services/identity/passkeys/registration';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {
@@ -55,15 +55,13 @@ function registerEnrollment(api: ApiBuilder, deps: WebAuthnDeps): void {
           `The person ${body.userId} is enrolled as Passport ${outcome.passport_id}`,
           { extensions: { passport_id: outcome.passport_id } },
         );
-      const page = new URL('/passkeys', deps.settings.webauthn.origins[0]);
-      page.hash = `enrollment=${Buffer.from(JSON.stringify(outcome.options)).toString('base64url')}`;
       return {
         status: 201,
         body: {
           passport_id: outcome.passport_id,
           options: outcome.options,
           expires_at: outcome.expires_at.toISOString(),
-          enrollment_url: page.toString(),
+          enrollment_url: enrollmentPageUrl(deps.settings.webauthn.origins[0]!, outcome.options),
         },
       };
     },

@@ -1,11 +1,12 @@
 import type { Server } from 'node:http';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { tokenIssuer } from '../../app/config';
 import { closeServer, listen } from '../../lib/http-server';
 import { freePort } from '../../lib/net';
 import { buildStackApp } from '../support/app';
 import { chromiumExecutable } from '../support/chromium';
 import { call } from '../support/http';
+import { launchPasskeyBrowser, withVirtualAuthenticator } from '../support/passkey-browser';
 import { startStack, type Stack } from '../support/stack';
 
 const executable = chromiumExecutable();
@@ -32,11 +33,7 @@ beforeAll(async () => {
     buildStackApp(stack, { config: { PUBLIC_BASE_URL: baseUrl, AUTH_ISSUER: tokenIssuer(stack.config) } }),
     { host: '127.0.0.1', port },
   );
-  browser = await chromium.launch({
-    executablePath: executable.path,
-    headless: true,
-    args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--host-resolver-rules=MAP localhost 127.0.0.1'],
-  });
+  browser = await launchPasskeyBrowser(executable.path);
 });
 
 afterAll(async () => {
@@ -44,30 +41,6 @@ afterAll(async () => {
   if (server) await closeServer(server);
   await stack?.stop();
 });
-
-/** A browser profile with Chromium's virtual platform authenticator: a passkey store that verifies its user. */
-async function withVirtualAuthenticator(): Promise<{
-  context: BrowserContext;
-  page: Page;
-  cdp: CDPSession;
-  authenticatorId: string;
-}> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return { context, page, cdp, authenticatorId };
-}
 
 async function statusAfterClicking(page: Page, button: string) {
   await page.click(button);
@@ -89,7 +62,7 @@ describeWithChromium('passkeys in a real browser', () => {
     });
     expect(enrollment.status).toBe(201);
     expect(enrollment.body.options.rp.id).toBe('localhost');
-    const { context, page, cdp, authenticatorId } = await withVirtualAuthenticator();
+    const { context, page, cdp, authenticatorId } = await withVirtualAuthenticator(browser);
     try {
       await page.goto(enrollment.body.enrollment_url as string);
       const enrolled = await statusAfterClicking(page, '#enroll');

@@ -52,6 +52,13 @@ export async function creationOptions(
   });
 }
 
+/** The passkey page that completes an enrollment: the options ride in the fragment, so the challenge never reaches a log. */
+export function enrollmentPageUrl(origin: string, options: PublicKeyCredentialCreationOptionsJSON): string {
+  const page = new URL('/passkeys', origin);
+  page.hash = `enrollment=${Buffer.from(JSON.stringify(options)).toString('base64url')}`;
+  return page.toString();
+}
+
 export type StartEnrollmentOutcome =
   ({ ok: true } & CreationOptions) | { ok: false; code: 'user_enrolled'; passport_id: string };
 
