@@ -23,6 +23,7 @@ import { registerDelegationRoutes } from './platform/delegation';
 import { registerWebhookDeliveryRoutes } from './orch/webhook-deliveries';
 import { registerWebhookRoutes } from './orch/webhooks';
 import { registerEventRoutes } from './platform/events';
+import { registerInboxPage } from './platform/inbox-page';
 import { registerPasskeyPage } from './platform/passkey-page';
 import { registerWebAuthnRoutes } from './platform/webauthn';
 import type { DelegationDeps } from '../services/identity/delegations/context';
@@ -106,4 +107,5 @@ function registerPlatformSideRoutes(api: ApiBuilder, deps: AppDeps, delegation: 
     settings: { token: settings.token, webauthn: settings.webauthn },
   });
   registerPasskeyPage(api);
+  registerInboxPage(api);
 }

@@ -140,6 +140,7 @@ async function main(): Promise<void> {
       'Handoff is running.',
       `  API          ${base}`,
       `  API docs     ${base}/docs`,
+      `  Inbox        ${base}/inbox`,
       `  Temporal UI  ${temporalServer?.uiUrl ?? `(external Temporal at ${config.TEMPORAL_ADDRESS})`}`,
       ...(metricsServer ? [`  Metrics      http://${config.METRICS_HOST}:${String(config.METRICS_PORT)}/metrics`] : []),
       `  Ledger key   ${ledgerKey.verifierKey}`,

@@ -10,7 +10,9 @@ import { freePort } from '../../lib/net';
 import { firstEnrollment, withBrowserPasskeys } from '../../scripts/dev-browser';
 import { buildStackApp } from '../support/app';
 import { chromiumExecutable } from '../support/chromium';
-import { launchPasskeyBrowser, withVirtualAuthenticator } from '../support/passkey-browser';
+import { client, expectProblem } from '../support/http';
+import { signedInPerson } from '../support/identity';
+import { launchPasskeyBrowser, withVirtualAuthenticator, type AuthenticatorProfile } from '../support/passkey-browser';
 import { startStack, type Stack } from '../support/stack';
 
 const executable = chromiumExecutable();
@@ -74,22 +76,112 @@ async function enrollFrom(page: Page, link: string): Promise<string> {
 }
 
 describeWithChromium('the reviewer inbox on npm start’s defaults', () => {
+  // One phone-sized browser profile for the whole story: its authenticator keeps the passkey enrolled first.
+  let profile: AuthenticatorProfile;
+  let ada: { did: string; passport_id: string };
+  const baseUrl = () => `http://localhost:${String(config.PORT)}`;
+  beforeAll(async () => {
+    profile = await withVirtualAuthenticator(browser, { width: 390, height: 844 });
+  });
+  afterAll(() => profile?.context.close());
+
   it('enrolls the seeded reviewer from the printed link, with a passkey bound to localhost', async () => {
     const link = await enrollmentLink({ user_name: 'ada', display_name: 'Ada (clinical reviewer)' });
-    expect(link).toMatch(new RegExp(`^http://localhost:${String(config.PORT)}/passkeys#enrollment=`));
-    const { context, page, cdp, authenticatorId } = await withVirtualAuthenticator(browser);
-    try {
-      const did = await enrollFrom(page, link);
-      const passport = await stack.database.db('passports').where({ did }).first();
-      expect(passport).toMatchObject({ type: 'individual', name: 'Ada (clinical reviewer)', status: 'active' });
-      const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
-      expect(credentials).toEqual([expect.objectContaining({ rpId: 'localhost' })]);
-      // Enrolled, the next start has no link to print.
-      await expect(
-        firstEnrollment(deps, DEFAULT_ORGANIZATION_ID, { user_name: 'ada', display_name: 'Ada' }),
-      ).resolves.toEqual({ state: 'enrolled', passport_id: passport.passport_id });
-    } finally {
-      await context.close();
-    }
+    expect(link).toMatch(new RegExp(`^${baseUrl()}/passkeys#enrollment=`));
+    const { page, cdp, authenticatorId } = profile;
+    const did = await enrollFrom(page, link);
+    const passport = await stack.database.db('passports').where({ did }).first();
+    expect(passport).toMatchObject({ type: 'individual', name: 'Ada (clinical reviewer)', status: 'active' });
+    ada = { did, passport_id: passport.passport_id };
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).toEqual([expect.objectContaining({ rpId: 'localhost' })]);
+    // Enrolled, the next start has no link to print.
+    await expect(
+      firstEnrollment(deps, DEFAULT_ORGANIZATION_ID, { user_name: 'ada', display_name: 'Ada' }),
+    ).resolves.toEqual({ state: 'enrolled', passport_id: passport.passport_id });
+  });
+
+  it('signs in at /inbox, shows the approval addressed to the reviewer, and approves it with a comment', async () => {
+    const admin = client(baseUrl(), await stack.token(['platform:admin']));
+    const created = await admin('POST', '/v1/approvals', {
+      json: {
+        requester_passport_id: 'did:web:agents.example:billing-bot',
+        approver_passport_id: ada.did,
+        action_description: 'Refund 1,200 EUR to order 4471',
+        risk_level: 'high',
+        request_data: { order: 4471, amount: 1200 },
+        expires_in_seconds: 1800,
+      },
+    });
+    expect(created.status).toBe(201);
+    const approvalId = created.body.id as string;
+
+    const { page } = profile;
+    await page.goto(`${baseUrl()}/inbox`);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    const item = page.locator(`#queue button[data-approval-id="${approvalId}"]`);
+    await item.waitFor({ timeout: 30_000 });
+    expect(await item.textContent()).toMatch(/Refund 1,200 EUR.*Risk: high.*Urgency: urgent.*min left/);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+
+    // By keyboard: open the item, write the comment, approve.
+    await item.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Request' }).waitFor();
+    await page.getByLabel('Comment').fill('Checked against the order; refund is due.');
+    await page.getByRole('button', { name: 'Approve' }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#answer-status', { hasText: 'Request approved.' }).waitFor({ timeout: 30_000 });
+    expect(await page.locator('#queue button').count()).toBe(0);
+
+    const read = await admin('GET', `/v1/approvals/${approvalId}`);
+    expect(read.body).toMatchObject({
+      status: 'approved',
+      responded_by: ada.did,
+      response_comment: 'Checked against the order; refund is due.',
+    });
+  });
+
+  it('shows an answer that is refused as text by the comment, and keeps another person out', async () => {
+    const admin = client(baseUrl(), await stack.token(['platform:admin']));
+    const created = await admin('POST', '/v1/approvals', {
+      json: {
+        requester_passport_id: 'did:web:agents.example:billing-bot',
+        approver_passport_id: ada.did,
+        action_description: 'Close account 88',
+        expires_in_seconds: 3600,
+      },
+    });
+    const approvalId = created.body.id as string;
+    const other = await signedInPerson(stack, { name: 'Bea' });
+    const asOther = client(baseUrl(), other.sessionToken);
+    // The inbox's read for another person does not list it, and their answer is refused.
+    const theirs = await asOther('GET', `/v1/approvals?status=pending&approver=${encodeURIComponent(other.did)}`);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.data).toEqual([]);
+    expectProblem(
+      await asOther('POST', `/v1/approvals/${approvalId}/respond`, { json: { decision: 'approved' } }),
+      403,
+      'not_the_approver',
+    );
+
+    const { page } = profile;
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const item = page.locator(`#queue button[data-approval-id="${approvalId}"]`);
+    await item.click();
+    // A comment the API refuses: the reason is shown by the field, and nothing is decided.
+    await page.getByLabel('Comment').fill('x'.repeat(10_001));
+    await page.getByRole('button', { name: 'Reject' }).click();
+    const refused = page.locator('#answer-error', { hasText: 'The answer was not recorded' });
+    await refused.waitFor({ timeout: 30_000 });
+    expect(await refused.textContent()).toMatch(/comment/);
+    expect((await admin('GET', `/v1/approvals/${approvalId}`)).body.status).toBe('pending');
+    await page.getByLabel('Comment').fill('Not without the customer’s consent.');
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await page.locator('#answer-status', { hasText: 'Request rejected.' }).waitFor({ timeout: 30_000 });
+    expect((await admin('GET', `/v1/approvals/${approvalId}`)).body).toMatchObject({
+      status: 'rejected',
+      responded_by: ada.did,
+    });
   });
 });

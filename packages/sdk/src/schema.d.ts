@@ -1974,7 +1974,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a key of a Passport
-         * @description Immediately unusable: the key signs nothing more, what it signed no longer verifies, it leaves the DID document and the JWKS, and a session signed in with it (a device key) ends, with every delegation token exchanged from such a session (and every delegation below it), in the same transaction: refused at once by this instance and within a second by the others. An agent or organization whose active key is revoked signs again after a rotation. The organization Passport needs platform:admin.
+         * @description Immediately unusable: the key signs nothing more, what it signed no longer verifies, it leaves the DID document and the JWKS, and a session signed in with it (a device key) ends, with every delegation token exchanged from such a session (and every delegation below it), in the same transaction: refused at once by this instance and within a second by the others. An agent or organization whose active key is revoked signs again after a rotation. The organization Passport needs platform:admin. A person’s key (a device key) needs an administrator of people: people:enroll (with platform:write) or platform:admin; platform:write alone revokes agents’ keys only.
          */
         post: operations["revokePassportKey"];
         delete?: never;
@@ -2175,7 +2175,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a delegation token
-         * @description Refused by every API instance within a second. Other tokens of the delegation stay valid; revoke the delegation to end them all.
+         * @description Refused by every API instance within a second. Other tokens of the delegation stay valid; revoke the delegation to end them all. A delegation token revokes only tokens of its own delegation or of one made from it; a session those of its Passport.
          */
         post: operations["revokeDelegationToken"];
         delete?: never;
@@ -2195,7 +2195,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a delegation permanently
-         * @description Every token of the delegation, and of every delegation made from it, is refused by every API instance within a second. Permanent; revoking again returns the first revocation with 200.
+         * @description Every token of the delegation, and of every delegation made from it, is refused by every API instance within a second. Permanent; revoking again returns the first revocation with 200. A delegation token revokes only its own delegation or one made from it; a session its Passport’s delegations; an organization-level caller (access token, service account, personal access token) any of its organization.
          */
         post: operations["revokeDelegation"];
         delete?: never;
@@ -2575,6 +2575,23 @@ export interface paths {
         };
         /** The page that registers a person’s passkey (from an enrollment_url) and signs in with it */
         get: operations["getPasskeyPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reviewer’s inbox: sign in with a passkey, see the approval requests addressed to you, answer them */
+        get: operations["getInboxPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -22803,7 +22820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the organization Passport needs platform:admin; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            /** @description insufficient_scope: the organization Passport needs platform:admin; a person’s Passport people:enroll (required_scope names which); or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -24364,7 +24381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            /** @description delegation_outside_chain: the caller’s delegation token is neither the token’s delegation nor one above it (a narrowed token aiming at its parent’s token, say); or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -24557,7 +24574,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description revoked_by_mismatch; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            /** @description revoked_by_mismatch; or delegation_outside_chain: the caller’s delegation token is neither this delegation nor one above it (a narrowed or an agent’s token aiming at its root, say); or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -27732,6 +27749,89 @@ export interface operations {
         };
     };
     getPasskeyPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInboxPage: {
         parameters: {
             query?: never;
             header?: never;
