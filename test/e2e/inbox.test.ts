@@ -9,18 +9,13 @@ import { createLogger } from '../../lib/logger';
 import { freePort } from '../../lib/net';
 import { firstEnrollment, withBrowserPasskeys } from '../../scripts/dev-browser';
 import { buildStackApp } from '../support/app';
-import { chromiumExecutable } from '../support/chromium';
+import { chromiumForTest } from '../support/chromium';
 import { client, expectProblem } from '../support/http';
 import { signedInPerson } from '../support/identity';
 import { launchPasskeyBrowser, withVirtualAuthenticator, type AuthenticatorProfile } from '../support/passkey-browser';
 import { startStack, type Stack } from '../support/stack';
 
-const executable = chromiumExecutable();
-// CI installs Chromium (.ci/run): there a missing browser is a failure, not a skip.
-if ('missing' in executable && process.env.CI)
-  throw new Error(`The inbox e2e test needs Chromium: ${executable.missing}`);
-if ('missing' in executable) console.error(`Skipping the inbox e2e test: ${executable.missing}`);
-const describeWithChromium = 'path' in executable ? describe : describe.skip;
+const { executable, describeWithChromium } = chromiumForTest('inbox e2e test');
 
 jest.setTimeout(180_000);
 

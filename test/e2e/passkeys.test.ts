@@ -4,17 +4,12 @@ import { tokenIssuer } from '../../app/config';
 import { closeServer, listen } from '../../lib/http-server';
 import { freePort } from '../../lib/net';
 import { buildStackApp } from '../support/app';
-import { chromiumExecutable } from '../support/chromium';
+import { chromiumForTest } from '../support/chromium';
 import { call } from '../support/http';
 import { launchPasskeyBrowser, withVirtualAuthenticator } from '../support/passkey-browser';
 import { startStack, type Stack } from '../support/stack';
 
-const executable = chromiumExecutable();
-// CI installs Chromium (.ci/run): there a missing browser is a failure, not a skip.
-if ('missing' in executable && process.env.CI)
-  throw new Error(`The passkey e2e test needs Chromium: ${executable.missing}`);
-if ('missing' in executable) console.error(`Skipping the passkey e2e test: ${executable.missing}`);
-const describeWithChromium = 'path' in executable ? describe : describe.skip;
+const { executable, describeWithChromium } = chromiumForTest('passkey e2e test');
 
 jest.setTimeout(120_000);
 

@@ -29,3 +29,17 @@ export function chromiumExecutable(): { path: string } | { missing: string } {
         missing: `Installing Chromium with apt-get failed (exit ${installed.status ?? installed.signal ?? 'unknown'})`,
       };
 }
+
+/**
+ * The machine's Chromium for a browser test, and the describe to run it under: a skip, said on stderr, where
+ * there is none, except in CI (.ci/run installs it), where a missing browser fails the test file.
+ */
+export function chromiumForTest(name: string): {
+  executable: { path: string } | { missing: string };
+  describeWithChromium: jest.Describe;
+} {
+  const executable = chromiumExecutable();
+  if ('missing' in executable && process.env.CI) throw new Error(`The ${name} needs Chromium: ${executable.missing}`);
+  if ('missing' in executable) console.error(`Skipping the ${name}: ${executable.missing}`);
+  return { executable, describeWithChromium: 'path' in executable ? describe : describe.skip };
+}
