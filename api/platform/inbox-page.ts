@@ -13,13 +13,18 @@ const $ = (id) => document.getElementById(id);
 let session = JSON.parse(sessionStorage.getItem(SESSION_KEY) || 'null');
 let items = [];
 let selected = null;
+/** A problem response as one line: its detail (or title), and each field's error. */
+function problemText(answer, status) {
+  const fields = (answer.errors || []).map((e) => (e.field ? e.field + ' ' : '') + e.message).join('; ');
+  return (answer.detail || answer.title || 'HTTP ' + status) + (fields ? ': ' + fields : '');
+}
 async function api(method, path, body) {
   const headers = { authorization: 'Bearer ' + session.token };
   if (body) headers['content-type'] = 'application/json';
   const response = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
   const answer = await response.json().catch(() => ({}));
   if (response.status === 401) signOut();
-  if (!response.ok) throw new Error((answer.detail || answer.title || 'HTTP ' + response.status) + (answer.errors ? ': ' + answer.errors.map((e) => (e.field ? e.field + ' ' : '') + e.message).join('; ') : ''));
+  if (!response.ok) throw new Error(problemText(answer, response.status));
   return answer;
 }
 function left(expiresAt) {
@@ -56,7 +61,12 @@ function renderQueue() {
   $('queue-empty').hidden = items.length > 0;
   for (const item of items) {
     const button = text('button', '', { type: 'button', 'data-approval-id': item.id, 'aria-pressed': String(selected === item.id) });
-    button.append(text('strong', item.action_description), text('span', 'Risk: ' + item.risk_level), text('span', 'Urgency: ' + urgency(item.expires_at)), text('span', left(item.expires_at)));
+    button.append(
+      text('strong', item.action_description),
+      text('span', 'Risk: ' + item.risk_level),
+      text('span', 'Urgency: ' + urgency(item.expires_at)),
+      text('span', left(item.expires_at)),
+    );
     button.addEventListener('click', () => select(item.id));
     const entry = document.createElement('li');
     entry.append(button);
@@ -79,7 +89,16 @@ function select(id) {
   renderQueue();
   const details = $('details');
   details.replaceChildren();
-  const rows = [['Action', item.action_description], ['Risk', item.risk_level], ['Urgency', urgency(item.expires_at)], ['Time left', left(item.expires_at) + ' (until ' + item.expires_at + ')'], ['Agent', item.agent_id || '—'], ['Requested by', item.requester_passport_id], ['Risk factors', item.risk_factors.map((f) => f.factor + ' (' + f.severity + ')').join('; ') || '—'], ['Request data', JSON.stringify(item.request_data, null, 2)]];
+  const rows = [
+    ['Action', item.action_description],
+    ['Risk', item.risk_level],
+    ['Urgency', urgency(item.expires_at)],
+    ['Time left', left(item.expires_at) + ' (until ' + item.expires_at + ')'],
+    ['Agent', item.agent_id || '—'],
+    ['Requested by', item.requester_passport_id],
+    ['Risk factors', item.risk_factors.map((f) => f.factor + ' (' + f.severity + ')').join('; ') || '—'],
+    ['Request data', JSON.stringify(item.request_data, null, 2)],
+  ];
   for (const [term, value] of rows) details.append(text('dt', term), text('dd', value));
   $('comment').value = '';
   $('answer-error').textContent = '';
@@ -126,11 +145,17 @@ if (session) loadQueue();
 
 const STYLE = `
 body { font: 16px/1.5 system-ui, sans-serif; overflow-wrap: anywhere; color: #1a1a1a; background: #fff; margin: 0 auto; max-width: 48rem; padding: 1rem; }
-button { font: inherit; min-height: 2.75rem; padding: 0.5rem 1rem; border: 2px solid #1f3a8a; border-radius: 0.375rem; background: #1f3a8a; color: #fff; cursor: pointer; }
+button {
+  font: inherit; min-height: 2.75rem; padding: 0.5rem 1rem; border: 2px solid #1f3a8a; border-radius: 0.375rem;
+  background: #1f3a8a; color: #fff; cursor: pointer;
+}
 button.secondary { background: #fff; color: #1f3a8a; }
 button:focus-visible, textarea:focus-visible, [tabindex="-1"]:focus-visible { outline: 3px solid #b45309; outline-offset: 2px; }
 #queue { list-style: none; padding: 0; }
-#queue button { display: flex; flex-direction: column; align-items: flex-start; width: 100%; margin: 0 0 0.5rem; background: #f3f4f6; color: #1a1a1a; border-color: #4b5563; text-align: left; }
+#queue button {
+  display: flex; flex-direction: column; align-items: flex-start; width: 100%; margin: 0 0 0.5rem;
+  background: #f3f4f6; color: #1a1a1a; border-color: #4b5563; text-align: left;
+}
 #queue button[aria-pressed="true"] { border-color: #1f3a8a; background: #e0e7ff; }
 dl { display: grid; grid-template-columns: minmax(6rem, max-content) 1fr; gap: 0.25rem 1rem; }
 dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }

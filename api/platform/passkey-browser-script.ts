@@ -21,7 +21,11 @@ function registrationJson(credential) {
   const r = credential.response;
   return {
     id: credential.id, rawId: b64u.encode(credential.rawId), type: credential.type,
-    response: { clientDataJSON: b64u.encode(r.clientDataJSON), attestationObject: b64u.encode(r.attestationObject), transports: r.getTransports ? r.getTransports() : [] },
+    response: {
+      clientDataJSON: b64u.encode(r.clientDataJSON),
+      attestationObject: b64u.encode(r.attestationObject),
+      transports: r.getTransports ? r.getTransports() : [],
+    },
     authenticatorAttachment: credential.authenticatorAttachment || undefined,
     clientExtensionResults: credential.getClientExtensionResults(),
   };
@@ -54,7 +58,9 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('base6
  */
 export function pageAnswer(page: { html: string; script: string; style?: string }) {
   const style = page.style === undefined ? '' : ` style-src 'sha256-${sha256(page.style)}';`;
-  const policy = `default-src 'none'; script-src 'sha256-${sha256(page.script)}';${style} connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  const policy =
+    `default-src 'none'; script-src 'sha256-${sha256(page.script)}';${style} connect-src 'self'; ` +
+    `base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
   return {
     status: 200,
     headers: { 'Content-Security-Policy': policy, 'Cache-Control': 'no-store' },
