@@ -2,6 +2,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from '../lib/logger';
+import type { Mailer } from '../lib/mail/transport';
 import type { HttpMetrics } from '../lib/metrics';
 import type { PlatformSettings } from '../services/platform/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
@@ -25,6 +26,8 @@ export interface AppDeps {
   revocations: RevocationRegistry;
   /** The waits of GET …?wait= for a routing's or an approval's decision, woken by NOTIFY (services/decisions/waits.ts). */
   decisions: DecisionWaits;
+  /** Outgoing mail over SMTP_URL; `configured` is false when this deployment sends none. */
+  mailer: Mailer;
   settings: {
     publicBaseUrl: string;
     taskQueue: string;

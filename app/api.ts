@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   await listenUntilSignalled(app, { host: config.HOST, port: config.PORT, logger }, async () => {
     await deps.revocations.close();
     await deps.decisions.close();
+    deps.mailer.close();
     await afterAnswerWorkSettled(SHUTDOWN_DELIVERY_WAIT_MS);
     await temporal.connection.close();
     await db.destroy();

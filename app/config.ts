@@ -18,6 +18,7 @@ import { reasoningSettings } from './config/reasoning';
 import {
   apiVersionSettings,
   databaseSettings,
+  mailSettings,
   observabilitySettings,
   serverSettings,
   temporalSettings,
@@ -30,6 +31,7 @@ import {
 export const configSchema = z.object({
   ...serverSettings,
   ...observabilitySettings,
+  ...mailSettings,
   ...databaseSettings,
   ...temporalSettings,
   ...authSettings,

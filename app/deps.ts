@@ -8,6 +8,7 @@ import { createDecisionWaits } from '../services/decisions/waits';
 import type { WorkerSettings } from '../activities/settings';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { secretKeysFrom } from '../lib/secret-box';
+import { createMailer } from '../lib/mail/transport';
 import type { PassportSettings } from '../services/identity/passports/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
 import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
@@ -118,6 +119,11 @@ export function passportSettings(config: Config): PassportSettings {
   };
 }
 
+/** The SMTP transport of SMTP_URL and MAIL_FROM; close it on shutdown. */
+export function mailerOf(config: Config) {
+  return createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM });
+}
+
 /**
  * listenUrl: where the revocation registry LISTENs (a Postgres server; DATABASE_URL unless given). Without one
  * (the embedded PGlite has no LISTEN) it polls; so do the decision waits. Close deps.revocations and deps.decisions on shutdown.
@@ -149,6 +155,7 @@ export function createAppDeps(
     keyRing: createKeyRing(parts.db, { secretKeys: secretKeysOf(config) }),
     revocations,
     decisions,
+    mailer: mailerOf(config),
     settings: appSettings(config),
     ...observability,
   };

@@ -111,6 +111,7 @@ export async function startApiSide(
       await closeServer(server);
       await deps.revocations.close();
       await deps.decisions.close();
+      deps.mailer.close();
     },
   };
 }

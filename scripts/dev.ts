@@ -25,6 +25,7 @@ import { DEV_REVIEWERS, seedDevReviewers } from './dev-seed';
 import { signInPerson } from './sign-in-person';
 import { afterAnswerWorkSettled } from '../services/workflow-starts/signals';
 import { devSecretsKey } from './dev-secrets-key';
+import { startDevMail } from './dev-mail';
 import { secretKeysFrom } from '../lib/secret-box';
 import { provisionTemporal } from './provision-temporal';
 import { startTemporalDevServer, type DevServer } from './temporal-dev-server';
@@ -58,6 +59,14 @@ async function main(): Promise<void> {
       say(
         `Generated a development secrets encryption key in ${devKey.file} (set SECRETS_ENCRYPTION_KEY in production).`,
       );
+  }
+  // Development mail: caught by a loopback SMTP server and shown on a page, unless SMTP_URL names a real one.
+  let mailPage: string | undefined;
+  if (!config.SMTP_URL) {
+    const devMail = await startDevMail();
+    config.SMTP_URL = devMail.catcher.url;
+    mailPage = devMail.pageUrl;
+    cleanups.push(() => devMail.close());
   }
   // The embedded Postgres sends no notifications to wake the webhook dispatcher; it polls every second instead.
   if (!config.DATABASE_URL && !process.env.WEBHOOK_DISPATCH_POLL_MS) config.WEBHOOK_DISPATCH_POLL_MS = 1000;
@@ -141,6 +150,7 @@ async function main(): Promise<void> {
       `  API          ${base}`,
       `  API docs     ${base}/docs`,
       `  Inbox        ${base}/inbox`,
+      ...(mailPage ? [`  Mail         ${mailPage} (development mail, caught here)`] : []),
       `  Temporal UI  ${temporalServer?.uiUrl ?? `(external Temporal at ${config.TEMPORAL_ADDRESS})`}`,
       ...(metricsServer ? [`  Metrics      http://${config.METRICS_HOST}:${String(config.METRICS_PORT)}/metrics`] : []),
       `  Ledger key   ${ledgerKey.verifierKey}`,

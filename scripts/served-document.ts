@@ -29,6 +29,7 @@ export async function servedDocument(): Promise<unknown> {
   } finally {
     await closeServer(server);
     await deps.decisions.close();
+    deps.mailer.close();
     await deps.revocations.close();
     await db.destroy();
   }

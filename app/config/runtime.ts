@@ -13,6 +13,17 @@ export const serverSettings = {
   LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
 };
 
+/** Outgoing mail (enrollment links, codes, notifications), through one SMTP transport. */
+export const mailSettings = {
+  /** smtp://user:pass@host:port (smtps:// for TLS). Unset: no mail is sent, and acts that need it are refused; `npm start` catches development mail on a page of its own. */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'smtp:// or smtps:// URL')
+    .optional(),
+  /** The From of every message. */
+  MAIL_FROM: z.string().default('Handoff <handoff@localhost>'),
+};
+
 /** Metrics and traces for operators (docs/operations.md). */
 export const observabilitySettings = {
   /**

@@ -6,6 +6,7 @@ import { seedDevReviewers } from '../../scripts/dev-seed';
 import { ledgerOrigin, loadConfig, type Config } from '../../app/config';
 import { startApiSide, startWorkerSide, type RunningWorker } from '../../app/stack';
 import { createLogger } from '../../lib/logger';
+import { startMailCatcher, type MailCatcher } from '../../lib/mail/catcher';
 import { freePort } from '../../lib/net';
 import { createKeyRing, ensureSigningKey } from '../../services/identity/issuance/key-ring';
 import { issueAccessToken } from '../../services/identity/issuance/access-tokens';
@@ -41,6 +42,8 @@ export interface Stack {
   temporal: Client;
   taskQueue: string;
   worker: Worker;
+  /** The stack's SMTP server (SMTP_URL points at it unless the test sets one): read the mail the service sent. */
+  mail: MailCatcher;
   /** A JWT from the deployment key with the given scopes (all of them by default), in the default organization unless named. */
   token(scopes?: readonly string[], subject?: string, organizationId?: string): Promise<string>;
   /** Starts a worker again after stopWorker, as a restarted process would. */
@@ -57,6 +60,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
   // Known before the API listens, so that the worker can give agents the URL they report progress to.
   const port = await freePort();
+  const mail = await startMailCatcher();
   // Blocks sealed within a fraction of a second, so tests read proofs soon after they append.
   const config = loadConfig({
     TEMPORAL_ADDRESS: devServerAddress(),
@@ -67,6 +71,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     LEDGER_BLOCK_MAX_AGE_MS: '100',
     // Webhook signing secrets are sealed with a key; each stack has its own unless the test sets one.
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SMTP_URL: mail.url,
     ...env,
   });
   const logger = createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
@@ -113,6 +118,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     database,
     temporal,
     taskQueue,
+    mail,
     get worker() {
       return workerSide!.worker;
     },
@@ -137,6 +143,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       await nativeConnection.close();
       await connection.close();
       await database.destroy();
+      await mail.close();
     },
   };
 }
