@@ -50,7 +50,7 @@ export async function startMailCatcher(options: { port?: number; keep?: number }
           for (const waiter of [...waiters]) waiter(mail);
           callback();
         })
-        .catch((error: Error) => callback(error));
+        .catch((error: unknown) => callback(error instanceof Error ? error : new Error(String(error))));
     },
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
