@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from '../lib/logger';
 import type { Mailer } from '../lib/mail/transport';
+import type { SmsSender } from '../lib/sms/sender';
 import type { HttpMetrics } from '../lib/metrics';
 import type { PlatformSettings } from '../services/platform/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
@@ -28,6 +29,8 @@ export interface AppDeps {
   decisions: DecisionWaits;
   /** Outgoing mail over SMTP_URL; `configured` is false when this deployment sends none. */
   mailer: Mailer;
+  /** Outgoing texts through SMS_API_URL's provider; `configured` is false when this deployment sends none. */
+  sms: SmsSender;
   settings: {
     publicBaseUrl: string;
     taskQueue: string;

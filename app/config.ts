@@ -21,6 +21,7 @@ import {
   mailSettings,
   observabilitySettings,
   serverSettings,
+  smsSettings,
   temporalSettings,
 } from './config/runtime';
 
@@ -32,6 +33,7 @@ export const configSchema = z.object({
   ...serverSettings,
   ...observabilitySettings,
   ...mailSettings,
+  ...smsSettings,
   ...databaseSettings,
   ...temporalSettings,
   ...authSettings,

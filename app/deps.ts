@@ -9,6 +9,7 @@ import type { WorkerSettings } from '../activities/settings';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { secretKeysFrom } from '../lib/secret-box';
 import { createMailer } from '../lib/mail/transport';
+import { createSmsSender } from '../lib/sms/sender';
 import type { PassportSettings } from '../services/identity/passports/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
 import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
@@ -124,6 +125,17 @@ export function mailerOf(config: Config) {
   return createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM });
 }
 
+/** The SMS provider of SMS_API_URL and its account; unconfigured (it refuses to send) when any of them is unset. */
+export function smsSenderOf(config: Config) {
+  return createSmsSender({
+    apiUrl: config.SMS_API_URL,
+    accountId: config.SMS_ACCOUNT_ID,
+    authToken: config.SMS_AUTH_TOKEN,
+    from: config.SMS_FROM,
+    timeoutMs: config.SMS_TIMEOUT_MS,
+  });
+}
+
 /**
  * listenUrl: where the revocation registry LISTENs (a Postgres server; DATABASE_URL unless given). Without one
  * (the embedded PGlite has no LISTEN) it polls; so do the decision waits. Close deps.revocations and deps.decisions on shutdown.
@@ -156,6 +168,7 @@ export function createAppDeps(
     revocations,
     decisions,
     mailer: mailerOf(config),
+    sms: smsSenderOf(config),
     settings: appSettings(config),
     ...observability,
   };

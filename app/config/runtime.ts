@@ -24,6 +24,20 @@ export const mailSettings = {
   MAIL_FROM: z.string().default('Handoff <handoff@localhost>'),
 };
 
+/** Outgoing text messages (recovery codes), through one provider speaking Twilio's Messages API. */
+export const smsSettings = {
+  /** Base URL of the provider (https://api.twilio.com, or any API of the same shape). Unset: no texts are sent, and acts that need one are refused. */
+  SMS_API_URL: z.url().optional(),
+  /** The provider account (Twilio's Account SID), the user of its Basic authentication. */
+  SMS_ACCOUNT_ID: z.string().optional(),
+  /** The account's secret (Twilio's Auth Token). */
+  SMS_AUTH_TOKEN: z.string().optional(),
+  /** The sender of every text: an E.164 number or messaging service of the account. */
+  SMS_FROM: z.string().optional(),
+  /** Longest wait for the provider's answer. */
+  SMS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+};
+
 /** Metrics and traces for operators (docs/operations.md). */
 export const observabilitySettings = {
   /**
