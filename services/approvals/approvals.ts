@@ -18,7 +18,7 @@ import {
 import { FAILURE_TYPES } from '../../contracts/failures';
 import { AgentIdKey, ApproverKey, PlatformStatusKey } from '../../contracts/search-attributes';
 import { refusedWrite, StorageRefusedError, type StorageRefusal } from '../platform/refusals';
-import { startCommitted, startIfPending, type PendingStart } from '../workflow-starts/starts';
+import { startAfterCommit, startIfPending, type PendingStart } from '../workflow-starts/starts';
 
 export interface PlatformServiceDeps {
   db: Knex;
@@ -146,7 +146,8 @@ export function provenRequester(caller: { kind: string; id: string; actor?: Acto
 
 /**
  * Opens a request in one statement (its row, its provenance record and event, the workflow's pending
- * start), then plainly starts its workflow, which keeps its deadline. The `requested` record names the caller
+ * start) and answers at commit; the plain start of its workflow, which keeps its deadline, is made behind the
+ * answer. The `requested` record names the caller
  * as its credential proved it (without one, the core asked). A crash between the commit and the
  * start loses nothing: the outbox dispatcher, or a retry of the request, starts it. An id opened before
  * answers with its request as it stands.
@@ -198,6 +199,6 @@ export async function createApproval(
     await startIfPending(deps, request.approval_id);
     return { ok: true, approval: approvalFromRow(row) };
   }
-  await startCommitted(deps, start);
+  startAfterCommit(deps, start);
   return { ok: true, approval: opened };
 }

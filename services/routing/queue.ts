@@ -5,6 +5,7 @@ import { findAvailableReviewer, reviewerPassport, upsertReviewer } from '../../d
 import { findQueuedRoutingIds } from '../../db/routings';
 import type { Reviewer } from '../../domain/routing/reviewer-assignment';
 import { isClosedOrMissing } from '../../lib/temporal-client';
+import { callOnceStarted } from '../workflow-starts/starts';
 
 export interface ReviewerQueueDeps {
   db: Knex;
@@ -32,12 +33,11 @@ export async function offerReviewer(
   for (let start = 0; start < routingIds.length; start += SIGNAL_CONCURRENCY) {
     await Promise.all(
       routingIds.slice(start, start + SIGNAL_CONCURRENCY).map((routingId) =>
-        deps.temporal.workflow
-          .getHandle(routingId)
-          .signal(reviewerAvailableSignal)
-          .catch((error: unknown) => {
-            if (!isClosedOrMissing(error)) throw error;
-          }),
+        callOnceStarted(deps, routingId, () =>
+          deps.temporal.workflow.getHandle(routingId).signal(reviewerAvailableSignal),
+        ).catch((error: unknown) => {
+          if (!isClosedOrMissing(error)) throw error;
+        }),
       ),
     );
   }

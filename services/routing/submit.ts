@@ -7,7 +7,7 @@ import { needsHuman } from '../../domain/routing/decision';
 import { candidatesCover } from '../../domain/routing/escalation';
 import { decideRoutingMoments } from '../../domain/routing/moments';
 import { refusedWrite } from '../platform/refusals';
-import { startCommitted, startIfPending, type PendingStart } from '../workflow-starts/starts';
+import { startAfterCommit, startIfPending, type PendingStart } from '../workflow-starts/starts';
 import { loadReviewers, loadRoutingContext } from './context';
 import {
   AgentIdKey,
@@ -44,13 +44,13 @@ class DecidedBefore extends Error {
 }
 
 /**
- * Decides, records, then starts: one read of the context, the decision in domain/'s four moments, one
- * transaction for the routing row (with the reviewer's assignment), its provenance records and events and
- * the pending start, then a plain start of the routing workflow with the decision in its input (workflow
- * id = routing id), which carries it on in time. A crash between the commit and the start loses nothing:
- * the outbox dispatcher, or a retry of the request, starts it. A routing id decided before is answered with
- * its first decision, never decided twice. Every entry that routes a task (POST /routing, the agent
- * operations, platform tasks) goes through here.
+ * Decides and records, and answers at commit: one read of the context, the decision in domain/'s four moments,
+ * one statement for the routing row (with the reviewer's assignment), its provenance records and events and
+ * the pending start; the plain start of the routing workflow with the decision in its input (workflow id =
+ * routing id), which carries it on in time, is made behind the answer. A crash between the commit and the
+ * start loses nothing: the outbox dispatcher, or a retry of the request, starts it. A routing id decided
+ * before is answered with its first decision, never decided twice. Every entry that routes a task (POST
+ * /routing, the agent operations, platform tasks) goes through here.
  */
 export async function submitRouting(deps: RoutingServiceDeps, submission: SubmitRoutingInput): Promise<DecideOutcome> {
   const input: RouteTaskInput & { organization_id: string } = {
@@ -79,7 +79,7 @@ export async function submitRouting(deps: RoutingServiceDeps, submission: Submit
   try {
     const { start, state } = await recordDecision(deps, input, made);
     recordRoutingDecision(verdict);
-    await startCommitted(deps, start);
+    startAfterCommit(deps, start);
     return { ok: true, decision: state.decision_result! };
   } catch (error) {
     if (!(error instanceof DecidedBefore)) throw error;

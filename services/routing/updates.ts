@@ -5,6 +5,7 @@ import { findRoutingById } from '../../db/routings';
 import { FAILURE_TYPES } from '../../contracts/failures';
 import { ROUTING_REFUSALS, type RoutingRefusal } from '../../contracts/route-task';
 import { isClosedOrMissing, updateRejection } from '../../lib/temporal-client';
+import { callOnceStarted } from '../workflow-starts/starts';
 
 export type UpdateFailureCode = 'routing_not_found' | RoutingRefusal;
 export type UpdateResult<R> = { ok: true; result: R } | { ok: false; code: UpdateFailureCode; detail: string };
@@ -25,11 +26,10 @@ export async function sendRoutingUpdate<R, A extends [unknown, ...unknown[]]>(
   // Another organization's routing is answered as an unknown one; its workflow never hears of the request.
   if (!(await findRoutingById(deps.db, organizationId, routingId)))
     return { ok: false, code: 'routing_not_found', detail: `No routing ${routingId}` };
+  const send = () =>
+    deps.temporal.workflow.getHandle(routingId).executeUpdate(update, { args, ...(updateId ? { updateId } : {}) });
   try {
-    const result = await deps.temporal.workflow
-      .getHandle(routingId)
-      .executeUpdate(update, { args, ...(updateId ? { updateId } : {}) });
-    return { ok: true, result };
+    return { ok: true, result: await callOnceStarted(deps, routingId, send) };
   } catch (error) {
     const refused = updateRejection(error, ROUTING_REFUSALS);
     if (refused) return { ok: false, code: refused.type, detail: refused.message };

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createBackgroundQueue } from '../../lib/background';
 
 /**
  * How long an after-answer delete waits for others to join it. The rows it deletes are a safety net the sweep
@@ -20,3 +21,10 @@ export async function byDatabase<T extends { db: Knex }>(
   // A group whose write fails is dropped, as a failed batch is; the others are written all the same.
   await Promise.allSettled([...groups].map(([db, items]) => write(db, items)));
 }
+
+/**
+ * What a process does after answering a request whose record has committed (workflow starts, signals): a few
+ * at a time, so a burst of answers does not swamp Temporal, each retried after 0.5, 2 and 5 s. What still
+ * fails, or a process gone, leaves its row to the dispatcher's sweep.
+ */
+export const afterAnswer = createBackgroundQueue({ concurrency: 16, retryDelaysMs: [500, 2000, 5000] });

@@ -8,8 +8,8 @@ import {
   findPendingStart,
   type PendingSignal,
 } from '../../db/workflow-starts';
-import { createBackgroundQueue, createBatchQueue } from '../../lib/background';
-import { AFTER_ANSWER_LINGER_MS, byDatabase } from './batches';
+import { createBatchQueue } from '../../lib/background';
+import { AFTER_ANSWER_LINGER_MS, afterAnswer, byDatabase } from './batches';
 import { madeStartsForgotten } from './starts';
 
 export type { PendingSignal } from '../../db/workflow-starts';
@@ -53,9 +53,6 @@ export async function deliverSignal(deps: Deps, signal: PendingSignal): Promise<
   await deleteDeliveredSignals(deps.db, [signal]);
 }
 
-/** Deliveries after the answer, per process: a few at a time, so a burst of answers does not swamp Temporal. */
-const afterCommit = createBackgroundQueue({ concurrency: 16, retryDelaysMs: [500, 2000, 5000] });
-
 /** Delivered signals whose rows are to go, per process: under load, many deliveries' deletes are one statement. */
 const delivered = createBatchQueue<{ db: Knex; signal: PendingSignal }>({
   maxBatch: 500,
@@ -75,7 +72,7 @@ const delivered = createBatchQueue<{ db: Knex; signal: PendingSignal }>({
  * dispatcher's sweep.
  */
 export function deliverAfterCommit(deps: Deps, signal: PendingSignal): void {
-  afterCommit.push(async () => {
+  afterAnswer.push(async () => {
     await tellWorkflow(deps, signal);
     delivered.push({ db: deps.db, signal });
   });
@@ -83,13 +80,13 @@ export function deliverAfterCommit(deps: Deps, signal: PendingSignal): void {
 
 /**
  * For a stopping process: waits (at most `timeoutMs`) for what its requests left to do after their answers (the
- * deliveries under way, then the deletes of delivered signals and made starts), before the Temporal connection
+ * starts and deliveries under way, then the deletes of delivered signals and made starts), before the Temporal connection
  * and the pool close under them. Whatever is left stays for the dispatcher's sweep.
  */
 export async function afterAnswerWorkSettled(timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   const left = () => Math.max(0, until - Date.now());
-  await afterCommit.settled(timeoutMs);
+  await afterAnswer.settled(timeoutMs);
   await Promise.all([delivered.settled(left()), madeStartsForgotten(left())]);
 }
 

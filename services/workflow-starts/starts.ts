@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
 import {
@@ -9,7 +9,7 @@ import {
   type PendingStart,
 } from '../../db/workflow-starts';
 import { createBatchQueue } from '../../lib/background';
-import { AFTER_ANSWER_LINGER_MS, byDatabase } from './batches';
+import { AFTER_ANSWER_LINGER_MS, afterAnswer, byDatabase } from './batches';
 
 export type { PendingStart } from '../../db/workflow-starts';
 
@@ -48,12 +48,20 @@ const madeStarts = createBatchQueue<{ db: Knex; workflowId: string }>({
 });
 
 /**
- * The request path's start after its commit. Once Temporal has it, the pending row is only a safety net: it
- * goes after the caller is answered, and should that delete fail, the sweep's start of it repeats nothing.
+ * A start whose record has committed. Once Temporal has it, the pending row is only a safety net: it goes in a
+ * later batch, and should that delete fail, the sweep's start of it repeats nothing.
  */
 export async function startCommitted(deps: { db: Knex; temporal: Client }, start: PendingStart): Promise<void> {
   await startWorkflow(deps.temporal, start);
   madeStarts.push({ db: deps.db, workflowId: start.workflow_id });
+}
+
+/**
+ * The request path's start: made behind the answer, which the caller has at commit (docs/architecture.md, "Answered
+ * at commit"). A start that keeps failing, or a process gone, leaves the row to the dispatcher's sweep.
+ */
+export function startAfterCommit(deps: { db: Knex; temporal: Client }, start: PendingStart): void {
+  afterAnswer.push(() => startCommitted(deps, start));
 }
 
 /** For a stopping process: waits (at most `timeoutMs`) for the deletes of made starts under way, before its pool closes. */
@@ -61,10 +69,31 @@ export function madeStartsForgotten(timeoutMs: number): Promise<void> {
   return madeStarts.settled(timeoutMs);
 }
 
-/** A retry of a request whose record exists: starts its workflow if the first call committed but never started it. */
-export async function startIfPending(deps: { db: Knex; temporal: Client }, workflowId: string): Promise<void> {
+/**
+ * A retry of a request whose record exists, or a call that needs its workflow running: starts the workflow if its
+ * start is still pending (not yet made behind the answer, or lost to a crash); whether it had to.
+ */
+export async function startIfPending(deps: { db: Knex; temporal: Client }, workflowId: string): Promise<boolean> {
   const pending = await findPendingStart(deps.db, workflowId);
   if (pending) await startCommitted(deps, pending);
+  return pending !== undefined;
+}
+
+/**
+ * Calls a workflow (an Update, a signal) and, in the moments between its record's commit and its start (made
+ * behind the answer), starts it from its pending start and calls once more.
+ */
+export async function callOnceStarted<R>(
+  deps: { db: Knex; temporal: Client },
+  workflowId: string,
+  call: () => Promise<R>,
+): Promise<R> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError) || !(await startIfPending(deps, workflowId))) throw error;
+    return call();
+  }
 }
 
 /** How long a committed start may wait for its own request before the dispatcher makes it. */

@@ -225,8 +225,7 @@ describe('POST /v1/orch/batch-route', () => {
     ]);
     const ids = reply.body.data.map((item: { routing_id: string }) => item.routing_id);
     expect(new Set(ids).size).toBe(3);
-    for (const id of ids)
-      expect((await stack.temporal.workflow.getHandle(id).describe()).type).toBe('routeTaskWorkflow');
+    for (const id of ids) expect((await (await stack.startedWorkflow(id)).describe()).type).toBe('routeTaskWorkflow');
 
     const again = await as('POST', '/v1/orch/batch-route', { json: { tasks } });
     expect(again.body.data.map((item: { routing_id: string }) => item.routing_id)).toEqual(ids);

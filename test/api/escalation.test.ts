@@ -203,7 +203,7 @@ describe('POST /v1/orch/escalation/manual', () => {
       const leadViaShort = client(shortWindow.baseUrl, lead.sessionToken);
       const routed = await viaShort('POST', '/v1/orch/routing', { json: { ai_confidence: 0.95 } });
       await eventually(
-        async () => (await stack.temporal.workflow.getHandle(routed.body.routing_id).describe()).status.name,
+        async () => (await (await stack.startedWorkflow(routed.body.routing_id)).describe()).status.name,
         (status) => status === 'COMPLETED',
       );
       const late = await leadViaShort('POST', '/v1/orch/escalation/manual', {

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { ApprovalState } from '../../contracts/approval';
-import type { RouteTaskInput } from '../../contracts/route-task';
+import { reportConfidenceUpdate, type RouteTaskInput } from '../../contracts/route-task';
 import { findPendingStart } from '../../db/workflow-starts';
 import { escalationTimeouts } from '../../app/deps';
 import { platformSettings } from '../../app/platform';
 import { createApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
 import { respondToApproval } from '../../services/approvals/answers';
 import { submitRouting, type RoutingServiceDeps } from '../../services/routing/submit';
+import { sendRoutingUpdate } from '../../services/routing/updates';
 import { eventually } from '../support/eventually';
 import { client, type CallResult } from '../support/http';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
@@ -127,6 +128,65 @@ async function openApproval(body: Record<string, unknown> = {}): Promise<string>
 const approve = (id: string, by = CFO): Promise<CallResult> =>
   asCfo('POST', `/v1/approvals/${id}/respond`, { json: { decision: 'approved', responded_by: by } });
 
+describe('answered at commit (docs/architecture.md, "Answered at commit")', () => {
+  it('routing: a read right after the answer returns the committed record, and the workflow is started behind the answer', async () => {
+    const routed = await api('POST', '/v1/orch/routing', {
+      json: { task_type: 'summarize', ai_agent_id: 'urn:acme:agent:sum:1', ai_confidence: 0.93 },
+    });
+    expect(routed.status).toBe(200);
+    const { routing_id, decision } = routed.body as { routing_id: string; decision: string };
+    const read = await api('GET', `/v1/orch/routing/${routing_id}`);
+    expect(read).toMatchObject({ status: 200, body: { routing_id, decision, status: expect.any(String) } });
+    await eventually(
+      () => workflowStatus(routing_id),
+      (status) => status !== undefined,
+    );
+    await eventually(
+      () => findPendingStart(stack.database.db, routing_id),
+      (pending) => pending === undefined,
+    );
+  });
+
+  it('approval: a read and a wait right after the answer see the committed request', async () => {
+    const id = await openApproval();
+    expect((await api('GET', `/v1/approvals/${id}`)).body).toMatchObject({ id, status: 'pending' });
+    const waited = await api('GET', `/v1/approvals/${id}?wait=1`);
+    expect(waited).toMatchObject({ status: 200, body: { id, status: 'pending' } });
+    await eventually(
+      () => workflowStatus(id),
+      (status) => status === 'RUNNING',
+    );
+  });
+
+  it('routing: an Update sent before the workflow has started starts it from its pending start and is taken', async () => {
+    const routing_id = `rt_${randomUUID()}`;
+    const answered = await submitRouting(
+      { ...routing, temporal: killedBeforeStart() },
+      {
+        routing_id,
+        requested_by: 'sub:test',
+        organization_id: 'org_default',
+        task: {
+          task_type: 'medical_diagnosis',
+          context: {},
+          ai_agent_id: 'urn:acme:agent:diagnosis:7',
+          ai_confidence: 0.62,
+          required_capabilities: [{ capability_id: 'medical_diagnosis', min_weight: 0.8 }],
+          safety_requirements: {},
+          escalation_conditions: {},
+        },
+      },
+    );
+    expect(answered.ok).toBe(true);
+    expect(await workflowStatus(routing_id)).toBeUndefined();
+    const reported = await sendRoutingUpdate(routing, 'org_default', routing_id, reportConfidenceUpdate, [
+      { confidence: 0.4, proceed_autonomously: false, agent_id: 'urn:acme:agent:diagnosis:7' },
+    ]);
+    expect(reported).toMatchObject({ ok: true, result: { fourth_law_triggered: true } });
+    expect(await workflowStatus(routing_id)).toBe('RUNNING');
+  });
+});
+
 describe('a process killed between the commit and the start', () => {
   it('routing: the decision is recorded and not lost; a retry of the request answers the same decision and starts the workflow', async () => {
     const submission = {
@@ -143,9 +203,9 @@ describe('a process killed between the commit and the start', () => {
       },
       organization_id: 'org_default',
     } satisfies Pick<RouteTaskInput, 'routing_id' | 'requested_by' | 'task' | 'organization_id'>;
-    await expect(submitRouting({ ...routing, temporal: killedBeforeStart() }, submission)).rejects.toThrow(
-      'process killed',
-    );
+    // Answered at commit: the start behind the answer is what the crash took.
+    const answered = await submitRouting({ ...routing, temporal: killedBeforeStart() }, submission);
+    expect(answered).toMatchObject({ ok: true, decision: { decision: 'escalate_to_human' } });
     expect(await workflowStatus(submission.routing_id)).toBeUndefined();
     expect(await findPendingStart(stack.database.db, submission.routing_id)).toMatchObject({
       workflow_type: 'routeTaskWorkflow',
@@ -178,8 +238,8 @@ describe('a process killed between the commit and the start', () => {
         request_data: { amount: 10 },
         alternatives: [],
       },
-    ).catch((error: unknown) => error);
-    expect(opened).toEqual(expect.objectContaining({ message: 'process killed between the commit and the start' }));
+    );
+    expect(opened).toMatchObject({ ok: true, approval: { status: 'pending' } });
     expect(await workflowStatus(approval_id)).toBeUndefined();
     expect((await api('GET', `/v1/approvals/${approval_id}`)).body).toMatchObject({ status: 'pending' });
 
@@ -193,7 +253,7 @@ describe('a process killed between the commit and the start', () => {
       (pending) => pending === undefined,
     );
     expect((await approve(approval_id)).status).toBe(200);
-    const ended = await stack.temporal.workflow.getHandle(approval_id).result();
+    const ended = await (await stack.startedWorkflow(approval_id)).result();
     expect(ended).toMatchObject({ status: 'approved', responded_by: CFO });
     expect(await ledgerSteps(approval_id)).toEqual(['requested', 'responded']);
   });
@@ -209,7 +269,7 @@ describe('a process killed between the commit and the start', () => {
         request_data: { amount: 10 },
         alternatives: [],
       },
-    ).catch(() => undefined);
+    );
     const answered = await respondToApproval(platform, approval_id, cfoCaller(), {
       decision: 'rejected',
       response_kind: 'rejected',
@@ -220,7 +280,7 @@ describe('a process killed between the commit and the start', () => {
       () => workflowStatus(approval_id),
       (status) => status !== undefined,
     );
-    const ended = await stack.temporal.workflow.getHandle(approval_id).result();
+    const ended = await (await stack.startedWorkflow(approval_id)).result();
     expect(ended).toMatchObject({ status: 'rejected', responded_by: CFO });
     await eventually(
       () => findPendingStart(stack.database.db, approval_id),
@@ -247,7 +307,7 @@ describe('a process killed between the claim and the signal', () => {
     // A second answer meets the claim, not the workflow: refused at once.
     expect((await approve(id)).status).toBe(409);
 
-    const ended = await stack.temporal.workflow.getHandle(id).result();
+    const ended = await (await stack.startedWorkflow(id)).result();
     expect(ended).toMatchObject({ status: 'approved', responded_by: CFO });
     await eventually(
       () => pendingSignals(id),
@@ -266,7 +326,7 @@ describe('exactly one ending', () => {
     expect(
       replies.filter((reply) => reply.status === 409).map((reply) => (reply.body as { type: string }).type),
     ).toEqual(Array(11).fill('/problems/approval_not_pending'));
-    const ended = await stack.temporal.workflow.getHandle(id).result();
+    const ended = await (await stack.startedWorkflow(id)).result();
     expect(ended).toMatchObject({ status: 'approved' });
     expect(await ledgerSteps(id)).toEqual(['requested', 'responded']);
     expect(await events(id)).toEqual(['approval.approved', 'approval.requested']);
@@ -287,7 +347,7 @@ describe('exactly one ending', () => {
       });
     }
     for (const id of ids) {
-      const ended: ApprovalState = await stack.temporal.workflow.getHandle(id).result();
+      const ended: ApprovalState = await (await stack.startedWorkflow(id)).result();
       const row = (await api('GET', `/v1/approvals/${id}`)).body as { status: string };
       const steps = await ledgerSteps(id);
       expect(['approved', 'expired']).toContain(ended.status);
@@ -310,7 +370,7 @@ describe('a signal that arrives while no worker runs', () => {
     } finally {
       await stack.startWorker();
     }
-    const ended = await stack.temporal.workflow.getHandle(id).result();
+    const ended = await (await stack.startedWorkflow(id)).result();
     expect(ended).toMatchObject({ status: 'approved', responded_by: CFO });
     expect(await ledgerSteps(id)).toEqual(['requested', 'responded']);
   });

@@ -76,7 +76,7 @@ describe('platform health', () => {
         json: { orgDid: org },
       });
       expect(again.body.escalation_id).toBe(first.body.escalation_id);
-      const escalation = await stack.temporal.workflow.getHandle(first.body.escalation_id).describe();
+      const escalation = await (await stack.startedWorkflow(first.body.escalation_id)).describe();
       expect(escalation).toMatchObject({ type: 'approvalWorkflow', status: { name: 'RUNNING' } });
     } finally {
       await app.close();

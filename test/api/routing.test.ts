@@ -202,7 +202,7 @@ describe('what a routing leaves behind', () => {
 
   it('starts its workflow with what the routing needs in time, not the whole verdict a second time', async () => {
     const routed = await call('POST', '/v1/orch/routing', lowConfidenceDiagnosis);
-    const history = await stack.temporal.workflow.getHandle(routed.body.routing_id).fetchHistory();
+    const history = await (await stack.startedWorkflow(routed.body.routing_id)).fetchHistory();
     const [payload] = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads!;
     const input = JSON.parse(Buffer.from(payload!.data!).toString('utf8'));
     expect(input.decided.decided.verdict).toEqual({
@@ -286,7 +286,7 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
         .whereNull('released_at')
         .count<{ count: number }[]>({ count: '*' }),
     ).toEqual([{ count: 0 }]);
-    const closed = await stack.temporal.workflow.getHandle(id).result();
+    const closed = await (await stack.startedWorkflow(id)).result();
     expect(closed).toMatchObject({
       status: 'completed',
       resolution: { reviewer_did: reviewer, outcome: winner.body.outcome, ledger_anchor: winner.body.ledger_anchor },
@@ -314,7 +314,7 @@ describe('POST /v1/orch/routing/{routing_id}/resolve', () => {
     } finally {
       await stack.startWorker();
     }
-    expect(await stack.temporal.workflow.getHandle(id).result()).toMatchObject({
+    expect(await (await stack.startedWorkflow(id)).result()).toMatchObject({
       status: 'completed',
       resolution: { outcome: 'rejected', comment: 'not without labs' },
     });

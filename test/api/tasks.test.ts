@@ -22,7 +22,7 @@ beforeAll(async () => {
 
 /** The input a workflow was started with, as Temporal recorded it. */
 async function startInput(workflowId: string): Promise<unknown> {
-  const history = await stack.temporal.workflow.getHandle(workflowId).fetchHistory();
+  const history = await (await stack.startedWorkflow(workflowId)).fetchHistory();
   const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
   return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { outboxDispatcherId } from '../../contracts/dispatch-outbox';
 import { seedDevReviewers } from '../../scripts/dev-seed';
@@ -18,6 +18,7 @@ import { bundleWorkflows } from '../../workers/create-worker';
 import { createTestDatabase, type TestDatabase } from './database';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { afterAnswerWorkSettled } from '../../services/workflow-starts/signals';
+import { eventually } from './eventually';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** Bundled once per test file and shared by its workers. */
@@ -49,6 +50,11 @@ export interface Stack {
   /** Starts a worker again after stopWorker, as a restarted process would. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
+  /**
+   * The handle of a workflow once it exists: a routing or an approval is answered at commit and its workflow
+   * started behind the answer, so a test that reads the workflow right after the answer waits for its start.
+   */
+  startedWorkflow(workflowId: string): Promise<WorkflowHandle>;
   stop(): Promise<void>;
 }
 
@@ -129,6 +135,21 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     },
     startWorker,
     stopWorker,
+    async startedWorkflow(workflowId) {
+      const handle = temporal.workflow.getHandle(workflowId);
+      await eventually(
+        () =>
+          handle.describe().then(
+            () => true,
+            (error: unknown) => {
+              if (error instanceof WorkflowNotFoundError) return false;
+              throw error;
+            },
+          ),
+        (started) => started,
+      );
+      return handle;
+    },
     async stop() {
       await api.stop();
       await stopWorker();
