@@ -67,10 +67,13 @@ function deliveriesFor(
             subscription.organization_id === row.organization_id && subscriptionMatches(subscription.events, row.event),
         )
         .map((subscription) => ({
-          delivery_id: deliveryIdFor(row.event_id, subscription.subscription_id),
-          subscription_id: subscription.subscription_id,
-          event,
-          schedule,
+          input: {
+            delivery_id: deliveryIdFor(row.event_id, subscription.subscription_id),
+            subscription_id: subscription.subscription_id,
+            event,
+            schedule,
+          },
+          organization_id: subscription.organization_id,
         }))
     );
   });
@@ -105,7 +108,7 @@ export async function dispatchOutboxBatch(deps: DispatchDeps, input: { task_queu
       return { started, events: 0, deliveries: 0, more: backlog, poll_interval_ms: dispatchPollMs };
     const deliveries = deliveriesFor(events, await listEnabledSubscriptionEvents(trx), retrySchedule);
     await forEachConcurrently(deliveries, DISPATCH_START_CONCURRENCY, (delivery) =>
-      startDelivery(deps.temporal, input.task_queue, delivery),
+      startDelivery(deps.temporal, input.task_queue, delivery.input, delivery.organization_id),
     );
     await markEventsDispatched(
       trx,

@@ -6,6 +6,7 @@ import { createKeyRing } from '../services/identity/issuance/key-ring';
 import { createRevocationRegistry } from '../services/identity/delegations/revocations';
 import { createDecisionWaits } from '../services/decisions/waits';
 import type { WorkerSettings } from '../activities/settings';
+import type { WorkerBudget } from '../workers/create-worker';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 import { secretKeysFrom } from '../lib/secret-box';
 import { createMailer } from '../lib/mail/transport';
@@ -83,6 +84,27 @@ export function workerSettings(config: Config): WorkerSettings {
     platform: platformWorkerSettings(config),
     maxCachedWorkflows: config.TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS,
     webhooks: webhookSettings(config),
+  };
+}
+
+/**
+ * The two workers' budgets: the human-facing task queue (routings, approvals, executions, the dispatcher) and the
+ * deliveries' own, so that a backlog of deliveries never holds a slot a routing's workflow task needs.
+ */
+export function workerBudgets(config: Config): { humanFacing: WorkerBudget; deliveries: WorkerBudget } {
+  return {
+    humanFacing: {
+      maxCachedWorkflows: config.TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS,
+      maxConcurrentWorkflowTaskExecutions: config.TEMPORAL_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    },
+    deliveries: {
+      maxCachedWorkflows: Math.max(
+        config.TEMPORAL_DELIVERY_WORKER_MAX_CACHED_WORKFLOWS,
+        config.TEMPORAL_DELIVERY_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      ),
+      maxConcurrentWorkflowTaskExecutions: config.TEMPORAL_DELIVERY_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      maxConcurrentLocalActivityExecutions: config.TEMPORAL_DELIVERY_WORKER_MAX_CONCURRENT_SENDS,
+    },
   };
 }
 

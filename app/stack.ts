@@ -21,14 +21,18 @@ import { registerTokenSubject } from '../services/identity/issuance/subjects';
 import { issueAccessToken } from '../services/identity/issuance/access-tokens';
 import { SCOPES } from '../services/identity/scopes';
 import { startLedgerSealer } from '../services/ledger/sealer';
-import { createWorker } from '../workers/create-worker';
+import { createWorker, type WorkerBudget } from '../workers/create-worker';
+import { deliveryTaskQueueOf } from '../contracts/deliver-webhook';
 import { tokenIssuer, type Config } from './config';
-import { createAppDeps, ledgerSealerSettings, workerSettings } from './deps';
+import { createAppDeps, ledgerSealerSettings, workerBudgets, workerSettings } from './deps';
 import { startOutboxDispatch } from './outbox-dispatch';
 import { tracedClientOptions } from './temporal';
 
 export interface RunningWorker {
+  /** The worker of the human-facing task queue (TEMPORAL_TASK_QUEUE). */
   worker: Worker;
+  /** The worker of the deliveries' task queue beside it, with its own budget. */
+  deliveryWorker: Worker;
   /** Resolves once the worker has stopped: after stop(), or when the SDK's runtime stopped it on a signal. */
   running: Promise<void>;
   /** Stops the outbox dispatcher, then the worker once its in-flight tasks finish. */
@@ -36,8 +40,10 @@ export interface RunningWorker {
 }
 
 /**
- * A worker on the configured task queue, running, with the outbox dispatcher kept running beside it (woken
- * by commits on `databaseUrl`, a Postgres server; polling without one) and the ledger sealer started.
+ * Two workers, running: one on the configured task queue (the human-facing paths, the dispatcher, the sealer) and
+ * one on its deliveries' queue, each with its own budget (workerBudgets), sharing the connection and the bundle;
+ * with the outbox dispatcher kept running beside them (woken by commits on `databaseUrl`, a Postgres server;
+ * polling without one) and the ledger sealer started.
  */
 export async function startWorkerSide(deps: {
   config: Config;
@@ -50,17 +56,22 @@ export async function startWorkerSide(deps: {
 }): Promise<RunningWorker> {
   const { config, logger } = deps;
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
-  const worker = await createWorker({
-    connection: deps.connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue,
-    db: deps.db,
-    workflowBundle: deps.workflowBundle,
-    settings: workerSettings(config),
-    logger,
-    tracing: deps.tracing,
-  });
-  const running = worker.run();
+  const budgets = workerBudgets(config);
+  const workerOn = (queue: string, budget: WorkerBudget) =>
+    createWorker({
+      connection: deps.connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: queue,
+      db: deps.db,
+      workflowBundle: deps.workflowBundle,
+      settings: workerSettings(config),
+      budget,
+      logger,
+      tracing: deps.tracing,
+    });
+  const worker = await workerOn(taskQueue, budgets.humanFacing);
+  const deliveryWorker = await workerOn(deliveryTaskQueueOf(taskQueue), budgets.deliveries);
+  const running = Promise.all([worker.run(), deliveryWorker.run()]).then(() => undefined);
   const temporal = new Client({
     connection: deps.connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -77,10 +88,11 @@ export async function startWorkerSide(deps: {
   });
   return {
     worker,
+    deliveryWorker,
     running,
     async stop() {
       await outbox.stop();
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const each of [worker, deliveryWorker]) if (each.getState() === 'RUNNING') each.shutdown();
       await running;
     },
   };

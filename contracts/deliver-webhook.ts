@@ -11,6 +11,14 @@ export interface DeliverWebhookInput extends Pick<DeliveryState, 'delivery_id' |
   schedule: RetrySchedule;
 }
 
+/**
+ * The task queue of webhook deliveries beside a deployment's task queue: bulk fan-out never shares a queue, or a
+ * worker's slots, with the human-facing paths (routings, approvals) of `taskQueue`.
+ */
+export function deliveryTaskQueueOf(taskQueue: string): string {
+  return `${taskQueue}-deliveries`;
+}
+
 /** The workflow's type name and signature, so that clients start it without loading workflow code. */
 export const DELIVER_WEBHOOK_WORKFLOW = 'deliverWebhookWorkflow';
 export type DeliverWebhookWorkflow = (input: DeliverWebhookInput) => Promise<DeliveryState>;

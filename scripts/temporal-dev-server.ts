@@ -249,6 +249,9 @@ export async function startTemporalDevServer(options: {
     'error',
     '--dynamic-config-value',
     'frontend.enableExecuteMultiOperation=true',
+    // Fairness keys (a delivery's organization) are honoured only where the server enables them.
+    '--dynamic-config-value',
+    'matching.enableFairness=true',
     ...ALL_SEARCH_ATTRIBUTES.flatMap((key) => [
       '--search-attribute',
       `${key.name}=${SEARCH_ATTRIBUTE_TYPE_NAMES[key.type]}`,

@@ -69,6 +69,12 @@ export const TRACED_FLAG = '--traced';
 
 const quietBundlerLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
+/** A worker's own concurrency budget: its workflow task slots, local activity slots and cache. */
+export type WorkerBudget = Pick<
+  WorkerOptions,
+  'maxCachedWorkflows' | 'maxConcurrentWorkflowTaskExecutions' | 'maxConcurrentLocalActivityExecutions'
+>;
+
 export interface WorkerDeps {
   connection: NativeConnection;
   namespace: string;
@@ -77,6 +83,8 @@ export interface WorkerDeps {
   workflowBundle: WorkflowBundleWithSourceMap;
   settings: WorkerSettings;
   logger: Logger;
+  /** Given, it replaces the SDK's defaults (and settings.maxCachedWorkflows). */
+  budget?: WorkerBudget | undefined;
   /** Given, activities and workflows are traced; the workflow bundle must then be a traced one (bundleWorkflows). */
   tracing?: Pick<Tracing, 'spanProcessor' | 'resource'> | undefined;
 }
@@ -94,6 +102,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
       temporal: new Client({ connection: deps.connection, namespace: deps.namespace }),
     }),
     ...(deps.settings.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: deps.settings.maxCachedWorkflows } : {}),
+    ...deps.budget,
     ...(deps.tracing ? tracedWorkerOptions(deps.tracing) : {}),
   });
 }

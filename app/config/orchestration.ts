@@ -81,6 +81,18 @@ export const platformSettings = {
    * worker memory: an idle wait is evicted, and the signal that ends it replays a history of a few events.
    */
   TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(250),
+  /** Workflow tasks the worker runs at once on the human-facing task queue (TEMPORAL_TASK_QUEUE); the SDK's default. */
+  TEMPORAL_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
+  /**
+   * The webhook deliveries' own budget, on their own task queue (`<TEMPORAL_TASK_QUEUE>-deliveries`), apart from the
+   * human-facing one: workflow tasks at once. A delivery's POST is a local activity, which holds its workflow task
+   * (and so a slot) until the receiver answers or OUTBOUND_TIMEOUT_MS passes.
+   */
+  TEMPORAL_DELIVERY_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(32),
+  /** POSTs to receivers in flight at once (the deliveries' local activities). */
+  TEMPORAL_DELIVERY_WORKER_MAX_CONCURRENT_SENDS: z.coerce.number().int().min(1).default(32),
+  /** Delivery workflows the worker keeps in its cache (at least its workflow task slots). */
+  TEMPORAL_DELIVERY_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).default(100),
 };
 
 /** Orchestration layer. */

@@ -22,6 +22,7 @@ import { ORCH_CORE_DID } from '../../domain/provenance/records';
 import { DEFAULT_RETRY_SCHEDULE } from '../../domain/webhooks/rules';
 import { verifySignature } from '../../lib/outbound/signature';
 import { startDelivery } from '../../services/webhooks/deliveries';
+import { deliveryTaskQueueOf } from '../../contracts/deliver-webhook';
 import { bundleWorkflows } from '../../workers/create-worker';
 import { percentile } from './load';
 import { procStatusKb, ProcessMeter } from './processes';
@@ -119,7 +120,7 @@ async function measureFloor(address: string, count: number): Promise<number> {
   const worker = await Worker.create({
     connection,
     namespace: NAMESPACE,
-    taskQueue,
+    taskQueue: deliveryTaskQueueOf(taskQueue),
     workflowBundle: await bundleWorkflows(),
     activities: {
       projectDelivery: () => Promise.resolve(undefined),
@@ -142,17 +143,22 @@ async function measureFloor(address: string, count: number): Promise<number> {
     let next = 0;
     const lane = async () => {
       for (let index = next++; index < count; index = next++) {
-        await startDelivery(client, taskQueue, {
-          delivery_id: `whdel_floor_${index}`,
-          subscription_id: `whsub_floor_${index % SUBSCRIBERS}`,
-          event: {
-            id: `evt_floor_${Math.floor(index / SUBSCRIBERS)}`,
-            event: EVENT_KIND,
-            created_at: new Date().toISOString(),
-            data: {},
+        await startDelivery(
+          client,
+          taskQueue,
+          {
+            delivery_id: `whdel_floor_${index}`,
+            subscription_id: `whsub_floor_${index % SUBSCRIBERS}`,
+            event: {
+              id: `evt_floor_${Math.floor(index / SUBSCRIBERS)}`,
+              event: EVENT_KIND,
+              created_at: new Date().toISOString(),
+              data: {},
+            },
+            schedule: DEFAULT_RETRY_SCHEDULE,
           },
-          schedule: DEFAULT_RETRY_SCHEDULE,
-        });
+          'org_floor',
+        );
       }
     };
     await Promise.all(Array.from({ length: DISPATCH_START_CONCURRENCY }, lane));

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   DELIVER_WEBHOOK_WORKFLOW,
+  deliveryTaskQueueOf,
   type DeliverWebhookInput,
   type DeliverWebhookWorkflow,
 } from '../../contracts/deliver-webhook';
@@ -28,14 +29,22 @@ export function replayDeliveryIdFor(
 }
 
 /**
- * Starts a delivery workflow (workflow id = delivery id). Starting one that exists, running or closed,
- * starts nothing: that is what makes a second dispatch of the same event harmless.
+ * Starts a delivery workflow (workflow id = delivery id) on the deliveries' task queue of `taskQueue`, with the
+ * subscription's organization as its fairness key: when deliveries back up, the server hands out their tasks
+ * round-robin by organization, so one organization's thousands do not starve another's few. Starting one that
+ * exists, running or closed, starts nothing: that is what makes a second dispatch of the same event harmless.
  */
-export async function startDelivery(temporal: Client, taskQueue: string, input: DeliverWebhookInput): Promise<void> {
+export async function startDelivery(
+  temporal: Client,
+  taskQueue: string,
+  input: DeliverWebhookInput,
+  organizationId: string,
+): Promise<void> {
   try {
     await temporal.workflow.start<DeliverWebhookWorkflow>(DELIVER_WEBHOOK_WORKFLOW, {
       workflowId: input.delivery_id,
-      taskQueue,
+      taskQueue: deliveryTaskQueueOf(taskQueue),
+      priority: { fairnessKey: organizationId },
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -51,13 +51,18 @@ export async function replayDelivery(
     throw new Error(`The event ${original.event_id} of delivery ${original.delivery_id} is missing from the outbox`);
 
   const delivery_id = replayDeliveryIdFor(original.delivery_id, input.principal_id, input.idempotency_key);
-  await startDelivery(deps.temporal, deps.taskQueue, {
-    delivery_id,
-    subscription_id: subscription.subscription_id,
-    event: { id: event.event_id, event: event.event, created_at: event.created_at.toISOString(), data: event.data },
-    schedule: deps.retrySchedule,
-    replay_of: original.delivery_id,
-  });
+  await startDelivery(
+    deps.temporal,
+    deps.taskQueue,
+    {
+      delivery_id,
+      subscription_id: subscription.subscription_id,
+      event: { id: event.event_id, event: event.event, created_at: event.created_at.toISOString(), data: event.data },
+      schedule: deps.retrySchedule,
+      replay_of: original.delivery_id,
+    },
+    input.organization_id,
+  );
   // As accepted; its first attempt runs in the workflow's first task, which the reply does not wait for.
   const started = (await deps.temporal.workflow.getHandle(delivery_id).describe()).startTime.toISOString();
   return {

@@ -254,6 +254,10 @@ describe('webhook deliveries', () => {
       failure_reason: null,
       replay_of: null,
     });
+    // Bulk fan-out apart from the human-facing paths: its own task queue, fair per organization.
+    const workflow = await stack.temporal.workflow.getHandle(decided.delivery_id).describe();
+    expect(workflow.taskQueue).toBe(`${stack.taskQueue}-deliveries`);
+    expect(workflow.raw.workflowExecutionInfo?.priority?.fairnessKey).toBe('org_default');
     const detail = await api('GET', `/v1/orch/webhooks/${some.subscription_id}/deliveries/${decided.delivery_id}`);
     expect(detail.body.attempt_log).toEqual([
       expect.objectContaining({
