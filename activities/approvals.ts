@@ -4,7 +4,7 @@ import { appendProvenance } from '../db/ledger';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance/records';
 import type { ApprovalRequest, ApprovalState } from '../contracts/approval';
 import { endedTransition } from '../domain/approvals/steps';
-import { claimEnding } from '../services/approvals/claims';
+import { claimEnding, claimExpiry } from '../services/approvals/claims';
 import { withInvalidDataFailures } from './failures';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 
@@ -26,7 +26,8 @@ export function createApprovalActivities(deps: { db: Knex }) {
     /**
      * The workflow's own ending of a request (its deadline passed, or the workflow was cancelled), claimed
      * through the same conditional write as a human's answer: whichever came first stands. Returns the
-     * request as it now stands, ended by this claim or by the answer that won.
+     * request as it now stands, ended by this claim or by the answer that won. A deadline does what the
+     * request's on_expiry says, which may leave it pending: escalated to its next approver, or held open.
      */
     async claimApprovalEnding(input: {
       request: ApprovalRequest;
@@ -34,13 +35,12 @@ export function createApprovalActivities(deps: { db: Knex }) {
       at: string;
     }): Promise<ApprovalState> {
       const { request, at } = input;
-      const claimed = await claimEnding(
-        deps.db,
-        request.approval_id,
-        endedTransition(request, { kind: input.ending }, at),
-        at,
-        { before_deadline: false },
-      );
+      const claimed =
+        input.ending === 'expired'
+          ? await claimExpiry(deps.db, request.approval_id, at)
+          : await claimEnding(deps.db, request.approval_id, endedTransition(request, { kind: input.ending }, at), at, {
+              before_deadline: false,
+            });
       if (!claimed.approval) throw new Error(`Approval ${request.approval_id} has no record to end`);
       return claimed.approval;
     },

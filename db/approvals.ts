@@ -60,13 +60,26 @@ export async function upsertApprovalProjection(db: Knex, state: ApprovalState): 
 
 const approvalRow = rowOf(ApprovalState, { defaults: { organization_id: DEFAULT_ORGANIZATION_ID } }).of;
 
-/** The columns an ending writes: its changes, its record's id, one version up. */
-function endingWrite(
+/**
+ * The columns a claim writes: an ending's changes (unset answer fields cleared), or, for a step that leaves the
+ * request pending (a quorum vote, an escalation, a hold), only what it changes; its record's id, one version up.
+ */
+function claimWrite(
   db: Knex,
   claim: { changes: ApprovalChanges; provenance_id: string; updated_at: string },
 ): Record<string, unknown> {
   const { changes } = claim;
+  const stamp = { provenance_id: claim.provenance_id, version: db.raw('version + 1'), updated_at: claim.updated_at };
+  const pendingSteps = {
+    ...(changes.votes !== undefined ? { votes: json(changes.votes), approvals_needed: changes.approvals_needed } : {}),
+    ...(changes.expiry_outcome !== undefined ? { expiry_outcome: changes.expiry_outcome } : {}),
+    ...(changes.approver_passport_id !== undefined ? { approver_passport_id: changes.approver_passport_id } : {}),
+    ...(changes.escalation_level !== undefined ? { escalation_level: changes.escalation_level } : {}),
+    ...(changes.expires_at !== undefined ? { expires_at: changes.expires_at } : {}),
+  };
+  if (changes.status === undefined) return { ...pendingSteps, ...stamp };
   return {
+    ...pendingSteps,
     status: changes.status,
     responded_by: changes.responded_by ?? null,
     response_kind: changes.response_kind ?? null,
@@ -75,11 +88,12 @@ function endingWrite(
     cancelled_by: changes.cancelled_by ?? null,
     cancel_reason: changes.cancel_reason ?? null,
     responded_at: changes.responded_at ?? null,
-    provenance_id: claim.provenance_id,
-    version: db.raw('version + 1'),
-    updated_at: claim.updated_at,
+    ...stamp,
   };
 }
+
+/** A pending request still takes answers before its deadline by Postgres's clock, or once held open past it. */
+const TAKES_ANSWERS = "(expires_at > statement_timestamp() or expiry_outcome = 'held')";
 
 /**
  * The one write that ends a request: it takes only a still-pending request (and, for a human's answer,
@@ -93,13 +107,13 @@ export async function claimApprovalEnding(
   claim: { changes: ApprovalChanges; provenance_id: string; updated_at: string; before_deadline: boolean },
 ): Promise<ApprovalRow | undefined> {
   const query = db<ApprovalRow>('approvals').where({ approval_id: approvalId, status: 'pending' });
-  if (claim.before_deadline) query.whereRaw('expires_at > statement_timestamp()');
-  const [row] = await query.update(endingWrite(db, claim)).returning('*');
+  if (claim.before_deadline) query.whereRaw(TAKES_ANSWERS);
+  const [row] = await query.update(claimWrite(db, claim)).returning('*');
   return row;
 }
 
 /**
- * A human's answer (or cancel) claimed in one statement, so in one round trip and atomically without a
+ * A human's answer (or cancel, or a quorum vote) claimed in one statement, so in one round trip and atomically without a
  * transaction: the conditional write of claimApprovalEnding, also requiring the version the caller read
  * (whose request its record was built from), and only when it took the row, the ending's records appended
  * and the workflow's signal committed. Returns the row as ended, or undefined when it did not take it.
@@ -114,13 +128,14 @@ export async function claimApprovalAnswer(
     read_version: number;
     /** The ending's records, as ledgerAppendCall (db/ledger.ts) gives them: [records, lock]. */
     append_bindings: readonly unknown[];
-    signal: { name: string; args: unknown[] };
+    /** The ended signal to the workflow; none for a vote that leaves the request pending. */
+    signal: { name: string; args: unknown[] } | undefined;
   },
 ): Promise<ApprovalRow | undefined> {
   const update = db<ApprovalRow>('approvals')
     .where({ approval_id: approvalId, status: 'pending', version: claim.read_version })
-    .whereRaw('expires_at > statement_timestamp()')
-    .update(endingWrite(db, claim))
+    .whereRaw(TAKES_ANSWERS)
+    .update(claimWrite(db, claim))
     .returning('*')
     .toSQL();
   const [records, lock] = claim.append_bindings;
@@ -128,11 +143,18 @@ export async function claimApprovalAnswer(
     `with claimed as (${update.sql}),
      pending_signal as (
        insert into workflow_signals (workflow_id, signal_name, args)
-       select approval_id, ?, ?::jsonb from claimed
+       select approval_id, ?, ?::jsonb from claimed where ?::boolean
        on conflict do nothing),
      ${appendedWhen('claimed')}
      select claimed.* from claimed where (select count(*) from appended) > 0`,
-    [...update.bindings, claim.signal.name, JSON.stringify(claim.signal.args), records, lock] as Knex.RawBinding[],
+    [
+      ...update.bindings,
+      claim.signal?.name ?? '',
+      JSON.stringify(claim.signal?.args ?? []),
+      claim.signal !== undefined,
+      records,
+      lock,
+    ] as Knex.RawBinding[],
   );
   return rows[0];
 }

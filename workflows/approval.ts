@@ -55,10 +55,10 @@ type Answer = Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>;
  * so whichever comes first stands. Each transition is a provenance record and an event. A transition
  * that cannot be stored fails the request: its last stored state is kept as failed, waiting callers are
  * refused with the failure, and the workflow fails with it. `opened`: the request was recorded before
- * the start (POST /v1/approvals); without it the workflow records it.
+ * the start (POST /v1/approvals); without it the workflow records it. A deadline does what the request's
+ * on_expiry says (domain/approvals/expiry.ts): an escalation or a hold leaves it pending, waiting again.
  */
 export async function approvalWorkflow(request: ApprovalRequest, opened?: ApprovalState): Promise<ApprovalState> {
-  const deadline = Date.parse(request.expires_at);
   const approval = approvalState(request, opened);
   const { state } = approval;
   /** The request as first recorded: what its creator is answered with. */
@@ -69,6 +69,7 @@ export async function approvalWorkflow(request: ApprovalRequest, opened?: Approv
 
   const mustBePending = (input: RespondInput | CancelApprovalInput) => {
     const answering = answer !== undefined || ended !== undefined;
+    const deadline = state.expiry_outcome === 'held' ? Infinity : Date.parse(state.expires_at);
     refuseWith(FAILURE_TYPES.approvalNotPending, answerRefusal(state, answering, Date.now(), deadline));
     refuseWith(FAILURE_TYPES.invalidData, unstorableRefusal(input, 'answer'));
   };
@@ -96,19 +97,24 @@ export async function approvalWorkflow(request: ApprovalRequest, opened?: Approv
   requested = { ...state };
   await tellParent(request);
 
-  try {
-    // Whatever the timer says, an answer its validator accepted (before the deadline) stands.
-    await condition(() => answer !== undefined || ended !== undefined, Math.max(1, deadline - Date.now()));
-  } catch (error) {
-    if (!isCancellation(error)) throw error;
-    // Its own cancellation ends it, claimed like an answer; an ending claimed first stands instead.
+  // A deadline may leave the request pending (escalated to its next approver, or held open): it waits again.
+  do {
+    try {
+      // Whatever the timer says, an answer its validator accepted (before the deadline) stands.
+      const settled = () => answer !== undefined || ended !== undefined;
+      if (state.expiry_outcome === 'held') await condition(settled);
+      else await condition(settled, Math.max(1, Date.parse(state.expires_at) - Date.now()));
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+      // Its own cancellation ends it, claimed like an answer; an ending claimed first stands instead.
+      if (ended) approval.adopt(ended);
+      else await CancellationScope.nonCancellable(() => endItself(approval, request, 'workflow_cancelled'));
+      throw error;
+    }
     if (ended) approval.adopt(ended);
-    else await CancellationScope.nonCancellable(() => endItself(approval, request, 'workflow_cancelled'));
-    throw error;
-  }
-  if (ended) approval.adopt(ended);
-  else if (answer) await recordStep(approval, request, endedTransition(request, answer, now()));
-  else await endItself(approval, request, 'expired');
+    else if (answer) await recordStep(approval, request, endedTransition(request, answer, now()));
+    else await endItself(approval, request, 'expired');
+  } while (state.status === 'pending');
 
   await condition(allHandlersFinished);
   return state;

@@ -15,7 +15,10 @@ export function answeredApproval(outcome: AnswerOutcome) {
 /** What answering a request may meet, whichever route answers it (respond, or the escalation queue's respond). */
 export const CLAIM_RESPONSES = {
   404: { description: 'No such approval request' },
-  409: { description: 'The request is no longer pending' },
+  409: {
+    description:
+      'approval_not_pending: the request is no longer pending; already_voted: this person has voted on the quorum request already',
+  },
 };
 
 export const ANSWER_RESPONSES = {

@@ -138,7 +138,10 @@ function registerRespond(approvals: RouteGroup, deps: ApprovalRouteDeps): void {
       'responded_by may be omitted, and naming anyone else is 403. A request addressed to an ' +
       'approver (approver_passport_id) is answered only by that approver or their delegate. Separation of duties: nobody answers a request ' +
       'of their own (403 requester_may_not_answer): not its requester, the credential or person that made it, nor an agent acting for them. ' +
-      'The provenance record names the Passport and the credential.',
+      'The provenance record names the Passport and the credential. A quorum request (approvers, required_approvals) takes one vote ' +
+      'from each named approver (403 not_the_approver for anyone else, 409 already_voted for a second vote): it is approved at ' +
+      'required_approvals approvals, and rejected as soon as that many can no longer be reached; until then each vote is recorded ' +
+      '(votes, approvals_needed; event approval.voted) and the request stays pending. A quorum vote carries no modified_params.',
     auth: 'platform:write',
     request: { params: ApprovalIdParamsSchema, body: RespondApprovalSchema },
     responses: ANSWER_RESPONSES,

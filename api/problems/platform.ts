@@ -12,6 +12,14 @@ export const PLATFORM_PROBLEMS = {
     title: 'The approval request is no longer pending',
     remediation: ['Read its outcome with GET /v1/approvals/{approval_id}; a decided request cannot be answered again'],
   },
+  already_voted: {
+    status: 409,
+    title: 'This person has already voted on the request',
+    remediation: [
+      'Each named approver votes once; read the votes so far with GET /v1/approvals/{approval_id}',
+      'A vote cannot be changed: ask the requester to cancel and open a new request if it must be',
+    ],
+  },
   execution_not_found: {
     status: 404,
     title: 'No such execution',

@@ -2,6 +2,7 @@ import {
   APPROVAL_DECISIONS,
   APPROVAL_STATUSES,
   ESCALATION_DECISIONS,
+  EXPIRY_ACTIONS,
   SIMPLE_DECISIONS,
 } from '../../domain/approvals/requests';
 import { RISK_LEVELS } from '../../domain/routing/risk';
@@ -30,6 +31,14 @@ export const CreateApprovalSchema = z
     agent_id: z.string().min(1).max(300).optional().openapi({ description: 'The agent whose action needs approval' }),
     requester_passport_id: DidSchema,
     approver_passport_id: DidSchema.optional(),
+    approvers: z.array(DidSchema).min(1).max(20).optional().openapi({
+      description:
+        'A quorum request: the named approvers (distinct persons, not the requester), instead of approver_passport_id',
+    }),
+    required_approvals: z.number().int().min(1).max(20).optional().openapi({
+      description:
+        'With approvers: how many must approve (default: all of them). Each votes once; the request is approved at that many approvals and rejected as soon as that many can no longer be reached',
+    }),
     action_description: z.string().min(1).max(2000),
     risk_level: z.enum(RISK_LEVELS).optional().openapi({
       description: 'Default: evaluated from request_data (amount, irreversible, contains_personal_data, risk_level)',
@@ -42,6 +51,13 @@ export const CreateApprovalSchema = z
     alternatives: z.array(JsonObjectSchema).max(20).default([]),
     expires_at: TimestampSchema.optional().openapi({ description: 'Default: now + APPROVAL_DEFAULT_TTL_SECONDS' }),
     expires_in_seconds: z.number().int().positive().optional().openapi({ description: 'Instead of expires_at' }),
+    on_expiry: z.enum(EXPIRY_ACTIONS).default('reject').openapi({
+      description:
+        'What the deadline does: reject (status expired), approve (status approved, by no human), escalate (to the next of escalate_to, each level as long as the first lifetime; at the last level, reject) or hold (stays pending and answerable past its deadline). The request and its approval.expired event state the outcome (expiry_outcome)',
+    }),
+    escalate_to: z.array(DidSchema).min(1).max(10).optional().openapi({
+      description: 'With on_expiry escalate: the approvers the request moves to at each deadline, in order',
+    }),
   })
   .strict()
   .openapi('CreateApprovalRequest');

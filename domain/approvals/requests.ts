@@ -8,6 +8,16 @@
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired', 'cancelled', 'failed'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
+/**
+ * What a request's deadline does, chosen per request: reject it (status expired, the action not taken), approve it,
+ * escalate it to the next approver of escalate_to with a new deadline, or hold it open for a human past its
+ * deadline. Whichever, the request and its approval.expired event say so (expiry_outcome); none is a silent denial.
+ */
+export const EXPIRY_ACTIONS = ['reject', 'approve', 'escalate', 'hold'] as const;
+export type ExpiryAction = (typeof EXPIRY_ACTIONS)[number];
+export const EXPIRY_OUTCOMES = ['rejected', 'approved', 'escalated', 'held'] as const;
+export type ExpiryOutcome = (typeof EXPIRY_OUTCOMES)[number];
+
 export const APPROVAL_DECISIONS = ['approved', 'rejected'] as const;
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 

@@ -3,7 +3,8 @@
  * each changes, who is accountable for it, and the provenance record and event it leaves. The approval
  * workflow only says what happened; what that means is decided here.
  */
-import type { ApprovalDecision, ApprovalStatus, ResponseKind } from './requests';
+import type { ApprovalDecision, ApprovalStatus, ExpiryAction, ExpiryOutcome, ResponseKind } from './requests';
+import { actingFor, type ApprovalVote } from './quorum';
 import type { EventKind } from '../provenance/events';
 import type { RiskLevel } from '../routing/risk';
 import { humanProvenanceActor, type HumanActor } from '../identity/human-acts';
@@ -25,6 +26,10 @@ export interface ApprovalRequestFacts {
   risk_level: RiskLevel;
   /** The deadline of the durable timer: at this instant a pending request becomes expired. */
   expires_at: string;
+  approvers?: readonly string[] | undefined;
+  required_approvals?: number | undefined;
+  /** Seat DID → the named approver it covers for. */
+  covering_for?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What the transitions read of a request's state. */
@@ -34,6 +39,11 @@ export interface ApprovalFacts extends ApprovalRequestFacts {
   modified_params?: Record<string, unknown> | undefined;
   cancelled_by?: string | undefined;
   cancel_reason?: string | undefined;
+  votes?: readonly ApprovalVote[] | undefined;
+  approvals_needed?: number | undefined;
+  on_expiry?: ExpiryAction | undefined;
+  escalation_level?: number | undefined;
+  expiry_outcome?: ExpiryOutcome | undefined;
 }
 
 /** The fields a transition sets on the request. */
@@ -46,11 +56,25 @@ export interface ApprovalChanges {
   cancelled_by?: string;
   cancel_reason?: string;
   responded_at?: string;
+  /** A quorum request's votes so far, and how many approvals it still needs. */
+  votes?: ApprovalVote[];
+  approvals_needed?: number;
+  /** What the deadline did (expiry.ts); an escalation also moves the request to its next approver and deadline. */
+  expiry_outcome?: ExpiryOutcome;
+  approver_passport_id?: string;
+  escalation_level?: number;
+  expires_at?: string;
 }
 
 /** The action of each transition's provenance record. */
 export type ApprovalAction =
-  'approval_requested' | `approval_${ApprovalDecision}` | 'approval_cancelled' | 'approval_expired';
+  | 'approval_requested'
+  | `approval_${ApprovalDecision}`
+  | `approval_vote_${ApprovalDecision}`
+  | 'approval_cancelled'
+  | 'approval_expired'
+  | 'approval_escalated'
+  | 'approval_held';
 
 export interface ApprovalTransition {
   step_id: string;
@@ -131,10 +155,18 @@ export function requestedTransition(request: ApprovalRequestFacts, requester?: P
     step_id: 'requested',
     actor: approvalRequesterActor(request, requester),
     action: 'approval_requested',
-    reasoning: `${request.requester_passport_id} asks ${request.approver_passport_id ?? 'an approver'} to approve: ${request.action_description}`,
+    reasoning: `${request.requester_passport_id} asks ${askedOf(request)} to approve: ${request.action_description}`,
     event: 'approval.requested',
     changes: {},
   };
+}
+
+/** Whom a request asks, in words: "bea, covering for ada", or "2 of a, b, c". */
+function askedOf(request: ApprovalRequestFacts): string {
+  const seat = (did: string) => actingFor(did, request.covering_for?.[did]);
+  if (request.approvers?.length)
+    return `${request.required_approvals ?? request.approvers.length} of ${request.approvers.map(seat).join('; ')}`;
+  return request.approver_passport_id ? seat(request.approver_passport_id) : 'an approver';
 }
 
 /** The transition of a human's answer (a response or a cancel): it depends on the answer alone. */
@@ -266,5 +298,21 @@ export function approvalEventData(approval: ApprovalFacts): Record<string, unkno
       ? { responded_by: approval.responded_by, modified_params: approval.modified_params ?? null }
       : {}),
     ...(approval.cancelled_by ? { cancelled_by: approval.cancelled_by, reason: approval.cancel_reason ?? null } : {}),
+    ...(approval.approvers
+      ? {
+          approvers: approval.approvers,
+          required_approvals: approval.required_approvals ?? null,
+          votes: approval.votes ?? [],
+          approvals_needed: approval.approvals_needed ?? null,
+        }
+      : {}),
+    ...(approval.covering_for ? { covering_for: approval.covering_for } : {}),
+    ...(approval.expiry_outcome
+      ? {
+          on_expiry: approval.on_expiry ?? 'reject',
+          expiry_outcome: approval.expiry_outcome,
+          escalation_level: approval.escalation_level ?? 0,
+        }
+      : {}),
   };
 }

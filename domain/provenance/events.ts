@@ -21,7 +21,9 @@ export const EVENT_KINDS = {
     'An approval request was created and waits for a human (POST /v1/approvals, an agent call or a DAG node)',
   'approval.approved': 'An approval request was approved, possibly with modified parameters',
   'approval.rejected': 'An approval request was rejected (also the escalation queue’s reject and request_changes)',
-  'approval.expired': 'An approval request reached its expires_at without an answer',
+  'approval.expired':
+    'An approval request reached its expires_at without an answer; on_expiry and expiry_outcome say what that did (rejected, approved, escalated, held)',
+  'approval.voted': 'An approver of a quorum request voted, and the request still waits for more votes',
   'approval.cancelled': 'An approval request was cancelled, by a caller or with the execution or workflow that asked',
   'execution.queued': 'An agent call was accepted and queued (it may first wait for its approval)',
   'execution.started': 'An execution started calling its agent',
@@ -87,7 +89,10 @@ export const EVENT_EMITTERS = {
   'approval.approved':
     'approvalWorkflow, responded step: POST /v1/approvals/{id}/respond or /v1/escalations/{id}/respond approving (also approved_with_modifications)',
   'approval.rejected': 'approvalWorkflow, responded step: the same respond operations rejecting (also request_changes)',
-  'approval.expired': 'approvalWorkflow, expired step: the expires_at timer fired with no answer',
+  'approval.expired':
+    'approvalWorkflow, expired step (expired:<level> for each escalation): the expires_at timer fired with no answer',
+  'approval.voted':
+    'POST /v1/approvals/{id}/respond or /v1/escalations/{id}/respond on a quorum request, by a vote that leaves it pending (step vote:<passport>)',
   'approval.cancelled':
     'approvalWorkflow, cancelled step: POST /v1/approvals/{id}/cancel, or the execution or DAG that asked was cancelled',
   'execution.queued':

@@ -2,21 +2,15 @@ import type { Knex } from 'knex';
 import { approvalFromRow, findApprovalById } from '../../db/approvals';
 import { findDelegation } from '../../db/delegation';
 import { answerTransition, type ApprovalEnding } from '../../domain/approvals/steps';
+import { isQuorum } from '../../domain/approvals/quorum';
 import { paramsSchemaOf, selfAnswerRefusal, type ApprovalMaker } from '../../domain/approvals/requests';
-import { unstorableRefusal } from '../../domain/common/storable-text';
-import {
-  approverRefusal,
-  humanActorOf,
-  type HumanActCaller,
-  type HumanActRefusal,
-} from '../../domain/identity/human-acts';
+import { approverRefusal, humanActorOf, type HumanActCaller } from '../../domain/identity/human-acts';
 import type { ApprovalState, CancelApprovalInput, RespondInput } from '../../contracts/approval';
-import { FAILURE_TYPES } from '../../contracts/failures';
-import { recordApprovalAnswered } from '../observability/metrics';
-import { refusedWrite, StorageRefusedError, type StorageRefusal } from '../platform/refusals';
-import { deliverAfterCommit } from '../workflow-starts/signals';
 import { paramsValidator, type FieldProblem, type PlatformServiceDeps } from './approvals';
-import { claimAnswer, type ClaimOutcome } from './claims';
+import { claimStep, type AnswerOutcome } from './claim-step';
+import { castVote } from './votes';
+
+export type { AnswerOutcome } from './claim-step';
 
 /** modified_params against the request's schema (its own, or the shape of its request_data). */
 export function checkModifiedParams(
@@ -37,14 +31,6 @@ export function checkModifiedParams(
   }));
 }
 
-export type AnswerOutcome =
-  | { ok: true; approval: ApprovalState }
-  | { ok: false; code: 'approval_not_found' | 'approval_not_pending'; detail: string }
-  | { ok: false; code: 'invalid_modified_params'; errors: FieldProblem[] }
-  | HumanActRefusal
-  | { ok: false; code: 'requester_may_not_answer'; detail: string }
-  | StorageRefusal;
-
 /**
  * Ends a request by a human's answer: claimed in Postgres by the one conditional write that only a pending
  * request before its deadline takes (with its provenance record and event), so exactly one answer ever wins
@@ -57,30 +43,8 @@ async function endByAnswer(
   read: ApprovalState,
   ending: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>,
 ): Promise<AnswerOutcome> {
-  const approvalId = read.approval_id;
-  const unstorable = unstorableRefusal(ending.input, 'answer');
-  if (unstorable) return { ok: false, code: FAILURE_TYPES.invalidData, detail: unstorable };
   const at = new Date().toISOString();
-  let claimed: ClaimOutcome;
-  try {
-    claimed = await claimAnswer(deps.db, read, answerTransition(ending, at), at);
-  } catch (error) {
-    const refused = refusedWrite(error);
-    if (refused instanceof StorageRefusedError) return refused.refusal;
-    throw refused;
-  }
-  if (!claimed.claimed) {
-    const { approval } = claimed;
-    if (!approval) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
-    const detail =
-      approval.status === 'pending'
-        ? `Approval ${approvalId} expired at ${approval.expires_at}`
-        : `Approval ${approvalId} is ${approval.status}, not pending`;
-    return { ok: false, code: 'approval_not_pending', detail };
-  }
-  if (ending.kind === 'respond') recordApprovalAnswered(claimed.approval);
-  if (claimed.signal) deliverAfterCommit(deps, claimed.signal);
-  return { ok: true, approval: claimed.approval };
+  return claimStep(deps, read, ending.input, () => ({ transition: answerTransition(ending, at) }), at);
 }
 
 /**
@@ -140,6 +104,18 @@ export async function respondToApproval(
   );
   if (own) return { ok: false, ...own };
   if (answer.modified_params !== undefined) {
+    if (isQuorum(approval))
+      return {
+        ok: false,
+        code: 'invalid_modified_params',
+        errors: [
+          {
+            field: 'modified_params',
+            code: 'unexpected',
+            message: 'a quorum request is approved as asked: its approvers vote on the same parameters',
+          },
+        ],
+      };
     if (answer.decision !== 'approved')
       return {
         ok: false,
@@ -155,6 +131,7 @@ export async function respondToApproval(
     principal: caller.id,
     actor: acting.actor,
   };
+  if (isQuorum(approval)) return castVote(deps, approval, { ...input, actor: acting.actor });
   return endByAnswer(deps, approval, { kind: 'respond', input });
 }
 

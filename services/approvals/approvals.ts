@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { approvalFromRow, findApprovalById, insertOpenedApproval } from '../../db/approvals';
 import { ledgerAppendCall, transactionIdFor } from '../../db/ledger';
 import { approvalRecord, requestedTransition, type ProvenRequester } from '../../domain/approvals/steps';
+import { expiryProblems } from '../../domain/approvals/expiry';
+import { openingQuorum, quorumProblems } from '../../domain/approvals/quorum';
 import type { Actor } from '../identity/authentication/actor';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { unstorableRefusal } from '../../domain/common/storable-text';
@@ -103,7 +105,11 @@ export function approvalRequestOf(
   body: NewApproval,
 ): { ok: true; request: ApprovalRequest } | { ok: false; errors: FieldProblem[] } {
   const deadline = approvalDeadline(settings, now, body);
-  const errors: FieldProblem[] = deadline.ok ? [] : [deadline.error];
+  const errors: FieldProblem[] = [
+    ...(deadline.ok ? [] : [deadline.error]),
+    ...quorumProblems(body),
+    ...expiryProblems(body),
+  ];
   if (body.params_schema) {
     const compiled = paramsValidator(body.params_schema);
     if (!compiled.ok) errors.push({ field: 'params_schema', code: 'invalid_schema', message: compiled.message });
@@ -119,6 +125,7 @@ export function approvalRequestOf(
       risk_level: body.risk_level ?? assessed.level,
       risk_factors: body.risk_factors ?? assessed.factors,
       expires_at: deadline.expires_at,
+      ...(body.approvers ? { required_approvals: body.required_approvals ?? body.approvers.length } : {}),
     },
   };
 }
@@ -168,6 +175,7 @@ export async function createApproval(
   const transition = requestedTransition(request, caller && provenRequester(caller));
   const opened: ApprovalState = {
     ...request,
+    ...openingQuorum(request),
     version: 1,
     status: 'pending',
     provenance_id: transactionIdFor(request.approval_id, transition.step_id),

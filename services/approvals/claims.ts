@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { approvalFromRow, claimApprovalAnswer, claimApprovalEnding, findApprovalToEnd } from '../../db/approvals';
 import { appendProvenance, ledgerAppendCall, transactionIdFor } from '../../db/ledger';
 import type { PendingSignal } from '../../db/workflow-starts';
+import { expiryTransition, nextDeadlineMs, takesAnswersAt } from '../../domain/approvals/expiry';
 import { approvalRecord, type ApprovalTransition } from '../../domain/approvals/steps';
 import { approvalEndedSignal, type ApprovalRequest, type ApprovalState } from '../../contracts/approval';
 
@@ -27,6 +28,10 @@ export function requestOf(approval: ApprovalState): ApprovalRequest {
     created_at: _created,
     responded_at: _responded,
     updated_at: _updated,
+    votes: _votes,
+    approvals_needed: _needed,
+    escalation_level: _level,
+    expiry_outcome: _outcome,
     ...request
   } = approval;
   return request;
@@ -64,48 +69,71 @@ export async function claimEnding(
   });
 }
 
+/** A step claimed on the request as it stands, or why it may not be (a vote by someone who has voted meanwhile). */
+export type AnswerStep<R> = (current: ApprovalState) => { transition: ApprovalTransition } | { refused: R };
+
 /**
- * Claims a human's answer (or cancel) of the request as the caller read it, in one statement: the
- * conditional update (pending, before its deadline, still the version read), the ending's provenance record
- * with its event, and the ended signal to its workflow, all or nothing. The record is built from the read
- * request, which the version guard makes the one ended. A request changed since it was read (still pending)
- * is read again and claimed again.
+ * Claims a human's answer, cancel or quorum vote on the request as the caller read it, in one statement: the
+ * conditional update (pending, taking answers, still the version read), the step's provenance record with its
+ * event, and, when the step ends the request, the ended signal to its workflow; all or nothing. The step is
+ * built from the request it is claimed on, which the version guard makes the one it changes. A request changed
+ * since it was read (still pending: another vote, say) is read again and the step built and claimed again.
  */
-export async function claimAnswer(
+export async function claimAnswer<R>(
   db: Knex,
   read: ApprovalState,
-  transition: ApprovalTransition,
+  step: AnswerStep<R>,
   at: string,
-): Promise<ClaimOutcome> {
+): Promise<ClaimOutcome | { claimed: false; refused: R }> {
   let current: ApprovalState | undefined = read;
   for (let attempt = 0; attempt < 3 && current?.status === 'pending'; attempt += 1) {
+    const built = step(current);
+    if ('refused' in built) return { claimed: false, refused: built.refused };
+    const { transition } = built;
     const provenance_id = transactionIdFor(current.approval_id, transition.step_id);
-    const ended: ApprovalState = {
+    const changed: ApprovalState = {
       ...current,
       ...transition.changes,
       version: current.version + 1,
       provenance_id,
       updated_at: at,
     };
-    const signal: PendingSignal = {
-      workflow_id: current.approval_id,
-      signal_name: approvalEndedSignal.name,
-      args: [ended],
-    };
-    const record = approvalRecord(requestOf(current), ended, transition, at);
+    const signal: PendingSignal | undefined =
+      changed.status === 'pending'
+        ? undefined
+        : { workflow_id: current.approval_id, signal_name: approvalEndedSignal.name, args: [changed] };
+    const record = approvalRecord(requestOf(current), changed, transition, at);
     const row = await claimApprovalAnswer(db, current.approval_id, {
       changes: transition.changes,
       provenance_id,
       updated_at: at,
       read_version: current.version,
       append_bindings: ledgerAppendCall([{ ...record, organization_id: current.organization_id }]).bindings,
-      signal: { name: signal.signal_name, args: signal.args },
+      signal: signal && { name: signal.signal_name, args: signal.args },
     });
-    if (row) return { claimed: true, approval: approvalFromRow(row), signal };
+    if (row) return { claimed: true, approval: approvalFromRow(row), ...(signal ? { signal } : {}) };
     const latest = await findApprovalToEnd(db, current.approval_id);
     current = latest && approvalFromRow(latest);
-    // Pending but past its deadline: the expiry's to claim, not an answer's.
-    if (current?.status === 'pending' && Date.parse(current.expires_at) <= Date.now()) break;
+    // Pending but past its deadline (and not held open): the expiry's to claim, not an answer's.
+    if (current?.status === 'pending' && !takesAnswersAt(current, Date.now(), Date.parse(current.expires_at))) break;
   }
   return { claimed: false, approval: current };
+}
+
+/**
+ * The deadline's claim, from the request as it stands (an earlier escalation moved its approver and deadline):
+ * what its on_expiry says, through the same conditional write as an answer; an answer that came first stands.
+ */
+export async function claimExpiry(db: Knex, approvalId: string, at: string): Promise<ClaimOutcome> {
+  const row = await findApprovalToEnd(db, approvalId);
+  const current = row && approvalFromRow(row);
+  if (current?.status !== 'pending') return { claimed: false, approval: current };
+  const next = nextDeadlineMs(
+    current.escalation_level ?? 0,
+    Date.parse(current.created_at),
+    Date.parse(current.expires_at),
+  );
+  return claimEnding(db, approvalId, expiryTransition(current, new Date(next).toISOString()), at, {
+    before_deadline: false,
+  });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { ApprovalRequest, ApprovalState } from '../../contracts/approval';
+import { expiryTransition, nextDeadlineMs } from '../../domain/approvals/expiry';
 import { approvalRecord, endedTransition } from '../../domain/approvals/steps';
 import type { AppendProvenanceInput, LedgerAnchor } from '../../domain/provenance/records';
 import { registerSearchAttributes } from '../../app/temporal';
@@ -86,7 +87,15 @@ export function inMemoryApprovalEnding(
     const current = latest(request.approval_id);
     if (!current) throw new Error(`no state kept for ${request.approval_id}`);
     if (current.status !== 'pending') return current;
-    const transition = endedTransition(request, { kind: ending }, at);
+    const next = nextDeadlineMs(
+      current.escalation_level ?? 0,
+      Date.parse(current.created_at),
+      Date.parse(current.expires_at),
+    );
+    const transition =
+      ending === 'expired'
+        ? expiryTransition(current, new Date(next).toISOString())
+        : endedTransition(request, { kind: ending }, at);
     const state: ApprovalState = { ...current, ...transition.changes, version: current.version + 1, updated_at: at };
     const anchor = record(approvalRecord(request, state, transition, at));
     const ended = { ...state, provenance_id: anchor.transaction_id };

@@ -1071,7 +1071,7 @@ export interface paths {
         put?: never;
         /**
          * Approve or reject a pending request
-         * @description Claimed in Postgres by one conditional write, then signalled to the approval’s workflow: exactly one answer wins, and an answer to a request that is no longer pending (answered, cancelled, expired, or past expires_at) is 409. Full variant: decision approved|rejected, responded_by, comment, modified_params (checked against params_schema). Simplified variant: decision approve|reject and reason. Only a signed-in person answers (a session token from a passkey or device key; or an agent with a delegation token from the person that holds approvals:respond), as themself: responded_by may be omitted, and naming anyone else is 403. A request addressed to an approver (approver_passport_id) is answered only by that approver or their delegate. Separation of duties: nobody answers a request of their own (403 requester_may_not_answer): not its requester, the credential or person that made it, nor an agent acting for them. The provenance record names the Passport and the credential.
+         * @description Claimed in Postgres by one conditional write, then signalled to the approval’s workflow: exactly one answer wins, and an answer to a request that is no longer pending (answered, cancelled, expired, or past expires_at) is 409. Full variant: decision approved|rejected, responded_by, comment, modified_params (checked against params_schema). Simplified variant: decision approve|reject and reason. Only a signed-in person answers (a session token from a passkey or device key; or an agent with a delegation token from the person that holds approvals:respond), as themself: responded_by may be omitted, and naming anyone else is 403. A request addressed to an approver (approver_passport_id) is answered only by that approver or their delegate. Separation of duties: nobody answers a request of their own (403 requester_may_not_answer): not its requester, the credential or person that made it, nor an agent acting for them. The provenance record names the Passport and the credential. A quorum request (approvers, required_approvals) takes one vote from each named approver (403 not_the_approver for anyone else, 409 already_voted for a second vote): it is approved at required_approvals approvals, and rejected as soon as that many can no longer be reached; until then each vote is recorded (votes, approvals_needed; event approval.voted) and the request stays pending. A quorum vote carries no modified_params.
          */
         post: operations["respondToApproval"];
         delete?: never;
@@ -4257,6 +4257,14 @@ export interface components {
             workflow_id: string | null;
             requester_passport_id: string;
             approver_passport_id: string | null;
+            /** @description A quorum request’s named approvers (distinct persons, by DID); null: one approver */
+            approvers: string[] | null;
+            /** @description How many of approvers must approve; it is rejected once that many can no longer */
+            required_approvals: number | null;
+            /** @description Approvers who took a named person’s place by a cover when the request was opened: approver → person */
+            covering_for: {
+                [key: string]: string;
+            } | null;
             action_description: string;
             /** @enum {string} */
             risk_level: "low" | "medium" | "high" | "critical";
@@ -4278,6 +4286,10 @@ export interface components {
             modified_params: {
                 [key: string]: unknown;
             } | null;
+            /** @description A quorum request’s votes so far, in order */
+            votes: components["schemas"]["ApprovalVote"][] | null;
+            /** @description A quorum request’s approvals still needed (0 once approved) */
+            approvals_needed: number | null;
             cancelled_by: string | null;
             cancel_reason: string | null;
             /** @description Ledger transaction of the latest transition */
@@ -4290,12 +4302,40 @@ export interface components {
             created_at: string;
             responded_at: string | null;
             expires_at: string;
+            /**
+             * @description What expires_at does: reject (status expired), approve (status approved, by no human), escalate (to the next of escalate_to, with a new expires_at; at the last level, reject), hold (stays pending, answerable, past its deadline). null: reject
+             * @enum {string|null}
+             */
+            on_expiry: "reject" | "approve" | "escalate" | "hold" | null;
+            /** @description With on_expiry escalate: the approvers the request moves to, level by level */
+            escalate_to: string[] | null;
+            /** @description How many times the request has escalated */
+            escalation_level: number | null;
+            /**
+             * @description What the deadline did, once it passed: rejected, approved, escalated or held
+             * @enum {string|null}
+             */
+            expiry_outcome: "rejected" | "approved" | "escalated" | "held" | null;
             updated_at: string;
         };
         RiskFactor: {
             factor: string;
             /** @enum {string} */
             severity: "low" | "medium" | "high" | "critical";
+        };
+        ApprovalVote: {
+            /** @description The seat the vote fills: a named approver, or whoever covers for them */
+            approver: string;
+            /** @description The person who voted: one vote per person */
+            passport_id: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+            comment?: string;
+            /** @description The named approver this voter covers for */
+            covering_for?: string;
+            voted_at: string;
+            /** @description Ledger transaction of the vote */
+            provenance_id: string;
         };
         CreateApprovalRequest: {
             /**
@@ -4310,6 +4350,10 @@ export interface components {
             requester_passport_id: string;
             /** @example did:web:example.com:reviewers:alice */
             approver_passport_id?: string;
+            /** @description A quorum request: the named approvers (distinct persons, not the requester), instead of approver_passport_id */
+            approvers?: string[];
+            /** @description With approvers: how many must approve (default: all of them). Each votes once; the request is approved at that many approvals and rejected as soon as that many can no longer be reached */
+            required_approvals?: number;
             action_description: string;
             /**
              * @description Default: evaluated from request_data (amount, irreversible, contains_personal_data, risk_level)
@@ -4337,6 +4381,14 @@ export interface components {
             expires_at?: string;
             /** @description Instead of expires_at */
             expires_in_seconds?: number;
+            /**
+             * @description What the deadline does: reject (status expired), approve (status approved, by no human), escalate (to the next of escalate_to, each level as long as the first lifetime; at the last level, reject) or hold (stays pending and answerable past its deadline). The request and its approval.expired event state the outcome (expiry_outcome)
+             * @default reject
+             * @enum {string}
+             */
+            on_expiry?: "reject" | "approve" | "escalate" | "hold";
+            /** @description With on_expiry escalate: the approvers the request moves to at each deadline, in order */
+            escalate_to?: string[];
         };
         ApprovalRequestPage: {
             data: components["schemas"]["ApprovalRequest"][];
@@ -5734,7 +5786,7 @@ export interface components {
              * @example https://hooks.example.com/handoff
              */
             url: string;
-            events: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued")[];
+            events: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued")[];
             description?: string;
         };
         WebhookSubscriptionPage: {
@@ -5757,7 +5809,7 @@ export interface components {
              * @example https://hooks.example.com/handoff
              */
             url?: string;
-            events?: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued")[];
+            events?: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued")[];
             description?: string | null;
             /**
              * @description enabled also re-enables an endpoint the service disabled, and clears its run of failures
@@ -5856,7 +5908,7 @@ export interface components {
          * @description A kind of event (GET /v1/events lists them as they happen)
          * @enum {string}
          */
-        EventKind: "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued";
+        EventKind: "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued";
         PasskeyEnrollment: components["schemas"]["PasskeyCreationOptions"] & {
             /** @description A page of this deployment that completes the enrollment in the person’s browser; hand it to them */
             enrollment_url: string;
@@ -15134,7 +15186,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is no longer pending; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            /** @description approval_not_pending: the request is no longer pending; already_voted: this person has voted on the quorum request already; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -15312,7 +15364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is no longer pending; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            /** @description approval_not_pending: the request is no longer pending; already_voted: this person has voted on the quorum request already; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -15609,7 +15661,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is no longer pending; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            /** @description approval_not_pending: the request is no longer pending; already_voted: this person has voted on the quorum request already; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
