@@ -6,6 +6,7 @@ import { WEBHOOK_PROBLEMS } from './problems/webhooks';
 import { ORCHESTRATION_PROBLEMS } from './problems/orchestration';
 import { PASSKEY_PROBLEMS } from './problems/passkeys';
 import { REASONING_PROBLEMS } from './problems/reasoning';
+import { CAPABILITY_PROBLEMS } from './problems/capabilities';
 import type { ProblemTable } from './problems/table';
 
 /**
@@ -22,6 +23,7 @@ export const PROBLEM_TYPES = {
   ...ORCHESTRATION_PROBLEMS,
   ...PASSKEY_PROBLEMS,
   ...REASONING_PROBLEMS,
+  ...CAPABILITY_PROBLEMS,
 } as const satisfies ProblemTable;
 
 export type { ProblemTable };

@@ -10,6 +10,11 @@ import { registerPassportRoutes } from './passports';
 import { registerReasoningPlatformRoutes } from './reasoning-registry';
 import { registerTaskRoutes } from './tasks';
 import { registerWorkflowRoutes } from './workflows';
+import { registerCapabilityRoutes } from './capabilities';
+import { registerCapabilityGrantRoutes } from './capability-grants';
+import { registerCapabilityProofRoutes } from './capability-proofs';
+import { registerOntologyRoutes } from './ontologies';
+import { registerCourseRoutes } from './courses';
 
 /** The part of the app's dependencies the platform routes use. */
 export type PlatformRouteDeps = Pick<
@@ -65,4 +70,9 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
     settings: deps.settings.passports,
     revocations: deps.revocations,
   });
+  registerCapabilityRoutes(api, { db: deps.db });
+  registerCapabilityGrantRoutes(api, { db: deps.db });
+  registerCapabilityProofRoutes(api, { db: deps.db, settings: deps.settings.passports });
+  registerOntologyRoutes(api, { db: deps.db });
+  registerCourseRoutes(api, { db: deps.db });
 }

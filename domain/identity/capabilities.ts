@@ -218,6 +218,23 @@ export const CAPABILITIES = {
     risk: 'standard',
     implied_by: 'audit:read',
   },
+  'capabilities:read': {
+    description:
+      'List and read capability definitions, grants, proofs, ontologies, courses; match; verify proofs and skills',
+    risk: 'low',
+    implied_by: 'platform:read',
+  },
+  'capabilities:prove': { description: 'Submit a skill proof', risk: 'standard', implied_by: 'platform:write' },
+  'capabilities:manage': {
+    description: 'Define, import and promote capabilities; create courses and record completions',
+    risk: 'high',
+    implied_by: 'platform:admin',
+  },
+  'capabilities:grant': {
+    description: 'Grant and revoke capabilities, issue proofs of grants',
+    risk: 'high',
+    implied_by: 'platform:admin',
+  },
   agent_operations: {
     description: 'The operations of a registered agent’s own API key (/route, /confidence, …); never delegated',
     risk: 'standard',

@@ -30,6 +30,12 @@ const a = {
   client_id: '',
   pat_id: '',
   event_id: '',
+  capability_uri: '',
+  grant_id: '',
+  proof: '',
+  proof_id: '',
+  course_id: '',
+  agent_did: '',
   platform_agent_id: '',
   platform_agent_uri: '',
   deployment_id: '',
@@ -212,6 +218,8 @@ beforeAll(async () => {
   expect(passport.status).toBe(201);
   a.passport_id = passport.body.data.passportId;
   a.kid = passport.body.data.publicKeyJwk.kid;
+  a.agent_did = passport.body.data.did;
+  await setUpCapabilities();
   const person = await signedInPerson(stack);
   const delegation = await call(stack.baseUrl, 'POST', '/v1/delegation-tokens/exchange', {
     json: { subject_token: person.sessionToken },
@@ -265,6 +273,34 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** A's capability graph: a promoted definition, a grant to its agent issued by that agent's Passport, a proof of it submitted, a course. */
+async function setUpCapabilities(): Promise<void> {
+  const defined = await asA('POST', '/v1/capabilities', {
+    capabilityId: 'alpha_skill',
+    name: 'Alpha',
+    description: 'A',
+  });
+  a.capability_uri = defined.body.capabilityId;
+  expect((await asA('POST', '/v1/capabilities/alpha_skill/promote', { reason: 'A' })).status).toBe(200);
+  const granted = await asA('POST', '/v1/capability-grants', {
+    agentDID: a.agent_did,
+    capabilities: [a.capability_uri],
+    issuerPassportId: a.passport_id,
+  });
+  a.grant_id = granted.body.data[0].grantId;
+  a.proof = (await asA('POST', `/v1/capability-grants/${a.grant_id}/proofs`, { taskId: 't1' })).body.proof;
+  const submitted = await asA('POST', '/v1/capability-proofs', {
+    agentId: a.agent_did,
+    skillId: a.capability_uri,
+    proofDocument: a.proof,
+  });
+  a.proof_id = submitted.body.proofId;
+  const course = await asA('POST', '/v1/courses', { title: 'A', description: 'A', capabilities: [a.capability_uri] });
+  a.course_id = course.body.courseId;
+}
+
+const refused = (status: number) => (reply: CallResult) => expect(reply.status).toBe(status);
+
 const notFound = (reply: CallResult) => {
   expect({ status: reply.status, body: reply.body as unknown }).toMatchObject({ status: 404, body: { status: 404 } });
 };
@@ -301,6 +337,102 @@ const probe =
 
 /** Operations B's caller aims at A's resources; keyed `METHOD path` as the document names them. */
 const CROSS_TENANT: Record<string, Probe> = {
+  'GET /v1/capabilities': probe(
+    'GET',
+    () => '/v1/capabilities',
+    listWithout('capabilityId', () => a.capability_uri),
+  ),
+  // A capability URI with A's org segment is no capability of B's.
+  'POST /v1/capabilities': probe('POST', () => '/v1/capabilities', refused(400), {
+    capabilityId: 'capability://default/alpha_skill',
+    name: 'x',
+    description: 'x',
+  }),
+  'POST /v1/capabilities/import': async () =>
+    expect(
+      (
+        await asB('POST', '/v1/capabilities/import', {
+          capabilityDefinitions: [{ capabilityId: a.capability_uri, name: 'x', description: 'x' }],
+        })
+      ).body,
+    ).toMatchObject({ status: 'failed', importedCount: 0 }),
+  'POST /v1/capabilities/match': async () =>
+    expect(
+      (await asB('POST', '/v1/capabilities/match', { requiredCapabilities: ['alpha_skill'] })).body.matches,
+    ).toEqual([]),
+  'GET /v1/capabilities/{capability_id}': probe('GET', () => '/v1/capabilities/alpha_skill', notFound),
+  'POST /v1/capabilities/{capability_id}/promote': probe(
+    'POST',
+    () => '/v1/capabilities/alpha_skill/promote',
+    notFound,
+    {
+      reason: 'probe',
+    },
+  ),
+  'GET /v1/capability-grants': probe(
+    'GET',
+    () => '/v1/capability-grants',
+    listWithout('grantId', () => a.grant_id),
+  ),
+  'POST /v1/capability-grants': async () =>
+    refused(422)(await asB('POST', '/v1/capability-grants', { agentDID: a.agent_did, capabilities: ['alpha_skill'] })),
+  'GET /v1/capability-grants/{grant_id}': probe('GET', () => `/v1/capability-grants/${a.grant_id}`, notFound),
+  'POST /v1/capability-grants/{grant_id}/revoke': probe(
+    'POST',
+    () => `/v1/capability-grants/${a.grant_id}/revoke`,
+    notFound,
+    {},
+  ),
+  'POST /v1/capability-grants/{grant_id}/proofs': probe(
+    'POST',
+    () => `/v1/capability-grants/${a.grant_id}/proofs`,
+    notFound,
+    {},
+  ),
+  'POST /v1/capability-proofs': async () =>
+    notFound(
+      await asB('POST', '/v1/capability-proofs', {
+        agentId: a.agent_did,
+        skillId: 'alpha_skill',
+        proofDocument: a.proof,
+      }),
+    ),
+  'GET /v1/capability-proofs/{proof_id}': probe('GET', () => `/v1/capability-proofs/${a.proof_id}`, notFound),
+  'POST /v1/capability-proofs/verify': async () =>
+    notFound(
+      await asB('POST', '/v1/capability-proofs/verify', {
+        agentDid: a.agent_did,
+        capabilityProof: a.proof,
+        taskId: 't1',
+      }),
+    ),
+  'POST /v1/skills/verify': async () =>
+    expect(
+      (await asB('POST', '/v1/skills/verify', { subjectDid: a.agent_did, skills: ['alpha_skill'] })).body.skills[0]
+        .verified,
+    ).toBe(false),
+  'GET /v1/passports/{passport_id}/capabilities': probe(
+    'GET',
+    () => `/v1/passports/${a.passport_id}/capabilities`,
+    notFound,
+  ),
+  'GET /v1/ontology-packages': async () => expect((await asB('GET', '/v1/ontology-packages')).body.data).toEqual([]),
+  'GET /v1/ontology-packages/{name}/versions/{version}': probe(
+    'GET',
+    () => '/v1/ontology-packages/organization/versions/1',
+    notFound,
+  ),
+  'GET /v1/ontology-packages/{name}/skills': probe('GET', () => '/v1/ontology-packages/organization/skills', notFound),
+  'GET /v1/courses': probe(
+    'GET',
+    () => '/v1/courses',
+    listWithout('courseId', () => a.course_id),
+  ),
+  'POST /v1/courses': async () =>
+    refused(422)(await asB('POST', '/v1/courses', { title: 'x', description: 'x', capabilities: [a.capability_uri] })),
+  'GET /v1/courses/{course_id}': probe('GET', () => `/v1/courses/${a.course_id}`, notFound),
+  'POST /v1/courses/{course_id}/completions': async () =>
+    notFound(await asB('POST', `/v1/courses/${a.course_id}/completions`, { subjectDid: a.agent_did })),
   'GET /v1/prompts': probe(
     'GET',
     () => '/v1/prompts',
@@ -837,6 +969,8 @@ const CROSS_TENANT: Record<string, Probe> = {
 
 /** Operations with nothing of one tenant to reach: public, the deployment's own, or acting only on what the caller names in its own organization. */
 const NOT_TENANT_SCOPED: Record<string, string> = {
+  'GET /v1/permissions':
+    'the caller’s own permissions: its credential’s and its own Passport’s grants, within its organization',
   'GET /v1/models/{model_id}/statistics':
     'a shared model’s statistics, counted over the caller’s organization’s calls only (db/reasoning-calls.ts)',
   'GET /v1/models': 'the model registry is the deployment’s reference data, shared by every organization',

@@ -8,6 +8,8 @@ import { Passport } from '../../contracts/aggregates/passport';
 import { Prompt, PromptVersion } from '../../contracts/aggregates/prompt';
 import { ReasoningAttempt, ReasoningCall } from '../../contracts/aggregates/reasoning-call';
 import { RoutingState } from '../../contracts/aggregates/routing';
+import { CapabilityDefinition, CapabilityGrant, Course } from '../../contracts/aggregates/capability';
+import { CapabilityDefinitionSchema, CapabilityGrantSchema, CourseSchema } from '../../api/schemas/capabilities';
 import { Task } from '../../contracts/aggregates/task';
 import { ApprovalSchema } from '../../api/schemas/approvals';
 import { ExecutionSchema } from '../../api/schemas/executions';
@@ -171,6 +173,54 @@ const AGGREGATES: Record<string, Aggregate> = {
   },
   'reasoning call': { schema: ReasoningCall, table: 'reasoning_calls' },
   'reasoning attempt': { schema: ReasoningAttempt, table: 'reasoning_attempts' },
+  'capability definition': {
+    schema: CapabilityDefinition,
+    table: 'capability_definitions',
+    view: {
+      schema: CapabilityDefinitionSchema,
+      component: 'CapabilityDefinition',
+      renamed: {
+        capability_id: 'capabilityId',
+        promoted_at: 'promotedAt',
+        promote_reason: 'promoteReason',
+        created_at: 'createdAt',
+        updated_at: 'updatedAt',
+      },
+      hidden: ['organization_id', 'capability_name', 'promoted_by', 'created_by'],
+    },
+  },
+  'capability grant': {
+    schema: CapabilityGrant,
+    table: 'capability_grants',
+    view: {
+      schema: CapabilityGrantSchema,
+      component: 'CapabilityGrant',
+      renamed: {
+        grant_id: 'grantId',
+        capability_id: 'capabilityId',
+        subject_type: 'subjectType',
+        subject_did: 'subjectDid',
+        issuer_did: 'issuer',
+        issuer_passport_id: 'issuerPassportId',
+        created_at: 'createdAt',
+        expires_at: 'expiresAt',
+        revoked_at: 'revokedAt',
+        revoked_by: 'revokedBy',
+        revoke_reason: 'revokeReason',
+      },
+      hidden: ['organization_id', 'capability_name', 'created_by'],
+    },
+  },
+  course: {
+    schema: Course,
+    table: 'courses',
+    view: {
+      schema: CourseSchema,
+      component: 'Course',
+      renamed: { course_id: 'courseId', created_at: 'createdAt' },
+      hidden: ['organization_id', 'created_by'],
+    },
+  },
 };
 
 type Document = { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };

@@ -1,0 +1,88 @@
+import type { Knex } from 'knex';
+import { implicationsTowards } from '../../db/capabilities';
+import { candidatesHolding } from '../../db/capability-grants';
+import {
+  satisfierIndex,
+  matchCandidates,
+  type Match,
+  type Requirement,
+  type SubjectKind,
+} from '../../domain/capabilities/matcher';
+import { capabilityUri, ownCapabilityName } from '../../domain/capabilities/uris';
+import type { FieldProblem } from './definitions';
+import { orgSegments } from './definitions';
+
+export interface RequiredCapabilityInput {
+  capabilityId: string;
+  minWeight: number;
+  relaxAfterSeconds?: number | undefined;
+}
+
+export interface MatchQuery {
+  required: RequiredCapabilityInput[];
+  waitedSeconds?: number | undefined;
+  kinds?: SubjectKind[] | undefined;
+  exclude?: string[] | undefined;
+  limit: number;
+  order?: 'weight' | 'load';
+}
+
+export type MatchOutcome =
+  | { ok: true; matches: Match[]; uri: (name: string) => string }
+  | { ok: false; code: 'invalid'; errors: FieldProblem[] };
+
+/**
+ * The one matcher over an organization's grants: the requirements' satisfying capabilities (implications
+ * followed) are read in one statement, the live grants of them with their holders' availability and load in
+ * another, and domain/capabilities/matcher.ts decides.
+ */
+export async function matchCapabilities(db: Knex, organizationId: string, query: MatchQuery): Promise<MatchOutcome> {
+  const segments = await orgSegments(db, organizationId);
+  const names = query.required.map((need) => ownCapabilityName(need.capabilityId, segments.own));
+  const errors = names.flatMap((name, index) =>
+    name
+      ? []
+      : [
+          {
+            field: `requiredCapabilities.${index}`,
+            code: 'invalid_capability_uri',
+            message: 'must be capability://<org>/<name> whose <org> is your organization’s slug or id',
+          },
+        ],
+  );
+  if (errors.length > 0) return { ok: false, code: 'invalid', errors };
+  const requirements: Requirement[] = query.required.map((need, index) => ({
+    capability: names[index]!,
+    min_weight: need.minWeight,
+    relax_after_seconds: need.relaxAfterSeconds,
+  }));
+  const matches = await matchRequirements(db, organizationId, requirements, query);
+  return { ok: true, matches, uri: (name) => capabilityUri(segments.preferred, name) };
+}
+
+/** The matcher over requirements already named by capability name: the match API's and routing's one path. */
+export async function matchRequirements(
+  db: Knex,
+  organizationId: string,
+  requirements: readonly Requirement[],
+  options: Omit<MatchQuery, 'required'> & { now?: Date },
+): Promise<Match[]> {
+  const now = options.now ?? new Date();
+  const implications = await implicationsTowards(
+    db,
+    organizationId,
+    requirements.map((r) => r.capability),
+  );
+  const satisfying = new Set<string>();
+  for (const chains of satisfierIndex(requirements, implications).values())
+    for (const name of chains.keys()) satisfying.add(name);
+  const candidates = await candidatesHolding(db, organizationId, [...satisfying], now.toISOString());
+  return matchCandidates(candidates, requirements, implications, {
+    now: now.getTime(),
+    waited_seconds: options.waitedSeconds ?? 0,
+    kinds: options.kinds,
+    exclude: options.exclude,
+    order: options.order ?? 'weight',
+    limit: options.limit,
+  });
+}
