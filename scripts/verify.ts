@@ -3,6 +3,8 @@
  * key, an inclusion bundle (GET /v1/orch/provenance/{id}/proof, /v1/ledger/records/{id}/proof), a
  * consistency bundle (GET /v1/ledger/consistency), an attestation (POST /v1/provenance/attestations) or a
  * whole exported log (GET /v1/ledger/export, `npm run ledger:export`). No database, no network.
+ * A decision signed in the inbox (GET /v1/inbox/items/{item_id}/signature) needs no key: the signer's DID
+ * document in the bundle checks it (scripts/verify-decision.ts).
  *
  *   --key <vkey>                   the verifier key `<origin>+<key id>+<base64 key>` (GET /v1/ledger/key)
  *   --key-file <path>              the same, read from a file
@@ -26,6 +28,7 @@ import {
   type VerifyReport,
 } from '../services/ledger/verify';
 import { verifyExport } from '../services/ledger/verify-export';
+import { decisionReport } from './verify-decision';
 
 class UsageError extends Error {}
 
@@ -41,13 +44,11 @@ function readArguments(argv: string[]) {
     },
   });
   const vkey = values.key ?? (values['key-file'] ? readFileSync(values['key-file'], 'utf8').trim() : undefined);
-  if (!vkey)
-    throw new UsageError('Give the log’s verifier key with --key or --key-file (GET /v1/ledger/key answers it)');
   if (positionals.length !== 1)
     throw new UsageError('Give one file to verify: a bundle (.json) or an export (.ndjson), or - for stdin');
-  let verifier: NoteVerifier;
+  let verifier: NoteVerifier | undefined;
   try {
-    verifier = parseVerifierKey(vkey);
+    verifier = vkey === undefined ? undefined : parseVerifierKey(vkey);
   } catch (error) {
     throw new UsageError(`The verifier key is not valid: ${(error as NoteError).message}`);
   }
@@ -57,6 +58,15 @@ function readArguments(argv: string[]) {
     trusted: (values['trusted-checkpoint'] ?? []).map((path) => readFileSync(path, 'utf8')),
     json: values.json,
   };
+}
+
+/** Without a ledger key only a decision bundle verifies: its report, or a usage error for anything else. */
+async function keylessReport(reader: AsyncIterator<string>, head: string): Promise<VerifyReport> {
+  let text = head;
+  for (let line = await reader.next(); !line.done; line = await reader.next()) text += `\n${line.value}`;
+  const report = decisionReport(parsed(text));
+  if (report) return report;
+  throw new UsageError('Give the log’s verifier key with --key or --key-file (GET /v1/ledger/key answers it)');
 }
 
 function parsed(text: string): { format?: unknown } | undefined {
@@ -71,12 +81,14 @@ function parsed(text: string): { format?: unknown } | undefined {
  * An export's first line is its header; anything else is read whole as a bundle (bundles are small,
  * exports are streamed line by line, so a log of millions of leaves needs no more memory than one line).
  */
-async function verify(file: string, verifier: NoteVerifier, trusted: string[]): Promise<VerifyReport> {
+async function verify(file: string, given: NoteVerifier | undefined, trusted: string[]): Promise<VerifyReport> {
   const reader = createInterface({ input: file === '-' ? process.stdin : createReadStream(file), crlfDelay: Infinity })[
     Symbol.asyncIterator
   ]();
   const first = await reader.next();
   const head = first.done ? '' : first.value;
+  const verifier = given ?? (await keylessReport(reader, head));
+  if ('ok' in verifier) return verifier;
   if (parsed(head)?.format === EXPORT_FORMAT) {
     const rest = { [Symbol.asyncIterator]: () => reader };
     return verifyExport(
@@ -91,6 +103,8 @@ async function verify(file: string, verifier: NoteVerifier, trusted: string[]): 
   let text = head;
   for (let line = await reader.next(); !line.done; line = await reader.next()) text += `\n${line.value}`;
   const bundle = parsed(text);
+  const decision = decisionReport(bundle);
+  if (decision) return decision;
   if (bundle?.format === INCLUSION_BUNDLE_FORMAT) return verifyInclusionBundle(bundle as InclusionBundle, verifier);
   if (bundle?.format === CONSISTENCY_BUNDLE_FORMAT)
     return verifyConsistencyBundle(bundle as ConsistencyBundle, verifier);
@@ -111,11 +125,18 @@ async function main(): Promise<number> {
     options = readArguments(process.argv.slice(2));
   } catch (error) {
     process.stderr.write(
-      `${(error as Error).message}\n\nUsage: npm run verify -- --key <verifier key> [--trusted-checkpoint <file>] [--json] <file>\n`,
+      `${(error as Error).message}\n\nUsage: npm run verify -- [--key <verifier key>] [--trusted-checkpoint <file>] [--json] <file>\n`,
     );
     return 2;
   }
-  const report = await verify(options.file, options.verifier, options.trusted);
+  let report: VerifyReport;
+  try {
+    report = await verify(options.file, options.verifier, options.trusted);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 2;
+  }
   if (options.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {

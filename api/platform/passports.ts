@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { DID_DOCUMENT_MEDIA_TYPE, didDocument, specDidDocument } from '../../domain/identity/did';
 import type { KeyRing } from '../../services/identity/issuance/key-ring';
+import { publishedPasskeys } from '../../services/identity/passkeys/passkey-jwk';
 import type { TokenSettings } from '../../services/identity/authentication/actor';
 import type { RevocationRegistry } from '../../services/identity/delegations/revocations';
 import {
@@ -183,7 +184,8 @@ function registerPublicDidResolution(api: ApiBuilder, db: Knex): void {
     operationId: 'resolvePassportDid',
     summary: 'did:web resolution of a Passport’s DID',
     description:
-      'Where did:web:<host>:passports:<id> resolves: the DID Core document (application/did+json). Public; each key’s did:key is in alsoKnownAs.',
+      'Where did:web:<host>:passports:<id> resolves: the DID Core document (application/did+json). Public; each key’s did:key is in alsoKnownAs. ' +
+      'A person’s active passkeys are methods #passkey-<credential id> (EC P-256, Ed25519 or RSA JWKs): decisions they sign in the inbox verify against them (docs/decision-signatures.md).',
     responses: {
       200: { description: 'The DID document', schema: DidDocumentSchema, contentType: DID_DOCUMENT_MEDIA_TYPE },
       404: { description: 'passport_not_found' },
@@ -192,11 +194,12 @@ function registerPublicDidResolution(api: ApiBuilder, db: Knex): void {
       const { passport, keys } = await publishedKeysOf(db, params.passport_id);
       res.set('Cache-Control', 'public, max-age=60');
       const controller = passport.type === 'individual' ? passport.did : passport.org_did;
+      const passkeys = await publishedPasskeys(db, passport);
       return {
         status: 200,
         text: {
           contentType: DID_DOCUMENT_MEDIA_TYPE,
-          content: JSON.stringify(didDocument(passport.did, keys, controller)),
+          content: JSON.stringify(didDocument(passport.did, keys, controller, passkeys)),
         },
       };
     },

@@ -2,6 +2,24 @@ import type { ProblemTable } from './table';
 
 /** Passkeys (WebAuthn) and sessions. */
 export const PASSKEY_PROBLEMS = {
+  decision_signature_invalid: {
+    status: 403,
+    title: 'The decision’s passkey signature does not verify',
+    remediation: [
+      'Sign exactly the decision you send (item, decision, modified parameters, comment) with an active passkey of your own, on this service’s origin',
+      'Ask for a new nonce (POST /v1/inbox/decision-nonces) and sign again',
+    ],
+  },
+  decision_nonce_invalid: {
+    status: 409,
+    title: 'The decision’s nonce is unknown, already used or expired',
+    remediation: ['Ask for a new nonce (POST /v1/inbox/decision-nonces), sign the decision over it and send it once'],
+  },
+  inbox_item_not_found: {
+    status: 404,
+    title: 'The item is not in your inbox',
+    remediation: ['Read your inbox again (GET /v1/inbox/items): it may have been decided, moved on or expired'],
+  },
   webauthn_challenge_invalid: {
     status: 400,
     title: 'The WebAuthn challenge is unknown, already used or expired',

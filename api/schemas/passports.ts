@@ -59,6 +59,18 @@ const PublicJwkSchema = z
   })
   .openapi('PassportPublicJwk', { description: 'An Ed25519 public key; kid is its RFC 7638 thumbprint' });
 
+const PasskeyJwkSchema = z
+  .object({
+    kty: z.enum(['EC', 'OKP', 'RSA']),
+    crv: z.string().optional(),
+    x: z.string().optional(),
+    y: z.string().optional(),
+    n: z.string().optional(),
+    e: z.string().optional(),
+    alg: z.enum(['ES256', 'ES384', 'ES512', 'EdDSA', 'RS256']),
+  })
+  .openapi('PasskeyPublicJwk', { description: 'A person’s passkey public key, as its DID document publishes it' });
+
 export const PassportCreatedSchema = z
   .object({
     data: z.object({
@@ -132,7 +144,7 @@ export const DidDocumentSchema = z
         id: z.string(),
         type: z.literal('JsonWebKey'),
         controller: z.string(),
-        publicKeyJwk: PublicJwkSchema,
+        publicKeyJwk: z.union([PublicJwkSchema, PasskeyJwkSchema]),
       }),
     ),
     authentication: z.array(z.string()),

@@ -186,24 +186,44 @@ export function didWebDocumentUrl(did: string, scheme: 'https' | 'http' = 'https
 
 export const DID_DOCUMENT_MEDIA_TYPE = 'application/did+json';
 
+/** A passkey as its Passport's DID document publishes it: the method id and its public JWK (ES256, EdDSA or RS256). */
+export interface PublishedPasskey {
+  id: string;
+  jwk: Record<string, string>;
+}
+
 /**
  * A DID Core document: one JsonWebKey verification method per key that still verifies, its id the DID
  * URL of its thumbprint, so the document and the Passport's JWKS name the same keys; each key's did:key
- * form as an alias.
+ * form as an alias. A person's active passkeys follow as methods of their own (`#passkey-<credential id>`),
+ * so that a decision they signed in the inbox verifies against this document alone.
  */
-export function didDocument(did: string, keys: readonly PublishedKey[], controller: string = did) {
-  const methodIds = keys.map((key) => `${did}#${key.kid}`);
+export function didDocument(
+  did: string,
+  keys: readonly PublishedKey[],
+  controller: string = did,
+  passkeys: readonly PublishedPasskey[] = [],
+) {
+  const methodIds = [...keys.map((key) => `${did}#${key.kid}`), ...passkeys.map((passkey) => passkey.id)];
   return {
     '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/jwk/v1'],
     id: did,
     controller,
     alsoKnownAs: keys.map((key) => didKeyOfJwk(key.jwk)),
-    verificationMethod: keys.map((key, index) => ({
-      id: methodIds[index] ?? '',
-      type: 'JsonWebKey',
-      controller: did,
-      publicKeyJwk: { ...key.jwk, kid: key.kid, alg: 'EdDSA', use: 'sig' },
-    })),
+    verificationMethod: [
+      ...keys.map((key, index) => ({
+        id: methodIds[index] ?? '',
+        type: 'JsonWebKey',
+        controller: did,
+        publicKeyJwk: { ...key.jwk, kid: key.kid, alg: 'EdDSA', use: 'sig' },
+      })),
+      ...passkeys.map((passkey) => ({
+        id: passkey.id,
+        type: 'JsonWebKey',
+        controller: did,
+        publicKeyJwk: passkey.jwk,
+      })),
+    ],
     authentication: methodIds,
     assertionMethod: methodIds,
   };

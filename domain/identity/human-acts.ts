@@ -7,6 +7,7 @@
  */
 import { HUMAN_ACT_CAPABILITIES, type HumanAct } from './capabilities';
 import type { ProvenanceActor } from '../provenance/records';
+import type { DecisionSignature } from './decision-signatures';
 
 export { HUMAN_ACT_CAPABILITIES, type HumanAct };
 
@@ -28,6 +29,8 @@ export interface HumanActor {
   agent_id?: string | undefined;
   /** Under a delegation token: the token, so that the record names it beside the credential that signed in. */
   delegation?: { token_id: string } | undefined;
+  /** A decision made in the inbox: the person's passkey signature over exactly this decision, checked before it is taken. */
+  decision_signature?: DecisionSignature | undefined;
 }
 
 /** What the checks read of an authenticated caller (services/identity/scopes.ts Principal has this shape). */
@@ -114,5 +117,6 @@ export function humanProvenanceActor(actor: HumanActor): ProvenanceActor {
     credential: { type: actor.credential.type, id: actor.credential.id },
     ...(actor.agent_id !== undefined ? { agent_id: actor.agent_id } : {}),
     ...(actor.delegation !== undefined ? { delegation_token_id: actor.delegation.token_id } : {}),
+    ...(actor.decision_signature !== undefined ? { decision_signature: actor.decision_signature } : {}),
   };
 }

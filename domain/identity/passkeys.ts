@@ -12,8 +12,11 @@ export function decideSignatureCounter(stored: number, presented: number): Count
   return { ok: false, code: 'counter_regression', stored, presented };
 }
 
-/** The ceremonies a challenge can be issued for; a challenge answers only the ceremony it was issued for. */
-export const WEBAUTHN_CEREMONIES = ['enrollment', 'addition', 'rotation', 'authentication'] as const;
+/**
+ * The ceremonies a challenge can be issued for; a challenge answers only the ceremony it was issued for.
+ * decision: the nonce a signed-in person's decision signature carries (services/identity/passkeys/decision-signatures.ts).
+ */
+export const WEBAUTHN_CEREMONIES = ['enrollment', 'addition', 'rotation', 'authentication', 'decision'] as const;
 export type WebAuthnCeremony = (typeof WEBAUTHN_CEREMONIES)[number];
 
 /** Why a passkey stopped being active; every session signed in with it ends with it. */

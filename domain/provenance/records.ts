@@ -1,5 +1,6 @@
 import type { EventKind } from './events';
 import type { RuleEvaluation } from '../routing/decision';
+import type { DecisionSignature } from '../identity/decision-signatures';
 
 export interface LedgerAnchor {
   transaction_id: string;
@@ -19,6 +20,8 @@ export interface ProvenanceActor {
   delegation_token_id?: string;
   /** The core acting at the request of a credential that authenticates no person (a PAT, a service account, an OAuth client). */
   principal?: { kind: string; id: string };
+  /** A person's decision signed with their passkey (docs/decision-signatures.md): verifiable with their DID document alone. */
+  decision_signature?: DecisionSignature;
 }
 
 /** What a caller records; the ledger adds position, hashes and anchor. */

@@ -1,3 +1,4 @@
+import type { DecisionSignature } from '../../../domain/identity/decision-signatures';
 import type { Grant } from '../../../contracts/aggregates/delegation';
 
 /**
@@ -15,6 +16,8 @@ export interface Actor {
    * key that signed in the session the token came from, and this names the token and what bounds it.
    */
   delegation?: DelegationGrant;
+  /** Set on a decision from the inbox once its passkey signature verified: recorded in the answer's ledger record. */
+  decision_signature?: DecisionSignature | undefined;
 }
 
 /** The delegation a token belongs to, as its claims carry it (services/identity/issuance/delegation-tokens.ts). */

@@ -37,7 +37,7 @@ export interface SignedIn {
 
 /** Stores a new challenge for a ceremony, first dropping the ones nobody answered long ago. */
 export async function issueChallenge(
-  deps: WebAuthnDeps,
+  deps: Pick<WebAuthnDeps, 'db' | 'settings'>,
   challenge: Omit<NewChallenge, 'ttlSeconds'>,
 ): Promise<ChallengeRow> {
   await purgeStaleChallenges(deps.db, deps.settings.webauthn.challengeTtlSeconds);
