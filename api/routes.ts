@@ -24,6 +24,7 @@ import { registerWebhookDeliveryRoutes } from './orch/webhook-deliveries';
 import { registerWebhookRoutes } from './orch/webhooks';
 import { registerEventRoutes } from './platform/events';
 import { registerInboxPage } from './platform/inbox-page';
+import { registerInboxRoutes, type InboxRouteDeps } from './platform/inbox';
 import { registerPasskeyPage } from './platform/passkey-page';
 import { registerWebAuthnRoutes } from './platform/webauthn';
 import type { DelegationDeps } from '../services/identity/delegations/context';
@@ -108,4 +109,27 @@ function registerPlatformSideRoutes(api: ApiBuilder, deps: AppDeps, delegation: 
   });
   registerPasskeyPage(api);
   registerInboxPage(api);
+  registerInboxRoutes(api, inboxDeps(deps));
+}
+
+/** How often a live inbox reads the queue, and how long one stream lasts before the browser reconnects. */
+const LIVE_INBOX = { pollMs: 1000, maxStreamMs: 5 * 60_000 };
+
+function inboxDeps(deps: AppDeps): InboxRouteDeps {
+  const { settings } = deps;
+  const routing = {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: settings.taskQueue,
+    escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds,
+    autonomousEscalationWindowSeconds: settings.autonomousEscalationWindowSeconds,
+    reviewWindowSeconds: settings.reviewWindowSeconds,
+  };
+  return {
+    inbox: { db: deps.db, escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds },
+    approvals: { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, settings: settings.platform },
+    routing: { ...routing, logger: deps.logger },
+    signatures: { db: deps.db, settings: { token: settings.token, webauthn: settings.webauthn } },
+    live: LIVE_INBOX,
+  };
 }

@@ -471,6 +471,7 @@ const CROSS_TENANT: Record<string, Probe> = {
     listWithout('id', () => a.approval_id),
   ),
   'GET /v1/approvals/{approval_id}': probe('GET', () => `/v1/approvals/${a.approval_id}`, notFound),
+  'GET /v1/inbox/items/{item_id}/signature': probe('GET', () => `/v1/inbox/items/${a.approval_id}/signature`, notFound),
   'POST /v1/approvals/{approval_id}/respond': async () =>
     notFound(await asPersonB('POST', `/v1/approvals/${a.approval_id}/respond`, { decision: 'approved' })),
   'POST /v1/approvals/{approval_id}/cancel': async () =>
@@ -1017,6 +1018,13 @@ const NOT_TENANT_SCOPED: Record<string, string> = {
     'a challenge for a person of the caller’s organization, minted there by the (public) device ceremony',
   'POST /v1/delegation-tokens': 'delegates the caller’s own authority to an agent of the caller’s organization',
   'POST /v1/webauthn/registration/options': 'enrolls a person in the admin’s own organization',
+  'GET /v1/inbox/items':
+    'the signed-in person’s own queue, read within their organization only (test/api/inbox.test.ts: another person sees none of it)',
+  'GET /v1/inbox/events': 'the signed-in person’s own queue, live; the same read as GET /v1/inbox/items',
+  'GET /v1/inbox/items/{item_id}': 'an item of the signed-in person’s own queue; any other id is 404',
+  'POST /v1/inbox/decision-nonces': 'a nonce issued to the signed-in person themself',
+  'POST /v1/inbox/items/{item_id}/decision':
+    'decides an item of the signed-in person’s own queue only; any other id is 404',
 };
 
 /** Operations not yet isolated, each with why; each moves to CROSS_TENANT when done. */
