@@ -23,7 +23,13 @@ const SUITES: Suite[] = [
     name: 'hot-paths',
     script: 'hot-paths.ts',
     measures:
-      'routing, opening and answering approvals against the plain-start floor and LangGraph interrupt/resume; 10,000 open approvals on the default cache; every record counted',
+      'routing, opening and answering approvals against the plain-start floor and LangGraph interrupt/resume (in process, and behind its own HTTP server checking an EdDSA JWT), with CPU per operation per process; 10,000 open approvals on the default cache; every record counted',
+  },
+  {
+    name: 'noisy-neighbour',
+    script: 'noisy-neighbour.ts',
+    measures:
+      "organization B's routing p50/p99 at c=1 alone, and while organization A's 100 routings fan out to 30 subscriptions of an endpoint that never answers",
   },
   {
     name: 'ledger',

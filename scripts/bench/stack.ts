@@ -194,6 +194,7 @@ export async function startBenchStack(options: {
     token,
     stack,
     temporalAddress: temporalServer.address,
+    config: loadConfig(env),
     signIn: (did: string) => signInPerson(database.db, loadConfig(env), did),
   };
 }
