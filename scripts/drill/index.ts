@@ -5,10 +5,14 @@
  * HANDOFF_TEST_SUMMARY set (CI), adds one passed or failed test per drill to the counts already there.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { DRILLS, type Drill } from './drills';
+import { DRILLS as FAULT_DRILLS, type Drill } from './drills';
+import { scaleOut } from './scale-out';
 import { startDrillStack, type DrillStack } from './stack';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** The fault drills on one API and one worker, then the scale-out drill, which adds a second of each. */
+const DRILLS: Drill[] = [...FAULT_DRILLS, scaleOut];
 
 function selected(argv: string[]): Drill[] {
   if (argv.length === 0) return DRILLS;

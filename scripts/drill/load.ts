@@ -127,7 +127,8 @@ async function send(baseUrl: string, token: string, sent: Sent, tally: Tally, gi
  * beside the load once `faultAfter` requests have been sent: the fault.
  */
 export async function drive(
-  target: { baseUrl: string; token: string },
+  /** With baseUrls, requests go round-robin over them (API instances behind one PUBLIC_BASE_URL). */
+  target: { baseUrl: string; baseUrls?: string[]; token: string },
   options: {
     drill: string;
     count: number;
@@ -152,7 +153,8 @@ export async function drive(
       const marker = `drill-${options.drill}-${process.pid}-${index}`;
       const sent: Sent = { kind, key: `${marker}-key`, marker, body: bodyOf(kind, marker, options), attempts: 0 };
       tally.sent.push(sent);
-      await send(target.baseUrl, target.token, sent, tally, options.giveUpMs ?? 180_000);
+      const urls = target.baseUrls ?? [target.baseUrl];
+      await send(urls[index % urls.length]!, target.token, sent, tally, options.giveUpMs ?? 180_000);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, client));

@@ -43,8 +43,20 @@ export interface DrillStack {
   startApi(): Promise<void>;
   killWorker(): void;
   startWorker(): Promise<void>;
+  /**
+   * One more API (on a port of its own, with the same PUBLIC_BASE_URL) or worker process, for the scale-out
+   * drill; killed or stopped by the drill, and stopped with the stack.
+   */
+  startExtra(kind: 'api' | 'worker'): Promise<ExtraProcess>;
   killTemporal(): void;
   startTemporal(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ExtraProcess {
+  /** The API's own address (an API's), beside the shared PUBLIC_BASE_URL. */
+  baseUrl: string | undefined;
+  kill(): void;
   stop(): Promise<void>;
 }
 
@@ -114,6 +126,24 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
     );
   };
 
+  const extras: Service[] = [];
+  const startExtra = async (kind: 'api' | 'worker'): Promise<ExtraProcess> => {
+    const port = await freePort();
+    const service = spawnService(`${kind}-${extras.length + 2}`, `app/${kind}.ts`, { ...env, PORT: String(port) }, [], {
+      onStderr: serviceLog(`${kind}-${extras.length + 2}`),
+    });
+    extras.push(service);
+    const extraUrl = `http://127.0.0.1:${port}`;
+    if (kind === 'api') await waitUntil('The extra API', () => apiIsReady(extraUrl));
+    else
+      await waitUntil('The extra worker', async () =>
+        (await workflowPollerIdentities(temporal, TASK_QUEUE)).some((identity) =>
+          identity.startsWith(`${service.pid}@`),
+        ),
+      );
+    return { baseUrl: kind === 'api' ? extraUrl : undefined, kill: () => kill9(service), stop: () => service.stop() };
+  };
+
   say('Starting the API and the worker as separate processes…');
   // The worker migrates the database; the API waits for it.
   await startWorker();
@@ -137,6 +167,7 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
     startApi,
     killWorker: () => kill9(worker),
     startWorker,
+    startExtra,
     killTemporal: () => {
       try {
         process.kill(temporalServer.pid, 'SIGKILL');
@@ -148,6 +179,7 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
       temporalServer = await startServer();
     },
     async stop() {
+      for (const extra of extras) await extra.stop();
       await api?.stop();
       await worker?.stop();
       await connection.close();
