@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from '../lib/logger';
+import type { Mailer } from '../lib/mail/transport';
 import type { WorkerSettings } from './settings';
 import { createApprovalActivities } from './approvals';
 import { createComplianceActivities } from './compliance';
@@ -8,6 +9,7 @@ import { createDagActivities } from './dags';
 import { createExecutionActivities } from './executions';
 import { withInvalidDataFailures } from './failures';
 import { createLedgerActivities } from './ledger';
+import { createRecoveryActivities } from './recovery';
 import { createRoutingActivities } from './routing';
 import { createWebhookActivities } from './webhooks';
 
@@ -17,6 +19,8 @@ export interface ActivityDeps {
   logger: Logger;
   /** For activities that start workflows (the outbox dispatcher starts deliveries). */
   temporal: Client;
+  /** The owner's and guardians' notifications and recovery codes (SMTP_URL). */
+  mailer: Mailer;
 }
 
 /** Every activity the worker registers, built from its dependencies. */
@@ -29,5 +33,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createExecutionActivities(deps),
     ...createDagActivities(deps),
     ...createWebhookActivities(deps),
+    ...createRecoveryActivities({ db: deps.db, mailer: deps.mailer, recovery: deps.settings.recovery }),
   };
 }

@@ -13,6 +13,8 @@ export interface WorkerSettings {
   /** Workflows kept in the worker's cache; the SDK's default when undefined. */
   maxCachedWorkflows?: number | undefined;
   webhooks: WebhookSettings;
+  /** The recovery code's key (SECRETS_ENCRYPTION_KEY) and the links in the mail. */
+  recovery: { secretKeys: SecretKeys; publicBaseUrl: string };
 }
 
 /** What the platform's activities need: where agents report progress, and how to sign its tokens. */

@@ -9,6 +9,7 @@ import type { PlatformSettings } from '../services/platform/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
 import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
 import type { PassportSettings } from '../services/identity/passports/settings';
+import type { RecoverySettings } from '../services/recovery/settings';
 import type { KeyRing } from '../services/identity/issuance/key-ring';
 import type { TokenSettings } from '../services/identity/authentication/actor';
 import type { RevocationRegistry } from '../services/identity/delegations/revocations';
@@ -52,6 +53,7 @@ export interface AppDeps {
     deprecations: Deprecation[];
     webauthn: WebAuthnSettings;
     passports: PassportSettings;
+    recovery: RecoverySettings;
     /** Longest a request may take before it answers 503; the idempotency lock lasts about as long. */
     requestTimeoutMs: number;
   };

@@ -7,6 +7,7 @@ import { ORCHESTRATION_PROBLEMS } from './problems/orchestration';
 import { PASSKEY_PROBLEMS } from './problems/passkeys';
 import { REASONING_PROBLEMS } from './problems/reasoning';
 import { CAPABILITY_PROBLEMS } from './problems/capabilities';
+import { RECOVERY_PROBLEMS } from './problems/recovery';
 import type { ProblemTable } from './problems/table';
 
 /**
@@ -24,6 +25,7 @@ export const PROBLEM_TYPES = {
   ...PASSKEY_PROBLEMS,
   ...REASONING_PROBLEMS,
   ...CAPABILITY_PROBLEMS,
+  ...RECOVERY_PROBLEMS,
 } as const satisfies ProblemTable;
 
 export type { ProblemTable };

@@ -26,6 +26,8 @@ import { registerEventRoutes } from './platform/events';
 import { registerInboxPage } from './platform/inbox-page';
 import { registerInboxRoutes, type InboxRouteDeps } from './platform/inbox';
 import { registerPasskeyPage } from './platform/passkey-page';
+import { registerRecoveryGuardianRoutes } from './platform/recovery-guardians';
+import { registerRecoveryRequestRoutes } from './platform/recovery-requests';
 import { registerWebAuthnRoutes } from './platform/webauthn';
 import type { DelegationDeps } from '../services/identity/delegations/context';
 import type { AppDeps } from './app-deps';
@@ -110,6 +112,9 @@ function registerPlatformSideRoutes(api: ApiBuilder, deps: AppDeps, delegation: 
   registerPasskeyPage(api);
   registerInboxPage(api);
   registerInboxRoutes(api, inboxDeps(deps));
+  const recovery = { db: deps.db, mailer: deps.mailer, settings: settings.recovery };
+  registerRecoveryGuardianRoutes(api, recovery);
+  registerRecoveryRequestRoutes(api, { ...recovery, temporal: deps.temporal, taskQueue: settings.taskQueue });
 }
 
 /** How often a live inbox reads the queue, and how long one stream lasts before the browser reconnects. */

@@ -15,6 +15,7 @@ import {
   webhookSettings,
 } from './config/orchestration';
 import { reasoningSettings } from './config/reasoning';
+import { recoverySettings } from './config/recovery';
 import {
   apiVersionSettings,
   databaseSettings,
@@ -48,6 +49,7 @@ export const configSchema = z.object({
   ...platformSettings,
   ...orchestrationSettings,
   ...reasoningSettings,
+  ...recoverySettings,
   ...apiVersionSettings,
 });
 

@@ -12,6 +12,7 @@ import { secretKeysFrom } from '../lib/secret-box';
 import { createMailer } from '../lib/mail/transport';
 import { createSmsSender } from '../lib/sms/sender';
 import type { PassportSettings } from '../services/identity/passports/settings';
+import type { RecoverySettings } from '../services/recovery/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
 import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
 import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer, webauthnRelyingParty } from './config';
@@ -63,6 +64,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     deprecations: config.API_DEPRECATIONS,
     webauthn: webauthnSettings(config),
     passports: passportSettings(config),
+    recovery: recoverySettingsOf(config),
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
   };
 }
@@ -84,6 +86,7 @@ export function workerSettings(config: Config): WorkerSettings {
     platform: platformWorkerSettings(config),
     maxCachedWorkflows: config.TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS,
     webhooks: webhookSettings(config),
+    recovery: { secretKeys: secretKeysOf(config), publicBaseUrl: publicBaseUrl(config) },
   };
 }
 
@@ -139,6 +142,19 @@ export function passportSettings(config: Config): PassportSettings {
     challengeTtlSeconds: config.PASSPORT_CHALLENGE_TTL_SECONDS,
     sessionTtlSeconds: config.SESSION_TTL_SECONDS,
     keyVerifyWindowSeconds: config.PASSPORT_KEY_VERIFY_WINDOW_SECONDS,
+  };
+}
+
+export function recoverySettingsOf(config: Config): RecoverySettings {
+  return {
+    guardianAcceptWindowSeconds: config.RECOVERY_GUARDIAN_ACCEPT_WINDOW_SECONDS,
+    guardianChangeDelaySeconds: config.RECOVERY_GUARDIAN_CHANGE_DELAY_SECONDS,
+    approvalWindowSeconds: config.RECOVERY_APPROVAL_WINDOW_SECONDS,
+    timeLockSeconds: config.RECOVERY_TIME_LOCK_SECONDS,
+    codeTtlSeconds: config.RECOVERY_CODE_TTL_SECONDS,
+    approvalMaxSkewSeconds: config.RECOVERY_APPROVAL_MAX_SKEW_SECONDS,
+    secretKeys: secretKeysOf(config),
+    publicBaseUrl: publicBaseUrl(config),
   };
 }
 

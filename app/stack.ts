@@ -24,7 +24,7 @@ import { startLedgerSealer } from '../services/ledger/sealer';
 import { createWorker, type WorkerBudget } from '../workers/create-worker';
 import { deliveryTaskQueueOf } from '../contracts/deliver-webhook';
 import { tokenIssuer, type Config } from './config';
-import { createAppDeps, ledgerSealerSettings, workerBudgets, workerSettings } from './deps';
+import { createAppDeps, ledgerSealerSettings, mailerOf, workerBudgets, workerSettings } from './deps';
 import { startOutboxDispatch } from './outbox-dispatch';
 import { tracedClientOptions } from './temporal';
 
@@ -56,6 +56,7 @@ export async function startWorkerSide(deps: {
 }): Promise<RunningWorker> {
   const { config, logger } = deps;
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
+  const mailer = mailerOf(config);
   const budgets = workerBudgets(config);
   const workerOn = (queue: string, budget: WorkerBudget) =>
     createWorker({
@@ -67,6 +68,7 @@ export async function startWorkerSide(deps: {
       settings: workerSettings(config),
       budget,
       logger,
+      mailer,
       tracing: deps.tracing,
     });
   const worker = await workerOn(taskQueue, budgets.humanFacing);
@@ -94,6 +96,7 @@ export async function startWorkerSide(deps: {
       await outbox.stop();
       for (const each of [worker, deliveryWorker]) if (each.getState() === 'RUNNING') each.shutdown();
       await running;
+      mailer.close();
     },
   };
 }

@@ -15,6 +15,13 @@ export const FAILURE_TYPES = {
   executionNotCancellable: 'execution_not_cancellable',
   executionNotProcessing: 'execution_not_processing',
   invalidPeriod: 'invalid_period',
+  recoveryNotCollecting: 'recovery_not_collecting',
+  recoveryNotGuardian: 'recovery_not_guardian',
+  recoveryApprovalReplayed: 'recovery_approval_replayed',
+  recoveryApprovalOtherRequest: 'recovery_approval_other_request',
+  recoveryCredentialMismatch: 'recovery_credential_mismatch',
+  recoveryNotCancellable: 'recovery_not_cancellable',
+  recoveryNotAwaitingConfirmation: 'recovery_not_awaiting_confirmation',
   // Activity failures that no retry can mend.
   invalidData: 'invalid_data',
   secretsUnavailable: 'secrets_unavailable',

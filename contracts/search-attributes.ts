@@ -18,6 +18,11 @@ export const ApproverKey = { name: 'HandoffApprover', type: 'KEYWORD' } as const
 // e.g. `HandoffWebhookSubscription = "whsub_…" AND ExecutionStatus = "Running"` (those still retrying).
 export const WebhookSubscriptionKey = { name: 'HandoffWebhookSubscription', type: 'KEYWORD' } as const;
 export const EventKindKey = { name: 'HandoffEventKind', type: 'KEYWORD' } as const;
+// Guardian recoveries carry their status in HandoffPlatformStatus (`WorkflowType = "recoverPassportWorkflow" AND
+// HandoffPlatformStatus = "time_locked"`: those the owner may still cancel) and their Passport here
+// (`HandoffRecoveryPassport = "pp_…"`). The tenth keyword attribute: SQL visibility stores (the dev server's
+// SQLite included) take ten, so a further one must replace one.
+export const RecoveryPassportKey = { name: 'HandoffRecoveryPassport', type: 'KEYWORD' } as const;
 
 export const ALL_SEARCH_ATTRIBUTES = [
   TaskTypeKey,
@@ -30,4 +35,5 @@ export const ALL_SEARCH_ATTRIBUTES = [
   ApproverKey,
   WebhookSubscriptionKey,
   EventKindKey,
+  RecoveryPassportKey,
 ];

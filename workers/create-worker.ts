@@ -18,6 +18,7 @@ import type { Knex } from 'knex';
 import { createActivities } from '../activities';
 import type { WorkerSettings } from '../activities/settings';
 import type { Logger } from '../lib/logger';
+import type { Mailer } from '../lib/mail/transport';
 import type { Tracing } from '../lib/tracing';
 
 export const WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows', 'index');
@@ -85,6 +86,8 @@ export interface WorkerDeps {
   logger: Logger;
   /** Given, it replaces the SDK's defaults (and settings.maxCachedWorkflows). */
   budget?: WorkerBudget | undefined;
+  /** What activities send mail through (recovery notifications and codes); the caller closes it. */
+  mailer: Mailer;
   /** Given, activities and workflows are traced; the workflow bundle must then be a traced one (bundleWorkflows). */
   tracing?: Pick<Tracing, 'spanProcessor' | 'resource'> | undefined;
 }
@@ -99,6 +102,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
       db: deps.db,
       settings: deps.settings,
       logger: deps.logger,
+      mailer: deps.mailer,
       temporal: new Client({ connection: deps.connection, namespace: deps.namespace }),
     }),
     ...(deps.settings.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: deps.settings.maxCachedWorkflows } : {}),

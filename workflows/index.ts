@@ -7,3 +7,4 @@ export { executeAgentWorkflow } from './execute-agent';
 export { runDagWorkflow } from './run-dag';
 export { deliverWebhookWorkflow } from './deliver-webhook';
 export { dispatchOutboxWorkflow } from './dispatch-outbox';
+export { recoverPassportWorkflow } from './recover-passport';

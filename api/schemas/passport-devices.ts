@@ -28,13 +28,13 @@ const CompactJwsSchema = z
   .max(8192)
   .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be a compact JWS (three base64url parts)');
 
-const DidKeySchema = z
+export const DidKeySchema = z
   .string()
   .regex(/^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]{44}$/, 'must be an Ed25519 did:key (did:key:z6Mk…)')
   .openapi({ example: 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp' });
 
 /** x: 32 bytes in unpadded base64url, whose last character carries two zero bits. */
-const DevicePublicJwkSchema = z
+export const DevicePublicJwkSchema = z
   .strictObject(
     {
       kty: z.literal('OKP'),

@@ -133,6 +133,18 @@ export const CAPABILITIES = {
     risk: 'high',
     implied_by: 'people:enroll',
   },
+  'recovery:guard': {
+    description:
+      'Guardian recovery as a person: name or remove one’s guardians, accept guardianship, approve a recovery, cancel a recovery of one’s own Passport (a session only)',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
+  'recovery:request': {
+    description:
+      'Ask for the guardian recovery of a person’s Passport and execute it with its confirmation code (a recovery desk’s power)',
+    risk: 'high',
+    implied_by: 'people:enroll',
+  },
   'delegation:read': {
     description: 'List and read one’s delegation tokens, delegations and revocations',
     risk: 'low',

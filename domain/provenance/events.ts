@@ -41,6 +41,20 @@ export const EVENT_KINDS = {
   'passport.created': 'A Passport was created: an agent’s or the organization’s, or a person’s by the device ceremony',
   'passport.key_rotated': 'A Passport’s key was rotated: a new key signs, the old one verifies until its verify_until',
   'passport.key_revoked': 'A Passport’s key was revoked: drop it from any cached DID document or JWKS of the Passport',
+  // Guardian recovery of a person's Passport.
+  'recovery.guardian_invited': 'The owner of a Passport invited a recovery guardian',
+  'recovery.guardian_accepted':
+    'A guardian accepted, as their own signed-in Passport; they count once effective_at passes',
+  'recovery.guardian_removed': 'The owner removed a recovery guardian; they stop counting at removal_effective_at',
+  'recovery.requested': 'A recovery of a Passport was asked for: its guardians are asked to approve',
+  'recovery.approved': 'A guardian approved a recovery request',
+  'recovery.time_locked': 'A recovery request met its threshold: the time lock runs, and the owner may cancel',
+  'recovery.awaiting_confirmation': 'A recovery’s time lock passed: the confirmation code was sent',
+  'recovery.confirmation_refused': 'A wrong confirmation code was given for a recovery request',
+  'recovery.completed': 'A recovery completed: the new credential replaced the old ones, which are revoked',
+  'recovery.cancelled': 'The owner cancelled a recovery request',
+  'recovery.expired':
+    'A recovery request ended unfinished: its approval window or code expired, or the code attempts ran out',
   // Webhooks.
   'webhook.endpoint_disabled':
     'A webhook endpoint was disabled: it answered 410 Gone, or every attempt failed for days',
@@ -117,6 +131,26 @@ export const EVENT_EMITTERS = {
     'POST /v1/passports/{id}/keys/rotate (services/identity/passports/passports.ts), in the transaction that retires the old keys',
   'passport.key_revoked':
     'POST /v1/passports/{id}/keys/{kid}/revoke (services/identity/passports/passports.ts), in the transaction that revokes the key',
+  'recovery.guardian_invited':
+    'POST /v1/passports/{passport_id}/recovery/guardians (services/recovery/guardians.ts), in the transaction that stores the guardian',
+  'recovery.guardian_accepted':
+    'POST /v1/passports/{passport_id}/recovery/guardians/{guardian_id}/accept (services/recovery/guardians.ts)',
+  'recovery.guardian_removed':
+    'DELETE /v1/passports/{passport_id}/recovery/guardians/{guardian_id} (services/recovery/guardians.ts)',
+  'recovery.requested':
+    'POST /v1/passports/{passport_id}/recovery/requests and POST /v1/recovery/webauthn/start (services/recovery/requests.ts), with the workflow’s pending start',
+  'recovery.approved':
+    'recoverPassportWorkflow: POST /v1/passports/{passport_id}/recovery/requests/{request_id}/approvals',
+  'recovery.time_locked': 'recoverPassportWorkflow: the approvals reached the threshold',
+  'recovery.awaiting_confirmation': 'recoverPassportWorkflow: the time lock passed and the code was sent',
+  'recovery.confirmation_refused':
+    'recoverPassportWorkflow: POST /v1/passports/{passport_id}/recovery/requests/{request_id}/execute with a wrong code',
+  'recovery.completed':
+    'recoverPassportWorkflow: POST /v1/passports/{passport_id}/recovery/requests/{request_id}/execute with the right code',
+  'recovery.cancelled':
+    'recoverPassportWorkflow: POST /v1/passports/{passport_id}/recovery/requests/{request_id}/cancel by the owner',
+  'recovery.expired':
+    'recoverPassportWorkflow: the approval window or the code’s lifetime passed, or the last code attempt was wrong',
   'routing.queued':
     'routeTaskWorkflow: a human decision, an escalation from the agent (POST /v1/orch/escalate, /confidence below 0.70, /escalation/manual) or a review found no qualified reviewer, so the routing entered the queue; again each time its escalation level rises there',
 } as const satisfies Record<EventKind, string>;

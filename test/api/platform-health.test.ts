@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import knex from 'knex';
 import { appendProvenance } from '../../db/ledger';
-import { workerSettings } from '../../app/deps';
+import { mailerOf, workerSettings } from '../../app/deps';
 import { createLogger } from '../../lib/logger';
 import { createWorker } from '../../workers/create-worker';
 import { startExtraApp } from '../support/app';
@@ -195,6 +195,7 @@ describe('platform health', () => {
       db: stack.database.db,
       workflowBundle: await sharedWorkflowBundle(),
       settings: workerSettings(stack.config),
+      mailer: mailerOf(stack.config),
       logger: createLogger({ level: 'error', silent: true }),
     });
     const queue = await worker.runUntil(

@@ -910,6 +910,7 @@ const CROSS_TENANT: Record<string, Probe> = {
     notFound,
     { reason: 'probe' },
   ),
+  ...recoveryProbes(),
   'GET /v1/delegation-tokens': probe(
     'GET',
     () => '/v1/delegation-tokens',
@@ -1025,7 +1026,79 @@ const NOT_TENANT_SCOPED: Record<string, string> = {
   'POST /v1/inbox/decision-nonces': 'a nonce issued to the signed-in person themself',
   'POST /v1/inbox/items/{item_id}/decision':
     'decides an item of the signed-in person’s own queue only; any other id is 404',
+  'POST /v1/webauthn/recovery/start':
+    'finds the Passport by its DID within the caller’s organization only: another organization’s DID is passport_not_found, as POST …/recovery/requests (probed above)',
 };
+
+/** Guardian recovery, aimed at A's Passport: B's reply is the reply for a Passport that does not exist. */
+function recoveryProbes(): Record<string, Probe> {
+  const passport = () => a.passport_id;
+  const base = (id: string) => `/v1/passports/${id}/recovery`;
+  const key = { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) };
+  const request = {
+    recoveryContact: 'probe@example.test',
+    reason: 'probe',
+    newCredential: { deviceId: 'probe', publicKey: key },
+  };
+  const requestPath = (id: string) => `${base(id)}/requests/rcv_00000000-0000-4000-8000-000000000000`;
+  const guardianPath = (id: string) => `${base(id)}/guardians/rgd_00000000-0000-4000-8000-000000000000`;
+  return {
+    'GET /v1/passports/{passport_id}/recovery/guardians': sameAsUnknown(
+      'GET',
+      (id) => `${base(id)}/guardians`,
+      passport,
+    ),
+    'POST /v1/passports/{passport_id}/recovery/guardians': sameAsUnknown(
+      'POST',
+      (id) => `${base(id)}/guardians`,
+      passport,
+      {
+        guardianId: 'did:web:tenancy.test:people:probe',
+        recoveryMethod: 'email',
+        contact: 'probe@example.test',
+      },
+    ),
+    'DELETE /v1/passports/{passport_id}/recovery/guardians/{guardian_id}': sameAsUnknown(
+      'DELETE',
+      guardianPath,
+      passport,
+    ),
+    'POST /v1/passports/{passport_id}/recovery/guardians/{guardian_id}/accept': sameAsUnknown(
+      'POST',
+      (id) => `${guardianPath(id)}/accept`,
+      passport,
+    ),
+    'POST /v1/passports/{passport_id}/recovery/requests': sameAsUnknown(
+      'POST',
+      (id) => `${base(id)}/requests`,
+      passport,
+      request,
+    ),
+    'GET /v1/passports/{passport_id}/recovery/requests/{request_id}': sameAsUnknown('GET', requestPath, passport),
+    'POST /v1/passports/{passport_id}/recovery/requests/{request_id}/approvals': sameAsUnknown(
+      'POST',
+      (id) => `${requestPath(id)}/approvals`,
+      passport,
+      {
+        approvedBy: 'did:web:tenancy.test:people:probe',
+        timestamp: new Date().toISOString(),
+        nonce: 'n',
+        newCredentialHash: 'h',
+      },
+    ),
+    'POST /v1/passports/{passport_id}/recovery/requests/{request_id}/cancel': sameAsUnknown(
+      'POST',
+      (id) => `${requestPath(id)}/cancel`,
+      passport,
+    ),
+    'POST /v1/passports/{passport_id}/recovery/requests/{request_id}/execute': sameAsUnknown(
+      'POST',
+      (id) => `${requestPath(id)}/execute`,
+      passport,
+      { confirmationCode: '12345678' },
+    ),
+  };
+}
 
 /** Operations not yet isolated, each with why; each moves to CROSS_TENANT when done. */
 const NOT_YET_ISOLATED: Record<string, string> = {};

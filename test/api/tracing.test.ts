@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { buildApp } from '../../api/app';
-import { createAppDeps, workerSettings } from '../../app/deps';
+import { createAppDeps, mailerOf, workerSettings } from '../../app/deps';
 import { tracedClientOptions } from '../../app/temporal';
 import { closeServer, listen } from '../../lib/http-server';
 import { createLogger } from '../../lib/logger';
@@ -61,6 +61,7 @@ beforeAll(async () => {
     db: stack.database.db,
     workflowBundle: bundle,
     settings: workerSettings(config),
+    mailer: mailerOf(config),
     logger,
     tracing,
   });

@@ -5,6 +5,8 @@ import { Delegation } from '../../contracts/aggregates/delegation';
 import { DeliveryState } from '../../contracts/aggregates/delivery';
 import { ExecutionState } from '../../contracts/aggregates/execution';
 import { Passport } from '../../contracts/aggregates/passport';
+import { RecoveryGuardian } from '../../contracts/aggregates/recovery-guardian';
+import { RecoveryRequestState } from '../../contracts/aggregates/recovery-request';
 import { Prompt, PromptVersion } from '../../contracts/aggregates/prompt';
 import { ReasoningAttempt, ReasoningCall } from '../../contracts/aggregates/reasoning-call';
 import { RoutingState } from '../../contracts/aggregates/routing';
@@ -14,6 +16,7 @@ import { Task } from '../../contracts/aggregates/task';
 import { ApprovalSchema } from '../../api/schemas/approvals';
 import { ExecutionSchema } from '../../api/schemas/executions';
 import { PassportSchema } from '../../api/schemas/passports';
+import { RecoveryGuardianSchema, RecoveryRequestSchema } from '../../api/schemas/recovery';
 import { PromptSchema, PromptVersionSchema, promptView, versionView } from '../../api/schemas/prompts';
 import { RoutingStatusSchema } from '../../api/schemas/routing';
 import { TaskSchema } from '../../api/schemas/tasks';
@@ -124,6 +127,26 @@ const AGGREGATES: Record<string, Aggregate> = {
     },
   },
   delegation: { schema: Delegation, table: 'delegations' },
+  recovery_guardian: {
+    schema: RecoveryGuardian,
+    table: 'recovery_guardians',
+    view: {
+      schema: RecoveryGuardianSchema,
+      component: 'RecoveryGuardian',
+      renamed: { guardian_id: 'id' },
+      hidden: ['organization_id'],
+    },
+  },
+  recovery_request: {
+    schema: RecoveryRequestState,
+    table: 'recovery_requests',
+    view: {
+      schema: RecoveryRequestSchema,
+      component: 'RecoveryRequest',
+      renamed: { request_id: 'id' },
+      hidden: ['organization_id', 'version', 'requested_by'],
+    },
+  },
   prompt: {
     schema: Prompt,
     table: 'prompts',

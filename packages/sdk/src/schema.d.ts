@@ -3119,6 +3119,187 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/passports/{passport_id}/recovery/guardians": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a Passport’s recovery guardians
+         * @description The owner’s session, or an administrator’s token of the organization; another person’s session is refused.
+         */
+        get: operations["listRecoveryGuardians"];
+        put?: never;
+        /**
+         * Enroll recovery guardian
+         * @description The owner, signed in, invites a person of the organization (by DID; never the owner). The guardian accepts within RECOVERY_GUARDIAN_ACCEPT_WINDOW_SECONDS (7 days) and counts RECOVERY_GUARDIAN_CHANGE_DELAY_SECONDS (24 h) after accepting. At most five guardians, invitations included. An e-mail guardian receives the invitation by mail; an sms guardian is told nothing (no SMS transport yet).
+         */
+        post: operations["enrollRecoveryGuardian"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passports/{passport_id}/recovery/guardians/{guardian_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept being a recovery guardian
+         * @description The invited person, signed in as their own Passport, within the acceptance window.
+         */
+        post: operations["acceptRecoveryGuardianship"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passports/{passport_id}/recovery/guardians/{guardian_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a recovery guardian
+         * @description The owner, signed in. An invitation goes at once; a guardian in effect stops counting after RECOVERY_GUARDIAN_CHANGE_DELAY_SECONDS (removal_effective_at).
+         */
+        delete: operations["removeRecoveryGuardian"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passports/{passport_id}/recovery/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create recovery request
+         * @description Snapshots the Passport’s guardians in effect (3 to 5) and starts recoverPassportWorkflow: guardians approve (a strict majority), a time lock of RECOVERY_TIME_LOCK_SECONDS (48 h) follows during which the owner may cancel, then an 8-digit confirmation code goes to recoveryContact (15 minutes, 5 attempts, once). The owner’s address of record (the Passport’s metadata.email) is told at every step. Needs a recovery desk’s power: people:enroll (recovery:request).
+         */
+        post: operations["createRecoveryRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webauthn/recovery/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start WebAuthn recovery
+         * @description The same request, naming the Passport by its DID (initiator). Snapshots the Passport’s guardians in effect (3 to 5) and starts recoverPassportWorkflow: guardians approve (a strict majority), a time lock of RECOVERY_TIME_LOCK_SECONDS (48 h) follows during which the owner may cancel, then an 8-digit confirmation code goes to recoveryContact (15 minutes, 5 attempts, once). The owner’s address of record (the Passport’s metadata.email) is told at every step. Needs a recovery desk’s power: people:enroll (recovery:request). The new credential is a device key; once recovered, the person adds a passkey signed in with it.
+         */
+        post: operations["startWebAuthnRecovery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passports/{passport_id}/recovery/requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a recovery request */
+        get: operations["getRecoveryRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passports/{passport_id}/recovery/requests/{request_id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve recovery request
+         * @description A guardian of the request’s snapshot, signed in as themself (approvedBy may only repeat their DID), binds the approval to the request (nonce) and the new credential (newCredentialHash). Once per guardian; the owner never counts.
+         */
+        post: operations["approveRecoveryRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passports/{passport_id}/recovery/requests/{request_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a recovery request
+         * @description The owner, signed in with any credential still valid, while the request collects approvals or is time-locked.
+         */
+        post: operations["cancelRecoveryRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passports/{passport_id}/recovery/requests/{request_id}/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Execute approved recovery
+         * @description With the confirmation code sent to the recovery contact: the new device key replaces the Passport’s passkeys and device keys, which are revoked with every session and delegation token they signed. A wrong code answers 400 with attempts_left; the fifth ends the request.
+         */
+        post: operations["executeRecovery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -6507,9 +6688,9 @@ export interface components {
             /** @enum {string} */
             subject_token_type?: "urn:handoff:params:oauth:token-type:session" | "urn:handoff:params:oauth:token-type:delegation";
             /** @description Capability names (docs/api.md lists them; x-capability on each operation says which it needs) and prompt grants prompt:<action>:<key-pattern> (action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening. */
-            capabilities?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "agent_operations") | string)[];
+            capabilities?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "agent_operations") | string)[];
             /** @description Alias of capabilities */
-            scopes?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "agent_operations") | string)[];
+            scopes?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "agent_operations") | string)[];
             /**
              * @description Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry
              * @default 86400
@@ -6532,7 +6713,7 @@ export interface components {
             /** @description An agent Passport id or DID, a platform agent id, or a registered orchestration agent id */
             agentId: string;
             /** @description Capability names (docs/api.md lists them; x-capability on each operation says which it needs) and prompt grants prompt:<action>:<key-pattern> (action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening. */
-            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "agent_operations") | string)[];
+            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "agent_operations") | string)[];
             /**
              * @description Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry
              * @default 86400
@@ -6662,7 +6843,7 @@ export interface components {
              * @example https://hooks.example.com/handoff
              */
             url: string;
-            events: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued")[];
+            events: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "recovery.guardian_invited" | "recovery.guardian_accepted" | "recovery.guardian_removed" | "recovery.requested" | "recovery.approved" | "recovery.time_locked" | "recovery.awaiting_confirmation" | "recovery.confirmation_refused" | "recovery.completed" | "recovery.cancelled" | "recovery.expired" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued")[];
             description?: string;
         };
         WebhookSubscriptionPage: {
@@ -6685,7 +6866,7 @@ export interface components {
              * @example https://hooks.example.com/handoff
              */
             url?: string;
-            events?: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued")[];
+            events?: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "recovery.guardian_invited" | "recovery.guardian_accepted" | "recovery.guardian_removed" | "recovery.requested" | "recovery.approved" | "recovery.time_locked" | "recovery.awaiting_confirmation" | "recovery.confirmation_refused" | "recovery.completed" | "recovery.cancelled" | "recovery.expired" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued")[];
             description?: string | null;
             /**
              * @description enabled also re-enables an endpoint the service disabled, and clears its run of failures
@@ -6784,7 +6965,7 @@ export interface components {
          * @description A kind of event (GET /v1/events lists them as they happen)
          * @enum {string}
          */
-        EventKind: "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued";
+        EventKind: "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "recovery.guardian_invited" | "recovery.guardian_accepted" | "recovery.guardian_removed" | "recovery.requested" | "recovery.approved" | "recovery.time_locked" | "recovery.awaiting_confirmation" | "recovery.confirmation_refused" | "recovery.completed" | "recovery.cancelled" | "recovery.expired" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued";
         PasskeyEnrollment: components["schemas"]["PasskeyCreationOptions"] & {
             /** @description A page of this deployment that completes the enrollment in the person’s browser; hand it to them */
             enrollment_url: string;
@@ -7143,6 +7324,178 @@ export interface components {
                 client_data_json: string;
                 signature: string;
             };
+        };
+        /** @description Every guardian of the Passport: at most five hold a place */
+        RecoveryGuardianList: {
+            data: components["schemas"]["RecoveryGuardian"][];
+        };
+        RecoveryGuardian: {
+            /** @example rgd_5b1e… */
+            id: string;
+            /** @description The Passport the guardian may help recover */
+            passport_id: string;
+            guardian_passport_id: string;
+            guardian_did: string;
+            /** @enum {string} */
+            recovery_method: "email" | "sms";
+            /** @description Where the guardian is told of requests: an e-mail address, or a phone number for sms */
+            contact: string;
+            /**
+             * @description invited until accepted; expired when accept_by passed first; removed once the owner asked
+             * @enum {string}
+             */
+            status: "invited" | "expired" | "accepted" | "removed";
+            invited_at: string;
+            accept_by: string;
+            accepted_at: string | null;
+            /** @description From this instant an accepted guardian counts for recovery */
+            effective_at: string | null;
+            removal_requested_at: string | null;
+            /** @description From this instant a removed guardian no longer counts */
+            removal_effective_at: string | null;
+            /** @description Ledger transaction of the latest change */
+            provenance_id: string | null;
+        };
+        EnrollRecoveryGuardian: {
+            /**
+             * @description The DID of a person of the organization, never the owner
+             * @example did:web:example.com:reviewers:alice
+             */
+            guardianId: string;
+            /**
+             * @description email: told by e-mail. sms: accepted, but no SMS transport exists yet, so such a guardian is told nothing
+             * @enum {string}
+             */
+            recoveryMethod: "email" | "sms";
+            /** @description Where the guardian is told: an e-mail address for email, an E.164 number for sms (not in the spec’s body) */
+            contact: string;
+        };
+        RecoveryRequest: {
+            /** @example rcv_7d2a… */
+            id: string;
+            /** @enum {string} */
+            status: "collecting_approvals" | "time_locked" | "awaiting_confirmation" | "completed" | "cancelled" | "expired" | "failed";
+            passport_id: string;
+            passport_did: string;
+            reason: string;
+            /** @description The e-mail address the confirmation code is sent to */
+            recovery_contact: string;
+            /** @description The DID named by start WebAuthn recovery */
+            initiator_did: string | null;
+            new_credential: components["schemas"]["RecoveryCredential"];
+            /** @description What every approval of this request carries back */
+            approval_nonce: string;
+            /** @description The accepted guardians when the request was made */
+            guardians: components["schemas"]["RecoverySnapshotGuardian"][];
+            /** @description Approvals needed: a strict majority of the snapshot */
+            threshold: number;
+            approvals: components["schemas"]["RecoveryApproval"][];
+            approvals_due_at: string;
+            time_lock_seconds: number;
+            unlocks_at: string | null;
+            code_ttl_seconds: number;
+            code_expires_at: string | null;
+            code_attempts: number;
+            max_code_attempts: number;
+            cancelled_by: string | null;
+            /** @enum {string|null} */
+            ended_reason: "cancelled_by_owner" | "approval_window_passed" | "code_expired" | "code_attempts_exhausted" | null;
+            /** @description With status completed: the passkeys and device keys the new credential replaced */
+            revoked_credentials: {
+                type: string;
+                id: string;
+            }[] | null;
+            /** @description Ledger transaction of the latest transition */
+            provenance_id: string | null;
+            /** @description With status failed: why the request could not be recorded */
+            failure: {
+                type: string;
+                message: string;
+            } | null;
+            created_at: string;
+            completed_at: string | null;
+            updated_at: string;
+        };
+        RecoveryCredential: {
+            /** @enum {string} */
+            type: "device_key";
+            device_id: string;
+            public_jwk: {
+                /** @enum {string} */
+                kty: "OKP";
+                /** @enum {string} */
+                crv: "Ed25519";
+                x: string;
+            };
+            /** @description The key’s RFC 7638 thumbprint: what guardians approve, and its kid */
+            hash: string;
+        };
+        RecoverySnapshotGuardian: {
+            guardian_id: string;
+            guardian_passport_id: string;
+            guardian_did: string;
+            /** @enum {string} */
+            recovery_method: "email" | "sms";
+        };
+        RecoveryApproval: {
+            guardian_id: string;
+            guardian_did: string;
+            /** @description The guardian’s passkey or device key that signed in the session the approval came with */
+            credential: {
+                type: string;
+                id: string;
+            };
+            /** @description The instant the guardian’s client stated */
+            timestamp: string;
+            approved_at: string;
+        };
+        CreateRecoveryRequest: {
+            /**
+             * Format: email
+             * @description Where the confirmation code is sent, once the time lock has passed
+             */
+            recoveryContact: string;
+            reason: string;
+            newCredential: components["schemas"]["RecoveryNewCredential"];
+        };
+        /** @description The device key that replaces the Passport’s credentials; its RFC 7638 thumbprint is what guardians approve */
+        RecoveryNewCredential: {
+            deviceId: string;
+            publicKey: string | components["schemas"]["DevicePublicJwk"];
+        };
+        StartWebAuthnRecovery: {
+            /**
+             * @description The DID of the Passport to recover
+             * @example did:web:example.com:reviewers:alice
+             */
+            initiator: string;
+            /**
+             * Format: email
+             * @description Where the confirmation code is sent, once the time lock has passed
+             */
+            recoveryContact: string;
+            reason: string;
+            newCredential: components["schemas"]["RecoveryNewCredential"];
+        };
+        ApproveRecoveryRequest: {
+            /**
+             * @description The signed-in guardian’s own DID: it may only repeat who signed in
+             * @example did:web:example.com:reviewers:alice
+             */
+            approvedBy: string;
+            /**
+             * Format: date-time
+             * @description Now, by the guardian’s clock: an approval older than 5 minutes is stale
+             * @example 2026-11-01T09:30:00Z
+             */
+            timestamp: string;
+            /** @description The request’s approval_nonce */
+            nonce: string;
+            /** @description The request’s new_credential.hash */
+            newCredentialHash: string;
+        };
+        ExecuteRecovery: {
+            confirmationCode: string;
         };
         ProblemType: {
             type: string;
@@ -33234,6 +33587,1592 @@ export interface operations {
                 };
             };
             /** @description decision_nonce_invalid, approval_not_pending, routing_not_awaiting_review; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body is over the deployment’s BODY_LIMIT */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not in a media type this operation takes */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRecoveryGuardians: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                passport_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guardians */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryGuardianList"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_session_required: not the person’s own session (a delegation token or an access token); recovery_not_owner or recovery_not_the_guardian: another person; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description passport_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enrollRecoveryGuardian: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                passport_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrollRecoveryGuardian"];
+            };
+        };
+        responses: {
+            /** @description The guardian */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryGuardian"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_session_required: not the person’s own session (a delegation token or an access token); recovery_not_owner or recovery_not_the_guardian: another person; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description passport_not_found, or recovery_guardian_unknown: the DID names no person of the organization */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_request_open: guardians do not change while a request is open; recovery_guardian_is_owner, recovery_guardian_exists, recovery_guardians_full; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body is over the deployment’s BODY_LIMIT */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not in a media type this operation takes */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description mail_unavailable: no SMTP_URL, so an e-mail guardian cannot be invited; or service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    acceptRecoveryGuardianship: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                passport_id: string;
+                guardian_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guardian */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryGuardian"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_session_required: not the person’s own session (a delegation token or an access token); recovery_not_owner or recovery_not_the_guardian: another person; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_guardian_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_request_open: guardians do not change while a request is open; recovery_invitation_expired, recovery_guardian_already_accepted, recovery_guardian_removed; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeRecoveryGuardian: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                passport_id: string;
+                guardian_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guardian */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryGuardian"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_session_required: not the person’s own session (a delegation token or an access token); recovery_not_owner or recovery_not_the_guardian: another person; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_guardian_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_request_open: guardians do not change while a request is open; recovery_guardian_removed; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createRecoveryRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                passport_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRecoveryRequest"];
+            };
+        };
+        responses: {
+            /** @description The recovery request */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryRequest"];
+                };
+            };
+            /** @description invalid_public_key; or validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description passport_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_request_open (one open request per Passport), recovery_guardians_insufficient (3 to 5 in effect), recovery_person_only, device_key_exists; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body is over the deployment’s BODY_LIMIT */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not in a media type this operation takes */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description mail_unavailable (no SMTP_URL) or secrets_unavailable (no SECRETS_ENCRYPTION_KEY for the code’s HMAC); or service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startWebAuthnRecovery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartWebAuthnRecovery"];
+            };
+        };
+        responses: {
+            /** @description The recovery request */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryRequest"];
+                };
+            };
+            /** @description invalid_public_key; or validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description passport_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_request_open (one open request per Passport), recovery_guardians_insufficient (3 to 5 in effect), recovery_person_only, device_key_exists; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body is over the deployment’s BODY_LIMIT */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not in a media type this operation takes */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description mail_unavailable (no SMTP_URL) or secrets_unavailable (no SECRETS_ENCRYPTION_KEY for the code’s HMAC); or service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRecoveryRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                passport_id: string;
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovery request */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryRequest"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_request_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    approveRecoveryRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                passport_id: string;
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApproveRecoveryRequest"];
+            };
+        };
+        responses: {
+            /** @description The recovery request */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryRequest"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_session_required: not the person’s own session (a delegation token or an access token); recovery_not_owner or recovery_not_the_guardian: another person; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_request_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_approval_replayed, recovery_approval_other_request, recovery_credential_mismatch, recovery_approval_stale, recovery_not_collecting; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body is over the deployment’s BODY_LIMIT */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not in a media type this operation takes */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelRecoveryRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                passport_id: string;
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovery request */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryRequest"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_session_required: not the person’s own session (a delegation token or an access token); recovery_not_owner or recovery_not_the_guardian: another person; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_request_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_not_cancellable; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    executeRecovery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                passport_id: string;
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExecuteRecovery"];
+            };
+        };
+        responses: {
+            /** @description The recovery request */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryRequest"];
+                };
+            };
+            /** @description recovery_code_invalid (attempts_left); or validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_request_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_not_awaiting_confirmation (no code sent, or it expired), recovery_code_attempts_exhausted; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

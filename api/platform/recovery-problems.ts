@@ -1,0 +1,22 @@
+import { Problem, type ProblemCode } from '../problem';
+
+/** A refused outcome of the recovery services, as the one problem of its code (the service's detail when it gave one). */
+export function recoveryProblem(outcome: {
+  ok: false;
+  code: ProblemCode;
+  detail?: string;
+  attempts_left?: number;
+}): Problem {
+  return new Problem(
+    outcome.code,
+    outcome.detail,
+    outcome.attempts_left !== undefined ? { extensions: { attempts_left: outcome.attempts_left } } : {},
+  );
+}
+
+export const PERSON_RESPONSES = {
+  403: {
+    description:
+      'recovery_session_required: not the person’s own session (a delegation token or an access token); recovery_not_owner or recovery_not_the_guardian: another person',
+  },
+};

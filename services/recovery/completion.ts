@@ -1,0 +1,82 @@
+import type { Knex } from 'knex';
+import type { RecoveryRequestState } from '../../contracts/aggregates/recovery-request';
+import { appendProvenance } from '../../db/ledger';
+import { lockPassport } from '../../db/passports';
+import { upsertRecoveryProjection } from '../../db/recovery-requests';
+import { recoveryRecord } from '../../domain/recovery/steps';
+import { revokeDelegationsOfCredential, type RevokedCredential } from '../identity/delegations/credential-revocations';
+
+/** What a recovery's revocations say, so a retry finds the credentials the first attempt revoked. */
+const reasonOf = (requestId: string) => `recovered by ${requestId}`;
+
+/** Installs the new device key and revokes every other passkey and device key of the Passport. */
+async function replaceCredentials(
+  trx: Knex.Transaction,
+  state: RecoveryRequestState,
+  at: Date,
+): Promise<RevokedCredential[]> {
+  const { passport_id, new_credential, request_id } = state;
+  const kid = new_credential.hash;
+  await trx('passport_keys')
+    .insert({
+      kid,
+      passport_id,
+      public_jwk: JSON.stringify({ ...new_credential.public_jwk, kid, alg: 'EdDSA', use: 'sig' }),
+      sealed_private_key: null,
+      source: 'device',
+      device_id: new_credential.device_id,
+      status: 'active',
+      created_at: at,
+    })
+    .onConflict('kid')
+    .ignore();
+  await trx('passport_keys')
+    .where({ passport_id })
+    .whereNot({ kid })
+    .whereNot({ status: 'revoked' })
+    .update({ status: 'revoked', revoked_at: at, revoke_reason: reasonOf(request_id) });
+  await trx('webauthn_credentials')
+    .where({ passport_id, status: 'active' })
+    .update({ status: 'revoked', revoked_at: at, revoke_reason: 'recovered', replaced_by: kid });
+  const keys: { kid: string }[] = await trx('passport_keys')
+    .where({ passport_id, revoke_reason: reasonOf(request_id) })
+    .select('kid');
+  const passkeys: { credential_id: string }[] = await trx('webauthn_credentials')
+    .where({ passport_id, revoke_reason: 'recovered', replaced_by: kid })
+    .select('credential_id');
+  return [
+    ...passkeys.map((p) => ({ type: 'passkey' as const, id: p.credential_id })),
+    ...keys.map((k) => ({ type: 'device_key' as const, id: k.kid })),
+  ];
+}
+
+/**
+ * The recovery's last step, in one transaction: the new device key replaces the Passport's other passkeys and
+ * device keys, which are revoked with every session they signed in (a session's credential is checked on each
+ * call) and every delegation exchanged from those sessions; the completed record and the read model with it.
+ * Repeatable: a retry revokes nothing more and finds the same record.
+ */
+export async function completeRecovery(
+  db: Knex,
+  state: RecoveryRequestState,
+  at: string,
+): Promise<{ provenance_id: string; revoked: RevokedCredential[] }> {
+  return db.transaction(async (trx) => {
+    await lockPassport(trx, state.passport_id);
+    const instant = new Date(at);
+    const revoked = await replaceCredentials(trx, state, instant);
+    for (const credential of revoked)
+      await revokeDelegationsOfCredential(trx, credential, {
+        revoked_by: state.passport_did,
+        reason: `credential replaced by recovery ${state.request_id}`,
+        at: instant,
+      });
+    const completed = { ...state, revoked_credentials: revoked };
+    const anchor = await appendProvenance(trx, {
+      ...recoveryRecord(completed, { kind: 'completed' }, at),
+      organization_id: state.organization_id,
+    });
+    await upsertRecoveryProjection(trx, { ...completed, provenance_id: anchor.transaction_id });
+    return { provenance_id: anchor.transaction_id, revoked };
+  });
+}
