@@ -57,6 +57,8 @@ export default tseslint.config(
       'jest.config.js',
       'eslint.config.mjs',
       'test/support/summary-reporter.js',
+      // Plain ESM run by node as a child process (oidc-provider is ESM-only); outside the TypeScript project.
+      'test/support/oauth-provider-server.mjs',
       'packages/*/dist/',
       'packages/*/src/schema.d.ts',
     ],

@@ -5,6 +5,7 @@ import type { Mailer } from '../lib/mail/transport';
 import type { WorkerSettings } from './settings';
 import { createApprovalActivities } from './approvals';
 import { createComplianceActivities } from './compliance';
+import { createConnectorActivities } from './connectors';
 import { createDagActivities } from './dags';
 import { createExecutionActivities } from './executions';
 import { withInvalidDataFailures } from './failures';
@@ -34,5 +35,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createDagActivities(deps),
     ...createWebhookActivities(deps),
     ...createRecoveryActivities({ db: deps.db, mailer: deps.mailer, recovery: deps.settings.recovery }),
+    ...createConnectorActivities({ db: deps.db, connectors: deps.settings.connectors }),
   };
 }

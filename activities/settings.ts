@@ -2,6 +2,7 @@ import type { TokenSettings } from '../services/identity/authentication/actor';
 import type { OutboundPolicy } from '../lib/outbound/url-guard';
 import type { SecretKeys } from '../lib/secret-box';
 import type { WebhookSettings } from '../services/webhooks/settings';
+import type { ConnectorSettings } from '../services/connectors/settings';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
 
 /** What activities need beyond their connections; the worker builds them once from the config. */
@@ -15,6 +16,7 @@ export interface WorkerSettings {
   webhooks: WebhookSettings;
   /** The recovery code's key (SECRETS_ENCRYPTION_KEY) and the links in the mail. */
   recovery: { secretKeys: SecretKeys; publicBaseUrl: string };
+  connectors: ConnectorSettings;
 }
 
 /** What the platform's activities need: where agents report progress, and how to sign its tokens. */

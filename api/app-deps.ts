@@ -7,6 +7,7 @@ import type { SmsSender } from '../lib/sms/sender';
 import type { HttpMetrics } from '../lib/metrics';
 import type { PlatformSettings } from '../services/platform/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
+import type { ConnectorSettings } from '../services/connectors/settings';
 import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
 import type { PassportSettings } from '../services/identity/passports/settings';
 import type { RecoverySettings } from '../services/recovery/settings';
@@ -47,6 +48,7 @@ export interface AppDeps {
     ledgerBlockMaxAgeMs: number;
     platform: PlatformSettings;
     webhooks: WebhookSettings;
+    connectors: ConnectorSettings;
     // Orchestration layer.
     autonomousEscalationWindowSeconds: number;
     reviewWindowSeconds: number;

@@ -8,6 +8,7 @@ import { PASSKEY_PROBLEMS } from './problems/passkeys';
 import { REASONING_PROBLEMS } from './problems/reasoning';
 import { CAPABILITY_PROBLEMS } from './problems/capabilities';
 import { RECOVERY_PROBLEMS } from './problems/recovery';
+import { MARKETPLACE_PROBLEMS } from './problems/marketplace';
 import type { ProblemTable } from './problems/table';
 
 /**
@@ -26,6 +27,7 @@ export const PROBLEM_TYPES = {
   ...REASONING_PROBLEMS,
   ...CAPABILITY_PROBLEMS,
   ...RECOVERY_PROBLEMS,
+  ...MARKETPLACE_PROBLEMS,
 } as const satisfies ProblemTable;
 
 export type { ProblemTable };

@@ -29,6 +29,10 @@ import { registerPasskeyPage } from './platform/passkey-page';
 import { registerRecoveryGuardianRoutes } from './platform/recovery-guardians';
 import { registerRecoveryRequestRoutes } from './platform/recovery-requests';
 import { registerWebAuthnRoutes } from './platform/webauthn';
+import { registerMarketplaceConnectorRoutes } from './platform/marketplace-connectors';
+import { registerInstallationRoutes } from './platform/installations';
+import { registerOAuthCallbackRoute } from './platform/oauth-callback';
+import { createOAuthClient } from '../services/connectors/oauth-client';
 import type { DelegationDeps } from '../services/identity/delegations/context';
 import type { AppDeps } from './app-deps';
 import type { ApiBuilder } from './route';
@@ -115,6 +119,7 @@ function registerPlatformSideRoutes(api: ApiBuilder, deps: AppDeps, delegation: 
   const recovery = { db: deps.db, mailer: deps.mailer, settings: settings.recovery };
   registerRecoveryGuardianRoutes(api, recovery);
   registerRecoveryRequestRoutes(api, { ...recovery, temporal: deps.temporal, taskQueue: settings.taskQueue });
+  registerMarketplaceRoutes(api, deps);
 }
 
 /** How often a live inbox reads the queue, and how long one stream lasts before the browser reconnects. */
@@ -137,4 +142,17 @@ function inboxDeps(deps: AppDeps): InboxRouteDeps {
     signatures: { db: deps.db, settings: { token: settings.token, webauthn: settings.webauthn } },
     live: LIVE_INBOX,
   };
+}
+
+/** The connector catalog, installations and the OAuth callback. */
+function registerMarketplaceRoutes(api: ApiBuilder, deps: AppDeps): void {
+  const connectors = {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: deps.settings.taskQueue,
+    settings: deps.settings.connectors,
+  };
+  registerMarketplaceConnectorRoutes(api, connectors);
+  registerInstallationRoutes(api, { ...connectors, oauth: createOAuthClient(deps.settings.connectors) });
+  registerOAuthCallbackRoute(api, connectors);
 }

@@ -8,6 +8,7 @@ import {
   secretSettings,
 } from './config/access';
 import {
+  connectorSettings,
   escalationSettings,
   ledgerSettings,
   orchestrationSettings,
@@ -47,6 +48,7 @@ export const configSchema = z.object({
   ...ledgerSettings,
   ...passkeySettings,
   ...platformSettings,
+  ...connectorSettings,
   ...orchestrationSettings,
   ...reasoningSettings,
   ...recoverySettings,

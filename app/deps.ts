@@ -15,6 +15,7 @@ import type { PassportSettings } from '../services/identity/passports/settings';
 import type { RecoverySettings } from '../services/recovery/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
 import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
+import type { ConnectorSettings } from '../services/connectors/settings';
 import { type Config, ledgerOrigin, publicBaseUrl, tokenIssuer, webauthnRelyingParty } from './config';
 import type { Logger } from '../lib/logger';
 import { createHttpMetrics } from '../lib/metrics';
@@ -32,6 +33,17 @@ export function escalationTimeouts(config: Config) {
     medium: config.ESCALATION_TIMEOUT_MEDIUM_SECONDS,
     high: config.ESCALATION_TIMEOUT_HIGH_SECONDS,
     urgent: config.ESCALATION_TIMEOUT_URGENT_SECONDS,
+  };
+}
+
+/** Installs, callbacks and provider tokens: the API and the worker read the same. */
+export function connectorSettings(config: Config): ConnectorSettings {
+  return {
+    publicBaseUrl: publicBaseUrl(config),
+    installTtlSeconds: config.CONNECTOR_INSTALL_TTL_SECONDS,
+    refreshAheadSeconds: config.CONNECTOR_REFRESH_AHEAD_SECONDS,
+    secretKeys: secretKeysFrom(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
+    outbound: { policy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST }, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
   };
 }
 
@@ -59,6 +71,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     ledgerBlockMaxAgeMs: config.LEDGER_BLOCK_MAX_AGE_MS,
     platform: platformSettings(config),
     webhooks: webhookSettings(config),
+    connectors: connectorSettings(config),
     autonomousEscalationWindowSeconds: config.AUTONOMOUS_ESCALATION_WINDOW_SECONDS,
     reviewWindowSeconds: config.ROUTING_REVIEW_WINDOW_SECONDS,
     deprecations: config.API_DEPRECATIONS,
@@ -84,6 +97,7 @@ export function workerSettings(config: Config): WorkerSettings {
     outbound: { policy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST }, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
     ledger: { origin: ledgerOrigin(config), sealer: ledgerSealerSettings(config), secretKeys: secretKeysOf(config) },
     platform: platformWorkerSettings(config),
+    connectors: connectorSettings(config),
     maxCachedWorkflows: config.TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS,
     webhooks: webhookSettings(config),
     recovery: { secretKeys: secretKeysOf(config), publicBaseUrl: publicBaseUrl(config) },

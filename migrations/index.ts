@@ -24,6 +24,7 @@ import * as decisionNotify from './20261128000500_decision_notify';
 import * as approvalQuorumExpiry from './20261129000600_approval_quorum_expiry';
 import * as capabilities from './20261129000300_capabilities';
 import * as recovery from './20261129000100_recovery';
+import * as marketplaceConnectors from './20261129000400_marketplace_connectors';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -52,4 +53,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261129000600_approval_quorum_expiry', migration: approvalQuorumExpiry },
   { name: '20261129000300_capabilities', migration: capabilities },
   { name: '20261129000100_recovery', migration: recovery },
+  { name: '20261129000400_marketplace_connectors', migration: marketplaceConnectors },
 ];

@@ -8,3 +8,4 @@ export { runDagWorkflow } from './run-dag';
 export { deliverWebhookWorkflow } from './deliver-webhook';
 export { dispatchOutboxWorkflow } from './dispatch-outbox';
 export { recoverPassportWorkflow } from './recover-passport';
+export { installConnectorWorkflow } from './install-connector';

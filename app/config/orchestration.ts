@@ -29,6 +29,14 @@ export const webhookSettings = {
   WEBHOOK_DISPATCH_WAKE_INTERVAL_MS: z.coerce.number().int().min(0).max(10_000).default(200),
 };
 
+/** Connector installs and their provider tokens. */
+export const connectorSettings = {
+  /** How long an install's authorization URL works: its state expires then and the install ends as expired. */
+  CONNECTOR_INSTALL_TTL_SECONDS: seconds.default(30 * 60),
+  /** A provider access token expiring within this many seconds is refreshed before it is handed out. */
+  CONNECTOR_REFRESH_AHEAD_SECONDS: seconds.default(15 * 60),
+};
+
 /** Escalation timeouts. */
 export const escalationSettings = {
   /** Seconds a reviewer at each escalation level has before the routing moves up the chain. */

@@ -64,6 +64,15 @@ export const EVENT_KINDS = {
     'An escalation rule asked for a supervisor to be told, and the routing’s escalation level reached its threshold',
   'routing.queued':
     'A routing needs a human but no available reviewer holds its capabilities: it waits unassigned in the queue, and supervisors should find someone',
+  // Marketplace: connector installations.
+  'installation.activated':
+    'A connector installation became active: installed without OAuth, or its provider consent completed',
+  'installation.authorization_failed':
+    'An OAuth install ended without tokens: the person denied access, the authorization URL expired, or the code exchange failed',
+  'installation.needs_reauth':
+    'The provider refused an installation’s refresh token (invalid_grant): it needs the person’s consent again; the event carries the reconnect link',
+  'installation.reconnected': 'An installation that needed re-authorization is active again with new tokens',
+  'installation.uninstalled': 'A connector installation was uninstalled and its provider tokens revoked and deleted',
 } as const satisfies Record<string, string>;
 
 export type EventKind = keyof typeof EVENT_KINDS;
@@ -153,4 +162,13 @@ export const EVENT_EMITTERS = {
     'recoverPassportWorkflow: the approval window or the code’s lifetime passed, or the last code attempt was wrong',
   'routing.queued':
     'routeTaskWorkflow: a human decision, an escalation from the agent (POST /v1/orch/escalate, /confidence below 0.70, /escalation/manual) or a review found no qualified reviewer, so the routing entered the queue; again each time its escalation level rises there',
+  'installation.activated':
+    'POST /v1/marketplace/connectors/{id}/install without OAuth (services/connectors/install.ts); installConnectorWorkflow once the code exchange stored the tokens',
+  'installation.authorization_failed':
+    'installConnectorWorkflow: GET /v1/oauth/callback with error (access_denied), the expires_at timer, or a code exchange the provider refused',
+  'installation.needs_reauth':
+    'services/connectors/tokens.ts: a refresh the provider refused with invalid_grant, after re-reading the tokens under the installation’s lock',
+  'installation.reconnected':
+    'installConnectorWorkflow: the code exchange of a re-install of an installation that needed re-authorization',
+  'installation.uninstalled': 'DELETE /v1/marketplace/connectors/{id}/install (services/connectors/uninstall.ts)',
 } as const satisfies Record<EventKind, string>;

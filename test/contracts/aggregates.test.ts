@@ -1,7 +1,11 @@
 import type { z } from 'zod';
 import { ApprovalState } from '../../contracts/aggregates/approval';
 import { DagState } from '../../contracts/aggregates/dag';
+import { Connector } from '../../contracts/aggregates/connector';
 import { Delegation } from '../../contracts/aggregates/delegation';
+import { Installation } from '../../contracts/aggregates/installation';
+import { ConnectorDetailSchema } from '../../api/schemas/connectors';
+import { InstallationSchema } from '../../api/schemas/installations';
 import { DeliveryState } from '../../contracts/aggregates/delivery';
 import { ExecutionState } from '../../contracts/aggregates/execution';
 import { Passport } from '../../contracts/aggregates/passport';
@@ -192,6 +196,28 @@ const AGGREGATES: Record<string, Aggregate> = {
           deprecated_at: created,
           deprecated_by: 'usr_1',
         }),
+    },
+  },
+  connector: {
+    schema: Connector,
+    table: 'marketplace_connectors',
+    view: {
+      schema: ConnectorDetailSchema,
+      component: 'MarketplaceConnectorDetail',
+      // The publisher's name and verification are shown as publisher {…}; how to reach the provider never is.
+      hidden: ['publisher_name', 'publisher_verified', 'oauth_client'],
+      added: 'joined',
+    },
+  },
+  installation: {
+    schema: Installation,
+    table: 'connector_installations',
+    view: {
+      schema: InstallationSchema,
+      component: 'Installation',
+      // The connector is shown as connector {connector_id, name, provider}.
+      hidden: ['organization_id', 'connector_id', 'version', 'attempt'],
+      added: 'joined',
     },
   },
   'reasoning call': { schema: ReasoningCall, table: 'reasoning_calls' },
