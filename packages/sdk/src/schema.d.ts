@@ -3300,6 +3300,129 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/marketplace/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the connector catalog
+         * @description Public. With query, full-text search over name, provider and description (PostgreSQL, GIN-indexed), best match first; without, newest first. Filters combine. install_count, rating_average and rating_count are computed from installations and ratings.
+         */
+        get: operations["searchConnectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/marketplace/connectors/{connector_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a connector
+         * @description Public. statistics are computed from installations, ratings and the last 30 days of recorded invocations.
+         */
+        get: operations["getConnector"];
+        /**
+         * Add a connector to the catalog, or replace its entry
+         * @description For the deployment’s administrators (cloud:admin:global). An OAuth connector names its provider’s authorization, token and (RFC 7009) revocation endpoints and this deployment’s client; the client secret is sealed at rest and never shown. The provider must accept <PUBLIC_BASE_URL>/v1/oauth/callback as a redirect URI.
+         */
+        put: operations["registerConnector"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/marketplace/connectors/{connector_id}/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Install a connector in your organization
+         * @description A connector without OAuth is active at once. An OAuth connector answers pending_oauth with authorization_url (authorization code with PKCE S256; the state is 32 random bytes, stored hashed, single use) that works until expires_at (CONNECTOR_INSTALL_TTL_SECONDS, 30 minutes by default), from this browser or sent by mail or chat. The provider sends the person to GET /v1/oauth/callback; the installation becomes active once the code is exchanged, or authorization_failed (status_reason access_denied, expired or exchange_failed). Installing again keeps the installation id (201 the first time, 200 after) and supersedes a pending attempt.
+         */
+        post: operations["installConnector"];
+        /**
+         * Uninstall a connector from your organization
+         * @description Revokes the provider token where the connector has an RFC 7009 revocation endpoint, deletes the sealed tokens, and records the installation uninstalled (an attempt still waiting for consent ends with it). Installing again later keeps the same id.
+         */
+        delete: operations["uninstallConnector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/marketplace/installations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List your organization’s connector installations */
+        get: operations["listInstallations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/marketplace/installations/{installation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an installation */
+        get: operations["getInstallation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Suspend or resume an installation, or replace its config */
+        patch: operations["updateInstallation"];
+        trace?: never;
+    };
+    "/v1/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where an OAuth provider sends the person back after a connector install
+         * @description Public, and no authentication to this service: the state (from the install’s authorization_url) is claimed once, and its install is told the code (or the refusal). Answers an HTML page whose data-outcome says how it ended: connected (200), finishing (202: the exchange is still under way), denied (403: access_denied), failed (502: the provider issued no tokens), unknown_state, state_used or state_expired (400: a forged, replayed, or expired or superseded link, which changes nothing).
+         */
+        get: operations["oauthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -6843,7 +6966,7 @@ export interface components {
              * @example https://hooks.example.com/handoff
              */
             url: string;
-            events: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "recovery.guardian_invited" | "recovery.guardian_accepted" | "recovery.guardian_removed" | "recovery.requested" | "recovery.approved" | "recovery.time_locked" | "recovery.awaiting_confirmation" | "recovery.confirmation_refused" | "recovery.completed" | "recovery.cancelled" | "recovery.expired" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued")[];
+            events: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "recovery.guardian_invited" | "recovery.guardian_accepted" | "recovery.guardian_removed" | "recovery.requested" | "recovery.approved" | "recovery.time_locked" | "recovery.awaiting_confirmation" | "recovery.confirmation_refused" | "recovery.completed" | "recovery.cancelled" | "recovery.expired" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued" | "installation.activated" | "installation.authorization_failed" | "installation.needs_reauth" | "installation.reconnected" | "installation.uninstalled")[];
             description?: string;
         };
         WebhookSubscriptionPage: {
@@ -6866,7 +6989,7 @@ export interface components {
              * @example https://hooks.example.com/handoff
              */
             url?: string;
-            events?: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "recovery.guardian_invited" | "recovery.guardian_accepted" | "recovery.guardian_removed" | "recovery.requested" | "recovery.approved" | "recovery.time_locked" | "recovery.awaiting_confirmation" | "recovery.confirmation_refused" | "recovery.completed" | "recovery.cancelled" | "recovery.expired" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued")[];
+            events?: ("*" | "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "recovery.guardian_invited" | "recovery.guardian_accepted" | "recovery.guardian_removed" | "recovery.requested" | "recovery.approved" | "recovery.time_locked" | "recovery.awaiting_confirmation" | "recovery.confirmation_refused" | "recovery.completed" | "recovery.cancelled" | "recovery.expired" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued" | "installation.activated" | "installation.authorization_failed" | "installation.needs_reauth" | "installation.reconnected" | "installation.uninstalled")[];
             description?: string | null;
             /**
              * @description enabled also re-enables an endpoint the service disabled, and clears its run of failures
@@ -6965,7 +7088,7 @@ export interface components {
          * @description A kind of event (GET /v1/events lists them as they happen)
          * @enum {string}
          */
-        EventKind: "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "recovery.guardian_invited" | "recovery.guardian_accepted" | "recovery.guardian_removed" | "recovery.requested" | "recovery.approved" | "recovery.time_locked" | "recovery.awaiting_confirmation" | "recovery.confirmation_refused" | "recovery.completed" | "recovery.cancelled" | "recovery.expired" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued";
+        EventKind: "routing.completed" | "routing.escalated" | "safety.boundary_violation" | "audit.provenance_logged" | "routing.decided" | "escalation.triggered" | "safety.violation" | "agent.registered" | "audit.critical" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.expired" | "approval.voted" | "approval.cancelled" | "execution.queued" | "execution.started" | "execution.completed" | "execution.failed" | "execution.cancelled" | "workflow.started" | "workflow.completed" | "workflow.failed" | "task.submitted" | "platform_agent.registered" | "platform_agent.updated" | "platform_agent.deployed" | "passport.created" | "passport.key_rotated" | "passport.key_revoked" | "recovery.guardian_invited" | "recovery.guardian_accepted" | "recovery.guardian_removed" | "recovery.requested" | "recovery.approved" | "recovery.time_locked" | "recovery.awaiting_confirmation" | "recovery.confirmation_refused" | "recovery.completed" | "recovery.cancelled" | "recovery.expired" | "webhook.endpoint_disabled" | "escalation.supervisor_notified" | "routing.queued" | "installation.activated" | "installation.authorization_failed" | "installation.needs_reauth" | "installation.reconnected" | "installation.uninstalled";
         PasskeyEnrollment: components["schemas"]["PasskeyCreationOptions"] & {
             /** @description A page of this deployment that completes the enrollment in the person’s browser; hand it to them */
             enrollment_url: string;
@@ -7496,6 +7619,197 @@ export interface components {
         };
         ExecuteRecovery: {
             confirmationCode: string;
+        };
+        MarketplaceConnectorPage: {
+            data: components["schemas"]["MarketplaceConnector"][];
+            has_more: boolean;
+            next_cursor: string | null;
+            total_count: number;
+        };
+        MarketplaceConnector: {
+            connector_id: string;
+            name: string;
+            provider: string;
+            description: string;
+            version: string;
+            publisher_id: string;
+            certified: boolean;
+            /** @enum {string} */
+            pricing_model: "free" | "paid" | "freemium";
+            capabilities: string[];
+            /** @description Installations that are active, suspended or need re-authorization */
+            install_count: number;
+            /** @description Null until the connector is rated */
+            rating_average: number | null;
+            rating_count: number;
+            /** @description Null: installs need no provider consent */
+            oauth: {
+                required: boolean;
+                scopes: string[];
+            } | null;
+            deployment_modes: ("cloud" | "hybrid" | "self-hosted")[];
+            health_status: string;
+            created_at: string;
+        };
+        MarketplaceConnectorDetail: {
+            connector_id: string;
+            name: string;
+            provider: string;
+            description: string;
+            version: string;
+            publisher_id: string;
+            certified: boolean;
+            /** @enum {string} */
+            pricing_model: "free" | "paid" | "freemium";
+            capabilities: string[];
+            /** @description Installations that are active, suspended or need re-authorization */
+            install_count: number;
+            /** @description Null until the connector is rated */
+            rating_average: number | null;
+            rating_count: number;
+            /** @description Null: installs need no provider consent */
+            oauth: {
+                required: boolean;
+                scopes: string[];
+            } | null;
+            deployment_modes: ("cloud" | "hybrid" | "self-hosted")[];
+            health_status: string;
+            created_at: string;
+            long_description: string | null;
+            publisher: {
+                publisher_id: string;
+                name: string;
+                verified: boolean;
+            };
+            /** @description JSON Schema an installation’s config must fit (checked with ajv at install and update) */
+            configuration_schema: {
+                [key: string]: unknown;
+            };
+            last_health_check_at: string | null;
+            statistics: {
+                install_count: number;
+                rating_average: number | null;
+                rating_count: number;
+                invocation_count_30d: number;
+            };
+            updated_at: string;
+        };
+        RegisterConnectorRequest: {
+            name: string;
+            provider: string;
+            description: string;
+            long_description?: string;
+            version: string;
+            publisher: {
+                publisher_id: string;
+                name: string;
+                /** @default false */
+                verified?: boolean;
+            };
+            /** @default false */
+            certified?: boolean;
+            /** @enum {string} */
+            pricing_model: "free" | "paid" | "freemium";
+            /** @default [] */
+            capabilities?: string[];
+            deployment_modes: ("cloud" | "hybrid" | "self-hosted")[];
+            /** @default {} */
+            configuration_schema?: {
+                [key: string]: unknown;
+            };
+            oauth?: {
+                required: boolean;
+                scopes: string[];
+            };
+            /** @description Required with oauth.required: the provider’s endpoints and this deployment’s client. Never shown. */
+            oauth_client?: {
+                authorization_endpoint: string;
+                token_endpoint: string;
+                revocation_endpoint?: string;
+                client_id: string;
+                client_secret?: string;
+            };
+        };
+        ConnectorInstallResult: {
+            /** @example ins_3f0c… */
+            installation_id: string;
+            connector_id: string;
+            /** @enum {string} */
+            status: "pending_oauth" | "active" | "suspended" | "uninstalled" | "needs_reauth" | "authorization_failed";
+            /** @description With pending_oauth: the state the authorization URL carries (single use) */
+            oauth_state: string | null;
+            /** @description With pending_oauth: the provider’s consent page (authorization code with PKCE S256). Open it, or send it by mail or chat: it works until expires_at, once */
+            authorization_url: string | null;
+            expires_at: string | null;
+        };
+        InstallConnectorRequest: {
+            /** @enum {string} */
+            deployment_mode: "cloud" | "hybrid" | "self-hosted";
+            /**
+             * @description Checked against the connector’s configuration_schema
+             * @default {}
+             */
+            config?: {
+                [key: string]: unknown;
+            };
+            /** @description Each one of the connector’s oauth.scopes */
+            granted_permissions: string[];
+        };
+        InstallationPage: {
+            data: components["schemas"]["Installation"][];
+            has_more: boolean;
+            next_cursor: string | null;
+            total_count: number;
+        };
+        Installation: {
+            /** @example ins_3f0c… */
+            installation_id: string;
+            connector: {
+                connector_id: string;
+                name: string;
+                provider: string;
+            };
+            /** @enum {string} */
+            status: "pending_oauth" | "active" | "suspended" | "uninstalled" | "needs_reauth" | "authorization_failed";
+            /** @description Why the installation is in its status: access_denied, expired or exchange_failed (authorization_failed), invalid_grant (needs_reauth) */
+            status_reason: string | null;
+            /** @enum {string} */
+            deployment_mode: "cloud" | "hybrid" | "self-hosted";
+            config: {
+                [key: string]: unknown;
+            };
+            granted_permissions: string[];
+            health_status: string;
+            installed_by: string;
+            installed_at: string;
+            last_invocation_at: string | null;
+            invocation_count_30d: number;
+            oauth_expires_at: string | null;
+            uninstalled_at: string | null;
+            updated_at: string;
+        };
+        UninstalledConnector: {
+            connector_id: string;
+            /** @enum {string} */
+            status: "uninstalled";
+            uninstalled_at: string;
+        };
+        UpdatedInstallation: {
+            installation_id: string;
+            /** @enum {string} */
+            status: "pending_oauth" | "active" | "suspended" | "uninstalled" | "needs_reauth" | "authorization_failed";
+            config: {
+                [key: string]: unknown;
+            };
+            updated_at: string;
+        };
+        UpdateInstallationRequest: {
+            /** @enum {string} */
+            status?: "active" | "suspended";
+            /** @description Replaces the config; checked against the connector’s configuration_schema */
+            config?: {
+                [key: string]: unknown;
+            };
         };
         ProblemType: {
             type: string;
@@ -35242,6 +35556,1254 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    searchConnectors: {
+        parameters: {
+            query?: {
+                /** @description Words matched on name, provider and description (full-text, ranked) */
+                query?: string;
+                provider?: string;
+                certified?: "true" | "false";
+                pricing_model?: "free" | "paid" | "freemium";
+                /** @description A capability id the connector must offer */
+                capability?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of connectors */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketplaceConnectorPage"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connector_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connector */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketplaceConnectorDetail"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description connector_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    registerConnector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                connector_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterConnectorRequest"];
+            };
+        };
+        responses: {
+            /** @description The connector as the catalog shows it */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketplaceConnectorDetail"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body is over the deployment’s BODY_LIMIT */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not in a media type this operation takes */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    installConnector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                connector_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstallConnectorRequest"];
+            };
+        };
+        responses: {
+            /** @description Installed again, under the same id */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorInstallResult"];
+                };
+            };
+            /** @description Installed */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorInstallResult"];
+                };
+            };
+            /** @description deployment_mode_not_offered, permissions_not_offered or invalid_configuration; or validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description connector_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body is over the deployment’s BODY_LIMIT */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not in a media type this operation takes */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uninstallConnector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                connector_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Uninstalled */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UninstalledConnector"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description installation_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listInstallations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description Comma-separated fields; a leading - sorts descending */
+                sort?: string;
+                status?: "pending_oauth" | "active" | "suspended" | "uninstalled" | "needs_reauth" | "authorization_failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of installations */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstallationPage"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInstallation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                installation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The installation */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Installation"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description installation_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateInstallation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                installation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateInstallationRequest"];
+            };
+        };
+        responses: {
+            /** @description The installation as changed */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdatedInstallation"];
+                };
+            };
+            /** @description invalid_configuration; or validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description installation_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description installation_not_updatable; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body is over the deployment’s BODY_LIMIT */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not in a media type this operation takes */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    oauthCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description connected */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description finishing */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description unknown_state, state_used or state_expired; or validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description denied */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description failed */
+            502: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
