@@ -11,6 +11,7 @@ import { createExecutionActivities } from './executions';
 import { withInvalidDataFailures } from './failures';
 import { createLedgerActivities } from './ledger';
 import { createRecoveryActivities } from './recovery';
+import { createNotificationActivities } from './notifications';
 import { createRoutingActivities } from './routing';
 import { createWebhookActivities } from './webhooks';
 
@@ -36,5 +37,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createRecoveryActivities({ db: deps.db, mailer: deps.mailer, recovery: deps.settings.recovery }),
     ...createConnectorActivities({ db: deps.db, connectors: deps.settings.connectors }),
+    ...withInvalidDataFailures(createNotificationActivities(deps)),
   };
 }

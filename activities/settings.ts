@@ -4,6 +4,7 @@ import type { SecretKeys } from '../lib/secret-box';
 import type { WebhookSettings } from '../services/webhooks/settings';
 import type { ConnectorSettings } from '../services/connectors/settings';
 import type { LedgerSealerSettings } from '../contracts/seal-ledger';
+import type { NotificationSettings } from '../services/notifications/settings';
 
 /** What activities need beyond their connections; the worker builds them once from the config. */
 export interface WorkerSettings {
@@ -17,6 +18,8 @@ export interface WorkerSettings {
   /** The recovery code's key (SECRETS_ENCRYPTION_KEY) and the links in the mail. */
   recovery: { secretKeys: SecretKeys; publicBaseUrl: string };
   connectors: ConnectorSettings;
+  /** Notifying reviewers: links, their TTL, the Slack webhook post. */
+  notifications: NotificationSettings;
 }
 
 /** What the platform's activities need: where agents report progress, and how to sign its tokens. */

@@ -11,6 +11,7 @@ import type { ConnectorSettings } from '../services/connectors/settings';
 import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
 import type { PassportSettings } from '../services/identity/passports/settings';
 import type { RecoverySettings } from '../services/recovery/settings';
+import type { NotificationSettings } from '../services/notifications/settings';
 import type { KeyRing } from '../services/identity/issuance/key-ring';
 import type { TokenSettings } from '../services/identity/authentication/actor';
 import type { RevocationRegistry } from '../services/identity/delegations/revocations';
@@ -58,6 +59,8 @@ export interface AppDeps {
     recovery: RecoverySettings;
     /** Longest a request may take before it answers 503; the idempotency lock lasts about as long. */
     requestTimeoutMs: number;
+    /** Decision links and the Slack callback's signing secret. */
+    notifications: NotificationSettings;
   };
   /** Given (METRICS_PORT), every request's duration is recorded by route template. */
   httpMetrics?: HttpMetrics;

@@ -17,19 +17,21 @@ import { requestId } from './middleware/request-id';
 import { deprecationHeaders } from './middleware/deprecation';
 import { Problem } from './problem';
 import { ApiBuilder } from './route';
+import { FORM_BODY_PATHS, formBody } from './middleware/form-body';
 import { registerRoutes } from './routes';
 import type { AppDeps } from './app-deps';
 
 export type { AppDeps };
 
-/** Bodies must be JSON, except the OAuth token endpoint, which also takes the standard form encoding. */
+/** Bodies must be JSON, except the OAuth token endpoint and the form routes, which also take the standard form encoding. */
 function requireJsonBody(): RequestHandler {
   return (req, _res, next) => {
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
     if (
       !hasBody ||
       req.is('application/json') ||
-      (req.path === '/oauth/token' && req.is('application/x-www-form-urlencoded'))
+      ((req.path === '/oauth/token' || FORM_BODY_PATHS.includes(req.path)) &&
+        req.is('application/x-www-form-urlencoded'))
     ) {
       next();
       return;
@@ -90,6 +92,7 @@ function useRequestMiddleware(app: Express, deps: AppDeps, meter: Router): void 
   app.use(requireJsonBody());
   app.use(express.json({ limit: settings.bodyLimit, strict: false }));
   app.use('/oauth/token', express.urlencoded({ extended: false, limit: '16kb' }));
+  app.use(formBody());
   app.use(guardBody({ maxDepth: settings.jsonMaxDepth }));
 }
 

@@ -25,6 +25,9 @@ import { registerWebhookRoutes } from './orch/webhooks';
 import { registerEventRoutes } from './platform/events';
 import { registerInboxPage } from './platform/inbox-page';
 import { registerInboxRoutes, type InboxRouteDeps } from './platform/inbox';
+import { registerDecisionLinkRoutes } from './platform/decision-links';
+import { registerNotificationPolicyRoutes } from './platform/notification-policy';
+import { registerSlackActionRoutes } from './platform/slack-actions';
 import { registerPasskeyPage } from './platform/passkey-page';
 import { registerRecoveryGuardianRoutes } from './platform/recovery-guardians';
 import { registerRecoveryRequestRoutes } from './platform/recovery-requests';
@@ -120,6 +123,25 @@ function registerPlatformSideRoutes(api: ApiBuilder, deps: AppDeps, delegation: 
   registerRecoveryGuardianRoutes(api, recovery);
   registerRecoveryRequestRoutes(api, { ...recovery, temporal: deps.temporal, taskQueue: settings.taskQueue });
   registerMarketplaceRoutes(api, deps);
+  registerDecisionRoutes(api, deps);
+}
+
+/** One-click decisions: the e-mailed links' page and form, Slack's button callback, and the policy they follow. */
+function registerDecisionRoutes(api: ApiBuilder, deps: AppDeps): void {
+  const { settings } = deps;
+  const decide = {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: settings.taskQueue,
+    settings: settings.platform,
+    logger: deps.logger,
+    escalationTimeoutsSeconds: settings.escalationTimeoutsSeconds,
+    autonomousEscalationWindowSeconds: settings.autonomousEscalationWindowSeconds,
+    reviewWindowSeconds: settings.reviewWindowSeconds,
+  };
+  registerDecisionLinkRoutes(api, { ...decide, publicBaseUrl: settings.notifications.publicBaseUrl });
+  registerSlackActionRoutes(api, { ...decide, slackSigningSecret: settings.notifications.slackSigningSecret });
+  registerNotificationPolicyRoutes(api, { db: deps.db, secretKeys: settings.notifications.secretKeys });
 }
 
 /** How often a live inbox reads the queue, and how long one stream lasts before the browser reconnects. */

@@ -15,6 +15,7 @@ import {
   platformSettings,
   webhookSettings,
 } from './config/orchestration';
+import { notificationSettings } from './config/notifications';
 import { reasoningSettings } from './config/reasoning';
 import { recoverySettings } from './config/recovery';
 import {
@@ -36,6 +37,7 @@ export const configSchema = z.object({
   ...observabilitySettings,
   ...mailSettings,
   ...smsSettings,
+  ...notificationSettings,
   ...databaseSettings,
   ...temporalSettings,
   ...authSettings,

@@ -13,6 +13,7 @@ import { createMailer } from '../lib/mail/transport';
 import { createSmsSender } from '../lib/sms/sender';
 import type { PassportSettings } from '../services/identity/passports/settings';
 import type { RecoverySettings } from '../services/recovery/settings';
+import type { NotificationSettings } from '../services/notifications/settings';
 import type { WebhookSettings } from '../services/webhooks/settings';
 import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
 import type { ConnectorSettings } from '../services/connectors/settings';
@@ -79,6 +80,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     passports: passportSettings(config),
     recovery: recoverySettingsOf(config),
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    notifications: notificationSettingsOf(config),
   };
 }
 
@@ -101,6 +103,7 @@ export function workerSettings(config: Config): WorkerSettings {
     maxCachedWorkflows: config.TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS,
     webhooks: webhookSettings(config),
     recovery: { secretKeys: secretKeysOf(config), publicBaseUrl: publicBaseUrl(config) },
+    notifications: notificationSettingsOf(config),
   };
 }
 
@@ -169,6 +172,16 @@ export function recoverySettingsOf(config: Config): RecoverySettings {
     approvalMaxSkewSeconds: config.RECOVERY_APPROVAL_MAX_SKEW_SECONDS,
     secretKeys: secretKeysOf(config),
     publicBaseUrl: publicBaseUrl(config),
+  };
+}
+
+export function notificationSettingsOf(config: Config): NotificationSettings {
+  return {
+    publicBaseUrl: publicBaseUrl(config),
+    linkTtlSeconds: config.DECISION_LINK_TTL_SECONDS,
+    secretKeys: secretKeysOf(config),
+    outbound: { policy: { allowlist: config.OUTBOUND_PRIVATE_ALLOWLIST }, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
+    slackSigningSecret: config.SLACK_SIGNING_SECRET,
   };
 }
 

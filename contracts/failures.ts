@@ -26,6 +26,7 @@ export const FAILURE_TYPES = {
   invalidData: 'invalid_data',
   secretsUnavailable: 'secrets_unavailable',
   noSigningSecret: 'no_signing_secret',
+  notificationRefused: 'notification_refused',
   // How a workflow states that it could not store its state: the read model's failure, the workflow's own.
   storageFailed: 'storage_failed',
 } as const;

@@ -4,6 +4,8 @@ import { paginate, type Page, type PageRequest } from './pagination';
 
 interface ReviewerRow extends LoadedReviewer {
   passport_id: string | null;
+  email: string | null;
+  slack_user_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -53,10 +55,17 @@ export async function findAvailableReviewersWithCapabilities(
 export async function upsertReviewer(
   db: Knex,
   organizationId: string,
-  reviewer: Reviewer & { capacity?: number | null | undefined; passport_id?: string | null | undefined },
+  reviewer: Reviewer & {
+    capacity?: number | null | undefined;
+    passport_id?: string | null | undefined;
+    email?: string | null | undefined;
+    slack_user_id?: string | null | undefined;
+  },
 ): Promise<void> {
   const fields = {
     passport_id: reviewer.passport_id ?? null,
+    email: reviewer.email ?? null,
+    slack_user_id: reviewer.slack_user_id ?? null,
     display_name: reviewer.display_name,
     capabilities: JSON.stringify(reviewer.capabilities),
     chain_level: reviewer.chain_level,
@@ -78,7 +87,14 @@ export async function listReviewers(
   const query = withLoad(
     db,
     db('reviewers')
-      .select([...COLUMNS, 'reviewers.passport_id', 'reviewers.created_at', 'reviewers.updated_at'])
+      .select([
+        ...COLUMNS,
+        'reviewers.passport_id',
+        'reviewers.email',
+        'reviewers.slack_user_id',
+        'reviewers.created_at',
+        'reviewers.updated_at',
+      ])
       .where({ 'reviewers.organization_id': organizationId }),
   );
   if (filter.available !== undefined) query.where({ available: filter.available });

@@ -30,6 +30,7 @@ import {
   type ApprovalTransition,
 } from '../domain/approvals/steps';
 import { unstorableRefusal } from '../domain/common/storable-text';
+import { notifyPerson } from './notify';
 import { RecordedState } from './recorded-state';
 
 const { recordApprovalStep, claimApprovalEnding, projectApproval } = proxyLocalActivities<
@@ -96,6 +97,13 @@ export async function approvalWorkflow(request: ApprovalRequest, opened?: Approv
   if (!opened) await recordStep(approval, request, requestedTransition(request));
   requested = { ...state };
   await tellParent(request);
+  if (request.approver_passport_id)
+    notifyPerson({
+      kind: 'approval',
+      organization_id: request.organization_id,
+      item_id: request.approval_id,
+      approver: request.approver_passport_id,
+    });
 
   // A deadline may leave the request pending (escalated to its next approver, or held open): it waits again.
   do {

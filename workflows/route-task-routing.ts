@@ -25,6 +25,7 @@ import {
 import type { RoutingStepRecord } from '../domain/routing/steps';
 import { expiryRecord, queueAssignmentRecord } from '../domain/routing/waiting-steps';
 import type { Decided } from '../contracts/route-task-decision';
+import { notifyPerson } from './notify';
 import { refusal, type RoutingRun } from './route-task-run';
 
 /**
@@ -176,6 +177,18 @@ export class Routing {
     this.deadline = Date.parse(this.decidedAt) + next.seconds * 1000;
   }
 
+  /** Tells the reviewer who now holds the routing (by e-mail and Slack, beside the run). */
+  notifyHolder(): void {
+    if (this.phase !== 'human' || !this.current) return;
+    const { input } = this.run;
+    notifyPerson({
+      kind: 'routing',
+      organization_id: input.organization_id,
+      item_id: this.routingId,
+      reviewer_did: this.current.did,
+    });
+  }
+
   /** A human holds it now, at `level`, for that level's timeout. */
   hand(to: Assignment, level: EscalationLevel, at: string): void {
     this.phase = 'human';
@@ -243,6 +256,7 @@ export class Routing {
       ...(run.state.escalated_at ? {} : { escalated_at: at }),
     });
     this.hand(to, level, at);
+    this.notifyHolder();
     return {
       escalation_id,
       routing_id,

@@ -41,6 +41,7 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
   if (input.decided) {
     run.resume(input.decided);
     routing.begin(input.decided.decided);
+    routing.notifyHolder();
   }
 
   setHandler(statusQuery, () => run.state);

@@ -18,6 +18,14 @@ const ReviewerSchema = z
         'The Passport that is this reviewer: only it (or its delegate) resolves what the reviewer is assigned',
     }),
     display_name: z.string(),
+    email: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Where the reviewer is e-mailed what waits for them, with one-click decision links' }),
+    slack_user_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The reviewer’s Slack user: only they may click the Slack buttons sent for them' }),
     capabilities: z.record(z.string(), z.number()).openapi({ example: { medical_diagnosis: 0.9 } }),
     chain_level: z.number().int(),
     available: z.boolean(),
@@ -35,6 +43,17 @@ const ReviewerSchema = z
 const PutReviewerSchema = z
   .object({
     display_name: z.string().min(1).max(200),
+    email: z.email().max(254).nullable().default(null).openapi({
+      description: 'Where to e-mail the reviewer what waits for them, with one-click decision links; null: no mail',
+    }),
+    slack_user_id: z
+      .string()
+      .regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack user id (U… or W…)')
+      .nullable()
+      .default(null)
+      .openapi({
+        description: 'The reviewer’s Slack user id: the only user whose clicks on their Slack buttons count',
+      }),
     capabilities: z.record(z.string().min(1).max(200), z.number().min(0).max(1)).default({}),
     chain_level: z.number().int().min(1).max(20).default(1),
     available: z.boolean().default(true),
@@ -97,6 +116,8 @@ const render = (row: {
   did: string;
   passport_id: string | null;
   display_name: string;
+  email: string | null;
+  slack_user_id: string | null;
   capabilities: Record<string, number>;
   chain_level: number;
   available: boolean;

@@ -28,6 +28,22 @@ export const WEBHOOK_PROBLEMS = {
     title: 'The URL is not a destination the service may call',
     remediation: ['Use a public http(s) URL; private and loopback addresses are refused unless allow-listed'],
   },
+  slack_signature_invalid: {
+    status: 401,
+    title: 'The request is not signed by Slack',
+    remediation: [
+      'Send X-Slack-Signature and X-Slack-Request-Timestamp as Slack signs them, with the app’s signing secret (SLACK_SIGNING_SECRET)',
+      'A request signed more than five minutes from now is refused: check the clocks',
+    ],
+  },
+  notification_policy_invalid: {
+    status: 422,
+    title: 'The notification policy cannot be stored',
+    remediation: [
+      'Give a Slack incoming-webhook https URL the service may call',
+      'Ask the operator to set SECRETS_ENCRYPTION_KEY',
+    ],
+  },
   secrets_unavailable: {
     status: 503,
     title: 'Secret encryption is not configured',

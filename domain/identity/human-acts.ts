@@ -24,7 +24,7 @@ const ACT_WORDS: Record<HumanAct, string> = {
 export interface HumanActor {
   passport_id: string;
   did: string;
-  credential: { type: 'passkey' | 'device_key' | 'delegation_token'; id: string };
+  credential: { type: 'passkey' | 'device_key' | 'delegation_token' | 'email_link' | 'slack_action'; id: string };
   /** Under a delegation token: the agent acting for the person. */
   agent_id?: string | undefined;
   /** Under a delegation token: the token, so that the record names it beside the credential that signed in. */

@@ -15,7 +15,7 @@ export interface ProvenanceActor {
   instance_id?: string;
   /** A person's act: their Passport, and the passkey, device key or delegation token that authenticated it. */
   passport_id?: string;
-  credential?: { type: 'passkey' | 'device_key' | 'delegation_token'; id: string };
+  credential?: { type: 'passkey' | 'device_key' | 'delegation_token' | 'email_link' | 'slack_action'; id: string };
   /** A person's act done under a delegation token: the token (credential is then what signed in the session it came from). */
   delegation_token_id?: string;
   /** The core acting at the request of a credential that authenticates no person (a PAT, a service account, an OAuth client). */

@@ -54,7 +54,12 @@ export const FREED_REVIEWER_OFFERS = 8;
 export async function saveReviewer(
   deps: ReviewerQueueDeps,
   organizationId: string,
-  reviewer: Reviewer & { capacity: number | null; passport_id?: string | undefined },
+  reviewer: Reviewer & {
+    capacity: number | null;
+    passport_id?: string | undefined;
+    email?: string | null | undefined;
+    slack_user_id?: string | null | undefined;
+  },
 ): Promise<{ ok: true; passport_id: string | null } | { ok: false; code: 'passport_not_found'; detail: string }> {
   const passport = await reviewerPassport(deps.db, organizationId, reviewer);
   if (!passport) return { ok: false, code: 'passport_not_found', detail: `No Passport ${reviewer.passport_id ?? ''}` };

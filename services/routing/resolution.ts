@@ -8,7 +8,7 @@ import { appendProvenance } from '../../db/ledger';
 import { reviewerDidsOfPassport } from '../../db/reviewers';
 import { claimRoutingResolution, findRoutingById, routingStateOf, type RoutingRow } from '../../db/routings';
 import type { PendingSignal } from '../../db/workflow-starts';
-import { humanActorOf, type HumanActRefusal } from '../../domain/identity/human-acts';
+import { humanActorOf, type HumanActCaller, type HumanActRefusal } from '../../domain/identity/human-acts';
 import { resolutionRefusal } from '../../domain/routing/escalation';
 import { resolutionRecord } from '../../domain/routing/request-steps';
 import type { Logger } from '../../lib/logger';
@@ -36,7 +36,7 @@ const CLAIM_ATTEMPTS = 3;
  */
 export async function resolveRoutingAs(
   deps: RoutingServiceDeps & { logger: Logger },
-  caller: Principal,
+  caller: HumanActCaller & Pick<Principal, 'organization_id'>,
   request: ResolveRequest,
 ): Promise<UpdateResult<RoutingResolution> | HumanActRefusal> {
   const aliases = caller.actor

@@ -1028,6 +1028,8 @@ const NOT_TENANT_SCOPED: Record<string, string> = {
     'decides an item of the signed-in person’s own queue only; any other id is 404',
   'POST /v1/webauthn/recovery/start':
     'finds the Passport by its DID within the caller’s organization only: another organization’s DID is passport_not_found, as POST …/recovery/requests (probed above)',
+  'GET /v1/notification-policy': 'the caller’s own organization’s policy; no id in the path names another’s',
+  'PUT /v1/notification-policy': 'the caller’s own organization’s policy; no id in the path names another’s',
 };
 
 /** Guardian recovery, aimed at A's Passport: B's reply is the reply for a Passport that does not exist. */
