@@ -19,11 +19,12 @@ import {
   type RoutingState,
 } from '../../contracts/route-task';
 import { routeTaskWorkflow } from '../../workflows/route-task';
+import type { createNotificationActivities } from '../../activities/notifications';
 import { registerSearchAttributes } from '../../app/temporal';
 import { eventually } from '../support/eventually';
 import { sharedWorkflowBundle } from '../support/stack';
 
-type Activities = ReturnType<typeof createRoutingActivities>;
+type Activities = ReturnType<typeof createRoutingActivities> & ReturnType<typeof createNotificationActivities>;
 
 const reviewer = (
   did: string,
@@ -83,6 +84,9 @@ const activities: Activities = {
     }
     return anchor;
   },
+  // The reviewer's notifications run beside the workflow; their sending is tested over HTTP (test/api/decision-links.test.ts).
+  sendDecisionMail: async () => 'not_configured',
+  postDecisionToSlack: async () => 'not_configured',
 };
 
 beforeAll(async () => {
