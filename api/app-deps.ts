@@ -12,6 +12,7 @@ import type { WebAuthnSettings } from '../services/identity/passkeys/settings';
 import type { PassportSettings } from '../services/identity/passports/settings';
 import type { RecoverySettings } from '../services/recovery/settings';
 import type { NotificationSettings } from '../services/notifications/settings';
+import type { PeopleSettings } from '../services/people/settings';
 import type { KeyRing } from '../services/identity/issuance/key-ring';
 import type { TokenSettings } from '../services/identity/authentication/actor';
 import type { RevocationRegistry } from '../services/identity/delegations/revocations';
@@ -57,6 +58,7 @@ export interface AppDeps {
     webauthn: WebAuthnSettings;
     passports: PassportSettings;
     recovery: RecoverySettings;
+    people: PeopleSettings;
     /** Longest a request may take before it answers 503; the idempotency lock lasts about as long. */
     requestTimeoutMs: number;
     /** Decision links and the Slack callback's signing secret. */

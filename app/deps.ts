@@ -79,6 +79,7 @@ export function appSettings(config: Config): AppDeps['settings'] {
     webauthn: webauthnSettings(config),
     passports: passportSettings(config),
     recovery: recoverySettingsOf(config),
+    people: { linkingCodeTtlSeconds: config.EMPLOYEE_LINKING_CODE_TTL_SECONDS },
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     notifications: notificationSettingsOf(config),
   };

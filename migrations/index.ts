@@ -26,6 +26,7 @@ import * as capabilities from './20261129000300_capabilities';
 import * as recovery from './20261129000100_recovery';
 import * as marketplaceConnectors from './20261129000400_marketplace_connectors';
 import * as decisionLinks from './20261129000700_decision_links';
+import * as people from './20261129000200_people';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -56,4 +57,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261129000100_recovery', migration: recovery },
   { name: '20261129000400_marketplace_connectors', migration: marketplaceConnectors },
   { name: '20261129000700_decision_links', migration: decisionLinks },
+  { name: '20261129000200_people', migration: people },
 ];

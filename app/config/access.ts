@@ -63,6 +63,8 @@ export const passportSettings = {
    * Passport key may live (default 30 days, the longest delegation token).
    */
   PASSPORT_KEY_VERIFY_WINDOW_SECONDS: seconds.default(2_592_000),
+  /** How long an employee's linking code, and the enrollment link of their onboarding e-mail, may be used (default 7 days). */
+  EMPLOYEE_LINKING_CODE_TTL_SECONDS: seconds.min(300).default(604_800),
 };
 
 /** Passkeys (WebAuthn) and sessions. */

@@ -145,6 +145,31 @@ export const CAPABILITIES = {
     risk: 'high',
     implied_by: 'people:enroll',
   },
+  'passports:link': {
+    description: 'Link one’s own Passport to one’s organization by the e-mail code (the person’s own act)',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
+  'passports:consent': {
+    description: 'Record a consent in one’s own Passport’s consent log (the person’s own act)',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
+  'people:attest': {
+    description: 'Attest a skill of a person of the organization, signed by the organization’s key',
+    risk: 'high',
+    implied_by: 'platform:admin',
+  },
+  'org:employees:read': {
+    description: 'List and read the organization’s employees (their e-mail addresses and roles)',
+    risk: 'high',
+    implied_by: 'platform:admin',
+  },
+  'org:employees:manage': {
+    description: 'Invite employees: a linking code and an enrollment link by e-mail',
+    risk: 'high',
+    implied_by: 'people:enroll',
+  },
   'delegation:read': {
     description: 'List and read one’s delegation tokens, delegations and revocations',
     risk: 'low',
@@ -290,6 +315,14 @@ export const DEFAULT_DELEGATION_CAPABILITIES: readonly Capability[] = ['reasonin
  */
 export const SIGNED_IN_PERSON_CAPABILITIES: readonly Capability[] = CAPABILITY_NAMES.filter(
   (name) => CAPABILITIES[name].risk !== 'high' && CAPABILITIES[name].implied_by !== 'orch:agent',
+);
+
+/**
+ * What a signed-in administrator of their organization (an active employee with the administrator role) holds
+ * beside: the high-risk administration of the organization, never the deployment's.
+ */
+export const ORGANIZATION_ADMINISTRATION_CAPABILITIES: readonly Capability[] = CAPABILITY_NAMES.filter(
+  (name) => CAPABILITIES[name].risk === 'high' && CAPABILITIES[name].implied_by !== 'cloud:admin:global',
 );
 
 /**

@@ -41,6 +41,9 @@ export const EVENT_KINDS = {
   'passport.created': 'A Passport was created: an agent’s or the organization’s, or a person’s by the device ceremony',
   'passport.key_rotated': 'A Passport’s key was rotated: a new key signs, the old one verifies until its verify_until',
   'passport.key_revoked': 'A Passport’s key was revoked: drop it from any cached DID document or JWKS of the Passport',
+  'passport.attested':
+    'An organization attested a person of it: its membership when a link was completed (identity tier 1), or a skill (tier 2)',
+  'passport.consent_recorded': 'A person recorded a consent in their Passport’s consent log',
   // Guardian recovery of a person's Passport.
   'recovery.guardian_invited': 'The owner of a Passport invited a recovery guardian',
   'recovery.guardian_accepted':
@@ -140,6 +143,10 @@ export const EVENT_EMITTERS = {
     'POST /v1/passports/{id}/keys/rotate (services/identity/passports/passports.ts), in the transaction that retires the old keys',
   'passport.key_revoked':
     'POST /v1/passports/{id}/keys/{kid}/revoke (services/identity/passports/passports.ts), in the transaction that revokes the key',
+  'passport.attested':
+    'POST /v1/passports/{id}/organization-links/verify, a passkey enrollment from an employee’s onboarding link, POST /v1/passports/{id}/attestations (services/identity/attestations/issue.ts), in the transaction that stores the attestation',
+  'passport.consent_recorded':
+    'POST /v1/passports/{id}/consents (services/people/consents.ts), in the transaction that appends the consent',
   'recovery.guardian_invited':
     'POST /v1/passports/{passport_id}/recovery/guardians (services/recovery/guardians.ts), in the transaction that stores the guardian',
   'recovery.guardian_accepted':

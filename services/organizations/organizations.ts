@@ -21,11 +21,18 @@ export interface OrganizationRequest {
 export type CreateOrganizationOutcome =
   { ok: true; organization: OrganizationRow } | { ok: false; code: 'organization_exists' };
 
+/** More to write in the organization's creating transaction (its first administrator's invitation); throw to undo it all. */
+export type WithinCreation = (trx: Knex.Transaction, organization: OrganizationRow) => Promise<void>;
+
 /**
  * Creates an organization, which starts with the deployment's baseline safety configuration (the default
  * organization's domains), so its routings are checked from the first one; an existing org_did or slug is refused.
  */
-export async function createOrganization(db: Knex, request: OrganizationRequest): Promise<CreateOrganizationOutcome> {
+export async function createOrganization(
+  db: Knex,
+  request: OrganizationRequest,
+  within?: WithinCreation,
+): Promise<CreateOrganizationOutcome> {
   return db.transaction(async (trx) => {
     const organization = await insertOrganization(trx, {
       organization_id: `org_${randomUUID()}`,
@@ -38,6 +45,7 @@ export async function createOrganization(db: Knex, request: OrganizationRequest)
       to: organization.organization_id,
       updatedBy: 'organization_created',
     });
+    await within?.(trx, organization);
     return { ok: true, organization };
   });
 }

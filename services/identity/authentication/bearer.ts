@@ -3,7 +3,11 @@ import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload
 import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../../db/agents';
 import { findApiTokenByHash, findServiceAccount, findTokenSubject } from '../../../db/credentials';
-import { SIGNED_IN_PERSON_GRANTS } from '../../../domain/identity/capabilities';
+import { administersOrganization } from '../../../db/employees';
+import {
+  ORGANIZATION_ADMINISTRATION_CAPABILITIES,
+  SIGNED_IN_PERSON_GRANTS,
+} from '../../../domain/identity/capabilities';
 import { DEFAULT_ORGANIZATION_ID } from '../../../domain/common/organizations';
 import { hasExpired, type VerifiedTokenCache } from '../../../lib/verified-tokens';
 import { SIGNING_ALGORITHM, type KeyRing } from '../issuance/key-ring';
@@ -180,8 +184,11 @@ async function sessionPrincipal(deps: BearerDeps, token: string): Promise<Bearer
       id: `passport:${session.passport_id}`,
       kind: 'session',
       subject: session.did,
-      // What a signed-in person holds: read and act in their organization, never administration (domain/identity/capabilities.ts).
-      scopes: [...SIGNED_IN_PERSON_GRANTS],
+      // What a signed-in person holds: read and act in their organization; its administration only as its
+      // administrator, read on every request so that a role taken away ends at once (domain/identity/capabilities.ts).
+      scopes: (await administersOrganization(deps.db, session.passport_id, session.organization_id))
+        ? [...SIGNED_IN_PERSON_GRANTS, ...ORGANIZATION_ADMINISTRATION_CAPABILITIES]
+        : [...SIGNED_IN_PERSON_GRANTS],
       organization_id: session.organization_id,
       actor: { passport_id: session.passport_id, did: session.did, credential: session.credential },
     },
