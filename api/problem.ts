@@ -9,6 +9,7 @@ import { REASONING_PROBLEMS } from './problems/reasoning';
 import { CAPABILITY_PROBLEMS } from './problems/capabilities';
 import { RECOVERY_PROBLEMS } from './problems/recovery';
 import { MARKETPLACE_PROBLEMS } from './problems/marketplace';
+import { PEOPLE_PROBLEMS } from './problems/people';
 import type { ProblemTable } from './problems/table';
 
 /**
@@ -28,6 +29,7 @@ export const PROBLEM_TYPES = {
   ...CAPABILITY_PROBLEMS,
   ...RECOVERY_PROBLEMS,
   ...MARKETPLACE_PROBLEMS,
+  ...PEOPLE_PROBLEMS,
 } as const satisfies ProblemTable;
 
 export type { ProblemTable };

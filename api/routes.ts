@@ -36,6 +36,13 @@ import { registerMarketplaceConnectorRoutes } from './platform/marketplace-conne
 import { registerInstallationRoutes } from './platform/installations';
 import { registerOAuthCallbackRoute } from './platform/oauth-callback';
 import { createOAuthClient } from '../services/connectors/oauth-client';
+import { registerEmployeeRoutes } from './platform/employees';
+import { registerOrganizationRoutes } from './platform/organizations';
+import { registerOrganizationLinkRoutes } from './platform/organization-links';
+import { registerAttestationRoutes } from './platform/attestations';
+import { registerConsentRoutes } from './platform/consents';
+import { registerPassportDelegationRoutes } from './platform/passport-delegations';
+import type { PeopleDeps } from '../services/people/settings';
 import type { DelegationDeps } from '../services/identity/delegations/context';
 import type { AppDeps } from './app-deps';
 import type { ApiBuilder } from './route';
@@ -99,6 +106,9 @@ function registerOrchestrationRoutes(api: ApiBuilder, deps: AppDeps): void {
 /** /v1 platform routes, delegation, webhooks, events and passkeys. */
 function registerPlatformSideRoutes(api: ApiBuilder, deps: AppDeps, delegation: DelegationDeps): void {
   const { settings } = deps;
+  const people = peopleDeps(deps);
+  // Organizations first, where the OpenAPI document has always listed them.
+  registerOrganizationRoutes(api, people);
   registerPlatformRoutes(api, deps);
   registerDelegationRoutes(api, delegation);
   registerWebhookRoutes(api, { db: deps.db, settings: settings.webhooks });
@@ -109,13 +119,8 @@ function registerPlatformSideRoutes(api: ApiBuilder, deps: AppDeps, delegation: 
     retrySchedule: settings.webhooks.retrySchedule,
   });
   registerEventRoutes(api, deps);
-  registerWebAuthnRoutes(api, {
-    db: deps.db,
-    keyRing: deps.keyRing,
-    logger: deps.logger,
-    revocations: deps.revocations,
-    settings: { token: settings.token, webauthn: settings.webauthn },
-  });
+  registerWebAuthnRoutes(api, people.webauthn, people);
+  registerPeopleRoutes(api, people, delegation);
   registerPasskeyPage(api);
   registerInboxPage(api);
   registerInboxRoutes(api, inboxDeps(deps));
@@ -177,4 +182,31 @@ function registerMarketplaceRoutes(api: ApiBuilder, deps: AppDeps): void {
   registerMarketplaceConnectorRoutes(api, connectors);
   registerInstallationRoutes(api, { ...connectors, oauth: createOAuthClient(deps.settings.connectors) });
   registerOAuthCallbackRoute(api, connectors);
+}
+
+/** What the people services are built from: the passkey ceremony (for onboarding links) and the mail. */
+export function peopleDeps(deps: AppDeps): PeopleDeps {
+  const { settings } = deps;
+  return {
+    db: deps.db,
+    mailer: deps.mailer,
+    logger: deps.logger,
+    webauthn: {
+      db: deps.db,
+      keyRing: deps.keyRing,
+      logger: deps.logger,
+      revocations: deps.revocations,
+      settings: { token: settings.token, webauthn: settings.webauthn },
+    },
+    settings: { passports: settings.passports, people: settings.people },
+  };
+}
+
+/** Employees, organization links, attestations, consents and the delegation of a Passport's permissions. */
+function registerPeopleRoutes(api: ApiBuilder, people: PeopleDeps, delegation: DelegationDeps): void {
+  registerEmployeeRoutes(api, people);
+  registerOrganizationLinkRoutes(api, people);
+  registerAttestationRoutes(api, { db: people.db, settings: people.settings.passports });
+  registerConsentRoutes(api, people);
+  registerPassportDelegationRoutes(api, delegation);
 }

@@ -5,8 +5,11 @@
  * whole exported log (GET /v1/ledger/export, `npm run ledger:export`). No database, no network.
  * A decision signed in the inbox (GET /v1/inbox/items/{item_id}/signature) needs no key: the signer's DID
  * document in the bundle checks it (scripts/verify-decision.ts).
+ * `npm run verify -- --did-document <issuer's DID document> <file>` checks a Passport attestation
+ * (GET /v1/passports/{id}/attestations/{attestation_id}) against its issuer's DID document instead.
  *
  *   --key <vkey>                   the verifier key `<origin>+<key id>+<base64 key>` (GET /v1/ledger/key)
+ *   --did-document <path>          the issuer's DID document (GET /passports/{id}/did.json), for a Passport attestation
  *   --key-file <path>              the same, read from a file
  *   --trusted-checkpoint <path>    a signed checkpoint you kept earlier: the exported log must extend it
  *                                  (repeatable)
@@ -29,6 +32,7 @@ import {
 } from '../services/ledger/verify';
 import { verifyExport } from '../services/ledger/verify-export';
 import { decisionReport } from './verify-decision';
+import { verifyPassportAttestation, type PassportAttestationDocument } from '../services/identity/attestations/verify';
 
 class UsageError extends Error {}
 
@@ -40,9 +44,12 @@ function readArguments(argv: string[]) {
       key: { type: 'string' },
       'key-file': { type: 'string' },
       'trusted-checkpoint': { type: 'string', multiple: true },
+      'did-document': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
+  if (positionals.length === 1 && values['did-document'])
+    return { didDocument: values['did-document'], file: positionals[0]!, json: values.json };
   const vkey = values.key ?? (values['key-file'] ? readFileSync(values['key-file'], 'utf8').trim() : undefined);
   if (positionals.length !== 1)
     throw new UsageError('Give one file to verify: a bundle (.json) or an export (.ndjson), or - for stdin');
@@ -119,19 +126,36 @@ async function verify(file: string, given: NoteVerifier | undefined, trusted: st
   };
 }
 
+/** A Passport attestation, checked against the issuer's DID document given beside it. */
+async function verifyWithDidDocument(file: string, documentPath: string): Promise<VerifyReport> {
+  const attestation = parsed(readFileSync(file === '-' ? 0 : file, 'utf8')) as PassportAttestationDocument | undefined;
+  const document = parsed(readFileSync(documentPath, 'utf8')) as Record<string, unknown> | undefined;
+  if (!attestation || typeof attestation.proof !== 'string' || !document)
+    return {
+      ok: false,
+      verified: [],
+      problems: [`${file} is not a Passport attestation, or ${documentPath} no DID document`],
+    };
+  return verifyPassportAttestation(attestation, document);
+}
+
 async function main(): Promise<number> {
   let options: ReturnType<typeof readArguments>;
   try {
     options = readArguments(process.argv.slice(2));
   } catch (error) {
     process.stderr.write(
-      `${(error as Error).message}\n\nUsage: npm run verify -- [--key <verifier key>] [--trusted-checkpoint <file>] [--json] <file>\n`,
+      `${(error as Error).message}\n\nUsage: npm run verify -- [--key <verifier key>] [--trusted-checkpoint <file>] [--json] <file>\n` +
+        '       npm run verify -- --did-document <issuer DID document> [--json] <attestation file>\n',
     );
     return 2;
   }
   let report: VerifyReport;
   try {
-    report = await verify(options.file, options.verifier, options.trusted);
+    report =
+      options.didDocument !== undefined
+        ? await verifyWithDidDocument(options.file, options.didDocument)
+        : await verify(options.file, options.verifier, options.trusted);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`${error.message}\n`);

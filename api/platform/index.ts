@@ -4,7 +4,6 @@ import { registerAgentRoutes } from './agents';
 import { registerApprovalRoutes } from './approvals';
 import { registerEscalationRoutes } from './escalations';
 import { registerExecutionRoutes } from './executions';
-import { registerOrganizationRoutes } from './organizations';
 import { registerPlatformHealthRoutes } from './health';
 import { registerPassportRoutes } from './passports';
 import { registerReasoningPlatformRoutes } from './reasoning-registry';
@@ -41,7 +40,6 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
     taskQueue: deps.settings.taskQueue,
     settings: deps.settings.platform,
   };
-  registerOrganizationRoutes(api, services);
   registerApprovalRoutes(api, { ...services, decisions: deps.decisions });
   registerEscalationRoutes(api, services);
   registerAgentRoutes(api, services);

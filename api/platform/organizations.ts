@@ -1,6 +1,6 @@
-import type { Knex } from 'knex';
 import type { OrganizationRow } from '../../db/organizations';
-import { createOrganization } from '../../services/organizations/organizations';
+import { createOrganizationWithAdministrator } from '../../services/people/organizations';
+import type { PeopleDeps } from '../../services/people/settings';
 import {
   DEPLOYMENT_ADMIN,
   listVisibleOrganizations,
@@ -15,6 +15,13 @@ import {
   OrganizationIdParamsSchema,
   OrganizationSchema,
 } from '../schemas/organizations';
+import { EmployeeSchema, employeeView } from '../schemas/employees';
+
+const CreatedOrganizationSchema = OrganizationSchema.extend({
+  administrator: EmployeeSchema.nullable().openapi({
+    description: 'The first administrator, invited; null when none was named',
+  }),
+}).openapi('CreatedOrganization');
 
 const SORTABLE = { created_at: 'created_at', name: 'name', slug: 'slug' };
 const WHO_SEES_WHAT = `A caller sees its own organization; one holding ${DEPLOYMENT_ADMIN} (the deployment administrator) sees every organization.`;
@@ -26,7 +33,7 @@ const render = (row: OrganizationRow) => ({
 });
 
 /** Organizations: listed and read as far as the caller sees them, and created by the deployment administrator. */
-export function registerOrganizationRoutes(api: ApiBuilder, deps: { db: Knex }): void {
+export function registerOrganizationRoutes(api: ApiBuilder, deps: PeopleDeps): void {
   const organizations = routeGroup(api, { tags: ['Organizations'], auth: 'platform:read', rateLimit: 'default' });
   organizations.list({
     path: '/v1/organizations',
@@ -56,10 +63,10 @@ export function registerOrganizationRoutes(api: ApiBuilder, deps: { db: Knex }):
     view: render,
   });
 
-  registerCreateOrganization(organizations, deps.db);
+  registerCreateOrganization(organizations, deps);
 }
 
-function registerCreateOrganization(organizations: RouteGroup, db: Knex): void {
+function registerCreateOrganization(organizations: RouteGroup, deps: PeopleDeps): void {
   organizations.route({
     method: 'post',
     path: '/v1/organizations',
@@ -68,28 +75,38 @@ function registerCreateOrganization(organizations: RouteGroup, db: Knex): void {
     description:
       `Needs ${DEPLOYMENT_ADMIN}. Defaults: deployment_mode cloud, autonomy_profile balanced, data_residency_tier global. ` +
       'The organization starts with the deployment’s baseline safety configuration (the default organization’s domains). ' +
-      'Credentials are then issued in it (service accounts created by its administrators, npm run token -- --organization).',
+      'administrator_email names its first administrator: in the same transaction, an administrator employee record and an onboarding ' +
+      'e-mail with a passkey enrollment link (and the linking code); enrolled from it, they are a signed-in person holding the ' +
+      'organization’s administration (its high-risk capabilities, deployment administration excepted). Without it, credentials are ' +
+      'issued in it by npm run token -- --organization.',
     auth: DEPLOYMENT_ADMIN,
     request: { body: CreateOrganizationSchema },
     responses: {
       201: {
-        description: 'The organization',
-        schema: OrganizationSchema,
+        description: 'The organization, and its first administrator’s invitation',
+        schema: CreatedOrganizationSchema,
         headers: { Location: { description: 'The organization’s URL' } },
       },
       409: { description: 'The org_did or the slug belongs to another organization' },
+      503: {
+        description:
+          'mail_unavailable or secrets_unavailable: the administrator cannot be invited, so nothing was created',
+      },
     },
-    handler: async ({ body }) => {
-      const outcome = await createOrganization(db, body);
+    handler: async ({ body, principal }) => {
+      const outcome = await createOrganizationWithAdministrator(deps, principal, body);
       if (!outcome.ok)
-        throw new Problem(
-          'organization_exists',
-          `An organization already has the org_did ${body.org_did}${body.slug ? ` or the slug ${body.slug}` : ''}`,
-        );
+        throw outcome.code === 'organization_exists'
+          ? new Problem(
+              'organization_exists',
+              `An organization already has the org_did ${body.org_did}${body.slug ? ` or the slug ${body.slug}` : ''}`,
+            )
+          : new Problem(outcome.code, outcome.detail);
       const organization = render(outcome.organization);
+      const administrator = outcome.administrator ? employeeView(outcome.administrator) : null;
       return {
         status: 201,
-        body: organization,
+        body: { ...organization, administrator },
         headers: { Location: `/v1/organizations/${organization.organization_id}` },
       };
     },

@@ -1,6 +1,8 @@
 import { startAuthentication, authenticate } from '../../services/identity/passkeys/authentication';
 import type { WebAuthnDeps } from '../../services/identity/passkeys/ceremony';
-import { completeEnrollment, enrollmentPageUrl, startEnrollment } from '../../services/identity/passkeys/registration';
+import { enrollmentPageUrl, startEnrollment } from '../../services/identity/passkeys/registration';
+import { enrollPerson } from '../../services/people/enrollment';
+import type { PeopleDeps } from '../../services/people/settings';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import {
@@ -19,9 +21,9 @@ import { ceremonyProblem, PASSKEY_TAGS, registrationProblem } from './webauthn-c
 import { registerOwnPasskeyRoutes } from './webauthn-own-passkeys';
 
 /** Passkeys: a person enrolled by an admin, signing in, and adding or rotating their own passkeys. */
-export function registerWebAuthnRoutes(api: ApiBuilder, deps: WebAuthnDeps): void {
+export function registerWebAuthnRoutes(api: ApiBuilder, deps: WebAuthnDeps, people: PeopleDeps): void {
   registerEnrollment(api, deps);
-  registerEnrollmentCompletion(api, deps);
+  registerEnrollmentCompletion(api, people);
   registerSignIn(api, deps);
   registerOwnPasskeyRoutes(api, deps);
 }
@@ -68,14 +70,16 @@ function registerEnrollment(api: ApiBuilder, deps: WebAuthnDeps): void {
   });
 }
 
-function registerEnrollmentCompletion(api: ApiBuilder, deps: WebAuthnDeps): void {
+function registerEnrollmentCompletion(api: ApiBuilder, people: PeopleDeps): void {
   api.route({
     method: 'post',
     path: '/v1/webauthn/registration',
     operationId: 'registerPasskey',
     summary: 'Complete an enrollment: register the passkey and mint the person’s Passport',
     description:
-      'Unauthenticated: the enrollment’s challenge, signed by the new passkey, is the credential. Answers with a session signed in with the passkey.',
+      'Unauthenticated: the enrollment’s challenge, signed by the new passkey, is the credential. Answers with a session signed in with the passkey. ' +
+      'An enrollment from an employee’s onboarding e-mail also links the new Passport to the employee record (identity tier 1, the ' +
+      'organization’s attestation): an administrator’s session then holds the organization’s administration.',
     tags: PASSKEY_TAGS,
     auth: 'public',
     rateLimit: 'default',
@@ -89,7 +93,7 @@ function registerEnrollmentCompletion(api: ApiBuilder, deps: WebAuthnDeps): void
       409: { description: 'passkey_already_registered' },
     },
     handler: async ({ body }) => {
-      const outcome = await completeEnrollment(deps, body.response);
+      const outcome = await enrollPerson(people, body.response);
       if (!outcome.ok) throw registrationProblem(outcome);
       return {
         status: 201,

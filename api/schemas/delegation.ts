@@ -25,7 +25,7 @@ const PromptGrantSchema = z
   });
 
 /** Capabilities and prompt grants: a prompt grant is narrowed by coverage (prompt:read:support-* covers prompt:read:support-billing). */
-const CapabilityListSchema = z
+export const CapabilityListSchema = z
   .array(z.union([z.enum(CAPABILITY_NAMES as [string, ...string[]]), PromptGrantSchema]))
   .max(CAPABILITY_NAMES.length * 2 + 64)
   .openapi({
@@ -34,7 +34,7 @@ const CapabilityListSchema = z
       '(action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening.',
   });
 
-const boundsFields = {
+export const boundsFields = {
   duration_seconds: z
     .number()
     .int()

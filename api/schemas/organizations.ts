@@ -35,6 +35,10 @@ export const CreateOrganizationSchema = z
     deployment_mode: z.enum(DEPLOYMENT_MODES).default('cloud'),
     autonomy_profile: z.enum(AUTONOMY_PROFILES).default('balanced').openapi({ description: AUTONOMY_DESCRIPTION }),
     data_residency_tier: z.enum(DATA_RESIDENCY_TIERS).default('global'),
+    administrator_email: z.email().max(320).optional().openapi({
+      description:
+        'The first administrator: they get an onboarding e-mail with a passkey enrollment link, and once enrolled are a signed-in person holding the organization’s administration',
+    }),
   })
   .strict()
   .openapi('CreateOrganizationRequest');

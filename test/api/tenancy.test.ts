@@ -898,6 +898,47 @@ const CROSS_TENANT: Record<string, Probe> = {
   'GET /v1/passports/{passport_id}': probe('GET', () => `/v1/passports/${a.passport_id}`, notFound),
   'GET /v1/passports/{passport_id}/jwks': probe('GET', () => `/v1/passports/${a.passport_id}/jwks`, notFound),
   'GET /v1/passports/{passport_id}/did': probe('GET', () => `/v1/passports/${a.passport_id}/did`, notFound),
+  'GET /v1/passports/{passport_id}/attestations': probe(
+    'GET',
+    () => `/v1/passports/${a.passport_id}/attestations`,
+    notFound,
+  ),
+  'GET /v1/passports/{passport_id}/attestations/{attestation_id}': probe(
+    'GET',
+    () => `/v1/passports/${a.passport_id}/attestations/att_probe`,
+    notFound,
+  ),
+  'POST /v1/passports/{passport_id}/attestations': probe(
+    'POST',
+    () => `/v1/passports/${a.passport_id}/attestations`,
+    notFound,
+    { skill: 'probe' },
+  ),
+  'GET /v1/passports/{passport_id}/consents': probe('GET', () => `/v1/passports/${a.passport_id}/consents`, notFound),
+  'POST /v1/passports/{passport_id}/consents': probe(
+    'POST',
+    () => `/v1/passports/${a.passport_id}/consents`,
+    notFound,
+    { consentTimestamp: '2026-11-01T09:30:00Z', description: 'probe' },
+  ),
+  'POST /v1/passports/{passport_id}/organization-links': probe(
+    'POST',
+    () => `/v1/passports/${a.passport_id}/organization-links`,
+    notFound,
+    { linkingCode: 'AAAA-AAAA-AAAA', email: 'probe@beta.example' },
+  ),
+  'POST /v1/passports/{passport_id}/organization-links/verify': probe(
+    'POST',
+    () => `/v1/passports/${a.passport_id}/organization-links/verify`,
+    notFound,
+    { verificationCode: '123456' },
+  ),
+  'POST /v1/passports/{passport_id}/delegations': probe(
+    'POST',
+    () => `/v1/passports/${a.passport_id}/delegations`,
+    notFound,
+    { delegateeDID: 'did:web:beta.example:agents:probe', capabilities: ['agents:read'] },
+  ),
   'POST /v1/passports/{passport_id}/keys/rotate': probe(
     'POST',
     () => `/v1/passports/${a.passport_id}/keys/rotate`,
@@ -1030,6 +1071,12 @@ const NOT_TENANT_SCOPED: Record<string, string> = {
     'finds the Passport by its DID within the caller’s organization only: another organization’s DID is passport_not_found, as POST …/recovery/requests (probed above)',
   'GET /v1/notification-policy': 'the caller’s own organization’s policy; no id in the path names another’s',
   'PUT /v1/notification-policy': 'the caller’s own organization’s policy; no id in the path names another’s',
+  'POST /v1/employees':
+    'invites into the caller’s organization; its linking code links Passports of that organization only',
+  'GET /v1/employees':
+    'lists the caller’s organization’s employees only (probed across organizations in test/api/organization-links.test.ts)',
+  'GET /v1/employees/{employee_id}':
+    'reads in the caller’s organization only: another’s employee is 404 (test/api/organization-links.test.ts)',
 };
 
 /** Guardian recovery, aimed at A's Passport: B's reply is the reply for a Passport that does not exist. */

@@ -6,6 +6,9 @@ import { Delegation } from '../../contracts/aggregates/delegation';
 import { Installation } from '../../contracts/aggregates/installation';
 import { ConnectorDetailSchema } from '../../api/schemas/connectors';
 import { InstallationSchema } from '../../api/schemas/installations';
+import { Attestation } from '../../contracts/aggregates/attestation';
+import { Consent } from '../../contracts/aggregates/consent';
+import { Employee } from '../../contracts/aggregates/employee';
 import { DeliveryState } from '../../contracts/aggregates/delivery';
 import { ExecutionState } from '../../contracts/aggregates/execution';
 import { Passport } from '../../contracts/aggregates/passport';
@@ -24,6 +27,9 @@ import { RecoveryGuardianSchema, RecoveryRequestSchema } from '../../api/schemas
 import { PromptSchema, PromptVersionSchema, promptView, versionView } from '../../api/schemas/prompts';
 import { RoutingStatusSchema } from '../../api/schemas/routing';
 import { TaskSchema } from '../../api/schemas/tasks';
+import { PassportAttestationSchema } from '../../api/schemas/attestations';
+import { ConsentSchema } from '../../api/schemas/consents';
+import { EmployeeSchema } from '../../api/schemas/employees';
 import { WebhookDeliverySchema } from '../../api/schemas/webhooks';
 import { WorkflowSummarySchema } from '../../api/schemas/workflows';
 import { servedDocument } from '../../scripts/served-document';
@@ -149,6 +155,46 @@ const AGGREGATES: Record<string, Aggregate> = {
       component: 'RecoveryRequest',
       renamed: { request_id: 'id' },
       hidden: ['organization_id', 'version', 'requested_by'],
+    },
+  },
+  employee: {
+    schema: Employee,
+    table: 'employees',
+    view: {
+      schema: EmployeeSchema,
+      component: 'Employee',
+      hidden: ['enrollment_passport_id', 'linking_code_hash', 'hmac_key_id'],
+    },
+  },
+  attestation: {
+    schema: Attestation,
+    table: 'passport_attestations',
+    view: {
+      schema: PassportAttestationSchema,
+      component: 'PassportAttestation',
+      renamed: {
+        ...{ attestation_id: 'attestationId', issuer_did: 'issuer', passport_id: 'passportId', subject_did: 'subject' },
+        ...{ organization_id: 'organizationId', identity_tier: 'identityTier', expires_at: 'expiresAt' },
+      },
+      hidden: ['issued_by'],
+    },
+  },
+  consent: {
+    schema: Consent,
+    table: 'passport_consents',
+    view: {
+      schema: ConsentSchema,
+      component: 'Consent',
+      renamed: {
+        ...{ consent_id: 'consentId', passport_id: 'passportId', consent_timestamp: 'consentTimestamp' },
+        ...{
+          capability_evidence: 'capabilityEvidence',
+          recorded_with: 'recordedWith',
+          transaction_id: 'transactionId',
+        },
+        recorded_at: 'recordedAt',
+      },
+      hidden: ['organization_id'],
     },
   },
   prompt: {
