@@ -27,6 +27,7 @@ import * as recovery from './20261129000100_recovery';
 import * as marketplaceConnectors from './20261129000400_marketplace_connectors';
 import * as decisionLinks from './20261129000700_decision_links';
 import * as people from './20261129000200_people';
+import * as reviewerCovers from './20261129000900_reviewer_covers';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -58,4 +59,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261129000400_marketplace_connectors', migration: marketplaceConnectors },
   { name: '20261129000700_decision_links', migration: decisionLinks },
   { name: '20261129000200_people', migration: people },
+  { name: '20261129000900_reviewer_covers', migration: reviewerCovers },
 ];

@@ -1,3 +1,4 @@
+import { registerCoverRoutes } from './covers';
 import type { AppDeps } from '../app-deps';
 import type { ApiBuilder } from '../route';
 import { registerAgentRoutes } from './agents';
@@ -41,6 +42,7 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
     settings: deps.settings.platform,
   };
   registerApprovalRoutes(api, { ...services, decisions: deps.decisions });
+  registerCoverRoutes(api, services);
   registerEscalationRoutes(api, services);
   registerAgentRoutes(api, services);
   registerExecutionRoutes(api, { ...services, keyRing: deps.keyRing, token: deps.settings.token });

@@ -20,6 +20,19 @@ export const PLATFORM_PROBLEMS = {
       'A vote cannot be changed: ask the requester to cancel and open a new request if it must be',
     ],
   },
+  cover_not_found: {
+    status: 404,
+    title: 'No such cover',
+    remediation: ['Check the cover id returned when the cover was set; covers of other organizations are not visible'],
+  },
+  cover_not_yours: {
+    status: 403,
+    title: 'This cover is someone else’s',
+    remediation: [
+      'Set, end or list your own covers, signed in with your own passkey or device key',
+      'An administrator (people:enroll) sets covers for anyone in the organization',
+    ],
+  },
   execution_not_found: {
     status: 404,
     title: 'No such execution',

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { approvalFromRow, findApprovalById, insertOpenedApproval } from '../../db/approvals';
+import { seatsWithCovers } from '../covers/covers';
 import { ledgerAppendCall, transactionIdFor } from '../../db/ledger';
 import { approvalRecord, requestedTransition, type ProvenRequester } from '../../domain/approvals/steps';
 import { expiryProblems } from '../../domain/approvals/expiry';
@@ -166,7 +167,9 @@ export async function createApproval(
   caller?: { kind: string; id: string; actor?: Actor | undefined },
 ): Promise<CreateApprovalOutcome> {
   const at = new Date();
-  const prepared = approvalRequestOf(deps.settings, at, ids, body);
+  // A named approver away on a cover is replaced by their colleague now; a request already open keeps its approver.
+  const seats = await seatsWithCovers(deps.db, ids.organization_id ?? DEFAULT_ORGANIZATION_ID, body, at);
+  const prepared = approvalRequestOf(deps.settings, at, ids, { ...body, ...seats });
   if (!prepared.ok) return prepared;
   const { request } = prepared;
   const unstorable = unstorableRefusal(request, 'request');

@@ -22,6 +22,7 @@ let tokenB: string;
 /** Organization A's resources, created through the API by A's caller. */
 const a = {
   organization_b: '',
+  cover_id: '',
   agent_id: '',
   agent_task_id: '',
   routing_id: '',
@@ -236,6 +237,13 @@ beforeAll(async () => {
   expect(approval.status).toBe(201);
   a.approval_id = approval.body.id;
   personB = (await signedInPerson(stack, { organization_id: a.organization_b })).sessionToken;
+  const cover = await asA('POST', '/v1/covers', {
+    covered_did: ADA_PASSPORT,
+    covering_did: 'did:web:tenancy.test:people:bea',
+    ends_at: new Date(Date.now() + 86_400_000).toISOString(),
+  });
+  expect(cover.status).toBe(201);
+  a.cover_id = cover.body.cover_id;
   const prompt = await asA('POST', '/v1/prompts/alpha-brief/versions', {
     version: '1.0.0',
     content: 'Alpha brief',
@@ -782,6 +790,13 @@ const CROSS_TENANT: Record<string, Probe> = {
     notFound,
     { reason: 'probe' },
   ),
+  'GET /v1/covers': probe(
+    'GET',
+    () => '/v1/covers',
+    listWithout('cover_id', () => a.cover_id),
+  ),
+  'GET /v1/covers/{cover_id}': probe('GET', () => `/v1/covers/${a.cover_id}`, notFound),
+  'DELETE /v1/covers/{cover_id}': probe('DELETE', () => `/v1/covers/${a.cover_id}`, notFound),
   'GET /v1/callback-secrets': probe(
     'GET',
     () => '/v1/callback-secrets',
@@ -1012,6 +1027,7 @@ const CROSS_TENANT: Record<string, Probe> = {
 
 /** Operations with nothing of one tenant to reach: public, the deployment's own, or acting only on what the caller names in its own organization. */
 const NOT_TENANT_SCOPED: Record<string, string> = {
+  'POST /v1/covers': 'sets a cover in the caller’s own organization; reading and ending A’s are probed above',
   'GET /v1/permissions':
     'the caller’s own permissions: its credential’s and its own Passport’s grants, within its organization',
   'GET /v1/models/{model_id}/statistics':

@@ -32,6 +32,8 @@ import { ConsentSchema } from '../../api/schemas/consents';
 import { EmployeeSchema } from '../../api/schemas/employees';
 import { WebhookDeliverySchema } from '../../api/schemas/webhooks';
 import { WorkflowSummarySchema } from '../../api/schemas/workflows';
+import { Cover } from '../../contracts/aggregates/cover';
+import { CoverSchema } from '../../api/schemas/covers';
 import { servedDocument } from '../../scripts/served-document';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
@@ -196,6 +198,11 @@ const AGGREGATES: Record<string, Aggregate> = {
       },
       hidden: ['organization_id'],
     },
+  },
+  cover: {
+    schema: Cover,
+    table: 'covers',
+    view: { schema: CoverSchema, component: 'Cover', hidden: ['organization_id'] },
   },
   prompt: {
     schema: Prompt,

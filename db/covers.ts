@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import type { Cover } from '../contracts/aggregates/cover';
+import type { CoverInForce } from '../domain/approvals/covers';
+import { paginate, type Page, type PageRequest } from './pagination';
+
+/** The covers table's row: instants as Date, unset fields null. */
+export interface CoverRow {
+  cover_id: string;
+  organization_id: string;
+  covered_did: string;
+  covering_did: string;
+  starts_at: Date;
+  ends_at: Date;
+  reason: string | null;
+  created_by: string;
+  created_at: Date;
+  ended_at: Date | null;
+}
+
+export function coverFromRow(row: CoverRow): Cover {
+  return {
+    cover_id: row.cover_id,
+    organization_id: row.organization_id,
+    covered_did: row.covered_did,
+    covering_did: row.covering_did,
+    starts_at: row.starts_at.toISOString(),
+    ends_at: row.ends_at.toISOString(),
+    ...(row.reason !== null ? { reason: row.reason } : {}),
+    created_by: row.created_by,
+    created_at: row.created_at.toISOString(),
+    ...(row.ended_at ? { ended_at: row.ended_at.toISOString() } : {}),
+  };
+}
+
+export async function insertCover(db: Knex, cover: Cover): Promise<void> {
+  await db<CoverRow>('covers').insert({ ...cover, reason: cover.reason ?? null } as never);
+}
+
+export async function findCover(db: Knex, organizationId: string, coverId: string): Promise<CoverRow | undefined> {
+  return db<CoverRow>('covers').where({ organization_id: organizationId, cover_id: coverId }).first();
+}
+
+/** Ends a cover now, once: a cover ended already, or one whose window is over, is left as it is. */
+export async function endCover(db: Knex, organizationId: string, coverId: string, at: Date): Promise<boolean> {
+  const ended = await db('covers')
+    .where({ organization_id: organizationId, cover_id: coverId })
+    .whereNull('ended_at')
+    .where('ends_at', '>', at)
+    .update({ ended_at: at });
+  return ended === 1;
+}
+
+/** An organization's covers, or only those a person gives or takes. */
+export function listCovers(
+  db: Knex,
+  organizationId: string,
+  page: PageRequest,
+  filter: { party?: string | undefined; active_at?: Date | undefined },
+): Promise<Page<CoverRow>> {
+  const query = db<CoverRow>('covers').select('*').where({ organization_id: organizationId });
+  if (filter.party) {
+    const party = filter.party;
+    query.where((parties) => parties.where({ covered_did: party }).orWhere({ covering_did: party }));
+  }
+  if (filter.active_at) inForceAt(query, filter.active_at);
+  return paginate<CoverRow>(query, page);
+}
+
+function inForceAt(query: Knex.QueryBuilder, at: Date): void {
+  query.where('starts_at', '<=', at).where('ends_at', '>', at).whereNull('ended_at');
+}
+
+/** The covers in force at `at` for any of these people; the newest wins when one person set several. */
+export async function coversInForce(
+  db: Knex,
+  organizationId: string,
+  covered: readonly string[],
+  at: Date,
+): Promise<CoverInForce[]> {
+  if (covered.length === 0) return [];
+  const query = db<CoverRow>('covers')
+    .distinctOn('covered_did')
+    .select('covered_did', 'covering_did')
+    .where({ organization_id: organizationId })
+    .whereIn('covered_did', covered)
+    .orderBy([{ column: 'covered_did' }, { column: 'created_at', order: 'desc' }]);
+  inForceAt(query, at);
+  const rows = (await query);
+  return rows.map((row) => ({ covered: row.covered_did, covering: row.covering_did }));
+}
