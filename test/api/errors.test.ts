@@ -290,9 +290,10 @@ describe('unexpected errors', () => {
     });
     await connection.close();
     try {
-      const reply = await call(app.baseUrl, 'POST', '/v1/orch/routing', {
+      // A compliance report starts its workflow in the request (a routing answers at commit and starts it after).
+      const reply = await call(app.baseUrl, 'POST', '/v1/orch/compliance/report', {
         token,
-        json: { ai_confidence: 0.9 },
+        json: { report_type: 'quarterly_regulatory', period: '2026-Q3', domains: [], include_violations: true },
         headers: { 'x-request-id': 'trace-500-temporal' },
       });
       expectOpaque500(reply, 'trace-500-temporal', lines);
