@@ -15,6 +15,8 @@ const DecideByLinkSchema = z
   .openapi('DecideByLink');
 
 const PAGE = { contentType: 'text/html', schema: z.string() };
+/** A refusal: a page for the person's browser, or a problem for a request the route's checks refuse first. */
+const REFUSAL_PAGE = { alternatives: { 'text/html': z.string() } };
 
 /**
  * A form from another site is refused: the token is the credential, so only a page of ours may send it, and a
@@ -42,7 +44,10 @@ export function registerDecisionLinkRoutes(api: ApiBuilder, deps: DecideDeps & {
     auth: 'public',
     rateLimit: 'default',
     request: { query: z.object({ token: TokenSchema }) },
-    responses: { 200: { description: 'The confirmation page', ...PAGE }, 404: { description: 'Not found', ...PAGE } },
+    responses: {
+      200: { description: 'The confirmation page', ...PAGE },
+      404: { description: 'Not found', ...REFUSAL_PAGE },
+    },
     handler: async ({ query }) => {
       const view = await viewLink(deps, query.token, 'email_link');
       if (!view.ok) return refusalPage(view.code, view.detail);
@@ -66,15 +71,20 @@ export function registerDecisionLinkRoutes(api: ApiBuilder, deps: DecideDeps & {
     request: { body: DecideByLinkSchema, bodyTypes: ['application/x-www-form-urlencoded', 'application/json'] },
     responses: {
       200: { description: 'Decided', ...PAGE },
-      303: { description: 'A passkey signature is required: decide in the inbox' },
-      404: { description: 'Not found', ...PAGE },
+      303: { description: 'A passkey signature is required: decide in the inbox', ...PAGE },
+      404: { description: 'Not found', ...REFUSAL_PAGE },
     },
     handler: async ({ req, body }) => {
       if (crossSite(req, deps.publicBaseUrl))
         return refusalPage('cross_site', 'This form came from another site. Open the link from your e-mail again.');
       const decided = await decideByLink(deps, body.token, { channel: 'email_link', action: body.action });
       if (decided.ok) return decidedPage(decided.link.action, decided.item);
-      if (decided.code === 'passkey_required') return { status: 303, headers: { Location: '/inbox' } };
+      if (decided.code === 'passkey_required')
+        return {
+          status: 303,
+          headers: { Location: '/inbox' },
+          text: { contentType: 'text/html; charset=utf-8', content: '<a href="/inbox">Decide in the inbox</a>' },
+        };
       return refusalPage(decided.code, decided.detail);
     },
   });

@@ -87,8 +87,9 @@ export function registerOAuthCallbackRoute(api: ApiBuilder, deps: InstallDeps): 
     responses: {
       200: { description: 'connected', contentType: 'text/html', schema: z.string() },
       202: { description: 'finishing', contentType: 'text/html', schema: z.string() },
-      400: { description: 'unknown_state, state_used or state_expired', contentType: 'text/html', schema: z.string() },
-      403: { description: 'denied', contentType: 'text/html', schema: z.string() },
+      // A malformed query is a problem (application/problem+json); the handler's refusals are pages for the browser.
+      400: { description: 'unknown_state, state_used or state_expired', alternatives: { 'text/html': z.string() } },
+      403: { description: 'denied', alternatives: { 'text/html': z.string() } },
       502: { description: 'failed', contentType: 'text/html', schema: z.string() },
     },
     handler: async ({ query }) => {

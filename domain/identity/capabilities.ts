@@ -272,6 +272,21 @@ export const CAPABILITIES = {
     risk: 'high',
     implied_by: 'platform:admin',
   },
+  'connectors:read': {
+    description: 'List and read the organization’s connector installations',
+    risk: 'low',
+    implied_by: 'platform:read',
+  },
+  'connectors:install': {
+    description: 'Install, update and uninstall connectors for the organization',
+    risk: 'high',
+    implied_by: 'platform:write',
+  },
+  'connectors:publish': {
+    description: 'Register or change a connector of the deployment’s catalog (shared by every organization)',
+    risk: 'high',
+    implied_by: 'cloud:admin:global',
+  },
   agent_operations: {
     description: 'The operations of a registered agent’s own API key (/route, /confidence, …); never delegated',
     risk: 'standard',

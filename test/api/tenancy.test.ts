@@ -4,6 +4,7 @@ import { verifyExport } from '../../services/ledger/verify-export';
 import { call, expectProblem, type CallResult } from '../support/http';
 import type { OpenApiDocument } from '../support/openapi-document';
 import { eventually } from '../support/eventually';
+import { plainConnector } from '../support/connectors';
 import { signedInPerson } from '../support/identity';
 import { startStack, type Stack } from '../support/stack';
 
@@ -22,6 +23,7 @@ let tokenB: string;
 /** Organization A's resources, created through the API by A's caller. */
 const a = {
   organization_b: '',
+  installation_id: '',
   cover_id: '',
   agent_id: '',
   agent_task_id: '',
@@ -244,6 +246,20 @@ beforeAll(async () => {
   });
   expect(cover.status).toBe(201);
   a.cover_id = cover.body.cover_id;
+  // A connector of the deployment's catalog, installed by A (active at once: it has no OAuth).
+  const operator = await stack.token(['cloud:admin:global'], 'operator');
+  const connector = await call(stack.baseUrl, 'PUT', '/v1/marketplace/connectors/tenancy-mailer', {
+    token: operator,
+    json: plainConnector('Tenancy mailer'),
+  });
+  expect(connector.status).toBe(200);
+  const installed = await asA('POST', '/v1/marketplace/connectors/tenancy-mailer/install', {
+    deployment_mode: 'cloud',
+    config: { workspace: 'alpha' },
+    granted_permissions: [],
+  });
+  expect(installed.status).toBe(201);
+  a.installation_id = installed.body.installation_id;
   const prompt = await asA('POST', '/v1/prompts/alpha-brief/versions', {
     version: '1.0.0',
     content: 'Alpha brief',
@@ -790,6 +806,28 @@ const CROSS_TENANT: Record<string, Probe> = {
     notFound,
     { reason: 'probe' },
   ),
+  'GET /v1/marketplace/installations': probe(
+    'GET',
+    () => '/v1/marketplace/installations',
+    listWithout('installation_id', () => a.installation_id),
+  ),
+  'GET /v1/marketplace/installations/{installation_id}': probe(
+    'GET',
+    () => `/v1/marketplace/installations/${a.installation_id}`,
+    notFound,
+  ),
+  'PATCH /v1/marketplace/installations/{installation_id}': probe(
+    'PATCH',
+    () => `/v1/marketplace/installations/${a.installation_id}`,
+    notFound,
+    { status: 'suspended' },
+  ),
+  // B has no installation of the connector A installed: its uninstall finds none, and A's stays.
+  'DELETE /v1/marketplace/connectors/{connector_id}/install': probe(
+    'DELETE',
+    () => '/v1/marketplace/connectors/tenancy-mailer/install',
+    notFound,
+  ),
   'GET /v1/covers': probe(
     'GET',
     () => '/v1/covers',
@@ -1027,6 +1065,10 @@ const CROSS_TENANT: Record<string, Probe> = {
 
 /** Operations with nothing of one tenant to reach: public, the deployment's own, or acting only on what the caller names in its own organization. */
 const NOT_TENANT_SCOPED: Record<string, string> = {
+  'PUT /v1/marketplace/connectors/{connector_id}':
+    'the connector catalog is the deployment’s, registered by cloud:admin:global and shared by every organization',
+  'POST /v1/marketplace/connectors/{connector_id}/install':
+    'installs into the caller’s own organization; A’s installation is probed by the reads, the update and the uninstall above',
   'POST /v1/covers': 'sets a cover in the caller’s own organization; reading and ending A’s are probed above',
   'GET /v1/permissions':
     'the caller’s own permissions: its credential’s and its own Passport’s grants, within its organization',
