@@ -85,6 +85,6 @@ export async function coversInForce(
     .whereIn('covered_did', covered)
     .orderBy([{ column: 'covered_did' }, { column: 'created_at', order: 'desc' }]);
   inForceAt(query, at);
-  const rows = (await query);
+  const rows = await query;
   return rows.map((row) => ({ covered: row.covered_did, covering: row.covering_did }));
 }
