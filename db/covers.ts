@@ -32,8 +32,15 @@ export function coverFromRow(row: CoverRow): Cover {
   };
 }
 
-export async function insertCover(db: Knex, cover: Cover): Promise<void> {
-  await db<CoverRow>('covers').insert({ ...cover, reason: cover.reason ?? null } as never);
+/** Stores a cover once: a retry with the same id (the same Idempotency-Key) finds the first one. */
+export async function insertCover(db: Knex, cover: Cover): Promise<CoverRow> {
+  await db<CoverRow>('covers')
+    .insert({ ...cover, reason: cover.reason ?? null } as never)
+    .onConflict('cover_id')
+    .ignore();
+  const stored = await findCover(db, cover.organization_id, cover.cover_id);
+  if (!stored) throw new Error(`Cover ${cover.cover_id} was stored but has no row in its organization`);
+  return stored;
 }
 
 export async function findCover(db: Knex, organizationId: string, coverId: string): Promise<CoverRow | undefined> {

@@ -74,8 +74,7 @@ export async function createCover(
     created_by: caller.id,
     created_at: now.toISOString(),
   };
-  await insertCover(db, cover);
-  return { ok: true, cover };
+  return { ok: true, cover: coverFromRow(await insertCover(db, cover)) };
 }
 
 /** Ends a cover early: the person it covers for, or an administrator; another organization's is not found. */
