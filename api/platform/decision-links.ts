@@ -46,7 +46,10 @@ export function registerDecisionLinkRoutes(api: ApiBuilder, deps: DecideDeps & {
     request: { query: z.object({ token: TokenSchema }) },
     responses: {
       200: { description: 'The confirmation page', ...PAGE },
+      403: { description: 'No longer the person’s to answer', ...REFUSAL_PAGE },
       404: { description: 'Not found', ...REFUSAL_PAGE },
+      409: { description: 'Already decided', ...REFUSAL_PAGE },
+      410: { description: 'Used or expired', ...REFUSAL_PAGE },
     },
     handler: async ({ query }) => {
       const view = await viewLink(deps, query.token, 'email_link');
@@ -72,7 +75,11 @@ export function registerDecisionLinkRoutes(api: ApiBuilder, deps: DecideDeps & {
     responses: {
       200: { description: 'Decided', ...PAGE },
       303: { description: 'A passkey signature is required: decide in the inbox', ...PAGE },
+      403: { description: 'No longer the person’s to answer, or a form from another site', ...REFUSAL_PAGE },
       404: { description: 'Not found', ...REFUSAL_PAGE },
+      409: { description: 'Already decided', ...REFUSAL_PAGE },
+      410: { description: 'Used or expired', ...REFUSAL_PAGE },
+      422: { description: 'The decision was refused', ...REFUSAL_PAGE },
     },
     handler: async ({ req, body }) => {
       if (crossSite(req, deps.publicBaseUrl))

@@ -45,7 +45,11 @@ export function answerViolations(operation: Operation, validator: DocumentValida
     }
   }
 
-  if (status >= 400 && status < 500) {
+  // A page for a person's browser (a decision link, the OAuth callback) may answer its refusal as the HTML the
+  // operation documents beside the problem; everything else answers a problem.
+  const documentedPage =
+    key !== undefined && mediaType === 'text/html' && operation.responses[key]?.content?.[mediaType];
+  if (status >= 400 && status < 500 && !documentedPage) {
     const problem = answer.json as Record<string, unknown> | undefined;
     if (mediaType !== 'application/problem+json')
       violations.push(`a ${status} must be application/problem+json, not ${mediaType || 'without a content type'}`);
