@@ -64,8 +64,10 @@ describe('cursor pagination on GET /v1/orch/reviewers', () => {
       'created_at',
       'did',
       'display_name',
+      'email',
       'open_assignments',
       'passport_id',
+      'slack_user_id',
       'updated_at',
     ]);
 
