@@ -64,6 +64,8 @@ export const OPERATION_CAPABILITIES: Readonly<Record<string, Capability>> = {
   'GET /v1/marketplace/installations': 'connectors:read',
   'GET /v1/marketplace/installations/{installation_id}': 'connectors:read',
   'PATCH /v1/marketplace/installations/{installation_id}': 'connectors:install',
+  'GET /v1/notification-policy': 'notifications:manage',
+  'PUT /v1/notification-policy': 'notifications:manage',
   'POST /v1/covers': HUMAN_ACT_CAPABILITIES.respond_approval,
   'GET /v1/covers': 'approvals:read',
   'GET /v1/covers/{cover_id}': 'approvals:read',

@@ -272,6 +272,11 @@ export const CAPABILITIES = {
     risk: 'high',
     implied_by: 'platform:admin',
   },
+  'notifications:manage': {
+    description: 'Read and set the organization’s notification policy (Slack webhook, passkey signature above a risk)',
+    risk: 'high',
+    implied_by: 'platform:admin',
+  },
   'connectors:read': {
     description: 'List and read the organization’s connector installations',
     risk: 'low',
