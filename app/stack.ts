@@ -111,13 +111,19 @@ export interface RunningApi {
 /** The app from buildApp, listening on the configured host and port (or the ones given). */
 export async function startApiSide(
   config: Config,
-  parts: Parameters<typeof createAppDeps>[1] & { host?: string; settings?: Partial<AppDeps['settings']> },
+  parts: Parameters<typeof createAppDeps>[1] & {
+    host?: string;
+    settings?: Partial<AppDeps['settings']>;
+    /** A server already bound to config.PORT (see reservePort). */
+    reserved?: Server;
+  },
 ): Promise<RunningApi> {
-  const { host, settings, ...appParts } = parts;
+  const { host, settings, reserved, ...appParts } = parts;
   const deps = createAppDeps(config, appParts);
   const server = await listen(buildApp({ ...deps, settings: { ...deps.settings, ...settings } }), {
     host: host ?? config.HOST,
     port: config.PORT,
+    reserved,
   });
   return {
     server,

@@ -1,8 +1,25 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from './logger';
 
-export function listen(app: Express, options: { host: string; port: number }): Promise<Server> {
+/**
+ * A server bound to a port the OS picked, answering nothing until `listen` gives it an app. The port is known
+ * before the app that must know its own address is built, with no window in which another socket takes it.
+ */
+export function reservePort(host: string): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => resolve({ server, port: (server.address() as AddressInfo).port }));
+  });
+}
+
+export function listen(app: Express, options: { host: string; port: number; reserved?: Server }): Promise<Server> {
+  if (options.reserved) {
+    options.reserved.on('request', app);
+    return Promise.resolve(options.reserved);
+  }
   return new Promise((resolve, reject) => {
     const server = app.listen(options.port, options.host, (error?: Error) => (error ? reject(error) : resolve(server)));
     server.once('error', reject);

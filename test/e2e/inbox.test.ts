@@ -4,9 +4,8 @@ import type { AppDeps } from '../../api/app';
 import { ledgerOrigin, tokenIssuer, type Config } from '../../app/config';
 import { createAppDeps } from '../../app/deps';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
-import { closeServer, listen } from '../../lib/http-server';
+import { closeServer, listen, reservePort } from '../../lib/http-server';
 import { createLogger } from '../../lib/logger';
-import { freePort } from '../../lib/net';
 import { firstEnrollment, withBrowserPasskeys } from '../../scripts/dev-browser';
 import { buildStackApp } from '../support/app';
 import { chromiumForTest } from '../support/chromium';
@@ -30,13 +29,14 @@ beforeAll(async () => {
   stack = await startStack();
   // `npm start`'s defaults: no PUBLIC_BASE_URL, the API on 127.0.0.1, passkeys bound to localhost.
   const { PUBLIC_BASE_URL: stackBase, ...unset } = stack.config;
+  const { server: reserved, port } = await reservePort('127.0.0.1');
   config = withBrowserPasskeys({
     ...unset,
-    PORT: await freePort(),
+    PORT: port,
     AUTH_ISSUER: tokenIssuer(stack.config),
     LEDGER_ORIGIN: ledgerOrigin({ ...stack.config, PUBLIC_BASE_URL: stackBase }),
   });
-  server = await listen(buildStackApp(stack, { config }), { host: '127.0.0.1', port: config.PORT });
+  server = await listen(buildStackApp(stack, { config }), { host: '127.0.0.1', port, reserved });
   deps = createAppDeps(config, {
     db: stack.database.db,
     temporal: stack.temporal,

@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { tokenIssuer } from '../../app/config';
-import { closeServer, listen } from '../../lib/http-server';
-import { freePort } from '../../lib/net';
+import { closeServer, listen, reservePort } from '../../lib/http-server';
 import { buildStackApp } from '../support/app';
 import { chromiumForTest } from '../support/chromium';
 import { call } from '../support/http';
@@ -22,11 +21,11 @@ beforeAll(async () => {
   if (!('path' in executable)) return;
   stack = await startStack();
   // A passkey's RP id must be a domain: the page is served as http://localhost (a secure context), not 127.0.0.1.
-  const port = await freePort();
+  const { server: reserved, port } = await reservePort('127.0.0.1');
   baseUrl = `http://localhost:${port}`;
   server = await listen(
     buildStackApp(stack, { config: { PUBLIC_BASE_URL: baseUrl, AUTH_ISSUER: tokenIssuer(stack.config) } }),
-    { host: '127.0.0.1', port },
+    { host: '127.0.0.1', port, reserved },
   );
   browser = await launchPasskeyBrowser(executable.path);
 });

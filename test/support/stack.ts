@@ -7,7 +7,7 @@ import { ledgerOrigin, loadConfig, type Config } from '../../app/config';
 import { startApiSide, startWorkerSide, type RunningWorker } from '../../app/stack';
 import { createLogger } from '../../lib/logger';
 import { startMailCatcher, type MailCatcher } from '../../lib/mail/catcher';
-import { freePort } from '../../lib/net';
+import { reservePort } from '../../lib/http-server';
 import { createKeyRing, ensureSigningKey } from '../../services/identity/issuance/key-ring';
 import { issueAccessToken } from '../../services/identity/issuance/access-tokens';
 import { SCOPES } from '../../services/identity/scopes';
@@ -65,7 +65,7 @@ export interface Stack {
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
   // Known before the API listens, so that the worker can give agents the URL they report progress to.
-  const port = await freePort();
+  const { server: reserved, port } = await reservePort('127.0.0.1');
   const mail = await startMailCatcher();
   // Blocks sealed within a fraction of a second, so tests read proofs soon after they append.
   const config = loadConfig({
@@ -114,6 +114,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     logger,
     listenUrl: databaseUrl,
     host: '127.0.0.1',
+    reserved,
     settings: { publicBaseUrl: 'http://127.0.0.1' },
   });
   const keyRing = createKeyRing(database.db);
