@@ -12,10 +12,23 @@ export class CanonicalJsonError extends TypeError {
 
 type PathSegment = string | number;
 
-function formatPath(path: readonly PathSegment[]): string {
+/**
+ * Where in the value serialize is, as a chain to the root: built at no cost per member, turned into text
+ * only for an error.
+ */
+interface Path {
+  parent?: Path;
+  segment?: PathSegment;
+}
+
+const ROOT: Path = {};
+
+function formatPath(path: Path): string {
+  const segments: PathSegment[] = [];
+  for (let at: Path | undefined = path; at?.segment !== undefined; at = at.parent) segments.unshift(at.segment);
   return (
     '$' +
-    path
+    segments
       .map((segment) =>
         typeof segment === 'number'
           ? `[${segment}]`
@@ -30,8 +43,12 @@ function formatPath(path: readonly PathSegment[]): string {
 /** A high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** Any surrogate: a string without one (almost every string) needs no closer look. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** The first lone surrogate of a string, as U+XXXX, or undefined when the string is well-formed UTF-16. */
 export function loneSurrogateIn(text: string): string | undefined {
+  if (!SURROGATE.test(text)) return undefined;
   const match = LONE_SURROGATE.exec(text);
   return match ? `U+${match[0].charCodeAt(0).toString(16).toUpperCase()}` : undefined;
 }
@@ -44,7 +61,7 @@ function toJsonMethod(value: unknown): ((key: string) => unknown) | undefined {
 }
 
 /** What JSON.stringify serializes in place of a value (SerializeJSONProperty): toJSON(key)'s result, primitives unboxed. */
-function jsonValueOf(value: unknown, key: string, path: readonly PathSegment[]): unknown {
+function jsonValueOf(value: unknown, key: string, path: Path): unknown {
   let current = value;
   const toJSON = toJsonMethod(current);
   if (toJSON) {
@@ -62,14 +79,14 @@ function jsonValueOf(value: unknown, key: string, path: readonly PathSegment[]):
   return current;
 }
 
-function serializeString(text: string, path: readonly PathSegment[]): string {
+function serializeString(text: string, path: Path): string {
   const lone = loneSurrogateIn(text);
   // RFC 8785 3.1: input must be I-JSON, whose strings are well-formed Unicode; a lone surrogate has no UTF-8 form.
   if (lone) throw new CanonicalJsonError(`refuses a string with a lone surrogate (${lone})`, formatPath(path));
   return JSON.stringify(text);
 }
 
-function serialize(value: unknown, path: PathSegment[], open: Set<object>): string {
+function serialize(value: unknown, path: Path, open: Set<object>): string {
   if (value === null || typeof value === 'boolean') return JSON.stringify(value);
   if (typeof value === 'string') return serializeString(value, path);
   if (typeof value === 'number') {
@@ -85,18 +102,20 @@ function serialize(value: unknown, path: PathSegment[], open: Set<object>): stri
   if (Array.isArray(value)) {
     text = `[${value
       .map((item, index) => {
-        const json = jsonValueOf(item, String(index), [...path, index]);
-        return json === undefined ? 'null' : serialize(json, [...path, index], open);
+        const at = { parent: path, segment: index };
+        const json = jsonValueOf(item, String(index), at);
+        return json === undefined ? 'null' : serialize(json, at, open);
       })
       .join(',')}]`;
   } else {
-    const members: Array<[string, unknown]> = [];
+    const members: Array<[string, unknown, Path]> = [];
     for (const [key, item] of Object.entries(value)) {
-      const json = jsonValueOf(item, key, [...path, key]);
-      if (json !== undefined) members.push([key, json]);
+      const at = { parent: path, segment: key };
+      const json = jsonValueOf(item, key, at);
+      if (json !== undefined) members.push([key, json, at]);
     }
     members.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    text = `{${members.map(([key, item]) => `${serializeString(key, [...path, key])}:${serialize(item, [...path, key], open)}`).join(',')}}`;
+    text = `{${members.map(([key, item, at]) => `${serializeString(key, at)}:${serialize(item, at, open)}`).join(',')}}`;
   }
   open.delete(value);
   return text;
@@ -115,7 +134,7 @@ function serialize(value: unknown, path: PathSegment[], open: Set<object>): stri
  * member on its way to the ledger.
  */
 export function canonicalJson(value: unknown): string {
-  const json = jsonValueOf(value, '', []);
+  const json = jsonValueOf(value, '', ROOT);
   if (json === undefined) throw new CanonicalJsonError('cannot represent undefined', '$');
-  return serialize(json, [], new Set());
+  return serialize(json, ROOT, new Set());
 }
