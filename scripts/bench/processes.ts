@@ -22,6 +22,15 @@ export interface Service {
  * Runs a TypeScript entry in a child Node process with tsx loaded in-process (`node --import tsx`), so
  * the child's pid is the process whose memory is measured. Its stderr is shown, prefixed with its name.
  */
+/**
+ * With HANDOFF_BENCH_CPU_PROFILE=<dir>, each service writes a V8 CPU profile there when it stops
+ * (<name>.cpuprofile, readable in Chrome DevTools or by scripts/bench/profile-summary.ts).
+ */
+function profilingFlags(name: string): string[] {
+  const dir = process.env.HANDOFF_BENCH_CPU_PROFILE;
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${name}.cpuprofile`] : [];
+}
+
 export function spawnService(
   name: string,
   entry: string,
@@ -29,7 +38,7 @@ export function spawnService(
   args: string[] = [],
   options: { onStderr?: (line: string) => void } = {},
 ): Service {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+  const child = spawn(process.execPath, [...profilingFlags(name), '--import', 'tsx', entry, ...args], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

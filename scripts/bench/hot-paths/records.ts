@@ -1,0 +1,52 @@
+import type { Knex } from 'knex';
+
+/** What the run sent, to hold the database's records against. */
+export interface Sent {
+  opened: number;
+  answeredOk: number;
+  expiring: number;
+  routed: number;
+}
+
+/** Every approval, routing and ledger record of the run counted; `hold` says none is missing or doubled. */
+export async function countRecords(db: Knex, sent: Sent) {
+  const count = async (sql: string) =>
+    Number((await db.raw<{ rows: Array<{ n: string | number }> }>(sql)).rows[0]?.n ?? 0);
+  const counts = {
+    approvalsOpened: sent.opened,
+    approvalRows: await count("select count(*) as n from approvals where approval_id like 'apr_%'"),
+    approved: await count("select count(*) as n from approvals where status = 'approved'"),
+    answeredOk: sent.answeredOk,
+    expired: await count("select count(*) as n from approvals where status = 'expired'"),
+    pending: await count("select count(*) as n from approvals where status = 'pending'"),
+    requestedRecords: await count(
+      "select count(*) as n from ledger_entries where subject_id like 'apr_%' and step_id = 'requested'",
+    ),
+    endingRecords: await count(
+      "select count(*) as n from ledger_entries where subject_id like 'apr_%' and step_id in ('responded', 'expired', 'cancelled')",
+    ),
+    approvalsEndedTwice: await count(
+      "select count(*) as n from (select subject_id from ledger_entries where subject_id like 'apr_%' and step_id in ('responded', 'expired', 'cancelled') group by subject_id having count(*) > 1) twice",
+    ),
+    routed: sent.routed,
+    routingRows: await count('select count(*) as n from routings'),
+    routingDecisionRecords: await count(
+      "select count(*) as n from ledger_entries where subject_id like 'rt_%' and step_id = 'routing_decision'",
+    ),
+    pendingStarts: await count('select count(*) as n from workflow_starts'),
+    pendingSignals: await count('select count(*) as n from workflow_signals'),
+  };
+  const hold =
+    counts.approvalRows === sent.opened &&
+    counts.approved === sent.answeredOk &&
+    counts.expired === sent.expiring &&
+    counts.pending === 0 &&
+    counts.requestedRecords === sent.opened &&
+    counts.endingRecords === sent.opened &&
+    counts.approvalsEndedTwice === 0 &&
+    counts.routingRows === sent.routed &&
+    counts.routingDecisionRecords === sent.routed &&
+    counts.pendingStarts === 0 &&
+    counts.pendingSignals === 0;
+  return { counts, hold };
+}

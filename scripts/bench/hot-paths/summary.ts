@@ -1,0 +1,100 @@
+import { cpus } from 'node:os';
+import type { LoadFigures } from '../load';
+import { fixed } from '../report';
+import { say } from '../stack';
+
+/** CPU milliseconds per operation, by process. */
+export type CpuPerOperation = Record<string, number | undefined>;
+export type Figures = Omit<LoadFigures, 'errorSamples'> & {
+  errorSamples: string[];
+  cpuMsPerOperation: CpuPerOperation;
+};
+export type Measured = Record<string, Record<'c1' | 'c32', Figures>>;
+
+export interface Held {
+  count: number;
+  open: Figures;
+  workerRssBeforeMiB: number | null;
+  caughtUpWithinSeconds: number;
+  workerRssPeakWhileCatchingUpMiB: number | null;
+  workerRssMiB: number | null;
+  workerRssIdleMiB: number | null;
+  idleReadAfterSeconds: number;
+  answerSerial: Figures;
+  answerParallel: Figures;
+  carriedOnWithinSeconds: number;
+}
+
+const WORKER_RSS_LIMIT_MIB = 500;
+
+/** The issue's targets, each against the floor or the LangGraph-over-HTTP peer of the same run. */
+export function judgeHotPaths(measured: Measured, held: Held, recordsHold: boolean) {
+  const m = (name: string) => measured[name]!;
+  const peerOpen = m('langGraphHttpInterrupt');
+  const peerAnswer = m('langGraphHttpResume');
+  const ratios = {
+    routingC32ThroughputOverFloor: m('routing').c32.throughputPerSecond / m('floor').c32.throughputPerSecond,
+    openC32ThroughputOverPeer: m('open').c32.throughputPerSecond / peerOpen.c32.throughputPerSecond,
+    openC32P99OverPeer: m('open').c32.p99Ms / peerOpen.c32.p99Ms,
+    answerC32ThroughputOverPeer: m('answer').c32.throughputPerSecond / peerAnswer.c32.throughputPerSecond,
+    answerC32P99OverPeer: m('answer').c32.p99Ms / peerAnswer.c32.p99Ms,
+  };
+  const apiCpuPerRouting = m('routing').c32.cpuMsPerOperation.api;
+  const targets = {
+    'routing c=1 p50 ≤ 10 ms': m('routing').c1.p50Ms <= 10,
+    'open c=1 p50 ≤ 10 ms': m('open').c1.p50Ms <= 10,
+    'answer c=1 p50 ≤ LangGraph-over-HTTP resume c=1 p50': m('answer').c1.p50Ms <= peerAnswer.c1.p50Ms,
+    'routing c=32 throughput ≥ 0.6× floor': ratios.routingC32ThroughputOverFloor >= 0.6,
+    'open c=32: rate ≥ and p99 ≤ LangGraph-over-HTTP interrupt':
+      ratios.openC32ThroughputOverPeer >= 1 && ratios.openC32P99OverPeer <= 1,
+    'answer c=32: rate ≥ and p99 ≤ LangGraph-over-HTTP resume':
+      ratios.answerC32ThroughputOverPeer >= 1 && ratios.answerC32P99OverPeer <= 1,
+    'API CPU per routing (c=32) ≤ 3 ms': apiCpuPerRouting !== undefined && apiCpuPerRouting <= 3,
+    [`worker RSS with ${held.count} open < ${WORKER_RSS_LIMIT_MIB} MiB`]:
+      held.workerRssMiB !== null && held.workerRssMiB < WORKER_RSS_LIMIT_MIB,
+    [`answers with ${held.count} open: c=1 p50 ≤ LangGraph-over-HTTP resume c=1 p50`]:
+      held.answerSerial.p50Ms <= peerAnswer.c1.p50Ms,
+    [`answers with ${held.count} open: c=32 p99 ≤ LangGraph-over-HTTP resume c=32 p99`]:
+      held.answerParallel.p99Ms <= peerAnswer.c32.p99Ms,
+    'nothing lost or decided twice': recordsHold,
+  };
+  return { ratios, targets };
+}
+
+export function printHotPaths(
+  measured: Measured,
+  held: Held,
+  judged: ReturnType<typeof judgeHotPaths>,
+  counts: object,
+  databaseKind: string,
+) {
+  say('');
+  say(
+    `${'path'.padEnd(22)} ${'c=1 p50'.padStart(9)} ${'c=1 p99'.padStart(9)} ${'c=32 /s'.padStart(9)} ${'c=32 p50'.padStart(9)} ${'c=32 p99'.padStart(9)}`,
+  );
+  for (const [name, figures] of Object.entries(measured)) {
+    say(
+      `${name.padEnd(22)} ${fixed(figures.c1.p50Ms).padStart(9)} ${fixed(figures.c1.p99Ms).padStart(9)} ${fixed(figures.c32.throughputPerSecond).padStart(9)} ${fixed(figures.c32.p50Ms).padStart(9)} ${fixed(figures.c32.p99Ms).padStart(9)}`,
+    );
+  }
+  say('CPU ms per operation at c=32, by process:');
+  for (const [name, figures] of Object.entries(measured)) {
+    const byProcess = Object.entries(figures.c32.cpuMsPerOperation)
+      .map(([process, ms]) => `${process} ${fixed(ms ?? null, 2)}`)
+      .join(', ');
+    say(`  ${name.padEnd(22)} ${byProcess}`);
+  }
+  say(
+    `held ${held.count}: open ${fixed(held.open.throughputPerSecond)}/s; worker caught up after ${fixed(held.caughtUpWithinSeconds, 0)} s (RSS peak ${fixed(held.workerRssPeakWhileCatchingUpMiB, 0)} MiB); worker RSS ${fixed(held.workerRssMiB, 0)} MiB (${fixed(held.workerRssIdleMiB, 0)} MiB after ${held.idleReadAfterSeconds} s idle); answers c=1 p50 ${fixed(held.answerSerial.p50Ms)} ms, c=32 p99 ${fixed(held.answerParallel.p99Ms)} ms (${fixed(held.answerParallel.throughputPerSecond)}/s)`,
+  );
+  say(
+    `ratios: ${Object.entries(judged.ratios)
+      .map(([name, value]) => `${name} ${value.toFixed(2)}`)
+      .join(', ')}`,
+  );
+  say(`counts: ${JSON.stringify(counts)}`);
+  for (const [target, met] of Object.entries(judged.targets)) say(`  ${met ? 'met   ' : 'MISSED'} ${target}`);
+  say(
+    `${cpus().length} CPUs, Node ${process.version}, ${databaseKind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}; one API and one worker process, the LangGraph peer's server process; Temporal dev server in memory; the machine may be shared with other work: compare the ratios of one run.`,
+  );
+}
