@@ -24,9 +24,9 @@ function ownerOf(url: string, functionName: string): string {
   if (!url) return IDLE.has(functionName) ? functionName : '(native)';
   const inModules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (inModules?.[1]) return inModules[1];
-  if (url.startsWith('node:')) return 'node:' + url.slice(5).split('/')[0];
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0] ?? ''}`;
   const project = /\/(api|app|services|db|domain|lib|contracts|activities|workflows|workers)\//.exec(url);
-  return project ? `project:${project[1]}` : url;
+  return project?.[1] ? `project:${project[1]}` : url;
 }
 
 function frameName(node: ProfileNode): string {
