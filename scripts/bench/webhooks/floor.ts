@@ -60,7 +60,7 @@ export async function measureFloor(
             delivery_id: `whdel_floor_${index}`,
             subscription_id: `whsub_floor_${index % subscribers}`,
             event: {
-              id: `evt_floor_${Math.floor(index / SUBSCRIBERS)}`,
+              id: `evt_floor_${Math.floor(index / subscribers)}`,
               event: eventKind,
               created_at: new Date().toISOString(),
               data: {},
