@@ -30,7 +30,8 @@ export interface ListRouteSpec<Q extends ListQuery, P extends ZodType | undefine
   /** parseSort's options: the sortable fields, the default order, the column that makes cursors stable. */
   sort: Parameters<typeof parseSort>[1];
   list: (ctx: ListContext<Infer<Q>, Infer<P>>) => Promise<Page<Row>>;
-  view: (row: Row) => unknown;
+  /** How a row is shown; the caller may see less of it than another (a reviewer's contact, to administrators). */
+  view: (row: Row, principal: Principal) => unknown;
 }
 
 /** A GET that answers one page of a keyset-paginated list, with the list's rows shown through its view. */
@@ -50,7 +51,7 @@ export function listRoute<Q extends ListQuery, P extends ZodType | undefined = u
       if (parent && !(await parent.find(read))) throw new Problem(parent.missing);
       const pageRequest = { limit: ctx.query.limit, cursor: ctx.query.cursor, sort: parseSort(ctx.query.sort, sort) };
       const found = await withCursorProblems(list({ ...read, page: pageRequest }));
-      return { status: 200, body: { ...found, data: found.data.map((row) => view(row)) } };
+      return { status: 200, body: { ...found, data: found.data.map((row) => view(row, ctx.principal)) } };
     },
   });
 }

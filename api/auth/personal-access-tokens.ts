@@ -138,7 +138,7 @@ function registerTokenReads(tokens: RouteGroup, deps: { db: Knex }): void {
     },
     sort: { allowed: SORTABLE, fallback: 'created_at', uniqueKey: 'token_id' },
     list: ({ query, principal, page }) => listApiTokens(deps.db, principal.organization_id, page, query),
-    view: renderToken,
+    view: (row) => renderToken(row),
   });
 
   tokens.get({

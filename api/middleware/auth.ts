@@ -42,6 +42,17 @@ export function authenticate(deps: {
   };
 }
 
+/** Whether a caller holds a scope, or the capability it implies (at the caller's risk level). */
+export function mayDo(principal: Principal, scope: Scope, capability: Capability | undefined): boolean {
+  const riskLevel = principal.actor?.delegation?.risk_level ?? 'high';
+  // A session's or delegation token's grants are capabilities, never scopes, even where a name is both (people:enroll).
+  const scoped = principal.actor === undefined;
+  return (
+    (scoped && grants(principal.scopes, scope)) ||
+    (capability !== undefined && allowsCapability(principal.scopes, capability, riskLevel))
+  );
+}
+
 /**
  * An operation's scope or its capability (api/capabilities.ts): a scoped token (access token, PAT, service
  * account) passes with the scope, which implies the capability; a delegation token passes with the
@@ -63,16 +74,11 @@ export function requireAccess(scope: Scope | undefined, capability: Capability |
       next();
       return;
     }
-    const riskLevel = principal.actor?.delegation?.risk_level ?? 'high';
-    // A session's or delegation token's grants are capabilities, never scopes, even where a name is both (people:enroll).
-    const scoped = principal.actor === undefined;
-    if (
-      (scoped && grants(principal.scopes, scope)) ||
-      (capability !== undefined && allowsCapability(principal.scopes, capability, riskLevel))
-    ) {
+    if (mayDo(principal, scope, capability)) {
       next();
       return;
     }
+    const riskLevel = principal.actor?.delegation?.risk_level ?? 'high';
     const needs = capability ? `the capability ${capability} (or the scope ${scope})` : `the scope ${scope}`;
     const detail =
       capability && principal.scopes.includes(capability)

@@ -4,6 +4,9 @@ import type { Knex } from 'knex';
 import { match } from 'path-to-regexp';
 import { listReviewers } from '../../db/reviewers';
 import { saveReviewer } from '../../services/routing/queue';
+import type { Principal } from '../../services/identity/scopes';
+import { OPERATION_CAPABILITIES } from '../capabilities';
+import { mayDo } from '../middleware/auth';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { routeGroup } from '../route-group';
@@ -18,14 +21,14 @@ const ReviewerSchema = z
         'The Passport that is this reviewer: only it (or its delegate) resolves what the reviewer is assigned',
     }),
     display_name: z.string(),
-    email: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Where the reviewer is e-mailed what waits for them, with one-click decision links' }),
-    slack_user_id: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The reviewer’s Slack user: only they may click the Slack buttons sent for them' }),
+    email: z.string().nullable().openapi({
+      description:
+        'Where the reviewer is e-mailed what waits for them, with one-click decision links; null to a caller who may not manage reviewers (orch:admin)',
+    }),
+    slack_user_id: z.string().nullable().openapi({
+      description:
+        'The reviewer’s Slack user: only they may click the Slack buttons sent for them; null to a caller who may not manage reviewers (orch:admin)',
+    }),
     capabilities: z.record(z.string(), z.number()).openapi({ example: { medical_diagnosis: 0.9 } }),
     chain_level: z.number().int(),
     available: z.boolean(),
@@ -112,24 +115,34 @@ const ListReviewersQuerySchema = listQuerySchema.extend({
 
 const SORTABLE = { did: 'reviewers.did', chain_level: 'reviewers.chain_level', created_at: 'reviewers.created_at' };
 
-const render = (row: {
-  did: string;
-  passport_id: string | null;
-  display_name: string;
-  email: string | null;
-  slack_user_id: string | null;
-  capabilities: Record<string, number>;
-  chain_level: number;
-  available: boolean;
-  capacity: number | null;
-  open_assignments: number;
-  created_at: Date;
-  updated_at: Date;
-}) => ({
-  ...row,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
-});
+const render = (
+  row: {
+    did: string;
+    passport_id: string | null;
+    display_name: string;
+    email: string | null;
+    slack_user_id: string | null;
+    capabilities: Record<string, number>;
+    chain_level: number;
+    available: boolean;
+    capacity: number | null;
+    open_assignments: number;
+    created_at: Date;
+    updated_at: Date;
+  },
+  principal: Principal,
+) => {
+  // A reviewer's e-mail and Slack user reach their notifications; only those who manage reviewers read them.
+  const contact = mayDo(principal, 'orch:admin', OPERATION_CAPABILITIES['PUT /v1/orch/reviewers/{did}'])
+    ? {}
+    : { email: null, slack_user_id: null };
+  return {
+    ...row,
+    ...contact,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+};
 
 export function registerReviewerRoutes(api: ApiBuilder, deps: { db: Knex; temporal: Client }): void {
   const reviewers = routeGroup(api, { tags: ['Reviewers'], auth: 'orch:read', rateLimit: 'default' });

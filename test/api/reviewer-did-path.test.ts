@@ -48,3 +48,25 @@ describe('PUT /v1/orch/reviewers/{did}', () => {
     expect((await stored()).filter(([stored]) => stored !== WITH_PORT)).toEqual([[did, 'Plain']]);
   });
 });
+
+describe('GET /v1/orch/reviewers', () => {
+  it('shows a reviewer’s e-mail and Slack user only to a caller who may manage reviewers', async () => {
+    const did = 'did:web:example.com:reviewers:contact';
+    const stored = await admin('PUT', `/v1/orch/reviewers/${encodeURIComponent(did)}`, {
+      json: {
+        display_name: 'Cora',
+        email: 'cora@example.test',
+        slack_user_id: 'U0CORA',
+        capabilities: { contact_check: 0.9 },
+      },
+    });
+    expect(stored.status).toBe(204);
+    const reader = client(stack.baseUrl, await stack.token(['orch:read'], 'reviewer-reader'));
+    const seenBy = async (caller: ReturnType<typeof client>) =>
+      (
+        (await caller('GET', '/v1/orch/reviewers?capability=contact_check')).body.data as Array<Record<string, unknown>>
+      )[0];
+    expect(await seenBy(admin)).toMatchObject({ did, email: 'cora@example.test', slack_user_id: 'U0CORA' });
+    expect(await seenBy(reader)).toMatchObject({ did, display_name: 'Cora', email: null, slack_user_id: null });
+  });
+});

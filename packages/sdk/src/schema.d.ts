@@ -5261,9 +5261,9 @@ export interface components {
             /** @description The Passport that is this reviewer: only it (or its delegate) resolves what the reviewer is assigned */
             passport_id: string | null;
             display_name: string;
-            /** @description Where the reviewer is e-mailed what waits for them, with one-click decision links */
+            /** @description Where the reviewer is e-mailed what waits for them, with one-click decision links; null to a caller who may not manage reviewers (orch:admin) */
             email: string | null;
-            /** @description The reviewer’s Slack user: only they may click the Slack buttons sent for them */
+            /** @description The reviewer’s Slack user: only they may click the Slack buttons sent for them; null to a caller who may not manage reviewers (orch:admin) */
             slack_user_id: string | null;
             /**
              * @example {
