@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from '../lib/logger';
 import type { Mailer } from '../lib/mail/transport';
+import type { SmsSender } from '../lib/sms/sender';
 import type { WorkerSettings } from './settings';
 import { createApprovalActivities } from './approvals';
 import { createComplianceActivities } from './compliance';
@@ -23,6 +24,8 @@ export interface ActivityDeps {
   temporal: Client;
   /** The owner's and guardians' notifications and recovery codes (SMTP_URL). */
   mailer: Mailer;
+  /** Texts to sms guardians and the owner's phone (SMS_*). */
+  sms: SmsSender;
 }
 
 /** Every activity the worker registers, built from its dependencies. */
@@ -35,7 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createExecutionActivities(deps),
     ...createDagActivities(deps),
     ...createWebhookActivities(deps),
-    ...createRecoveryActivities({ db: deps.db, mailer: deps.mailer, recovery: deps.settings.recovery }),
+    ...createRecoveryActivities({ db: deps.db, mailer: deps.mailer, sms: deps.sms, recovery: deps.settings.recovery }),
     ...createConnectorActivities({ db: deps.db, connectors: deps.settings.connectors }),
     ...withInvalidDataFailures(createNotificationActivities(deps)),
   };

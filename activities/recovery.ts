@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import type { RecoveryRequestState } from '../contracts/aggregates/recovery-request';
 import { FAILURE_TYPES } from '../contracts/failures';
@@ -6,6 +6,7 @@ import { appendProvenance } from '../db/ledger';
 import { upsertRecoveryProjection } from '../db/recovery-requests';
 import type { AppendProvenanceInput, LedgerAnchor } from '../domain/provenance/records';
 import type { Mailer } from '../lib/mail/transport';
+import type { SmsSender } from '../lib/sms/sender';
 import { SecretsUnavailableError, type SecretKeys } from '../lib/secret-box';
 import { recoveryCode, recoveryCodeHmac } from '../services/recovery/codes';
 import { completeRecovery } from '../services/recovery/completion';
@@ -15,11 +16,12 @@ import { withInvalidDataFailures } from './failures';
 export interface RecoveryActivityDeps {
   db: Knex;
   mailer: Mailer;
+  sms: SmsSender;
   recovery: { secretKeys: SecretKeys; publicBaseUrl: string };
 }
 
 export function createRecoveryActivities(deps: RecoveryActivityDeps) {
-  const mail = { db: deps.db, mailer: deps.mailer, publicBaseUrl: deps.recovery.publicBaseUrl };
+  const mail = { db: deps.db, mailer: deps.mailer, sms: deps.sms, publicBaseUrl: deps.recovery.publicBaseUrl };
   return withInvalidDataFailures({
     /** One transition: its provenance record and event, then the read model with the record's id (both idempotent). */
     async recordRecoveryStep(step: {
@@ -39,9 +41,14 @@ export function createRecoveryActivities(deps: RecoveryActivityDeps) {
       await upsertRecoveryProjection(deps.db, state);
     },
 
-    /** The owner's and the guardians' e-mail at a moment of the request. */
+    /**
+     * The owner's and the guardians' e-mail and texts at a moment of the request. A party no text can reach
+     * (no provider, a number it refuses) is logged by guardian id and reason, never with the text.
+     */
     async notifyRecovery(input: { state: RecoveryRequestState; moment: string }): Promise<void> {
-      await notifyRecovery(mail, input.state, input.moment);
+      const untold = await notifyRecovery(mail, input.state, input.moment);
+      for (const party of untold)
+        log.warn('recovery text not sent', { request_id: input.state.request_id, to: party.to, reason: party.reason });
     },
 
     /** Sends the request's code to its recovery contact; returns only the code's HMAC. */

@@ -124,7 +124,7 @@ function registerPlatformSideRoutes(api: ApiBuilder, deps: AppDeps, delegation: 
   registerPasskeyPage(api);
   registerInboxPage(api);
   registerInboxRoutes(api, inboxDeps(deps));
-  const recovery = { db: deps.db, mailer: deps.mailer, settings: settings.recovery };
+  const recovery = { db: deps.db, mailer: deps.mailer, sms: deps.sms, settings: settings.recovery };
   registerRecoveryGuardianRoutes(api, recovery);
   registerRecoveryRequestRoutes(api, { ...recovery, temporal: deps.temporal, taskQueue: settings.taskQueue });
   registerMarketplaceRoutes(api, deps);

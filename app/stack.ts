@@ -24,7 +24,7 @@ import { startLedgerSealer } from '../services/ledger/sealer';
 import { createWorker, type WorkerBudget } from '../workers/create-worker';
 import { deliveryTaskQueueOf } from '../contracts/deliver-webhook';
 import { tokenIssuer, type Config } from './config';
-import { createAppDeps, ledgerSealerSettings, mailerOf, workerBudgets, workerSettings } from './deps';
+import { createAppDeps, ledgerSealerSettings, mailerOf, smsSenderOf, workerBudgets, workerSettings } from './deps';
 import { startOutboxDispatch } from './outbox-dispatch';
 import { tracedClientOptions } from './temporal';
 
@@ -57,6 +57,7 @@ export async function startWorkerSide(deps: {
   const { config, logger } = deps;
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
   const mailer = mailerOf(config);
+  const sms = smsSenderOf(config);
   const budgets = workerBudgets(config);
   const workerOn = (queue: string, budget: WorkerBudget) =>
     createWorker({
@@ -69,6 +70,7 @@ export async function startWorkerSide(deps: {
       budget,
       logger,
       mailer,
+      sms,
       tracing: deps.tracing,
     });
   const worker = await workerOn(taskQueue, budgets.humanFacing);

@@ -19,6 +19,7 @@ import { createActivities } from '../activities';
 import type { WorkerSettings } from '../activities/settings';
 import type { Logger } from '../lib/logger';
 import type { Mailer } from '../lib/mail/transport';
+import type { SmsSender } from '../lib/sms/sender';
 import type { Tracing } from '../lib/tracing';
 
 export const WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows', 'index');
@@ -88,6 +89,8 @@ export interface WorkerDeps {
   budget?: WorkerBudget | undefined;
   /** What activities send mail through (recovery notifications and codes); the caller closes it. */
   mailer: Mailer;
+  /** What activities send texts through (recovery notifications to sms guardians and the owner's phone). */
+  sms: SmsSender;
   /** Given, activities and workflows are traced; the workflow bundle must then be a traced one (bundleWorkflows). */
   tracing?: Pick<Tracing, 'spanProcessor' | 'resource'> | undefined;
 }
@@ -103,6 +106,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
       settings: deps.settings,
       logger: deps.logger,
       mailer: deps.mailer,
+      sms: deps.sms,
       temporal: new Client({ connection: deps.connection, namespace: deps.namespace }),
     }),
     ...(deps.settings.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: deps.settings.maxCachedWorkflows } : {}),

@@ -49,7 +49,7 @@ export function registerRecoveryGuardianRoutes(api: ApiBuilder, deps: GuardianSe
     operationId: 'enrollRecoveryGuardian',
     summary: 'Enroll recovery guardian',
     description:
-      'The owner, signed in, invites a person of the organization (by DID; never the owner). The guardian accepts within RECOVERY_GUARDIAN_ACCEPT_WINDOW_SECONDS (7 days) and counts RECOVERY_GUARDIAN_CHANGE_DELAY_SECONDS (24 h) after accepting. At most five guardians, invitations included. An e-mail guardian receives the invitation by mail; an sms guardian is told nothing (no SMS transport yet).',
+      'The owner, signed in, invites a person of the organization (by DID; never the owner). The guardian accepts within RECOVERY_GUARDIAN_ACCEPT_WINDOW_SECONDS (7 days) and counts RECOVERY_GUARDIAN_CHANGE_DELAY_SECONDS (24 h) after accepting. At most five guardians, invitations included. An e-mail guardian receives the invitation by mail, an sms guardian by text (SMS_API_URL); the contact is then an E.164 number.',
     request: { params: PassportIdParamsSchema, body: EnrollGuardianSchema },
     responses: {
       201: GUARDIAN,
@@ -60,7 +60,10 @@ export function registerRecoveryGuardianRoutes(api: ApiBuilder, deps: GuardianSe
       409: {
         description: `${OPEN.description}; recovery_guardian_is_owner, recovery_guardian_exists, recovery_guardians_full`,
       },
-      503: { description: 'mail_unavailable: no SMTP_URL, so an e-mail guardian cannot be invited' },
+      503: {
+        description:
+          'mail_unavailable (no SMTP_URL) or sms_unavailable (no SMS provider, or it refused the text): the guardian cannot be invited, so nothing was stored',
+      },
     },
     handler: async ({ params, body, principal }) => {
       const outcome = await enrollGuardian(deps, principal, params.passport_id, body);

@@ -93,6 +93,14 @@ export const RECOVERY_PROBLEMS = {
     title: 'This deployment sends no mail',
     remediation: ['The operator configures SMTP_URL'],
   },
+  sms_unavailable: {
+    status: 503,
+    title: 'No text message could be sent',
+    remediation: [
+      'The operator configures SMS_API_URL, SMS_ACCOUNT_ID, SMS_AUTH_TOKEN and SMS_FROM',
+      'The contact is an E.164 number (+ and 7 to 15 digits)',
+    ],
+  },
   recovery_not_guardian: {
     status: 403,
     title: 'The signed-in person is not a guardian of this request',

@@ -38,7 +38,7 @@ export const EnrollGuardianSchema = z
     guardianId: DidSchema.openapi({ description: 'The DID of a person of the organization, never the owner' }),
     recoveryMethod: z.enum(RECOVERY_METHODS).openapi({
       description:
-        'email: told by e-mail. sms: accepted, but no SMS transport exists yet, so such a guardian is told nothing',
+        'email: invited and told by e-mail. sms: invited and told by text message (the deployment’s SMS provider)',
     }),
     contact: z.union([EmailSchema, PhoneSchema]).openapi({
       description:

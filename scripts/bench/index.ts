@@ -26,6 +26,12 @@ const SUITES: Suite[] = [
       'routing, opening and answering approvals against the plain-start floor and LangGraph interrupt/resume (in process, and behind its own HTTP server checking an EdDSA JWT), with CPU per operation per process; 10,000 open approvals on the default cache; every record counted',
   },
   {
+    name: 'recovery',
+    script: 'recovery.ts',
+    measures:
+      'one guardian recovery (request, two approvals, a 1 s time lock, the mailed code, execute) against the plain-start floor, with CPU per operation per process',
+  },
+  {
     name: 'noisy-neighbour',
     script: 'noisy-neighbour.ts',
     measures:

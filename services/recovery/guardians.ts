@@ -24,6 +24,7 @@ import {
 import type { RecoveryMethod } from '../../domain/recovery/statuses';
 import { guardianRecord, type GuardianStep } from '../../domain/recovery/steps';
 import type { Mailer } from '../../lib/mail/transport';
+import { SmsUnavailable, type SmsSender } from '../../lib/sms/sender';
 import type { Principal } from '../identity/scopes';
 import { signedInOwner, signedInPerson, type PersonRefusal } from './access';
 import { inviteGuardian } from './notifications';
@@ -32,11 +33,12 @@ import type { RecoverySettings } from './settings';
 export interface GuardianServiceDeps {
   db: Knex;
   mailer: Mailer;
+  sms: SmsSender;
   settings: RecoverySettings;
 }
 
 type NotFound = { ok: false; code: 'passport_not_found' | 'recovery_guardian_not_found' | 'recovery_guardian_unknown' };
-type MailRefusal = { ok: false; code: 'mail_unavailable' };
+type MailRefusal = { ok: false; code: 'mail_unavailable' | 'sms_unavailable'; detail?: string };
 export type GuardianOutcome =
   | { ok: true; guardian: RecoveryGuardian }
   | NotFound
@@ -69,7 +71,7 @@ async function recordChange(
 
 /**
  * The owner, signed in, invites a person of the organization (by DID) to guard their Passport's recovery. The
- * invitation mail is sent inside the transaction: a guardian who cannot be told is not stored.
+ * invitation (mail or text) is sent inside the transaction: a guardian who cannot be told is not stored.
  */
 export async function enrollGuardian(
   deps: GuardianServiceDeps,
@@ -84,8 +86,9 @@ export async function enrollGuardian(
   const person = await findPersonByDid(deps.db, principal.organization_id, body.guardianId);
   if (!person) return { ok: false, code: 'recovery_guardian_unknown' };
   if (body.recoveryMethod === 'email' && !deps.mailer.configured) return { ok: false, code: 'mail_unavailable' };
+  if (body.recoveryMethod === 'sms' && !deps.sms.configured) return { ok: false, code: 'sms_unavailable' };
   const now = new Date();
-  return deps.db.transaction(async (trx): Promise<GuardianOutcome> => {
+  return storeAndInvite(deps, async (trx): Promise<GuardianOutcome> => {
     await lockPassport(trx, passportId);
     const refusal = enrollmentRefusal({
       owner_passport_id: passportId,
@@ -109,19 +112,32 @@ export async function enrollGuardian(
     };
     await insertGuardian(trx, guardian);
     const recorded = await recordChange(trx, guardian, 'invited', owner.actor, now);
-    if (guardian.recovery_method === 'email')
-      await inviteGuardian(
-        { db: trx, mailer: deps.mailer, publicBaseUrl: deps.settings.publicBaseUrl },
-        {
-          to: guardian.contact,
-          owner_did: passport.did,
-          passport_id: passportId,
-          guardian_id: guardian.guardian_id,
-          accept_by: guardian.accept_by,
-        },
-      );
+    await inviteGuardian(
+      { mailer: deps.mailer, sms: deps.sms, publicBaseUrl: deps.settings.publicBaseUrl },
+      {
+        to: guardian.contact,
+        method: guardian.recovery_method,
+        owner_did: passport.did,
+        passport_id: passportId,
+        guardian_id: guardian.guardian_id,
+        accept_by: guardian.accept_by,
+      },
+    );
     return { ok: true, guardian: recorded };
   });
+}
+
+/** The enrollment's transaction; a text the provider did not take undoes it and answers sms_unavailable. */
+async function storeAndInvite(
+  deps: GuardianServiceDeps,
+  enroll: (trx: Knex.Transaction) => Promise<GuardianOutcome>,
+): Promise<GuardianOutcome> {
+  try {
+    return await deps.db.transaction(enroll);
+  } catch (error) {
+    if (!(error instanceof SmsUnavailable)) throw error;
+    return { ok: false, code: 'sms_unavailable', detail: error.message };
+  }
 }
 
 /** The invited person accepts, as their own signed-in Passport, within the window; they count after the delay. */

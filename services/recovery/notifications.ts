@@ -2,19 +2,45 @@ import type { Knex } from 'knex';
 import type { RecoveryRequestState } from '../../contracts/aggregates/recovery-request';
 import { guardianContacts } from '../../db/recovery-guardians';
 import type { Mailer, MailMessage } from '../../lib/mail/transport';
+import { SmsUnavailable, type SmsMessage, type SmsSender } from '../../lib/sms/sender';
 
 export interface RecoveryMailDeps {
   db: Knex;
   mailer: Mailer;
+  /** Texts to sms guardians and to the owner's phone of record; unconfigured, no text is sent. */
+  sms: SmsSender;
   publicBaseUrl: string;
 }
 
-/** The owner's e-mail address of record: the Passport's metadata.email, when it has one. */
-async function ownerAddress(db: Knex, passportId: string): Promise<string | undefined> {
-  const row: { email: string | null } | undefined = await db('passports')
+/** A text that was not sent, and why (never its body: it may hold a link). */
+export interface UntoldParty {
+  to: 'owner' | string;
+  reason: string;
+}
+
+/** The owner's channels of record: the Passport's metadata.email and metadata.phone, when it has them. */
+async function ownerChannels(db: Knex, passportId: string): Promise<{ email?: string; phone?: string }> {
+  const row: { email: string | null; phone: string | null } | undefined = await db('passports')
     .where({ passport_id: passportId })
-    .first(db.raw(`metadata->>'email' as email`));
-  return row?.email ?? undefined;
+    .first(db.raw(`metadata->>'email' as email`), db.raw(`metadata->>'phone' as phone`));
+  return { ...(row?.email ? { email: row.email } : {}), ...(row?.phone ? { phone: row.phone } : {}) };
+}
+
+/**
+ * Sends each text; a provider that may take it later fails the call (the activity retries), one that never
+ * will (no provider, a number it refuses) leaves the party untold, said by the result.
+ */
+async function sendTexts(sms: SmsSender, texts: (SmsMessage & { party: string })[]): Promise<UntoldParty[]> {
+  const untold: UntoldParty[] = [];
+  for (const { party, ...text } of texts) {
+    try {
+      await sms.send(text);
+    } catch (error) {
+      if (!(error instanceof SmsUnavailable) || error.retryable) throw error;
+      untold.push({ to: party, reason: error.message });
+    }
+  }
+  return untold;
 }
 
 function requestPath(state: RecoveryRequestState): string {
@@ -51,47 +77,72 @@ function ownerMessage(state: RecoveryRequestState, moment: string, base: string)
   }
 }
 
+function guardianText(state: RecoveryRequestState, base: string): string {
+  return `Someone asks to recover ${state.passport_did}, of which you are a recovery guardian. Approve only after speaking with its owner yourself, signed in with your own Passport: ${base}${requestPath(state)}`;
+}
+
 /**
- * Tells the owner (their address of record) at every moment of a request, and the e-mail guardians when it is
- * asked. SMS guardians are told nothing: the service has no SMS transport yet.
+ * Tells the owner at every moment of a request on every channel of record (e-mail and phone), and each
+ * guardian when it is asked, by their recovery method (e-mail or SMS). Answers the parties no text reached.
  */
 export async function notifyRecovery(
   deps: RecoveryMailDeps,
   state: RecoveryRequestState,
   moment: string,
-): Promise<void> {
+): Promise<UntoldParty[]> {
   const base = deps.publicBaseUrl;
   const messages: MailMessage[] = [];
-  const owner = await ownerAddress(deps.db, state.passport_id);
+  const texts: (SmsMessage & { party: string })[] = [];
+  const owner = await ownerChannels(deps.db, state.passport_id);
   const toOwner = ownerMessage(state, moment, base);
-  if (owner && toOwner) messages.push({ to: owner, subject: 'Recovery of your Passport', text: toOwner });
+  if (owner.email && toOwner) messages.push({ to: owner.email, subject: 'Recovery of your Passport', text: toOwner });
+  if (owner.phone && toOwner) texts.push({ party: 'owner', to: owner.phone, body: toOwner });
   if (moment === 'requested') {
     const contacts = await guardianContacts(
       deps.db,
       state.guardians.map((g) => g.guardian_id),
     );
-    for (const contact of contacts.filter((c) => c.recovery_method === 'email'))
-      messages.push({
-        to: contact.contact,
-        subject: 'A recovery asks for your approval',
-        text: guardianMessage(state, base),
-      });
+    for (const contact of contacts)
+      if (contact.recovery_method === 'email')
+        messages.push({
+          to: contact.contact,
+          subject: 'A recovery asks for your approval',
+          text: guardianMessage(state, base),
+        });
+      else texts.push({ party: contact.guardian_id, to: contact.contact, body: guardianText(state, base) });
   }
   for (const message of messages) await deps.mailer.send(message);
+  return sendTexts(deps.sms, texts);
 }
 
-/** The invitation to a new guardian. */
+/** The invitation to a new guardian, by their recovery method. */
 export async function inviteGuardian(
-  deps: RecoveryMailDeps,
-  invitation: { to: string; owner_did: string; passport_id: string; guardian_id: string; accept_by: string },
+  deps: Omit<RecoveryMailDeps, 'db'>,
+  invitation: {
+    to: string;
+    method: 'email' | 'sms';
+    owner_did: string;
+    passport_id: string;
+    guardian_id: string;
+    accept_by: string;
+  },
 ): Promise<void> {
+  const accept = `${deps.publicBaseUrl}/v1/passports/${invitation.passport_id}/recovery/guardians/${invitation.guardian_id}/accept`;
+  const asked = `${invitation.owner_did} asks you to be a guardian of their Passport's recovery.`;
+  if (invitation.method === 'sms') {
+    await deps.sms.send({
+      to: invitation.to,
+      body: `${asked} To accept by ${invitation.accept_by}, sign in with your own Passport: POST ${accept}`,
+    });
+    return;
+  }
   await deps.mailer.send({
     to: invitation.to,
     subject: 'You are asked to be a recovery guardian',
     text: [
-      `${invitation.owner_did} asks you to be a guardian of their Passport's recovery.`,
+      `${asked}`,
       `To accept, by ${invitation.accept_by}, sign in with your own Passport and send`,
-      `POST ${deps.publicBaseUrl}/v1/passports/${invitation.passport_id}/recovery/guardians/${invitation.guardian_id}/accept`,
+      `POST ${accept}`,
     ].join('\n'),
   });
 }

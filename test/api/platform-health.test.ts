@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import knex from 'knex';
 import { appendProvenance } from '../../db/ledger';
-import { mailerOf, workerSettings } from '../../app/deps';
+import { mailerOf, smsSenderOf, workerSettings } from '../../app/deps';
 import { createLogger } from '../../lib/logger';
 import { createWorker } from '../../workers/create-worker';
 import { startExtraApp } from '../support/app';
@@ -196,6 +196,7 @@ describe('platform health', () => {
       workflowBundle: await sharedWorkflowBundle(),
       settings: workerSettings(stack.config),
       mailer: mailerOf(stack.config),
+      sms: smsSenderOf(stack.config),
       logger: createLogger({ level: 'error', silent: true }),
     });
     const queue = await worker.runUntil(

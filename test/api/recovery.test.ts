@@ -86,7 +86,7 @@ describe('guardian enrollment', () => {
       'POST',
       `/v1/passports/${owner.passport_id}/recovery/guardians`,
       {
-        json: { guardianId: invited.did, recoveryMethod: 'sms', contact: '+15551234567' },
+        json: { guardianId: invited.did, recoveryMethod: 'email', contact: 'invited@example.test' },
       },
     );
     expect(enrolled.status).toBe(201);

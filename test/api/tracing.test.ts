@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { buildApp } from '../../api/app';
-import { createAppDeps, mailerOf, workerSettings } from '../../app/deps';
+import { createAppDeps, mailerOf, smsSenderOf, workerSettings } from '../../app/deps';
 import { tracedClientOptions } from '../../app/temporal';
 import { closeServer, listen } from '../../lib/http-server';
 import { createLogger } from '../../lib/logger';
@@ -62,6 +62,7 @@ beforeAll(async () => {
     workflowBundle: bundle,
     settings: workerSettings(config),
     mailer: mailerOf(config),
+    sms: smsSenderOf(config),
     logger,
     tracing,
   });
