@@ -31,7 +31,8 @@ const SETTLE = { windowMs: 500, busyFraction: 0.05, timeoutMs: 60_000 };
 const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'recovery.json');
 
 type Figures = LoadFigures & { cpuMsPerOperation: Record<string, number | undefined> };
-type Caller = (method: string, pathName: string, body?: object) => Promise<{ status: number; body: any }>;
+type Reply = { status: number; body: Record<string, unknown> | undefined };
+type Caller = (method: string, pathName: string, body?: object) => Promise<Reply>;
 
 function caller(baseUrl: string, token: string): Caller {
   return async (method, pathName, body) => {
@@ -41,11 +42,11 @@ function caller(baseUrl: string, token: string): Caller {
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
   };
 }
 
-function expect(reply: { status: number; body: any }, status: number, what: string): void {
+function expect(reply: Reply, status: number, what: string): void {
   if (reply.status !== status) throw new Error(`${what}: HTTP ${reply.status}: ${JSON.stringify(reply.body)}`);
 }
 
@@ -72,7 +73,7 @@ async function guardedPassport(
     expect(enrolled, 201, 'enroll a guardian');
     const accepted = await guardian.call(
       'POST',
-      `/v1/passports/${passportId}/recovery/guardians/${enrolled.body.id as string}/accept`,
+      `/v1/passports/${passportId}/recovery/guardians/${enrolled.body!.id as string}/accept`,
     );
     expect(accepted, 200, 'accept');
   }
@@ -94,7 +95,7 @@ function recover(desk: Caller, mail: MailCatcher, passports: Guarded[]): Send {
       newCredential: { deviceId: `bench-${index}`, publicKey: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } },
     });
     if (opened.status !== 201) return { ok: false, error: `open: ${opened.status} ${JSON.stringify(opened.body)}` };
-    const request = opened.body as { id: string; approval_nonce: string };
+    const request = opened.body as unknown as { id: string; approval_nonce: string };
     for (const guardian of guardians.slice(0, 2)) {
       const approved = await guardian.call('POST', `${base}/${request.id}/approvals`, {
         approvedBy: guardian.did,

@@ -14,6 +14,7 @@ import {
   cancelRecoveryUpdate,
   confirmRecoveryUpdate,
   recoveryQuery,
+  type ConfirmRecoveryInput,
 } from '../../contracts/recover-passport';
 import { bundleWorkflows } from '../../workers/create-worker';
 import { recoverPassportWorkflow } from '../../workflows/recover-passport';
@@ -62,7 +63,9 @@ async function main(): Promise<void> {
     await env.sleep(48 * HOUR_S * 1000);
     while ((await completed.handle.query(recoveryQuery)).status !== 'awaiting_confirmation')
       await new Promise((resolve) => setTimeout(resolve, 50));
-    const attempt = (code_hmac: string) => ({ args: [{ code_hmac, principal: 'sub:recorded' }] as const });
+    const attempt = (code_hmac: string): { args: [ConfirmRecoveryInput] } => ({
+      args: [{ code_hmac, principal: 'sub:recorded' }],
+    });
     await completed.handle.executeUpdate(confirmRecoveryUpdate, { ...attempt('hmac:wrong') });
     await completed.handle.executeUpdate(confirmRecoveryUpdate, { ...attempt(rightCode(completed.state.request_id)) });
     await completed.handle.result();

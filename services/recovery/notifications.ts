@@ -14,7 +14,8 @@ export interface RecoveryMailDeps {
 
 /** A text that was not sent, and why (never its body: it may hold a link). */
 export interface UntoldParty {
-  to: 'owner' | string;
+  /** `owner`, or the guardian's id. */
+  to: string;
   reason: string;
 }
 
@@ -140,7 +141,7 @@ export async function inviteGuardian(
     to: invitation.to,
     subject: 'You are asked to be a recovery guardian',
     text: [
-      `${asked}`,
+      asked,
       `To accept, by ${invitation.accept_by}, sign in with your own Passport and send`,
       `POST ${accept}`,
     ].join('\n'),
