@@ -208,13 +208,13 @@ async function main(): Promise<void> {
     );
     results[`c${concurrency}`] = { floor, recovery };
   }
-  const completed: { n: string } | undefined = await database
+  const counted = await database
     .db('recovery_requests')
     .where({ status: 'completed' })
-    .count<{ n: string }>({ n: '*' })
-    .first();
-  say(`Completed recoveries recorded: ${completed?.n ?? 0} of ${2 + RECOVERIES * SHAPES.length}`);
-  writeResults({ timeLockSeconds: TIME_LOCK_SECONDS, results, completed: Number(completed?.n ?? 0) }, RESULTS_FILE);
+    .count<{ n: string | number }[]>({ n: '*' });
+  const completed = { n: Number(counted[0]?.n ?? 0) };
+  say(`Completed recoveries recorded: ${completed.n} of ${2 + RECOVERIES * SHAPES.length}`);
+  writeResults({ timeLockSeconds: TIME_LOCK_SECONDS, results, completed: completed.n }, RESULTS_FILE);
   say(`Wrote ${RESULTS_FILE}`);
 }
 

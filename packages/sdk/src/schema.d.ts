@@ -3348,7 +3348,7 @@ export interface paths {
         put?: never;
         /**
          * Enroll recovery guardian
-         * @description The owner, signed in, invites a person of the organization (by DID; never the owner). The guardian accepts within RECOVERY_GUARDIAN_ACCEPT_WINDOW_SECONDS (7 days) and counts RECOVERY_GUARDIAN_CHANGE_DELAY_SECONDS (24 h) after accepting. At most five guardians, invitations included. An e-mail guardian receives the invitation by mail; an sms guardian is told nothing (no SMS transport yet).
+         * @description The owner, signed in, invites a person of the organization (by DID; never the owner). The guardian accepts within RECOVERY_GUARDIAN_ACCEPT_WINDOW_SECONDS (7 days) and counts RECOVERY_GUARDIAN_CHANGE_DELAY_SECONDS (24 h) after accepting. At most five guardians, invitations included. An e-mail guardian receives the invitation by mail, an sms guardian by text (SMS_API_URL); the contact is then an E.164 number.
          */
         post: operations["enrollRecoveryGuardian"];
         delete?: never;
@@ -8004,7 +8004,7 @@ export interface components {
              */
             guardianId: string;
             /**
-             * @description email: told by e-mail. sms: accepted, but no SMS transport exists yet, so such a guardian is told nothing
+             * @description email: invited and told by e-mail. sms: invited and told by text message (the deployment’s SMS provider)
              * @enum {string}
              */
             recoveryMethod: "email" | "sms";
@@ -37092,7 +37092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description mail_unavailable: no SMTP_URL, so an e-mail guardian cannot be invited; or service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            /** @description mail_unavailable (no SMTP_URL) or sms_unavailable (no SMS provider, or it refused the text): the guardian cannot be invited, so nothing was stored; or service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
