@@ -150,3 +150,17 @@ export async function reviewerDidsOfPassport(db: Knex, organizationId: string, p
     .select('did');
   return rows.map((row) => row.did);
 }
+
+/** Links a reviewer that no Passport signs in as yet to this one; a reviewer linked already is left as it is. */
+export async function linkUnclaimedReviewer(
+  db: Knex,
+  organizationId: string,
+  reviewerDid: string,
+  passportId: string,
+): Promise<boolean> {
+  const linked = await db('reviewers')
+    .where({ organization_id: organizationId, did: reviewerDid })
+    .whereNull('passport_id')
+    .update({ passport_id: passportId });
+  return linked > 0;
+}

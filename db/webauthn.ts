@@ -9,11 +9,16 @@ export interface ChallengeRow {
   user_name: string | null;
   display_name: string | null;
   rotates_credential_id: string | null;
+  /** An enrollment for a reviewer: the reviewer the new Passport is linked to. */
+  reviewer_did: string | null;
   created_at: Date;
   expires_at: Date;
 }
 
-export type NewChallenge = Omit<ChallengeRow, 'created_at' | 'expires_at'> & { ttlSeconds: number };
+export type NewChallenge = Omit<ChallengeRow, 'created_at' | 'expires_at' | 'reviewer_did'> & {
+  reviewer_did?: string | null | undefined;
+  ttlSeconds: number;
+};
 
 export interface PasskeyRow {
   credential_id: string;

@@ -28,6 +28,7 @@ import * as marketplaceConnectors from './20261129000400_marketplace_connectors'
 import * as decisionLinks from './20261129000700_decision_links';
 import * as people from './20261129000200_people';
 import * as reviewerCovers from './20261129000900_reviewer_covers';
+import * as enrollmentReviewer from './20261130001100_enrollment_reviewer';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -60,4 +61,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261129000700_decision_links', migration: decisionLinks },
   { name: '20261129000200_people', migration: people },
   { name: '20261129000900_reviewer_covers', migration: reviewerCovers },
+  { name: '20261130001100_enrollment_reviewer', migration: enrollmentReviewer },
 ];

@@ -1,4 +1,5 @@
 import { publicBaseUrl, type Config } from '../app/config';
+import { linkUnclaimedReviewer } from '../db/reviewers';
 import type { WebAuthnDeps } from '../services/identity/passkeys/ceremony';
 import { enrollmentPageUrl, startEnrollment } from '../services/identity/passkeys/registration';
 
@@ -30,12 +31,14 @@ export type FirstEnrollment =
 
 /**
  * A person's first enrollment link, made as an administrator's enrollment is (POST /v1/webauthn/registration/options),
- * valid for an hour; or, once they are enrolled, their Passport.
+ * valid for an hour; or, once they are enrolled, their Passport. With reviewer_did, the person is that reviewer:
+ * the Passport the link mints (or the one enrolled before) is linked to it, so the routings escalated to the
+ * reviewer are in the person's inbox.
  */
 export async function firstEnrollment(
   deps: WebAuthnDeps,
   organizationId: string,
-  person: { user_name: string; display_name: string },
+  person: { user_name: string; display_name: string; reviewer_did?: string | undefined },
 ): Promise<FirstEnrollment> {
   const longer = {
     ...deps,
@@ -45,7 +48,11 @@ export async function firstEnrollment(
     },
   };
   const outcome = await startEnrollment(longer, organizationId, person);
-  if (!outcome.ok) return { state: 'enrolled', passport_id: outcome.passport_id };
+  if (!outcome.ok) {
+    if (person.reviewer_did)
+      await linkUnclaimedReviewer(deps.db, organizationId, person.reviewer_did, outcome.passport_id);
+    return { state: 'enrolled', passport_id: outcome.passport_id };
+  }
   const url = enrollmentPageUrl(deps.settings.webauthn.origins[0]!, outcome.options);
   return { state: 'link', url, expires_at: outcome.expires_at, passport_id: outcome.passport_id };
 }

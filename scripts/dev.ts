@@ -141,6 +141,7 @@ async function main(): Promise<void> {
   const enrollment = await firstEnrollment(api.deps, DEFAULT_ORGANIZATION_ID, {
     user_name: reviewer.did.split(':').at(-1)!,
     display_name: reviewer.display_name,
+    reviewer_did: reviewer.did,
   });
   const base = browserBaseUrl(config);
   say(

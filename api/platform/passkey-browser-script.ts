@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 /**
  * What every page with a passkey ceremony runs in the browser: base64url both ways, JSON posts to this
  * origin, and the credentials as PublicKeyCredential.toJSON() writes them. passkeySession() signs in with a
- * discoverable passkey and answers with the session (POST /v1/webauthn/authentication's body).
+ * discoverable passkey and answers with the session (POST /v1/webauthn/authentication's body) and the
+ * credential it used.
  */
 export const PASSKEY_BROWSER_SCRIPT = `
 const b64u = {
@@ -46,7 +47,8 @@ async function passkeySession() {
   const { options } = await post('/v1/webauthn/authentication/options');
   const publicKey = { ...options, challenge: b64u.decode(options.challenge), allowCredentials: descriptors(options.allowCredentials) };
   const credential = await navigator.credentials.get({ publicKey });
-  return post('/v1/webauthn/authentication', { response: assertionJson(credential) });
+  const signedIn = await post('/v1/webauthn/authentication', { response: assertionJson(credential) });
+  return { ...signedIn, credential_id: credential.id };
 }
 `;
 

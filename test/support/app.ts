@@ -48,7 +48,8 @@ export function buildStackApp(stack: Stack, options: ExtraAppOptions = {}): Expr
   return stackApp(stack, options).app;
 }
 
-function stackApp(stack: Stack, options: ExtraAppOptions): { app: Express; deps: AppDeps } {
+/** The app and its deps (close deps.revocations and deps.decisions when done). */
+export function stackApp(stack: Stack, options: ExtraAppOptions): { app: Express; deps: AppDeps } {
   const config: Config = { ...stack.config, ...options.config };
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
   // On the stack's own Postgres server the instance LISTENs for revocations, as a production instance does.

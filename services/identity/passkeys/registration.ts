@@ -13,6 +13,7 @@ import {
   type PasskeyRow,
   type PassportIdentity,
 } from '../../../db/webauthn';
+import { linkUnclaimedReviewer } from '../../../db/reviewers';
 import type { Session } from '../issuance/session-tokens';
 import {
   issueChallenge,
@@ -64,12 +65,13 @@ export type StartEnrollmentOutcome =
 
 /**
  * An organization admin enrolls a person: the options their browser completes, unauthenticated, with the
- * single-use challenge. The Passport is minted only when the passkey is registered.
+ * single-use challenge. The Passport is minted only when the passkey is registered; an enrollment for a
+ * reviewer (reviewer_did) links it to that reviewer then, unless another Passport signs in as them already.
  */
 export async function startEnrollment(
   deps: WebAuthnDeps,
   organizationId: string,
-  person: { user_name: string; display_name?: string | undefined },
+  person: { user_name: string; display_name?: string | undefined; reviewer_did?: string | undefined },
 ): Promise<StartEnrollmentOutcome> {
   const enrolled = await findEnrolledPerson(deps.db, organizationId, person.user_name);
   if (enrolled) return { ok: false, code: 'user_enrolled', passport_id: enrolled.passport_id };
@@ -84,6 +86,7 @@ export async function startEnrollment(
     user_name: person.user_name,
     display_name,
     rotates_credential_id: null,
+    reviewer_did: person.reviewer_did ?? null,
   });
   deps.logger.info('passkey enrollment started', { passport_id, organization_id: organizationId });
   return { ok: true, options, passport_id, expires_at: challenge.expires_at };
@@ -118,6 +121,8 @@ export async function completeEnrollment(
         organization_id,
         user_name: challenge.user_name!,
       });
+      if (challenge.reviewer_did)
+        await linkUnclaimedReviewer(trx, organization_id, challenge.reviewer_did, passport_id);
       const passkey = await insertPasskey(trx, { ...verified.passkey, passport_id });
       // Thrown so that the Passport minted for it is rolled back too.
       if (!passkey) throw new PasskeyAlreadyRegistered();
