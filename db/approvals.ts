@@ -174,9 +174,17 @@ export async function findApprovalToEnd(db: Knex, approvalId: string): Promise<A
 }
 
 export type ApprovalFilter = Partial<Pick<ApprovalState, 'status' | 'agent_id' | 'org_did'>> & {
+  /** The one approver, or one of a quorum request's approvers. */
   approver?: ApprovalState['approver_passport_id'] | undefined;
   requester?: ApprovalState['requester_passport_id'] | undefined;
+  /** Only requests naming one of these (a person's DID and Passport id) as approver, quorum approver or requester. */
+  naming?: string[] | undefined;
 };
+
+/** Requests whose approver, or one of whose quorum approvers, is one of these. */
+function approvedBy(query: Knex.QueryBuilder, identities: string[]): void {
+  query.whereIn('approver_passport_id', identities).orWhereRaw('jsonb_exists_any(approvers, ?::text[])', [identities]);
+}
 
 export async function listApprovals(
   db: Knex,
@@ -186,7 +194,13 @@ export async function listApprovals(
 ): Promise<Page<ApprovalRow>> {
   const query = db<ApprovalRow>('approvals').select('*').where({ organization_id: organizationId });
   if (filter.status) query.where({ status: filter.status });
-  if (filter.approver) query.where({ approver_passport_id: filter.approver });
+  const { approver, naming } = filter;
+  if (approver) query.where((by) => approvedBy(by, [approver]));
+  if (naming)
+    query.where((by) => {
+      approvedBy(by, naming);
+      by.orWhereIn('requester_passport_id', naming);
+    });
   if (filter.requester) query.where({ requester_passport_id: filter.requester });
   if (filter.agent_id) query.where({ agent_id: filter.agent_id });
   if (filter.org_did) query.where({ org_did: filter.org_did });

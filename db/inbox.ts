@@ -30,7 +30,11 @@ export async function approvalsAddressedTo(
 ): Promise<ApprovalRow[]> {
   return db<ApprovalRow>('approvals')
     .where({ organization_id: organizationId, status: 'pending' })
-    .whereIn('approver_passport_id', identities)
+    .where((named) =>
+      named
+        .whereIn('approver_passport_id', identities)
+        .orWhereRaw('jsonb_exists_any(approvers, ?::text[])', [identities]),
+    )
     .where('expires_at', '>', db.fn.now())
     .orderBy([{ column: 'expires_at' }, { column: 'approval_id' }])
     .limit(INBOX_KIND_LIMIT);
@@ -45,14 +49,18 @@ export async function openEscalationsFor(
   organizationId: string,
   person: { identities: string[]; principal_id: string },
 ): Promise<ApprovalRow[]> {
-  return db<ApprovalRow>('approvals')
-    .where({ organization_id: organizationId, status: 'pending' })
-    .whereNull('approver_passport_id')
-    .whereNotIn('requester_passport_id', person.identities)
-    .whereNot('requested_by', person.principal_id)
-    .where('expires_at', '>', db.fn.now())
-    .orderBy([{ column: 'expires_at' }, { column: 'approval_id' }])
-    .limit(INBOX_KIND_LIMIT);
+  return (
+    db<ApprovalRow>('approvals')
+      .where({ organization_id: organizationId, status: 'pending' })
+      .whereNull('approver_passport_id')
+      // A quorum request names its approvers: it is theirs, not the escalation queue's.
+      .whereNull('approvers')
+      .whereNotIn('requester_passport_id', person.identities)
+      .whereNot('requested_by', person.principal_id)
+      .where('expires_at', '>', db.fn.now())
+      .orderBy([{ column: 'expires_at' }, { column: 'approval_id' }])
+      .limit(INBOX_KIND_LIMIT)
+  );
 }
 
 /** Display names of the organization's reviewers among these DIDs. */

@@ -5,6 +5,7 @@ import { HUMAN_ACT_CAPABILITIES } from '../../domain/identity/capabilities';
 import { createApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
 import { cancelApproval, respondToApproval } from '../../services/approvals/answers';
 import { MAX_DECISION_WAIT_SECONDS, type DecisionWaits } from '../../services/decisions/waits';
+import { grants, type Principal } from '../../services/identity/scopes';
 import { resourceId } from '../../lib/ids';
 import { readAfterWait } from '../decision-wait';
 import { Problem } from '../problem';
@@ -78,16 +79,30 @@ function registerCreateApproval(approvals: RouteGroup, deps: ApprovalRouteDeps):
   });
 }
 
+/**
+ * What a signed-in person (a session that does not administer the platform) lists: only the requests naming
+ * them, as approver, quorum approver or requester; an administrator's or a service's credential lists all.
+ */
+function personScope(principal: Principal): string[] | undefined {
+  const { actor } = principal;
+  if (principal.kind !== 'session' || !actor || grants(principal.scopes, 'platform:admin')) return undefined;
+  return [actor.did, actor.passport_id];
+}
+
 function registerApprovalReads(approvals: RouteGroup, deps: ApprovalRouteDeps): void {
   approvals.list({
     path: '/v1/approvals',
     operationId: 'listApprovals',
     summary: 'List approval requests',
-    description: 'Newest first by default; filters combine. The cursor is opaque and stable while requests are added.',
+    description:
+      'Newest first by default; filters combine (approver matches a quorum request’s approvers too). A signed-in person ' +
+      '(a session without platform:admin) lists only the requests naming them as approver, quorum approver or requester. ' +
+      'The cursor is opaque and stable while requests are added.',
     query: ListApprovalsQuerySchema,
     page: { description: 'A page of approval requests', item: ApprovalSchema, name: 'ApprovalRequestPage' },
     sort: { allowed: APPROVAL_SORTABLE, fallback: '-created_at', uniqueKey: 'approval_id' },
-    list: ({ query, principal, page }) => listApprovals(deps.db, principal.organization_id, page, query),
+    list: ({ query, principal, page }) =>
+      listApprovals(deps.db, principal.organization_id, page, { ...query, naming: personScope(principal) }),
     view: (row) => approvalView(approvalFromRow(row)),
   });
 

@@ -31,7 +31,7 @@ async function identitiesOf(db: Knex, person: InboxPerson): Promise<{ reviewerDi
 
 /**
  * The person's queue, most urgent first: routings whose open assignment is theirs (escalated to them), pending
- * requests addressed to them, and the escalation queue's requests addressed to nobody that they did not ask for.
+ * requests addressed to them (a quorum request naming them until they have voted), and the escalation queue's requests addressed to nobody that they did not ask for.
  * Nobody else's: an item of the organization that is not theirs is not in it.
  */
 export async function listInbox(deps: InboxDeps, person: InboxPerson, nowMs = Date.now()): Promise<InboxItem[]> {
@@ -48,7 +48,11 @@ export async function listInbox(deps: InboxDeps, person: InboxPerson, nowMs = Da
   const facts = { names, timeoutsSeconds: deps.escalationTimeoutsSeconds, nowMs };
   return [
     ...routings.map((row) => routingItem(routingStateOf(row), row.task, facts)),
-    ...addressed.map((row) => approvalItem(approvalFromRow(row), 'approval', nowMs)),
+    ...addressed
+      .map(approvalFromRow)
+      // A quorum request the person has voted on waits for the others, not for them.
+      .filter((approval) => !(approval.votes ?? []).some((vote) => vote.passport_id === person.actor.passport_id))
+      .map((approval) => approvalItem(approval, 'approval', nowMs)),
     ...escalations.map((row) => approvalItem(approvalFromRow(row), 'escalation', nowMs)),
   ].sort(byUrgency);
 }

@@ -84,7 +84,7 @@ describeWithChromium('the reviewer inbox on npm start’s defaults', () => {
 
   /** The session the page keeps for this tab, as the person's bearer token. */
   const sessionOfPage = async () =>
-    JSON.parse((await profile.page.evaluate(`sessionStorage.getItem('handoff.inbox.session')`)) as string) as {
+    JSON.parse(await profile.page.evaluate<string>(`sessionStorage.getItem('handoff.inbox.session')`)) as {
       token: string;
     };
 

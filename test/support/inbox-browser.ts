@@ -22,15 +22,9 @@ export async function axeViolations(
   page: Page,
 ): Promise<Array<{ id: string; impact: string | null; help: string; targets: string[] }>> {
   await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run: (context: unknown, options: unknown) => Promise<{ violations: unknown[] }> };
-      }
-    ).axe;
-    const results = await axe.run(document, { resultTypes: ['violations'] });
-    return results.violations as AxeViolation[];
-  });
+  const violations = await page.evaluate<AxeViolation[]>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((results) => results.violations)`,
+  );
   return violations.map((violation) => ({
     id: violation.id,
     impact: violation.impact,
