@@ -1025,7 +1025,7 @@ export interface paths {
         };
         /**
          * List approval requests
-         * @description Newest first by default; filters combine. The cursor is opaque and stable while requests are added.
+         * @description Newest first by default; filters combine (approver matches a quorum request’s approvers too). A signed-in person (a session without platform:admin) lists only the requests naming them as approver, quorum approver or requester. The cursor is opaque and stable while requests are added.
          */
         get: operations["listApprovals"];
         put?: never;
@@ -3209,7 +3209,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The reviewer’s inbox: sign in with a passkey, see the approval requests addressed to you, answer them */
+        /** The reviewer’s inbox: sign in with a passkey, see your queue live, decide an item signed by your passkey */
         get: operations["getInboxPage"];
         put?: never;
         post?: never;
