@@ -19,9 +19,12 @@ const PAYER = 'did:web:acme.example:agents:payer';
 
 beforeAll(async () => {
   admin = client(stack.baseUrl, await stack.token(['platform:admin']));
-  [ada, bea, cal, outsider] = await Promise.all(
-    ['Ada', 'Bea', 'Cal', 'Dee'].map((name) => signedInPerson(stack, { name })),
-  );
+  [ada, bea, cal, outsider] = await Promise.all([
+    signedInPerson(stack, { name: 'Ada' }),
+    signedInPerson(stack, { name: 'Bea' }),
+    signedInPerson(stack, { name: 'Cal' }),
+    signedInPerson(stack, { name: 'Dee' }),
+  ]);
 });
 
 async function request(body: Record<string, unknown>, by = admin): Promise<string> {
