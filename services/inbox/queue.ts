@@ -31,7 +31,8 @@ async function identitiesOf(db: Knex, person: InboxPerson): Promise<{ reviewerDi
 
 /**
  * The person's queue, most urgent first: routings whose open assignment is theirs (escalated to them), pending
- * requests addressed to them (a quorum request naming them until they have voted), and the escalation queue's requests addressed to nobody that they did not ask for.
+ * requests addressed to them (a quorum request naming them until they have voted), and the escalation queue's
+ * requests addressed to nobody that they did not ask for.
  * Nobody else's: an item of the organization that is not theirs is not in it.
  */
 export async function listInbox(deps: InboxDeps, person: InboxPerson, nowMs = Date.now()): Promise<InboxItem[]> {

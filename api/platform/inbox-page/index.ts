@@ -31,7 +31,10 @@ $('sign-in').addEventListener('click', async () => {
   $('sign-in-error').textContent = '';
   try {
     const signed = await passkeySession();
-    session = { token: signed.session_token, did: signed.did, passport_id: signed.passport_id, expires_at: signed.expires_at, credential_id: signed.credential_id };
+    session = {
+      token: signed.session_token, did: signed.did, passport_id: signed.passport_id,
+      expires_at: signed.expires_at, credential_id: signed.credential_id,
+    };
     sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
     signedIn();
     $('queue-heading').focus();

@@ -6,7 +6,9 @@
 export const ITEM_SCRIPT = `
 let current = null;
 /** An object as one "key: value" line per member, nested values as JSON. */
-const lines = (object) => Object.entries(object).map(([key, value]) => key + ': ' + (typeof value === 'string' ? value : JSON.stringify(value))).join('\\n') || '—';
+const lines = (object) => Object.entries(object)
+  .map(([key, value]) => key + ': ' + (typeof value === 'string' ? value : JSON.stringify(value)))
+  .join('\\n') || '—';
 function describe(item) {
   const rows = [
     ['Task', item.task_type || item.title],
@@ -25,10 +27,12 @@ function describe(item) {
   for (const [term, value] of rows) details.append(text('dt', term), text('dd', value));
   const chain = $('chain');
   chain.replaceChildren(...item.escalation_chain.map((step) =>
-    text('li', 'Level ' + step.level + ' · ' + (step.name || step.did) + ' (' + step.escalation_level + ') since ' + step.since + (step.current ? ' · holds it now' : ''))));
+    text('li', 'Level ' + step.level + ' · ' + (step.name || step.did) + ' (' + step.escalation_level + ') since ' + step.since
+      + (step.current ? ' · holds it now' : ''))));
   if (item.escalation_chain.length === 0) chain.append(text('li', 'Not escalated: it came to you directly.'));
   $('chain-next').textContent = item.deadline_kind === 'escalates' ? 'Moves on to the next level at ' + item.deadline + ' unless decided.' : '';
-  $('provenance').replaceChildren(...item.provenance.map((step) => text('li', step.timestamp + ' · ' + step.action + ' by ' + step.actor + (step.reasoning ? ': ' + step.reasoning : ''))));
+  $('provenance').replaceChildren(...item.provenance.map((step) =>
+    text('li', step.timestamp + ' · ' + step.action + ' by ' + step.actor + (step.reasoning ? ': ' + step.reasoning : ''))));
 }
 async function openItem(id) {
   selected = id;
@@ -56,7 +60,8 @@ const hex = (buffer) => Array.from(new Uint8Array(buffer), (byte) => byte.toStri
 function canonical(value) {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return '[' + value.map(canonical).join(',') + ']';
-  return '{' + Object.keys(value).filter((key) => value[key] !== undefined).sort().map((key) => JSON.stringify(key) + ':' + canonical(value[key])).join(',') + '}';
+  const keys = Object.keys(value).filter((key) => value[key] !== undefined).sort();
+  return '{' + keys.map((key) => JSON.stringify(key) + ':' + canonical(value[key])).join(',') + '}';
 }
 /** The passkey's assertion over SHA-256(canonical decision), with a nonce the service issued to this person. */
 async function signDecision(itemId, body) {

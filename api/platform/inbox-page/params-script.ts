@@ -10,9 +10,13 @@ function fieldsOf(item) {
   if (item.kind === 'routing')
     return [{ name: 'recommendation', type: 'string', required: true, minLength: 1, label: 'Recommendation', value: item.recommendation || '' }];
   const schema = item.params_schema || {};
-  const properties = schema.properties || Object.fromEntries(Object.entries(item.context || {}).map(([key, value]) => [key, { type: typeof value === 'object' ? (Array.isArray(value) ? 'array' : 'object') : typeof value }]));
+  const typeOf = (value) => (Array.isArray(value) ? 'array' : typeof value);
+  const properties = schema.properties
+    || Object.fromEntries(Object.entries(item.context || {}).map(([key, value]) => [key, { type: typeOf(value) }]));
   const required = new Set(schema.required || []);
-  return Object.entries(properties).map(([name, rule]) => ({ ...rule, name, required: required.has(name), label: rule.title || name, value: item.context ? item.context[name] : undefined }));
+  return Object.entries(properties).map(([name, rule]) => ({
+    ...rule, name, required: required.has(name), label: rule.title || name, value: item.context ? item.context[name] : undefined,
+  }));
 }
 function renderParams(item) {
   paramFields = fieldsOf(item);
