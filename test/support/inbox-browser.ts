@@ -33,9 +33,14 @@ export async function axeViolations(
   }));
 }
 
-/** A screenshot the docs show, written to docs/images/<name>.png by the test's own browser. */
+/**
+ * A screenshot the docs show, taken by the test's own browser on every run: written over docs/images/<name>.png
+ * with HANDOFF_UPDATE_SCREENSHOTS=1, else beside the run's other output (so a test run leaves the tree clean).
+ */
 export async function docsScreenshot(page: Page, name: string): Promise<string> {
-  const path = join(ROOT, 'docs/images', `${name}.png`);
+  const folder =
+    process.env.HANDOFF_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs/images') : join(tmpdir(), 'handoff-screenshots');
+  const path = join(folder, `${name}.png`);
   mkdirSync(dirname(path), { recursive: true });
   await page.screenshot({ path, fullPage: true });
   return path;
