@@ -37,6 +37,8 @@ export interface AppDeps {
   sms: SmsSender;
   settings: {
     publicBaseUrl: string;
+    /** cloud: the operator's cross-organization operations are offered (DEPLOYMENT_MODE). */
+    deploymentMode: 'cloud' | 'self-hosted';
     taskQueue: string;
     token: TokenSettings;
     accessTokenTtlSeconds: number;

@@ -10,6 +10,7 @@ import { CAPABILITY_PROBLEMS } from './problems/capabilities';
 import { RECOVERY_PROBLEMS } from './problems/recovery';
 import { MARKETPLACE_PROBLEMS } from './problems/marketplace';
 import { PEOPLE_PROBLEMS } from './problems/people';
+import { ORGANIZATION_CONNECTOR_PROBLEMS } from './problems/organization-connectors';
 import type { ProblemTable } from './problems/table';
 
 /**
@@ -30,6 +31,7 @@ export const PROBLEM_TYPES = {
   ...RECOVERY_PROBLEMS,
   ...MARKETPLACE_PROBLEMS,
   ...PEOPLE_PROBLEMS,
+  ...ORGANIZATION_CONNECTOR_PROBLEMS,
 } as const satisfies ProblemTable;
 
 export type { ProblemTable };

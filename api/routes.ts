@@ -35,6 +35,8 @@ import { registerWebAuthnRoutes } from './platform/webauthn';
 import { registerMarketplaceConnectorRoutes } from './platform/marketplace-connectors';
 import { registerInstallationRoutes } from './platform/installations';
 import { registerOAuthCallbackRoute } from './platform/oauth-callback';
+import { registerOrganizationConnectorRoutes } from './platform/organization-connectors';
+import { registerDeploymentRoutes } from './platform/deployment';
 import { createOAuthClient } from '../services/connectors/oauth-client';
 import { registerEmployeeRoutes } from './platform/employees';
 import { registerOrganizationRoutes } from './platform/organizations';
@@ -129,6 +131,19 @@ function registerPlatformSideRoutes(api: ApiBuilder, deps: AppDeps, delegation: 
   registerRecoveryRequestRoutes(api, { ...recovery, temporal: deps.temporal, taskQueue: settings.taskQueue });
   registerMarketplaceRoutes(api, deps);
   registerDecisionRoutes(api, deps);
+  registerDeploymentRoutes(api, {
+    compliance: {
+      db: deps.db,
+      keyRing: deps.keyRing,
+      settings: {
+        issuer: settings.token.issuer,
+        publicBaseUrl: settings.publicBaseUrl,
+        ledgerSealingLagAlertSeconds: settings.platform.ledgerSealingLagAlertSeconds,
+      },
+    },
+    health: { db: deps.db, temporal: deps.temporal, taskQueue: settings.taskQueue, settings: settings.platform },
+    deploymentMode: settings.deploymentMode,
+  });
 }
 
 /** One-click decisions: the e-mailed links' page and form, Slack's button callback, and the policy they follow. */
@@ -182,6 +197,7 @@ function registerMarketplaceRoutes(api: ApiBuilder, deps: AppDeps): void {
   registerMarketplaceConnectorRoutes(api, connectors);
   registerInstallationRoutes(api, { ...connectors, oauth: createOAuthClient(deps.settings.connectors) });
   registerOAuthCallbackRoute(api, connectors);
+  registerOrganizationConnectorRoutes(api, deps);
 }
 
 /** What the people services are built from: the passkey ceremony (for onboarding links) and the mail. */

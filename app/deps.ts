@@ -51,6 +51,7 @@ export function connectorSettings(config: Config): ConnectorSettings {
 export function appSettings(config: Config): AppDeps['settings'] {
   return {
     publicBaseUrl: publicBaseUrl(config),
+    deploymentMode: config.DEPLOYMENT_MODE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     token: { issuer: tokenIssuer(config), audience: config.AUTH_AUDIENCE },
     accessTokenTtlSeconds: config.AUTH_ACCESS_TOKEN_TTL_SECONDS,

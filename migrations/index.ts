@@ -27,6 +27,7 @@ import * as recovery from './20261129000100_recovery';
 import * as marketplaceConnectors from './20261129000400_marketplace_connectors';
 import * as decisionLinks from './20261129000700_decision_links';
 import * as people from './20261129000200_people';
+import * as organizationConnectors from './20261130005100_organization_connectors';
 import * as reviewerCovers from './20261129000900_reviewer_covers';
 import * as enrollmentReviewer from './20261130001100_enrollment_reviewer';
 
@@ -62,4 +63,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261129000200_people', migration: people },
   { name: '20261129000900_reviewer_covers', migration: reviewerCovers },
   { name: '20261130001100_enrollment_reviewer', migration: enrollmentReviewer },
+  { name: '20261130005100_organization_connectors', migration: organizationConnectors },
 ];

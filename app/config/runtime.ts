@@ -9,6 +9,11 @@ export const serverSettings = {
   HOST: z.string().default('127.0.0.1'),
   /** Base URL clients use to reach the API; appears in links, the OpenAPI servers list and token issuer. */
   PUBLIC_BASE_URL: z.url().optional(),
+  /**
+   * cloud: a deployment run for many organizations by its operator, whose administrators (cloud:admin:global) read
+   * the health of every organization (GET /v1/admin/health/organizations); self-hosted: that operation answers 404.
+   */
+  DEPLOYMENT_MODE: z.enum(['cloud', 'self-hosted']).default('self-hosted'),
   /** error | warn | info | http | debug */
   LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
 };

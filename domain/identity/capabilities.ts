@@ -106,6 +106,11 @@ export const CAPABILITIES = {
   'provenance:attest': { description: 'Attest a provenance record', risk: 'standard', implied_by: 'platform:write' },
   'health:read': { description: 'Read the platform status', risk: 'low', implied_by: 'platform:read' },
   'health:check': { description: 'Run an organization health check', risk: 'standard', implied_by: 'platform:write' },
+  'health:organizations': {
+    description: 'Read the health of every organization of the deployment (cloud mode, its operator)',
+    risk: 'high',
+    implied_by: 'cloud:admin:global',
+  },
   'organizations:read': { description: 'Read one’s own organization', risk: 'low', implied_by: 'platform:read' },
   'organizations:create': {
     description: 'Create organizations and see every one (deployment administration)',
@@ -169,6 +174,16 @@ export const CAPABILITIES = {
     description: 'Invite employees: a linking code and an enrollment link by e-mail',
     risk: 'high',
     implied_by: 'people:enroll',
+  },
+  'org:connectors:read': {
+    description: 'List and read the organization’s own connectors (their configuration)',
+    risk: 'low',
+    implied_by: 'platform:read',
+  },
+  'org:connectors:manage': {
+    description: 'Create the organization’s own connectors',
+    risk: 'high',
+    implied_by: 'platform:admin',
   },
   'delegation:read': {
     description: 'List and read one’s delegation tokens, delegations and revocations',

@@ -24,6 +24,7 @@ let tokenB: string;
 const a = {
   organization_b: '',
   installation_id: '',
+  organization_connector_id: '',
   cover_id: '',
   agent_id: '',
   agent_task_id: '',
@@ -260,6 +261,14 @@ beforeAll(async () => {
   });
   expect(installed.status).toBe(201);
   a.installation_id = installed.body.installation_id;
+  const orgConnector = await asA('POST', '/v1/connectors', {
+    orgId: 'org_default',
+    connectorName: 'Alpha mailer',
+    connectorType: 'marketplace',
+    configuration: { installation_id: a.installation_id },
+  });
+  expect(orgConnector.status).toBe(201);
+  a.organization_connector_id = orgConnector.body.connectorId;
   const prompt = await asA('POST', '/v1/prompts/alpha-brief/versions', {
     version: '1.0.0',
     content: 'Alpha brief',
@@ -822,6 +831,30 @@ const CROSS_TENANT: Record<string, Probe> = {
     notFound,
     { status: 'suspended' },
   ),
+  'GET /v1/connectors': probe(
+    'GET',
+    () => '/v1/connectors',
+    listWithout('connectorId', () => a.organization_connector_id),
+  ),
+  'GET /v1/connectors/{connector_id}': probe('GET', () => `/v1/connectors/${a.organization_connector_id}`, notFound),
+  // B names A's organization (404), or its own with A's installation behind the connector (422).
+  'POST /v1/connectors': async () => {
+    const body = {
+      connectorName: 'x',
+      connectorType: 'marketplace',
+      configuration: { installation_id: a.installation_id },
+    };
+    expectProblem(
+      await asB('POST', '/v1/connectors', { ...body, orgId: 'org_default' }),
+      404,
+      'organization_not_found',
+    );
+    expectProblem(
+      await asB('POST', '/v1/connectors', { ...body, orgId: a.organization_b }),
+      422,
+      'installation_not_usable',
+    );
+  },
   // B has no installation of the connector A installed: its uninstall finds none, and A's stays.
   'DELETE /v1/marketplace/connectors/{connector_id}/install': probe(
     'DELETE',
@@ -1065,6 +1098,8 @@ const CROSS_TENANT: Record<string, Probe> = {
 
 /** Operations with nothing of one tenant to reach: public, the deployment's own, or acting only on what the caller names in its own organization. */
 const NOT_TENANT_SCOPED: Record<string, string> = {
+  'GET /v1/admin/health/organizations':
+    'the deployment operator’s view of every organization (cloud:admin:global, cloud mode), across tenants by design',
   'PUT /v1/marketplace/connectors/{connector_id}':
     'the connector catalog is the deployment’s, registered by cloud:admin:global and shared by every organization',
   'POST /v1/marketplace/connectors/{connector_id}/install':
