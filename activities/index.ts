@@ -7,6 +7,7 @@ import type { WorkerSettings } from './settings';
 import { createApprovalActivities } from './approvals';
 import { createComplianceActivities } from './compliance';
 import { createConnectorActivities } from './connectors';
+import { createConnectorRefreshActivities } from './connector-refresh';
 import { createDagActivities } from './dags';
 import { createExecutionActivities } from './executions';
 import { withInvalidDataFailures } from './failures';
@@ -40,6 +41,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createRecoveryActivities({ db: deps.db, mailer: deps.mailer, sms: deps.sms, recovery: deps.settings.recovery }),
     ...createConnectorActivities({ db: deps.db, connectors: deps.settings.connectors }),
+    ...createConnectorRefreshActivities({ db: deps.db, connectors: deps.settings.connectors }),
     ...withInvalidDataFailures(createNotificationActivities(deps)),
   };
 }

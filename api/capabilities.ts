@@ -63,6 +63,7 @@ export const OPERATION_CAPABILITIES: Readonly<Record<string, Capability>> = {
   'DELETE /v1/marketplace/connectors/{connector_id}/install': 'connectors:install',
   'GET /v1/marketplace/installations': 'connectors:read',
   'GET /v1/marketplace/installations/{installation_id}': 'connectors:read',
+  'GET /v1/marketplace/installations/{installation_id}/reconnect-link': 'connectors:read',
   'PATCH /v1/marketplace/installations/{installation_id}': 'connectors:install',
   'GET /v1/notification-policy': 'notifications:manage',
   'PUT /v1/notification-policy': 'notifications:manage',

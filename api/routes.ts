@@ -37,6 +37,7 @@ import { registerInstallationRoutes } from './platform/installations';
 import { registerOAuthCallbackRoute } from './platform/oauth-callback';
 import { registerOrganizationConnectorRoutes } from './platform/organization-connectors';
 import { registerDeploymentRoutes } from './platform/deployment';
+import { registerInstallationReconnectRoute } from './platform/installation-reconnect';
 import { createOAuthClient } from '../services/connectors/oauth-client';
 import { registerEmployeeRoutes } from './platform/employees';
 import { registerOrganizationRoutes } from './platform/organizations';
@@ -197,6 +198,7 @@ function registerMarketplaceRoutes(api: ApiBuilder, deps: AppDeps): void {
   registerMarketplaceConnectorRoutes(api, connectors);
   registerInstallationRoutes(api, { ...connectors, oauth: createOAuthClient(deps.settings.connectors) });
   registerOAuthCallbackRoute(api, connectors);
+  registerInstallationReconnectRoute(api, connectors);
   registerOrganizationConnectorRoutes(api, deps);
 }
 

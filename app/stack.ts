@@ -21,6 +21,7 @@ import { registerTokenSubject } from '../services/identity/issuance/subjects';
 import { issueAccessToken } from '../services/identity/issuance/access-tokens';
 import { SCOPES } from '../services/identity/scopes';
 import { startLedgerSealer } from '../services/ledger/sealer';
+import { startTokenRefresher } from '../services/connectors/refresher';
 import { createWorker, type WorkerBudget } from '../workers/create-worker';
 import { deliveryTaskQueueOf } from '../contracts/deliver-webhook';
 import { tokenIssuer, type Config } from './config';
@@ -83,6 +84,14 @@ export async function startWorkerSide(deps: {
   });
   // Signal-with-start: a sealer already running (a restarted worker's) only takes the settings again.
   await startLedgerSealer(temporal, { taskQueue, settings: ledgerSealerSettings(config) });
+  await startTokenRefresher(temporal, {
+    taskQueue,
+    input: {
+      interval_seconds: config.CONNECTOR_REFRESH_INTERVAL_SECONDS,
+      refresh_ahead_seconds: config.CONNECTOR_REFRESH_AHEAD_SECONDS,
+      passes_per_run: 100,
+    },
+  });
   const outbox = await startOutboxDispatch({
     temporal,
     taskQueue,

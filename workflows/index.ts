@@ -9,3 +9,4 @@ export { deliverWebhookWorkflow } from './deliver-webhook';
 export { dispatchOutboxWorkflow } from './dispatch-outbox';
 export { recoverPassportWorkflow } from './recover-passport';
 export { installConnectorWorkflow } from './install-connector';
+export { refreshConnectorTokensWorkflow } from './refresh-connector-tokens';

@@ -35,6 +35,8 @@ export const connectorSettings = {
   CONNECTOR_INSTALL_TTL_SECONDS: seconds.default(30 * 60),
   /** A provider access token expiring within this many seconds is refreshed before it is handed out. */
   CONNECTOR_REFRESH_AHEAD_SECONDS: seconds.default(15 * 60),
+  /** How often the background refresher looks for tokens expiring within CONNECTOR_REFRESH_AHEAD_SECONDS. */
+  CONNECTOR_REFRESH_INTERVAL_SECONDS: seconds.default(60),
 };
 
 /** Escalation timeouts. */

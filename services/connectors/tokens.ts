@@ -7,7 +7,8 @@ import { tokenNeedsRefresh } from '../../domain/marketplace/connectors';
 import { createSecretBox } from '../../lib/secret-box';
 import { sealedTokens, tokenContext } from './authorization';
 import type { OAuthClient } from './oauth-client';
-import { callbackUrl, type ConnectorDeps } from './settings';
+import { reconnectUrl } from './reconnect';
+import type { ConnectorDeps } from './settings';
 
 /** An access token for a connector's call, or why there is none. Only the connector's call ever sees the token. */
 export type TokenAccess =
@@ -61,14 +62,10 @@ export async function accessTokenFor(
       return { ok: false, code: 'provider_unavailable' } as const;
     const lost = await markNeedsReauth(trx, installationId);
     if (lost) {
-      const reconnect = new URL(
-        `/v1/marketplace/connectors/${encodeURIComponent(lost.connector_id)}/install`,
-        callbackUrl(deps.settings),
-      );
       await appendProvenance(
         trx,
         installationRecord('installation.needs_reauth', lost, new Date().toISOString(), {
-          extra: { reconnect: { method: 'POST', url: reconnect.toString() } },
+          extra: { reconnect: { method: 'POST', url: reconnectUrl(deps.settings, lost.connector_id) } },
         }),
       );
     }

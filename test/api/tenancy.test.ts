@@ -825,6 +825,11 @@ const CROSS_TENANT: Record<string, Probe> = {
     () => `/v1/marketplace/installations/${a.installation_id}`,
     notFound,
   ),
+  'GET /v1/marketplace/installations/{installation_id}/reconnect-link': probe(
+    'GET',
+    () => `/v1/marketplace/installations/${a.installation_id}/reconnect-link`,
+    notFound,
+  ),
   'PATCH /v1/marketplace/installations/{installation_id}': probe(
     'PATCH',
     () => `/v1/marketplace/installations/${a.installation_id}`,

@@ -1,6 +1,7 @@
 import knex, { type Knex } from 'knex';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { connectorSettings } from '../../app/deps';
+import { refreshDueInstallations } from '../../services/connectors/refresh-ahead';
 import { accessTokenFor } from '../../services/connectors/tokens';
 import { createOAuthClient } from '../../services/connectors/oauth-client';
 import { chromiumForTest } from '../support/chromium';
@@ -10,7 +11,8 @@ import { startOAuthProvider, type OAuthProvider } from '../support/oauth-provide
 import { useStack } from '../support/stack';
 
 const { executable, describeWithChromium } = chromiumForTest('connector OAuth test');
-const stack = useStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' });
+// The background refresher makes one pass at start and none after: the refresh tests below race nothing.
+const stack = useStack({ OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1', CONNECTOR_REFRESH_INTERVAL_SECONDS: '86400' });
 let provider: OAuthProvider;
 let browser: Browser;
 let member: ReturnType<typeof client>;
@@ -148,6 +150,24 @@ describeWithChromium('connector installs through a real OAuth provider', () => {
     expect((await installation(installationId)).body.status).toBe('active');
   });
 
+  it('refreshes in the background a token that expires within 15 minutes, once, and leaves a fresh one alone', async () => {
+    await stack.database
+      .db('connector_tokens')
+      .where({ installation_id: installationId })
+      .update({ expires_at: new Date(Date.now() + 10 * 60_000) });
+    const before = await provider.stats();
+    const [first, second] = await Promise.all([
+      refreshDueInstallations(tokenDeps(), 15 * 60),
+      refreshDueInstallations(tokenDeps(), 15 * 60),
+    ]);
+    // Both passes saw it due; under the row lock only one spent the refresh token.
+    expect(first.refreshed + second.refreshed).toBe(1);
+    expect((await provider.stats()).refreshed - before.refreshed).toBe(1);
+    expect(await refreshDueInstallations(tokenDeps(), 15 * 60)).toMatchObject({ due: 0, refreshed: 0 });
+    const reconnect = await member('GET', `/v1/marketplace/installations/${installationId}/reconnect-link`);
+    expect(reconnect.body).toMatchObject({ status: 'active', needs_reconnect: false });
+  });
+
   it('moves to needs_reauth with a reconnect link when the provider refuses the refresh token, and back when reconnected', async () => {
     const spent = await stack.database.db('connector_tokens').where({ installation_id: installationId }).first();
     // A refresh token the provider has seen rotated is refused (and its grant revoked), as a revoked grant would be.
@@ -176,6 +196,11 @@ describeWithChromium('connector installs through a real OAuth provider', () => {
       reconnect: { method: 'POST', url: `${stack.baseUrl}/v1/marketplace/connectors/chat/install` },
     });
 
+    const link = await member('GET', `/v1/marketplace/installations/${installationId}/reconnect-link`);
+    expect(link.body).toMatchObject({
+      needs_reconnect: true,
+      reconnect: { method: 'POST', url: event.data.reconnect.url, body: { deployment_mode: 'cloud' } },
+    });
     const again = await install();
     expect(again.status).toBe(200);
     expect(again.body.installation_id).toBe(installationId);
