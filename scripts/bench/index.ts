@@ -71,6 +71,12 @@ const SUITES: Suite[] = [
       'escalation rule evaluation (1, 100, 10,000 rules), routing p99 with 1,000 rules against none, /route at concurrency 32',
   },
   {
+    name: 'marketplace',
+    script: 'marketplace.ts',
+    measures:
+      'connector search p50/p99 over 10,000 connectors; OAuth install → active (state, claim, code exchange at a local token endpoint, sealed tokens) per second; CPU per operation',
+  },
+  {
     name: 'observability',
     script: 'observability.ts',
     measures:
