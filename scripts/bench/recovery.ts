@@ -106,7 +106,7 @@ function recover(desk: Caller, mail: MailCatcher, passports: Guarded[]): Send {
       if (approved.status !== 200) return { ok: false, error: `approve: ${approved.status}` };
     }
     const coded = await mail.next(contact, (m) => /confirmation code/i.test(m.subject), 120_000);
-    const code = /\b(\d{8})\b/.exec(coded.text)?.[1];
+    const code = /confirmation code: (\d{8})\b/.exec(coded.text)?.[1];
     if (!code) return { ok: false, error: 'no code in the mail' };
     const done = await desk('POST', `${base}/${request.id}/execute`, { confirmationCode: code });
     if (done.status !== 200 || done.body?.status !== 'completed')

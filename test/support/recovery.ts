@@ -99,10 +99,10 @@ export async function untilStatus(
   }
 }
 
-/** The 8-digit code in the mail sent to the recovery contact. */
+/** The 8-digit code in the mail sent to the recovery contact, read after its label: the DID before it may hold 8 digits in a row. */
 export async function codeSentTo(stack: Stack, to: string): Promise<string> {
   const mail = await stack.mail.next(to, (m) => /confirmation code/i.test(m.subject), 30_000);
-  const code = /\b(\d{8})\b/.exec(mail.text)?.[1];
+  const code = /confirmation code: (\d{8})\b/.exec(mail.text)?.[1];
   if (!code) throw new Error('no code in the mail');
   return code;
 }
