@@ -75,7 +75,22 @@ export class RecoveryRun {
     return this.enqueue({ kind: 'cancel', input }) as Promise<RecoveryRequestState>;
   }
 
-  confirmAct(input: ConfirmRecoveryInput): Promise<ConfirmRecoveryOutcome> {
+  /**
+   * A code can reach its holder before the step that awaits it is recorded (the mail goes first): an attempt
+   * in that moment (the time lock over, the code on its way) waits for the step instead of being refused.
+   */
+  async confirmAct(input: ConfirmRecoveryInput): Promise<ConfirmRecoveryOutcome> {
+    if (this.state.status === 'time_locked') {
+      await condition(() => this.state.status !== 'time_locked' || this.recorded.failure !== undefined);
+      this.recorded.throwIfFailed();
+      const refusal = this.confirmRefusal(Date.now());
+      if (refusal)
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.recoveryNotAwaitingConfirmation,
+          message: refusal,
+          nonRetryable: true,
+        });
+    }
     return this.enqueue({ kind: 'confirm', input }) as Promise<ConfirmRecoveryOutcome>;
   }
 
@@ -101,6 +116,13 @@ export class RecoveryRun {
     const { status } = this.state;
     if (status === 'collecting_approvals' || status === 'time_locked') return undefined;
     return `Recovery ${this.state.request_id} is ${status}: only a request collecting approvals or time-locked can be cancelled`;
+  }
+
+  /** What the confirm Update's validator says: the time lock over counts as awaiting (the code is on its way). */
+  confirmValidation(at: number): string | undefined {
+    const { status, unlocks_at } = this.state;
+    if (status === 'time_locked' && unlocks_at && Date.parse(unlocks_at) <= at) return undefined;
+    return this.confirmRefusal(at);
   }
 
   confirmRefusal(at: number): string | undefined {

@@ -63,7 +63,7 @@ export async function recoverPassportWorkflow(opened: RecoveryRequestState): Pro
     validator: (_input) => refuseWith(FAILURE_TYPES.recoveryNotCancellable, run.cancelRefusal()),
   });
   setHandler(confirmRecoveryUpdate, (input) => run.confirmAct(input), {
-    validator: (_input) => refuseWith(FAILURE_TYPES.recoveryNotAwaitingConfirmation, run.confirmRefusal(Date.now())),
+    validator: (_input) => refuseWith(FAILURE_TYPES.recoveryNotAwaitingConfirmation, run.confirmValidation(Date.now())),
   });
 
   await run.notify('requested');

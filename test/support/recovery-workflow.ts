@@ -75,6 +75,8 @@ export function inMemoryRecoveryActivities() {
   const projections: RecoveryRequestState[] = [];
   const moments: string[] = [];
   const codes: { request_id: string; expires_at: string }[] = [];
+  /** Set by a test, the code's send waits on it after the code is counted: the code is out, its step not yet recorded. */
+  const sending: { held?: (() => Promise<void>) | undefined } = {};
   const activities: RecoveryActivities = {
     async recordRecoveryStep({ provenance, state }) {
       projections.push(state);
@@ -88,6 +90,7 @@ export function inMemoryRecoveryActivities() {
     },
     async sendRecoveryCode({ state, expires_at }) {
       codes.push({ request_id: state.request_id, expires_at });
+      await sending.held?.();
       return { code_hmac: `hmac:${state.request_id}` };
     },
     async completeRecovery({ state }) {
@@ -102,8 +105,9 @@ export function inMemoryRecoveryActivities() {
     projections.length = 0;
     moments.length = 0;
     codes.length = 0;
+    sending.held = undefined;
   };
-  return { activities, projections, moments, codes, steps, reset };
+  return { activities, projections, moments, codes, sending, steps, reset };
 }
 
 /** The HMAC the in-memory sendRecoveryCode answers for a request: what a right code's attempt carries. */

@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import {
   approveRecoveryUpdate,
   cancelRecoveryUpdate,
@@ -98,6 +98,27 @@ describe('recoverPassportWorkflow on the time-skipping server', () => {
         'completed',
       ]);
       expect(memory.moments).toEqual(['requested', 'time_locked', 'completed']);
+    });
+  });
+
+  it('takes the code from a holder who is quicker than the step that awaits it', async () => {
+    await withWorker(async (taskQueue) => {
+      const run = await start(taskQueue);
+      await reachThreshold(run);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      memory.sending.held = () => released;
+      await env.sleep(48 * HOUR_S * 1000);
+      // The code is out (the mail was sent) while the workflow has not yet recorded that it awaits it.
+      while (memory.codes.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await run.handle.query(recoveryQuery)).status).toBe('time_locked');
+      const attempt_ = await run.handle.startUpdate(confirmRecoveryUpdate, {
+        args: [attempt(run, true)],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
+      release();
+      expect(await attempt_.result()).toMatchObject({ ok: true, state: { status: 'completed' } });
+      expect(memory.steps().slice(-2)).toEqual(['code_sent', 'completed']);
     });
   });
 
