@@ -1,3 +1,4 @@
+import { tokenRefresherWorkflowId } from '../../contracts/refresh-connector-tokens';
 import { randomBytes } from 'node:crypto';
 import { Client, Connection, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -154,8 +155,12 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     async stop() {
       await api.stop();
       await stopWorker();
-      // The dispatcher and the sealer would otherwise keep their timers on the run's shared dev server.
-      for (const workflowId of [outboxDispatcherId(taskQueue), ledgerSealerWorkflowId(taskQueue)]) {
+      // The dispatcher, the sealer and the token refresher would otherwise keep their timers on the run's shared dev server.
+      for (const workflowId of [
+        outboxDispatcherId(taskQueue),
+        ledgerSealerWorkflowId(taskQueue),
+        tokenRefresherWorkflowId(taskQueue),
+      ]) {
         await temporal.workflow
           .getHandle(workflowId)
           .terminate('test stack stopped')
