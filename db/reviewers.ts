@@ -21,23 +21,36 @@ function withLoad(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
   return query.select(db.raw(OPEN_ASSIGNMENTS));
 }
 
+/**
+ * A reviewer's capabilities are derived from their live grants (capability_grants, the one source), with what
+ * each implies (the reviewer_capabilities function of migration 20261130003100): a write of a reviewer's
+ * capabilities becomes grants by trigger, and an expiry or a revocation is seen at the next read.
+ */
+const HELD = 'reviewer_capabilities(reviewers.organization_id, reviewers.did)';
+
 const COLUMNS = [
   'reviewers.did',
   'reviewers.display_name',
-  'reviewers.capabilities',
+  `${HELD} as capabilities`,
   'reviewers.chain_level',
   'reviewers.available',
   'reviewers.capacity',
 ];
 
+const columns = (db: Knex) => COLUMNS.map((column) => (column.startsWith(HELD) ? db.raw(column) : column));
+
 /**
- * Available reviewers of `:org` holding every capability of `:capabilities` (any, when it is empty), with
- * their load: a query for raw SQL with those named bindings, so a larger statement can embed it.
+ * Available reviewers of `:org` holding every capability of `:capabilities` (any, when it is empty; names
+ * lower-cased as grants key them), with their load: a query for raw SQL with those named bindings, so a
+ * larger statement can embed it.
  */
-export const AVAILABLE_REVIEWERS_WITH_LOAD = `select ${COLUMNS.join(', ')}, ${OPEN_ASSIGNMENTS}
+export const AVAILABLE_REVIEWERS_WITH_LOAD = `select * from (select ${COLUMNS.join(', ')}, ${OPEN_ASSIGNMENTS}
    from reviewers
-  where reviewers.available and reviewers.organization_id = :org
-    and (cardinality(:capabilities::text[]) = 0 or reviewers.capabilities \\?& :capabilities::text[])`;
+  where reviewers.available and reviewers.organization_id = :org) held
+  where cardinality(:capabilities::text[]) = 0 or held.capabilities \\?& :capabilities::text[]`;
+
+/** Capability ids as grants key them. */
+export const grantNames = (capabilityIds: readonly string[]) => capabilityIds.map((id) => id.toLowerCase());
 
 /** Available reviewers holding every named capability (weights are checked by the domain), with their load. */
 export async function findAvailableReviewersWithCapabilities(
@@ -46,8 +59,8 @@ export async function findAvailableReviewersWithCapabilities(
   capabilityIds: string[],
 ): Promise<LoadedReviewer[]> {
   const { rows } = await db.raw<{ rows: LoadedReviewer[] }>(
-    `${AVAILABLE_REVIEWERS_WITH_LOAD} order by reviewers.chain_level, reviewers.did`,
-    { org: organizationId, capabilities: capabilityIds },
+    `${AVAILABLE_REVIEWERS_WITH_LOAD} order by held.chain_level, held.did`,
+    { org: organizationId, capabilities: grantNames(capabilityIds) },
   );
   return rows;
 }
@@ -88,7 +101,7 @@ export async function listReviewers(
     db,
     db('reviewers')
       .select([
-        ...COLUMNS,
+        ...columns(db),
         'reviewers.passport_id',
         'reviewers.email',
         'reviewers.slack_user_id',
@@ -98,7 +111,7 @@ export async function listReviewers(
       .where({ 'reviewers.organization_id': organizationId }),
   );
   if (filter.available !== undefined) query.where({ available: filter.available });
-  if (filter.capability) query.whereRaw('capabilities \\? ?', [filter.capability]);
+  if (filter.capability) query.whereRaw(`${HELD} \\? ?`, [filter.capability.toLowerCase()]);
   return paginate<ReviewerRow>(query, page);
 }
 
@@ -118,11 +131,12 @@ export async function findAvailableReviewer(
   organizationId: string,
   did: string,
 ): Promise<Reviewer | undefined> {
-  return db<Reviewer>('reviewers')
-    .select(['did', 'display_name', 'capabilities', 'chain_level', 'available'])
+  const found: Reviewer | undefined = await db('reviewers')
+    .select(['did', 'display_name', db.raw(`${HELD} as capabilities`), 'chain_level', 'available'])
     .where({ did, available: true })
     .where('organization_id', organizationId)
     .first();
+  return found;
 }
 
 /** The Passport a reviewer is: the one named, or else the one whose DID the reviewer has; undefined when named and unknown. */

@@ -4,7 +4,7 @@ import type { EscalationRule } from '../domain/rules/escalation-rules';
 import type { AutonomyProfile } from '../domain/common/organizations';
 import type { LoadedReviewer } from '../domain/routing/reviewer-assignment';
 import type { DomainSafetyConfig } from '../domain/safety/boundaries';
-import { AVAILABLE_REVIEWERS_WITH_LOAD } from './reviewers';
+import { AVAILABLE_REVIEWERS_WITH_LOAD, grantNames } from './reviewers';
 
 /** An enabled rule whose task-type scope admits the task, with the domains it is scoped to (null: all). */
 export type ScopedRule = EscalationRule & { scope_domains: string[] | null };
@@ -54,7 +54,12 @@ export async function findRoutingContext(
        (select json_build_object('version', s.version, 'enabled', (select count(*) from escalation_rules e where e.enabled and e.organization_id = :org))
           from escalation_rule_set s where s.id = 1) as rule_set,
        coalesce((select json_agg(to_json(v) order by v.chain_level, v.did) from (${AVAILABLE_REVIEWERS_WITH_LOAD}) v), '[]'::json) as reviewers`,
-    { agent: task.agentId, org: organizationId, task_type: task.taskType, capabilities: task.capabilityIds },
+    {
+      agent: task.agentId,
+      org: organizationId,
+      task_type: task.taskType,
+      capabilities: grantNames(task.capabilityIds),
+    },
   );
   const row = rows[0]!;
   return {

@@ -170,7 +170,9 @@ export async function findQueuedRoutingIds(
     .select('routing_id')
     .where({ status: 'queued', organization_id: organizationId })
     .whereRaw(
-      `(select coalesce(array_agg(c->>'capability_id'), '{}') from jsonb_array_elements(task->'required_capabilities') c) <@ ?::text[]`,
+      // Grants key capabilities lower-cased; a requirement relaxed after a wait does not keep a reviewer out.
+      `(select coalesce(array_agg(lower(c->>'capability_id')) filter (where c->'relax_after_seconds' is null), '{}')
+          from jsonb_array_elements(task->'required_capabilities') c) <@ ?::text[]`,
       [capabilityIds],
     )
     .orderBy([{ column: 'created_at' }, { column: 'routing_id' }])

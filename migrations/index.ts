@@ -30,6 +30,7 @@ import * as people from './20261129000200_people';
 import * as organizationConnectors from './20261130005100_organization_connectors';
 import * as reviewerCovers from './20261129000900_reviewer_covers';
 import * as enrollmentReviewer from './20261130001100_enrollment_reviewer';
+import * as capabilityGrantsOneSource from './20261130003100_capability_grants_one_source';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -64,4 +65,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261129000900_reviewer_covers', migration: reviewerCovers },
   { name: '20261130001100_enrollment_reviewer', migration: enrollmentReviewer },
   { name: '20261130005100_organization_connectors', migration: organizationConnectors },
+  { name: '20261130003100_capability_grants_one_source', migration: capabilityGrantsOneSource },
 ];

@@ -55,6 +55,8 @@ export class Routing {
   attempts = 0;
   reports = 0;
   queueSteps = 0;
+  /** When it began waiting in the queue (ms since the epoch, workflow time); the wait a relaxed need counts. */
+  queuedSince: number | undefined;
   private notified: string[] = [];
   private decidedAt = '';
 
@@ -151,6 +153,7 @@ export class Routing {
     this.decidedAt = decided.decided_at;
     this.deadline = Date.parse(decided.decided_at) + held.seconds * 1000;
     this.phase = held.holder === 'none' ? 'closed' : held.holder;
+    if (this.phase === 'queue') this.queuedSince = Date.parse(decided.decided_at);
   }
 
   /** Closes with the routing as a reviewer's resolution claimed in Postgres recorded it, whatever this run had in hand. */
@@ -199,10 +202,29 @@ export class Routing {
 
   /** It waits in the queue at `level`, for that level's timeout. */
   queue(level: EscalationLevel, at: string): void {
+    if (this.phase !== 'queue') this.queuedSince = Date.parse(at);
     this.phase = 'queue';
     this.current = undefined;
     this.level = level;
     this.deadline = Date.parse(at) + this.timeoutOf(level) * 1000;
+  }
+
+  /** Whole seconds it has waited in the queue (workflow time). */
+  get waitedSeconds(): number {
+    return this.queuedSince === undefined ? 0 : Math.floor((Date.now() - this.queuedSince) / 1000);
+  }
+
+  /**
+   * When the routing next looks again: its deadline, or sooner, while queued, the moment a need's stated wait
+   * runs out (relax_after_seconds), so a reviewer lacking only that need is found then.
+   */
+  get wakeAt(): number {
+    if (this.phase !== 'queue' || this.queuedSince === undefined) return this.deadline;
+    const since = this.queuedSince;
+    const relaxing = this.needs
+      .flatMap((need) => (need.relax_after_seconds === undefined ? [] : [since + need.relax_after_seconds * 1000]))
+      .filter((at) => at > Date.now() && at < this.deadline);
+    return Math.min(this.deadline, ...relaxing);
   }
 
   /** Hands the queued routing to a reviewer who became available, or whom an admin chose. */

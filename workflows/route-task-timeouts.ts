@@ -21,7 +21,14 @@ export async function timedOut(routing: Routing): Promise<void> {
     routing.phase = 'closed';
     return;
   }
-  if (routing.phase === 'queue') return queueTimedOut(routing);
+  if (routing.phase === 'queue') {
+    // Woken before the deadline: a need's stated wait ran out, so a reviewer lacking it may take the routing now.
+    if (Date.now() < routing.deadline) {
+      await assignFromQueue(routing);
+      return;
+    }
+    return queueTimedOut(routing);
+  }
   const { run, routingId: routing_id } = routing;
   const from = routing.current!;
   const timed_out_after_seconds = routing.timeoutOf(routing.level);
@@ -96,6 +103,7 @@ async function assignFromQueue(routing: Routing): Promise<boolean> {
   const found = assignReviewer(
     await routingActivities.loadReviewers(routing.needs, routing.run.input.organization_id),
     routing.needs,
+    { waitedSeconds: routing.waitedSeconds },
   );
   if (found) await routing.assignFromQueue(found, { actor: ORCH_CORE, by_admin: false, qualified: true });
   return found !== undefined;

@@ -90,7 +90,7 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
 async function moveOn(routing: Routing, inbox: Inbox): Promise<void> {
   // Read through a call: a signal or a step sets it while this awaits.
   const resolved = () => routing.run.resolved !== undefined;
-  const remaining = routing.deadline - Date.now();
+  const remaining = routing.wakeAt - Date.now();
   const arrived = remaining > 0 && (await condition(() => inbox.waiting || routing.woken || resolved(), remaining));
   if (resolved()) return;
   try {

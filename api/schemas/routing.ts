@@ -10,7 +10,21 @@ export const unit = z.number().min(0).max(1);
 
 export const RequiredCapabilitySchema = z
   .union([
-    z.object({ capability_id: z.string().min(1).max(200), min_weight: unit.default(0) }),
+    z.object({
+      capability_id: z.string().min(1).max(200),
+      min_weight: unit.default(0),
+      relax_after_seconds: z
+        .number()
+        .int()
+        .min(0)
+        .max(2_592_000)
+        .optional()
+        .openapi({
+          description:
+            'Seconds the routing waits in the queue for a reviewer holding this capability before it is no longer required ' +
+            '(a reviewer holding it is still preferred); the assignment records it as relaxed',
+        }),
+    }),
     // The spec's alternative body lists capabilities by id alone.
     z
       .string()

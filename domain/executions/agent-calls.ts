@@ -1,3 +1,4 @@
+import { qualify, satisfierIndex, type HeldGrant } from '../capabilities/matcher';
 import { AMOUNT_RISK_TIERS, evaluateRisk, isRiskLevel, RISK_LEVELS, riskRank, type RiskLevel } from '../routing/risk';
 
 /**
@@ -42,10 +43,27 @@ export function parseCapabilityUri(uri: string): CapabilityUri | undefined {
  * organization open, the offered capability of that name.
  */
 export function matchCapability(offered: readonly string[], requested: string): string | undefined {
-  if (offered.includes(requested)) return requested;
   const wanted = parseCapabilityUri(requested);
-  if (!wanted || wanted.org) return undefined;
-  return offered.find((uri) => parseCapabilityUri(uri)?.name === wanted.name);
+  if (!wanted) return offered.includes(requested) ? requested : undefined;
+  // The capabilities matcher decides (domain/capabilities/matcher.ts): each offered URI the request may name is
+  // a held grant (the exact URI first), and the request one requirement.
+  const grants: HeldGrant[] = [...offered]
+    .sort((a, b) => Number(b === requested) - Number(a === requested))
+    .flatMap((uri) => {
+      const parsed = parseCapabilityUri(uri);
+      if (!parsed || (wanted.org !== undefined && parsed.org !== wanted.org)) return [];
+      return [{ grant_id: uri, capability: parsed.name, weight: 1, expires_at: null, revoked: false }];
+    });
+  const requirements = [{ capability: wanted.name, min_weight: 0 }];
+  const agent = {
+    kind: 'agent' as const,
+    did: requested,
+    available: true,
+    open_assignments: 0,
+    capacity: null,
+    grants,
+  };
+  return qualify(agent, requirements, satisfierIndex(requirements, new Map()), { now: 0 })?.met[0]?.grant_id;
 }
 
 /** `never`, or the lowest risk level at which a call needs a human's approval (`low`: always). */

@@ -12,6 +12,11 @@ export type EscalationLevel = (typeof ESCALATION_LEVELS)[number];
 export interface RequiredCapability {
   capability_id: string;
   min_weight: number;
+  /**
+   * Once the routing has waited this long in the queue for a reviewer, the capability is no longer required
+   * (Omni-Channel's dropped "additional" skills; a reviewer holding it is still preferred by weight).
+   */
+  relax_after_seconds?: number | undefined;
 }
 
 /**

@@ -1,7 +1,13 @@
 import { dueNotifications, levelRank, type RuleSetEvaluation } from '../rules/escalation-rules';
 import { humanProvenanceActor, type HumanActor } from '../identity/human-acts';
 import { agentDid, ORCH_CORE_DID, type OutboxEvent, type ProvenanceActor } from '../provenance/records';
-import { assignReviewer, suggestReviewers, type Assignment, type LoadedReviewer } from './reviewer-assignment';
+import {
+  assignReviewer,
+  metWeight,
+  suggestReviewers,
+  type Assignment,
+  type LoadedReviewer,
+} from './reviewer-assignment';
 import {
   LEVEL_FOR_RISK,
   raiseEscalationLevel,
@@ -96,16 +102,13 @@ export function adminAssignment(
   reviewer: { did: string; capabilities: Record<string, number>; chain_level: number },
   needs: readonly RequiredCapability[],
 ): { assignment: Assignment; qualified: boolean } {
-  const held = needs.filter((need) => (reviewer.capabilities[need.capability_id] ?? -1) >= need.min_weight);
+  const person = { ...reviewer, display_name: reviewer.did, available: true };
+  const held = needs.flatMap((need) => {
+    const weight = metWeight(person, need);
+    return weight === undefined ? [] : [{ capability_id: need.capability_id, weight }];
+  });
   return {
-    assignment: {
-      did: reviewer.did,
-      chain_level: reviewer.chain_level,
-      capabilities_matched: held.map((need) => ({
-        capability_id: need.capability_id,
-        weight: reviewer.capabilities[need.capability_id]!,
-      })),
-    },
+    assignment: { did: reviewer.did, chain_level: reviewer.chain_level, capabilities_matched: held },
     qualified: held.length === needs.length,
   };
 }

@@ -24,10 +24,19 @@ import type { RoutingInputs, DecisionStepId, DecisionMoment, RoutingVerdictV2 } 
 export type { RoutingInputs, DecisionStepId, DecisionMoment, RoutingVerdictV2 };
 
 function mergeCapabilities(needs: RequiredCapability[]): RequiredCapability[] {
-  const merged = new Map<string, number>();
-  for (const need of needs)
-    merged.set(need.capability_id, Math.max(need.min_weight, merged.get(need.capability_id) ?? 0));
-  return [...merged].map(([capability_id, min_weight]) => ({ capability_id, min_weight }));
+  const merged = new Map<string, RequiredCapability>();
+  for (const need of needs) {
+    const seen = merged.get(need.capability_id);
+    // A need relaxes after a wait only while every source of it says so (a rule's own need never relaxes).
+    const relaxes = need.relax_after_seconds !== undefined && (!seen || seen.relax_after_seconds !== undefined);
+    const relax_after_seconds = Math.max(need.relax_after_seconds ?? 0, seen?.relax_after_seconds ?? 0);
+    merged.set(need.capability_id, {
+      capability_id: need.capability_id,
+      min_weight: Math.max(need.min_weight, seen?.min_weight ?? 0),
+      ...(relaxes ? { relax_after_seconds } : {}),
+    });
+  }
+  return [...merged.values()];
 }
 
 /** Which trigger names the reason when several fire: the most severe first. */

@@ -1,9 +1,17 @@
+import {
+  hasRoom,
+  qualify,
+  satisfierIndex,
+  type Candidate,
+  type Match,
+  type Requirement,
+} from '../capabilities/matcher';
 import type { RequiredCapability } from './decision';
 
 export interface Reviewer {
   did: string;
   display_name: string;
-  /** capability_id → weight in [0, 1] */
+  /** capability name → weight in [0, 1]: the reviewer's live grants, with what they imply (db/reviewers.ts). */
   capabilities: Record<string, number>;
   /** 1 is the first line; higher levels are who a routing escalates to. */
   chain_level: number;
@@ -15,30 +23,84 @@ export interface CapabilityMatch {
   weight: number;
 }
 
-export function matchCapabilities(reviewer: Reviewer, required: RequiredCapability[]): CapabilityMatch[] | undefined {
-  const matched: CapabilityMatch[] = [];
-  for (const need of required) {
-    const weight = reviewer.capabilities[need.capability_id];
-    if (weight === undefined || weight < need.min_weight) return undefined;
-    matched.push({ capability_id: need.capability_id, weight });
-  }
-  return matched;
-}
-
-export interface Assignment {
-  did: string;
-  chain_level: number;
-  capabilities_matched: CapabilityMatch[];
-}
-
 /** A reviewer with their current load: open assignments, and the most they take (null: no limit). */
 export interface LoadedReviewer extends Reviewer {
   open_assignments: number;
   capacity: number | null;
 }
 
-const hasRoom = (reviewer: LoadedReviewer) =>
-  reviewer.capacity === null || reviewer.open_assignments < reviewer.capacity;
+export interface Assignment {
+  did: string;
+  chain_level: number;
+  capabilities_matched: CapabilityMatch[];
+  /** Required capabilities dropped after the routing's wait (relax_after_seconds) that the reviewer lacks. */
+  capabilities_relaxed?: string[] | undefined;
+}
+
+/** Routing's needs as the capabilities matcher's requirements (grants key capability names lower-cased). */
+export const requirementsOf = (required: readonly RequiredCapability[]): Requirement[] =>
+  required.map((need) => ({
+    capability: need.capability_id.toLowerCase(),
+    min_weight: need.min_weight,
+    relax_after_seconds: need.relax_after_seconds,
+  }));
+
+/** A reviewer as a candidate of the capabilities matcher: each capability a held grant at its weight. */
+export const candidateOf = (reviewer: Reviewer & Partial<LoadedReviewer>): Candidate => ({
+  kind: 'person',
+  did: reviewer.did,
+  available: reviewer.available,
+  open_assignments: reviewer.open_assignments ?? 0,
+  capacity: reviewer.capacity ?? null,
+  grants: Object.entries(reviewer.capabilities).map(([capability, weight]) => ({
+    grant_id: `${reviewer.did}#${capability}`,
+    capability: capability.toLowerCase(),
+    weight,
+    expires_at: null,
+    revoked: false,
+  })),
+});
+
+export interface AssignOptions {
+  aboveChainLevel?: number;
+  exclude?: string[];
+  /** How long the routing has waited for a reviewer: requirements relaxed after less than that are dropped. */
+  waitedSeconds?: number;
+}
+
+/**
+ * The reviewers the capabilities matcher (domain/capabilities/matcher.ts, the one matcher) qualifies for
+ * `required`, with how: available, with room, not excluded, above the chain level.
+ */
+function qualified(
+  reviewers: readonly LoadedReviewer[],
+  required: readonly RequiredCapability[],
+  options: AssignOptions,
+): Array<{ reviewer: LoadedReviewer; match: Match }> {
+  const requirements = requirementsOf(required);
+  const satisfiers = satisfierIndex(requirements, new Map());
+  const above = options.aboveChainLevel ?? 0;
+  const exclude = options.exclude ?? [];
+  return reviewers.flatMap((reviewer) => {
+    if (!reviewer.available || reviewer.chain_level <= above || !hasRoom(reviewer) || exclude.includes(reviewer.did))
+      return [];
+    const match = qualify(candidateOf(reviewer), requirements, satisfiers, {
+      now: 0,
+      waited_seconds: options.waitedSeconds ?? 0,
+    });
+    return match ? [{ reviewer, match }] : [];
+  });
+}
+
+/** The matched requirements as routing records them, by the capability id the routing asked for. */
+function matchedOf(required: readonly RequiredCapability[], match: Match): CapabilityMatch[] {
+  return required.flatMap((need) => {
+    const met = match.met.find((m) => m.capability === need.capability_id.toLowerCase());
+    return met ? [{ capability_id: need.capability_id, weight: met.weight }] : [];
+  });
+}
+
+const strength = (match: Match) => match.met.reduce((sum, m) => sum + m.weight, 0);
 
 /**
  * A qualified reviewer with room, least loaded: the lowest chain level above `aboveChainLevel` that has
@@ -49,25 +111,25 @@ const hasRoom = (reviewer: LoadedReviewer) =>
 export function assignReviewer(
   reviewers: readonly LoadedReviewer[],
   required: RequiredCapability[],
-  options: { aboveChainLevel?: number; exclude?: string[] } = {},
+  options: AssignOptions = {},
 ): Assignment | undefined {
-  const above = options.aboveChainLevel ?? 0;
-  const candidates = reviewers
-    .filter((r) => r.available && r.chain_level > above && hasRoom(r) && !(options.exclude ?? []).includes(r.did))
-    .map((r) => ({ reviewer: r, matched: matchCapabilities(r, required) }))
-    .filter((c): c is { reviewer: LoadedReviewer; matched: CapabilityMatch[] } => c.matched !== undefined);
-  const strength = (matched: CapabilityMatch[]) => matched.reduce((sum, m) => sum + m.weight, 0);
+  const candidates = qualified(reviewers, required, options);
   candidates.sort(
     (a, b) =>
       a.reviewer.chain_level - b.reviewer.chain_level ||
       a.reviewer.open_assignments - b.reviewer.open_assignments ||
-      strength(b.matched) - strength(a.matched) ||
+      strength(b.match) - strength(a.match) ||
       a.reviewer.did.localeCompare(b.reviewer.did),
   );
   const first = candidates[0];
-  return (
-    first && { did: first.reviewer.did, chain_level: first.reviewer.chain_level, capabilities_matched: first.matched }
-  );
+  if (!first) return undefined;
+  const relaxed = first.match.relaxed;
+  return {
+    did: first.reviewer.did,
+    chain_level: first.reviewer.chain_level,
+    capabilities_matched: matchedOf(required, first.match),
+    ...(relaxed.length > 0 ? { capabilities_relaxed: relaxed } : {}),
+  };
 }
 
 /** Qualified reviewers with room, least loaded first, whatever their chain level: whom an agent may ask for. */
@@ -76,11 +138,18 @@ export function suggestReviewers(
   required: RequiredCapability[],
   limit = 3,
 ): string[] {
-  return reviewers
-    .filter((r) => r.available && hasRoom(r) && matchCapabilities(r, required) !== undefined)
+  return qualified(reviewers, required, {})
+    .map(({ reviewer }) => reviewer)
     .sort(
       (a, b) => a.open_assignments - b.open_assignments || a.chain_level - b.chain_level || a.did.localeCompare(b.did),
     )
     .slice(0, limit)
     .map((r) => r.did);
+}
+
+/** The weight at which a reviewer meets one need by the capabilities matcher, if it does. */
+export function metWeight(reviewer: Reviewer, need: RequiredCapability): number | undefined {
+  const requirements = requirementsOf([{ capability_id: need.capability_id, min_weight: need.min_weight }]);
+  const match = qualify(candidateOf(reviewer), requirements, satisfierIndex(requirements, new Map()), { now: 0 });
+  return match?.met[0]?.weight;
 }

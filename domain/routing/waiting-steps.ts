@@ -44,7 +44,7 @@ export function queueAssignmentRecord(facts: {
   actor: ProvenanceActor;
   by_admin: boolean;
   escalation_id: string;
-  to: { did: string; capabilities_matched: CapabilityMatch[] };
+  to: { did: string; capabilities_matched: CapabilityMatch[]; capabilities_relaxed?: string[] | undefined };
   qualified: boolean;
   level: EscalationLevel;
   chain_level: number;
@@ -64,11 +64,14 @@ export function queueAssignmentRecord(facts: {
         escalation_level: level,
         chain_level: facts.chain_level,
         capabilities_matched: to.capabilities_matched,
+        ...(to.capabilities_relaxed ? { capabilities_relaxed: to.capabilities_relaxed } : {}),
         qualified: facts.qualified,
       },
       reasoning: facts.by_admin
         ? `${facts.actor.did ?? 'An admin'} assigned ${to.did}${facts.qualified ? '' : ', who does not hold every needed capability,'} to the queued routing${facts.reason ? `: ${facts.reason}` : ''}`
-        : `${to.did} is available and holds what the queued routing needs`,
+        : to.capabilities_relaxed
+          ? `${to.did} is available and holds what the queued routing needs once ${to.capabilities_relaxed.join(', ')} was relaxed after its stated wait`
+          : `${to.did} is available and holds what the queued routing needs`,
     },
     events: [
       routingEscalatedEvent(routing_id, facts.task_id, why, to.did),

@@ -54,7 +54,11 @@ export async function loadRoutingContext(db: Knex, organizationId: string, task:
   return { agent, domain, safety, rules: inScope, rule_set, reviewers, autonomy_profile };
 }
 
-const capabilityIdsOf = (required: RequiredCapability[]) => required.map((capability) => capability.capability_id);
+/** The capabilities a reviewer must hold to be loaded: one relaxed after a wait may be missing. */
+const capabilityIdsOf = (required: RequiredCapability[]) =>
+  required
+    .filter((capability) => capability.relax_after_seconds === undefined)
+    .map((capability) => capability.capability_id);
 
 export async function loadReviewers(
   db: Knex,

@@ -1,0 +1,121 @@
+import { eventually } from '../support/eventually';
+import { client } from '../support/http';
+import { provenanceEntry } from '../support/ledger-records';
+import { useStack } from '../support/stack';
+
+/**
+ * Grants are the one source of who holds a capability, and routing asks the capabilities matcher: a
+ * reviewer's capabilities become grants, a grant made by the API or its revocation is what routing sees,
+ * and a need relaxed after a stated wait lets a reviewer lacking it take a queued routing, recorded.
+ */
+let admin: ReturnType<typeof client>;
+
+const stack = useStack();
+beforeAll(async () => {
+  admin = client(stack.baseUrl, await stack.token(['orch:admin', 'orch:write', 'orch:read', 'platform:admin']));
+  expect((await admin('POST', '/v1/passports', { json: { type: 'organization', name: 'Default' } })).status).toBe(201);
+});
+
+const lowConfidence = (required: unknown[]) => ({
+  task_type: 'medical_diagnosis',
+  context: { patient_age: 61 },
+  ai_agent_id: 'urn:acme:agent:diagnosis:7',
+  ai_confidence: 0.55,
+  ai_recommendation: 'start beta blockers',
+  required_capabilities: required,
+});
+const status = (routingId: string) => admin('GET', `/v1/orch/routing/${routingId}`);
+const grantsOf = async (did: string) =>
+  (await admin('GET', `/v1/capability-grants?subject_did=${encodeURIComponent(did)}&live=true`)).body.data as Array<{
+    grantId: string;
+    capabilityId: string;
+    weight: number;
+    source: string;
+  }>;
+
+describe('reviewers’ capabilities as grants', () => {
+  it('writes a reviewer’s capabilities as grants, lower-cased, and replaces them when the reviewer changes', async () => {
+    const did = 'did:web:example.com:reviewers:granted';
+    await admin('PUT', `/v1/orch/reviewers/${did}`, {
+      json: { display_name: 'Granted', capabilities: { Oncology_Review: 0.9 } },
+    });
+    expect(await grantsOf(did)).toEqual([
+      expect.objectContaining({
+        capabilityId: 'capability://default/oncology_review',
+        weight: 0.9,
+        source: 'migration',
+      }),
+    ]);
+    await admin('PUT', `/v1/orch/reviewers/${did}`, {
+      json: { display_name: 'Granted', capabilities: { oncology_review: 0.6 } },
+    });
+    expect((await grantsOf(did)).map((g) => g.weight)).toEqual([0.6]);
+    const read = await admin('GET', '/v1/orch/reviewers?capability=oncology_review');
+    expect(read.body.data).toEqual([expect.objectContaining({ did, capabilities: { oncology_review: 0.6 } })]);
+  });
+
+  it('routes to a person by a grant made through the API, and no longer once it is revoked', async () => {
+    const did = 'did:web:example.com:reviewers:api-granted';
+    await admin('PUT', `/v1/orch/reviewers/${did}`, { json: { display_name: 'By grant', capabilities: {} } });
+    expect(
+      (
+        await admin('POST', '/v1/capabilities', {
+          json: { capabilityId: 'capability://granted_review', name: 'G', description: 'G' },
+        })
+      ).status,
+    ).toBe(201);
+    const granted = await admin('POST', '/v1/capability-grants', {
+      json: { personDID: did, capabilities: ['capability://granted_review'], weight: 0.9 },
+    });
+    expect(granted.status).toBe(201);
+    const routed = await admin('POST', '/v1/orch/routing', {
+      json: lowConfidence([{ capability_id: 'granted_review', min_weight: 0.8 }]),
+    });
+    expect(routed.body.assigned_to).toMatchObject({
+      did,
+      capabilities_matched: [{ capability_id: 'granted_review', weight: 0.9 }],
+    });
+
+    const grantId = granted.body.data[0].grantId as string;
+    expect((await admin('POST', `/v1/capability-grants/${grantId}/revoke`, { json: { reason: 'moved' } })).status).toBe(
+      201,
+    );
+    const after = await admin('POST', '/v1/orch/routing', {
+      json: lowConfidence([{ capability_id: 'granted_review', min_weight: 0.8 }]),
+    });
+    expect(after.body).toMatchObject({ assigned_to: null, queued: { reason: 'no_qualified_reviewer' } });
+  });
+});
+
+describe('a required capability relaxed after a stated wait', () => {
+  it('queues the routing, then hands it to a reviewer lacking only that capability once the wait is over, and records it', async () => {
+    const did = 'did:web:example.com:reviewers:generalist';
+    await admin('PUT', `/v1/orch/reviewers/${did}`, {
+      json: { display_name: 'Generalist', capabilities: { relax_general: 0.9 } },
+    });
+    const queued = await admin('POST', '/v1/orch/routing', {
+      json: lowConfidence([
+        { capability_id: 'relax_general', min_weight: 0.8 },
+        { capability_id: 'relax_specialist', min_weight: 0.8, relax_after_seconds: 2 },
+      ]),
+    });
+    expect(queued.body).toMatchObject({ assigned_to: null, queued: { reason: 'no_qualified_reviewer' } });
+    const routingId = queued.body.routing_id as string;
+
+    const assigned = await eventually(
+      () => status(routingId),
+      (reply) => reply.body.status === 'in_progress',
+    );
+    expect(assigned.body.assigned_to).toMatchObject({ type: 'human', did });
+    const record = await provenanceEntry(stack.database.db, routingId, 'escalation:1');
+    expect(record).toMatchObject({
+      action: 'assigned_from_queue',
+      output_data: {
+        to_did: did,
+        capabilities_matched: [{ capability_id: 'relax_general', weight: 0.9 }],
+        capabilities_relaxed: ['relax_specialist'],
+      },
+      reasoning: expect.stringContaining('relax_specialist was relaxed after its stated wait'),
+    });
+  });
+});
