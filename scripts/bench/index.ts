@@ -77,6 +77,12 @@ const SUITES: Suite[] = [
       'connector search p50/p99 over 10,000 connectors; OAuth install → active (state, claim, code exchange at a local token endpoint, sealed tokens) per second; CPU per operation',
   },
   {
+    name: 'capabilities',
+    script: 'capabilities.ts',
+    measures:
+      'the one matcher with 10,000 definitions, 1,000 people, 1,000 agents and 100,000 grants (match p50/p99); a routing’s reviewer load and assignment from grants against the old capabilities column, in the same run',
+  },
+  {
     name: 'observability',
     script: 'observability.ts',
     measures:

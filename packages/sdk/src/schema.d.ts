@@ -3978,6 +3978,8 @@ export interface components {
                 capability_id: string;
                 /** @default 0 */
                 min_weight?: number;
+                /** @description Seconds the routing waits in the queue for a reviewer holding this capability before it is no longer required (a reviewer holding it is still preferred); the assignment records it as relaxed */
+                relax_after_seconds?: number;
             } | string)[];
             /**
              * @description Default escalation: an autonomous routing stays open to /confidence and /escalate
@@ -4259,6 +4261,8 @@ export interface components {
                 capability_id: string;
                 /** @default 0 */
                 min_weight?: number;
+                /** @description Seconds the routing waits in the queue for a reviewer holding this capability before it is no longer required (a reviewer holding it is still preferred); the assignment records it as relaxed */
+                relax_after_seconds?: number;
             } | string)[];
             /** @default {} */
             safety_requirements?: {
@@ -4399,6 +4403,8 @@ export interface components {
                 capability_id: string;
                 /** @default 0 */
                 min_weight?: number;
+                /** @description Seconds the routing waits in the queue for a reviewer holding this capability before it is no longer required (a reviewer holding it is still preferred); the assignment records it as relaxed */
+                relax_after_seconds?: number;
             } | string)[];
             /**
              * @description Default escalation: an autonomous routing stays open to /confidence and /escalate
