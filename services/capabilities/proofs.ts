@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
 import type { CapabilityGrant } from '../../contracts/aggregates/capability';
@@ -74,6 +75,8 @@ export async function verifyCapabilityProof(
   request: { agentDid: string; proof: string; taskId?: string | undefined },
 ): Promise<ProofVerification> {
   const signature = await verifyPassportSignature(db, request.proof, { typ: CAPABILITY_PROOF_TYP });
+  if (!signature.ok && signature.reason.includes('ERR_JWT_EXPIRED'))
+    return expiredProof(db, principal.organization_id, request.proof);
   if (!signature.ok) return { valid: false, code: 'signature_invalid', reason: signature.reason };
   const claims = proofClaimsOf(signature.payload);
   if (!claims)
@@ -89,6 +92,15 @@ export async function verifyCapabilityProof(
   });
   if (refused) return { valid: false, ...refused };
   return { valid: true, claims, grant: grant!, issuer, kid: signature.kid };
+}
+
+/** A proof past its exp: its grant's expiry (then the grant is named as expired), or its key's verify window. */
+async function expiredProof(db: Knex, organizationId: string, proof: string): Promise<ProofVerification> {
+  const claims = proofClaimsOf(decodeJwt(proof));
+  const grant = claims && (await findGrant(db, organizationId, claims.grant_id));
+  if (grant?.expires_at && Date.parse(grant.expires_at) <= Date.now())
+    return { valid: false, code: 'grant_expired', reason: `The grant expired at ${grant.expires_at}` };
+  return { valid: false, code: 'proof_expired', reason: 'The proof outlived its signing key’s verify window' };
 }
 
 export type SubmitProofOutcome =
