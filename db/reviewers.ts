@@ -22,9 +22,10 @@ function withLoad(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
 }
 
 /**
- * A reviewer's capabilities are derived from their live grants (capability_grants, the one source), with what
- * each implies (the reviewer_capabilities function of migration 20261130003100): a write of a reviewer's
- * capabilities becomes grants by trigger, and an expiry or a revocation is seen at the next read.
+ * A reviewer's capabilities are derived from their live grants (capability_grants, the one source; the
+ * reviewer_capabilities function of migration 20261130003100): a write of a reviewer's capabilities becomes
+ * grants by trigger, and an expiry or a revocation is seen at the next read. Routing derives them only for the
+ * reviewers holding a grant of a required capability (on the live-grants index).
  */
 const HELD = 'reviewer_capabilities(reviewers.organization_id, reviewers.did)';
 
@@ -46,7 +47,11 @@ const columns = (db: Knex) => COLUMNS.map((column) => (column.startsWith(HELD) ?
  */
 export const AVAILABLE_REVIEWERS_WITH_LOAD = `select * from (select ${COLUMNS.join(', ')}, ${OPEN_ASSIGNMENTS}
    from reviewers
-  where reviewers.available and reviewers.organization_id = :org) held
+  where reviewers.available and reviewers.organization_id = :org
+    and (cardinality(:capabilities::text[]) = 0 or reviewers.did in (
+      select g.subject_did from capability_grants g
+       where g.organization_id = :org and g.capability_name = any(:capabilities::text[]) and g.revoked_at is null
+         and g.subject_type = 'person'))) held
   where cardinality(:capabilities::text[]) = 0 or held.capabilities \\?& :capabilities::text[]`;
 
 /** Capability ids as grants key them. */

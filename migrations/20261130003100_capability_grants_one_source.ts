@@ -5,8 +5,8 @@ import type { Knex } from 'knex';
  * direct insert, the dev seed) and a platform agent's offered capabilities are written through to grants of
  * source 'migration' by a trigger, which defines a missing capability first (lower-cased name, as the
  * matcher keys it); today's rows are carried over the same way. Reads of a reviewer's capabilities derive
- * them from the live grants (reviewer_capabilities), with what each implies, so a grant made by the API, an
- * expiry or a revocation is what routing sees.
+ * them from the live grants (reviewer_capabilities), so a grant made by the API, an expiry or a revocation is
+ * what routing sees.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -69,19 +69,14 @@ export async function up(knex: Knex): Promise<void> {
     create trigger platform_agent_grants_sync after insert or update of capabilities on platform_agents
       for each row execute function platform_agent_grants_sync();
 
-    -- A reviewer's capabilities: its live grants (weight the strongest), with everything they imply.
+    -- A reviewer's capabilities: its live grants, the strongest weight of each (one index scan; implications
+    -- are followed by POST /v1/capabilities/match, not here: deriving them per reviewer cost ~10 ms each).
     create function reviewer_capabilities(org text, subject text) returns jsonb language sql stable as $$
-      with recursive held(name, weight) as (
-        select g.capability_name, g.weight from capability_grants g
-         where g.organization_id = org and g.subject_did = subject and g.subject_type = 'person'
-           and g.revoked_at is null and (g.expires_at is null or g.expires_at > now())
-        union
-        select i.name, held.weight from held
-          join capability_definitions d on d.organization_id = org and d.capability_name = held.name
-          cross join jsonb_array_elements_text(d.implies) i(name)
-      )
       select coalesce(jsonb_object_agg(name, weight), '{}'::jsonb)
-        from (select name, max(weight) as weight from held group by name) strongest
+        from (select g.capability_name as name, max(g.weight) as weight from capability_grants g
+               where g.organization_id = org and g.subject_did = subject and g.subject_type = 'person'
+                 and g.revoked_at is null and (g.expires_at is null or g.expires_at > now())
+               group by g.capability_name) strongest
     $$;
 
     select sync_capability_grants(organization_id, 'person', did, lower_keys(capabilities), 'the reviewer''s capabilities')

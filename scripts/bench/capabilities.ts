@@ -24,8 +24,8 @@ const DEFINITIONS = 10_000;
 const PEOPLE = 1_000;
 const AGENTS = 1_000;
 const PER_SUBJECT = 50;
-const SAMPLES = 2_000;
-const WARMUP = 200;
+const SAMPLES = 1_000;
+const WARMUP = 100;
 const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'capabilities.json');
 const org = DEFAULT_ORGANIZATION_ID;
 
@@ -47,7 +47,7 @@ async function seed(db: Awaited<ReturnType<typeof createBenchDatabase>>['db']): 
   // People: reviewers whose capabilities the trigger writes as grants (the one source).
   await db.raw(
     `insert into reviewers (organization_id, did, display_name, capabilities, chain_level, available, capacity)
-     select :org, 'did:web:bench:people:' || p, 'Person ' || p,
+     select :org, 'did:web:bench.people.' || p, 'Person ' || p,
             (select jsonb_object_agg('cap-' || lpad((1 + floor(random() * :count))::int::text, 5, '0'), round((0.5 + random() / 2)::numeric, 2))
                from generate_series(1, :per) k where p > 0),
             1 + p % 3, p % 20 <> 0, 20
@@ -56,7 +56,7 @@ async function seed(db: Awaited<ReturnType<typeof createBenchDatabase>>['db']): 
   );
   await db.raw(
     `insert into capability_grants (grant_id, organization_id, capability_name, capability_id, subject_type, subject_did, weight, issuer_did, source, created_by, created_at, expires_at)
-     select 'cgr_bench_' || a || '_' || k, :org, n, 'capability://default/' || n, 'agent', 'did:web:bench:agents:' || a,
+     select 'cgr_bench_' || a || '_' || k, :org, n, 'capability://default/' || n, 'agent', 'did:web:bench.agents.' || a,
             round((0.5 + random() / 2)::numeric, 2), 'did:web:bench:issuer', 'api', 'bench', now(),
             case when k % 10 = 0 then now() - interval '1 day' end
        from generate_series(1, :agents) a, generate_series(1, :per) k,
