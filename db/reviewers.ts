@@ -136,11 +136,11 @@ export async function findAvailableReviewer(
   organizationId: string,
   did: string,
 ): Promise<Reviewer | undefined> {
-  const found: Reviewer | undefined = await db('reviewers')
+  const found = await db('reviewers')
     .select(['did', 'display_name', db.raw(`${HELD} as capabilities`), 'chain_level', 'available'])
     .where({ did, available: true })
     .where('organization_id', organizationId)
-    .first();
+    .first<Reviewer | undefined>();
   return found;
 }
 
