@@ -5,6 +5,7 @@ import type { Mailer } from '../lib/mail/transport';
 import type { SmsSender } from '../lib/sms/sender';
 import type { WorkerSettings } from './settings';
 import { createApprovalActivities } from './approvals';
+import { createAssetActivities } from './assets';
 import { createComplianceActivities } from './compliance';
 import { createConnectorActivities } from './connectors';
 import { createConnectorRefreshActivities } from './connector-refresh';
@@ -42,6 +43,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRecoveryActivities({ db: deps.db, mailer: deps.mailer, sms: deps.sms, recovery: deps.settings.recovery }),
     ...createConnectorActivities({ db: deps.db, connectors: deps.settings.connectors }),
     ...createConnectorRefreshActivities({ db: deps.db, connectors: deps.settings.connectors }),
+    ...createAssetActivities({ db: deps.db }),
     ...withInvalidDataFailures(createNotificationActivities(deps)),
   };
 }

@@ -130,3 +130,17 @@ export async function claimStaleSignals(trx: Knex, olderThanMs: number, limit: n
     .forUpdate()
     .skipLocked();
 }
+
+/** Records a start in the caller's transaction (the record it carries on is written beside it); a second one changes nothing. */
+export async function insertPendingStart(db: Knex, start: PendingStart): Promise<void> {
+  await db('workflow_starts')
+    .insert({
+      workflow_id: start.workflow_id,
+      workflow_type: start.workflow_type,
+      task_queue: start.task_queue,
+      args: JSON.stringify(start.args),
+      search_attributes: JSON.stringify(start.search_attributes),
+    })
+    .onConflict('workflow_id')
+    .ignore();
+}

@@ -10,3 +10,4 @@ export { dispatchOutboxWorkflow } from './dispatch-outbox';
 export { recoverPassportWorkflow } from './recover-passport';
 export { installConnectorWorkflow } from './install-connector';
 export { refreshConnectorTokensWorkflow } from './refresh-connector-tokens';
+export { reviewAssetWorkflow } from './review-asset';

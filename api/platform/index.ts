@@ -1,3 +1,4 @@
+import { registerAssetRoutes } from './assets';
 import { registerCoverRoutes } from './covers';
 import type { AppDeps } from '../app-deps';
 import type { ApiBuilder } from '../route';
@@ -43,6 +44,7 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
   };
   registerApprovalRoutes(api, { ...services, decisions: deps.decisions });
   registerCoverRoutes(api, services);
+  registerAssetRoutes(api, services);
   registerEscalationRoutes(api, services);
   registerAgentRoutes(api, services);
   registerExecutionRoutes(api, { ...services, keyRing: deps.keyRing, token: deps.settings.token });

@@ -39,4 +39,18 @@ export const MARKETPLACE_PROBLEMS = {
       'Only an active or suspended installation changes status; install again to reconnect one that needs it',
     ],
   },
+  asset_not_found: {
+    status: 404,
+    title: 'No such asset you may see',
+    remediation: [
+      'List the assets you may see with GET /v1/marketplace/assets; another organization’s are visible only once approved and global',
+    ],
+  },
+  installation_not_verified: {
+    status: 403,
+    title: 'Only an organization with an active installation of the connector rates it',
+    remediation: [
+      'Install the connector (POST /v1/marketplace/connectors/{connector_id}/install) and complete its authorization, then rate it with that installation_id',
+    ],
+  },
 } as const satisfies ProblemTable;

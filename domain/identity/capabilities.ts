@@ -302,6 +302,16 @@ export const CAPABILITIES = {
     risk: 'high',
     implied_by: 'platform:write',
   },
+  'assets:read': {
+    description: 'List and read the marketplace assets the caller may see, with their review',
+    risk: 'low',
+    implied_by: 'platform:read',
+  },
+  'assets:submit': {
+    description: 'Submit a marketplace asset for review',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
   'connectors:publish': {
     description: 'Register or change a connector of the deployment’s catalog (shared by every organization)',
     risk: 'high',

@@ -76,6 +76,10 @@ export const EVENT_KINDS = {
     'The provider refused an installation’s refresh token (invalid_grant): it needs the person’s consent again; the event carries the reconnect link',
   'installation.reconnected': 'An installation that needed re-authorization is active again with new tokens',
   'installation.uninstalled': 'A connector installation was uninstalled and its provider tokens revoked and deleted',
+  // Marketplace: assets and their review.
+  'asset.submitted': 'A marketplace asset was submitted; its review started',
+  'asset.approved': 'A marketplace asset passed its review and was given a trust tier',
+  'asset.rejected': 'A marketplace asset failed its review; the event carries the reasons',
 } as const satisfies Record<string, string>;
 
 export type EventKind = keyof typeof EVENT_KINDS;
@@ -178,4 +182,7 @@ export const EVENT_EMITTERS = {
   'installation.reconnected':
     'installConnectorWorkflow: the code exchange of a re-install of an installation that needed re-authorization',
   'installation.uninstalled': 'DELETE /v1/marketplace/connectors/{id}/install (services/connectors/uninstall.ts)',
+  'asset.submitted': 'POST /v1/marketplace/assets (services/assets/assets.ts), with the review workflow’s start',
+  'asset.approved': 'reviewAssetWorkflow: every check passed (services/assets/review.ts)',
+  'asset.rejected': 'reviewAssetWorkflow: a check failed (services/assets/review.ts)',
 } as const satisfies Record<EventKind, string>;

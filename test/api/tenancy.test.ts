@@ -25,6 +25,7 @@ const a = {
   organization_b: '',
   installation_id: '',
   organization_connector_id: '',
+  asset_id: '',
   cover_id: '',
   agent_id: '',
   agent_task_id: '',
@@ -269,6 +270,15 @@ beforeAll(async () => {
   });
   expect(orgConnector.status).toBe(201);
   a.organization_connector_id = orgConnector.body.connectorId;
+  // An asset of A's, seen by all of A's members (org_internal): never by B, approved or not.
+  const submitted = await asA('POST', '/v1/marketplace/assets', {
+    name: 'Alpha tool',
+    asset_type: 'agent',
+    visibility: 'org_internal',
+    manifest: { name: 'Alpha tool', version: '1.0.0' },
+  });
+  expect(submitted.status).toBe(201);
+  a.asset_id = submitted.body.id;
   const prompt = await asA('POST', '/v1/prompts/alpha-brief/versions', {
     version: '1.0.0',
     content: 'Alpha brief',
@@ -860,6 +870,12 @@ const CROSS_TENANT: Record<string, Probe> = {
       'installation_not_usable',
     );
   },
+  'GET /v1/marketplace/assets': probe(
+    'GET',
+    () => '/v1/marketplace/assets',
+    listWithout('id', () => a.asset_id),
+  ),
+  'GET /v1/marketplace/assets/{asset_id}': probe('GET', () => `/v1/marketplace/assets/${a.asset_id}`, notFound),
   // B has no installation of the connector A installed: its uninstall finds none, and A's stays.
   'DELETE /v1/marketplace/connectors/{connector_id}/install': probe(
     'DELETE',
@@ -1109,6 +1125,8 @@ const NOT_TENANT_SCOPED: Record<string, string> = {
     'the connector catalog is the deployment’s, registered by cloud:admin:global and shared by every organization',
   'POST /v1/marketplace/connectors/{connector_id}/install':
     'installs into the caller’s own organization; A’s installation is probed by the reads, the update and the uninstall above',
+  'POST /v1/marketplace/assets':
+    'submits into the caller’s own organization; A’s asset is probed by the list and the read above',
   'POST /v1/covers': 'sets a cover in the caller’s own organization; reading and ending A’s are probed above',
   'GET /v1/permissions':
     'the caller’s own permissions: its credential’s and its own Passport’s grants, within its organization',

@@ -6,6 +6,7 @@ import {
   GENERATE_COMPLIANCE_REPORT_WORKFLOW,
   type GenerateComplianceReportWorkflow,
 } from '../../contracts/generate-compliance-report';
+import { REVIEW_ASSET_WORKFLOW, type ReviewAssetWorkflow } from '../../contracts/review-asset';
 import { RUN_DAG_WORKFLOW, type RunDagWorkflow } from '../../contracts/run-dag';
 import { SEAL_LEDGER_WORKFLOW, type SealLedgerWorkflow } from '../../contracts/seal-ledger';
 import { BENCH_FLOOR_WORKFLOW, type BenchFloorWorkflow } from '../../scripts/bench/floor/contract';
@@ -22,6 +23,7 @@ const signatures: {
   [DISPATCH_OUTBOX_WORKFLOW]: DispatchOutboxWorkflow;
   [SEAL_LEDGER_WORKFLOW]: SealLedgerWorkflow;
   [GENERATE_COMPLIANCE_REPORT_WORKFLOW]: GenerateComplianceReportWorkflow;
+  [REVIEW_ASSET_WORKFLOW]: ReviewAssetWorkflow;
 } = productionWorkflows;
 const floor: BenchFloorWorkflow = benchFloorWorkflow;
 const names = [
@@ -32,6 +34,7 @@ const names = [
   DISPATCH_OUTBOX_WORKFLOW,
   SEAL_LEDGER_WORKFLOW,
   GENERATE_COMPLIANCE_REPORT_WORKFLOW,
+  REVIEW_ASSET_WORKFLOW,
 ] as const;
 
 describe('workflow contracts', () => {
