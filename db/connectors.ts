@@ -107,5 +107,18 @@ export async function connectorStatistics(db: Knex, connectorIds: string[]): Pro
     .where('invoked_at', '>', db.raw(`now() - interval '30 days'`))
     .groupBy('connector_id');
   for (const row of invocations) figures.get(row.connector_id)!.invocation_count_30d = Number(row.count);
+  const ratings = await db('connector_ratings')
+    .select<{ connector_id: string; count: string; average: string }[]>(
+      'connector_id',
+      db.raw('count(*) as count'),
+      db.raw('avg(rating) as average'),
+    )
+    .whereIn('connector_id', connectorIds)
+    .groupBy('connector_id');
+  for (const row of ratings) {
+    const connector = figures.get(row.connector_id)!;
+    connector.rating_count = Number(row.count);
+    connector.rating_average = Math.round(Number(row.average) * 100) / 100;
+  }
   return figures;
 }

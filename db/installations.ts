@@ -252,3 +252,14 @@ export async function changeInstallation(
     .returning<Installation[]>(Object.keys(Installation.shape));
   return row!;
 }
+
+/** An installation whatever its organization: only for rules that compare its organization with the caller's. */
+export async function findInstallationAnywhere(
+  db: Knex,
+  installationId: string,
+): Promise<Pick<Installation, 'organization_id' | 'connector_id' | 'status'> | undefined> {
+  return db('connector_installations')
+    .select('organization_id', 'connector_id', 'status')
+    .where({ installation_id: installationId })
+    .first<Pick<Installation, 'organization_id' | 'connector_id' | 'status'> | undefined>();
+}

@@ -32,6 +32,7 @@ import * as reviewerCovers from './20261129000900_reviewer_covers';
 import * as enrollmentReviewer from './20261130001100_enrollment_reviewer';
 import * as capabilityGrantsOneSource from './20261130003100_capability_grants_one_source';
 import * as marketplaceAssets from './20261130004100_marketplace_assets';
+import * as connectorRatings from './20261130004200_connector_ratings';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -68,4 +69,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261130005100_organization_connectors', migration: organizationConnectors },
   { name: '20261130003100_capability_grants_one_source', migration: capabilityGrantsOneSource },
   { name: '20261130004100_marketplace_assets', migration: marketplaceAssets },
+  { name: '20261130004200_connector_ratings', migration: connectorRatings },
 ];

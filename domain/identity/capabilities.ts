@@ -312,6 +312,11 @@ export const CAPABILITIES = {
     risk: 'standard',
     implied_by: 'platform:write',
   },
+  'connectors:rate': {
+    description: 'Rate a connector through an active installation of the organization',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
   'connectors:publish': {
     description: 'Register or change a connector of the deployment’s catalog (shared by every organization)',
     risk: 'high',

@@ -876,6 +876,14 @@ const CROSS_TENANT: Record<string, Probe> = {
     listWithout('id', () => a.asset_id),
   ),
   'GET /v1/marketplace/assets/{asset_id}': probe('GET', () => `/v1/marketplace/assets/${a.asset_id}`, notFound),
+  // B cannot rate through A's installation: it is not one of B's organization.
+  'POST /v1/marketplace/connectors/{connector_id}/ratings': async () => {
+    const reply = await asB('POST', '/v1/marketplace/connectors/tenancy-mailer/ratings', {
+      rating: 1,
+      installation_id: a.installation_id,
+    });
+    expectProblem(reply, 403, 'installation_not_verified');
+  },
   // B has no installation of the connector A installed: its uninstall finds none, and A's stays.
   'DELETE /v1/marketplace/connectors/{connector_id}/install': probe(
     'DELETE',

@@ -3658,6 +3658,30 @@ export interface paths {
         patch: operations["updateInstallation"];
         trace?: never;
     };
+    "/v1/marketplace/connectors/{connector_id}/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A connector’s ratings and their summary
+         * @description Public. Newest first; summary covers every rating (average, count, distribution by stars).
+         */
+        get: operations["listConnectorRatings"];
+        put?: never;
+        /**
+         * Rate a connector your organization has installed
+         * @description Only through an active installation of the connector in your organization (installation_id); one rating per installation: rating again replaces it (200, same rating_id).
+         */
+        post: operations["rateConnector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/oauth/callback": {
         parameters: {
             query?: never;
@@ -7299,9 +7323,9 @@ export interface components {
             /** @enum {string} */
             subject_token_type?: "urn:handoff:params:oauth:token-type:session" | "urn:handoff:params:oauth:token-type:delegation";
             /** @description Capability names (docs/api.md lists them; x-capability on each operation says which it needs) and prompt grants prompt:<action>:<key-pattern> (action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening. */
-            capabilities?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:publish" | "agent_operations") | string)[];
+            capabilities?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
             /** @description Alias of capabilities */
-            scopes?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:publish" | "agent_operations") | string)[];
+            scopes?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
             /**
              * @description Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry
              * @default 86400
@@ -7324,7 +7348,7 @@ export interface components {
             /** @description An agent Passport id or DID, a platform agent id, or a registered orchestration agent id */
             agentId: string;
             /** @description Capability names (docs/api.md lists them; x-capability on each operation says which it needs) and prompt grants prompt:<action>:<key-pattern> (action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening. */
-            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:publish" | "agent_operations") | string)[];
+            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
             /**
              * @description Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry
              * @default 86400
@@ -7948,7 +7972,7 @@ export interface components {
              */
             delegateeDID: string;
             /** @description Capability names (docs/api.md lists them; x-capability on each operation says which it needs) and prompt grants prompt:<action>:<key-pattern> (action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening. */
-            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:publish" | "agent_operations") | string)[];
+            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
             /**
              * @description Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry
              * @default 86400
@@ -8444,6 +8468,44 @@ export interface components {
             /** @description Replaces the config; checked against the connector’s configuration_schema */
             config?: {
                 [key: string]: unknown;
+            };
+        };
+        ConnectorRating: {
+            /** @description rat_… */
+            rating_id: string;
+            installation_id: string;
+            rating: number;
+            review_text: string | null;
+            user: {
+                user_id: string;
+                display_name: string;
+            };
+            created_at: string;
+            updated_at: string;
+        };
+        RateConnectorRequest: {
+            rating: number;
+            review_text?: string;
+            /** @description An active installation of the connector in your organization */
+            installation_id: string;
+        };
+        ConnectorRatingPage: {
+            data: components["schemas"]["ConnectorRating"][];
+            has_more: boolean;
+            next_cursor: string | null;
+            total_count: number;
+            summary: components["schemas"]["ConnectorRatingSummary"];
+        };
+        ConnectorRatingSummary: {
+            /** @description Null until the connector is rated */
+            average: number | null;
+            count: number;
+            distribution: {
+                1: number;
+                2: number;
+                3: number;
+                4: number;
+                5: number;
             };
         };
         DecideByLink: {
@@ -39945,6 +40007,301 @@ export interface operations {
                 };
             };
             /** @description installation_not_updatable; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body is over the deployment’s BODY_LIMIT */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not in a media type this operation takes */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listConnectorRatings: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                connector_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ratings with the summary */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorRatingPage"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description connector_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rateConnector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                connector_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RateConnectorRequest"];
+            };
+        };
+        responses: {
+            /** @description The installation’s rating, replaced */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorRating"];
+                };
+            };
+            /** @description The installation’s rating */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorRating"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description installation_not_verified: installation_id is not an active installation of this connector in your organization; or insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description connector_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
