@@ -28,6 +28,7 @@ import {
   resolutionRecord,
   type RequestFacts,
 } from '../domain/routing/request-steps';
+import { checkQueued } from './route-task-guards';
 import type { Handover, Routing } from './route-task-routing';
 import { PENDING_ANCHOR, routingActivities } from './route-task-run';
 
@@ -127,7 +128,7 @@ async function toQueue(
 
 /** An admin hands the queued routing to the reviewer they chose. */
 export async function assignByAdmin(routing: Routing, request: AssignReviewerInput): Promise<EscalationRecord> {
-  routing.checkQueued();
+  checkQueued(routing);
   const { assignment, qualified } = adminAssignment(request.reviewer, routing.needs);
   return routing.assignFromQueue(assignment, {
     actor: { type: 'human', did: request.assigned_by.subject, instance_id: request.assigned_by.principal_id },

@@ -1,14 +1,11 @@
 import { upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
-import { FAILURE_TYPES } from '../contracts/failures';
 import {
   EscalationLevelKey,
   RoutingStatusKey,
   type AssignedTo,
   type CarriedVerdict,
-  type EscalateRoutingInput,
   type EscalationRecord,
   type HumanEscalationLevel,
-  type ResolveRoutingInput,
   type RoutingState,
 } from '../contracts/route-task';
 import type { ProvenanceActor } from '../domain/provenance/records';
@@ -17,8 +14,6 @@ import type { EscalationLevel, RequiredCapability } from '../domain/routing/deci
 import {
   afterAgentWindow,
   holderAfterDecision,
-  mayReopenForReview,
-  resolutionRefusal,
   supervisorNotifications,
   type RoutingHolder,
 } from '../domain/routing/escalation';
@@ -26,7 +21,7 @@ import type { RoutingStepRecord } from '../domain/routing/steps';
 import { expiryRecord, queueAssignmentRecord } from '../domain/routing/waiting-steps';
 import type { Decided } from '../contracts/route-task-decision';
 import { notifyPerson } from './notify';
-import { refusal, type RoutingRun } from './route-task-run';
+import type { RoutingRun } from './route-task-run';
 
 /**
  * deciding  the decision is being made
@@ -89,49 +84,6 @@ export class Routing {
     );
     this.notified = notified;
     return events;
-  }
-
-  /** Refuses a resolution unless a human holds the routing and the reviewer is on its chain. */
-  checkResolvable(request: ResolveRoutingInput, resolving: boolean): void {
-    const { state } = this.run;
-    if (this.phase !== 'human' || resolving) {
-      throw refusal(
-        FAILURE_TYPES.routingNotAwaitingReview,
-        `Routing ${this.routingId} is ${resolving ? 'already being resolved' : state.status}, not awaiting review`,
-      );
-    }
-    const refused = resolutionRefusal(state, request.reviewer_did);
-    if (refused) throw refusal(refused.code, refused.detail);
-  }
-
-  /** Refuses an escalation once the routing no longer takes it; under review, only a human's (a supervisor's). */
-  checkEscalatable(request: EscalateRoutingInput, resolving: boolean): void {
-    if (this.phase === 'review' && !mayReopenForReview(request.requested_by)) {
-      throw refusal(
-        FAILURE_TYPES.routingClosed,
-        `Routing ${this.routingId} was decided for the agent and its escalation window has ended; only a supervisor's manual escalation can reopen it`,
-      );
-    }
-    this.checkReportable(resolving, true);
-  }
-
-  /** Refuses a confidence report (or an escalation) once the routing no longer takes them. */
-  checkReportable(resolving: boolean, escalating = false): void {
-    if (!this.open || resolving || (this.phase === 'review' && !escalating)) {
-      throw refusal(
-        FAILURE_TYPES.routingClosed,
-        `Routing ${this.routingId} is ${this.run.state.status} and no longer takes escalations or confidence reports`,
-      );
-    }
-  }
-
-  /** Refuses an assignment by hand unless the routing waits in the queue. */
-  checkQueued(): void {
-    if (this.phase !== 'queue')
-      throw refusal(
-        FAILURE_TYPES.routingNotQueued,
-        `Routing ${this.routingId} is ${this.run.state.status}, not waiting in the queue for a reviewer`,
-      );
   }
 
   /** Takes the routing on from its decision: who holds it, and until when. */

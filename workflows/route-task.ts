@@ -17,6 +17,7 @@ import {
 import { requesterActor } from '../domain/routing/escalation';
 import { decide } from './route-task-decide';
 import { assignByAdmin, escalate, reportConfidence, resolve } from './route-task-requests';
+import { checkEscalatable, checkQueued, checkReportable, checkResolvable } from './route-task-guards';
 import { Routing } from './route-task-routing';
 import { Inbox } from './route-task-inbox';
 import { refusal, RoutingRun } from './route-task-run';
@@ -50,18 +51,18 @@ export async function routeTaskWorkflow(input: RouteTaskInput): Promise<RoutingS
     return run.outcome!;
   });
   setHandler(resolveUpdate, (request) => inbox.queue('resolve', () => resolve(routing, request)), {
-    validator: (request: ResolveRoutingInput) => routing.checkResolvable(request, inbox.resolving),
+    validator: (request: ResolveRoutingInput) => checkResolvable(routing, request, inbox.resolving),
   });
   setHandler(
     escalateUpdate,
     (request) => inbox.queue('escalate', () => escalate(routing, request, requesterActor(request.requested_by))),
-    { validator: (request: EscalateRoutingInput) => routing.checkEscalatable(request, inbox.resolving) },
+    { validator: (request: EscalateRoutingInput) => checkEscalatable(routing, request, inbox.resolving) },
   );
   setHandler(reportConfidenceUpdate, (report) => inbox.queue('confidence', () => reportConfidence(routing, report)), {
-    validator: (_report) => routing.checkReportable(inbox.resolving),
+    validator: (_report) => checkReportable(routing, inbox.resolving),
   });
   setHandler(assignUpdate, (request) => inbox.queue('assign', () => assignByAdmin(routing, request)), {
-    validator: (_request) => routing.checkQueued(),
+    validator: (_request) => checkQueued(routing),
   });
   setHandler(reviewerAvailableSignal, () => {
     if (routing.phase === 'queue') routing.woken = true;
