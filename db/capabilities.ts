@@ -76,7 +76,7 @@ export async function implicationsTowards(
         where d.organization_id = :org
      )
      select d.capability_name, d.implies from capability_definitions d
-      where d.organization_id = :org and d.capability_name in (select name from towards)`,
+      where d.organization_id = :org and d.capability_name = any(array(select name from towards))`,
     { org: organizationId, names: [...names] },
   );
   return new Map(rows.map((row) => [row.capability_name, row.implies]));

@@ -48,10 +48,13 @@ const columns = (db: Knex) => COLUMNS.map((column) => (column.startsWith(HELD) ?
 export const AVAILABLE_REVIEWERS_WITH_LOAD = `select * from (select ${COLUMNS.join(', ')}, ${OPEN_ASSIGNMENTS}
    from reviewers
   where reviewers.available and reviewers.organization_id = :org
-    and (cardinality(:capabilities::text[]) = 0 or reviewers.did in (
+    and reviewers.did = any(array(
       select g.subject_did from capability_grants g
-       where g.organization_id = :org and g.capability_name = any(:capabilities::text[]) and g.revoked_at is null
-         and g.subject_type = 'person'))) held
+       where cardinality(:capabilities::text[]) > 0 and g.organization_id = :org
+         and g.capability_name = any(:capabilities::text[]) and g.revoked_at is null and g.subject_type = 'person'
+      union all
+      select listed.did from reviewers listed
+       where cardinality(:capabilities::text[]) = 0 and listed.organization_id = :org))) held
   where cardinality(:capabilities::text[]) = 0 or held.capabilities \\?& :capabilities::text[]`;
 
 /** Capability ids as grants key them. */

@@ -33,6 +33,7 @@ import * as enrollmentReviewer from './20261130001100_enrollment_reviewer';
 import * as capabilityGrantsOneSource from './20261130003100_capability_grants_one_source';
 import * as marketplaceAssets from './20261130004100_marketplace_assets';
 import * as connectorRatings from './20261130004200_connector_ratings';
+import * as capabilityMatchIndexes from './20261130007100_capability_match_indexes';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -70,4 +71,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261130003100_capability_grants_one_source', migration: capabilityGrantsOneSource },
   { name: '20261130004100_marketplace_assets', migration: marketplaceAssets },
   { name: '20261130004200_connector_ratings', migration: connectorRatings },
+  { name: '20261130007100_capability_match_indexes', migration: capabilityMatchIndexes },
 ];
