@@ -2,8 +2,8 @@
  * `npm run bench -- noisy-neighbour`: does one organization's bulk fan-out slow another's routings? Organization
  * A has 30 webhook subscriptions to an endpoint that is down (it takes connections and never answers, so every
  * POST waits out OUTBOUND_TIMEOUT_MS) and sends 100 routings; organization B's routings at concurrency 1 are
- * measured before, and again while A's deliveries are pending (once each of A's routings has fanned out to every
- * subscription). Target: B's p99 moves by at most 20%. Writes
+ * measured before, and again while A's deliveries are pending (once all of A's events are dispatched and the
+ * deliveries' sends are all busy). Target: B's p99 moves by at most 20%. Writes
  * bench-results/noisy-neighbour.json.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,6 +25,8 @@ const SUBSCRIPTIONS = 30;
 const A_ROUTINGS = 100;
 const B_ROUTINGS = Number(process.env.HANDOFF_BENCH_SERIAL ?? 100);
 const FAN_OUT_TIMEOUT_MS = 300_000;
+/** The deliveries' sends at once (TEMPORAL_DELIVERY_WORKER_MAX_CONCURRENT_SENDS's default): all busy. */
+const SATURATED = 32;
 const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'noisy-neighbour.json');
 const ROUTING = JSON.stringify({ task_type: 'bench_review', ai_agent_id: 'urn:bench:agent:1', ai_confidence: 0.5 });
 
@@ -95,11 +97,15 @@ async function main(): Promise<void> {
   const before = summarize([await runClosedLoop({ count: B_ROUTINGS, concurrency: 1, send: routeB })]);
   say(`  B alone:             p50 ${before.p50Ms.toFixed(1)} ms, p99 ${before.p99Ms.toFixed(1)} ms`);
   const fromA = summarize([await runClosedLoop({ count: A_ROUTINGS, concurrency: 8, send: routeAs(baseUrl, token) })]);
-  // B is measured beside A's backlog only once it is one: every routing of A fanned out to every subscription.
-  const fannedOut = A_ROUTINGS * SUBSCRIPTIONS;
+  // B is measured beside A's backlog only once it is one: every event of A dispatched, and the deliveries' sends
+  // all taken by POSTs waiting out their timeout (each holds its slot up to OUTBOUND_TIMEOUT_MS).
   await waitUntil(
-    `${fannedOut} deliveries of A`,
-    async () => Number((await database.db('webhook_deliveries').count({ n: '*' }))[0]?.n ?? 0) >= fannedOut,
+    "A's backlog",
+    async () => {
+      const undispatched = await database.db('outbox_events').whereNull('dispatched_at').count({ n: '*' });
+      const deliveries = await database.db('webhook_deliveries').count({ n: '*' });
+      return Number(undispatched[0]?.n) === 0 && Number(deliveries[0]?.n) >= SATURATED;
+    },
     FAN_OUT_TIMEOUT_MS,
   );
   const during = summarize([await runClosedLoop({ count: B_ROUTINGS, concurrency: 1, send: routeB })]);
