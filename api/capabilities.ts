@@ -65,6 +65,8 @@ export const OPERATION_CAPABILITIES: Readonly<Record<string, Capability>> = {
   'GET /v1/marketplace/installations/{installation_id}': 'connectors:read',
   'GET /v1/marketplace/installations/{installation_id}/reconnect-link': 'connectors:read',
   'PATCH /v1/marketplace/installations/{installation_id}': 'connectors:install',
+  'POST /v1/marketplace/installations/{installation_id}/invocations': 'connectors:invoke',
+  'GET /v1/marketplace/installations/{installation_id}/usage': 'connectors:read',
   'POST /v1/marketplace/assets': 'assets:submit',
   'POST /v1/marketplace/connectors/{connector_id}/ratings': 'connectors:rate',
   'GET /v1/marketplace/assets': 'assets:read',

@@ -34,6 +34,7 @@ import { registerRecoveryRequestRoutes } from './platform/recovery-requests';
 import { registerWebAuthnRoutes } from './platform/webauthn';
 import { registerMarketplaceConnectorRoutes } from './platform/marketplace-connectors';
 import { registerInstallationRoutes } from './platform/installations';
+import { registerInstallationUsageRoutes } from './platform/installation-usage';
 import { registerRatingRoutes } from './platform/ratings';
 import { registerOAuthCallbackRoute } from './platform/oauth-callback';
 import { registerOrganizationConnectorRoutes } from './platform/organization-connectors';
@@ -199,6 +200,7 @@ function registerMarketplaceRoutes(api: ApiBuilder, deps: AppDeps): void {
   registerMarketplaceConnectorRoutes(api, connectors);
   registerInstallationRoutes(api, { ...connectors, oauth: createOAuthClient(deps.settings.connectors) });
   registerRatingRoutes(api, connectors);
+  registerInstallationUsageRoutes(api, connectors);
   registerOAuthCallbackRoute(api, connectors);
   registerInstallationReconnectRoute(api, connectors);
   registerOrganizationConnectorRoutes(api, deps);

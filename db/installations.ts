@@ -5,6 +5,8 @@ import type { StateClaim } from '../domain/marketplace/oauth-callback';
 import { paginate, type Page, type PageRequest } from './pagination';
 
 const COLUMNS = Object.keys(Installation.shape).map((column) => `i.${column}`);
+/** The view's columns: last_invocation_at is read from the recorded invocations, not from the stored column. */
+const LISTED_COLUMNS = COLUMNS.filter((column) => column !== 'i.last_invocation_at');
 
 /** An installation with what its view shows beside it: its connector's names and its last 30 days of calls. */
 export interface InstallationListed extends Installation {
@@ -16,11 +18,15 @@ function listedQuery(db: Knex) {
   return db('connector_installations as i')
     .join('marketplace_connectors as c', 'c.connector_id', 'i.connector_id')
     .select(
-      ...COLUMNS,
+      ...LISTED_COLUMNS,
       db.raw(`json_build_object('connector_id', c.connector_id, 'name', c.name, 'provider', c.provider) as connector`),
       db.raw(
         `(select count(*)::int from connector_invocations v where v.installation_id = i.installation_id
             and v.invoked_at > now() - interval '30 days') as invocation_count_30d`,
+      ),
+      db.raw(
+        `(select max(v.invoked_at) from connector_invocations v where v.installation_id = i.installation_id)
+            as last_invocation_at`,
       ),
     );
 }

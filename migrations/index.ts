@@ -34,6 +34,7 @@ import * as capabilityGrantsOneSource from './20261130003100_capability_grants_o
 import * as marketplaceAssets from './20261130004100_marketplace_assets';
 import * as connectorRatings from './20261130004200_connector_ratings';
 import * as capabilityMatchIndexes from './20261130007100_capability_match_indexes';
+import * as connectorInvocationDetails from './20261130006100_connector_invocation_details';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -72,4 +73,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261130004100_marketplace_assets', migration: marketplaceAssets },
   { name: '20261130004200_connector_ratings', migration: connectorRatings },
   { name: '20261130007100_capability_match_indexes', migration: capabilityMatchIndexes },
+  { name: '20261130006100_connector_invocation_details', migration: connectorInvocationDetails },
 ];

@@ -39,6 +39,14 @@ export const MARKETPLACE_PROBLEMS = {
       'Only an active or suspended installation changes status; install again to reconnect one that needs it',
     ],
   },
+  installation_not_active: {
+    status: 409,
+    title: 'Only an active installation records invocations',
+    remediation: [
+      'Read the installation (GET /v1/marketplace/installations/{installation_id}) for its status',
+      'Resume a suspended one with PATCH, or install again to reconnect one that needs it',
+    ],
+  },
   asset_not_found: {
     status: 404,
     title: 'No such asset you may see',

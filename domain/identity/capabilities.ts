@@ -302,6 +302,11 @@ export const CAPABILITIES = {
     risk: 'high',
     implied_by: 'platform:write',
   },
+  'connectors:invoke': {
+    description: 'Record an invocation of one of the organization’s active connector installations',
+    risk: 'standard',
+    implied_by: 'platform:write',
+  },
   'assets:read': {
     description: 'List and read the marketplace assets the caller may see, with their review',
     risk: 'low',

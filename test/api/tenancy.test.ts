@@ -846,6 +846,17 @@ const CROSS_TENANT: Record<string, Probe> = {
     notFound,
     { status: 'suspended' },
   ),
+  'POST /v1/marketplace/installations/{installation_id}/invocations': probe(
+    'POST',
+    () => `/v1/marketplace/installations/${a.installation_id}/invocations`,
+    notFound,
+    { operation: 'probe', outcome: 'success', duration_ms: 1 },
+  ),
+  'GET /v1/marketplace/installations/{installation_id}/usage': probe(
+    'GET',
+    () => `/v1/marketplace/installations/${a.installation_id}/usage`,
+    notFound,
+  ),
   'GET /v1/connectors': probe(
     'GET',
     () => '/v1/connectors',

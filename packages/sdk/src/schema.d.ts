@@ -3682,6 +3682,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/marketplace/installations/{installation_id}/invocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record one invocation of an active installation
+         * @description The usage statistics, the installation’s invocation_count_30d and last_invocation_at, and the catalog’s invocation_count_30d are computed from these records. Only an active installation records (409 installation_not_active).
+         */
+        post: operations["recordInstallationInvocation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/marketplace/installations/{installation_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage statistics of an installation: the last 30 days, day by day
+         * @description Totals over the 30 UTC days ending today, and one entry per day, oldest first, zero-filled. A failed invocation counts in failed_invocations; durations are in milliseconds, null for a day without invocations.
+         */
+        get: operations["getInstallationUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/oauth/callback": {
         parameters: {
             query?: never;
@@ -7447,9 +7487,9 @@ export interface components {
             /** @enum {string} */
             subject_token_type?: "urn:handoff:params:oauth:token-type:session" | "urn:handoff:params:oauth:token-type:delegation";
             /** @description Capability names (docs/api.md lists them; x-capability on each operation says which it needs) and prompt grants prompt:<action>:<key-pattern> (action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening. */
-            capabilities?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "health:organizations" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "org:connectors:read" | "org:connectors:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
+            capabilities?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "health:organizations" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "org:connectors:read" | "org:connectors:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "connectors:invoke" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
             /** @description Alias of capabilities */
-            scopes?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "health:organizations" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "org:connectors:read" | "org:connectors:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
+            scopes?: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "health:organizations" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "org:connectors:read" | "org:connectors:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "connectors:invoke" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
             /**
              * @description Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry
              * @default 86400
@@ -7472,7 +7512,7 @@ export interface components {
             /** @description An agent Passport id or DID, a platform agent id, or a registered orchestration agent id */
             agentId: string;
             /** @description Capability names (docs/api.md lists them; x-capability on each operation says which it needs) and prompt grants prompt:<action>:<key-pattern> (action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening. */
-            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "health:organizations" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "org:connectors:read" | "org:connectors:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
+            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "health:organizations" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "org:connectors:read" | "org:connectors:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "connectors:invoke" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
             /**
              * @description Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry
              * @default 86400
@@ -8096,7 +8136,7 @@ export interface components {
              */
             delegateeDID: string;
             /** @description Capability names (docs/api.md lists them; x-capability on each operation says which it needs) and prompt grants prompt:<action>:<key-pattern> (action read, publish, rollback, deprecate or *; the key exact or a prefix ending in *). Each must be covered by what the parent holds, else 403 delegation_widening. */
-            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "health:organizations" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "org:connectors:read" | "org:connectors:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
+            capabilities: (("reasoning" | "models:read" | "models:manage" | "agents:read" | "agents:invoke" | "agents:manage" | "approvals:read" | "approvals:request" | "approvals:respond" | "approvals:cancel" | "executions:read" | "executions:cancel" | "callback_secrets:read" | "callback_secrets:manage" | "workflows:read" | "workflows:write" | "tasks:read" | "tasks:submit" | "provenance:read" | "provenance:attest" | "health:read" | "health:check" | "health:organizations" | "organizations:read" | "organizations:create" | "passports:read" | "passports:create" | "passports:keys" | "people:enroll" | "recovery:guard" | "recovery:request" | "passports:link" | "passports:consent" | "people:attest" | "org:employees:read" | "org:employees:manage" | "org:connectors:read" | "org:connectors:manage" | "delegation:read" | "delegation:write" | "routing:read" | "routing:write" | "routing:resolve" | "routing:escalate" | "routing:feedback" | "routing:assign" | "orch_agents:read" | "orch_agents:manage" | "escalation_rules:read" | "escalation_rules:manage" | "reviewers:read" | "reviewers:manage" | "safety:read" | "safety:manage" | "webhooks:manage" | "service_accounts:manage" | "personal_access_tokens:manage" | "compliance:reports" | "audit_log:read" | "capabilities:read" | "capabilities:prove" | "capabilities:manage" | "capabilities:grant" | "notifications:manage" | "connectors:read" | "connectors:install" | "connectors:invoke" | "assets:read" | "assets:submit" | "connectors:rate" | "connectors:publish" | "agent_operations") | string)[];
             /**
              * @description Lifetime in seconds, 1..2592000 (30 days); never beyond the parent’s expiry
              * @default 86400
@@ -8631,6 +8671,55 @@ export interface components {
                 4: number;
                 5: number;
             };
+        };
+        ConnectorInvocation: {
+            invocation_id: string;
+            installation_id: string;
+            connector_id: string;
+            operation: string;
+            /** @enum {string} */
+            outcome: "success" | "error";
+            duration_ms: number;
+            error_code: string | null;
+            cost_usd: number;
+            invoked_at: string;
+        };
+        RecordInvocationRequest: {
+            /** @description The connector operation called, e.g. messages.send */
+            operation: string;
+            /** @enum {string} */
+            outcome: "success" | "error";
+            duration_ms: number;
+            /** @description With outcome error: the provider’s or the connector’s error code */
+            error_code?: string;
+            /** @description What the call cost, 0 by default */
+            cost_usd?: number;
+        };
+        InstallationUsage: {
+            installation_id: string;
+            connector_id: string;
+            /** @enum {string} */
+            period: "30d";
+            statistics: {
+                total_invocations: number;
+                successful_invocations: number;
+                failed_invocations: number;
+                average_duration_ms: number | null;
+                p50_duration_ms: number | null;
+                total_cost_usd: number;
+                /** @description The last ever recorded, even before the period */
+                last_invocation_at: string | null;
+            };
+            /** @description The 30 UTC days ending today, oldest first; a day without invocations has zeros */
+            daily_breakdown: {
+                /** @description A UTC day, YYYY-MM-DD */
+                date: string;
+                invocations: number;
+                failed_invocations: number;
+                average_duration_ms: number | null;
+                p50_duration_ms: number | null;
+                cost_usd: number;
+            }[];
         };
         ReconnectLink: {
             installation_id: string;
@@ -40619,6 +40708,311 @@ export interface operations {
             };
             /** @description unsupported_media_type: the body is not in a media type this operation takes */
             415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordInstallationInvocation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                installation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordInvocationRequest"];
+            };
+        };
+        responses: {
+            /** @description Recorded */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorInvocation"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description installation_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description installation_not_active; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body is over the deployment’s BODY_LIMIT */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not in a media type this operation takes */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInstallationUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                installation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage statistics */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstallationUsage"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description installation_not_found */
+            404: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
