@@ -41,14 +41,14 @@ export const InvocationSchema = z
 
 export function invocationView(row: InvocationRow): z.output<typeof InvocationSchema> {
   return {
-    invocation_id: String(row.invocation_id),
+    invocation_id: row.invocation_id,
     installation_id: row.installation_id,
     connector_id: row.connector_id,
     operation: row.operation,
     outcome: row.succeeded ? 'success' : 'error',
     duration_ms: row.duration_ms,
     error_code: row.error_code,
-    cost_usd: Number(row.cost_usd),
+    cost_usd: row.cost_usd,
     invoked_at: new Date(row.invoked_at).toISOString(),
   };
 }
