@@ -10,7 +10,7 @@ import { mayDo } from '../middleware/auth';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { routeGroup } from '../route-group';
-import { DidSchema, listQuerySchema } from '../schemas/common';
+import { DidSchema, listQuerySchema, WeightSchema } from '../schemas/common';
 import { z } from '../schemas/zod';
 
 const ReviewerSchema = z
@@ -57,7 +57,7 @@ const PutReviewerSchema = z
       .openapi({
         description: 'The reviewer’s Slack user id: the only user whose clicks on their Slack buttons count',
       }),
-    capabilities: z.record(z.string().min(1).max(200), z.number().min(0).max(1)).default({}),
+    capabilities: z.record(z.string().min(1).max(200), WeightSchema).default({}),
     chain_level: z.number().int().min(1).max(20).default(1),
     available: z.boolean().default(true),
     capacity: z

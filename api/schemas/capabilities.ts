@@ -1,7 +1,7 @@
 import { CapabilityDefinition, CapabilityGrant, Course } from '../../contracts/aggregates/capability';
 import { viewOf } from '../../lib/shape';
 import { CapabilityIdSchema } from './passports';
-import { DidSchema, listQuerySchema, TimestampSchema } from './common';
+import { DidSchema, listQuerySchema, TimestampSchema, WeightSchema } from './common';
 import { z } from './zod';
 
 const Text = (max: number) => z.string().max(max).regex(/\S/, 'must not be blank');
@@ -178,7 +178,7 @@ export const GrantCapabilitiesSchema = z
     agentDID: DidSchema.optional(),
     personDID: DidSchema.optional(),
     capabilities: z.array(CapabilityIdSchema).min(1).max(100),
-    weight: z.number().min(0).max(1).default(1),
+    weight: WeightSchema.default(1),
     expiresAt: TimestampSchema.optional().openapi({ description: 'After this the grant never matches nor proves' }),
     issuerPassportId: z.string().min(1).max(200).optional().openapi({
       description: 'An agent or organization Passport of yours that issues the grant; default: the organization’s',

@@ -1,5 +1,15 @@
 import { z } from './zod';
 
+/**
+ * A capability's weight, 0..1, as Postgres keeps it (a 4-byte float): a value too small for one (5e-324) would
+ * fail its cast, so anything between 0 and a millionth is refused rather than stored as what it is not.
+ */
+export const WeightSchema = z
+  .number()
+  .min(0)
+  .max(1)
+  .refine((weight) => weight === 0 || weight >= 1e-6, { message: 'must be 0, or from 0.000001 to 1' });
+
 export const DidSchema = z
   .string()
   .regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/, 'must be a DID (did:<method>:<id>)')

@@ -70,3 +70,15 @@ describe('GET /v1/orch/reviewers', () => {
     expect(await seenBy(reader)).toMatchObject({ did, display_name: 'Cora', email: null, slack_user_id: null });
   });
 });
+
+describe('a reviewer’s capability weights', () => {
+  it('refuses a weight too small for the stored 4-byte float, by its field, and stores nothing', async () => {
+    const did = 'did:web:example.com:reviewers:tiny';
+    const reply = await admin('PUT', `/v1/orch/reviewers/${encodeURIComponent(did)}`, {
+      json: { display_name: 'Tiny', capabilities: { tiny_check: 5e-324 } },
+    });
+    expectProblem(reply, 400, 'validation_failed');
+    expect(JSON.stringify(reply.body)).toContain('capabilities.tiny_check');
+    expect((await admin('GET', '/v1/orch/reviewers?capability=tiny_check')).body.data).toEqual([]);
+  });
+});
