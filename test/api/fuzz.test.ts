@@ -28,7 +28,7 @@ import { startStack, type Stack } from '../support/stack';
  *   HANDOFF_FUZZ_RUNS=500 HANDOFF_FUZZ_SEED=$RANDOM npx jest test/api/fuzz.test.ts
  * and HANDOFF_FUZZ_OPERATIONS=createRouting,/v1/agents (operation ids or path fragments) to run only some.
  */
-const DEFAULT_RUNS = 25;
+const DEFAULT_RUNS = 20;
 const RUNS = Number(process.env.HANDOFF_FUZZ_RUNS ?? DEFAULT_RUNS);
 const SEED = Number(process.env.HANDOFF_FUZZ_SEED ?? 20261123);
 const ONLY = (process.env.HANDOFF_FUZZ_OPERATIONS ?? '').split(',').filter(Boolean);
