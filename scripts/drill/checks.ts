@@ -50,9 +50,12 @@ async function agree(db: Db, temporal: Client, sent: Sent, id: string): Promise<
     const workflow = await workflowStatus(temporal, sent, id).catch(
       (error: unknown) => `error: ${(error as Error).message}`,
     );
-    if (workflow === undefined) return `${sent.kind} ${id}: no workflow`;
+    // Answered at commit: a workflow whose start a kill prevented is started by the dispatcher's sweep a few seconds on.
     if (row && row.status === workflow) return undefined;
-    last = `${sent.kind} ${id}: PostgreSQL says ${row?.status ?? 'nothing'}, its workflow ${workflow}`;
+    last =
+      workflow === undefined
+        ? `${sent.kind} ${id}: no workflow`
+        : `${sent.kind} ${id}: PostgreSQL says ${row?.status ?? 'nothing'}, its workflow ${workflow}`;
     await sleep(500);
   }
   return last;
