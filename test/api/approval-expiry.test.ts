@@ -63,7 +63,7 @@ describe('what the deadline does, as the request chose', () => {
   });
 
   it('escalates to the next approver with a new deadline; only they may answer then', async () => {
-    const id = await open({ on_expiry: 'escalate', escalate_to: [bea.did], expires_in_seconds: 2 });
+    const id = await open({ on_expiry: 'escalate', escalate_to: [bea.did], expires_in_seconds: 6 });
     const escalated = await afterDeadline(id);
     expect(escalated.body).toMatchObject({
       status: 'pending',
