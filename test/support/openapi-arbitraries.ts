@@ -177,16 +177,36 @@ function hostileValues(parameter: boolean) {
   return { string, literal };
 }
 
+/**
+ * Arbitraries made once per key for the whole file: building a string arbitrary (fc.string, fc.stringMatching)
+ * costs about a millisecond, and a request body's schema asks for hundreds of them.
+ */
+const madeOnce = new Map<string, fc.Arbitrary<unknown>>();
+function once<T>(key: string, make: () => fc.Arbitrary<T>): fc.Arbitrary<T> {
+  let arbitrary = madeOnce.get(key);
+  if (!arbitrary) {
+    arbitrary = make();
+    madeOnce.set(key, arbitrary);
+  }
+  return arbitrary as fc.Arbitrary<T>;
+}
+
 /** Text that reads as written: printable ASCII mostly, other Unicode sometimes, never NUL or a lone surrogate. */
 function plainString(minLength: number, maxLength: number): fc.Arbitrary<string> {
   const upper = Math.min(maxLength, minLength + 24);
-  return fc
-    .oneof(
-      { weight: 4, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength, maxLength: upper }) },
-      { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength, maxLength: upper }) },
-    )
-    .filter((value) => value.length >= minLength && value.length <= maxLength && value.search(UNPRINTABLE) === -1);
+  return once(`plain ${minLength} ${maxLength}`, () =>
+    fc
+      .oneof(
+        { weight: 4, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength, maxLength: upper }) },
+        { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength, maxLength: upper }) },
+      )
+      .filter((value) => value.length >= minLength && value.length <= maxLength && value.search(UNPRINTABLE) === -1),
+  );
 }
+
+const matching = (pattern: string): fc.Arbitrary<string> =>
+  once(`pattern ${pattern}`, () => fc.stringMatching(new RegExp(pattern, 'u')));
+const propertyName = matching('^[a-z][a-z0-9_]{0,11}$');
 
 const dnsLabel = fc.stringMatching(/^[a-z][a-z0-9-]{0,14}[a-z0-9]$/);
 const urlPath = fc.stringMatching(/^(\/[A-Za-z0-9._~-]{0,12}){0,3}$/);
@@ -249,7 +269,10 @@ export function schemaArbitrary(
   options: SchemaArbitraryOptions,
 ): fc.Arbitrary<unknown> {
   const { string: hostileString, literal: hostileLiteral } = hostileValues(options.parameter ?? false);
-  const build = (node: JsonSchema, depth: number): fc.Arbitrary<unknown> => {
+  // A node's arbitrary is built once per depth: hostile values wrap the valid ones, and building both afresh at
+  // every level doubled the work per level of a recursive schema (seconds for one deep request body).
+  const validArbitrary = memoizedByNodeAndDepth((node, depth) => buildValid(node, depth));
+  const build = memoizedByNodeAndDepth((node, depth) => {
     const valid = validArbitrary(node, depth);
     if (!options.hostile) return valid;
     // Cross-shrinking lets a hostile value that the failure does not need shrink back into a valid one.
@@ -258,9 +281,9 @@ export function schemaArbitrary(
       { weight: HOSTILE_ODDS, arbitrary: valid },
       { weight: 1, arbitrary: hostileArbitrary(node, depth) },
     );
-  };
+  });
 
-  const validArbitrary = (node: JsonSchema, depth: number): fc.Arbitrary<unknown> => {
+  const buildValid = (node: JsonSchema, depth: number): fc.Arbitrary<unknown> => {
     if (depth > REQUIRED_DEPTH_LIMIT)
       throw new Error(
         `A schema requires values deeper than ${REQUIRED_DEPTH_LIMIT} levels: ${JSON.stringify(node).slice(0, 200)}`,
@@ -318,7 +341,7 @@ export function schemaArbitrary(
     const additional = schema.additionalProperties;
     if (additional === false || additional === undefined || depth >= MAX_DEPTH) return declared;
     const extraValue = additional === true ? anyJson(depth + 1) : build(additional, depth + 1);
-    const extras = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,11}$/), extraValue, {
+    const extras = fc.dictionary(propertyName, extraValue, {
       maxKeys: names.length > 0 ? 2 : 4,
       noNullPrototype: true,
     });
@@ -387,6 +410,22 @@ export function schemaArbitrary(
   return build(schema, 0);
 }
 
+function memoizedByNodeAndDepth(
+  make: (node: JsonSchema, depth: number) => fc.Arbitrary<unknown>,
+): (node: JsonSchema, depth: number) => fc.Arbitrary<unknown> {
+  const made = new Map<JsonSchema, Map<number, fc.Arbitrary<unknown>>>();
+  return (node, depth) => {
+    const byDepth = made.get(node) ?? new Map<number, fc.Arbitrary<unknown>>();
+    made.set(node, byDepth);
+    let arbitrary = byDepth.get(depth);
+    if (!arbitrary) {
+      arbitrary = make(node, depth);
+      byDepth.set(depth, arbitrary);
+    }
+    return arbitrary;
+  };
+}
+
 function typesOf(schema: JsonSchema): string[] {
   if (Array.isArray(schema.type)) return schema.type;
   if (schema.type) return [schema.type];
@@ -436,7 +475,7 @@ function stringArbitrary(schema: JsonSchema, destinations: readonly string[]): f
       throw new Error(`No generator for format "${schema.format}": add it to FORMAT_ARBITRARIES and FORMATS`);
     return arbitrary.filter(fits);
   }
-  if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern, 'u')).filter(fits);
+  if (schema.pattern) return matching(schema.pattern).filter(fits);
   return plainString(minLength, maxLength);
 }
 
@@ -499,6 +538,10 @@ function anyDouble(schema: JsonSchema): fc.Arbitrary<number> {
 
 /** Any JSON value, for schemas that say nothing of their shape. */
 function anyJson(depth: number): fc.Arbitrary<unknown> {
+  return once(`json ${depth >= MAX_DEPTH ? 'leaf' : 'nested'}`, () => anyJsonOf(depth));
+}
+
+function anyJsonOf(depth: number): fc.Arbitrary<unknown> {
   const leaf = fc.oneof(
     plainString(0, 20),
     fc.integer(),
@@ -512,7 +555,7 @@ function anyJson(depth: number): fc.Arbitrary<unknown> {
     { weight: 1, arbitrary: fc.array(leaf, { maxLength: 3 }) },
     {
       weight: 1,
-      arbitrary: fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,11}$/), leaf, {
+      arbitrary: fc.dictionary(propertyName, leaf, {
         maxKeys: 3,
         noNullPrototype: true,
       }),
