@@ -105,6 +105,7 @@ export const OPERATION_CAPABILITIES: Readonly<Record<string, Capability>> = {
   'POST /v1/passports/{passport_id}/recovery/guardians': 'recovery:guard',
   'DELETE /v1/passports/{passport_id}/recovery/guardians/{guardian_id}': 'recovery:guard',
   'POST /v1/passports/{passport_id}/recovery/guardians/{guardian_id}/accept': 'recovery:guard',
+  'POST /v1/passports/{passport_id}/recovery/passkey-options': 'recovery:request',
   'POST /v1/passports/{passport_id}/recovery/requests': 'recovery:request',
   'GET /v1/passports/{passport_id}/recovery/requests/{request_id}': 'passports:read',
   'POST /v1/passports/{passport_id}/recovery/requests/{request_id}/approvals': 'recovery:guard',

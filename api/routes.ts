@@ -131,7 +131,12 @@ function registerPlatformSideRoutes(api: ApiBuilder, deps: AppDeps, delegation: 
   registerInboxRoutes(api, inboxDeps(deps));
   const recovery = { db: deps.db, mailer: deps.mailer, sms: deps.sms, settings: settings.recovery };
   registerRecoveryGuardianRoutes(api, recovery);
-  registerRecoveryRequestRoutes(api, { ...recovery, temporal: deps.temporal, taskQueue: settings.taskQueue });
+  registerRecoveryRequestRoutes(api, {
+    ...recovery,
+    temporal: deps.temporal,
+    taskQueue: settings.taskQueue,
+    webauthn: settings.webauthn,
+  });
   registerMarketplaceRoutes(api, deps);
   registerDecisionRoutes(api, deps);
   registerDeploymentRoutes(api, {

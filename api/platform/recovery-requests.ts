@@ -15,21 +15,26 @@ import {
   ApproveRecoverySchema,
   CreateRecoverySchema,
   ExecuteRecoverySchema,
+  RecoveryPasskeyOptionsSchema,
   RecoveryRequestParamsSchema,
   RecoveryRequestSchema,
   recoveryRequestView,
   StartWebAuthnRecoverySchema,
 } from '../schemas/recovery';
-import { PERSON_RESPONSES, recoveryProblem } from './recovery-problems';
+import { recoveryPageUrl, recoveryPasskeyOptions } from '../../services/recovery/new-credential';
+import { openingProblem, PERSON_RESPONSES, recoveryProblem } from './recovery-problems';
 
 const REQUEST = { description: 'The recovery request', schema: RecoveryRequestSchema };
 const NOT_FOUND = { 404: { description: 'recovery_request_not_found' } };
 const OPENING_REFUSALS = {
-  400: { description: 'invalid_public_key' },
+  400: {
+    description:
+      'invalid_public_key; for a passkey: webauthn_challenge_invalid (reason challenge_unknown: not issued for this Passport’s recovery, or used already; challenge_expired), webauthn_response_invalid (a bad attestation, wrong origin or RP, no user verification)',
+  },
   404: { description: 'passport_not_found' },
   409: {
     description:
-      'recovery_request_open (one open request per Passport), recovery_guardians_insufficient (3 to 5 in effect), recovery_person_only, device_key_exists',
+      'recovery_request_open (one open request per Passport), recovery_guardians_insufficient (3 to 5 in effect), recovery_person_only, device_key_exists, passkey_already_registered',
   },
   503: {
     description:
@@ -41,7 +46,7 @@ const OPENING =
 
 async function opened(deps: RecoveryServiceDeps, principal: Principal, body: NewRecovery) {
   const outcome = await openRecovery(deps, principal, body);
-  if (!outcome.ok) throw recoveryProblem(outcome);
+  if (!outcome.ok) throw openingProblem(outcome);
   return { status: 201, body: recoveryRequestView(outcome.request) };
 }
 
@@ -65,7 +70,7 @@ export function registerRecoveryRequestRoutes(api: ApiBuilder, deps: RecoverySer
     path: '/v1/webauthn/recovery/start',
     operationId: 'startWebAuthnRecovery',
     summary: 'Start WebAuthn recovery',
-    description: `The same request, naming the Passport by its DID (initiator). ${OPENING} The new credential is a device key; once recovered, the person adds a passkey signed in with it.`,
+    description: `The same request, naming the Passport by its DID (initiator). ${OPENING} The new credential is a device key or a passkey registered for this recovery.`,
     auth: 'people:enroll',
     request: { body: StartWebAuthnRecoverySchema },
     responses: { 201: REQUEST, ...OPENING_REFUSALS },
@@ -74,6 +79,7 @@ export function registerRecoveryRequestRoutes(api: ApiBuilder, deps: RecoverySer
       return opened(deps, principal, { ...rest, passport: { did: initiator } });
     },
   });
+  registerPasskeyOptions(requests, deps);
   requests.route({
     method: 'get',
     path: '/v1/passports/{passport_id}/recovery/requests/{request_id}',
@@ -89,6 +95,31 @@ export function registerRecoveryRequestRoutes(api: ApiBuilder, deps: RecoverySer
     },
   });
   registerActs(requests, deps);
+}
+
+function registerPasskeyOptions(requests: ReturnType<typeof routeGroup>, deps: RecoveryServiceDeps): void {
+  requests.route({
+    method: 'post',
+    path: '/v1/passports/{passport_id}/recovery/passkey-options',
+    operationId: 'createRecoveryPasskeyOptions',
+    summary: 'Passkey registration options for a recovery',
+    description:
+      'A recovery desk (people:enroll) asks for the options of the passkey that will replace the Passport’s credentials. The person’s browser completes them (registration_url is a page of this deployment that does), and the registration response becomes the request’s newCredential ({ type: passkey, registration }). The challenge is stored for this Passport’s recovery only, answers once, and expires at expires_at; the passkey is installed only when the recovery completes.',
+    auth: 'people:enroll',
+    request: { params: PassportIdParamsSchema },
+    responses: {
+      201: { description: 'The options for navigator.credentials.create()', schema: RecoveryPasskeyOptionsSchema },
+      404: { description: 'passport_not_found' },
+      409: { description: 'recovery_person_only' },
+    },
+    handler: async ({ params, principal }) => {
+      const outcome = await recoveryPasskeyOptions(deps, principal.organization_id, params.passport_id);
+      if (!outcome.ok) throw recoveryProblem(outcome);
+      const { options, expires_at } = outcome;
+      const registration_url = recoveryPageUrl(deps.webauthn.origins[0]!, options);
+      return { status: 201, body: { options, expires_at: expires_at.toISOString(), registration_url } };
+    },
+  });
 }
 
 function registerActs(requests: ReturnType<typeof routeGroup>, deps: RecoveryServiceDeps): void {
@@ -136,7 +167,7 @@ function registerActs(requests: ReturnType<typeof routeGroup>, deps: RecoverySer
     operationId: 'executeRecovery',
     summary: 'Execute approved recovery',
     description:
-      'With the confirmation code sent to the recovery contact: the new device key replaces the Passport’s passkeys and device keys, which are revoked with every session and delegation token they signed. A wrong code answers 400 with attempts_left; the fifth ends the request.',
+      'With the confirmation code sent to the recovery contact: the new passkey or device key replaces the Passport’s passkeys and device keys, which are revoked with every session and delegation token they signed. A wrong code answers 400 with attempts_left; the fifth ends the request.',
     auth: 'people:enroll',
     request: { params: RecoveryRequestParamsSchema, body: ExecuteRecoverySchema },
     responses: {

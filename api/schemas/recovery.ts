@@ -5,6 +5,7 @@ import { viewOf } from '../../lib/shape';
 import { DidSchema, TimestampSchema } from './common';
 import { DevicePublicJwkSchema, DidKeySchema } from './passport-devices';
 import { PassportIdParamsSchema } from './passports';
+import { CreationOptionsReplySchema, RegistrationResponseSchema } from './webauthn';
 import { z } from './zod';
 
 const guardian = viewOf(RecoveryGuardian, { rename: { guardian_id: 'id' }, hide: ['organization_id'] });
@@ -52,8 +53,9 @@ export const EnrollGuardianSchema = z
   })
   .openapi('EnrollRecoveryGuardian');
 
-const NewCredentialSchema = z
+const NewDeviceKeySchema = z
   .object({
+    type: z.literal('device_key').optional().openapi({ description: 'device_key when absent' }),
     deviceId: z
       .string()
       .min(1)
@@ -62,10 +64,34 @@ const NewCredentialSchema = z
     publicKey: z.union([DidKeySchema, DevicePublicJwkSchema]),
   })
   .strict()
-  .openapi('RecoveryNewCredential', {
-    description:
-      'The device key that replaces the Passport’s credentials; its RFC 7638 thumbprint is what guardians approve',
+  .openapi('RecoveryNewDeviceKey', {
+    description: 'A device key: its RFC 7638 thumbprint is what guardians approve, and its kid once installed',
   });
+
+const NewPasskeySchema = z
+  .object({
+    type: z.literal('passkey'),
+    registration: RegistrationResponseSchema.openapi({
+      description:
+        'What navigator.credentials.create() gave for the options of POST /v1/passports/{passport_id}/recovery/passkey-options (PublicKeyCredential.toJSON()): its challenge answers once, for this Passport, before it expires',
+    }),
+  })
+  .strict()
+  .openapi('RecoveryNewPasskey', {
+    description:
+      'A passkey registered for this recovery: its attestation is verified when the request is made; guardians approve base64url(SHA-256(credential_id + "." + public_key)), the request’s new_credential.hash',
+  });
+
+const NewCredentialSchema = z.union([NewDeviceKeySchema, NewPasskeySchema]).openapi('RecoveryNewCredential', {
+  description: 'The credential that replaces the Passport’s passkeys and device keys once the recovery completes',
+});
+
+export const RecoveryPasskeyOptionsSchema = CreationOptionsReplySchema.extend({
+  registration_url: z.string().openapi({
+    description:
+      'A page of this deployment that registers the passkey in the person’s browser and shows the registration to hand back; the options ride in its fragment',
+  }),
+}).openapi('RecoveryPasskeyOptions');
 
 const RecoveryFields = {
   recoveryContact: EmailSchema.openapi({

@@ -27,14 +27,33 @@ export const RecoveryApproval = z
   .meta({ id: 'RecoveryApproval' });
 export type RecoveryApproval = z.infer<typeof RecoveryApproval>;
 
-/** The credential that replaces the Passport's old ones: a device key, named by its RFC 7638 thumbprint. */
-export const RecoveryCredential = z
+const credentialHash = (what: string) => z.string().meta({ description: `${what}: what guardians approve` });
+
+/** A device key as the new credential, named by its RFC 7638 thumbprint (its kid once installed). */
+export const RecoveryDeviceKey = z
   .object({
     type: z.literal('device_key'),
     device_id: z.string(),
     public_jwk: z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string() }),
-    hash: z.string().meta({ description: 'The key’s RFC 7638 thumbprint: what guardians approve, and its kid' }),
+    hash: credentialHash('The key’s RFC 7638 thumbprint'),
   })
+  .meta({ id: 'RecoveryDeviceKey' });
+
+/** A passkey registered for this recovery (its attestation verified when the request was made), installed at completion. */
+export const RecoveryPasskey = z
+  .object({
+    type: z.literal('passkey'),
+    credential_id: z.string().meta({ description: 'The WebAuthn credential id, base64url' }),
+    public_key: z.string().meta({ description: 'The COSE public key, base64url' }),
+    counter: z.number().int(),
+    transports: z.array(z.string()),
+    hash: credentialHash('base64url(SHA-256(credential_id + "." + public_key)), both as base64url text'),
+  })
+  .meta({ id: 'RecoveryPasskey' });
+
+/** The credential that replaces the Passport's old ones. */
+export const RecoveryCredential = z
+  .discriminatedUnion('type', [RecoveryDeviceKey, RecoveryPasskey])
   .meta({ id: 'RecoveryCredential' });
 export type RecoveryCredential = z.infer<typeof RecoveryCredential>;
 

@@ -15,8 +15,16 @@ export function decideSignatureCounter(stored: number, presented: number): Count
 /**
  * The ceremonies a challenge can be issued for; a challenge answers only the ceremony it was issued for.
  * decision: the nonce a signed-in person's decision signature carries (services/identity/passkeys/decision-signatures.ts).
+ * recovery: a passkey registered as a guardian recovery's new credential (services/recovery/new-credential.ts).
  */
-export const WEBAUTHN_CEREMONIES = ['enrollment', 'addition', 'rotation', 'authentication', 'decision'] as const;
+export const WEBAUTHN_CEREMONIES = [
+  'enrollment',
+  'addition',
+  'rotation',
+  'authentication',
+  'decision',
+  'recovery',
+] as const;
 export type WebAuthnCeremony = (typeof WEBAUTHN_CEREMONIES)[number];
 
 /** Why a passkey stopped being active; every session signed in with it ends with it. */

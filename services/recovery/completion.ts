@@ -9,13 +9,21 @@ import { revokeDelegationsOfCredential, type RevokedCredential } from '../identi
 /** What a recovery's revocations say, so a retry finds the credentials the first attempt revoked. */
 const reasonOf = (requestId: string) => `recovered by ${requestId}`;
 
-/** Installs the new device key and revokes every other passkey and device key of the Passport. */
-async function replaceCredentials(
-  trx: Knex.Transaction,
-  state: RecoveryRequestState,
-  at: Date,
-): Promise<RevokedCredential[]> {
-  const { passport_id, new_credential, request_id } = state;
+/** The new credential's id once installed: a device key's kid, a passkey's credential id. */
+const installedId = (credential: RecoveryRequestState['new_credential']) =>
+  credential.type === 'passkey' ? credential.credential_id : credential.hash;
+
+/** Installs the new credential; repeatable, as a retry finds it installed. */
+async function install(trx: Knex.Transaction, state: RecoveryRequestState, at: Date): Promise<void> {
+  const { passport_id, new_credential } = state;
+  if (new_credential.type === 'passkey') {
+    const { credential_id, public_key, counter, transports } = new_credential;
+    await trx('webauthn_credentials')
+      .insert({ credential_id, passport_id, public_key, counter, transports, status: 'active', created_at: at })
+      .onConflict('credential_id')
+      .ignore();
+    return;
+  }
   const kid = new_credential.hash;
   await trx('passport_keys')
     .insert({
@@ -30,19 +38,31 @@ async function replaceCredentials(
     })
     .onConflict('kid')
     .ignore();
+}
+
+/** Installs the new passkey or device key and revokes every other passkey and device key of the Passport. */
+async function replaceCredentials(
+  trx: Knex.Transaction,
+  state: RecoveryRequestState,
+  at: Date,
+): Promise<RevokedCredential[]> {
+  const { passport_id, request_id } = state;
+  const installed = installedId(state.new_credential);
+  await install(trx, state, at);
   await trx('passport_keys')
     .where({ passport_id })
-    .whereNot({ kid })
+    .whereNot({ kid: installed })
     .whereNot({ status: 'revoked' })
     .update({ status: 'revoked', revoked_at: at, revoke_reason: reasonOf(request_id) });
   await trx('webauthn_credentials')
     .where({ passport_id, status: 'active' })
-    .update({ status: 'revoked', revoked_at: at, revoke_reason: 'recovered', replaced_by: kid });
+    .whereNot({ credential_id: installed })
+    .update({ status: 'revoked', revoked_at: at, revoke_reason: 'recovered', replaced_by: installed });
   const keys: { kid: string }[] = await trx('passport_keys')
     .where({ passport_id, revoke_reason: reasonOf(request_id) })
     .select('kid');
   const passkeys: { credential_id: string }[] = await trx('webauthn_credentials')
-    .where({ passport_id, revoke_reason: 'recovered', replaced_by: kid })
+    .where({ passport_id, revoke_reason: 'recovered', replaced_by: installed })
     .select('credential_id');
   return [
     ...passkeys.map((p) => ({ type: 'passkey' as const, id: p.credential_id })),
@@ -51,7 +71,7 @@ async function replaceCredentials(
 }
 
 /**
- * The recovery's last step, in one transaction: the new device key replaces the Passport's other passkeys and
+ * The recovery's last step, in one transaction: the new passkey or device key replaces the Passport's other passkeys and
  * device keys, which are revoked with every session they signed in (a session's credential is checked on each
  * call) and every delegation exchanged from those sessions; the completed record and the read model with it.
  * Repeatable: a retry revokes nothing more and finds the same record.

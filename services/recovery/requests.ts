@@ -14,7 +14,7 @@ import {
 import type { ApprovalRefusalCode } from '../../domain/recovery/requests';
 import { FAILURE_TYPES } from '../../contracts/failures';
 import { appendProvenance } from '../../db/ledger';
-import { findPassport, findPassportKey, lockPassport } from '../../db/passports';
+import { findPassport, lockPassport } from '../../db/passports';
 import { findPersonByDid, guardiansOf } from '../../db/recovery-guardians';
 import { findRecoveryRequest, hasOpenRecovery, insertOpenedRecovery } from '../../db/recovery-requests';
 import { countsForRecovery, recoveryThreshold } from '../../domain/recovery/guardians';
@@ -22,13 +22,18 @@ import { snapshotRefusal, staleApproval } from '../../domain/recovery/requests';
 import { recoveryRecord } from '../../domain/recovery/steps';
 import type { Mailer } from '../../lib/mail/transport';
 import { isClosedOrMissing, updateRejection } from '../../lib/temporal-client';
-import { devicePublicKey } from '../identity/passports/devices';
-import { jwkThumbprint } from '../identity/passports/keys';
+import type { WebAuthnSettings } from '../identity/passkeys/settings';
 import type { Principal } from '../identity/scopes';
 import type { PendingStart } from '../workflow-starts/starts';
 import { startCommitted } from '../workflow-starts/starts';
 import { signedInOwner, signedInPerson, type PersonRefusal } from './access';
 import { recoveryCodeHmac } from './codes';
+import {
+  deviceKeyCredential,
+  recoveryPasskeyCredential,
+  type NewCredentialInput,
+  type NewCredentialRefusal,
+} from './new-credential';
 import { MAX_CODE_ATTEMPTS, type RecoverySettings } from './settings';
 
 export interface RecoveryServiceDeps {
@@ -37,21 +42,23 @@ export interface RecoveryServiceDeps {
   taskQueue: string;
   mailer: Mailer;
   settings: RecoverySettings;
+  /** Where a recovery's new passkey is valid (the deployment's relying party). */
+  webauthn: WebAuthnSettings;
 }
 
 type Refused<C extends string> = { ok: false; code: C; detail?: string };
 
 export type OpenRecoveryOutcome =
   | { ok: true; request: RecoveryRequestState }
-  | Refused<'passport_not_found' | 'recovery_person_only' | 'device_key_exists' | 'recovery_request_open'>
+  | Refused<'passport_not_found' | 'recovery_person_only' | 'recovery_request_open'>
   | Refused<'recovery_guardians_insufficient' | 'mail_unavailable' | 'secrets_unavailable'>
-  | Refused<'invalid_public_key'>;
+  | NewCredentialRefusal;
 
 export interface NewRecovery {
   passport: { passport_id: string } | { did: string };
   recoveryContact: string;
   reason: string;
-  newCredential: { deviceId: string; publicKey: unknown };
+  newCredential: NewCredentialInput;
 }
 
 async function passportOf(db: Knex, organizationId: string, named: NewRecovery['passport']) {
@@ -73,10 +80,9 @@ export async function openRecovery(
   const passport = await passportOf(deps.db, principal.organization_id, body.passport);
   if (!passport) return { ok: false, code: 'passport_not_found' };
   if (passport.type !== 'individual') return { ok: false, code: 'recovery_person_only' };
-  const key = devicePublicKey(body.newCredential.publicKey);
-  if (!key.ok) return { ok: false, code: 'invalid_public_key', detail: key.reason };
-  const kid = jwkThumbprint(key.jwk);
-  if (await findPassportKey(deps.db, kid)) return { ok: false, code: 'device_key_exists' };
+  const { newCredential } = body;
+  const device = newCredential.type === 'passkey' ? undefined : await deviceKeyCredential(deps.db, newCredential);
+  if (device && !device.ok) return device;
   if (!deps.mailer.configured) return { ok: false, code: 'mail_unavailable' };
   if (!deps.settings.secretKeys.current) return { ok: false, code: 'secrets_unavailable' };
   const now = new Date();
@@ -88,7 +94,18 @@ export async function openRecovery(
     );
     const refusal = snapshotRefusal(guardians.length);
     if (refusal) return { ok: false, ...refusal };
-    const state = newRequest(deps.settings, principal, body, { passport, guardians, kid, jwk: key.jwk, now });
+    // A passkey's challenge is taken last: a request refused above leaves it for another try.
+    const credential =
+      newCredential.type === 'passkey'
+        ? await recoveryPasskeyCredential(trx, deps.webauthn, passport.passport_id, newCredential.registration)
+        : device!;
+    if (!credential.ok) return credential;
+    const state = newRequest(deps.settings, principal, body, {
+      passport,
+      guardians,
+      credential: credential.credential,
+      now,
+    });
     const anchor = await appendProvenance(trx, {
       ...recoveryRecord(
         state,
@@ -119,8 +136,7 @@ function newRequest(
       guardian_did: string;
       recovery_method: 'email' | 'sms';
     }[];
-    kid: string;
-    jwk: { kty: 'OKP'; crv: 'Ed25519'; x: string };
+    credential: RecoveryRequestState['new_credential'];
     now: Date;
   },
 ): RecoveryRequestState {
@@ -136,12 +152,7 @@ function newRequest(
     recovery_contact: body.recoveryContact,
     ...('did' in body.passport ? { initiator_did: body.passport.did } : {}),
     requested_by: principal.id,
-    new_credential: {
-      type: 'device_key',
-      device_id: body.newCredential.deviceId,
-      public_jwk: facts.jwk,
-      hash: facts.kid,
-    },
+    new_credential: facts.credential,
     approval_nonce: randomBytes(16).toString('base64url'),
     guardians: facts.guardians.map(({ guardian_id, guardian_passport_id, guardian_did, recovery_method }) => ({
       guardian_id,

@@ -1252,6 +1252,11 @@ function recoveryProbes(): Record<string, Probe> {
       (id) => `${guardianPath(id)}/accept`,
       passport,
     ),
+    'POST /v1/passports/{passport_id}/recovery/passkey-options': sameAsUnknown(
+      'POST',
+      (id) => `${base(id)}/passkey-options`,
+      passport,
+    ),
     'POST /v1/passports/{passport_id}/recovery/requests': sameAsUnknown(
       'POST',
       (id) => `${base(id)}/requests`,

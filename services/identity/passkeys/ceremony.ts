@@ -37,7 +37,7 @@ export interface SignedIn {
 
 /** Stores a new challenge for a ceremony, first dropping the ones nobody answered long ago. */
 export async function issueChallenge(
-  deps: Pick<WebAuthnDeps, 'db' | 'settings'>,
+  deps: { db: Knex; settings: { webauthn: WebAuthnSettings } },
   challenge: Omit<NewChallenge, 'ttlSeconds'>,
 ): Promise<ChallengeRow> {
   await purgeStaleChallenges(deps.db, deps.settings.webauthn.challengeTtlSeconds);
@@ -61,7 +61,7 @@ export function challengeSigned(clientDataJSON: string): string | undefined {
  * before it expires. A replay finds nothing; a late answer finds it expired (and it is gone all the same).
  */
 export async function takeChallenge(
-  deps: WebAuthnDeps,
+  deps: Pick<WebAuthnDeps, 'db'>,
   clientDataJSON: string,
   where: { ceremony: WebAuthnCeremony; passport_id?: string; challenge?: string },
 ): Promise<{ ok: true; challenge: ChallengeRow } | CeremonyFailure> {

@@ -34,7 +34,7 @@ export interface CreationOptions {
 
 /** The creation options of a ceremony: a discoverable passkey, user verification required, none of the Passport's existing passkeys again. */
 export async function creationOptions(
-  deps: WebAuthnDeps,
+  deps: { settings: { webauthn: WebAuthnDeps['settings']['webauthn'] } },
   person: { passport_id: string; user_name: string; display_name: string },
   exclude: PasskeyRow[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
