@@ -35,7 +35,7 @@ export const RecoveryDeviceKey = z
     type: z.literal('device_key'),
     device_id: z.string(),
     public_jwk: z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string() }),
-    hash: credentialHash('The key’s RFC 7638 thumbprint'),
+    hash: credentialHash('The key’s RFC 7638 thumbprint (its kid once installed)'),
   })
   .meta({ id: 'RecoveryDeviceKey' });
 

@@ -3233,7 +3233,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The page that registers a person’s passkey (from an enrollment_url) and signs in with it */
+        /** The page that registers a person’s passkey (from an enrollment_url or a recovery’s registration_url) and signs in with it */
         get: operations["getPasskeyPage"];
         put?: never;
         post?: never;
@@ -3469,9 +3469,29 @@ export interface paths {
         put?: never;
         /**
          * Start WebAuthn recovery
-         * @description The same request, naming the Passport by its DID (initiator). Snapshots the Passport’s guardians in effect (3 to 5) and starts recoverPassportWorkflow: guardians approve (a strict majority), a time lock of RECOVERY_TIME_LOCK_SECONDS (48 h) follows during which the owner may cancel, then an 8-digit confirmation code goes to recoveryContact (15 minutes, 5 attempts, once). The owner’s address of record (the Passport’s metadata.email) is told at every step. Needs a recovery desk’s power: people:enroll (recovery:request). The new credential is a device key; once recovered, the person adds a passkey signed in with it.
+         * @description The same request, naming the Passport by its DID (initiator). Snapshots the Passport’s guardians in effect (3 to 5) and starts recoverPassportWorkflow: guardians approve (a strict majority), a time lock of RECOVERY_TIME_LOCK_SECONDS (48 h) follows during which the owner may cancel, then an 8-digit confirmation code goes to recoveryContact (15 minutes, 5 attempts, once). The owner’s address of record (the Passport’s metadata.email) is told at every step. Needs a recovery desk’s power: people:enroll (recovery:request). The new credential is a device key or a passkey registered for this recovery.
          */
         post: operations["startWebAuthnRecovery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passports/{passport_id}/recovery/passkey-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Passkey registration options for a recovery
+         * @description A recovery desk (people:enroll) asks for the options of the passkey that will replace the Passport’s credentials. The person’s browser completes them (registration_url is a page of this deployment that does), and the registration response becomes the request’s newCredential ({ type: passkey, registration }). The challenge is stored for this Passport’s recovery only, answers once, and expires at expires_at; the passkey is installed only when the recovery completes.
+         */
+        post: operations["createRecoveryPasskeyOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3546,7 +3566,7 @@ export interface paths {
         put?: never;
         /**
          * Execute approved recovery
-         * @description With the confirmation code sent to the recovery contact: the new device key replaces the Passport’s passkeys and device keys, which are revoked with every session and delegation token they signed. A wrong code answers 400 with attempts_left; the fifth ends the request.
+         * @description With the confirmation code sent to the recovery contact: the new passkey or device key replaces the Passport’s passkeys and device keys, which are revoked with every session and delegation token they signed. A wrong code answers 400 with attempts_left; the fifth ends the request.
          */
         post: operations["executeRecovery"];
         delete?: never;
@@ -8362,8 +8382,12 @@ export interface components {
             completed_at: string | null;
             updated_at: string;
         };
-        RecoveryCredential: {
-            /** @enum {string} */
+        RecoveryCredential: components["schemas"]["RecoveryDeviceKey"] | components["schemas"]["RecoveryPasskey"];
+        RecoveryDeviceKey: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "device_key";
             device_id: string;
             public_jwk: {
@@ -8373,7 +8397,22 @@ export interface components {
                 crv: "Ed25519";
                 x: string;
             };
-            /** @description The key’s RFC 7638 thumbprint: what guardians approve, and its kid */
+            /** @description The key’s RFC 7638 thumbprint (its kid once installed): what guardians approve */
+            hash: string;
+        };
+        RecoveryPasskey: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "passkey";
+            /** @description The WebAuthn credential id, base64url */
+            credential_id: string;
+            /** @description The COSE public key, base64url */
+            public_key: string;
+            counter: number;
+            transports: string[];
+            /** @description base64url(SHA-256(credential_id + "." + public_key)), both as base64url text: what guardians approve */
             hash: string;
         };
         RecoverySnapshotGuardian: {
@@ -8404,10 +8443,23 @@ export interface components {
             reason: string;
             newCredential: components["schemas"]["RecoveryNewCredential"];
         };
-        /** @description The device key that replaces the Passport’s credentials; its RFC 7638 thumbprint is what guardians approve */
-        RecoveryNewCredential: {
+        /** @description The credential that replaces the Passport’s passkeys and device keys once the recovery completes */
+        RecoveryNewCredential: components["schemas"]["RecoveryNewDeviceKey"] | components["schemas"]["RecoveryNewPasskey"];
+        /** @description A device key: its RFC 7638 thumbprint is what guardians approve, and its kid once installed */
+        RecoveryNewDeviceKey: {
+            /**
+             * @description device_key when absent
+             * @enum {string}
+             */
+            type?: "device_key";
             deviceId: string;
             publicKey: string | components["schemas"]["DevicePublicJwk"];
+        };
+        /** @description A passkey registered for this recovery: its attestation is verified when the request is made; guardians approve base64url(SHA-256(credential_id + "." + public_key)), the request’s new_credential.hash */
+        RecoveryNewPasskey: {
+            /** @enum {string} */
+            type: "passkey";
+            registration: components["schemas"]["WebAuthnRegistrationResponse"] & unknown;
         };
         StartWebAuthnRecovery: {
             /**
@@ -8422,6 +8474,10 @@ export interface components {
             recoveryContact: string;
             reason: string;
             newCredential: components["schemas"]["RecoveryNewCredential"];
+        };
+        RecoveryPasskeyOptions: components["schemas"]["PasskeyCreationOptions"] & {
+            /** @description A page of this deployment that registers the passkey in the person’s browser and shows the registration to hand back; the options ride in its fragment */
+            registration_url: string;
         };
         ApproveRecoveryRequest: {
             /**
@@ -38400,7 +38456,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryRequest"];
                 };
             };
-            /** @description invalid_public_key; or validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            /** @description invalid_public_key; for a passkey: webauthn_challenge_invalid (reason challenge_unknown: not issued for this Passport’s recovery, or used already; challenge_expired), webauthn_response_invalid (a bad attestation, wrong origin or RP, no user verification); or validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
             400: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -38456,7 +38512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description recovery_request_open (one open request per Passport), recovery_guardians_insufficient (3 to 5 in effect), recovery_person_only, device_key_exists; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            /** @description recovery_request_open (one open request per Passport), recovery_guardians_insufficient (3 to 5 in effect), recovery_person_only, device_key_exists, passkey_already_registered; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -38576,7 +38632,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryRequest"];
                 };
             };
-            /** @description invalid_public_key; or validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            /** @description invalid_public_key; for a passkey: webauthn_challenge_invalid (reason challenge_unknown: not issued for this Passport’s recovery, or used already; challenge_expired), webauthn_response_invalid (a bad attestation, wrong origin or RP, no user verification); or validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
             400: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -38632,7 +38688,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description recovery_request_open (one open request per Passport), recovery_guardians_insufficient (3 to 5 in effect), recovery_person_only, device_key_exists; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            /** @description recovery_request_open (one open request per Passport), recovery_guardians_insufficient (3 to 5 in effect), recovery_person_only, device_key_exists, passkey_already_registered; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -38705,6 +38761,152 @@ export interface operations {
                 };
             };
             /** @description mail_unavailable (no SMTP_URL) or secrets_unavailable (no SECRETS_ENCRYPTION_KEY for the code’s HMAC); or service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createRecoveryPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: a replay returns the first response with Idempotent-Replayed: true. Visible ASCII, 1 to 255 characters. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                passport_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options for navigator.credentials.create() */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryPasskeyOptions"];
+                };
+            };
+            /** @description validation_failed (errors[] names each field, with what it expected and received), or malformed_json */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: no bearer token, or one that is not valid */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope: the token lacks the scope (or, for a delegation token, the capability in x-capability, at a high enough risk_level) of this operation */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description passport_not_found */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_person_only; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limit_exceeded: the default limit of this window is used up */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: shows only request_id and incident_id; the error log line carries the same incident_id */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Temporal) is down or did not answer within the request’s deadline; retry after Retry-After (with the same Idempotency-Key) */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
