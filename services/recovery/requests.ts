@@ -1,14 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import {
   approveRecoveryUpdate,
   cancelRecoveryUpdate,
   confirmRecoveryUpdate,
-  RECOVER_PASSPORT_WORKFLOW,
-  recoverySearchAttributes,
   type ConfirmRecoveryOutcome,
-  type RecoverPassportWorkflow,
   type RecoveryRequestState,
 } from '../../contracts/recover-passport';
 import type { ApprovalRefusalCode } from '../../domain/recovery/requests';
@@ -17,7 +13,7 @@ import { appendProvenance } from '../../db/ledger';
 import { findPassport, lockPassport } from '../../db/passports';
 import { findPersonByDid, guardiansOf } from '../../db/recovery-guardians';
 import { findRecoveryRequest, hasOpenRecovery, insertOpenedRecovery } from '../../db/recovery-requests';
-import { countsForRecovery, recoveryThreshold } from '../../domain/recovery/guardians';
+import { countsForRecovery } from '../../domain/recovery/guardians';
 import { snapshotRefusal, staleApproval } from '../../domain/recovery/requests';
 import { recoveryRecord } from '../../domain/recovery/steps';
 import type { Mailer } from '../../lib/mail/transport';
@@ -28,13 +24,14 @@ import type { PendingStart } from '../workflow-starts/starts';
 import { startCommitted } from '../workflow-starts/starts';
 import { signedInOwner, signedInPerson, type PersonRefusal } from './access';
 import { recoveryCodeHmac } from './codes';
+import { newRequest, recoveryStart } from './new-request';
 import {
   deviceKeyCredential,
   recoveryPasskeyCredential,
   type NewCredentialInput,
   type NewCredentialRefusal,
 } from './new-credential';
-import { MAX_CODE_ATTEMPTS, type RecoverySettings } from './settings';
+import type { RecoverySettings } from './settings';
 
 export interface RecoveryServiceDeps {
   db: Knex;
@@ -122,64 +119,6 @@ export async function openRecovery(
   if (opened.ok && opened.start) await startCommitted(deps, opened.start);
   if (!opened.ok) return opened;
   return { ok: true, request: opened.request };
-}
-
-function newRequest(
-  settings: RecoverySettings,
-  principal: Principal,
-  body: NewRecovery,
-  facts: {
-    passport: { passport_id: string; did: string; organization_id: string };
-    guardians: {
-      guardian_id: string;
-      guardian_passport_id: string;
-      guardian_did: string;
-      recovery_method: 'email' | 'sms';
-    }[];
-    credential: RecoveryRequestState['new_credential'];
-    now: Date;
-  },
-): RecoveryRequestState {
-  const at = facts.now.toISOString();
-  return {
-    request_id: `rcv_${randomUUID()}`,
-    organization_id: facts.passport.organization_id,
-    version: 1,
-    status: 'collecting_approvals',
-    passport_id: facts.passport.passport_id,
-    passport_did: facts.passport.did,
-    reason: body.reason,
-    recovery_contact: body.recoveryContact,
-    ...('did' in body.passport ? { initiator_did: body.passport.did } : {}),
-    requested_by: principal.id,
-    new_credential: facts.credential,
-    approval_nonce: randomBytes(16).toString('base64url'),
-    guardians: facts.guardians.map(({ guardian_id, guardian_passport_id, guardian_did, recovery_method }) => ({
-      guardian_id,
-      guardian_passport_id,
-      guardian_did,
-      recovery_method,
-    })),
-    threshold: recoveryThreshold(facts.guardians.length),
-    approvals: [],
-    approvals_due_at: new Date(facts.now.getTime() + settings.approvalWindowSeconds * 1000).toISOString(),
-    time_lock_seconds: settings.timeLockSeconds,
-    code_ttl_seconds: settings.codeTtlSeconds,
-    code_attempts: 0,
-    max_code_attempts: MAX_CODE_ATTEMPTS,
-    created_at: at,
-    updated_at: at,
-  };
-}
-
-export function recoveryStart(taskQueue: string, request: RecoveryRequestState): PendingStart {
-  return {
-    workflow_id: request.request_id,
-    workflow_type: RECOVER_PASSPORT_WORKFLOW,
-    task_queue: taskQueue,
-    args: [request] satisfies Parameters<RecoverPassportWorkflow>,
-    search_attributes: recoverySearchAttributes(request),
-  };
 }
 
 const REFUSALS = [

@@ -26,7 +26,11 @@ async function openWith(guarded: GuardedPerson, registration: unknown, contact =
   )('POST', `/v1/passports/${guarded.owner.passport_id}/recovery/requests`, {
     json: { recoveryContact: contact, reason: 'lost every device', newCredential: { type: 'passkey', registration } },
   });
-  return { reply, request: reply.body as RecoveryView & { new_credential: Record<string, unknown> }, contact };
+  return {
+    reply,
+    request: reply.body as RecoveryView & { new_credential: { credential_id: string; public_key: string } },
+    contact,
+  };
 }
 
 async function signIn(authenticator: SoftwareAuthenticator): Promise<CallResult> {
@@ -67,7 +71,7 @@ describe('a recovery whose new credential is a passkey', () => {
     await sleep(1100);
     const { reply: opened, request, contact } = await openWith(guarded, registration);
     expect(opened.status).toBe(201);
-    const { credential_id, public_key } = request.new_credential as { credential_id: string; public_key: string };
+    const { credential_id, public_key } = request.new_credential;
     expect(credential_id).toBe(authenticator.id);
     const hash = createHash('sha256').update(`${credential_id}.${public_key}`).digest('base64url');
     expect(request.new_credential).toMatchObject({ type: 'passkey', hash, counter: expect.any(Number) });
