@@ -16,6 +16,7 @@ import type { PeopleSettings } from '../services/people/settings';
 import type { KeyRing } from '../services/identity/issuance/key-ring';
 import type { TokenSettings } from '../services/identity/authentication/actor';
 import type { RevocationRegistry } from '../services/identity/delegations/revocations';
+import type { NotifiedCache } from '../lib/notified-cache';
 import type { DecisionWaits } from '../services/decisions/waits';
 import type { HumanEscalationLevel } from '../contracts/route-task';
 import type { RateLimitSettings } from './middleware/rate-limit';
@@ -29,6 +30,8 @@ export interface AppDeps {
   logger: Logger;
   /** Every unexpired delegation-token revocation, kept current on this instance (services/identity/delegations/revocations.ts). */
   revocations: RevocationRegistry;
+  /** The credential rows authentication reads on every request, held while every change to them is heard of (lib/notified-cache.ts). */
+  credentials: NotifiedCache;
   /** The waits of GET …?wait= for a routing's or an approval's decision, woken by NOTIFY (services/decisions/waits.ts). */
   decisions: DecisionWaits;
   /** Outgoing mail over SMTP_URL; `configured` is false when this deployment sends none. */

@@ -100,7 +100,13 @@ function apiBuilder(deps: AppDeps, meter: Router, delegation: DelegationDeps): A
   const { settings } = deps;
   const verifiers = { [DELEGATION_TOKEN_TYPE]: (token: string) => authenticateDelegationToken(delegation, token) };
   return new ApiBuilder({
-    authenticate: authenticate({ db: deps.db, keyRing: deps.keyRing, settings: settings.token, verifiers }),
+    authenticate: authenticate({
+      db: deps.db,
+      keyRing: deps.keyRing,
+      settings: settings.token,
+      verifiers,
+      credentials: deps.credentials,
+    }),
     rateLimit: (category) => rateLimit({ db: deps.db, settings: settings.rateLimits, logger: deps.logger }, category),
     idempotency: idempotency({
       db: deps.db,

@@ -4,7 +4,7 @@
  */
 import { ledgerOrigin, loadConfig } from './config';
 import { openMigratedDatabase } from './database';
-import { createAppDeps } from './deps';
+import { closeAppDeps, createAppDeps } from './deps';
 import { createLogger } from '../lib/logger';
 import { closeServer, listenUntilSignalled } from '../lib/http-server';
 import { metricsRegistryOf, serveMetrics, tracingOf } from './observability';
@@ -41,9 +41,7 @@ async function main(): Promise<void> {
   const app = buildApp(deps);
   const metricsServer = await serveMetrics(config, metrics, { logger, worker: false });
   await listenUntilSignalled(app, { host: config.HOST, port: config.PORT, logger }, async () => {
-    await deps.revocations.close();
-    await deps.decisions.close();
-    deps.mailer.close();
+    await closeAppDeps(deps);
     await afterAnswerWorkSettled(SHUTDOWN_DELIVERY_WAIT_MS);
     await temporal.connection.close();
     await db.destroy();

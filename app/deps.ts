@@ -4,6 +4,8 @@ import type { Registry } from 'prom-client';
 import type { AppDeps } from '../api/app';
 import { createKeyRing } from '../services/identity/issuance/key-ring';
 import { createRevocationRegistry } from '../services/identity/delegations/revocations';
+import { CREDENTIAL_TABLES, CREDENTIALS_CHANNEL } from '../db/credentials';
+import { createNotifiedCache } from '../lib/notified-cache';
 import { createDecisionWaits } from '../services/decisions/waits';
 import type { WorkerSettings } from '../activities/settings';
 import type { WorkerBudget } from '../workers/create-worker';
@@ -203,9 +205,18 @@ export function smsSenderOf(config: Config) {
   });
 }
 
+/** Ends what createAppDeps started: the listeners, the polls and the mail transport. */
+export async function closeAppDeps(deps: Pick<AppDeps, 'revocations' | 'decisions' | 'credentials' | 'mailer'>) {
+  await deps.revocations.close();
+  await deps.decisions.close();
+  await deps.credentials.close();
+  deps.mailer.close();
+}
+
 /**
  * listenUrl: where the revocation registry LISTENs (a Postgres server; DATABASE_URL unless given). Without one
- * (the embedded PGlite has no LISTEN) it polls; so do the decision waits. Close deps.revocations and deps.decisions on shutdown.
+ * (the embedded PGlite has no LISTEN) it polls; so do the decision waits, and the credential cache reads through.
+ * End them with closeAppDeps on shutdown.
  * metrics: the process's registry (METRICS_PORT); tracing: the process's tracing (OTEL_*).
  */
 export function createAppDeps(
@@ -223,6 +234,13 @@ export function createAppDeps(
   const listenAt = 'listenUrl' in parts ? listenUrl : config.DATABASE_URL;
   const revocations = createRevocationRegistry({ db: parts.db, listenUrl: listenAt, logger: parts.logger });
   const decisions = createDecisionWaits({ listenUrl: listenAt, logger: parts.logger });
+  const credentials = createNotifiedCache({
+    db: parts.db,
+    listenUrl: listenAt,
+    channel: CREDENTIALS_CHANNEL,
+    tables: CREDENTIAL_TABLES,
+    logger: parts.logger,
+  });
   // The API records its requests on the process's registry and reads its gauges at scrape; a tracer spans each request.
   if (metrics) registerOperationalGauges(metrics, { db: parts.db, revocations });
   const observability = {
@@ -234,6 +252,7 @@ export function createAppDeps(
     keyRing: createKeyRing(parts.db, { secretKeys: secretKeysOf(config) }),
     revocations,
     decisions,
+    credentials,
     mailer: mailerOf(config),
     sms: smsSenderOf(config),
     settings: appSettings(config),

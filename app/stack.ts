@@ -25,7 +25,15 @@ import { startTokenRefresher } from '../services/connectors/refresher';
 import { createWorker, type WorkerBudget } from '../workers/create-worker';
 import { deliveryTaskQueueOf } from '../contracts/deliver-webhook';
 import { tokenIssuer, type Config } from './config';
-import { createAppDeps, ledgerSealerSettings, mailerOf, smsSenderOf, workerBudgets, workerSettings } from './deps';
+import {
+  closeAppDeps,
+  createAppDeps,
+  ledgerSealerSettings,
+  mailerOf,
+  smsSenderOf,
+  workerBudgets,
+  workerSettings,
+} from './deps';
 import { startOutboxDispatch } from './outbox-dispatch';
 import { tracedClientOptions } from './temporal';
 
@@ -141,9 +149,7 @@ export async function startApiSide(
     deps,
     async stop() {
       await closeServer(server);
-      await deps.revocations.close();
-      await deps.decisions.close();
-      deps.mailer.close();
+      await closeAppDeps(deps);
     },
   };
 }

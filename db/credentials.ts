@@ -83,6 +83,10 @@ export async function insertApiToken(
   return row!;
 }
 
+/** The tables every request's authentication reads; each change notifies CREDENTIALS_CHANNEL with the table's name (a trigger). */
+export const CREDENTIAL_TABLES = ['token_subjects', 'service_accounts', 'agents', 'api_tokens'] as const;
+export const CREDENTIALS_CHANNEL = 'credentials_changed';
+
 export async function findApiTokenByHash(db: Knex, tokenHash: string): Promise<ApiTokenRow | undefined> {
   return db<ApiTokenRow>('api_tokens').where({ token_hash: tokenHash }).first();
 }

@@ -7,7 +7,7 @@ import { Client } from '@temporalio/client';
 import knex from 'knex';
 import { buildApp } from '../api/app';
 import { loadConfig } from '../app/config';
-import { createAppDeps } from '../app/deps';
+import { closeAppDeps, createAppDeps } from '../app/deps';
 import { closeServer, listen } from '../lib/http-server';
 import { createLogger } from '../lib/logger';
 
@@ -28,9 +28,7 @@ export async function servedDocument(): Promise<unknown> {
     return await response.json();
   } finally {
     await closeServer(server);
-    await deps.decisions.close();
-    deps.mailer.close();
-    await deps.revocations.close();
+    await closeAppDeps(deps);
     await db.destroy();
   }
 }

@@ -5,6 +5,7 @@ import { allowsCapability, CAPABILITIES, type Capability } from '../../domain/id
 import { authenticateBearer, type TypedTokenVerifiers } from '../../services/identity/authentication/bearer';
 import { grants, type Principal, type Scope } from '../../services/identity/scopes';
 import type { TokenSettings } from '../../services/identity/authentication/actor';
+import type { NotifiedCache } from '../../lib/notified-cache';
 import { createVerifiedTokenCache } from '../../lib/verified-tokens';
 import { Problem } from '../problem';
 
@@ -21,6 +22,7 @@ export function authenticate(deps: {
   keyRing: KeyRing;
   settings: TokenSettings;
   verifiers?: TypedTokenVerifiers;
+  credentials?: NotifiedCache;
 }): RequestHandler {
   const verified = createVerifiedTokenCache();
   return async (req, res, next) => {

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { buildApp } from '../../api/app';
-import { createAppDeps } from '../../app/deps';
+import { closeAppDeps, createAppDeps } from '../../app/deps';
 import { metricsRegistryOf, serveMetrics } from '../../app/observability';
 import { closeServer, listen } from '../../lib/http-server';
 import { createLogger } from '../../lib/logger';
@@ -42,7 +42,7 @@ beforeAll(async () => {
     listenUrl: undefined,
     metrics,
   });
-  closeDeps = () => deps.revocations.close();
+  closeDeps = () => closeAppDeps(deps);
   apiServer = await listen(buildApp(deps), { host: '127.0.0.1', port: 0 });
   metricsServer = (await serveMetrics(config, metrics, { logger, worker: true }))!;
   metricsUrl = `http://127.0.0.1:${String(config.METRICS_PORT)}/metrics`;

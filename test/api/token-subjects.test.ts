@@ -1,6 +1,8 @@
 import { SignJWT } from 'jose';
+import { createDb } from '../../db/connection';
 import { registerTokenSubject } from '../../services/identity/issuance/subjects';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
+import { eventually } from '../support/eventually';
 import { call, expectProblem } from '../support/http';
 import { deploymentSigning } from '../support/jwt';
 import { useStack } from '../support/stack';
@@ -88,5 +90,42 @@ describe('an access token without a service account', () => {
     expect((await reviewers(token)).status).toBe(200);
     await stack.database.db('token_subjects').where({ subject: 'temp-operator' }).delete();
     expectProblem(await reviewers(token), 401, 'unauthorized');
+  });
+
+  it('is read from memory while the registrations are quiet, and stops once another instance withdraws it', async () => {
+    await registerTokenSubject(stack.database.db, {
+      subject: 'cached-operator',
+      organizationId: DEFAULT_ORGANIZATION_ID,
+      scopes: ['orch:read'],
+    });
+    const token = await signed({ sub: 'cached-operator', scope: 'orch:read', org: DEFAULT_ORGANIZATION_ID });
+    // Past the write's own window (lib/notified-cache.ts), the registration is read once, then held.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await reviewers(token)).status).toBe(200);
+    const reads: string[] = [];
+    const count = (query: { sql: string }) => {
+      if (query.sql.includes('token_subjects')) reads.push(query.sql);
+    };
+    stack.database.db.on('query', count);
+    try {
+      expect((await reviewers(token)).status).toBe(200);
+      expect((await reviewers(token)).status).toBe(200);
+    } finally {
+      stack.database.db.off('query', count);
+    }
+    expect(reads).toEqual([]);
+
+    const otherInstance = createDb({ connectionString: stack.database.url, poolMax: 1 });
+    try {
+      await otherInstance('token_subjects').where({ subject: 'cached-operator' }).delete();
+    } finally {
+      await otherInstance.destroy();
+    }
+    const refused = await eventually(
+      () => reviewers(token),
+      (reply) => reply.status !== 200,
+      { timeoutMs: 2_000, everyMs: 10 },
+    );
+    expectProblem(refused, 401, 'unauthorized');
   });
 });

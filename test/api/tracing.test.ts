@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { buildApp } from '../../api/app';
-import { createAppDeps, mailerOf, smsSenderOf, workerSettings } from '../../app/deps';
+import { closeAppDeps, createAppDeps, mailerOf, smsSenderOf, workerSettings } from '../../app/deps';
 import { tracedClientOptions } from '../../app/temporal';
 import { closeServer, listen } from '../../lib/http-server';
 import { createLogger } from '../../lib/logger';
@@ -79,7 +79,7 @@ beforeAll(async () => {
     listenUrl: undefined,
     tracing,
   });
-  closeDeps = () => deps.revocations.close();
+  closeDeps = () => closeAppDeps(deps);
   server = await listen(buildApp(deps), { host: '127.0.0.1', port: 0 });
   api = client(`http://127.0.0.1:${String((server.address() as { port: number }).port)}`, await stack.token());
 });

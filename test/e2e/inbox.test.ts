@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import type { AppDeps } from '../../api/app';
 import { ledgerOrigin, tokenIssuer, type Config } from '../../app/config';
+import { closeAppDeps } from '../../app/deps';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { closeServer, listen, reservePort } from '../../lib/http-server';
 import { firstEnrollment, withBrowserPasskeys } from '../../scripts/dev-browser';
@@ -44,8 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await deps?.revocations.close();
-  await deps?.decisions.close();
+  if (deps) await closeAppDeps(deps);
   if (server) await closeServer(server);
   await stack?.stop();
 });

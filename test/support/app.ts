@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import winston from 'winston';
 import { buildApp, type AppDeps } from '../../api/app';
 import type { Config } from '../../app/config';
-import { createAppDeps } from '../../app/deps';
+import { closeAppDeps, createAppDeps } from '../../app/deps';
 import { closeServer, listen } from '../../lib/http-server';
 import { createLogger, type Logger } from '../../lib/logger';
 import type { Stack } from './stack';
@@ -37,8 +37,7 @@ export async function startExtraApp(stack: Stack, options: ExtraAppOptions = {})
     baseUrl: `http://127.0.0.1:${port}`,
     async close() {
       await closeServer(server);
-      await deps.revocations.close();
-      await deps.decisions.close();
+      await closeAppDeps(deps);
     },
   };
 }

@@ -2,13 +2,14 @@ import { timingSafeEqual } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../../db/agents';
-import { findApiTokenByHash, findServiceAccount, findTokenSubject } from '../../../db/credentials';
+import { CREDENTIAL_TABLES, findApiTokenByHash, findServiceAccount, findTokenSubject } from '../../../db/credentials';
 import { administersOrganization } from '../../../db/employees';
 import {
   ORGANIZATION_ADMINISTRATION_CAPABILITIES,
   SIGNED_IN_PERSON_GRANTS,
 } from '../../../domain/identity/capabilities';
 import { DEFAULT_ORGANIZATION_ID } from '../../../domain/common/organizations';
+import type { NotifiedCache } from '../../../lib/notified-cache';
 import { hasExpired, type VerifiedTokenCache } from '../../../lib/verified-tokens';
 import { SIGNING_ALGORITHM, type KeyRing } from '../issuance/key-ring';
 import { ACCESS_TOKEN_TYPE, AGENT_KEY_PREFIX, PAT_PREFIX, sha256 } from '../issuance/secrets';
@@ -36,11 +37,40 @@ type BearerDeps = {
   settings: TokenSettings;
   verifiers?: TypedTokenVerifiers;
   verified?: VerifiedTokenCache;
+  /** The credential rows, held while every change to them is heard of (app/deps.ts); without it each is read. */
+  credentials?: NotifiedCache;
 };
 
+/**
+ * The credential rows a token needs, read on every request so that a revocation stops its tokens at once —
+ * from memory while the cache hears of every change to their tables (lib/notified-cache.ts says what a caller
+ * may observe).
+ */
+class CredentialReads {
+  constructor(
+    private readonly db: Knex,
+    private readonly cache: NotifiedCache | undefined,
+  ) {}
+
+  private read<T>(table: (typeof CREDENTIAL_TABLES)[number], key: string, load: () => Promise<T>): Promise<T> {
+    return this.cache ? this.cache.get(table, key, load) : load();
+  }
+
+  agentByKeyHash = (keyHash: string) => this.read('agents', keyHash, () => findAgentByKeyHash(this.db, keyHash));
+  apiTokenByHash = (tokenHash: string) =>
+    this.read('api_tokens', tokenHash, () => findApiTokenByHash(this.db, tokenHash));
+  serviceAccount = (clientId: string) =>
+    this.read('service_accounts', clientId, () => findServiceAccount(this.db, clientId));
+  tokenSubject = (subject: string, organizationId: string) =>
+    this.read('token_subjects', `${organizationId} ${subject}`, () =>
+      findTokenSubject(this.db, subject, organizationId),
+    );
+}
+
 export async function authenticateBearer(deps: BearerDeps, token: string): Promise<BearerResult> {
-  if (token.startsWith(AGENT_KEY_PREFIX)) return agentKeyPrincipal(deps.db, token);
-  if (token.startsWith(PAT_PREFIX)) return personalAccessTokenPrincipal(deps.db, token);
+  const reads = new CredentialReads(deps.db, deps.credentials);
+  if (token.startsWith(AGENT_KEY_PREFIX)) return agentKeyPrincipal(reads, token);
+  if (token.startsWith(PAT_PREFIX)) return personalAccessTokenPrincipal(reads, token);
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(token);
@@ -53,12 +83,12 @@ export async function authenticateBearer(deps: BearerDeps, token: string): Promi
       ? deps.verifiers?.[header.typ]
       : undefined;
   if (verifier) return verifier(token);
-  return accessTokenPrincipal(deps, token, header.kid);
+  return accessTokenPrincipal(deps, reads, token, header.kid);
 }
 
 /** A registered agent's API key: the agent, while it is active, holding orch:agent only. */
-async function agentKeyPrincipal(db: Knex, token: string): Promise<BearerResult> {
-  const agent = await findAgentByKeyHash(db, sha256(token).toString('hex'));
+async function agentKeyPrincipal(reads: CredentialReads, token: string): Promise<BearerResult> {
+  const agent = await reads.agentByKeyHash(sha256(token).toString('hex'));
   if (!agent) return { ok: false, reason: 'The agent key is not recognized' };
   if (agent.status !== 'active') return { ok: false, reason: `The agent ${agent.agent_id} is ${agent.status}` };
   return {
@@ -74,8 +104,8 @@ async function agentKeyPrincipal(db: Knex, token: string): Promise<BearerResult>
 }
 
 /** A personal access token, read on every request so a revocation or expiry stops it at once. */
-async function personalAccessTokenPrincipal(db: Knex, token: string): Promise<BearerResult> {
-  const row = await findApiTokenByHash(db, sha256(token).toString('hex'));
+async function personalAccessTokenPrincipal(reads: CredentialReads, token: string): Promise<BearerResult> {
+  const row = await reads.apiTokenByHash(sha256(token).toString('hex'));
   if (!row) return { ok: false, reason: 'The token is not recognized' };
   if (row.revoked_at) return { ok: false, reason: 'The token has been revoked' };
   if (row.expires_at && row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'The token has expired' };
@@ -92,7 +122,12 @@ async function personalAccessTokenPrincipal(db: Knex, token: string): Promise<Be
 }
 
 /** An RFC 9068 access token signed by a key of this deployment (verified once, then from the cache until it expires). */
-async function accessTokenPrincipal(deps: BearerDeps, token: string, kid: string | undefined): Promise<BearerResult> {
+async function accessTokenPrincipal(
+  deps: BearerDeps,
+  reads: CredentialReads,
+  token: string,
+  kid: string | undefined,
+): Promise<BearerResult> {
   const cached = deps.verified?.get(token);
   if (cached && hasExpired(cached)) return { ok: false, reason: 'The token has expired' };
   // Asked even of a cached token, from the key ring's memory: a key withdrawn early (compromised) stops its tokens too.
@@ -111,7 +146,7 @@ async function accessTokenPrincipal(deps: BearerDeps, token: string, kid: string
         })
       ).payload;
     if (!cached) deps.verified?.set(token, payload);
-    return await claimsPrincipal(deps.db, payload);
+    return await claimsPrincipal(reads, payload);
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The token has expired' };
     if (error instanceof joseErrors.JOSEError) return { ok: false, reason: `The token is not valid (${error.code})` };
@@ -120,14 +155,14 @@ async function accessTokenPrincipal(deps: BearerDeps, token: string, kid: string
 }
 
 /** The principal a verified access token's claims name: its service account's, or its registered subject's. */
-async function claimsPrincipal(db: Knex, payload: JWTPayload): Promise<BearerResult> {
+async function claimsPrincipal(reads: CredentialReads, payload: JWTPayload): Promise<BearerResult> {
   const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
   const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
   // A token signed before tenancy has no org claim: it was issued in the one organization there was.
   const organizationId = typeof payload.org === 'string' ? payload.org : DEFAULT_ORGANIZATION_ID;
   if (clientId) {
-    // Signed tokens outlive a revocation unless the account is read each time: one primary-key lookup.
-    const account = await findServiceAccount(db, clientId);
+    // Signed tokens outlive a revocation unless the account is read each time (from memory while its changes are heard of).
+    const account = await reads.serviceAccount(clientId);
     if (!account) return { ok: false, reason: 'The service account is not recognized' };
     if (account.revoked_at) return { ok: false, reason: 'The service account has been revoked' };
     // The account's organization, not the claim's, so a token never outlives a move out of it.
@@ -142,7 +177,7 @@ async function claimsPrincipal(db: Knex, payload: JWTPayload): Promise<BearerRes
       },
     };
   }
-  const refusal = await subjectRefusal(db, { subject: payload.sub!, organizationId, scopes });
+  const refusal = await subjectRefusal(reads, { subject: payload.sub!, organizationId, scopes });
   if (refusal) return { ok: false, reason: refusal };
   return {
     ok: true,
@@ -162,10 +197,10 @@ async function claimsPrincipal(db: Knex, payload: JWTPayload): Promise<BearerRes
  * Read on every request, like a service account, so a registration withdrawn stops its tokens at once.
  */
 async function subjectRefusal(
-  db: Knex,
+  reads: CredentialReads,
   claims: { subject: string; organizationId: string; scopes: readonly string[] },
 ): Promise<string | undefined> {
-  const registered = await findTokenSubject(db, claims.subject, claims.organizationId);
+  const registered = await reads.tokenSubject(claims.subject, claims.organizationId);
   if (!registered) return `The token's subject is not registered in the organization it claims`;
   const beyond = scopesNotHeld(registered.scopes, claims.scopes);
   return beyond.length > 0
