@@ -59,29 +59,6 @@ export async function listDefinitions(
   return { ...found, data: found.data.map((row) => fromRow(row) as unknown as CapabilityDefinition) };
 }
 
-/**
- * The definitions whose holders satisfy any of `names`: the names themselves and every definition implying
- * one of them, transitively (one recursive statement on the implies index), with what each implies.
- */
-export async function implicationsTowards(
-  db: Knex,
-  organizationId: string,
-  names: readonly string[],
-): Promise<Map<string, string[]>> {
-  const { rows } = await db.raw<{ rows: { capability_name: string; implies: string[] }[] }>(
-    `with recursive towards(name) as (
-       select unnest(:names::text[])
-       union
-       select d.capability_name from capability_definitions d join towards t on d.implies \\? t.name
-        where d.organization_id = :org
-     )
-     select d.capability_name, d.implies from capability_definitions d
-      where d.organization_id = :org and d.capability_name = any(array(select name from towards))`,
-    { org: organizationId, names: [...names] },
-  );
-  return new Map(rows.map((row) => [row.capability_name, row.implies]));
-}
-
 /** Every definition's implications in the organization (what a holder's grants let it be matched for). */
 export async function allImplications(db: Knex, organizationId: string): Promise<Map<string, string[]>> {
   const rows = await db('capability_definitions')

@@ -4,6 +4,7 @@ import type { Candidate, HeldGrant, SubjectKind } from '../domain/capabilities/m
 import { rowOf } from '../lib/shape';
 import { aggregateOf } from './capabilities';
 import { paginate, type Page, type PageRequest } from './pagination';
+import { preparedRows } from './prepared';
 
 const grantRow = rowOf(CapabilityGrant).of;
 
@@ -81,54 +82,83 @@ interface CandidateRow {
   capacity: number | null;
 }
 
+/** For each required name, the capabilities whose holders satisfy it, each with its chain down to it. */
+export type Satisfiers = Map<string, Map<string, string[]>>;
+
 /**
- * Everyone holding a live grant of one of `names`, with those grants, their availability and load: a person
- * who is a reviewer is available as the reviewer row says (an absent reviewer is unavailable), with their
- * open assignments and capacity; a registered platform agent is available while active, its load its queued
- * and processing executions. Others are available with no load.
+ * The matcher's one statement. `satisfying`: each required name, and every capability implying it with the
+ * chain between them (capability_implications, the organization's closure). The candidates: everyone holding
+ * a live grant of one of those, with those grants, their availability and load: a person who is a reviewer is
+ * available as the reviewer row says (an absent reviewer is unavailable), with their open assignments and
+ * capacity; a registered platform agent is available while active, its load its queued and processing
+ * executions; others are available with no load. Reviewers and agents are looked up per candidate (a
+ * lateral probe of their keys): joined, the planner hashed every reviewer of the organization for a few dozen
+ * candidates (EXPLAIN at bench size: a sequential scan of 1,000 reviewers, 0.33 ms of 0.49).
  */
-export async function candidatesHolding(
+const CANDIDATES = `with satisfying as materialized (
+    select need.name as required, need.name as held, array[need.name] as via from unnest(:names::text[]) need(name)
+    union all
+    select c.implied_name, c.capability_name, c.via from capability_implications c
+     where c.organization_id = :org and c.implied_name = any(:names::text[])
+  ), held as (
+    select g.subject_type, g.subject_did,
+           jsonb_agg(jsonb_build_object('grant_id', g.grant_id, 'capability', g.capability_name,
+                                        'weight', g.weight, 'expires_at', g.expires_at)) as grants
+      from capability_grants g
+     where g.organization_id = :org and g.capability_name = any(array(select s.held from satisfying s))
+       and g.revoked_at is null and (g.expires_at is null or g.expires_at > :at)
+     group by g.subject_type, g.subject_did
+  )
+  select (select json_agg(s) from satisfying s) as satisfying,
+         (select json_agg(candidate) from (
+            select held.*, coalesce(r.available, a.status = 'active', true) as available, r.capacity,
+                   coalesce(r.open_assignments, a.open_assignments, 0)::int as open_assignments
+              from held
+              left join lateral (
+                select r.available, r.capacity,
+                       (select count(*) from reviewer_assignments ra
+                         where ra.organization_id = :org and ra.reviewer_did = r.did and ra.released_at is null) as open_assignments
+                  from reviewers r
+                 where held.subject_type = 'person' and r.organization_id = :org and r.did = held.subject_did
+                 limit 1) r on true
+              left join lateral (
+                select a.status,
+                       (select count(*) from executions e
+                         where e.organization_id = :org and e.agent_id = a.agent_id and e.status in ('queued', 'processing')) as open_assignments
+                  from passports p join platform_agents a on a.passport_id = p.passport_id and a.organization_id = :org
+                 where held.subject_type = 'agent' and p.organization_id = :org and p.did = held.subject_did
+                 limit 1) a on true) candidate) as candidates`;
+
+/** What satisfies each of `names` (implications followed), and everyone holding a live grant of it: one round trip. */
+export async function candidatesSatisfying(
   db: Knex,
   organizationId: string,
   names: readonly string[],
   at: string,
-): Promise<Candidate[]> {
-  const { rows } = await db.raw<{ rows: CandidateRow[] }>(
-    `with held as (
-       select g.subject_type, g.subject_did,
-              jsonb_agg(jsonb_build_object('grant_id', g.grant_id, 'capability', g.capability_name,
-                                           'weight', g.weight, 'expires_at', g.expires_at)) as grants
-         from capability_grants g
-        where g.organization_id = :org and g.capability_name = any(:names::text[]) and g.revoked_at is null
-          and (g.expires_at is null or g.expires_at > :at)
-        group by g.subject_type, g.subject_did
-     )
-     select held.*,
-            coalesce(r.available, a.status = 'active', true) as available,
-            coalesce(r.capacity, null) as capacity,
-            case when r.did is not null then
-              (select count(*) from reviewer_assignments ra where ra.organization_id = :org and ra.reviewer_did = r.did and ra.released_at is null)
-            when a.agent_id is not null then
-              (select count(*) from executions e where e.organization_id = :org and e.agent_id = a.agent_id and e.status in ('queued', 'processing'))
-            else 0 end::int as open_assignments
-       from held
-       left join reviewers r on held.subject_type = 'person' and r.organization_id = :org and r.did = held.subject_did
-       left join passports p on held.subject_type = 'agent' and p.organization_id = :org and p.did = held.subject_did
-       left join platform_agents a on a.passport_id = p.passport_id and a.organization_id = :org`,
-    { org: organizationId, names: [...names], at },
-  );
-  return rows.map((row) => ({
-    kind: row.subject_type,
-    did: row.subject_did,
-    available: row.available,
-    open_assignments: row.open_assignments,
-    capacity: row.capacity,
-    grants: row.grants.map((grant) => ({
+): Promise<{ satisfiers: Satisfiers; candidates: Candidate[] }> {
+  const [row] = await preparedRows<{
+    satisfying: Array<{ required: string; held: string; via: string[] }> | null;
+    candidates: CandidateRow[] | null;
+  }>(db, CANDIDATES, { org: organizationId, names: [...names], at });
+  const satisfiers: Satisfiers = new Map();
+  for (const { required, held, via } of row?.satisfying ?? []) {
+    const chains = satisfiers.get(required) ?? new Map<string, string[]>();
+    if (!chains.has(held)) chains.set(held, via);
+    satisfiers.set(required, chains);
+  }
+  const candidates = (row?.candidates ?? []).map((candidate) => ({
+    kind: candidate.subject_type,
+    did: candidate.subject_did,
+    available: candidate.available,
+    open_assignments: candidate.open_assignments,
+    capacity: candidate.capacity,
+    grants: candidate.grants.map((grant) => ({
       ...grant,
       expires_at: grant.expires_at === null ? null : Date.parse(grant.expires_at),
       revoked: false,
     })),
   }));
+  return { satisfiers, candidates };
 }
 
 export interface ProofRow {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { LoadedReviewer, Reviewer } from '../domain/routing/reviewer-assignment';
 import { paginate, type Page, type PageRequest } from './pagination';
+import { preparedRows } from './prepared';
 
 interface ReviewerRow extends LoadedReviewer {
   passport_id: string | null;
@@ -24,10 +25,10 @@ function withLoad(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
 /**
  * A reviewer's capabilities are derived from their live grants (capability_grants, the one source): a write
  * of a reviewer's capabilities becomes grants by trigger, and an expiry or a revocation is seen at the next
- * read. Routing derives them only for the reviewers holding a grant of a required capability (on the
- * live-grants index). The expression is the body of the reviewer_capabilities function of migration
- * 20261130003100, written inline: called as a function it cost ~0.3 ms a reviewer in executor set-up (EXPLAIN
- * of routing's load: 2.2–6.3 ms for 8 reviewers, 0.15–0.23 ms inline, same rows), and inline it is an
+ * read (routing reads only the credits it needs: AVAILABLE_REVIEWERS_WITH_LOAD). The expression is the
+ * body of the reviewer_capabilities function of migration 20261130003100, written inline: called as a
+ * function it cost ~0.3 ms a reviewer in executor set-up (EXPLAIN of routing's load: 2.2–6.3 ms for 8
+ * reviewers, 0.15–0.23 ms inline, same rows), and inline it is an
  * index-only scan of capability_grants_subject_live.
  */
 const HELD = `(select coalesce(jsonb_object_agg(strongest.name, strongest.weight), '{}'::jsonb)
@@ -50,34 +51,63 @@ const columns = (db: Knex) => COLUMNS.map((column) => (column.startsWith(HELD) ?
 /**
  * Available reviewers of `:org` holding every capability of `:capabilities` (any, when it is empty; names
  * lower-cased as grants key them), with their load: a query for raw SQL with those named bindings, so a
- * larger statement can embed it.
+ * larger statement can embed it. Implications are followed by expanding the requirements, not the reviewers:
+ * each capability of `:required` (`:capabilities` and those relaxed after a wait, which a reviewer may lack)
+ * is satisfied by itself or by any capability implying it (capability_implications, the organization's own
+ * closure), and a reviewer is credited with it at their strongest live grant of one of those. `capabilities`
+ * holds those credits only: what the domain matcher needs, read on the live-grants index for the few
+ * satisfying names (no aggregation of every grant of every candidate, EXPLAIN in the commit).
  */
-export const AVAILABLE_REVIEWERS_WITH_LOAD = `select * from (select ${COLUMNS.join(', ')}, ${OPEN_ASSIGNMENTS}
-   from reviewers
-  where reviewers.available and reviewers.organization_id = :org
-    and reviewers.did = any(array(
-      select g.subject_did from capability_grants g
-       where cardinality(:capabilities::text[]) > 0 and g.organization_id = :org
-         and g.capability_name = any(:capabilities::text[]) and g.revoked_at is null and g.subject_type = 'person'
-      union all
-      select listed.did from reviewers listed
-       where cardinality(:capabilities::text[]) = 0 and listed.organization_id = :org)) offset 0) held
-  where cardinality(:capabilities::text[]) = 0 or held.capabilities \\?& :capabilities::text[]`;
+export const AVAILABLE_REVIEWERS_WITH_LOAD = `select * from (
+  with satisfying as materialized (
+    select need.name as required, need.name as held from unnest(:required::text[]) need(name)
+    union
+    select c.implied_name, c.capability_name from capability_implications c
+     where c.organization_id = :org and c.implied_name = any(:required::text[])
+  ), credited as materialized (
+    select g.subject_did, s.required, max(g.weight) as weight
+      from satisfying s
+      join capability_grants g on g.organization_id = :org and g.capability_name = s.held
+     where g.revoked_at is null and g.subject_type = 'person' and (g.expires_at is null or g.expires_at > now())
+     group by g.subject_did, s.required
+  )
+  select reviewers.did, reviewers.display_name,
+         coalesce((select jsonb_object_agg(c.required, c.weight) from credited c where c.subject_did = reviewers.did),
+                  '{}'::jsonb) as capabilities,
+         reviewers.chain_level, reviewers.available, reviewers.capacity, ${OPEN_ASSIGNMENTS}
+    from reviewers
+   where reviewers.available and reviewers.organization_id = :org
+     and reviewers.did = any(array(
+       select c.subject_did from credited c
+        where cardinality(:capabilities::text[]) > 0 and c.required = any(:capabilities::text[])
+        group by c.subject_did having array_agg(c.required) @> :capabilities::text[]
+       union all
+       select listed.did from reviewers listed
+        where cardinality(:capabilities::text[]) = 0 and listed.organization_id = :org))) held`;
 
 /** Capability ids as grants key them. */
 export const grantNames = (capabilityIds: readonly string[]) => capabilityIds.map((id) => id.toLowerCase());
 
-/** Available reviewers holding every named capability (weights are checked by the domain), with their load. */
+/** The bindings of AVAILABLE_REVIEWERS_WITH_LOAD: the capabilities a reviewer must hold, and those also credited. */
+export const reviewerBindings = (capabilityIds: readonly string[], relaxedIds: readonly string[] = []) => ({
+  capabilities: grantNames(capabilityIds),
+  required: grantNames([...capabilityIds, ...relaxedIds]),
+});
+
+/**
+ * Available reviewers holding every named capability, directly or by implication (weights are checked by the
+ * domain), with their load; `relaxedIds` are credited when held but not needed.
+ */
 export async function findAvailableReviewersWithCapabilities(
   db: Knex,
   organizationId: string,
-  capabilityIds: string[],
+  capabilityIds: readonly string[],
+  relaxedIds: readonly string[] = [],
 ): Promise<LoadedReviewer[]> {
-  const { rows } = await db.raw<{ rows: LoadedReviewer[] }>(
-    `${AVAILABLE_REVIEWERS_WITH_LOAD} order by held.chain_level, held.did`,
-    { org: organizationId, capabilities: grantNames(capabilityIds) },
-  );
-  return rows;
+  return preparedRows<LoadedReviewer>(db, `${AVAILABLE_REVIEWERS_WITH_LOAD} order by held.chain_level, held.did`, {
+    org: organizationId,
+    ...reviewerBindings(capabilityIds, relaxedIds),
+  });
 }
 
 export async function upsertReviewer(

@@ -4,7 +4,7 @@ import type { EscalationRule } from '../domain/rules/escalation-rules';
 import type { AutonomyProfile } from '../domain/common/organizations';
 import type { LoadedReviewer } from '../domain/routing/reviewer-assignment';
 import type { DomainSafetyConfig } from '../domain/safety/boundaries';
-import { AVAILABLE_REVIEWERS_WITH_LOAD, grantNames } from './reviewers';
+import { AVAILABLE_REVIEWERS_WITH_LOAD, reviewerBindings } from './reviewers';
 
 /** An enabled rule whose task-type scope admits the task, with the domains it is scoped to (null: all). */
 export type ScopedRule = EscalationRule & { scope_domains: string[] | null };
@@ -18,7 +18,10 @@ export interface RoutingContextRows {
   rules: ScopedRule[];
   /** The version counts changes in every organization; the enabled rules are the organization's own. */
   rule_set: { version: number; enabled: number };
-  /** Available reviewers holding every named capability (weights are checked by the domain), with their load. */
+  /**
+   * Available reviewers holding every named capability, directly or by implication (weights are checked by the
+   * domain), with their load.
+   */
   reviewers: LoadedReviewer[];
 }
 
@@ -32,7 +35,7 @@ export interface RoutingContextRows {
 export async function findRoutingContext(
   db: Knex,
   organizationId: string,
-  task: { agentId: string; taskType: string; capabilityIds: string[] },
+  task: { agentId: string; taskType: string; capabilityIds: string[]; relaxedCapabilityIds?: string[] },
 ): Promise<RoutingContextRows> {
   const { rows } = await db.raw<{
     rows: Array<
@@ -58,7 +61,7 @@ export async function findRoutingContext(
       agent: task.agentId,
       org: organizationId,
       task_type: task.taskType,
-      capabilities: grantNames(task.capabilityIds),
+      ...reviewerBindings(task.capabilityIds, task.relaxedCapabilityIds),
     },
   );
   const row = rows[0]!;

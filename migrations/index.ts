@@ -37,6 +37,7 @@ import * as capabilityMatchIndexes from './20261130007100_capability_match_index
 import * as connectorInvocationDetails from './20261130006100_connector_invocation_details';
 import * as capabilityGrantsSubjectLive from './20261130007200_capability_grants_subject_live';
 import * as credentialChangeNotifications from './20261201005100_credential_change_notifications';
+import * as capabilityImplications from './20261201003100_capability_implications';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -78,4 +79,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261130006100_connector_invocation_details', migration: connectorInvocationDetails },
   { name: '20261130007200_capability_grants_subject_live', migration: capabilityGrantsSubjectLive },
   { name: '20261201005100_credential_change_notifications', migration: credentialChangeNotifications },
+  { name: '20261201003100_capability_implications', migration: capabilityImplications },
 ];

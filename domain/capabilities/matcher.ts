@@ -157,13 +157,28 @@ export function matchCandidates(
   implications: Implications,
   options: MatchOptions,
 ): Match[] {
-  const satisfiers = satisfierIndex(requirements, implications);
+  return matchSatisfying(candidates, requirements, satisfierIndex(requirements, implications), options);
+}
+
+/**
+ * matchCandidates with what satisfies each requirement already known (the organization's closure of
+ * implications, read with the candidates); a requirement missing from `satisfiers` is satisfied by itself.
+ */
+export function matchSatisfying(
+  candidates: readonly Candidate[],
+  requirements: readonly Requirement[],
+  satisfiers: ReadonlyMap<string, ReadonlyMap<string, string[]>>,
+  options: MatchOptions,
+): Match[] {
+  const index = new Map(
+    requirements.map((r) => [r.capability, satisfiers.get(r.capability) ?? new Map([[r.capability, [r.capability]]])]),
+  );
   const exclude = new Set(options.exclude ?? []);
   const matches: Match[] = [];
   for (const candidate of candidates) {
     if (!candidate.available || !hasRoom(candidate) || exclude.has(candidate.did)) continue;
     if (options.kinds && !options.kinds.includes(candidate.kind)) continue;
-    const match = qualify(candidate, requirements, satisfiers, options);
+    const match = qualify(candidate, requirements, index, options);
     if (match) matches.push(match);
   }
   matches.sort(options.order === 'load' ? byLoad : byWeight);

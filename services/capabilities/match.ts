@@ -1,13 +1,6 @@
 import type { Knex } from 'knex';
-import { implicationsTowards } from '../../db/capabilities';
-import { candidatesHolding } from '../../db/capability-grants';
-import {
-  satisfierIndex,
-  matchCandidates,
-  type Match,
-  type Requirement,
-  type SubjectKind,
-} from '../../domain/capabilities/matcher';
+import { candidatesSatisfying } from '../../db/capability-grants';
+import { matchSatisfying, type Match, type Requirement, type SubjectKind } from '../../domain/capabilities/matcher';
 import { capabilityUri, ownCapabilityName } from '../../domain/capabilities/uris';
 import type { FieldProblem } from './definitions';
 import { orgSegments } from './definitions';
@@ -33,8 +26,8 @@ export type MatchOutcome =
 
 /**
  * The one matcher over an organization's grants: the requirements' satisfying capabilities (implications
- * followed) are read in one statement, the live grants of them with their holders' availability and load in
- * another, and domain/capabilities/matcher.ts decides.
+ * followed, from the organization's closure) and the live grants of them with their holders' availability
+ * and load are read in one prepared statement, and domain/capabilities/matcher.ts decides.
  */
 export async function matchCapabilities(db: Knex, organizationId: string, query: MatchQuery): Promise<MatchOutcome> {
   const segments = await orgSegments(db, organizationId);
@@ -68,16 +61,13 @@ export async function matchRequirements(
   options: Omit<MatchQuery, 'required'> & { now?: Date },
 ): Promise<Match[]> {
   const now = options.now ?? new Date();
-  const implications = await implicationsTowards(
+  const { satisfiers, candidates } = await candidatesSatisfying(
     db,
     organizationId,
     requirements.map((r) => r.capability),
+    now.toISOString(),
   );
-  const satisfying = new Set<string>();
-  for (const chains of satisfierIndex(requirements, implications).values())
-    for (const name of chains.keys()) satisfying.add(name);
-  const candidates = await candidatesHolding(db, organizationId, [...satisfying], now.toISOString());
-  return matchCandidates(candidates, requirements, implications, {
+  return matchSatisfying(candidates, requirements, satisfiers, {
     now: now.getTime(),
     waited_seconds: options.waitedSeconds ?? 0,
     kinds: options.kinds,

@@ -35,7 +35,7 @@ export async function loadRoutingContext(db: Knex, organizationId: string, task:
     {
       agentId: task.ai_agent_id,
       taskType: task.task_type,
-      capabilityIds: capabilityIdsOf(task.required_capabilities),
+      ...reviewerNeeds(task.required_capabilities),
     },
   );
   const domain = resolveDomain(task, domains);
@@ -54,16 +54,19 @@ export async function loadRoutingContext(db: Knex, organizationId: string, task:
   return { agent, domain, safety, rules: inScope, rule_set, reviewers, autonomy_profile };
 }
 
-/** The capabilities a reviewer must hold to be loaded: one relaxed after a wait may be missing. */
-const capabilityIdsOf = (required: RequiredCapability[]) =>
-  required
-    .filter((capability) => capability.relax_after_seconds === undefined)
-    .map((capability) => capability.capability_id);
+/** The capabilities a reviewer must hold to be loaded, and those relaxed after a wait, which may be missing. */
+const reviewerNeeds = (required: RequiredCapability[]) => ({
+  capabilityIds: required.filter((need) => need.relax_after_seconds === undefined).map((need) => need.capability_id),
+  relaxedCapabilityIds: required
+    .filter((need) => need.relax_after_seconds !== undefined)
+    .map((need) => need.capability_id),
+});
 
 export async function loadReviewers(
   db: Knex,
   organizationId: string,
   required: RequiredCapability[],
 ): Promise<LoadedReviewer[]> {
-  return findAvailableReviewersWithCapabilities(db, organizationId, capabilityIdsOf(required));
+  const { capabilityIds, relaxedCapabilityIds } = reviewerNeeds(required);
+  return findAvailableReviewersWithCapabilities(db, organizationId, capabilityIds, relaxedCapabilityIds);
 }

@@ -119,3 +119,57 @@ describe('a required capability relaxed after a stated wait', () => {
     });
   });
 });
+
+describe('implications in routing', () => {
+  const define = (as: typeof admin, name: string, implies: string[] = []) =>
+    as('POST', '/v1/capabilities', { json: { capabilityId: name, name, description: name, implies } });
+
+  it('assigns a routing requiring an implied capability to the reviewer holding the implying one', async () => {
+    expect((await define(admin, 'physician_r')).status).toBe(201);
+    expect((await define(admin, 'cardiologist_r', ['physician_r'])).status).toBe(201);
+    const did = 'did:web:example.com:reviewers:cardiologist';
+    await admin('PUT', `/v1/orch/reviewers/${did}`, {
+      json: { display_name: 'Cardiologist', capabilities: { cardiologist_r: 0.9 } },
+    });
+    const routed = await admin('POST', '/v1/orch/routing', {
+      json: lowConfidence([{ capability_id: 'physician_r', min_weight: 0.8 }]),
+    });
+    expect(routed.status).toBe(200);
+    expect(routed.body.assigned_to).toMatchObject({
+      did,
+      capabilities_matched: [{ capability_id: 'physician_r', weight: 0.9 }],
+    });
+
+    const tooWeak = await admin('POST', '/v1/orch/routing', {
+      json: lowConfidence([{ capability_id: 'physician_r', min_weight: 0.95 }]),
+    });
+    expect(tooWeak.body).toMatchObject({ assigned_to: null, queued: { reason: 'no_qualified_reviewer' } });
+  });
+
+  it('never applies another organization’s implications, and applies each organization’s own', async () => {
+    const org = await admin('POST', '/v1/organizations', {
+      token: await stack.token(['cloud:admin:global'], 'operator'),
+      json: { org_did: 'did:web:implications.example', name: 'Implications' },
+    });
+    expect(org.status).toBe(201);
+    const other = client(
+      stack.baseUrl,
+      await stack.token(['orch:admin', 'orch:write', 'orch:read', 'platform:admin'], 'bob', org.body.organization_id),
+    );
+    // The other organization's gp_r implies generalist_r; the default organization's gp_r implies nothing.
+    expect((await define(other, 'gp_r', ['generalist_r'])).status).toBe(201);
+    expect((await define(admin, 'gp_r')).status).toBe(201);
+    const did = 'did:web:example.com:reviewers:gp';
+    for (const as of [admin, other])
+      await as('PUT', `/v1/orch/reviewers/${did}`, { json: { display_name: 'GP', capabilities: { gp_r: 0.9 } } });
+    const needs = [{ capability_id: 'generalist_r', min_weight: 0.5 }];
+
+    const here = await admin('POST', '/v1/orch/routing', { json: lowConfidence(needs) });
+    expect(here.body).toMatchObject({ assigned_to: null, queued: { reason: 'no_qualified_reviewer' } });
+    const there = await other('POST', '/v1/orch/routing', { json: lowConfidence(needs) });
+    expect(there.body.assigned_to).toMatchObject({
+      did,
+      capabilities_matched: [{ capability_id: 'generalist_r', weight: 0.9 }],
+    });
+  });
+});

@@ -174,7 +174,8 @@ describe('the context of a routing decision, read in one statement', () => {
       {
         did: 'did:rev:b',
         display_name: 'did:rev:b',
-        capabilities: { general_review: 0.9, financial_approval: 0.8 },
+        // Credited with what the task requires only: the matcher needs no other grant.
+        capabilities: { general_review: 0.9 },
         chain_level: 2,
         available: true,
         capacity: null,
