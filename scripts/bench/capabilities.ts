@@ -2,12 +2,15 @@
  * `npm run bench -- capabilities`: the one matcher at size. 10,000 definitions (every tenth implying the next),
  * 1,000 people (reviewers, whose capabilities the trigger writes as grants) and 1,000 agents holding 50
  * grants each: 100,000 grants. Measured in one run on one database:
- *   match       services/capabilities/match.ts matchRequirements (the implications statement, the candidates
- *               statement, the domain matcher) for 1–3 random required capabilities: p50/p99, target p99 < 10 ms
+ *   match       services/capabilities/match.ts matchRequirements (one prepared statement for the requirements'
+ *               satisfiers from the closure of implications and the candidates, then the domain matcher) for
+ *               1–3 random required capabilities: p50/p99, target p99 < 10 ms
  *   routing     a routing's reviewer load and assignment (db/reviewers.ts + domain/routing/reviewer-assignment.ts)
- *               with capabilities derived from grants, against the old path in the same run: the same reviewers
- *               read from their capabilities column (the statement routing used before grants)
+ *               from grants, implications followed, against the old path in the same run: the same reviewers
+ *               read from their capabilities column (the statement routing used before grants, direct only)
+ * The machine's load average is reported beside the figures: compare ratios within one run only.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
@@ -133,7 +136,9 @@ async function main(): Promise<void> {
       });
       return assignReviewer(rows, needs);
     });
+    const loadAverage = os.loadavg().map((load) => Math.round(load * 100) / 100);
     const results = {
+      load_average: loadAverage,
       sizes: { definitions: DEFINITIONS, people: PEOPLE, agents: AGENTS, grants: counts.rows[0]!.grants },
       database: database.kind,
       match_ms: match,
@@ -141,6 +146,7 @@ async function main(): Promise<void> {
       routing_assignment_ms: { grants: routingNew, capabilities_column: routingOld },
       targets: { match_p99_under_10ms: match.p99 < 10, routing_p50_no_slower: routingNew.p50 <= routingOld.p50 * 1.1 },
     };
+    say(`load average ${loadAverage.join(' ')}`);
     say(
       `match (1–3 capabilities, implications followed): p50 ${match.p50.toFixed(2)} ms, p99 ${match.p99.toFixed(2)} ms`,
     );

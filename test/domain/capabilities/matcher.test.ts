@@ -1,6 +1,8 @@
 import { impliedBy, satisfiersOf } from '../../../domain/capabilities/graph';
 import {
   matchCandidates,
+  matchSatisfying,
+  satisfierIndex,
   type Candidate,
   type HeldGrant,
   type Requirement,
@@ -183,5 +185,20 @@ describe('matching', () => {
       kinds: ['person'],
     });
     expect(ranked.map((m) => m.did)).toEqual(['light', 'strong']);
+  });
+
+  it('matches alike from satisfiers read with the candidates (the closure), a requirement missing from them satisfied by itself', () => {
+    const candidates = [
+      person('cardiologist', [grant('cardiology', 0.9)]),
+      person('physician', [grant('physician', 0.7)]),
+      person('triager', [grant('triage', 0.8), grant('physician', 0.6)]),
+    ];
+    const required = [need('clinician', 0.5), need('triage', 0.5, 60)];
+    const options = { now: NOW, waited_seconds: 120 };
+    const closure = satisfierIndex([need('clinician')], implications);
+    expect(matchSatisfying(candidates, required, closure, options)).toEqual(
+      matchCandidates(candidates, required, implications, options),
+    );
+    expect(matchSatisfying(candidates, [need('triage')], new Map(), options).map((m) => m.did)).toEqual(['triager']);
   });
 });
