@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from './logger';
 import { listenToChannel, type PgListener } from './pg-listener';
@@ -9,14 +10,16 @@ import { listenToChannel, type PgListener } from './pg-listener';
  * - on the instance that wrote, its own change at once: for a while after its write statement (seen on the
  *   knex instance, before the commit), that table is read through;
  * - on other instances, the change within the notification's delivery (milliseconds);
- * - with no listener (none configured, the embedded database, a dropped connection), every read goes to the
- *   database, as if there were no cache.
+ * - with no listener (none configured, the embedded database, a dropped connection), or one that has not
+ *   heard the cache's own heartbeat lately (a pooler that does not keep sessions swallows notifications),
+ *   every read goes to the database, as if there were no cache.
  */
 export interface NotifiedCache {
   /** The cached value of key in table, or load's, cached when nothing about the table changed meanwhile. */
   get<T>(table: string, key: string, load: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
-  status(): { entries: number; listening: boolean };
+  /** listening: the LISTEN connection is up; hearing: it delivered the cache's last heartbeat. */
+  status(): { entries: number; listening: boolean; hearing: boolean };
 }
 
 export interface NotifiedCacheOptions {
@@ -29,6 +32,8 @@ export interface NotifiedCacheOptions {
   maxEntriesPerTable?: number;
   /** How long a write statement of this instance keeps its table read through: longer than its transaction. */
   unconfirmedWriteMs?: number;
+  /** How often the cache notifies itself through db; it holds entries only while the last heartbeats came back. */
+  heartbeatMs?: number;
 }
 
 /** A cache that is not started until the first read, and reads through until its listener is up. */
@@ -53,10 +58,16 @@ class ListenedCache implements NotifiedCache {
   private closed = false;
   private readonly maxEntries: number;
   private readonly unconfirmedWriteMs: number;
+  private readonly heartbeatMs: number;
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** The payload of the last heartbeat sent, and until when the last one heard lets entries be held. */
+  private expectedBeat: string | undefined;
+  private heardUntil = 0;
 
   constructor(private readonly options: NotifiedCacheOptions) {
     this.maxEntries = options.maxEntriesPerTable ?? 10_000;
     this.unconfirmedWriteMs = options.unconfirmedWriteMs ?? 2_000;
+    this.heartbeatMs = options.heartbeatMs ?? 2_000;
     for (const table of options.tables) this.tables.set(table, { entries: new Map(), generation: 0, writingUntil: 0 });
     this.writes = new RegExp(
       `\\b(?:insert\\s+into|update|delete\\s+from|truncate(?:\\s+table)?)\\s+(?:only\\s+)?"?(${options.tables.join('|')})"?(?!\\w)`,
@@ -69,7 +80,7 @@ class ListenedCache implements NotifiedCache {
     const state = this.tables.get(table);
     if (!state || !this.options.listenUrl || this.closed) return load();
     this.started ??= this.start();
-    if (!this.listener?.listening || Date.now() < state.writingUntil) return load();
+    if (!this.hearing() || Date.now() < state.writingUntil) return load();
     if (state.entries.has(key)) return state.entries.get(key) as T;
     // A change heard of, a write of this instance or the listener dropping meanwhile bumps the generation.
     const generation = state.generation;
@@ -85,6 +96,7 @@ class ListenedCache implements NotifiedCache {
     this.closed = true;
     this.options.db.off('query', this.onQuery);
     await this.started?.catch(() => undefined);
+    clearInterval(this.heartbeat);
     await this.listener?.close();
     this.dropAll();
   }
@@ -92,7 +104,27 @@ class ListenedCache implements NotifiedCache {
   status() {
     let entries = 0;
     for (const state of this.tables.values()) entries += state.entries.size;
-    return { entries, listening: this.listener?.listening === true };
+    return { entries, listening: this.listener?.listening === true, hearing: this.hearing() };
+  }
+
+  private hearing(): boolean {
+    return this.listener?.listening === true && Date.now() < this.heardUntil;
+  }
+
+  private readonly beat = (): void => {
+    const beat = `heartbeat ${randomBytes(8).toString('hex')}`;
+    this.expectedBeat = beat;
+    this.options.db
+      .raw('select pg_notify(?, ?)', [this.options.channel, beat])
+      .catch((error: unknown) =>
+        this.options.logger.warn('cache heartbeat not sent', { channel: this.options.channel, error }),
+      );
+  };
+
+  /** A heartbeat came back: entries may be held a while longer, none from before a lapse. */
+  private heard(): void {
+    if (Date.now() >= this.heardUntil) this.dropAll();
+    this.heardUntil = Date.now() + 2 * this.heartbeatMs + 500;
   }
 
   /**
@@ -125,15 +157,25 @@ class ListenedCache implements NotifiedCache {
         channel: this.options.channel,
         applicationName: `handoff-${this.options.channel}`,
         logger: this.options.logger,
-        onNotification: (table) => {
-          const state = table === undefined ? undefined : this.tables.get(table);
+        onNotification: (payload) => {
+          if (payload?.startsWith('heartbeat ')) {
+            if (payload === this.expectedBeat) this.heard();
+            return;
+          }
+          const state = payload === undefined ? undefined : this.tables.get(payload);
           if (state) this.drop(state);
           else this.dropAll();
         },
-        // Whatever changed while nobody listened is unknown: start empty.
-        onUp: () => this.dropAll(),
+        // Whatever changed while nobody listened is unknown: start empty, and hold entries once a heartbeat is heard.
+        onUp: () => {
+          this.dropAll();
+          this.beat();
+        },
         onDown: () => this.dropAll(),
       });
+      if (this.closed) return;
+      this.heartbeat = setInterval(this.beat, this.heartbeatMs);
+      this.heartbeat.unref();
     } catch (error) {
       this.options.logger.warn('cache listener did not start; reading through', {
         channel: this.options.channel,

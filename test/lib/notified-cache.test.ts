@@ -24,7 +24,7 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function cacheOf(listenUrl: string | undefined, unconfirmedWriteMs?: number): NotifiedCache {
+function cacheOf(listenUrl: string | undefined, unconfirmedWriteMs?: number, heartbeatMs?: number): NotifiedCache {
   const cache = createNotifiedCache({
     db: database.db,
     listenUrl,
@@ -32,6 +32,7 @@ function cacheOf(listenUrl: string | undefined, unconfirmedWriteMs?: number): No
     tables: CREDENTIAL_TABLES,
     logger,
     ...(unconfirmedWriteMs === undefined ? {} : { unconfirmedWriteMs }),
+    ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
   });
   caches.push(cache);
   return cache;
@@ -53,8 +54,8 @@ function subjectReader(cache: NotifiedCache, subject: string) {
 async function listening(cache: NotifiedCache): Promise<void> {
   await cache.get('token_subjects', 'warm-up', async () => undefined);
   await eventually(
-    async () => cache.status().listening,
-    (up) => up,
+    async () => cache.status().hearing,
+    (hearing) => hearing,
   );
 }
 
@@ -132,5 +133,27 @@ describe('a cache told of every change to its tables', () => {
     const loadsBefore = listened.loads;
     await listened.read();
     expect(listened.loads).toBe(loadsBefore + 1);
+  });
+
+  it('holds nothing while its listener does not hear its own heartbeat (notifications lost on the way)', async () => {
+    // LISTENing in another database: the connection is up, but nothing notified in this one reaches it.
+    const elsewhereDatabase = await createTestDatabase({ migrate: false });
+    try {
+      const deaf = cacheOf(elsewhereDatabase.url, undefined, 100);
+      const reader = subjectReader(deaf, 'unheard');
+      await reader.read();
+      await eventually(
+        async () => deaf.status().listening,
+        (up) => up,
+      );
+      await sleep(300);
+      await reader.read();
+      await reader.read();
+      expect(deaf.status()).toMatchObject({ listening: true, hearing: false, entries: 0 });
+      expect(reader.loads).toBe(3);
+      await deaf.close();
+    } finally {
+      await elsewhereDatabase.destroy();
+    }
   });
 });
