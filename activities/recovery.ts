@@ -9,7 +9,7 @@ import type { Mailer } from '../lib/mail/transport';
 import type { SmsSender } from '../lib/sms/sender';
 import { SecretsUnavailableError, type SecretKeys } from '../lib/secret-box';
 import { recoveryCode, recoveryCodeHmac } from '../services/recovery/codes';
-import { completeRecovery } from '../services/recovery/completion';
+import { completeRecovery, RecoveryCredentialTaken } from '../services/recovery/completion';
 import { notifyRecovery, sendCodeMail } from '../services/recovery/notifications';
 import { withInvalidDataFailures } from './failures';
 
@@ -69,7 +69,16 @@ export function createRecoveryActivities(deps: RecoveryActivityDeps) {
 
     /** The new credential replaces the old ones, and the completed step is recorded, in one transaction. */
     async completeRecovery(input: { state: RecoveryRequestState; at: string }) {
-      return completeRecovery(deps.db, input.state, input.at);
+      try {
+        return await completeRecovery(deps.db, input.state, input.at);
+      } catch (error) {
+        if (!(error instanceof RecoveryCredentialTaken)) throw error;
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.invalidData,
+          message: error.message,
+          nonRetryable: true,
+        });
+      }
     },
   });
 }

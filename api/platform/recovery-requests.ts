@@ -178,6 +178,10 @@ function registerActs(requests: ReturnType<typeof routeGroup>, deps: RecoverySer
         description:
           'recovery_not_awaiting_confirmation (no code sent, or it expired), recovery_code_attempts_exhausted',
       },
+      422: {
+        description:
+          'invalid_data: the new passkey was registered to another Passport since the request was made; the request failed and no credential was replaced',
+      },
     },
     handler: async ({ params, body, principal }) => {
       const outcome = await executeRecovery(deps, principal, params, body.confirmationCode);

@@ -13,6 +13,9 @@ const reasonOf = (requestId: string) => `recovered by ${requestId}`;
 const installedId = (credential: RecoveryRequestState['new_credential']) =>
   credential.type === 'passkey' ? credential.credential_id : credential.hash;
 
+/** The recovery's passkey was registered to another Passport meanwhile: nothing is revoked, and no retry mends it. */
+export class RecoveryCredentialTaken extends Error {}
+
 /** Installs the new credential; repeatable, as a retry finds it installed. */
 async function install(trx: Knex.Transaction, state: RecoveryRequestState, at: Date): Promise<void> {
   const { passport_id, new_credential } = state;
@@ -22,6 +25,14 @@ async function install(trx: Knex.Transaction, state: RecoveryRequestState, at: D
       .insert({ credential_id, passport_id, public_key, counter, transports, status: 'active', created_at: at })
       .onConflict('credential_id')
       .ignore();
+    // Checked at the request, but another ceremony may have registered the same credential id since.
+    const holder: { passport_id: string } | undefined = await trx('webauthn_credentials')
+      .where({ credential_id })
+      .first('passport_id');
+    if (holder?.passport_id !== passport_id)
+      throw new RecoveryCredentialTaken(
+        `The new passkey ${credential_id} was registered to another Passport after the request was made; no credential was replaced`,
+      );
     return;
   }
   const kid = new_credential.hash;

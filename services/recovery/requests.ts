@@ -129,6 +129,8 @@ const REFUSALS = [
   FAILURE_TYPES.recoveryCredentialMismatch,
   FAILURE_TYPES.recoveryNotCancellable,
   FAILURE_TYPES.recoveryNotAwaitingConfirmation,
+  // The completion could not install the new credential: the request failed, and nothing was revoked.
+  FAILURE_TYPES.invalidData,
 ] as const;
 type UpdateRefusal = (typeof REFUSALS)[number];
 

@@ -162,6 +162,41 @@ describe('a recovery whose new credential is a passkey', () => {
     expect(replayed.reply.body.reason).toBe('challenge_unknown');
   });
 
+  it('fails without replacing anything when the new passkey was registered to another Passport meanwhile', async () => {
+    const guarded = await guardedPerson(stack, 3);
+    await sleep(1100);
+    const options = await passkeyOptions(guarded.owner.passport_id);
+    const { request, contact } = await openWith(guarded, new SoftwareAuthenticator().register(options, origin()));
+    expect(request.status).toBe('collecting_approvals');
+    const { credential_id, public_key } = request.new_credential;
+    const intruder = guarded.guardians[2]!.person.passport_id;
+    await stack.database.db('webauthn_credentials').insert({
+      credential_id,
+      passport_id: intruder,
+      public_key,
+      counter: 0,
+      transports: [],
+      status: 'active',
+      created_at: new Date(),
+    });
+    for (const guardian of guarded.guardians.slice(0, 2)) await approve(stack, guardian.person, request);
+    const code = await codeSentTo(stack, contact);
+    const execute = `/v1/passports/${request.passport_id}/recovery/requests/${request.id}/execute`;
+    const refused = await (await desk())('POST', execute, { json: { confirmationCode: code } });
+    expectProblem(refused, 422, 'invalid_data');
+    expect(refused.body.detail).toMatch(/registered to another Passport/);
+    const read = await (await desk())('GET', `/v1/passports/${request.passport_id}/recovery/requests/${request.id}`);
+    expect(read.body).toMatchObject({ status: 'failed', failure: { type: 'invalid_data' } });
+    const byOldKey = await client(stack.baseUrl, guarded.owner.sessionToken)(
+      'GET',
+      `/v1/passports/${request.passport_id}`,
+    );
+    expect(byOldKey.status).toBe(200);
+    expect(await stack.database.db('webauthn_credentials').where({ credential_id }).first()).toMatchObject({
+      passport_id: intruder,
+    });
+  });
+
   // Another organization's desk hears passport_not_found: test/api/tenancy.test.ts probes it.
   it('gives options only to a recovery desk, not to the person', async () => {
     const guarded = await guardedPerson(stack, 3);
