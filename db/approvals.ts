@@ -159,13 +159,19 @@ export async function claimApprovalAnswer(
   return rows[0];
 }
 
-/** The request in the organization: another organization's id is as unknown as one never used. */
+/**
+ * The request in the organization: another organization's id is as unknown as one never used, and so is, with
+ * `naming`, one that does not name the person (the same scope as listApprovals').
+ */
 export async function findApprovalById(
   db: Knex,
   organizationId: string,
   approvalId: string,
+  naming?: string[],
 ): Promise<ApprovalRow | undefined> {
-  return db<ApprovalRow>('approvals').where({ approval_id: approvalId, organization_id: organizationId }).first();
+  const query = db<ApprovalRow>('approvals').where({ approval_id: approvalId, organization_id: organizationId });
+  if (naming) query.where((by) => namesAny(by, naming));
+  return query.first();
 }
 
 /** A request by id alone, for the claim that ends it: its caller was checked against the organization before. */
@@ -186,6 +192,12 @@ function approvedBy(query: Knex.QueryBuilder, identities: string[]): void {
   query.whereIn('approver_passport_id', identities).orWhereRaw('jsonb_exists_any(approvers, ?::text[])', [identities]);
 }
 
+/** Requests naming one of these as approver, quorum approver or requester. */
+function namesAny(query: Knex.QueryBuilder, identities: string[]): void {
+  approvedBy(query, identities);
+  query.orWhereIn('requester_passport_id', identities);
+}
+
 export async function listApprovals(
   db: Knex,
   organizationId: string,
@@ -196,11 +208,7 @@ export async function listApprovals(
   if (filter.status) query.where({ status: filter.status });
   const { approver, naming } = filter;
   if (approver) query.where((by) => approvedBy(by, [approver]));
-  if (naming)
-    query.where((by) => {
-      approvedBy(by, naming);
-      by.orWhereIn('requester_passport_id', naming);
-    });
+  if (naming) query.where((by) => namesAny(by, naming));
   if (filter.requester) query.where({ requester_passport_id: filter.requester });
   if (filter.agent_id) query.where({ agent_id: filter.agent_id });
   if (filter.org_did) query.where({ org_did: filter.org_did });

@@ -115,21 +115,26 @@ function registerApprovalReads(approvals: RouteGroup, deps: ApprovalRouteDeps): 
       `With ?wait=N (seconds, at most ${MAX_DECISION_WAIT_SECONDS}) the read waits for the decision instead of being polled: it answers as soon as the ` +
       'request is no longer pending (approved, rejected, cancelled, expired or failed), or, when the wait ends first, with the request still ' +
       'pending. Either way the body is the same as a plain read, from the same committed state; any API instance is woken by the change ' +
-      '(PostgreSQL NOTIFY), and re-reads every 2 s besides.',
+      '(PostgreSQL NOTIFY), and re-reads every 2 s besides. A signed-in person (a session without platform:admin) reads only the requests ' +
+      'the list shows them: naming them as approver, quorum approver or requester; any other answers 404 like an unknown id.',
     request: { params: ApprovalIdParamsSchema, query: DecisionWaitQuerySchema },
     responses: {
       200: {
         description: 'The approval request: decided, or, after a wait that ended first, still pending',
         schema: ApprovalSchema,
       },
-      404: { description: 'No such approval request' },
+      404: {
+        description:
+          'approval_not_found: no such request in your organization, or, for a signed-in person (a session without platform:admin), ' +
+          'one that does not name them as approver, quorum approver or requester (as the list scopes them; 404, not 403, so that it does not leak)',
+      },
     },
     handler: async ({ res, params, query, principal }) => {
       const row = await readAfterWait(res, deps.decisions, {
         subject: 'approval',
         id: params.approval_id,
         seconds: query.wait,
-        read: () => findApprovalById(deps.db, principal.organization_id, params.approval_id),
+        read: () => findApprovalById(deps.db, principal.organization_id, params.approval_id, personScope(principal)),
         decided: (found) => approvalDecided(found.status),
       });
       if (!row) throw new Problem('approval_not_found', `No approval request ${params.approval_id}`);

@@ -69,6 +69,46 @@ describe('listing approval requests', () => {
     );
   });
 
+  it('reads a request by id only for the people it names, as the list does; anyone else gets 404', async () => {
+    const quorum = await request(quorumOf(ada, bea, cal));
+    const single = await request({ approver_passport_id: bea.did });
+    const asked = await request({ requester_passport_id: outsider.did, approver_passport_id: cal.did });
+    const read = (person: SignedInPerson, id: string) => as(person)('GET', `/v1/approvals/${id}`);
+
+    for (const [person, id] of [
+      [ada, quorum],
+      [bea, quorum],
+      [bea, single],
+      [outsider, asked],
+      [cal, asked],
+    ] as const) {
+      const found = await read(person, id);
+      expect(found.status).toBe(200);
+      expect(found.body.id).toBe(id);
+    }
+    for (const [person, id] of [
+      [outsider, quorum],
+      [ada, single],
+      [bea, asked],
+    ] as const) {
+      const hidden = await read(person, id);
+      expect(hidden.status).toBe(404);
+      expect(hidden.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(hidden.body.type).toMatch(/approval_not_found/);
+    }
+    // Unknown and hidden answer alike, and the wait does not widen it.
+    const unknown = await read(bea, 'apr_never-made');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.type).toBe((await read(ada, single)).body.type);
+    expect((await as(ada)('GET', `/v1/approvals/${single}?wait=1`)).status).toBe(404);
+    // An administrator's or a service's credential reads all of the organization's.
+    const service = client(stack.baseUrl, await stack.token(['platform:read']));
+    for (const id of [quorum, single, asked]) {
+      expect((await admin('GET', `/v1/approvals/${id}`)).status).toBe(200);
+      expect((await service('GET', `/v1/approvals/${id}`)).status).toBe(200);
+    }
+  });
+
   it('never shows another organization’s requests, even one naming the person', async () => {
     const created = await call(stack.baseUrl, 'POST', '/v1/organizations', {
       token: await stack.token(['cloud:admin:global'], 'operator'),
