@@ -210,6 +210,18 @@ export async function reviewerDidsOfPassport(db: Knex, organizationId: string, p
   return rows.map((row) => row.did);
 }
 
+/** A reviewer of the organization with the Passport linked to it (null when none), or undefined when unknown there. */
+export async function findReviewerLink(
+  db: Knex,
+  organizationId: string,
+  did: string,
+): Promise<{ passport_id: string | null } | undefined> {
+  const found: { passport_id: string | null } | undefined = await db('reviewers')
+    .where({ organization_id: organizationId, did })
+    .first('passport_id');
+  return found;
+}
+
 /** Links a reviewer that no Passport signs in as yet to this one; a reviewer linked already is left as it is. */
 export async function linkUnclaimedReviewer(
   db: Knex,

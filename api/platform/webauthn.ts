@@ -37,20 +37,28 @@ function registerEnrollment(api: ApiBuilder, deps: WebAuthnDeps): void {
     description:
       'An organization admin enrolls a person of the caller’s organization: it needs people:enroll (platform:admin implies it). Hand enrollment_url ' +
       '(or the options) to the person: their browser completes the registration without a token, with the single-use challenge, before expires_at. ' +
-      'The registration mints their individual Passport.',
+      'The registration mints their individual Passport. With reviewer_did, the enrollment is for that reviewer of the organization: the ' +
+      'Passport is linked to it at the registration (unless another Passport has come to sign in as the reviewer meanwhile), so the routings ' +
+      'escalated to the reviewer are in the person’s inbox.',
     tags: PASSKEY_TAGS,
     auth: 'people:enroll',
     rateLimit: 'default',
     request: { body: EnrollmentRequestSchema },
     responses: {
       201: { description: 'The enrollment', schema: EnrollmentReplySchema },
-      409: { description: 'person_already_enrolled: an active person of the organization has this userId' },
+      409: {
+        description:
+          'person_already_enrolled: an active person of the organization has this userId; reviewer_already_linked: a Passport signs in as reviewer_did already',
+      },
+      422: { description: 'enrollment_reviewer_not_found: reviewer_did names no reviewer of your organization' },
     },
     handler: async ({ body, principal }) => {
       const outcome = await startEnrollment(deps, principal.organization_id, {
         user_name: body.userId,
         display_name: body.displayName,
+        reviewer_did: body.reviewer_did,
       });
+      if (!outcome.ok && outcome.code !== 'user_enrolled') throw new Problem(outcome.code, outcome.detail);
       if (!outcome.ok)
         throw new Problem(
           'person_already_enrolled',

@@ -46,6 +46,22 @@ export const PASSKEY_PROBLEMS = {
     title: 'The organization already has an active person with this userId',
     remediation: ['Have the person add a passkey to their Passport while signed in, or enroll under another userId'],
   },
+  enrollment_reviewer_not_found: {
+    status: 422,
+    title: 'The enrollment names no reviewer of your organization',
+    remediation: [
+      'Name in reviewer_did the DID of a reviewer of your organization (GET /v1/orch/reviewers), or register it first (PUT /v1/orch/reviewers/{did})',
+      'Omit reviewer_did to enroll the person without linking a reviewer',
+    ],
+  },
+  reviewer_already_linked: {
+    status: 409,
+    title: 'The reviewer is linked to a Passport already',
+    remediation: [
+      'Enroll the person without reviewer_did, or link another reviewer',
+      'To hand the reviewer to another person, change its passport_id with PUT /v1/orch/reviewers/{did}',
+    ],
+  },
   passkey_already_registered: {
     status: 409,
     title: 'This passkey is already registered',

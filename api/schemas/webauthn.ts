@@ -1,5 +1,6 @@
 import type { PasskeyRow, PassportIdentity } from '../../db/webauthn';
 import type { SignedIn } from '../../services/identity/passkeys/ceremony';
+import { DidSchema } from './common';
 import { z } from './zod';
 
 const base64url = (what: string, max: number) =>
@@ -65,6 +66,13 @@ export const EnrollmentRequestSchema = z
       'Who the person is to the organization (an e-mail address, an employee number): the name their authenticator shows',
     ),
     displayName: personName('The name to show for the person; userId when absent').optional(),
+    reviewer_did: DidSchema.optional().openapi({
+      description:
+        'A reviewer of your organization (PUT /v1/orch/reviewers/{did}) that no Passport signs in as yet: the Passport the enrollment mints ' +
+        'is linked to it when the person completes it, so the routings escalated to that reviewer reach them (as PUT with passport_id would ' +
+        'link it afterwards). Unknown, or another organization’s: 422 enrollment_reviewer_not_found; linked to a Passport already: 409 ' +
+        'reviewer_already_linked',
+    }),
   })
   .openapi('PasskeyEnrollmentRequest');
 

@@ -1049,7 +1049,7 @@ export interface paths {
         };
         /**
          * Read an approval request
-         * @description With ?wait=N (seconds, at most 60) the read waits for the decision instead of being polled: it answers as soon as the request is no longer pending (approved, rejected, cancelled, expired or failed), or, when the wait ends first, with the request still pending. Either way the body is the same as a plain read, from the same committed state; any API instance is woken by the change (PostgreSQL NOTIFY), and re-reads every 2 s besides.
+         * @description With ?wait=N (seconds, at most 60) the read waits for the decision instead of being polled: it answers as soon as the request is no longer pending (approved, rejected, cancelled, expired or failed), or, when the wait ends first, with the request still pending. Either way the body is the same as a plain read, from the same committed state; any API instance is woken by the change (PostgreSQL NOTIFY), and re-reads every 2 s besides. A signed-in person (a session without platform:admin) reads only the requests the list shows them: naming them as approver, quorum approver or requester; any other answers 404 like an unknown id.
          */
         get: operations["getApproval"];
         put?: never;
@@ -2905,7 +2905,7 @@ export interface paths {
         put?: never;
         /**
          * Enroll a person: passkey registration options for a userId
-         * @description An organization admin enrolls a person of the caller’s organization: it needs people:enroll (platform:admin implies it). Hand enrollment_url (or the options) to the person: their browser completes the registration without a token, with the single-use challenge, before expires_at. The registration mints their individual Passport.
+         * @description An organization admin enrolls a person of the caller’s organization: it needs people:enroll (platform:admin implies it). Hand enrollment_url (or the options) to the person: their browser completes the registration without a token, with the single-use challenge, before expires_at. The registration mints their individual Passport. With reviewer_did, the enrollment is for that reviewer of the organization: the Passport is linked to it at the registration (unless another Passport has come to sign in as the reviewer meanwhile), so the routings escalated to the reviewer are in the person’s inbox.
          */
         post: operations["createPasskeyEnrollment"];
         delete?: never;
@@ -7833,6 +7833,11 @@ export interface components {
             userId: string;
             /** @description The name to show for the person; userId when absent */
             displayName?: string;
+            /**
+             * @description A reviewer of your organization (PUT /v1/orch/reviewers/{did}) that no Passport signs in as yet: the Passport the enrollment mints is linked to it when the person completes it, so the routings escalated to that reviewer reach them (as PUT with passport_id would link it afterwards). Unknown, or another organization’s: 422 enrollment_reviewer_not_found; linked to a Passport already: 409 reviewer_already_linked
+             * @example did:web:example.com:reviewers:alice
+             */
+            reviewer_did?: string;
         };
         PasskeyEnrollmentResult: {
             passport: components["schemas"]["PersonPassport"];
@@ -17871,7 +17876,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such approval request */
+            /** @description approval_not_found: no such request in your organization, or, for a signed-in person (a session without platform:admin), one that does not name them as approver, quorum approver or requester (as the list scopes them; 404, not 403, so that it does not leak) */
             404: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -34156,7 +34161,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description person_already_enrolled: an active person of the organization has this userId; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
+            /** @description person_already_enrolled: an active person of the organization has this userId; reviewer_already_linked: a Passport signs in as reviewer_did already; or idempotency_key_reused: the Idempotency-Key was first used with a different request; idempotency_request_in_flight: the first request with this key has not finished (retry after Retry-After) */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -34187,6 +34192,20 @@ export interface operations {
             };
             /** @description unsupported_media_type: the body is not in a media type this operation takes */
             415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Resource": components["headers"]["X-RateLimit-Resource"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description enrollment_reviewer_not_found: reviewer_did names no reviewer of your organization */
+            422: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

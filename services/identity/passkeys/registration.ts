@@ -13,7 +13,7 @@ import {
   type PasskeyRow,
   type PassportIdentity,
 } from '../../../db/webauthn';
-import { linkUnclaimedReviewer } from '../../../db/reviewers';
+import { findReviewerLink, linkUnclaimedReviewer } from '../../../db/reviewers';
 import type { Session } from '../issuance/session-tokens';
 import {
   issueChallenge,
@@ -61,12 +61,37 @@ export function enrollmentPageUrl(origin: string, options: PublicKeyCredentialCr
 }
 
 export type StartEnrollmentOutcome =
-  ({ ok: true } & CreationOptions) | { ok: false; code: 'user_enrolled'; passport_id: string };
+  | ({ ok: true } & CreationOptions)
+  | { ok: false; code: 'user_enrolled'; passport_id: string }
+  | { ok: false; code: 'enrollment_reviewer_not_found' | 'reviewer_already_linked'; detail: string };
+
+/** Why an enrollment may not be for this reviewer: none of the organization's, or another Passport signs in as them. */
+async function reviewerRefusal(
+  deps: WebAuthnDeps,
+  organizationId: string,
+  reviewerDid: string,
+): Promise<Extract<StartEnrollmentOutcome, { detail: string }> | undefined> {
+  const reviewer = await findReviewerLink(deps.db, organizationId, reviewerDid);
+  if (!reviewer)
+    return {
+      ok: false,
+      code: 'enrollment_reviewer_not_found',
+      detail: `No reviewer ${reviewerDid} in your organization`,
+    };
+  if (reviewer.passport_id !== null)
+    return {
+      ok: false,
+      code: 'reviewer_already_linked',
+      detail: `The reviewer ${reviewerDid} is linked to Passport ${reviewer.passport_id} already`,
+    };
+  return undefined;
+}
 
 /**
  * An organization admin enrolls a person: the options their browser completes, unauthenticated, with the
  * single-use challenge. The Passport is minted only when the passkey is registered; an enrollment for a
- * reviewer (reviewer_did) links it to that reviewer then, unless another Passport signs in as them already.
+ * reviewer (reviewer_did: one of the organization's, linked to no Passport) links it to that reviewer then, unless
+ * another Passport has come to sign in as them meanwhile.
  */
 export async function startEnrollment(
   deps: WebAuthnDeps,
@@ -75,6 +100,8 @@ export async function startEnrollment(
 ): Promise<StartEnrollmentOutcome> {
   const enrolled = await findEnrolledPerson(deps.db, organizationId, person.user_name);
   if (enrolled) return { ok: false, code: 'user_enrolled', passport_id: enrolled.passport_id };
+  const refused = person.reviewer_did ? await reviewerRefusal(deps, organizationId, person.reviewer_did) : undefined;
+  if (refused) return refused;
   const passport_id = `pp_${randomUUID()}`;
   const display_name = person.display_name ?? person.user_name;
   const options = await creationOptions(deps, { passport_id, user_name: person.user_name, display_name }, []);
