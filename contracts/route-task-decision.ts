@@ -1,9 +1,9 @@
 import { agentDid, type LedgerAnchor } from '../domain/provenance/records';
-import { assignReviewer, type LoadedReviewer } from '../domain/routing/reviewer-assignment';
+import { assignReviewer, humanAssignee, type LoadedReviewer } from '../domain/routing/reviewer-assignment';
 import { needsHuman, type RoutingMode } from '../domain/routing/decision';
 import { queuedFor, supervisorNotifications } from '../domain/routing/escalation';
 import type { RoutingVerdictV2, DecisionMoment } from '../domain/routing/moments';
-import { decisionRecords, type RoutingStepRecord } from '../domain/routing/steps';
+import { coveringFor, decisionRecords, type RoutingStepRecord } from '../domain/routing/steps';
 import type {
   AssignedTo,
   CarriedVerdict,
@@ -68,7 +68,7 @@ export function routingDecision(args: {
   const assignment = human ? assignReviewer(args.candidates, verdict.required_capabilities) : undefined;
   const assigned_to: AssignedTo | undefined = !human
     ? { type: 'ai_agent', did: agentDid(task.ai_agent_id), agent_id: task.ai_agent_id, capabilities_matched: [] }
-    : assignment && { type: 'human', did: assignment.did, capabilities_matched: assignment.capabilities_matched };
+    : assignment && humanAssignee(assignment);
   const estimated_response_time = human
     ? input.escalation_timeouts_seconds[verdict.escalation_level as HumanEscalationLevel]
     : 0;
@@ -130,7 +130,15 @@ function decisionChanges(made: Made, domain: string, routing_mode: RoutingMode):
     assigned_to,
     assigned_at: decided_at,
     escalation_chain: human
-      ? [{ level: 1, escalation_level: verdict.escalation_level, did: assigned_to.did, timestamp: decided_at }]
+      ? [
+          {
+            level: 1,
+            escalation_level: verdict.escalation_level,
+            did: assigned_to.did,
+            ...coveringFor(assigned_to),
+            timestamp: decided_at,
+          },
+        ]
       : [],
     decision_result: result,
     ...(human ? { escalated_at: decided_at } : {}),

@@ -11,6 +11,7 @@ export interface CoverRow {
   covering_did: string;
   starts_at: Date;
   ends_at: Date;
+  capabilities: string[] | null;
   reason: string | null;
   created_by: string;
   created_at: Date;
@@ -25,6 +26,7 @@ export function coverFromRow(row: CoverRow): Cover {
     covering_did: row.covering_did,
     starts_at: row.starts_at.toISOString(),
     ends_at: row.ends_at.toISOString(),
+    ...(row.capabilities !== null ? { capabilities: row.capabilities } : {}),
     ...(row.reason !== null ? { reason: row.reason } : {}),
     created_by: row.created_by,
     created_at: row.created_at.toISOString(),
@@ -35,7 +37,11 @@ export function coverFromRow(row: CoverRow): Cover {
 /** Stores a cover once: a retry with the same id (the same Idempotency-Key) finds the first one. */
 export async function insertCover(db: Knex, cover: Cover): Promise<CoverRow> {
   await db<CoverRow>('covers')
-    .insert({ ...cover, reason: cover.reason ?? null } as never)
+    .insert({
+      ...cover,
+      capabilities: cover.capabilities ? JSON.stringify(cover.capabilities) : null,
+      reason: cover.reason ?? null,
+    } as never)
     .onConflict('cover_id')
     .ignore();
   const stored = await findCover(db, cover.organization_id, cover.cover_id);
@@ -77,7 +83,10 @@ function inForceAt(query: Knex.QueryBuilder, at: Date): void {
   query.where('starts_at', '<=', at).where('ends_at', '>', at).whereNull('ended_at');
 }
 
-/** The covers in force at `at` for any of these people; the newest wins when one person set several. */
+/**
+ * The covers in force at `at` for any of these people that hand on their approvals (a cover limited to
+ * capabilities hands on routings only); the newest wins when one person set several.
+ */
 export async function coversInForce(
   db: Knex,
   organizationId: string,
@@ -90,6 +99,7 @@ export async function coversInForce(
     .select('covered_did', 'covering_did')
     .where({ organization_id: organizationId })
     .whereIn('covered_did', covered)
+    .whereNull('capabilities')
     .orderBy([{ column: 'covered_did' }, { column: 'created_at', order: 'desc' }]);
   inForceAt(query, at);
   const rows = await query;

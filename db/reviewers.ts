@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { LoadedReviewer, Reviewer } from '../domain/routing/reviewer-assignment';
+import type { LoadedReviewer, Reviewer, ReviewerCover } from '../domain/routing/reviewer-assignment';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { preparedRows } from './prepared';
 
@@ -49,6 +49,32 @@ const COLUMNS = [
 const columns = (db: Knex) => COLUMNS.map((column) => (column.startsWith(HELD) ? db.raw(column) : column));
 
 /**
+ * The covers in force now for a reviewer (their DID, or the DID of the Passport linked to them), newest first,
+ * each with its colleague as an available reviewer of the organization (the reviewer of that DID, else one
+ * linked to the Passport of that DID); null when none. At the statement's time, so at the assignment's moment.
+ */
+const COVERS = `(select jsonb_agg(jsonb_build_object('covering_did', coverer.did, 'capabilities', c.capabilities)
+             order by c.created_at desc, c.cover_id)
+    from covers c
+    cross join lateral (
+      select r.did from reviewers r
+       where r.organization_id = c.organization_id and r.available and r.did <> reviewers.did
+         and (r.did = c.covering_did or r.passport_id =
+               (select p.passport_id from passports p where p.organization_id = c.organization_id and p.did = c.covering_did))
+       order by (r.did = c.covering_did) desc, r.chain_level, r.did limit 1) coverer
+   where c.organization_id = reviewers.organization_id
+     and c.covered_did in (reviewers.did, (select p.did from passports p
+                                            where p.passport_id = reviewers.passport_id and p.organization_id = reviewers.organization_id))
+     and c.starts_at <= now() and c.ends_at > now() and c.ended_at is null) as covers`;
+
+/** A loaded reviewer without covers carries no covers key (the rows are the decision's input as they are). */
+export function withCovers(
+  rows: ReadonlyArray<LoadedReviewer & { covers?: ReviewerCover[] | null }>,
+): LoadedReviewer[] {
+  return rows.map(({ covers, ...reviewer }) => (covers ? { ...reviewer, covers } : reviewer));
+}
+
+/**
  * Available reviewers of `:org` holding every capability of `:capabilities` (any, when it is empty; names
  * lower-cased as grants key them), with their load: a query for raw SQL with those named bindings, so a
  * larger statement can embed it. Implications are followed by expanding the requirements, not the reviewers:
@@ -74,7 +100,7 @@ export const AVAILABLE_REVIEWERS_WITH_LOAD = `select * from (
   select reviewers.did, reviewers.display_name,
          coalesce((select jsonb_object_agg(c.required, c.weight) from credited c where c.subject_did = reviewers.did),
                   '{}'::jsonb) as capabilities,
-         reviewers.chain_level, reviewers.available, reviewers.capacity, ${OPEN_ASSIGNMENTS}
+         reviewers.chain_level, reviewers.available, reviewers.capacity, ${OPEN_ASSIGNMENTS}, ${COVERS}
     from reviewers
    where reviewers.available and reviewers.organization_id = :org
      and reviewers.did = any(array(
@@ -104,10 +130,12 @@ export async function findAvailableReviewersWithCapabilities(
   capabilityIds: readonly string[],
   relaxedIds: readonly string[] = [],
 ): Promise<LoadedReviewer[]> {
-  return preparedRows<LoadedReviewer>(db, `${AVAILABLE_REVIEWERS_WITH_LOAD} order by held.chain_level, held.did`, {
-    org: organizationId,
-    ...reviewerBindings(capabilityIds, relaxedIds),
-  });
+  return withCovers(
+    await preparedRows<LoadedReviewer>(db, `${AVAILABLE_REVIEWERS_WITH_LOAD} order by held.chain_level, held.did`, {
+      org: organizationId,
+      ...reviewerBindings(capabilityIds, relaxedIds),
+    }),
+  );
 }
 
 export async function upsertReviewer(

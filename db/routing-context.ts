@@ -4,7 +4,7 @@ import type { EscalationRule } from '../domain/rules/escalation-rules';
 import type { AutonomyProfile } from '../domain/common/organizations';
 import type { LoadedReviewer } from '../domain/routing/reviewer-assignment';
 import type { DomainSafetyConfig } from '../domain/safety/boundaries';
-import { AVAILABLE_REVIEWERS_WITH_LOAD, reviewerBindings } from './reviewers';
+import { AVAILABLE_REVIEWERS_WITH_LOAD, reviewerBindings, withCovers } from './reviewers';
 
 /** An enabled rule whose task-type scope admits the task, with the domains it is scoped to (null: all). */
 export type ScopedRule = EscalationRule & { scope_domains: string[] | null };
@@ -69,5 +69,6 @@ export async function findRoutingContext(
     ...row,
     autonomy_profile: row.autonomy_profile ?? 'balanced',
     rule_set: row.rule_set ?? { version: 0, enabled: 0 },
+    reviewers: withCovers(row.reviewers),
   };
 }

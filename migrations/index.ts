@@ -29,6 +29,7 @@ import * as decisionLinks from './20261129000700_decision_links';
 import * as people from './20261129000200_people';
 import * as organizationConnectors from './20261130005100_organization_connectors';
 import * as reviewerCovers from './20261129000900_reviewer_covers';
+import * as coverCapabilities from './20261201001100_cover_capabilities';
 import * as enrollmentReviewer from './20261130001100_enrollment_reviewer';
 import * as capabilityGrantsOneSource from './20261130003100_capability_grants_one_source';
 import * as marketplaceAssets from './20261130004100_marketplace_assets';
@@ -80,4 +81,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261130007200_capability_grants_subject_live', migration: capabilityGrantsSubjectLive },
   { name: '20261201005100_credential_change_notifications', migration: credentialChangeNotifications },
   { name: '20261201003100_capability_implications', migration: capabilityImplications },
+  { name: '20261201001100_cover_capabilities', migration: coverCapabilities },
 ];

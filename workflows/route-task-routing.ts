@@ -9,7 +9,7 @@ import {
   type RoutingState,
 } from '../contracts/route-task';
 import type { ProvenanceActor } from '../domain/provenance/records';
-import type { Assignment } from '../domain/routing/reviewer-assignment';
+import { humanAssignee, type Assignment } from '../domain/routing/reviewer-assignment';
 import type { EscalationLevel, RequiredCapability } from '../domain/routing/decision';
 import {
   afterAgentWindow,
@@ -17,7 +17,7 @@ import {
   supervisorNotifications,
   type RoutingHolder,
 } from '../domain/routing/escalation';
-import type { RoutingStepRecord } from '../domain/routing/steps';
+import { coveringFor, type RoutingStepRecord } from '../domain/routing/steps';
 import { expiryRecord, queueAssignmentRecord } from '../domain/routing/waiting-steps';
 import type { Decided } from '../contracts/route-task-decision';
 import { notifyPerson } from './notify';
@@ -214,11 +214,11 @@ export class Routing {
     const at = run.now();
     const chain_level = run.state.escalation_chain.length + 1;
     const escalation_id = `esc_${uuid4()}`;
-    const assigned_to: AssignedTo = { type: 'human', did: to.did, capabilities_matched: to.capabilities_matched };
+    const assigned_to: AssignedTo = humanAssignee(to);
     const record = recordOf({ escalation_id, chain_level });
     const escalation_chain = [
       ...run.state.escalation_chain,
-      { level: chain_level, escalation_level: level, did: to.did, timestamp: at },
+      { level: chain_level, escalation_level: level, did: to.did, ...coveringFor(to), timestamp: at },
     ];
     const estimated_response_time = this.timeoutOf(level);
     const ledger_anchor = await run.record([record], {

@@ -1,6 +1,7 @@
 import { ORCH_CORE_DID, type ProvenanceActor } from '../domain/provenance/records';
-import { assignReviewer } from '../domain/routing/reviewer-assignment';
+import { assignReviewer, humanAssignee } from '../domain/routing/reviewer-assignment';
 import { nextOnTimeout, nextQueueLevel } from '../domain/routing/escalation';
+import { coveringFor } from '../domain/routing/steps';
 import { chainEscalationRecord, queueRaisedRecord } from '../domain/routing/waiting-steps';
 import type { Routing } from './route-task-routing';
 import { routingActivities } from './route-task-run';
@@ -52,6 +53,7 @@ export async function timedOut(routing: Routing): Promise<void> {
         from_did: from.did,
         timed_out_after_seconds,
         to_did: next.did,
+        covering_for: next.covering_for,
         level,
         chain_level,
         notifications: routing.notify(level),
@@ -59,12 +61,12 @@ export async function timedOut(routing: Routing): Promise<void> {
     ],
     {
       escalation_level: level,
-      assigned_to: { type: 'human', did: next.did, capabilities_matched: next.capabilities_matched },
+      assigned_to: humanAssignee(next),
       assigned_at: at,
       estimated_response_time: routing.timeoutOf(level),
       escalation_chain: [
         ...run.state.escalation_chain,
-        { level: chain_level, escalation_level: level, did: next.did, timestamp: at },
+        { level: chain_level, escalation_level: level, did: next.did, ...coveringFor(next), timestamp: at },
       ],
     },
   );

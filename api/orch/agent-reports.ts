@@ -17,6 +17,7 @@ import {
   LoggedProvenanceSchema,
   LogProvenanceRequestSchema,
 } from '../schemas/agent-operations';
+import { assigneeView } from '../schemas/routing';
 import { requireCallingAgent, statedConfidence } from './calling-agent';
 import { actingAloneRefusal } from './confidence-problems';
 
@@ -47,6 +48,9 @@ export function renderEscalation(outcome: EscalateOutcome) {
     assigned_to: escalation.assigned_to && {
       type: 'human' as const,
       did: escalation.assigned_to.did,
+      ...(escalation.assigned_to.covering_for !== undefined
+        ? { covering_for: escalation.assigned_to.covering_for }
+        : {}),
       capabilities: escalation.assigned_to.capabilities_matched,
     },
   };
@@ -105,7 +109,7 @@ function registerConfidenceReport(agentOperations: RouteGroup, deps: RoutingServ
           action_allowed: !outcome.fourth_law_triggered && !outcome.human_assigned && outcome.status !== 'queued',
           fourth_law_triggered: outcome.fourth_law_triggered,
           status: outcome.status,
-          assigned_to: outcome.assigned_to ? { type: outcome.assigned_to.type, did: outcome.assigned_to.did } : null,
+          assigned_to: outcome.assigned_to ? assigneeView(outcome.assigned_to) : null,
           suggested_reviewers: outcome.suggested_reviewers,
           ledger_anchor: outcome.ledger_anchor,
         },

@@ -9,7 +9,7 @@ import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { routeGroup } from '../route-group';
 import { DidSchema, LedgerAnchorSchema, listQuerySchema, TimestampSchema } from '../schemas/common';
-import { AssigneeSchema, RoutingIdParamsSchema } from '../schemas/routing';
+import { AssigneeSchema, assigneeView, RoutingIdParamsSchema } from '../schemas/routing';
 import { z } from '../schemas/zod';
 
 const bound = z.coerce.number().min(0).max(1);
@@ -74,7 +74,7 @@ function render(row: RoutingHistoryRow): z.output<typeof RoutingHistoryItemSchem
     domain: row.domain ?? null,
     routing_mode: row.routing_mode ?? null,
     escalation_level: row.escalation_level,
-    assigned_to: row.assigned_to ? { type: row.assigned_to.type, did: row.assigned_to.did } : null,
+    assigned_to: row.assigned_to ? assigneeView(row.assigned_to) : null,
     fourth_law_triggered: row.fourth_law_triggered ?? null,
     safety_violations: row.safety_violation_count ?? 0,
     rules_triggered: row.rules_triggered ?? [],

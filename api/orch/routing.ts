@@ -13,6 +13,7 @@ import type { ApiBuilder } from '../route';
 import { routeGroup, type RouteGroup } from '../route-group';
 import { registerRoutingAssignmentRoutes } from './routing-assignment';
 import {
+  assigneeView,
   ResolveRoutingRequestSchema,
   RoutingDecisionSchema,
   RoutingIdParamsSchema,
@@ -40,7 +41,7 @@ export function toRoutingStatus(row: RoutingRow): z.output<typeof RoutingStatusS
     decision: row.decision,
     reason: row.reason,
     escalation_level: row.escalation_level,
-    assigned_to: assigned_to && { type: assigned_to.type, did: assigned_to.did },
+    assigned_to: assigned_to && assigneeView(assigned_to),
     created_at: row.created_at.toISOString(),
     assigned_at: row.assigned_at?.toISOString() ?? null,
     progress: routingProgress(row.status, row.decision ?? undefined),

@@ -38,7 +38,11 @@ export function registerCoverRoutes(api: ApiBuilder, deps: { db: Knex }): void {
     description:
       'A request opened (or escalated to you) while the cover is in force names the colleague instead, and its records say ' +
       '“Bea, covering for Ada”. A request open already keeps its approver. The colleague is skipped when they are the ' +
-      'requester or hold a seat on the request already. Set by the person signed in with their own credential, or by an administrator (people:enroll).',
+      'requester or hold a seat on the request already. A routing assigned to you while the cover is in force (at its decision, up the ' +
+      'escalation chain, from the queue or by an escalation request) goes to the colleague when they are an available reviewer of the ' +
+      'organization (their reviewer DID, or one linked to their Passport), with covering_for in its assigned_to, its records and its ' +
+      'escalation events; with capabilities, only a routing whose every required capability is one of them. Set by the person signed in ' +
+      'with their own credential, or by an administrator (people:enroll).',
     request: { body: CreateCoverSchema },
     responses: {
       201: { description: 'The cover', schema: CoverSchema, headers: { Location: { description: 'The cover’s URL' } } },

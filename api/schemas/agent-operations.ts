@@ -213,7 +213,15 @@ export const EscalationResponseSchema = z
       .enum(['assigned', 'queued'])
       .openapi({ description: 'queued: no available reviewer qualifies yet; the task waits for one (see queued)' }),
     assigned_to: z
-      .object({ type: z.literal('human'), did: z.string(), capabilities: z.array(CapabilityMatchSchema) })
+      .object({
+        type: z.literal('human'),
+        did: z.string(),
+        covering_for: z.string().optional().openapi({
+          description:
+            'The reviewer chosen, whom did covers for (a cover in force, POST /v1/covers); absent when none applied',
+        }),
+        capabilities: z.array(CapabilityMatchSchema),
+      })
       .nullable()
       .openapi({ description: 'null while queued' }),
     queued: QueuedForSchema.optional(),

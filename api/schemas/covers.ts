@@ -16,6 +16,17 @@ export const CreateCoverSchema = z
     covering_did: DID.openapi({ description: 'The colleague who takes them: their Passport DID' }),
     starts_at: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Now when absent' }),
     ends_at: z.iso.datetime({ offset: true }).openapi({ description: 'At most 90 days after starts_at' }),
+    capabilities: z
+      .array(z.string().trim().min(1).max(200))
+      .min(1)
+      .max(50)
+      .optional()
+      .openapi({
+        description:
+          'Hand on only the routings whose every required capability is one of these (capability ids as routing requests name them, ' +
+          'compared without case); absent: all routings and approvals. A limited cover leaves approvals, which name no capability, with you',
+        example: ['medical_diagnosis'],
+      }),
     reason: z.string().max(500).optional(),
   })
   .openapi('CreateCover');

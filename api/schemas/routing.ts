@@ -74,15 +74,29 @@ export const RoutingRequestSchema = z
 
 export const CapabilityMatchSchema = z.object({ capability_id: z.string(), weight: z.number() });
 
+const CoveringForSchema = z.string().openapi({
+  description:
+    'The reviewer the routing was assigned to, whom this holder covers for (a cover in force at the assignment, POST /v1/covers): ' +
+    '“Bea, covering for Ada”; absent when no cover applied',
+});
+
 const AssignedToSchema = z.object({
   type: z.enum(['human', 'ai_agent']),
   did: z.string(),
   agent_id: z.string().optional(),
+  covering_for: CoveringForSchema.optional(),
   capabilities_matched: z.array(CapabilityMatchSchema),
 });
 
 /** Who holds a routing, as its status, its history and a confidence report show it. */
-export const AssigneeSchema = AssignedToSchema.pick({ type: true, did: true });
+export const AssigneeSchema = AssignedToSchema.pick({ type: true, did: true, covering_for: true });
+
+/** A human assignee as views show it: the colleague covering for the reviewer chosen says for whom. */
+export const assigneeView = (to: { type: 'human' | 'ai_agent'; did: string; covering_for?: string | undefined }) => ({
+  type: to.type,
+  did: to.did,
+  ...(to.covering_for !== undefined ? { covering_for: to.covering_for } : {}),
+});
 
 export const QueuedForSchema = z
   .object({
@@ -181,6 +195,7 @@ export const RoutingStatusSchema = z
         level: z.number().int(),
         escalation_level: z.enum(ESCALATION_LEVELS),
         did: z.string(),
+        covering_for: CoveringForSchema.optional(),
         timestamp: z.string(),
       }),
     ),

@@ -21,6 +21,8 @@ export const AssignedTo = z.object({
   type: z.enum(['human', 'ai_agent']),
   did: z.string(),
   agent_id: z.string().optional(),
+  /** The reviewer the holder covers for (a cover in force at the assignment): "Bea, covering for Ada". */
+  covering_for: z.string().optional(),
   capabilities_matched: z.array(z.custom<CapabilityMatch>()),
 });
 export type AssignedTo = z.infer<typeof AssignedTo>;
@@ -29,6 +31,8 @@ export const EscalationChainEntry = z.object({
   level: z.number().int(),
   escalation_level: z.enum(ESCALATION_LEVELS),
   did: z.string(),
+  /** The reviewer this holder covered for. */
+  covering_for: z.string().optional(),
   timestamp: z.string(),
 });
 export type EscalationChainEntry = z.infer<typeof EscalationChainEntry>;

@@ -4,9 +4,10 @@
  */
 import { FOURTH_LAW_THRESHOLD, type EscalationLevel, type RequiredCapability } from './decision';
 import type { OutboxEvent, ProvenanceActor } from '../provenance/records';
-import type { CapabilityMatch } from './reviewer-assignment';
+import { describeAssignee, type CapabilityMatch } from './reviewer-assignment';
 import { humanProvenanceActor, type HumanActor } from '../identity/human-acts';
 import {
+  coveringFor,
   describeNeeds,
   escalationTriggeredEvent,
   queuedEvent,
@@ -68,7 +69,7 @@ export function escalationRecord(
   facts: RequestFacts & {
     escalation_id: string;
     from: string;
-    to: { did: string; capabilities_matched: CapabilityMatch[] };
+    to: { did: string; covering_for?: string | undefined; capabilities_matched: CapabilityMatch[] };
     level: EscalationLevel;
     chain_level: number;
     notifications: OutboxEvent[];
@@ -91,18 +92,25 @@ export function escalationRecord(
       },
       output_data: {
         to_did: to.did,
+        ...coveringFor(to),
         escalation_level: level,
         chain_level: facts.chain_level,
         capabilities_matched: to.capabilities_matched,
       },
-      reasoning: `${request.requested_by.did} asked for a human: ${request.reason}`,
+      reasoning:
+        to.covering_for !== undefined
+          ? `${request.requested_by.did} asked for a human: ${request.reason}; assigned to ${describeAssignee(to)}`
+          : `${request.requested_by.did} asked for a human: ${request.reason}`,
     },
     events: [
-      ...(facts.from_agent ? [routingEscalatedEvent(routing_id, facts.task_id, request.reason, to.did)] : []),
+      ...(facts.from_agent
+        ? [routingEscalatedEvent(routing_id, facts.task_id, request.reason, to.did, to.covering_for)]
+        : []),
       escalationTriggeredEvent(routing_id, facts.task_id, {
         escalation_id,
         reason: request.reason,
         assigned_human: to.did,
+        ...coveringFor(to),
         escalation_level: level,
         requested_by: request.requested_by.did,
       }),

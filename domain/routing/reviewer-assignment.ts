@@ -23,15 +23,28 @@ export interface CapabilityMatch {
   weight: number;
 }
 
+/**
+ * A cover in force for a reviewer: the colleague (an available reviewer) who takes what is assigned to them,
+ * limited to routings whose every required capability is one of `capabilities` (null: all of them).
+ */
+export interface ReviewerCover {
+  covering_did: string;
+  capabilities: string[] | null;
+}
+
 /** A reviewer with their current load: open assignments, and the most they take (null: no limit). */
 export interface LoadedReviewer extends Reviewer {
   open_assignments: number;
   capacity: number | null;
+  /** The covers in force for them at the load, newest first (db/reviewers.ts); absent when none. */
+  covers?: ReviewerCover[] | undefined;
 }
 
 export interface Assignment {
   did: string;
   chain_level: number;
+  /** The reviewer chosen, when `did` is the colleague covering for them. */
+  covering_for?: string | undefined;
   capabilities_matched: CapabilityMatch[];
   /** Required capabilities dropped after the routing's wait (relax_after_seconds) that the reviewer lacks. */
   capabilities_relaxed?: string[] | undefined;
@@ -103,10 +116,53 @@ function matchedOf(required: readonly RequiredCapability[], match: Match): Capab
 const strength = (match: Match) => match.met.reduce((sum, m) => sum + m.weight, 0);
 
 /**
+ * The colleague covering for the reviewer on this routing, if any: the newest cover that is unlimited, or whose
+ * capabilities hold every required one (a limited cover takes no routing that names none); never one the
+ * routing is being moved away from (excluded).
+ */
+export function coveringColleague(
+  reviewer: Pick<LoadedReviewer, 'did' | 'covers'>,
+  required: readonly RequiredCapability[],
+  exclude: readonly string[] = [],
+): string | undefined {
+  const needs = required.map((need) => need.capability_id.toLowerCase());
+  const applies = (cover: ReviewerCover) => {
+    if (cover.capabilities === null) return true;
+    const within = new Set(cover.capabilities.map((capability) => capability.toLowerCase()));
+    return needs.length > 0 && needs.every((need) => within.has(need));
+  };
+  const cover = (reviewer.covers ?? []).find(
+    (candidate) =>
+      candidate.covering_did !== reviewer.did && !exclude.includes(candidate.covering_did) && applies(candidate),
+  );
+  return cover?.covering_did;
+}
+
+/** Who holds a routing assigned to a human, as its state and records show them: "Bea, covering for Ada" included. */
+export function humanAssignee(to: Assignment): {
+  type: 'human';
+  did: string;
+  covering_for?: string;
+  capabilities_matched: CapabilityMatch[];
+} {
+  return {
+    type: 'human',
+    did: to.did,
+    ...(to.covering_for !== undefined ? { covering_for: to.covering_for } : {}),
+    capabilities_matched: to.capabilities_matched,
+  };
+}
+
+/** `Bea` or `Bea, covering for Ada`, for reasoning texts. */
+export const describeAssignee = (to: { did: string; covering_for?: string | undefined }): string =>
+  to.covering_for !== undefined ? `${to.did}, covering for ${to.covering_for}` : to.did;
+
+/**
  * A qualified reviewer with room, least loaded: the lowest chain level above `aboveChainLevel` that has
  * one (the chain still runs bottom up), and within it the fewest open assignments, then the stronger
  * match (the sum of the matched weights), then the DID, so the choice is stable. `exclude` keeps the
- * current assignee out when a routing is moved on by hand.
+ * current assignee out when a routing is moved on by hand. A cover in force for the one chosen gives the
+ * assignment to their colleague, recorded as covering for them (`covering_for`).
  */
 export function assignReviewer(
   reviewers: readonly LoadedReviewer[],
@@ -124,9 +180,12 @@ export function assignReviewer(
   const first = candidates[0];
   if (!first) return undefined;
   const relaxed = first.match.relaxed;
+  // A cover in force hands the assignment to the colleague; the chain goes on from the reviewer's own level.
+  const colleague = coveringColleague(first.reviewer, required, options.exclude);
   return {
-    did: first.reviewer.did,
+    did: colleague ?? first.reviewer.did,
     chain_level: first.reviewer.chain_level,
+    ...(colleague !== undefined ? { covering_for: first.reviewer.did } : {}),
     capabilities_matched: matchedOf(required, first.match),
     ...(relaxed.length > 0 ? { capabilities_relaxed: relaxed } : {}),
   };

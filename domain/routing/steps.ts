@@ -1,7 +1,7 @@
 import type { RoutingAction, RoutingVerdictV2, DecisionMoment } from './moment-types';
 import type { EscalationLevel, RequiredCapability, RoutingTask } from './decision';
 import { ORCH_CORE_DID, type OutboxEvent, type ProvenanceActor, type ProvenanceEntry } from '../provenance/records';
-import type { CapabilityMatch } from './reviewer-assignment';
+import { describeAssignee, type CapabilityMatch } from './reviewer-assignment';
 
 /**
  * The provenance records and events each step of a routing leaves: what the ledger and the webhooks see.
@@ -37,16 +37,26 @@ export function escalationIds(
   return { task_id: taskId ?? null, routing_id: routingId };
 }
 
-/** A routing handed to a human (routing.escalated). */
+/** The reviewer a human assignee covers for, as events and records carry it: only when there is one. */
+export const coveringFor = (to: { covering_for?: string | undefined }): { covering_for?: string } =>
+  to.covering_for !== undefined ? { covering_for: to.covering_for } : {};
+
+/** A routing handed to a human (routing.escalated); a colleague covering for the reviewer chosen says for whom. */
 export function routingEscalatedEvent(
   routingId: string,
   taskId: string | undefined,
   reason: string,
   assignedHuman: string,
+  covering?: string,
 ): OutboxEvent {
   return {
     event: 'routing.escalated',
-    data: { ...escalationIds(routingId, taskId), reason, assigned_human: assignedHuman },
+    data: {
+      ...escalationIds(routingId, taskId),
+      reason,
+      assigned_human: assignedHuman,
+      ...coveringFor({ covering_for: covering }),
+    },
   };
 }
 
@@ -58,6 +68,7 @@ export function escalationTriggeredEvent(
     escalation_id?: string;
     reason: string;
     assigned_human: string;
+    covering_for?: string | undefined;
     escalation_level: EscalationLevel;
     requested_by?: string;
   },
@@ -70,6 +81,7 @@ export function escalationTriggeredEvent(
       ...(escalation_id !== undefined ? { escalation_id } : {}),
       reason: escalation.reason,
       assigned_human: escalation.assigned_human,
+      ...coveringFor(escalation),
       escalation_level: escalation.escalation_level,
       ...(requested_by !== undefined ? { requested_by } : {}),
     },
@@ -87,7 +99,14 @@ export interface DecisionFacts {
   human: boolean;
   /** Who takes the task; undefined when a human is needed and none qualifies (the routing is queued). */
   assigned_to:
-    { type: 'human' | 'ai_agent'; did: string; agent_id?: string; capabilities_matched: CapabilityMatch[] } | undefined;
+    | {
+        type: 'human' | 'ai_agent';
+        did: string;
+        agent_id?: string;
+        covering_for?: string;
+        capabilities_matched: CapabilityMatch[];
+      }
+    | undefined;
   /** Supervisor notifications due at the decision's level. */
   notifications: OutboxEvent[];
 }
@@ -139,7 +158,7 @@ export function decisionRecords(facts: DecisionFacts): RoutingStepRecord[] {
     output_data: decisionOutput(verdict, assigned_to),
     reasoning:
       assigned_to || !human
-        ? `Decided ${verdict.decision} because ${verdict.reason}`
+        ? `Decided ${verdict.decision} because ${verdict.reason}${assigned_to?.covering_for !== undefined ? `; assigned to ${describeAssignee(assigned_to)}` : ''}`
         : `Decided ${verdict.decision} because ${verdict.reason}, but no available reviewer holds ${describeNeeds(required)}: queued until one does`,
     rules_evaluated: verdict.rules_evaluated,
   };
@@ -151,10 +170,11 @@ export function decisionRecords(facts: DecisionFacts): RoutingStepRecord[] {
     ? [queuedEvent(routing_id, verdict.reason, required, verdict.escalation_level), ...facts.notifications]
     : human
       ? [
-          routingEscalatedEvent(routing_id, facts.task_id, verdict.reason, assigned_to.did),
+          routingEscalatedEvent(routing_id, facts.task_id, verdict.reason, assigned_to.did, assigned_to.covering_for),
           escalationTriggeredEvent(routing_id, facts.task_id, {
             reason: verdict.reason,
             assigned_human: assigned_to.did,
+            ...coveringFor(assigned_to),
             escalation_level: verdict.escalation_level,
           }),
           ...facts.notifications,

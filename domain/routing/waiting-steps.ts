@@ -4,8 +4,9 @@
  */
 import type { EscalationLevel, RequiredCapability } from './decision';
 import type { OutboxEvent, ProvenanceActor } from '../provenance/records';
-import type { CapabilityMatch } from './reviewer-assignment';
+import { describeAssignee, type CapabilityMatch } from './reviewer-assignment';
 import {
+  coveringFor,
   describeNeeds,
   escalationTriggeredEvent,
   ORCH_CORE,
@@ -44,7 +45,12 @@ export function queueAssignmentRecord(facts: {
   actor: ProvenanceActor;
   by_admin: boolean;
   escalation_id: string;
-  to: { did: string; capabilities_matched: CapabilityMatch[]; capabilities_relaxed?: string[] | undefined };
+  to: {
+    did: string;
+    covering_for?: string | undefined;
+    capabilities_matched: CapabilityMatch[];
+    capabilities_relaxed?: string[] | undefined;
+  };
   qualified: boolean;
   level: EscalationLevel;
   chain_level: number;
@@ -61,6 +67,7 @@ export function queueAssignmentRecord(facts: {
       input_data: { escalation_id, reason: facts.reason ?? null },
       output_data: {
         to_did: to.did,
+        ...coveringFor(to),
         escalation_level: level,
         chain_level: facts.chain_level,
         capabilities_matched: to.capabilities_matched,
@@ -70,15 +77,16 @@ export function queueAssignmentRecord(facts: {
       reasoning: facts.by_admin
         ? `${facts.actor.did ?? 'An admin'} assigned ${to.did}${facts.qualified ? '' : ', who does not hold every needed capability,'} to the queued routing${facts.reason ? `: ${facts.reason}` : ''}`
         : to.capabilities_relaxed
-          ? `${to.did} is available and holds what the queued routing needs once ${to.capabilities_relaxed.join(', ')} was relaxed after its stated wait`
-          : `${to.did} is available and holds what the queued routing needs`,
+          ? `${describeAssignee(to)} is available and holds what the queued routing needs once ${to.capabilities_relaxed.join(', ')} was relaxed after its stated wait`
+          : `${describeAssignee(to)} is available and holds what the queued routing needs`,
     },
     events: [
-      routingEscalatedEvent(routing_id, facts.task_id, why, to.did),
+      routingEscalatedEvent(routing_id, facts.task_id, why, to.did, to.covering_for),
       escalationTriggeredEvent(routing_id, facts.task_id, {
         escalation_id,
         reason: why,
         assigned_human: to.did,
+        ...coveringFor(to),
         escalation_level: level,
       }),
       ...facts.notifications,
@@ -93,6 +101,8 @@ export function chainEscalationRecord(facts: {
   from_did: string;
   timed_out_after_seconds: number;
   to_did: string;
+  /** The reviewer up the chain whom to_did covers for. */
+  covering_for?: string | undefined;
   level: EscalationLevel;
   chain_level: number;
   notifications: OutboxEvent[];
@@ -103,13 +113,22 @@ export function chainEscalationRecord(facts: {
       actor: ORCH_CORE,
       action: 'escalated',
       input_data: { from_did: facts.from_did, timed_out_after_seconds: facts.timed_out_after_seconds },
-      output_data: { to_did: facts.to_did, escalation_level: facts.level, chain_level: facts.chain_level },
-      reasoning: `${facts.from_did} did not resolve in time; moved up the chain`,
+      output_data: {
+        to_did: facts.to_did,
+        ...coveringFor(facts),
+        escalation_level: facts.level,
+        chain_level: facts.chain_level,
+      },
+      reasoning:
+        facts.covering_for !== undefined
+          ? `${facts.from_did} did not resolve in time; moved up the chain to ${describeAssignee({ did: facts.to_did, covering_for: facts.covering_for })}`
+          : `${facts.from_did} did not resolve in time; moved up the chain`,
     },
     events: [
       escalationTriggeredEvent(facts.routing_id, facts.task_id, {
         reason: 'reviewer_timeout',
         assigned_human: facts.to_did,
+        ...coveringFor(facts),
         escalation_level: facts.level,
       }),
       ...facts.notifications,

@@ -19,6 +19,7 @@ export interface NewCover {
   covering_did: string;
   starts_at?: string | undefined;
   ends_at: string;
+  capabilities?: string[] | undefined;
   reason?: string | undefined;
 }
 
@@ -70,6 +71,7 @@ export async function createCover(
     covering_did: body.covering_did,
     starts_at: window.starts_at.toISOString(),
     ends_at: window.ends_at.toISOString(),
+    ...(body.capabilities !== undefined ? { capabilities: [...new Set(body.capabilities)] } : {}),
     ...(body.reason !== undefined ? { reason: body.reason } : {}),
     created_by: caller.id,
     created_at: now.toISOString(),

@@ -28,3 +28,16 @@ export async function eventKinds(db: Knex, subjectId: string, stepId?: string): 
   if (stepId) query.where('p.step_id', stepId);
   return (await query).map((row: { event: string }) => row.event).sort();
 }
+
+/** The events appended with one step's record of a subject, with their data. */
+export async function stepEvents(
+  db: Knex,
+  subjectId: string,
+  stepId: string,
+): Promise<Array<{ event: string; data: Record<string, unknown> }>> {
+  return db('outbox_events as o')
+    .join('ledger_entries as p', 'p.seq', 'o.provenance_seq')
+    .where({ 'p.subject_id': subjectId, 'p.step_id': stepId })
+    .select('o.event', 'o.data')
+    .orderBy('o.event');
+}

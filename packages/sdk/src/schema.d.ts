@@ -1112,7 +1112,7 @@ export interface paths {
         put?: never;
         /**
          * Hand your approvals to a colleague for a window
-         * @description A request opened (or escalated to you) while the cover is in force names the colleague instead, and its records say “Bea, covering for Ada”. A request open already keeps its approver. The colleague is skipped when they are the requester or hold a seat on the request already. Set by the person signed in with their own credential, or by an administrator (people:enroll).
+         * @description A request opened (or escalated to you) while the cover is in force names the colleague instead, and its records say “Bea, covering for Ada”. A request open already keeps its approver. The colleague is skipped when they are the requester or hold a seat on the request already. A routing assigned to you while the cover is in force (at its decision, up the escalation chain, from the queue or by an escalation request) goes to the colleague when they are an available reviewer of the organization (their reviewer DID, or one linked to their Passport), with covering_for in its assigned_to, its records and its escalation events; with capabilities, only a routing whose every required capability is one of them. Set by the person signed in with their own credential, or by an administrator (people:enroll).
          */
         post: operations["createCover"];
         delete?: never;
@@ -4231,6 +4231,8 @@ export interface components {
                 /** @enum {string} */
                 type: "human" | "ai_agent";
                 did: string;
+                /** @description The reviewer the routing was assigned to, whom this holder covers for (a cover in force at the assignment, POST /v1/covers): “Bea, covering for Ada”; absent when no cover applied */
+                covering_for?: string;
             } | null;
             fourth_law_triggered: boolean | null;
             safety_violations: number;
@@ -4279,6 +4281,8 @@ export interface components {
                 /** @enum {string} */
                 type: "human";
                 did: string;
+                /** @description The reviewer chosen, whom did covers for (a cover in force, POST /v1/covers); absent when none applied */
+                covering_for?: string;
                 capabilities: {
                     capability_id: string;
                     weight: number;
@@ -4330,6 +4334,8 @@ export interface components {
                 type: "human" | "ai_agent";
                 did: string;
                 agent_id?: string;
+                /** @description The reviewer the routing was assigned to, whom this holder covers for (a cover in force at the assignment, POST /v1/covers): “Bea, covering for Ada”; absent when no cover applied */
+                covering_for?: string;
                 capabilities_matched: {
                     capability_id: string;
                     weight: number;
@@ -4429,6 +4435,8 @@ export interface components {
                 /** @enum {string} */
                 type: "human" | "ai_agent";
                 did: string;
+                /** @description The reviewer the routing was assigned to, whom this holder covers for (a cover in force at the assignment, POST /v1/covers): “Bea, covering for Ada”; absent when no cover applied */
+                covering_for?: string;
             } | null;
             created_at: string;
             assigned_at: string | null;
@@ -4443,6 +4451,8 @@ export interface components {
                 /** @enum {string} */
                 escalation_level: "none" | "low" | "medium" | "high" | "urgent";
                 did: string;
+                /** @description The reviewer the routing was assigned to, whom this holder covers for (a cover in force at the assignment, POST /v1/covers): “Bea, covering for Ada”; absent when no cover applied */
+                covering_for?: string;
                 timestamp: string;
             }[];
             resolution: {
@@ -4589,6 +4599,8 @@ export interface components {
                 /** @enum {string} */
                 type: "human" | "ai_agent";
                 did: string;
+                /** @description The reviewer the routing was assigned to, whom this holder covers for (a cover in force at the assignment, POST /v1/covers): “Bea, covering for Ada”; absent when no cover applied */
+                covering_for?: string;
             } | null;
             suggested_reviewers: string[];
             ledger_anchor: components["schemas"]["LedgerAnchor"];
@@ -5834,6 +5846,8 @@ export interface components {
              * @description The cover applies to requests opened before this instant
              */
             ends_at: string;
+            /** @description Only the routings whose every required capability is one of these are handed on (compared without case); absent: everything. A limited cover leaves the person’s approvals, which name no capability, with them */
+            capabilities: string[] | null;
             reason: string | null;
             /** @description The principal that set the cover: the person, or an administrator */
             created_by: string;
@@ -5866,6 +5880,13 @@ export interface components {
              * @description At most 90 days after starts_at
              */
             ends_at: string;
+            /**
+             * @description Hand on only the routings whose every required capability is one of these (capability ids as routing requests name them, compared without case); absent: all routings and approvals. A limited cover leaves approvals, which name no capability, with you
+             * @example [
+             *       "medical_diagnosis"
+             *     ]
+             */
+            capabilities?: string[];
             reason?: string;
         };
         CoverPage: {
