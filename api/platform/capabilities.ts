@@ -14,12 +14,12 @@ import {
   CapabilityDefinitionSchema,
   CapabilityParamsSchema,
   DefineCapabilitySchema,
-  definitionView,
   ImportCapabilitiesResponseSchema,
   ImportCapabilitiesSchema,
   ListDefinitionsQuerySchema,
   PromoteCapabilitySchema,
   PromotedCapabilitySchema,
+  definitionView,
 } from '../schemas/capabilities';
 import { registerCapabilityMatchRoute } from './capability-match';
 

@@ -6,16 +6,16 @@ import { orgSegments } from '../../services/capabilities/definitions';
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { routeGroup, type RouteGroup } from '../route-group';
+import { PassportCapabilitiesSchema } from '../schemas/capabilities';
 import {
   CapabilityGrantSchema,
   GrantCapabilitiesSchema,
   GrantParamsSchema,
   GrantsPageItems,
-  grantView,
   ListGrantsQuerySchema,
-  PassportCapabilitiesSchema,
   RevokeGrantSchema,
-} from '../schemas/capabilities';
+  grantView,
+} from '../schemas/capability-grants';
 import { PassportIdParamsSchema } from '../schemas/passports';
 
 /** Grants of capabilities to agents and people: grant, list, read, revoke; and a Passport's capabilities. */

@@ -6,10 +6,10 @@ import type { PassportSigningDeps } from '../../services/identity/passports/sign
 import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { routeGroup, type RouteGroup } from '../route-group';
+import { GrantParamsSchema } from '../schemas/capability-grants';
 import {
-  GrantParamsSchema,
-  IssuedProofSchema,
   IssueProofSchema,
+  IssuedProofSchema,
   ProofParamsSchema,
   ProofVerificationSchema,
   SkillProofSchema,
@@ -17,7 +17,7 @@ import {
   SubmitSkillProofSchema,
   VerifyCapabilityProofSchema,
   VerifySkillsSchema,
-} from '../schemas/capabilities';
+} from '../schemas/capability-proofs';
 
 const proofView = (row: ProofRow) => ({
   proofId: row.proof_id,

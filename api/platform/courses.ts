@@ -6,15 +6,15 @@ import { Problem } from '../problem';
 import type { ApiBuilder } from '../route';
 import { routeGroup } from '../route-group';
 import { listQuerySchema } from '../schemas/common';
+import { PermissionsSchema } from '../schemas/capabilities';
 import {
   CompleteCourseSchema,
   CourseCompletionSchema,
   CourseParamsSchema,
   CourseSchema,
-  courseView,
   CreateCourseSchema,
-  PermissionsSchema,
-} from '../schemas/capabilities';
+  courseView,
+} from '../schemas/courses';
 
 /** Courses (list, create, read, record a completion) and the caller's permissions. */
 export function registerCourseRoutes(api: ApiBuilder, deps: { db: Knex }): void {

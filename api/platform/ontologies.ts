@@ -3,14 +3,14 @@ import { findOntologyVersion, listOntologyPackages, type OntologyPackageRow } fr
 import { impliedBy } from '../../domain/capabilities/graph';
 import type { ApiBuilder } from '../route';
 import { routeGroup } from '../route-group';
+import { definitionView } from '../schemas/capabilities';
 import {
-  definitionView,
   OntologyPackagesSchema,
   OntologyParamsSchema,
   OntologyVersionParamsSchema,
   OntologyVersionSchema,
   SkillOntologySchema,
-} from '../schemas/capabilities';
+} from '../schemas/ontologies';
 
 const versionOf = (raw: string) => (raw === 'latest' ? ('latest' as const) : Number(raw));
 

@@ -4,6 +4,9 @@ import { z } from './zod';
  * A capability's weight, 0..1, as Postgres keeps it (a 4-byte float): a value too small for one (5e-324) would
  * fail its cast, so anything between 0 and a millionth is refused rather than stored as what it is not.
  */
+/** Free text of at most max characters that is not only whitespace. */
+export const NonBlankText = (max: number) => z.string().max(max).regex(/\S/, 'must not be blank');
+
 export const WeightSchema = z
   .number()
   .min(0)

@@ -1,5 +1,5 @@
 import { client, expectProblem } from '../support/http';
-import { plainConnector } from '../support/connectors';
+import { installationParties, installPlain } from '../support/connectors';
 import { useStack } from '../support/stack';
 
 jest.setTimeout(120_000);
@@ -11,26 +11,11 @@ let outsider: ReturnType<typeof client>;
 let installationId: string;
 let outsiderInstallationId: string;
 const anonymous = () => client(stack.baseUrl);
-const install = (as: ReturnType<typeof client>, connector: string) =>
-  as('POST', `/v1/marketplace/connectors/${connector}/install`, {
-    json: { deployment_mode: 'cloud', config: { workspace: 'w' }, granted_permissions: [] },
-  });
 
 beforeAll(async () => {
-  const operator = client(stack.baseUrl, await stack.token(['cloud:admin:global'], 'operator'));
-  for (const id of ['rated', 'unrated'])
-    expect((await operator('PUT', `/v1/marketplace/connectors/${id}`, { json: plainConnector(id) })).status).toBe(200);
-  member = client(stack.baseUrl, await stack.token(['platform:read', 'platform:write'], 'rating-member'));
-  reader = client(stack.baseUrl, await stack.token(['platform:read'], 'rating-reader'));
-  const created = await operator('POST', '/v1/organizations', {
-    json: { org_did: 'did:web:ratings-other.example', name: 'Other' },
-  });
-  outsider = client(
-    stack.baseUrl,
-    await stack.token(['platform:read', 'platform:write'], 'rating-outsider', created.body.organization_id),
-  );
-  installationId = (await install(member, 'rated')).body.installation_id;
-  outsiderInstallationId = (await install(outsider, 'rated')).body.installation_id;
+  ({ member, reader, outsider } = await installationParties(stack, 'rating', ['rated', 'unrated']));
+  installationId = (await installPlain(member, 'rated')).body.installation_id;
+  outsiderInstallationId = (await installPlain(outsider, 'rated')).body.installation_id;
 });
 
 describe('rating a connector', () => {

@@ -1,5 +1,5 @@
 import { client, expectProblem } from '../support/http';
-import { plainConnector } from '../support/connectors';
+import { installationParties, installPlain } from '../support/connectors';
 import { useStack } from '../support/stack';
 
 jest.setTimeout(120_000);
@@ -10,29 +10,14 @@ let reader: ReturnType<typeof client>;
 let outsider: ReturnType<typeof client>;
 let installationId: string;
 let suspendedId: string;
-const install = (as: ReturnType<typeof client>, connector: string) =>
-  as('POST', `/v1/marketplace/connectors/${connector}/install`, {
-    json: { deployment_mode: 'cloud', config: { workspace: 'w' }, granted_permissions: [] },
-  });
 const invocations = (id: string) => `/v1/marketplace/installations/${id}/invocations`;
 const usage = (id: string) => `/v1/marketplace/installations/${id}/usage`;
 const utcDay = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
 
 beforeAll(async () => {
-  const operator = client(stack.baseUrl, await stack.token(['cloud:admin:global'], 'operator'));
-  for (const id of ['used', 'paused'])
-    expect((await operator('PUT', `/v1/marketplace/connectors/${id}`, { json: plainConnector(id) })).status).toBe(200);
-  member = client(stack.baseUrl, await stack.token(['platform:read', 'platform:write'], 'usage-member'));
-  reader = client(stack.baseUrl, await stack.token(['platform:read'], 'usage-reader'));
-  const created = await operator('POST', '/v1/organizations', {
-    json: { org_did: 'did:web:usage-other.example', name: 'Other' },
-  });
-  outsider = client(
-    stack.baseUrl,
-    await stack.token(['platform:read', 'platform:write'], 'usage-outsider', created.body.organization_id),
-  );
-  installationId = (await install(member, 'used')).body.installation_id;
-  suspendedId = (await install(member, 'paused')).body.installation_id;
+  ({ member, reader, outsider } = await installationParties(stack, 'usage', ['used', 'paused']));
+  installationId = (await installPlain(member, 'used')).body.installation_id;
+  suspendedId = (await installPlain(member, 'paused')).body.installation_id;
   const suspended = await member('PATCH', `/v1/marketplace/installations/${suspendedId}`, {
     json: { status: 'suspended' },
   });
