@@ -43,6 +43,11 @@ export const InboxItemSchema = z
         escalation_level: z.string(),
         since: z.string(),
         current: z.boolean(),
+        covering_for: z
+          .string()
+          .nullable()
+          .openapi({ description: 'The reviewer this step’s holder covers for, or null' }),
+        covering_for_name: z.string().nullable(),
       }),
     ),
     created_at: z.string(),

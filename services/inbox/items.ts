@@ -17,6 +17,9 @@ export interface ChainStep {
   since: string;
   /** The step that holds the item now. */
   current: boolean;
+  /** The reviewer this step's holder covers for (a cover in force when it was assigned), or null. */
+  covering_for: string | null;
+  covering_for_name: string | null;
 }
 
 export interface InboxItem {
@@ -101,6 +104,8 @@ export function routingItem(
       escalation_level: entry.escalation_level,
       since: entry.timestamp,
       current: index === chain.length - 1,
+      covering_for: entry.covering_for ?? null,
+      covering_for_name: entry.covering_for === undefined ? null : (facts.names.get(entry.covering_for) ?? null),
     })),
     created_at: routing.created_at,
     version: routing.version,

@@ -44,7 +44,13 @@ export async function listInbox(deps: InboxDeps, person: InboxPerson, nowMs = Da
     approvalsAddressedTo(db, org, identities.all),
     openEscalationsFor(db, org, { identities: identities.all, principal_id: person.principal_id }),
   ]);
-  const chainDids = [...new Set(routings.flatMap((row) => row.escalation_chain.map((entry) => entry.did)))];
+  const chainDids = [
+    ...new Set(
+      routings.flatMap((row) =>
+        row.escalation_chain.flatMap((entry) => (entry.covering_for ? [entry.did, entry.covering_for] : [entry.did])),
+      ),
+    ),
+  ];
   const names = await reviewerNames(db, org, chainDids);
   const facts = { names, timeoutsSeconds: deps.escalationTimeoutsSeconds, nowMs };
   return [

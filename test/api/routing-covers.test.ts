@@ -105,6 +105,15 @@ describe('a routing escalated to a reviewer who is away', () => {
         }),
       ]),
     );
+    // Bea's inbox shows whom she holds it for.
+    const inbox = await client(stack.baseUrl, bea.sessionToken)('GET', '/v1/inbox/items');
+    const item = inbox.body.data.find((entry: { item_id: string }) => entry.item_id === routed.routing_id);
+    expect(item.escalation_chain.at(-1)).toMatchObject({
+      did: BEA,
+      current: true,
+      covering_for: ADA,
+      covering_for_name: 'Ada',
+    });
     // Bea, who holds it, resolves it as herself.
     const resolved = await client(stack.baseUrl, bea.sessionToken)(
       'POST',

@@ -27,8 +27,9 @@ function describe(item) {
   for (const [term, value] of rows) details.append(text('dt', term), text('dd', value));
   const chain = $('chain');
   chain.replaceChildren(...item.escalation_chain.map((step) =>
-    text('li', 'Level ' + step.level + ' · ' + (step.name || step.did) + ' (' + step.escalation_level + ') since ' + step.since
-      + (step.current ? ' · holds it now' : ''))));
+    text('li', 'Level ' + step.level + ' · ' + (step.name || step.did)
+      + (step.covering_for ? ', covering for ' + (step.covering_for_name || step.covering_for) : '')
+      + ' (' + step.escalation_level + ') since ' + step.since + (step.current ? ' · holds it now' : ''))));
   if (item.escalation_chain.length === 0) chain.append(text('li', 'Not escalated: it came to you directly.'));
   $('chain-next').textContent = item.deadline_kind === 'escalates' ? 'Moves on to the next level at ' + item.deadline + ' unless decided.' : '';
   $('provenance').replaceChildren(...item.provenance.map((step) =>

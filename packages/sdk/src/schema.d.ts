@@ -8240,6 +8240,9 @@ export interface components {
                 escalation_level: string;
                 since: string;
                 current: boolean;
+                /** @description The reviewer this step’s holder covers for, or null */
+                covering_for: string | null;
+                covering_for_name: string | null;
             }[];
             created_at: string;
             version: number;
