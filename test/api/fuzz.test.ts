@@ -34,7 +34,7 @@ const SEED = Number(process.env.HANDOFF_FUZZ_SEED ?? 20261123);
 const ONLY = (process.env.HANDOFF_FUZZ_OPERATIONS ?? '').split(',').filter(Boolean);
 /** More runs get proportionally more time; HANDOFF_FUZZ_BUDGET_MS overrides the whole file's. */
 const SCALE = Math.max(1, RUNS / DEFAULT_RUNS);
-const BUDGET_MS = Number(process.env.HANDOFF_FUZZ_BUDGET_MS ?? 300_000 * SCALE);
+const BUDGET_MS = Number(process.env.HANDOFF_FUZZ_BUDGET_MS ?? 180_000 * SCALE);
 /**
  * Every operation runs at least this many requests, however slow the machine: each gets a share of what is left of
  * the budget, so a slow machine gives each fewer runs rather than none to the last operations. Past its share an
