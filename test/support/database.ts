@@ -17,21 +17,22 @@ export interface TestDatabase {
 /**
  * A migrated database of this test file's own: a fresh database on the Postgres server when one answers
  * (TEST_DATABASE_URL, else 127.0.0.1:5432), otherwise an in-memory embedded Postgres. `migrate: false`
- * leaves it empty, for tests of a migration itself.
+ * leaves it empty, for tests of a migration itself. A migrated one is copied from the run's template
+ * (HANDOFF_TEST_DATABASE_TEMPLATE, made by globalSetup) when there is one.
  */
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const migrate = options.migrate ?? true;
   if (await postgresAnswers(SERVER_URL)) {
     const name = `handoff_test_${randomBytes(6).toString('hex')}`;
     const admin = createDb({ connectionString: SERVER_URL, poolMax: 1 });
-    await admin.raw(`create database ${name}`);
-    const url = new URL(SERVER_URL);
-    url.pathname = `/${name}`;
-    const db = createDb({ connectionString: url.toString(), poolMax: 10 });
-    if (migrate) await migrateToLatest(db);
+    const template = migrate ? process.env.HANDOFF_TEST_DATABASE_TEMPLATE : undefined;
+    await admin.raw(template ? `create database ${name} template ${template}` : `create database ${name}`);
+    const url = databaseUrl(name);
+    const db = createDb({ connectionString: url, poolMax: 10 });
+    if (migrate && !template) await migrateToLatest(db);
     return {
       db,
-      url: url.toString(),
+      url,
       embedded: false,
       async destroy() {
         await db.destroy();
@@ -52,4 +53,34 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
       await embedded.stop();
     },
   };
+}
+
+/**
+ * The run's migrated template on the Postgres server, or undefined when none answers. Nothing may stay
+ * connected to it: Postgres copies a template only while no session uses it.
+ */
+export async function createTemplateDatabase(): Promise<{ name: string; drop(): Promise<void> } | undefined> {
+  if (!(await postgresAnswers(SERVER_URL))) return undefined;
+  const name = `handoff_template_${randomBytes(6).toString('hex')}`;
+  const admin = createDb({ connectionString: SERVER_URL, poolMax: 1 });
+  await admin.raw(`create database ${name}`);
+  const db = createDb({ connectionString: databaseUrl(name), poolMax: 1 });
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
+  return {
+    name,
+    async drop() {
+      await admin.raw(`drop database if exists ${name} with (force)`);
+      await admin.destroy();
+    },
+  };
+}
+
+function databaseUrl(name: string): string {
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
 }

@@ -1,5 +1,7 @@
 import { tokenRefresherWorkflowId } from '../../contracts/refresh-connector-tokens';
 import { randomBytes } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Client, Connection, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { outboxDispatcherId } from '../../contracts/dispatch-outbox';
@@ -22,10 +24,27 @@ import { afterAnswerWorkSettled } from '../../services/workflow-starts/signals';
 import { eventually } from './eventually';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** Bundled once per test file and shared by its workers. */
+/**
+ * Bundled once per test run (~4 s of webpack per file otherwise) and shared by the files' workers: the
+ * first file of a jest worker to need it without finding it in the run's directory bundles and leaves it there.
+ */
 export function sharedWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflows();
+  bundle ??= runBundle();
   return bundle;
+}
+
+async function runBundle(): Promise<WorkflowBundleWithSourceMap> {
+  const dir = process.env.HANDOFF_TEST_RUN_DIR;
+  if (!dir) return bundleWorkflows();
+  const file = join(dir, 'workflow-bundle.json');
+  const kept = await readFile(file, 'utf8').catch(() => undefined);
+  if (kept) return JSON.parse(kept) as WorkflowBundleWithSourceMap;
+  const made = await bundleWorkflows();
+  // Renamed into place whole, so that another jest worker never reads half a file.
+  const partial = `${file}.${process.pid}`;
+  await writeFile(partial, JSON.stringify(made));
+  await rename(partial, file);
+  return made;
 }
 
 export function devServerAddress(): string {
