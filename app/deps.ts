@@ -120,6 +120,7 @@ export function workerBudgets(config: Config): { humanFacing: WorkerBudget; deli
     humanFacing: {
       maxCachedWorkflows: config.TEMPORAL_WORKER_MAX_CACHED_WORKFLOWS,
       maxConcurrentWorkflowTaskExecutions: config.TEMPORAL_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      stickyQueueScheduleToStartTimeout: config.TEMPORAL_WORKER_STICKY_QUEUE_TIMEOUT_MS,
     },
     deliveries: {
       maxCachedWorkflows: Math.max(
@@ -128,6 +129,7 @@ export function workerBudgets(config: Config): { humanFacing: WorkerBudget; deli
       ),
       maxConcurrentWorkflowTaskExecutions: config.TEMPORAL_DELIVERY_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxConcurrentLocalActivityExecutions: config.TEMPORAL_DELIVERY_WORKER_MAX_CONCURRENT_SENDS,
+      stickyQueueScheduleToStartTimeout: config.TEMPORAL_WORKER_STICKY_QUEUE_TIMEOUT_MS,
     },
   };
 }

@@ -74,7 +74,10 @@ const quietBundlerLogger = { log() {}, trace() {}, debug() {}, info() {}, warn()
 /** A worker's own concurrency budget: its workflow task slots, local activity slots and cache. */
 export type WorkerBudget = Pick<
   WorkerOptions,
-  'maxCachedWorkflows' | 'maxConcurrentWorkflowTaskExecutions' | 'maxConcurrentLocalActivityExecutions'
+  | 'maxCachedWorkflows'
+  | 'maxConcurrentWorkflowTaskExecutions'
+  | 'maxConcurrentLocalActivityExecutions'
+  | 'stickyQueueScheduleToStartTimeout'
 >;
 
 export interface WorkerDeps {

@@ -103,6 +103,12 @@ export const platformSettings = {
   TEMPORAL_DELIVERY_WORKER_MAX_CONCURRENT_SENDS: z.coerce.number().int().min(1).default(32),
   /** Delivery workflows the worker keeps in its cache (at least its workflow task slots). */
   TEMPORAL_DELIVERY_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).default(100),
+  /**
+   * How long a workflow task waits on the sticky queue of the worker that has the workflow cached before the
+   * server gives it to any worker of the task queue (which replays the history); the SDK's default. A worker
+   * gone without notice holds its workflows' next tasks this long.
+   */
+  TEMPORAL_WORKER_STICKY_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
 };
 
 /** Orchestration layer. */

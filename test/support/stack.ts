@@ -95,6 +95,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: 'error',
     LEDGER_BLOCK_MAX_AGE_MS: '100',
+    // A test that stops its worker and starts another waits this long for the stopped one's workflows.
+    TEMPORAL_WORKER_STICKY_QUEUE_TIMEOUT_MS: '1000',
     // Webhook signing secrets are sealed with a key; each stack has its own unless the test sets one.
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     SMTP_URL: mail.url,
