@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { outboxDispatcherId } from '../../contracts/dispatch-outbox';
 import { listProvenanceForSubject } from '../../db/ledger';
 import { verifySignature } from '../../lib/outbound/signature';
 import { startExtraApp } from '../support/app';
@@ -6,6 +7,7 @@ import { emitEvents } from '../support/events';
 import { client, expectProblem } from '../support/http';
 import { startStack, type Stack } from '../support/stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { workflowWaiting } from '../support/workflow-tasks';
 
 let stack: Stack;
 let receiver: WebhookReceiver;
@@ -510,12 +512,13 @@ describe('the outbox dispatcher', () => {
 
   it('delivers the events committed while no worker ran once one starts again', async () => {
     await subscribe('/restart', ['routing.escalated']);
+    await workflowWaiting(stack, outboxDispatcherId(stack.taskQueue));
     await stack.stopWorker();
     const ids = await emitEvents(stack.database.db, [
       { event: 'routing.escalated', data: { task_id: 'rt_restart', reason: 'test', assigned_human: 'did:x:ada' } },
     ]);
     await stack.startWorker();
-    // The dispatcher's next task waits out the stopped worker's sticky queue (10 s) before the new worker gets it.
+    // The dispatcher's next task waits out the stopped worker's sticky queue before the new worker gets it.
     await receiver.waitFor(() => eventIdsOn('/restart').includes(ids[0]), 45_000);
     expect(eventIdsOn('/restart')).toEqual(ids);
   });
