@@ -95,11 +95,13 @@ export type Satisfiers = Map<string, Map<string, string[]>>;
  * lateral probe of their keys): joined, the planner hashed every reviewer of the organization for a few dozen
  * candidates (EXPLAIN at bench size: a sequential scan of 1,000 reviewers, 0.33 ms of 0.49).
  */
-const CANDIDATES = `with satisfying as materialized (
+const SATISFYING = `
     select need.name as required, need.name as held, array[need.name] as via from unnest(:names::text[]) need(name)
     union all
     select c.implied_name, c.capability_name, c.via from capability_implications c
-     where c.organization_id = :org and c.implied_name = any(:names::text[])
+     where c.organization_id = :org and c.implied_name = any(:names::text[])`;
+
+const CANDIDATES = `with satisfying as materialized (${SATISFYING}
   ), held as (
     select g.subject_type, g.subject_did,
            jsonb_agg(jsonb_build_object('grant_id', g.grant_id, 'capability', g.capability_name,
@@ -136,29 +138,74 @@ export async function candidatesSatisfying(
   names: readonly string[],
   at: string,
 ): Promise<{ satisfiers: Satisfiers; candidates: Candidate[] }> {
-  const [row] = await preparedRows<{
-    satisfying: Array<{ required: string; held: string; via: string[] }> | null;
-    candidates: CandidateRow[] | null;
-  }>(db, CANDIDATES, { org: organizationId, names: [...names], at });
-  const satisfiers: Satisfiers = new Map();
-  for (const { required, held, via } of row?.satisfying ?? []) {
-    const chains = satisfiers.get(required) ?? new Map<string, string[]>();
-    if (!chains.has(held)) chains.set(held, via);
-    satisfiers.set(required, chains);
-  }
+  const [row] = await preparedRows<{ satisfying: SatisfyingRow[] | null; candidates: CandidateRow[] | null }>(
+    db,
+    CANDIDATES,
+    { org: organizationId, names: [...names], at },
+  );
   const candidates = (row?.candidates ?? []).map((candidate) => ({
     kind: candidate.subject_type,
     did: candidate.subject_did,
     available: candidate.available,
     open_assignments: candidate.open_assignments,
     capacity: candidate.capacity,
-    grants: candidate.grants.map((grant) => ({
-      ...grant,
-      expires_at: grant.expires_at === null ? null : Date.parse(grant.expires_at),
-      revoked: false,
-    })),
+    grants: heldGrants(candidate.grants),
   }));
-  return { satisfiers, candidates };
+  return { satisfiers: satisfiersFrom(row?.satisfying), candidates };
+}
+
+type SatisfyingRow = { required: string; held: string; via: string[] };
+
+function satisfiersFrom(rows: readonly SatisfyingRow[] | null | undefined): Satisfiers {
+  const satisfiers: Satisfiers = new Map();
+  for (const { required, held, via } of rows ?? []) {
+    const chains = satisfiers.get(required) ?? new Map<string, string[]>();
+    if (!chains.has(held)) chains.set(held, via);
+    satisfiers.set(required, chains);
+  }
+  return satisfiers;
+}
+
+const heldGrants = (grants: CandidateRow['grants']): HeldGrant[] =>
+  grants.map((grant) => ({
+    ...grant,
+    expires_at: grant.expires_at === null ? null : Date.parse(grant.expires_at),
+    revoked: false,
+  }));
+
+/**
+ * One platform agent's live grants satisfying `:names`, with the satisfiers as CANDIDATES reads them. The
+ * agent's `passport_id` names its Passport (whose DID the grants name), or is itself the agent's DID, as the
+ * registration API takes it.
+ */
+const AGENT_GRANTS = `with satisfying as materialized (${SATISFYING})
+  select (select json_agg(s) from satisfying s) as satisfying,
+         (select coalesce(json_agg(json_build_object('grant_id', g.grant_id, 'capability', g.capability_name,
+                                                     'weight', g.weight, 'expires_at', g.expires_at)), '[]')
+            from capability_grants g
+           where g.organization_id = :org and g.subject_type = 'agent'
+             and g.subject_did = coalesce((select p.did from passports p
+                                            where p.passport_id = :passport and p.organization_id = :org), :passport)
+             and g.capability_name = any(array(select s.held from satisfying s))
+             and g.revoked_at is null and (g.expires_at is null or g.expires_at > :at)) as grants`;
+
+/**
+ * What satisfies each of `names` (implications followed) and which of those the agent of `passportId` holds by
+ * a live grant: the matcher's input for one candidate, as `/v1/agents/call` asks about the agent it names.
+ */
+export async function agentGrantsSatisfying(
+  db: Knex,
+  organizationId: string,
+  passportId: string,
+  names: readonly string[],
+  at: string,
+): Promise<{ satisfiers: Satisfiers; grants: HeldGrant[] }> {
+  const [row] = await preparedRows<{ satisfying: SatisfyingRow[] | null; grants: CandidateRow['grants'] }>(
+    db,
+    AGENT_GRANTS,
+    { org: organizationId, passport: passportId, names: [...names], at },
+  );
+  return { satisfiers: satisfiersFrom(row?.satisfying), grants: heldGrants(row?.grants ?? []) };
 }
 
 export interface ProofRow {

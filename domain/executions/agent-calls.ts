@@ -108,14 +108,21 @@ export type AgentCallCheck =
   | { ok: true; capability_uri: string; risk: { level: RiskLevel; factors: RiskFactor[] }; approval_required: boolean }
   | { ok: false; code: 'agent_inactive' | 'capability_not_matched'; detail: string };
 
-/** Whether an agent may take a call at all, and whether a human must approve it first. */
+/**
+ * Whether an agent may take a call at all, and whether a human must approve it first. The agent serves the
+ * requested capability when its registration offers it (the offered URI is called), or when `granted`: the
+ * matcher found a live grant of the agent's satisfying it, directly or by implication (a cardiologist is a
+ * physician), and the requested URI is called.
+ */
 export function checkAgentCall(
   agent: { agent_uri: string; status: string; capabilities: readonly string[]; approval_policy: ApprovalPolicy },
   call: { capability_uri: string; parameters: Record<string, unknown> },
+  granted = false,
 ): AgentCallCheck {
   if (agent.status !== 'active')
     return { ok: false, code: 'agent_inactive', detail: `${agent.agent_uri} is ${agent.status}` };
-  const capability = matchCapability(agent.capabilities, call.capability_uri);
+  const capability =
+    matchCapability(agent.capabilities, call.capability_uri) ?? (granted ? call.capability_uri : undefined);
   if (!capability) {
     return {
       ok: false,

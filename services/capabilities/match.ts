@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { candidatesSatisfying } from '../../db/capability-grants';
+import { agentGrantsSatisfying, candidatesSatisfying } from '../../db/capability-grants';
 import { matchSatisfying, type Match, type Requirement, type SubjectKind } from '../../domain/capabilities/matcher';
 import { capabilityUri, ownCapabilityName } from '../../domain/capabilities/uris';
 import type { FieldProblem } from './definitions';
@@ -75,4 +75,31 @@ export async function matchRequirements(
     order: options.order ?? 'weight',
     limit: options.limit,
   });
+}
+
+/**
+ * The matcher asked about one platform agent (its Passport): whether a live grant of the agent's satisfies the
+ * requested capability URI, directly or by implication (the organization's closure, read in the same prepared
+ * statement). A URI naming another organization satisfies nothing: its implications never apply here.
+ */
+export async function agentMatch(
+  db: Knex,
+  organizationId: string,
+  passportId: string,
+  requestedUri: string,
+  now = new Date(),
+): Promise<Match | undefined> {
+  const name = ownCapabilityName(requestedUri, (await orgSegments(db, organizationId)).own);
+  if (!name) return undefined;
+  const requirements: Requirement[] = [{ capability: name, min_weight: 0 }];
+  const { satisfiers, grants } = await agentGrantsSatisfying(db, organizationId, passportId, [name], now.toISOString());
+  const agent = {
+    kind: 'agent' as const,
+    did: passportId,
+    available: true,
+    open_assignments: 0,
+    capacity: null,
+    grants,
+  };
+  return matchSatisfying([agent], requirements, satisfiers, { now: now.getTime() })[0];
 }

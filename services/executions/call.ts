@@ -2,7 +2,9 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import { liveCallbackSecrets } from '../../db/callback-secrets';
 import { executionFromRow, findExecutionById } from '../../db/executions';
 import { findPlatformAgentByUri, type PlatformAgentRow } from '../../db/platform-agents';
-import { checkAgentCall } from '../../domain/executions/agent-calls';
+import type { Knex } from 'knex';
+import { checkAgentCall, matchCapability } from '../../domain/executions/agent-calls';
+import { agentMatch } from '../capabilities/match';
 import type { PlatformSettings } from '../platform/settings';
 import type { ApprovalRequest } from '../../contracts/approval';
 import {
@@ -54,8 +56,9 @@ export function prepareAgentCall(
   executionId: string,
   call: AgentCall,
   now: Date,
+  granted = false,
 ): PreparedCall {
-  const check = checkAgentCall(agent, { capability_uri: call.capability_uri, parameters: call.parameters });
+  const check = checkAgentCall(agent, { capability_uri: call.capability_uri, parameters: call.parameters }, granted);
   if (!check.ok) return check;
   let approval: PreparedApproval | undefined;
   if (check.approval_required) {
@@ -138,6 +141,15 @@ async function refusedCallback(
 }
 
 /**
+ * Whether the matcher finds the agent holding the requested capability by a live grant, directly or by
+ * implication; asked only of an active agent whose registration does not offer it already.
+ */
+async function grantedToAgent(db: Knex, organizationId: string, agent: PlatformAgentRow, requested: string) {
+  if (agent.status !== 'active' || matchCapability(agent.capabilities, requested) !== undefined) return false;
+  return (await agentMatch(db, organizationId, agent.passport_id, requested)) !== undefined;
+}
+
+/**
  * The unified gateway: checks the call, then starts its execution workflow (Update-with-Start) and answers
  * once the execution is queued, and, when an approval is needed, once that request is recorded too.
  */
@@ -148,7 +160,14 @@ export async function callAgent(
   call: AgentCall,
 ): Promise<CallOutcome> {
   if (!agent) return { ok: false, code: 'agent_not_found', detail: 'No agent is registered with that agent URI' };
-  const prepared = prepareAgentCall(deps.settings, agent, ids.execution_id, call, new Date());
+  const prepared = prepareAgentCall(
+    deps.settings,
+    agent,
+    ids.execution_id,
+    call,
+    new Date(),
+    await grantedToAgent(deps.db, ids.organization_id, agent, call.capability_uri),
+  );
   if (!prepared.ok) return prepared;
   if (call.callback_url !== undefined) {
     const refused = await refusedCallback(deps, ids, call.callback_url);
