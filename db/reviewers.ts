@@ -199,13 +199,34 @@ export async function insertReviewersIfAbsent(db: Knex, organizationId: string, 
 }
 
 /** One available reviewer by DID, or undefined when unknown or unavailable. */
+/**
+ * A reviewer's capabilities as credited for matching: each live grant's capability and everything it implies
+ * (the organization's closure, read from the holder's side), each at the strongest grant crediting it.
+ */
+const CREDITED = `(select coalesce(jsonb_object_agg(credited.name, credited.weight), '{}'::jsonb)
+    from (select held.name, max(g.weight) as weight
+            from capability_grants g
+           cross join lateral (
+             select g.capability_name as name
+             union all
+             select c.implied_name from capability_implications c
+              where c.organization_id = g.organization_id and c.capability_name = g.capability_name) held
+           where g.organization_id = reviewers.organization_id and g.subject_did = reviewers.did
+             and g.subject_type = 'person' and g.revoked_at is null and (g.expires_at is null or g.expires_at > now())
+           group by held.name) credited)`;
+
+/**
+ * An available reviewer with their capabilities credited (CREDITED: implications followed), as an admin's
+ * choice of reviewer is checked against a routing's needs and the queue offers a reviewer to the routings
+ * waiting for what they hold (a cardiologist to those waiting for a physician).
+ */
 export async function findAvailableReviewer(
   db: Knex,
   organizationId: string,
   did: string,
 ): Promise<Reviewer | undefined> {
   const found = await db('reviewers')
-    .select(['did', 'display_name', db.raw(`${HELD} as capabilities`), 'chain_level', 'available'])
+    .select(['did', 'display_name', db.raw(`${CREDITED} as capabilities`), 'chain_level', 'available'])
     .where({ did, available: true })
     .where('organization_id', organizationId)
     .first<Reviewer | undefined>();

@@ -39,6 +39,7 @@ import * as connectorInvocationDetails from './20261130006100_connector_invocati
 import * as capabilityGrantsSubjectLive from './20261130007200_capability_grants_subject_live';
 import * as credentialChangeNotifications from './20261201005100_credential_change_notifications';
 import * as capabilityImplications from './20261201003100_capability_implications';
+import * as capabilityImplicationsByHolder from './20261201006100_capability_implications_by_holder';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -82,4 +83,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261201005100_credential_change_notifications', migration: credentialChangeNotifications },
   { name: '20261201003100_capability_implications', migration: capabilityImplications },
   { name: '20261201001100_cover_capabilities', migration: coverCapabilities },
+  { name: '20261201006100_capability_implications_by_holder', migration: capabilityImplicationsByHolder },
 ];

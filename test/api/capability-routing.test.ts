@@ -146,6 +146,55 @@ describe('implications in routing', () => {
     expect(tooWeak.body).toMatchObject({ assigned_to: null, queued: { reason: 'no_qualified_reviewer' } });
   });
 
+  it('offers a reviewer holding an implying capability to the routings queued for the implied one', async () => {
+    expect((await define(admin, 'physician_q')).status).toBe(201);
+    expect((await define(admin, 'cardiologist_q', ['physician_q'])).status).toBe(201);
+    const queued = await admin('POST', '/v1/orch/routing', {
+      json: lowConfidence([{ capability_id: 'physician_q', min_weight: 0.8 }]),
+    });
+    expect(queued.body).toMatchObject({ assigned_to: null, queued: { reason: 'no_qualified_reviewer' } });
+    const did = 'did:web:example.com:reviewers:cardiologist-q';
+    await admin('PUT', `/v1/orch/reviewers/${did}`, {
+      json: { display_name: 'Cardiologist', capabilities: { cardiologist_q: 0.9 } },
+    });
+    const assigned = await eventually(
+      () => status(queued.body.routing_id),
+      (reply) => reply.body.status === 'in_progress',
+    );
+    expect(assigned.body.assigned_to).toMatchObject({ type: 'human', did });
+  });
+
+  it('lets an admin assign a queued routing to a reviewer holding an implying capability, recorded as qualified', async () => {
+    expect((await define(admin, 'physician_a')).status).toBe(201);
+    expect((await define(admin, 'cardiologist_a', ['physician_a'])).status).toBe(201);
+    const did = 'did:web:example.com:reviewers:cardiologist-a';
+    await admin('PUT', `/v1/orch/reviewers/${did}`, { json: { display_name: 'Cardiologist', capabilities: {} } });
+    const queued = await admin('POST', '/v1/orch/routing', {
+      json: lowConfidence([{ capability_id: 'physician_a', min_weight: 0.8 }]),
+    });
+    expect(queued.body).toMatchObject({ assigned_to: null, queued: { reason: 'no_qualified_reviewer' } });
+    // A grant made through the API offers nobody to the queue: the admin's choice is what assigns.
+    const granted = await admin('POST', '/v1/capability-grants', {
+      json: { personDID: did, capabilities: ['capability://cardiologist_a'], weight: 0.9 },
+    });
+    expect(granted.status).toBe(201);
+
+    const reply = await admin('POST', `/v1/orch/routing/${queued.body.routing_id}/assign`, {
+      json: { reviewer_did: did, reason: 'on call' },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.assigned_to).toMatchObject({
+      did,
+      capabilities: [{ capability_id: 'physician_a', weight: 0.9 }],
+    });
+    const record = await provenanceEntry(stack.database.db, queued.body.routing_id, 'escalation:1');
+    expect(record).toMatchObject({
+      action: 'assigned_by_admin',
+      output_data: { qualified: true, capabilities_matched: [{ capability_id: 'physician_a', weight: 0.9 }] },
+    });
+    expect(record?.reasoning).toEqual(expect.not.stringContaining('does not hold'));
+  });
+
   it('never applies another organization’s implications, and applies each organization’s own', async () => {
     const org = await admin('POST', '/v1/organizations', {
       token: await stack.token(['cloud:admin:global'], 'operator'),
