@@ -59,13 +59,24 @@ export async function listDefinitions(
   return { ...found, data: found.data.map((row) => fromRow(row) as unknown as CapabilityDefinition) };
 }
 
-/** Every definition's implications in the organization (what a holder's grants let it be matched for). */
-export async function allImplications(db: Knex, organizationId: string): Promise<Map<string, string[]>> {
-  const rows = await db('capability_definitions')
+/**
+ * What each of `held` implies, transitively (the organization's closure, read from the holder's side): what a
+ * holder of it may be matched for. A name implying nothing is absent.
+ */
+export async function impliedByHeld(
+  db: Knex,
+  organizationId: string,
+  held: readonly string[],
+): Promise<Map<string, string[]>> {
+  const rows = await db('capability_implications')
     .where({ organization_id: organizationId })
-    .whereRaw('jsonb_array_length(implies) > 0')
-    .select<{ capability_name: string; implies: string[] }[]>('capability_name', 'implies');
-  return new Map(rows.map((row) => [row.capability_name, row.implies]));
+    .whereIn('capability_name', [...held])
+    .orderBy(['capability_name', 'implied_name'])
+    .select<{ capability_name: string; implied_name: string }[]>('capability_name', 'implied_name');
+  const implied = new Map<string, string[]>();
+  for (const row of rows)
+    implied.set(row.capability_name, [...(implied.get(row.capability_name) ?? []), row.implied_name]);
+  return implied;
 }
 
 export async function promoteDefinition(

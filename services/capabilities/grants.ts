@@ -1,11 +1,10 @@
 import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
 import type { CapabilityGrant } from '../../contracts/aggregates/capability';
-import { definedNames, allImplications } from '../../db/capabilities';
+import { definedNames, impliedByHeld } from '../../db/capabilities';
 import { findGrant, insertGrants, liveGrantsOf, revokeGrant } from '../../db/capability-grants';
 import { findCompletion } from '../../db/courses';
 import { findOrganizationPassport, findPassport } from '../../db/passports';
-import { impliedBy } from '../../domain/capabilities/graph';
 import { capabilityUri, ownCapabilityName } from '../../domain/capabilities/uris';
 import type { Principal } from '../identity/scopes';
 import { orgSegments } from './definitions';
@@ -133,17 +132,20 @@ export interface HeldCapability {
   implied_by: string | null;
 }
 
-/** What a DID holds now: its live grants, and what they imply (the strongest grant for each capability). */
+/**
+ * What a DID holds now: its live grants, and what they imply (the organization's closure of implications,
+ * read for the granted names only), the strongest grant for each capability.
+ */
 export async function heldCapabilities(db: Knex, organizationId: string, did: string): Promise<HeldCapability[]> {
   const now = new Date().toISOString();
-  const [grants, implications, segments] = await Promise.all([
+  const [grants, segments] = await Promise.all([
     liveGrantsOf(db, organizationId, did, now),
-    allImplications(db, organizationId),
     orgSegments(db, organizationId),
   ]);
+  const implied = await impliedByHeld(db, organizationId, [...new Set(grants.map((grant) => grant.capability_name))]);
   const held = new Map<string, HeldCapability>();
   for (const grant of grants)
-    for (const name of impliedBy(grant.capability_name, implications)) {
+    for (const name of [grant.capability_name, ...(implied.get(grant.capability_name) ?? [])]) {
       const current = held.get(name);
       const direct = name === grant.capability_name;
       if (current && (current.weight > grant.weight || (current.weight === grant.weight && !current.implied_by)))
