@@ -8,6 +8,8 @@
  *   routing     a routing's reviewer load and assignment (db/reviewers.ts + domain/routing/reviewer-assignment.ts)
  *               from grants, implications followed, against the old path in the same run: the same reviewers
  *               read from their capabilities column (the statement routing used before grants, direct only)
+ *   context     a routing's whole read (db/routing-context.ts findRoutingContext) as a named prepared statement
+ *               against the same text sent raw (parsed and planned at each call), sample by sample alternately
  * The machine's load average is reported beside the figures: compare ratios within one run only.
  */
 import os from 'node:os';
@@ -15,6 +17,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { findAvailableReviewersWithCapabilities } from '../../db/reviewers';
+import { findRoutingContext, ROUTING_CONTEXT, routingContextBindings } from '../../db/routing-context';
 import { migrateToLatest } from '../../db/migrate';
 import { assignReviewer, type LoadedReviewer } from '../../domain/routing/reviewer-assignment';
 import { matchRequirements } from '../../services/capabilities/match';
@@ -89,6 +92,33 @@ async function timed(
   };
 }
 
+type Timing = { p50: number; p99: number; mean: number };
+
+const summary = (times: number[]): Timing => {
+  times.sort((a, b) => a - b);
+  return {
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    mean: times.reduce((a, b) => a + b, 0) / times.length,
+  };
+};
+
+/** Two ways of doing the same, sample by sample in turn, so the machine's noise falls on both alike. */
+async function alternating(samples: number, first: () => Promise<unknown>, second: () => Promise<unknown>) {
+  for (let i = 0; i < WARMUP; i += 1) {
+    await first();
+    await second();
+  }
+  const times: [number[], number[]] = [[], []];
+  for (let i = 0; i < samples; i += 1)
+    for (const [index, once] of [first, second].entries()) {
+      const started = performance.now();
+      await once();
+      times[index]!.push(performance.now() - started);
+    }
+  return { first: summary(times[0]), second: summary(times[1]) };
+}
+
 const randomNeeds = () =>
   Array.from({ length: 1 + Math.floor(Math.random() * 3) }, () => ({ capability_id: randomName(), min_weight: 0.5 }));
 
@@ -136,6 +166,12 @@ async function main(): Promise<void> {
       });
       return assignReviewer(rows, needs);
     });
+    const task = () => ({ agentId: 'urn:bench:agent', taskType: 'medical_diagnosis', capabilityIds: [randomName()] });
+    const context = await alternating(
+      SAMPLES,
+      () => findRoutingContext(db, org, task()),
+      () => db.raw(ROUTING_CONTEXT, routingContextBindings(org, task())),
+    );
     const loadAverage = os.loadavg().map((load) => Math.round(load * 100) / 100);
     const results = {
       load_average: loadAverage,
@@ -144,6 +180,7 @@ async function main(): Promise<void> {
       match_ms: match,
       match_one_capability_ms: single,
       routing_assignment_ms: { grants: routingNew, capabilities_column: routingOld },
+      routing_context_ms: { prepared: context.first, raw: context.second },
       targets: { match_p99_under_10ms: match.p99 < 10, routing_p50_no_slower: routingNew.p50 <= routingOld.p50 * 1.1 },
     };
     say(`load average ${loadAverage.join(' ')}`);
@@ -154,6 +191,11 @@ async function main(): Promise<void> {
     say(
       `routing reviewer load + assignment: grants p50 ${routingNew.p50.toFixed(2)} ms (p99 ${routingNew.p99.toFixed(2)}), ` +
         `old capabilities column p50 ${routingOld.p50.toFixed(2)} ms (p99 ${routingOld.p99.toFixed(2)})`,
+    );
+    say(
+      `routing context read: prepared p50 ${context.first.p50.toFixed(2)} ms (p99 ${context.first.p99.toFixed(2)}), ` +
+        `raw p50 ${context.second.p50.toFixed(2)} ms (p99 ${context.second.p99.toFixed(2)}), ` +
+        `ratio ${(context.first.p50 / context.second.p50).toFixed(2)}`,
     );
     writeResults(results, RESULTS_FILE);
   } finally {
