@@ -13,14 +13,15 @@ type Activities = Pick<ReturnType<typeof createWebhookActivities>, 'dispatchOutb
 
 let env: TestWorkflowEnvironment;
 
-// A test server per test: on one shared with the test before it, the retries' hour was at times waited out in
-// real time (time skipping left locked; the bounded-retries test took up to 3 minutes instead of 1 s).
-beforeEach(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({
+const timeSkippingServer = () =>
+  TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: process.env.HANDOFF_TEST_TEMPORAL_TEST_SERVER! } },
   });
+
+beforeAll(async () => {
+  env = await timeSkippingServer();
 });
-afterEach(() => env?.teardown());
+afterAll(() => env?.teardown());
 
 async function waitUntil(done: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -72,6 +73,9 @@ describe('dispatchOutboxWorkflow', () => {
   });
 
   it('gives a pass up after its bounded retries, and goes on with the next pass', async () => {
+    // The one test here that skips time, on a server of its own: on the one the test before it used, time skipping
+    // was at times left locked, and the retries' hour was waited out in real time (up to 3 minutes instead of 1 s).
+    const own = await timeSkippingServer();
     let calls = 0;
     const activities: Activities = {
       async dispatchOutboxBatch() {
@@ -82,24 +86,28 @@ describe('dispatchOutboxWorkflow', () => {
     };
     const taskQueue = `wf-${randomUUID()}`;
     const worker = await Worker.create({
-      connection: env.nativeConnection,
+      connection: own.nativeConnection,
       taskQueue,
       workflowBundle: await sharedWorkflowBundle(),
       activities,
     });
-    await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(dispatchOutboxWorkflow, {
-        taskQueue,
-        workflowId: `dispatcher-${randomUUID()}`,
+    try {
+      await worker.runUntil(async () => {
+        const handle = await own.client.workflow.start(dispatchOutboxWorkflow, {
+          taskQueue,
+          workflowId: `dispatcher-${randomUUID()}`,
+        });
+        // The retries back off to a minute and give up after about an hour; the next pass follows.
+        await own.sleep('90 minutes');
+        await waitUntil(() => calls > DATABASE_ACTIVITY_RETRY.maximumAttempts!);
+        const history = await handle.fetchHistory();
+        expect(history.events!.filter((event) => event.activityTaskFailedEventAttributes)).toHaveLength(1);
+        expect((await handle.describe()).status.name).toBe('RUNNING');
+        await handle.terminate('test done');
       });
-      // The retries back off to a minute and give up after about an hour; the next pass follows.
-      await env.sleep('90 minutes');
-      await waitUntil(() => calls > DATABASE_ACTIVITY_RETRY.maximumAttempts!);
-      const history = await handle.fetchHistory();
-      expect(history.events!.filter((event) => event.activityTaskFailedEventAttributes)).toHaveLength(1);
-      expect((await handle.describe()).status.name).toBe('RUNNING');
-      await handle.terminate('test done');
-    });
+    } finally {
+      await own.teardown();
+    }
   }, 180_000);
 
   it(`continues as new after ${PASSES_PER_RUN} passes, so its history stays short`, async () => {
