@@ -81,6 +81,8 @@ async function stopPid(pid: number): Promise<void> {
   const deadline = Date.now() + STOP_GRACE_MS;
   try {
     process.kill(pid, 'SIGTERM');
+    // A stopped process (SIGSTOP, a suspended job) acts on SIGTERM only once continued, as a shell's kill does.
+    process.kill(pid, 'SIGCONT');
   } catch {
     return;
   }
