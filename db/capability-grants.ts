@@ -90,9 +90,9 @@ export type Satisfiers = Map<string, Map<string, string[]>>;
  * chain between them (capability_implications, the organization's closure). The candidates: everyone holding
  * a live grant of one of those, with those grants, their availability and load: a person who is a reviewer is
  * available as the reviewer row says (an absent reviewer is unavailable), with their open assignments and
- * capacity; a registered platform agent is available while active, its load its queued and processing
- * executions; others are available with no load. Reviewers and agents are looked up per candidate (a
- * lateral probe of their keys): joined, the planner hashed every reviewer of the organization for a few dozen
+ * capacity; a registered platform agent (platform_agents.passport_id is its DID) is available while one of
+ * its registered versions is active, its load their queued and processing executions; others are available
+ * with no load. Reviewers and agents are looked up per candidate (a lateral probe of their keys): joined, the planner hashed every reviewer of the organization for a few dozen
  * candidates (EXPLAIN at bench size: a sequential scan of 1,000 reviewers, 0.33 ms of 0.49).
  */
 const SATISFYING = `
@@ -113,7 +113,7 @@ const CANDIDATES = `with satisfying as materialized (${SATISFYING}
   )
   select (select json_agg(s) from satisfying s) as satisfying,
          (select json_agg(candidate) from (
-            select held.*, coalesce(r.available, a.status = 'active', true) as available, r.capacity,
+            select held.*, coalesce(r.available, a.status_active, true) as available, r.capacity,
                    coalesce(r.open_assignments, a.open_assignments, 0)::int as open_assignments
               from held
               left join lateral (
@@ -124,12 +124,13 @@ const CANDIDATES = `with satisfying as materialized (${SATISFYING}
                  where held.subject_type = 'person' and r.organization_id = :org and r.did = held.subject_did
                  limit 1) r on true
               left join lateral (
-                select a.status,
-                       (select count(*) from executions e
-                         where e.organization_id = :org and e.agent_id = a.agent_id and e.status in ('queued', 'processing')) as open_assignments
-                  from passports p join platform_agents a on a.passport_id = p.passport_id and a.organization_id = :org
-                 where held.subject_type = 'agent' and p.organization_id = :org and p.did = held.subject_did
-                 limit 1) a on true) candidate) as candidates`;
+                select bool_or(a.status = 'active') as status_active,
+                       sum((select count(*) from executions e
+                             where e.organization_id = :org and e.agent_id = a.agent_id
+                               and e.status in ('queued', 'processing'))) as open_assignments
+                  from platform_agents a
+                 where held.subject_type = 'agent' and a.organization_id = :org and a.passport_id = held.subject_did
+                having count(*) > 0) a on true) candidate) as candidates`;
 
 /** What satisfies each of `names` (implications followed), and everyone holding a live grant of it: one round trip. */
 export async function candidatesSatisfying(
@@ -184,26 +185,25 @@ const AGENT_GRANTS = `with satisfying as materialized (${SATISFYING})
                                                      'weight', g.weight, 'expires_at', g.expires_at)), '[]')
             from capability_grants g
            where g.organization_id = :org and g.subject_type = 'agent'
-             and g.subject_did = coalesce((select p.did from passports p
-                                            where p.passport_id = :passport and p.organization_id = :org), :passport)
+             and g.subject_did = :did
              and g.capability_name = any(array(select s.held from satisfying s))
              and g.revoked_at is null and (g.expires_at is null or g.expires_at > :at)) as grants`;
 
 /**
- * What satisfies each of `names` (implications followed) and which of those the agent of `passportId` holds by
+ * What satisfies each of `names` (implications followed) and which of those the agent of `agentDid` holds by
  * a live grant: the matcher's input for one candidate, as `/v1/agents/call` asks about the agent it names.
  */
 export async function agentGrantsSatisfying(
   db: Knex,
   organizationId: string,
-  passportId: string,
+  agentDid: string,
   names: readonly string[],
   at: string,
 ): Promise<{ satisfiers: Satisfiers; grants: HeldGrant[] }> {
   const [row] = await preparedRows<{ satisfying: SatisfyingRow[] | null; grants: CandidateRow['grants'] }>(
     db,
     AGENT_GRANTS,
-    { org: organizationId, passport: passportId, names: [...names], at },
+    { org: organizationId, did: agentDid, names: [...names], at },
   );
   return { satisfiers: satisfiersFrom(row?.satisfying), grants: heldGrants(row?.grants ?? []) };
 }

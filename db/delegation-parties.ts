@@ -20,7 +20,7 @@ export async function findPassportForDelegation(
     .first<PassportForDelegation | undefined>();
 }
 
-/** The DID an agent id names in the organization: an agent Passport (by id or DID), a platform agent's Passport, or a registered orchestration agent. */
+/** The DID an agent id names in the organization: an agent Passport (by id or DID), a platform agent's Passport (platform_agents.passport_id is its DID), or a registered orchestration agent. */
 export async function findAgentDid(
   db: Knex,
   organizationId: string,
@@ -33,8 +33,12 @@ export async function findAgentDid(
     .first<{ passport_id: string; did: string } | undefined>();
   if (passport) return { did: passport.did, agent_id: passport.passport_id };
   const platformAgent = await db('platform_agents')
-    .join('passports', 'passports.passport_id', 'platform_agents.passport_id')
-    .where({ 'platform_agents.agent_id': agentId, 'passports.organization_id': organizationId })
+    .join('passports', (on) =>
+      on
+        .on('passports.did', 'platform_agents.passport_id')
+        .andOn('passports.organization_id', 'platform_agents.organization_id'),
+    )
+    .where({ 'platform_agents.agent_id': agentId, 'platform_agents.organization_id': organizationId })
     .select('platform_agents.agent_id', 'passports.did')
     .first<{ agent_id: string; did: string } | undefined>();
   if (platformAgent) return platformAgent;

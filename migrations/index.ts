@@ -40,6 +40,7 @@ import * as capabilityGrantsSubjectLive from './20261130007200_capability_grants
 import * as credentialChangeNotifications from './20261201005100_credential_change_notifications';
 import * as capabilityImplications from './20261201003100_capability_implications';
 import * as capabilityImplicationsByHolder from './20261201006100_capability_implications_by_holder';
+import * as platformAgentGrantsByDid from './20261201007100_platform_agent_grants_by_did';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -84,4 +85,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261201003100_capability_implications', migration: capabilityImplications },
   { name: '20261201001100_cover_capabilities', migration: coverCapabilities },
   { name: '20261201006100_capability_implications_by_holder', migration: capabilityImplicationsByHolder },
+  { name: '20261201007100_platform_agent_grants_by_did', migration: platformAgentGrantsByDid },
 ];
