@@ -109,25 +109,36 @@ export type AgentCallCheck =
   | { ok: false; code: 'agent_inactive' | 'capability_not_matched'; detail: string };
 
 /**
- * Whether an agent may take a call at all, and whether a human must approve it first. The agent serves the
- * requested capability when its registration offers it (the offered URI is called), or when `granted`: the
- * matcher found a live grant of the agent's satisfying it, directly or by implication (a cardiologist is a
- * physician), and the requested URI is called.
+ * The capability name a registration's offered URI is granted as (the grant-sync trigger's key, migration
+ * 20261201007100): its last segment, lower-cased.
+ */
+export function offeredGrantName(offeredUri: string): string {
+  return offeredUri.slice(offeredUri.lastIndexOf('/') + 1).toLowerCase();
+}
+
+/**
+ * Whether an agent may take a call at all, and whether a human must approve it first. Grants are the one
+ * source: `granted` says the matcher found a live grant of the agent's satisfying the call, directly or by
+ * implication (a cardiologist is a physician); for a capability the registration offers, that is the grant
+ * the registration made (offeredGrantName), so revoking it stops the offered URI too. When the registration
+ * offers it, the offered URI is called; otherwise the requested one.
  */
 export function checkAgentCall(
   agent: { agent_uri: string; status: string; capabilities: readonly string[]; approval_policy: ApprovalPolicy },
   call: { capability_uri: string; parameters: Record<string, unknown> },
-  granted = false,
+  granted: boolean,
 ): AgentCallCheck {
   if (agent.status !== 'active')
     return { ok: false, code: 'agent_inactive', detail: `${agent.agent_uri} is ${agent.status}` };
-  const capability =
-    matchCapability(agent.capabilities, call.capability_uri) ?? (granted ? call.capability_uri : undefined);
+  const offered = matchCapability(agent.capabilities, call.capability_uri);
+  const capability = granted ? (offered ?? call.capability_uri) : undefined;
   if (!capability) {
     return {
       ok: false,
       code: 'capability_not_matched',
-      detail: `${agent.agent_uri} does not offer ${call.capability_uri}; it offers ${agent.capabilities.join(', ') || 'nothing'}`,
+      detail: offered
+        ? `${agent.agent_uri} offers ${offered} but holds no live grant of it (revoked or expired)`
+        : `${agent.agent_uri} does not offer ${call.capability_uri}; it offers ${agent.capabilities.join(', ') || 'nothing'}`,
     };
   }
   const risk = assessCallRisk(call.parameters);

@@ -1,4 +1,6 @@
-import { matchCapability } from '../executions/agent-calls';
+import type { Match, Requirement } from '../capabilities/matcher';
+import { ownCapabilityName } from '../capabilities/uris';
+import type { RequiredCapability } from '../routing/decision';
 import type { RoutingDecisionKind } from '../routing/decision';
 import type { RoutingStatus } from '../routing/progress';
 
@@ -28,17 +30,35 @@ export function taskStatus(
   }
 }
 
-/** A required capability named by id (`summarize`) or URI (`capability://acme/summarize`), as a capability URI. */
-export function capabilityUriOf(capabilityId: string): string {
-  return capabilityId.startsWith('capability://') ? capabilityId : `capability://${capabilityId}`;
+/**
+ * The workforce's needs as the one matcher's requirements, each named as grants key it (lower-cased, the
+ * organization's own segment dropped); undefined when one names another organization's capability or is no
+ * capability name, which no agent of this organization can hold.
+ */
+export function workforceRequirements(
+  required: readonly Pick<RequiredCapability, 'capability_id' | 'min_weight'>[],
+  ownSegments: readonly string[],
+): Requirement[] | undefined {
+  const requirements: Requirement[] = [];
+  for (const need of required) {
+    const capability = ownCapabilityName(need.capability_id.toLowerCase(), ownSegments);
+    if (capability === undefined) return undefined;
+    requirements.push({ capability, min_weight: need.min_weight });
+  }
+  return requirements;
 }
 
-/** The first agent that offers every required capability; the workforce's agents are tried in registration order. */
-export function agentForCapabilities<A extends { capabilities: readonly string[] }>(
+/**
+ * The agent for a task: the first of the workforce's agents (in registration order) the matcher qualified
+ * (its DID, platform_agents.passport_id, among `qualified`: live grants, implications followed); with nothing
+ * required, the first agent.
+ */
+export function agentForCapabilities<A extends { passport_id: string }>(
   agents: readonly A[],
-  required: readonly string[],
+  required: readonly unknown[],
+  qualified: readonly Pick<Match, 'did'>[],
 ): A | undefined {
-  return agents.find((agent) =>
-    required.every((capability) => matchCapability(agent.capabilities, capabilityUriOf(capability)) !== undefined),
-  );
+  if (required.length === 0) return agents[0];
+  const dids = new Set(qualified.map((match) => match.did));
+  return agents.find((agent) => dids.has(agent.passport_id));
 }

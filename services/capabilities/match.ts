@@ -53,12 +53,12 @@ export async function matchCapabilities(db: Knex, organizationId: string, query:
   return { ok: true, matches, uri: (name) => capabilityUri(segments.preferred, name) };
 }
 
-/** The matcher over requirements already named by capability name: the match API's and routing's one path. */
+/** The matcher over requirements already named by capability name: the match API's, routing's and the workforce's one path. */
 export async function matchRequirements(
   db: Knex,
   organizationId: string,
   requirements: readonly Requirement[],
-  options: Omit<MatchQuery, 'required'> & { now?: Date },
+  options: Omit<MatchQuery, 'required' | 'limit'> & { limit?: number | undefined; now?: Date },
 ): Promise<Match[]> {
   const now = options.now ?? new Date();
   const { satisfiers, candidates } = await candidatesSatisfying(
@@ -78,28 +78,31 @@ export async function matchRequirements(
 }
 
 /**
- * The matcher asked about one platform agent (its Passport): whether a live grant of the agent's satisfies the
+ * The matcher asked about one platform agent (its DID): whether a live grant of the agent's satisfies the
  * requested capability URI, directly or by implication (the organization's closure, read in the same prepared
  * statement). A URI naming another organization satisfies nothing: its implications never apply here.
  */
 export async function agentMatch(
   db: Knex,
   organizationId: string,
-  passportId: string,
+  agentDid: string,
   requestedUri: string,
   now = new Date(),
 ): Promise<Match | undefined> {
   const name = ownCapabilityName(requestedUri, (await orgSegments(db, organizationId)).own);
-  if (!name) return undefined;
+  return name === undefined ? undefined : agentMatchName(db, organizationId, agentDid, name, now);
+}
+
+/** agentMatch for a capability already named (as grants key it: lower-cased). */
+export async function agentMatchName(
+  db: Knex,
+  organizationId: string,
+  agentDid: string,
+  name: string,
+  now = new Date(),
+): Promise<Match | undefined> {
   const requirements: Requirement[] = [{ capability: name, min_weight: 0 }];
-  const { satisfiers, grants } = await agentGrantsSatisfying(db, organizationId, passportId, [name], now.toISOString());
-  const agent = {
-    kind: 'agent' as const,
-    did: passportId,
-    available: true,
-    open_assignments: 0,
-    capacity: null,
-    grants,
-  };
+  const { satisfiers, grants } = await agentGrantsSatisfying(db, organizationId, agentDid, [name], now.toISOString());
+  const agent = { kind: 'agent' as const, did: agentDid, available: true, open_assignments: 0, capacity: null, grants };
   return matchSatisfying([agent], requirements, satisfiers, { now: now.getTime() })[0];
 }

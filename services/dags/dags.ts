@@ -17,7 +17,7 @@ import {
 } from '../../contracts/run-dag';
 import { PlatformStatusKey } from '../../contracts/search-attributes';
 import { approvalDeadline, paramsValidator, type FieldProblem, type PlatformServiceDeps } from '../approvals/approvals';
-import { prepareAgentCall } from '../executions/call';
+import { grantedToAgent, prepareAgentCall } from '../executions/call';
 import { derivedId } from '../../lib/ids';
 import { startWithUpdate } from '../../lib/temporal-client';
 import { storageRefusal, type StorageRefusal } from '../platform/refusals';
@@ -76,6 +76,7 @@ async function agentNodeSpec(
       max_attempts: call.max_attempts,
     },
     now,
+    await grantedToAgent(deps.db, organization_id, agent, call.capabilityUri),
   );
   if (!prepared.ok)
     return prepared.code === 'invalid'

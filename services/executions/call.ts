@@ -3,8 +3,8 @@ import { liveCallbackSecrets } from '../../db/callback-secrets';
 import { executionFromRow, findExecutionById } from '../../db/executions';
 import { findPlatformAgentByUri, type PlatformAgentRow } from '../../db/platform-agents';
 import type { Knex } from 'knex';
-import { checkAgentCall, matchCapability } from '../../domain/executions/agent-calls';
-import { agentMatch } from '../capabilities/match';
+import { checkAgentCall, matchCapability, offeredGrantName } from '../../domain/executions/agent-calls';
+import { agentMatch, agentMatchName } from '../capabilities/match';
 import type { PlatformSettings } from '../platform/settings';
 import type { ApprovalRequest } from '../../contracts/approval';
 import {
@@ -56,7 +56,7 @@ export function prepareAgentCall(
   executionId: string,
   call: AgentCall,
   now: Date,
-  granted = false,
+  granted: boolean,
 ): PreparedCall {
   const check = checkAgentCall(agent, { capability_uri: call.capability_uri, parameters: call.parameters }, granted);
   if (!check.ok) return check;
@@ -141,12 +141,17 @@ async function refusedCallback(
 }
 
 /**
- * Whether the matcher finds the agent holding the requested capability by a live grant, directly or by
- * implication; asked only of an active agent whose registration does not offer it already.
+ * Whether the matcher finds the agent (its DID) holding the requested capability by a live grant, directly or
+ * by implication. For a capability its registration offers, the grant asked about is the one the registration
+ * made (grants are the one source: revoked through the grants API, the offered URI no longer serves).
  */
-async function grantedToAgent(db: Knex, organizationId: string, agent: PlatformAgentRow, requested: string) {
-  if (agent.status !== 'active' || matchCapability(agent.capabilities, requested) !== undefined) return false;
-  return (await agentMatch(db, organizationId, agent.passport_id, requested)) !== undefined;
+export async function grantedToAgent(db: Knex, organizationId: string, agent: PlatformAgentRow, requested: string) {
+  if (agent.status !== 'active') return false;
+  const offered = matchCapability(agent.capabilities, requested);
+  const match = offered
+    ? await agentMatchName(db, organizationId, agent.passport_id, offeredGrantName(offered))
+    : await agentMatch(db, organizationId, agent.passport_id, requested);
+  return match !== undefined;
 }
 
 /**

@@ -3,8 +3,10 @@ import { appendProvenance } from '../../db/ledger';
 import { findPlatformAgentByUri, type PlatformAgentRow } from '../../db/platform-agents';
 import { insertTaskIfAbsent } from '../../db/tasks';
 import { ORCH_CORE_DID } from '../../domain/provenance/records';
-import type { RoutingTask } from '../../domain/routing/decision';
-import { agentForCapabilities } from '../../domain/tasks/status';
+import type { RequiredCapability, RoutingTask } from '../../domain/routing/decision';
+import { agentForCapabilities, workforceRequirements } from '../../domain/tasks/status';
+import { matchRequirements } from '../capabilities/match';
+import { orgSegments } from '../capabilities/definitions';
 import { submitRouting, type RoutingServiceDeps } from '../routing/submit';
 import type { DecideOutcome } from '../../contracts/route-task';
 import { derivedId } from '../../lib/ids';
@@ -27,6 +29,23 @@ async function activeAgents(db: Knex, organizationId: string): Promise<PlatformA
   return db<PlatformAgentRow>('platform_agents')
     .where({ status: 'active', organization_id: organizationId })
     .orderBy([{ column: 'created_at' }, { column: 'agent_id' }]);
+}
+
+/**
+ * The first active agent (registration order) the one matcher qualifies for every required capability: live
+ * grants (its registration's among them), implications followed.
+ */
+async function workforceAgent(
+  db: Knex,
+  organizationId: string,
+  required: readonly RequiredCapability[],
+): Promise<PlatformAgentRow | undefined> {
+  const requirements = workforceRequirements(required, (await orgSegments(db, organizationId)).own);
+  if (!requirements) return undefined;
+  const agents = await activeAgents(db, organizationId);
+  const qualified =
+    requirements.length === 0 ? [] : await matchRequirements(db, organizationId, requirements, { kinds: ['agent'] });
+  return agentForCapabilities(agents, requirements, qualified);
 }
 
 type TaskIds = { task_id: string; submitted_by: string; organization_id: string };
@@ -76,8 +95,8 @@ async function recordTask(
 
 /**
  * Submits a task to the workforce: the agent that would do it is the one named, or the first active agent
- * offering every required capability; the orchestration routing workflow then decides (Fourth Law, risk,
- * rules) whether that agent acts or a qualified human takes it. Without a confidence, a human takes it.
+ * the one matcher qualifies for every required capability (grants, implications followed); the orchestration
+ * routing workflow then decides (Fourth Law, risk, rules) whether that agent acts or a qualified human takes it. Without a confidence, a human takes it.
  * The task record links the task to its routing, written once with its provenance and event.
  */
 export async function submitTask(deps: RoutingServiceDeps, ids: TaskIds, body: NewTask): Promise<SubmitTaskOutcome> {
@@ -86,10 +105,7 @@ export async function submitTask(deps: RoutingServiceDeps, ids: TaskIds, body: N
     agent = await findPlatformAgentByUri(deps.db, ids.organization_id, body.agent_uri);
     if (!agent) return { ok: false, code: 'agent_not_found', detail: `No agent is registered as ${body.agent_uri}` };
   } else {
-    agent = agentForCapabilities(
-      await activeAgents(deps.db, ids.organization_id),
-      body.required_capabilities.map((capability) => capability.capability_id),
-    );
+    agent = await workforceAgent(deps.db, ids.organization_id, body.required_capabilities);
   }
   const routing_id = derivedId('rt', ids.task_id, 'routing');
   const agent_uri = agent?.agent_uri ?? null;

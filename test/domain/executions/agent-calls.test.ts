@@ -2,11 +2,12 @@ import {
   approvalRequired,
   assessCallRisk,
   checkAgentCall,
+  offeredGrantName,
   matchCapability,
   parseAgentUri,
   parseCapabilityUri,
 } from '../../../domain/executions/agent-calls';
-import { agentForCapabilities, taskStatus } from '../../../domain/tasks/status';
+import { agentForCapabilities, taskStatus, workforceRequirements } from '../../../domain/tasks/status';
 
 describe('agent and capability URIs', () => {
   it.each([
@@ -79,21 +80,33 @@ describe('call policy', () => {
   };
 
   it('accepts a matching call and says whether it needs approval', () => {
-    expect(checkAgentCall(agent, { capability_uri: 'capability://pay', parameters: { amount: 50 } })).toMatchObject({
+    expect(
+      checkAgentCall(agent, { capability_uri: 'capability://pay', parameters: { amount: 50 } }, true),
+    ).toMatchObject({
       ok: true,
       capability_uri: 'capability://acme/pay',
       approval_required: false,
     });
     expect(
-      checkAgentCall(agent, { capability_uri: 'capability://acme/pay', parameters: { amount: 50_000 } }),
+      checkAgentCall(agent, { capability_uri: 'capability://acme/pay', parameters: { amount: 50_000 } }, true),
     ).toMatchObject({ ok: true, approval_required: true, risk: { level: 'high' } });
+    expect(checkAgentCall(agent, { capability_uri: 'capability://acme/refund', parameters: {} }, true)).toMatchObject({
+      ok: true,
+      capability_uri: 'capability://acme/refund',
+    });
   });
 
   it.each([
     ['an inactive agent', { ...agent, status: 'inactive' }, 'capability://acme/pay', 'agent_inactive'],
     ['a capability it does not offer', agent, 'capability://acme/refund', 'capability_not_matched'],
-  ])('refuses %s', (_name, target, capability_uri, code) => {
-    expect(checkAgentCall(target, { capability_uri, parameters: {} })).toMatchObject({ ok: false, code });
+    ['an offered capability whose grant is not live', agent, 'capability://acme/pay', 'capability_not_matched'],
+  ])('refuses %s without a live grant', (_name, target, capability_uri, code) => {
+    expect(checkAgentCall(target, { capability_uri, parameters: {} }, false)).toMatchObject({ ok: false, code });
+  });
+
+  it('names the grant a registration offers as the grant-sync trigger keys it', () => {
+    expect(offeredGrantName('capability://acme/Pay')).toBe('pay');
+    expect(offeredGrantName('capability://pay')).toBe('pay');
   });
 });
 
@@ -109,16 +122,32 @@ describe('tasks', () => {
   ] as const)('a task whose routing is %j is %s', (routing, status) => expect(taskStatus(routing)).toBe(status));
 
   const workforce = [
-    { id: 'a', capabilities: ['capability://acme/summarize'] },
-    { id: 'b', capabilities: ['capability://acme/summarize', 'capability://acme/translate'] },
+    { id: 'a', passport_id: 'did:web:acme.example:agents:a' },
+    { id: 'b', passport_id: 'did:web:acme.example:agents:b' },
   ];
 
   it.each([
-    [['summarize'], 'a'],
-    [['summarize', 'translate'], 'b'],
-    [['capability://acme/translate'], 'b'],
-    [['capability://globex/translate'], undefined],
-    [['paint'], undefined],
-    [[], 'a'],
-  ])('picks the agent for %j: %s', (required, id) => expect(agentForCapabilities(workforce, required)?.id).toBe(id));
+    [['summarize'], ['did:web:acme.example:agents:a', 'did:web:acme.example:agents:b'], 'a'],
+    [['summarize', 'translate'], ['did:web:acme.example:agents:b'], 'b'],
+    [['paint'], [], undefined],
+    [['paint'], ['did:web:acme.example:people:ada'], undefined],
+    [[], [], 'a'],
+  ])('picks the agent for %j qualified %j: %s', (required, qualified, id) =>
+    expect(
+      agentForCapabilities(
+        workforce,
+        required,
+        qualified.map((did) => ({ did })),
+      )?.id,
+    ).toBe(id),
+  );
+
+  it.each([
+    [[{ capability_id: 'Summarize', min_weight: 0.5 }], [{ capability: 'summarize', min_weight: 0.5 }]],
+    [[{ capability_id: 'capability://acme/translate', min_weight: 0 }], [{ capability: 'translate', min_weight: 0 }]],
+    [[{ capability_id: 'capability://globex/translate', min_weight: 0 }], undefined],
+    [[], []],
+  ])('names the workforce’s needs %j as requirements %j', (required, requirements) =>
+    expect(workforceRequirements(required, ['acme', 'org_1'])).toEqual(requirements),
+  );
 });
