@@ -170,6 +170,9 @@ describe('approvalWorkflow', () => {
         taskQueue,
         workflowId: args.approval_id,
         args: [args],
+        // The first answer's recording (a local activity, held below) keeps its workflow task open, and the later
+        // answers reach the workflow only at that task's heartbeat, at 80% of its timeout: 2.4 s, not 8.
+        workflowTaskTimeout: '3s',
       });
       await handle.executeUpdate(approvalCreatedUpdate);
       let reached!: () => void;
