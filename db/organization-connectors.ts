@@ -78,7 +78,7 @@ export async function insertOrganizationConnector(
     .ignore()
     .returning('connector_id');
   if (inserted.length === 1) return 'inserted';
-  const same = await db('organization_connectors')
+  const same: unknown = await db('organization_connectors')
     .where({ connector_id: connector.connector_id, organization_id: connector.organization_id })
     .first('connector_id');
   return same ? 'retried' : 'name_taken';

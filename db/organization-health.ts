@@ -20,7 +20,8 @@ const EMPTY: OrganizationHealthFacts = {
 type Counted = { organization_id: string } & Record<string, string | number>;
 
 async function grouped(query: Knex.QueryBuilder, organizationIds: readonly string[]): Promise<Counted[]> {
-  return (await query.whereIn('organization_id', organizationIds).groupBy('organization_id')) as Counted[];
+  const rows: unknown = await query.whereIn('organization_id', organizationIds).groupBy('organization_id');
+  return rows as Counted[];
 }
 
 /** A queued execution no worker took for this long says the organization's work is not moving. */

@@ -6,7 +6,7 @@ export const ORGANIZATION_CONNECTOR_STATUSES = ['active', 'inactive'] as const;
 /**
  * An organization's own connector: a named link to a system its agents use (a webhook, a REST API, a
  * database, a mail sender, or one of its marketplace installations), its configuration checked against its
- * type (domain/marketplace/organization-connectors.ts). Credentials are never part of the configuration: a
+ * type (services/organization-connectors/configuration.ts). Credentials are never part of the configuration: a
  * `marketplace` connector reaches its provider through the installation's sealed tokens. A `marketplace`
  * connector is active only while its installation is. Stored by db/organization-connectors.ts; the view and
  * the OpenAPI component come from this schema.

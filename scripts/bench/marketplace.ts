@@ -65,7 +65,7 @@ function connector(index: number, tokenUrl: string) {
     connector_id: `bench-${index}`,
     name: `${provider} ${word} ${index}`,
     provider,
-    description: `Sync ${word} and ${WORDS[(index + 3) % WORDS.length]} between ${provider} and your agents`,
+    description: `Sync ${word} and ${WORDS[(index + 3) % WORDS.length]!} between ${provider} and your agents`,
     long_description: null,
     version: '1.0.0',
     publisher_id: `pub_${index % 50}`,
@@ -122,9 +122,9 @@ runSuite(async () => {
 
   const queries = [
     (i: number) => ({ query: WORDS[i % WORDS.length] }),
-    (i: number) => ({ query: `${WORDS[i % WORDS.length]} ${WORDS[(i + 3) % WORDS.length]}` }),
+    (i: number) => ({ query: `${WORDS[i % WORDS.length]!} ${WORDS[(i + 3) % WORDS.length]!}` }),
     (i: number) => ({ query: WORDS[i % WORDS.length], provider: PROVIDERS[i % PROVIDERS.length] }),
-    (i: number) => ({ capability: `${WORDS[i % WORDS.length]}:read`, certified: true }),
+    (i: number) => ({ capability: `${WORDS[i % WORDS.length]!}:read`, certified: true }),
   ];
   for (let i = 0; i < 50; i += 1) await searchCatalog(deps, queries[i % 4]!(i), { limit: 20 });
   const latencies: number[] = [];

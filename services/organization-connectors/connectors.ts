@@ -6,12 +6,8 @@ import {
   insertOrganizationConnector,
   organizationConnectorFromRow,
 } from '../../db/organization-connectors';
-import {
-  checkConfiguration,
-  typeCapabilities,
-  type ConfigurationProblem,
-  type OrganizationConnectorType,
-} from '../../domain/marketplace/organization-connectors';
+import { typeCapabilities, type OrganizationConnectorType } from '../../domain/marketplace/organization-connectors';
+import { checkConfiguration, type ConfigurationProblem } from './configuration';
 import { resourceId } from '../../lib/ids';
 import type { Principal } from '../identity/scopes';
 

@@ -50,7 +50,7 @@ describe('deployment compliance', () => {
     const [header, payload, sig] = (signature as string).split('.');
     const forged = JSON.parse(Buffer.from(payload!, 'base64url').toString());
     forged.invariants.private_key_access = true;
-    const tampered = `${header}.${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${sig}`;
+    const tampered = `${header!}.${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${sig!}`;
     await expect(verifiedPayload({ signature: tampered })).rejects.toThrow();
     expect(decodeProtectedHeader(signature).kid).toEqual(expect.any(String));
   });
