@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { buildApp } from '../../api/app';
 import { loadConfig, tokenIssuer } from '../../app/config';
-import { createAppDeps } from '../../app/deps';
+import { closeAppDeps, createAppDeps } from '../../app/deps';
 import { migrateToLatest } from '../../db/migrate';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { CAPABILITIES, selectModel, type ModelProfile } from '../../domain/models/selection';
@@ -124,6 +124,7 @@ async function main(): Promise<void> {
     temporal: new Client(),
     logger: createLogger({ level: 'error', silent: true }),
   });
+  onTearDown(() => closeAppDeps(deps));
   const server = await listen(buildApp(deps), { host: '127.0.0.1', port: 0 });
   onTearDown(() => closeServer(server));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -14,6 +14,7 @@ jest.setTimeout(120_000);
 
 let stack: Stack;
 let server: Server;
+let closeApp: (() => Promise<void>) | undefined;
 let baseUrl: string;
 let browser: Browser;
 
@@ -23,16 +24,16 @@ beforeAll(async () => {
   // A passkey's RP id must be a domain: the page is served as http://localhost (a secure context), not 127.0.0.1.
   const { server: reserved, port } = await reservePort('127.0.0.1');
   baseUrl = `http://localhost:${port}`;
-  server = await listen(
-    buildStackApp(stack, { config: { PUBLIC_BASE_URL: baseUrl, AUTH_ISSUER: tokenIssuer(stack.config) } }),
-    { host: '127.0.0.1', port, reserved },
-  );
+  const built = buildStackApp(stack, { config: { PUBLIC_BASE_URL: baseUrl, AUTH_ISSUER: tokenIssuer(stack.config) } });
+  closeApp = built.close;
+  server = await listen(built.app, { host: '127.0.0.1', port, reserved });
   browser = await launchPasskeyBrowser(executable.path);
 });
 
 afterAll(async () => {
   await browser?.close();
   if (server) await closeServer(server);
+  await closeApp?.();
   await stack?.stop();
 });
 

@@ -16,6 +16,7 @@ jest.setTimeout(120_000);
 
 let stack: Stack;
 let server: Server;
+let closeApp: (() => Promise<void>) | undefined;
 let baseUrl: string;
 let browser: Browser;
 const profiles: AuthenticatorProfile[] = [];
@@ -27,10 +28,9 @@ beforeAll(async () => {
   // A passkey's RP id must be a domain: the page is served as http://localhost (a secure context), not 127.0.0.1.
   const { server: reserved, port } = await reservePort('127.0.0.1');
   baseUrl = `http://localhost:${port}`;
-  server = await listen(
-    buildStackApp(stack, { config: { PUBLIC_BASE_URL: baseUrl, AUTH_ISSUER: tokenIssuer(stack.config) } }),
-    { host: '127.0.0.1', port, reserved },
-  );
+  const built = buildStackApp(stack, { config: { PUBLIC_BASE_URL: baseUrl, AUTH_ISSUER: tokenIssuer(stack.config) } });
+  closeApp = built.close;
+  server = await listen(built.app, { host: '127.0.0.1', port, reserved });
   browser = await launchPasskeyBrowser(executable.path);
 });
 
@@ -38,6 +38,7 @@ afterAll(async () => {
   for (const profile of profiles) await profile.context.close();
   await browser?.close();
   if (server) await closeServer(server);
+  await closeApp?.();
   await stack?.stop();
 });
 

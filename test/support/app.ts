@@ -42,12 +42,19 @@ export async function startExtraApp(stack: Stack, options: ExtraAppOptions = {})
   };
 }
 
-/** The Express app buildApp makes for a stack's settings, not listening: for tests that inspect its routes. */
-export function buildStackApp(stack: Stack, options: ExtraAppOptions = {}): Express {
-  return stackApp(stack, options).app;
+/**
+ * The Express app buildApp makes for a stack's settings, not listening, and what ends its listeners and timers
+ * (which would otherwise outlive the test file and fire in the next one's environment).
+ */
+export function buildStackApp(
+  stack: Stack,
+  options: ExtraAppOptions = {},
+): { app: Express; close: () => Promise<void> } {
+  const { app, deps } = stackApp(stack, options);
+  return { app, close: () => closeAppDeps(deps) };
 }
 
-/** The app and its deps (close deps.revocations and deps.decisions when done). */
+/** The app and its deps (end them with closeAppDeps when done). */
 export function stackApp(stack: Stack, options: ExtraAppOptions): { app: Express; deps: AppDeps } {
   const config: Config = { ...stack.config, ...options.config };
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, silent: !process.env.HANDOFF_TEST_LOGS });
