@@ -84,7 +84,8 @@ async function catchUpStaleStarts(deps: DispatchDeps): Promise<{ started: number
   const { db, logger, temporal } = deps;
   const { dispatchBatchSize } = deps.settings.webhooks;
   const started = await startStaleStarts({ db, temporal }, dispatchBatchSize);
-  if (started > 0) logger.warn('started workflows whose start a crash had prevented', { started });
+  // Past the grace a start is either lost (its process died after the commit) or still queued behind a burst.
+  if (started > 0) logger.warn('started workflows whose start was still pending past its grace', { started });
   const signalled = await deliverStaleSignals({ db, temporal }, dispatchBatchSize);
   if (signalled > 0) logger.warn('delivered workflow signals that a crash or an outage had held back', { signalled });
   return { started, signalled };
