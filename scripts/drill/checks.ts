@@ -58,7 +58,15 @@ async function agree(db: Db, temporal: Client, sent: Sent, id: string): Promise<
         : `${sent.kind} ${id}: PostgreSQL says ${row?.status ?? 'nothing'}, its workflow ${workflow}`;
     await sleep(500);
   }
-  return last;
+  return last.endsWith(': no workflow') ? `${last}${await pendingStartOf(db, id)}` : last;
+}
+
+/** For a workflow still missing: whether its start is still pending (the sweep has not made it), and since when. */
+async function pendingStartOf(db: Db, id: string): Promise<string> {
+  const pending: unknown = await db('workflow_starts').where({ workflow_id: id }).first('created_at');
+  return pending
+    ? `; its start pending since ${(pending as { created_at: Date }).created_at.toISOString()} (not swept)`
+    : '; no pending start either';
 }
 
 async function inBatches<T>(items: T[], size: number, each: (item: T) => Promise<void>): Promise<void> {
