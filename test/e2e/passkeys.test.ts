@@ -1,8 +1,5 @@
-import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
-import { tokenIssuer } from '../../app/config';
-import { closeServer, listen, reservePort } from '../../lib/http-server';
-import { buildStackApp } from '../support/app';
+import { startLocalhostApp, type ExtraApp } from '../support/app';
 import { chromiumForTest } from '../support/chromium';
 import { call } from '../support/http';
 import { launchPasskeyBrowser, withVirtualAuthenticator } from '../support/passkey-browser';
@@ -13,27 +10,21 @@ const { executable, describeWithChromium } = chromiumForTest('passkey e2e test')
 jest.setTimeout(120_000);
 
 let stack: Stack;
-let server: Server;
-let closeApp: (() => Promise<void>) | undefined;
+let app: ExtraApp | undefined;
 let baseUrl: string;
 let browser: Browser;
 
 beforeAll(async () => {
   if (!('path' in executable)) return;
   stack = await startStack();
-  // A passkey's RP id must be a domain: the page is served as http://localhost (a secure context), not 127.0.0.1.
-  const { server: reserved, port } = await reservePort('127.0.0.1');
-  baseUrl = `http://localhost:${port}`;
-  const built = buildStackApp(stack, { config: { PUBLIC_BASE_URL: baseUrl, AUTH_ISSUER: tokenIssuer(stack.config) } });
-  closeApp = built.close;
-  server = await listen(built.app, { host: '127.0.0.1', port, reserved });
+  app = await startLocalhostApp(stack);
+  baseUrl = app.baseUrl;
   browser = await launchPasskeyBrowser(executable.path);
 });
 
 afterAll(async () => {
   await browser?.close();
-  if (server) await closeServer(server);
-  await closeApp?.();
+  await app?.close();
   await stack?.stop();
 });
 

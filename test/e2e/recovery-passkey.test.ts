@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
-import { tokenIssuer } from '../../app/config';
-import { closeServer, listen, reservePort } from '../../lib/http-server';
-import { buildStackApp } from '../support/app';
+import { startLocalhostApp, type ExtraApp } from '../support/app';
 import { chromiumForTest } from '../support/chromium';
 import { call } from '../support/http';
 import { launchPasskeyBrowser, withVirtualAuthenticator, type AuthenticatorProfile } from '../support/passkey-browser';
@@ -15,8 +12,7 @@ const { executable, describeWithChromium } = chromiumForTest('recovery passkey e
 jest.setTimeout(120_000);
 
 let stack: Stack;
-let server: Server;
-let closeApp: (() => Promise<void>) | undefined;
+let app: ExtraApp | undefined;
 let baseUrl: string;
 let browser: Browser;
 const profiles: AuthenticatorProfile[] = [];
@@ -25,20 +21,15 @@ beforeAll(async () => {
   if (!('path' in executable)) return;
   // Guardians count one second after accepting, and the time lock lasts two: the real rules, shortened.
   stack = await startStack({ RECOVERY_GUARDIAN_CHANGE_DELAY_SECONDS: '1', RECOVERY_TIME_LOCK_SECONDS: '2' });
-  // A passkey's RP id must be a domain: the page is served as http://localhost (a secure context), not 127.0.0.1.
-  const { server: reserved, port } = await reservePort('127.0.0.1');
-  baseUrl = `http://localhost:${port}`;
-  const built = buildStackApp(stack, { config: { PUBLIC_BASE_URL: baseUrl, AUTH_ISSUER: tokenIssuer(stack.config) } });
-  closeApp = built.close;
-  server = await listen(built.app, { host: '127.0.0.1', port, reserved });
+  app = await startLocalhostApp(stack);
+  baseUrl = app.baseUrl;
   browser = await launchPasskeyBrowser(executable.path);
 });
 
 afterAll(async () => {
   for (const profile of profiles) await profile.context.close();
   await browser?.close();
-  if (server) await closeServer(server);
-  await closeApp?.();
+  await app?.close();
   await stack?.stop();
 });
 

@@ -5,9 +5,9 @@ import type { Express } from 'express';
 import type { Knex } from 'knex';
 import winston from 'winston';
 import { buildApp, type AppDeps } from '../../api/app';
-import type { Config } from '../../app/config';
+import { tokenIssuer, type Config } from '../../app/config';
 import { closeAppDeps, createAppDeps } from '../../app/deps';
-import { closeServer, listen } from '../../lib/http-server';
+import { closeServer, listen, reservePort } from '../../lib/http-server';
 import { createLogger, type Logger } from '../../lib/logger';
 import type { Stack } from './stack';
 
@@ -52,6 +52,26 @@ export function buildStackApp(
 ): { app: Express; close: () => Promise<void> } {
   const { app, deps } = stackApp(stack, options);
   return { app, close: () => closeAppDeps(deps) };
+}
+
+/**
+ * Another instance of a stack's app served as http://localhost:<port>, for browser tests: a passkey's RP id must be
+ * a domain, and localhost is a secure context where 127.0.0.1 is not.
+ */
+export async function startLocalhostApp(stack: Stack): Promise<ExtraApp> {
+  const { server: reserved, port } = await reservePort('127.0.0.1');
+  const baseUrl = `http://localhost:${port}`;
+  const { app, deps } = stackApp(stack, {
+    config: { PUBLIC_BASE_URL: baseUrl, AUTH_ISSUER: tokenIssuer(stack.config) },
+  });
+  const server = await listen(app, { host: '127.0.0.1', port, reserved });
+  return {
+    baseUrl,
+    async close() {
+      await closeServer(server);
+      await closeAppDeps(deps);
+    },
+  };
 }
 
 /** The app and its deps (end them with closeAppDeps when done). */
