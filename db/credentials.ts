@@ -83,8 +83,19 @@ export async function insertApiToken(
   return row!;
 }
 
-/** The tables every request's authentication reads; each change notifies CREDENTIALS_CHANNEL with the table's name (a trigger). */
-export const CREDENTIAL_TABLES = ['token_subjects', 'service_accounts', 'agents', 'api_tokens'] as const;
+/**
+ * The tables every request's authentication reads (a session's: its key or passkey, and the administrator role);
+ * each change notifies CREDENTIALS_CHANNEL with the table's name (a trigger).
+ */
+export const CREDENTIAL_TABLES = [
+  'token_subjects',
+  'service_accounts',
+  'agents',
+  'api_tokens',
+  'passport_keys',
+  'webauthn_credentials',
+  'employees',
+] as const;
 export const CREDENTIALS_CHANNEL = 'credentials_changed';
 
 export async function findApiTokenByHash(db: Knex, tokenHash: string): Promise<ApiTokenRow | undefined> {

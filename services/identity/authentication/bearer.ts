@@ -13,7 +13,8 @@ import type { NotifiedCache } from '../../../lib/notified-cache';
 import { hasExpired, type VerifiedTokenCache } from '../../../lib/verified-tokens';
 import { SIGNING_ALGORITHM, type KeyRing } from '../issuance/key-ring';
 import { ACCESS_TOKEN_TYPE, AGENT_KEY_PREFIX, PAT_PREFIX, sha256 } from '../issuance/secrets';
-import { authenticateSession, SESSION_TOKEN_TYPE } from '../issuance/session-tokens';
+import { authenticateSession, SESSION_TOKEN_TYPE, type SessionCredentialCheck } from '../issuance/session-tokens';
+import { sessionCredentialIsActive } from '../../../db/sessions';
 import { scopesNotHeld, type Principal } from '../scopes';
 import type { TokenSettings } from './actor';
 
@@ -65,6 +66,16 @@ class CredentialReads {
     this.read('token_subjects', `${organizationId} ${subject}`, () =>
       findTokenSubject(this.db, subject, organizationId),
     );
+  sessionCredentialIsActive: SessionCredentialCheck = (credential) =>
+    this.read(
+      credential.type === 'passkey' ? 'webauthn_credentials' : 'passport_keys',
+      `${credential.passport_id} ${credential.id}`,
+      () => sessionCredentialIsActive(this.db, credential),
+    );
+  administers = (passportId: string, organizationId: string) =>
+    this.read('employees', `${organizationId} ${passportId}`, () =>
+      administersOrganization(this.db, passportId, organizationId),
+    );
 }
 
 export async function authenticateBearer(deps: BearerDeps, token: string): Promise<BearerResult> {
@@ -77,7 +88,7 @@ export async function authenticateBearer(deps: BearerDeps, token: string): Promi
   } catch {
     return { ok: false, reason: 'The token is malformed' };
   }
-  if (header.typ === SESSION_TOKEN_TYPE) return sessionPrincipal(deps, token);
+  if (header.typ === SESSION_TOKEN_TYPE) return sessionPrincipal(deps, reads, token);
   const verifier =
     typeof header.typ === 'string' && Object.hasOwn(deps.verifiers ?? {}, header.typ)
       ? deps.verifiers?.[header.typ]
@@ -209,8 +220,8 @@ async function subjectRefusal(
 }
 
 /** A signed-in person: the Passport is the actor, named with the passkey or device key the session was signed in with. */
-async function sessionPrincipal(deps: BearerDeps, token: string): Promise<BearerResult> {
-  const result = await authenticateSession(deps, token);
+async function sessionPrincipal(deps: BearerDeps, reads: CredentialReads, token: string): Promise<BearerResult> {
+  const result = await authenticateSession(deps, token, reads.sessionCredentialIsActive);
   if (!result.ok) return result;
   const { session } = result;
   return {
@@ -220,8 +231,9 @@ async function sessionPrincipal(deps: BearerDeps, token: string): Promise<Bearer
       kind: 'session',
       subject: session.did,
       // What a signed-in person holds: read and act in their organization; its administration only as its
-      // administrator, read on every request so that a role taken away ends at once (domain/identity/capabilities.ts).
-      scopes: (await administersOrganization(deps.db, session.passport_id, session.organization_id))
+      // administrator, read on every request (from memory while its changes are heard of) so that a role taken away
+      // ends at once (domain/identity/capabilities.ts).
+      scopes: (await reads.administers(session.passport_id, session.organization_id))
         ? [...SIGNED_IN_PERSON_GRANTS, ...ORGANIZATION_ADMINISTRATION_CAPABILITIES]
         : [...SIGNED_IN_PERSON_GRANTS],
       organization_id: session.organization_id,

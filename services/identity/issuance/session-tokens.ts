@@ -106,15 +106,23 @@ function sessionOf(payload: JWTPayload): SessionVerification {
   };
 }
 
-/** A session that is valid now: its token verifies and the credential it is bound to has not been revoked or rotated away. */
+/** Whether the passkey or device key a session was signed in with is still active for its Passport. */
+export type SessionCredentialCheck = (credential: SessionCredential) => Promise<boolean>;
+export type SessionCredential = Session['credential'] & { passport_id: string };
+
+/**
+ * A session that is valid now: its token verifies and the credential it is bound to has not been revoked or
+ * rotated away (read by `isActive`: the database's row unless the caller holds it while every change is heard of).
+ */
 export async function authenticateSession(
   deps: { db: Knex; keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache },
   token: string,
+  isActive: SessionCredentialCheck = (credential) => sessionCredentialIsActive(deps.db, credential),
 ): Promise<SessionVerification> {
   const verified = await verifySessionToken(deps, token);
   if (!verified.ok) return verified;
   const { credential, passport_id } = verified.session;
-  if (!(await sessionCredentialIsActive(deps.db, { ...credential, passport_id }))) {
+  if (!(await isActive({ ...credential, passport_id }))) {
     return {
       ok: false,
       reason: `The ${credential.type === 'passkey' ? 'passkey' : 'device key'} this session was signed in with is no longer active`,
