@@ -30,7 +30,10 @@ export interface AppDeps {
   logger: Logger;
   /** Every unexpired delegation-token revocation, kept current on this instance (services/identity/delegations/revocations.ts). */
   revocations: RevocationRegistry;
-  /** The credential rows authentication reads on every request, held while every change to them is heard of (lib/notified-cache.ts). */
+  /**
+   * The credential rows authentication reads on every request, and the covers an approval's opening reads, held
+   * while every change to them is heard of (lib/notified-cache.ts).
+   */
   credentials: NotifiedCache;
   /** The waits of GET …?wait= for a routing's or an approval's decision, woken by NOTIFY (services/decisions/waits.ts). */
   decisions: DecisionWaits;

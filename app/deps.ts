@@ -5,6 +5,7 @@ import type { AppDeps } from '../api/app';
 import { createKeyRing } from '../services/identity/issuance/key-ring';
 import { createRevocationRegistry } from '../services/identity/delegations/revocations';
 import { CREDENTIAL_TABLES, CREDENTIALS_CHANNEL } from '../db/credentials';
+import { COVERS_TABLE } from '../db/covers';
 import { createNotifiedCache } from '../lib/notified-cache';
 import { createDecisionWaits } from '../services/decisions/waits';
 import type { WorkerSettings } from '../activities/settings';
@@ -240,7 +241,7 @@ export function createAppDeps(
     db: parts.db,
     listenUrl: listenAt,
     channel: CREDENTIALS_CHANNEL,
-    tables: CREDENTIAL_TABLES,
+    tables: [...CREDENTIAL_TABLES, COVERS_TABLE],
     logger: parts.logger,
   });
   // The API records its requests on the process's registry and reads its gauges at scrape; a tracer spans each request.

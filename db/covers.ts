@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Cover } from '../contracts/aggregates/cover';
-import type { CoverInForce } from '../domain/approvals/covers';
+import type { ApprovalCover } from '../domain/approvals/covers';
 import { paginate, type Page, type PageRequest } from './pagination';
 
 /** The covers table's row: instants as Date, unset fields null. */
@@ -83,25 +83,32 @@ function inForceAt(query: Knex.QueryBuilder, at: Date): void {
   query.where('starts_at', '<=', at).where('ends_at', '>', at).whereNull('ended_at');
 }
 
+/** The table of covers: its changes are notified like the credential tables' (lib/notified-cache.ts). */
+export const COVERS_TABLE = 'covers';
+
 /**
- * The covers in force at `at` for any of these people that hand on their approvals (a cover limited to
- * capabilities hands on routings only); the newest wins when one person set several.
+ * The covers of these people that hand on their approvals (a cover limited to capabilities hands on routings
+ * only) and have neither ended nor run out: which are in force at an instant is domain/approvals/covers.ts's to say,
+ * so that what this reads may be held until the table changes.
  */
-export async function coversInForce(
+export async function approvalCoversAhead(
   db: Knex,
   organizationId: string,
   covered: readonly string[],
-  at: Date,
-): Promise<CoverInForce[]> {
+): Promise<ApprovalCover[]> {
   if (covered.length === 0) return [];
-  const query = db<CoverRow>('covers')
-    .distinctOn('covered_did')
-    .select('covered_did', 'covering_did')
+  const rows = await db<CoverRow>('covers')
+    .select('covered_did', 'covering_did', 'starts_at', 'ends_at', 'created_at')
     .where({ organization_id: organizationId })
     .whereIn('covered_did', covered)
     .whereNull('capabilities')
-    .orderBy([{ column: 'covered_did' }, { column: 'created_at', order: 'desc' }]);
-  inForceAt(query, at);
-  const rows = await query;
-  return rows.map((row) => ({ covered: row.covered_did, covering: row.covering_did }));
+    .whereNull('ended_at')
+    .where('ends_at', '>', db.fn.now());
+  return rows.map((row) => ({
+    covered: row.covered_did,
+    covering: row.covering_did,
+    starts_at: row.starts_at.getTime(),
+    ends_at: row.ends_at.getTime(),
+    created_at: row.created_at.getTime(),
+  }));
 }

@@ -42,6 +42,7 @@ import * as capabilityImplications from './20261201003100_capability_implication
 import * as capabilityImplicationsByHolder from './20261201006100_capability_implications_by_holder';
 import * as platformAgentGrantsByDid from './20261201007100_platform_agent_grants_by_did';
 import * as sessionCredentialNotifications from './20261202030100_session_credential_notifications';
+import * as coverChangeNotifications from './20261202030200_cover_change_notifications';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -88,4 +89,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261201006100_capability_implications_by_holder', migration: capabilityImplicationsByHolder },
   { name: '20261201007100_platform_agent_grants_by_did', migration: platformAgentGrantsByDid },
   { name: '20261202030100_session_credential_notifications', migration: sessionCredentialNotifications },
+  { name: '20261202030200_cover_change_notifications', migration: coverChangeNotifications },
 ];

@@ -20,7 +20,7 @@ import { registerCourseRoutes } from './courses';
 /** The part of the app's dependencies the platform routes use. */
 export type PlatformRouteDeps = Pick<
   AppDeps,
-  'db' | 'temporal' | 'keyRing' | 'logger' | 'revocations' | 'decisions'
+  'db' | 'temporal' | 'keyRing' | 'logger' | 'revocations' | 'decisions' | 'credentials'
 > & {
   settings: Pick<
     AppDeps['settings'],
@@ -42,7 +42,7 @@ export function registerPlatformRoutes(api: ApiBuilder, deps: PlatformRouteDeps)
     taskQueue: deps.settings.taskQueue,
     settings: deps.settings.platform,
   };
-  registerApprovalRoutes(api, { ...services, decisions: deps.decisions });
+  registerApprovalRoutes(api, { ...services, decisions: deps.decisions, held: deps.credentials });
   registerCoverRoutes(api, services);
   registerAssetRoutes(api, services);
   registerEscalationRoutes(api, services);

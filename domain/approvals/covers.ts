@@ -10,6 +10,24 @@ export interface CoverInForce {
   covering: string;
 }
 
+/** A cover of approvals that has not ended, its window in epoch milliseconds. */
+export interface ApprovalCover extends CoverInForce {
+  starts_at: number;
+  ends_at: number;
+  created_at: number;
+}
+
+/** The covers whose window holds `at`: the newest of each person's when they set several. */
+export function coversInForceAt(covers: readonly ApprovalCover[], at: number): CoverInForce[] {
+  const newest = new Map<string, ApprovalCover>();
+  for (const cover of covers) {
+    if (cover.starts_at > at || cover.ends_at <= at) continue;
+    const seen = newest.get(cover.covered);
+    if (!seen || cover.created_at > seen.created_at) newest.set(cover.covered, cover);
+  }
+  return [...newest.values()].map(({ covered, covering }) => ({ covered, covering }));
+}
+
 export interface CoveredSeats {
   approver_passport_id?: string | undefined;
   approvers?: string[] | undefined;

@@ -12,6 +12,7 @@ import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
 import { unstorableRefusal } from '../../domain/common/storable-text';
 import { assessCallRisk } from '../../domain/executions/agent-calls';
 import type { PlatformSettings } from '../platform/settings';
+import type { NotifiedCache } from '../../lib/notified-cache';
 import {
   APPROVAL_WORKFLOW,
   type ApprovalRequest,
@@ -28,6 +29,8 @@ export interface PlatformServiceDeps {
   temporal: Client;
   taskQueue: string;
   settings: PlatformSettings;
+  /** Rows held in memory while every change to them is heard of (the API's; lib/notified-cache.ts): the covers. */
+  held?: NotifiedCache | undefined;
 }
 
 export interface FieldProblem {
@@ -168,7 +171,7 @@ export async function createApproval(
 ): Promise<CreateApprovalOutcome> {
   const at = new Date();
   // A named approver away on a cover is replaced by their colleague now; a request already open keeps its approver.
-  const seats = await seatsWithCovers(deps.db, ids.organization_id ?? DEFAULT_ORGANIZATION_ID, body, at);
+  const seats = await seatsWithCovers(deps.db, ids.organization_id ?? DEFAULT_ORGANIZATION_ID, body, at, deps.held);
   const prepared = approvalRequestOf(deps.settings, at, ids, { ...body, ...seats });
   if (!prepared.ok) return prepared;
   const { request } = prepared;

@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
 import type { Cover } from '../../contracts/aggregates/cover';
-import { coverFromRow, coversInForce, endCover, findCover, insertCover } from '../../db/covers';
+import { approvalCoversAhead, coverFromRow, COVERS_TABLE, endCover, findCover, insertCover } from '../../db/covers';
 import {
   coverProblems,
+  coversInForceAt,
   seatsAfterCovers,
   type CoverWindowProblem,
   type CoveredSeats,
 } from '../../domain/approvals/covers';
 import { resourceId } from '../../lib/ids';
+import type { NotifiedCache } from '../../lib/notified-cache';
 import { grants, type Principal } from '../identity/scopes';
 
 /** The longest window one cover may have; a longer absence is a change of approver, not a cover. */
@@ -104,8 +106,12 @@ export async function seatsWithCovers(
     approvers?: string[] | undefined;
   },
   at: Date,
+  held?: NotifiedCache,
 ): Promise<CoveredSeats> {
   const named = request.approvers ?? (request.approver_passport_id ? [request.approver_passport_id] : []);
   if (named.length === 0) return {};
-  return seatsAfterCovers(request, await coversInForce(db, organizationId, named, at));
+  const read = () => approvalCoversAhead(db, organizationId, named);
+  // From memory while every change to the covers is heard of, as credentials are (lib/notified-cache.ts).
+  const covers = held ? await held.get(COVERS_TABLE, `${organizationId} ${named.join(' ')}`, read) : await read();
+  return seatsAfterCovers(request, coversInForceAt(covers, at.getTime()));
 }

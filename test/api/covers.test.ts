@@ -1,3 +1,5 @@
+import { createDb } from '../../db/connection';
+import { eventually } from '../support/eventually';
 import { client, expectProblem } from '../support/http';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
 import { useStack } from '../support/stack';
@@ -89,6 +91,46 @@ describe('cover while a reviewer is away', () => {
       json: { covering_did: bea.did, starts_at: inDays(2), ends_at: inDays(5) },
     });
     expect(await requestFor({ approver_passport_id: later.did })).toMatchObject({ approver_passport_id: later.did });
+  });
+});
+
+describe('covers held in memory while they are quiet', () => {
+  it('opens without reading them, and applies another instance’s new cover once it is heard of', async () => {
+    const fay = await signedInPerson(stack, { name: 'Fay' });
+    // Past the window in which this instance's own writes to covers keep them read through (lib/notified-cache.ts).
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await requestFor({ approver_passport_id: fay.did })).toMatchObject({ approver_passport_id: fay.did });
+    const statements: string[] = [];
+    const seen = (query: { sql: string }) => statements.push(query.sql);
+    stack.database.db.on('query', seen);
+    try {
+      expect(await requestFor({ approver_passport_id: fay.did })).toMatchObject({ approver_passport_id: fay.did });
+    } finally {
+      stack.database.db.off('query', seen);
+    }
+    expect(statements.filter((sql) => sql.includes('covers'))).toEqual([]);
+
+    const otherInstance = createDb({ connectionString: stack.database.url, poolMax: 1 });
+    try {
+      await otherInstance('covers').insert({
+        cover_id: `cov_${fay.passport_id}`,
+        organization_id: 'org_default',
+        covered_did: fay.did,
+        covering_did: bea.did,
+        starts_at: new Date(Date.now() - 60_000),
+        ends_at: new Date(inDays(1)),
+        created_by: 'test',
+        created_at: new Date(),
+      });
+    } finally {
+      await otherInstance.destroy();
+    }
+    const covered = await eventually(
+      () => requestFor({ approver_passport_id: fay.did }),
+      (request) => request.approver_passport_id !== fay.did,
+      { timeoutMs: 2_000, everyMs: 10 },
+    );
+    expect(covered).toMatchObject({ approver_passport_id: bea.did, covering_for: { [bea.did]: fay.did } });
   });
 });
 

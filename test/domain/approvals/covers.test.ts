@@ -1,4 +1,4 @@
-import { coverProblems, seatsAfterCovers } from '../../../domain/approvals/covers';
+import { coverProblems, coversInForceAt, seatsAfterCovers } from '../../../domain/approvals/covers';
 
 const ADA = 'did:web:acme:ada';
 const BEA = 'did:web:acme:bea';
@@ -49,6 +49,45 @@ describe('seats after covers', () => {
     };
     const inForce = covers.map(([covered, covering]) => ({ covered, covering }));
     expect(seatsAfterCovers(request, inForce)).toEqual(expected);
+  });
+});
+
+describe('covers in force at an instant', () => {
+  const cover = (covered: string, covering: string, starts_at: number, ends_at: number, created_at = 0) => ({
+    covered,
+    covering,
+    starts_at,
+    ends_at,
+    created_at,
+  });
+  it.each([
+    ['inside its window', [cover(ADA, BEA, 10, 20)], 15, [{ covered: ADA, covering: BEA }]],
+    ['from its first instant', [cover(ADA, BEA, 10, 20)], 10, [{ covered: ADA, covering: BEA }]],
+    ['not at its end', [cover(ADA, BEA, 10, 20)], 20, []],
+    ['not before its start', [cover(ADA, BEA, 10, 20)], 5, []],
+    [
+      'the newest of one person’s covers',
+      [cover(ADA, BEA, 10, 20, 1), cover(ADA, CAL, 10, 20, 2)],
+      15,
+      [{ covered: ADA, covering: CAL }],
+    ],
+    [
+      'the newest in force, not the newest set',
+      [cover(ADA, BEA, 10, 20, 1), cover(ADA, CAL, 30, 40, 2)],
+      15,
+      [{ covered: ADA, covering: BEA }],
+    ],
+    [
+      'each person’s own',
+      [cover(ADA, BEA, 10, 20), cover(CAL, BEA, 10, 20)],
+      15,
+      [
+        { covered: ADA, covering: BEA },
+        { covered: CAL, covering: BEA },
+      ],
+    ],
+  ] as const)('%s', (_name, covers, at, expected) => {
+    expect(coversInForceAt(covers, at)).toEqual(expected);
   });
 });
 
