@@ -181,7 +181,7 @@ export const EVENT_EMITTERS = {
     'services/connectors/tokens.ts: a refresh the provider refused with invalid_grant, after re-reading the tokens under the installation’s lock',
   'installation.reconnected':
     'installConnectorWorkflow: the code exchange of a re-install of an installation that needed re-authorization',
-  'installation.uninstalled': 'DELETE /v1/marketplace/connectors/{id}/install (services/connectors/uninstall.ts)',
+  'installation.uninstalled': 'DELETE /v1/marketplace/connectors/{id}/install (services/connectors/installations.ts)',
   'asset.submitted': 'POST /v1/marketplace/assets (services/assets/assets.ts), with the review workflow’s start',
   'asset.approved': 'reviewAssetWorkflow: every check passed (services/assets/review.ts)',
   'asset.rejected': 'reviewAssetWorkflow: a check failed (services/assets/review.ts)',
