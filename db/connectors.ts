@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { Connector } from '../contracts/aggregates/connector';
+import { connectorHealth, HEALTH_WINDOW_HOURS, type ConnectorHealthStatus } from '../domain/marketplace/health';
 import { rowOf } from '../lib/shape';
 import { paginate, type Page, type PageRequest } from './pagination';
 
@@ -10,6 +11,18 @@ export interface ConnectorStatistics {
   rating_count: number;
   invocation_count_30d: number;
 }
+
+/**
+ * A connector's health, read from the calls its installations recorded: the status from the last
+ * HEALTH_WINDOW_HOURS, and when the last call within 30 days was (null: none, status unknown).
+ */
+export interface ConnectorHealth {
+  health_status: ConnectorHealthStatus;
+  last_health_check_at: Date | null;
+}
+
+/** What the catalog shows beside a connector's entry. */
+export type ConnectorFigures = ConnectorStatistics & { health: ConnectorHealth };
 
 export type ConnectorWithStatistics = Connector & ConnectorStatistics;
 
@@ -84,12 +97,18 @@ export async function searchConnectors(
   return { ...found, data: found.data.map(({ rank: _rank, ...connector }) => connector) };
 }
 
-/** The figures of each connector named, from live installations, ratings and the last 30 days of invocations. */
-export async function connectorStatistics(db: Knex, connectorIds: string[]): Promise<Map<string, ConnectorStatistics>> {
-  const figures = new Map<string, ConnectorStatistics>(
+/** The figures of each connector named, from live installations, ratings and the last 30 days of invocations, and its health. */
+export async function connectorStatistics(db: Knex, connectorIds: string[]): Promise<Map<string, ConnectorFigures>> {
+  const figures = new Map<string, ConnectorFigures>(
     connectorIds.map((id) => [
       id,
-      { install_count: 0, rating_average: null, rating_count: 0, invocation_count_30d: 0 },
+      {
+        install_count: 0,
+        rating_average: null,
+        rating_count: 0,
+        invocation_count_30d: 0,
+        health: { health_status: 'unknown', last_health_check_at: null },
+      },
     ]),
   );
   if (connectorIds.length === 0) return figures;
@@ -100,13 +119,41 @@ export async function connectorStatistics(db: Knex, connectorIds: string[]): Pro
     .whereIn('status', ['active', 'suspended', 'needs_reauth'])
     .groupBy('connector_id');
   for (const row of installs) figures.get(row.connector_id)!.install_count = Number(row.count);
-  const invocations = await db('connector_invocations')
-    .select('connector_id')
-    .count<{ connector_id: string; count: string }[]>({ count: '*' })
-    .whereIn('connector_id', connectorIds)
-    .where('invoked_at', '>', db.raw(`now() - interval '30 days'`))
+  // Per installation first: the health is one vote per installation that called in the window (the rule of
+  // domain/marketplace/health.ts, failing = half or more of its calls failed).
+  const invocations = await db
+    .from(
+      db('connector_invocations')
+        .select(
+          'connector_id',
+          db.raw('count(*) as calls_30d'),
+          db.raw(`count(*) filter (where invoked_at > now() - interval '${HEALTH_WINDOW_HOURS} hours') as calls`),
+          db.raw(
+            `count(*) filter (where invoked_at > now() - interval '${HEALTH_WINDOW_HOURS} hours' and not succeeded) as failed`,
+          ),
+          db.raw('max(invoked_at) as last_at'),
+        )
+        .whereIn('connector_id', connectorIds)
+        .where('invoked_at', '>', db.raw(`now() - interval '30 days'`))
+        .groupBy('connector_id', 'installation_id')
+        .as('i'),
+    )
+    .select<{ connector_id: string; count: string; reporting: string; failing: string; last_at: Date }[]>(
+      'connector_id',
+      db.raw('sum(calls_30d) as count'),
+      db.raw('count(*) filter (where calls > 0) as reporting'),
+      db.raw('count(*) filter (where calls > 0 and failed * 2 >= calls) as failing'),
+      db.raw('max(last_at) as last_at'),
+    )
     .groupBy('connector_id');
-  for (const row of invocations) figures.get(row.connector_id)!.invocation_count_30d = Number(row.count);
+  for (const row of invocations) {
+    const connector = figures.get(row.connector_id)!;
+    connector.invocation_count_30d = Number(row.count);
+    connector.health = {
+      health_status: connectorHealth({ reporting: Number(row.reporting), failing: Number(row.failing) }),
+      last_health_check_at: row.last_at,
+    };
+  }
   const ratings = await db('connector_ratings')
     .select<{ connector_id: string; count: string; average: string }[]>(
       'connector_id',

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { Installation } from '../contracts/aggregates/installation';
 import type { AuthorizationFailure, InstallationStatus } from '../domain/marketplace/connectors';
+import { HEALTH_WINDOW_HOURS, type RecordedCalls } from '../domain/marketplace/health';
 import type { StateClaim } from '../domain/marketplace/oauth-callback';
 import { paginate, type Page, type PageRequest } from './pagination';
 
@@ -8,10 +9,12 @@ const COLUMNS = Object.keys(Installation.shape).map((column) => `i.${column}`);
 /** The view's columns: last_invocation_at is read from the recorded invocations, not from the stored column. */
 const LISTED_COLUMNS = COLUMNS.filter((column) => column !== 'i.last_invocation_at');
 
-/** An installation with what its view shows beside it: its connector's names and its last 30 days of calls. */
+/** An installation with what its view shows beside it: its connector's names and its recorded calls. */
 export interface InstallationListed extends Installation {
   connector: { connector_id: string; name: string; provider: string };
   invocation_count_30d: number;
+  /** Its calls in the health window (domain/marketplace/health.ts), which its health_status is read from. */
+  recorded_calls: RecordedCalls;
 }
 
 function listedQuery(db: Knex) {
@@ -27,6 +30,11 @@ function listedQuery(db: Knex) {
       db.raw(
         `(select max(v.invoked_at) from connector_invocations v where v.installation_id = i.installation_id)
             as last_invocation_at`,
+      ),
+      db.raw(
+        `(select json_build_object('calls', count(*), 'failed', count(*) filter (where not v.succeeded))
+            from connector_invocations v where v.installation_id = i.installation_id
+             and v.invoked_at > now() - interval '${HEALTH_WINDOW_HOURS} hours') as recorded_calls`,
       ),
     );
 }

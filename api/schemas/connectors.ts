@@ -1,6 +1,7 @@
 import { Connector, ConnectorOAuth, ConnectorOAuthClient } from '../../contracts/aggregates/connector';
 import { DEPLOYMENT_MODES, PRICING_MODELS } from '../../domain/marketplace/connectors';
-import type { ConnectorStatistics } from '../../db/connectors';
+import type { ConnectorFigures } from '../../db/connectors';
+import { CONNECTOR_HEALTH_STATUSES, HEALTH_WINDOW_HOURS } from '../../domain/marketplace/health';
 import { z } from './zod';
 
 const connector = Connector.shape;
@@ -26,7 +27,11 @@ export const ConnectorListItemSchema = z
     rating_count: z.number().int(),
     oauth: ConnectorOAuth.nullable().meta({ description: 'Null: installs need no provider consent' }),
     deployment_modes: connector.deployment_modes,
-    health_status: connector.health_status,
+    health_status: z.enum(CONNECTOR_HEALTH_STATUSES).openapi({
+      description:
+        `Read from the calls its installations recorded in the last ${HEALTH_WINDOW_HOURS} hours, one vote per installation: ` +
+        'degraded when half or more of them had half or more of their calls fail, unknown when none called it',
+    }),
     created_at: z.string(),
   })
   .openapi('MarketplaceConnector');
@@ -40,7 +45,9 @@ export const ConnectorDetailSchema = z
     configuration_schema: connector.configuration_schema.meta({
       description: 'JSON Schema an installation’s config must fit (checked with ajv at install and update)',
     }),
-    last_health_check_at: z.string().nullable(),
+    last_health_check_at: z.string().nullable().openapi({
+      description: 'When the last recorded call (within 30 days) was, which health_status reads; null: none',
+    }),
     statistics: z.object({
       install_count: z.number().int(),
       rating_average: z.number().nullable(),
@@ -51,10 +58,7 @@ export const ConnectorDetailSchema = z
   })
   .openapi('MarketplaceConnectorDetail');
 
-export function connectorListItem(
-  row: Connector,
-  figures: ConnectorStatistics,
-): z.output<typeof ConnectorListItemSchema> {
+export function connectorListItem(row: Connector, figures: ConnectorFigures): z.output<typeof ConnectorListItemSchema> {
   return {
     connector_id: row.connector_id,
     name: row.name,
@@ -70,19 +74,24 @@ export function connectorListItem(
     rating_count: figures.rating_count,
     oauth: row.oauth,
     deployment_modes: row.deployment_modes,
-    health_status: row.health_status,
+    health_status: figures.health.health_status,
     created_at: row.created_at.toISOString(),
   };
 }
 
-export function connectorDetail(row: Connector, figures: ConnectorStatistics): z.output<typeof ConnectorDetailSchema> {
+export function connectorDetail(row: Connector, figures: ConnectorFigures): z.output<typeof ConnectorDetailSchema> {
   return {
     ...connectorListItem(row, figures),
     long_description: row.long_description,
     publisher: { publisher_id: row.publisher_id, name: row.publisher_name, verified: row.publisher_verified },
     configuration_schema: row.configuration_schema,
-    last_health_check_at: iso(row.last_health_check_at),
-    statistics: figures,
+    last_health_check_at: iso(figures.health.last_health_check_at),
+    statistics: {
+      install_count: figures.install_count,
+      rating_average: figures.rating_average,
+      rating_count: figures.rating_count,
+      invocation_count_30d: figures.invocation_count_30d,
+    },
     updated_at: row.updated_at.toISOString(),
   };
 }

@@ -1,6 +1,7 @@
 import { Installation } from '../../contracts/aggregates/installation';
 import type { InstallationListed } from '../../db/installations';
 import { DEPLOYMENT_MODES, INSTALLATION_STATUSES } from '../../domain/marketplace/connectors';
+import { HEALTH_STATUSES, HEALTH_WINDOW_HOURS, installationHealth } from '../../domain/marketplace/health';
 import { listQuerySchema } from './common';
 import { z } from './zod';
 
@@ -49,7 +50,11 @@ export const InstallationSchema = z
     deployment_mode: installation.deployment_mode,
     config: installation.config,
     granted_permissions: installation.granted_permissions,
-    health_status: installation.health_status,
+    health_status: z.enum(HEALTH_STATUSES).openapi({
+      description:
+        `disconnected in needs_reauth or authorization_failed; when active, read from its calls of the last ${HEALTH_WINDOW_HOURS} ` +
+        'hours: degraded when half or more failed, healthy otherwise; unknown without calls or while not active',
+    }),
     installed_by: installation.installed_by,
     installed_at: z.string(),
     last_invocation_at: z.string().nullable(),
@@ -69,7 +74,7 @@ export function installationView(row: InstallationListed): z.output<typeof Insta
     deployment_mode: row.deployment_mode,
     config: row.config,
     granted_permissions: row.granted_permissions,
-    health_status: row.health_status,
+    health_status: installationHealth(row.status, row.recorded_calls),
     installed_by: row.installed_by,
     installed_at: iso(row.installed_at)!,
     last_invocation_at: iso(row.last_invocation_at),

@@ -8556,7 +8556,11 @@ export interface components {
                 scopes: string[];
             } | null;
             deployment_modes: ("cloud" | "hybrid" | "self-hosted")[];
-            health_status: string;
+            /**
+             * @description Read from the calls its installations recorded in the last 24 hours, one vote per installation: degraded when half or more of them had half or more of their calls fail, unknown when none called it
+             * @enum {string}
+             */
+            health_status: "healthy" | "degraded" | "unknown";
             created_at: string;
         };
         MarketplaceConnectorDetail: {
@@ -8581,7 +8585,11 @@ export interface components {
                 scopes: string[];
             } | null;
             deployment_modes: ("cloud" | "hybrid" | "self-hosted")[];
-            health_status: string;
+            /**
+             * @description Read from the calls its installations recorded in the last 24 hours, one vote per installation: degraded when half or more of them had half or more of their calls fail, unknown when none called it
+             * @enum {string}
+             */
+            health_status: "healthy" | "degraded" | "unknown";
             created_at: string;
             long_description: string | null;
             publisher: {
@@ -8593,6 +8601,7 @@ export interface components {
             configuration_schema: {
                 [key: string]: unknown;
             };
+            /** @description When the last recorded call (within 30 days) was, which health_status reads; null: none */
             last_health_check_at: string | null;
             statistics: {
                 install_count: number;
@@ -8687,7 +8696,11 @@ export interface components {
                 [key: string]: unknown;
             };
             granted_permissions: string[];
-            health_status: string;
+            /**
+             * @description disconnected in needs_reauth or authorization_failed; when active, read from its calls of the last 24 hours: degraded when half or more failed, healthy otherwise; unknown without calls or while not active
+             * @enum {string}
+             */
+            health_status: "healthy" | "degraded" | "disconnected" | "unknown";
             installed_by: string;
             installed_at: string;
             last_invocation_at: string | null;
