@@ -4,6 +4,7 @@ import { connectorSettings } from '../../app/deps';
 import { refreshDueInstallations } from '../../services/connectors/refresh-ahead';
 import { accessTokenFor } from '../../services/connectors/tokens';
 import { createOAuthClient } from '../../services/connectors/oauth-client';
+import { createSecretBox } from '../../lib/secret-box';
 import { chromiumForTest } from '../support/chromium';
 import { oauthConnector } from '../support/connectors';
 import { client, type CallResult } from '../support/http';
@@ -44,7 +45,7 @@ async function consent(
   page: Page,
   url: string,
   answer: 'allow' | 'cancel',
-): Promise<{ status: number; outcome: string; url: string }> {
+): Promise<{ status: number; outcome: string; url: string; setCookie: string | null }> {
   await page.goto(url);
   await page.fill('input[name=login]', 'ada');
   await page.fill('input[name=password]', 'any');
@@ -55,7 +56,8 @@ async function consent(
   else await page.click('a:has-text("Cancel")');
   const response = await landing;
   const outcome = await page.getAttribute('main', 'data-outcome');
-  return { status: response.status(), outcome: outcome ?? '', url: response.url() };
+  const setCookie = (await response.allHeaders())['set-cookie'] ?? null;
+  return { status: response.status(), outcome: outcome ?? '', url: response.url(), setCookie };
 }
 
 async function installation(id: string): Promise<CallResult> {
@@ -80,6 +82,16 @@ describeWithChromium('connector installs through a real OAuth provider', () => {
     expect(started.body).toMatchObject({ status: 'pending_oauth', oauth_state: expect.any(String) });
     installationId = started.body.installation_id;
     const url = new URL(started.body.authorization_url);
+    // Everything the consent needs is in the link, and nothing of the caller's credential: it works sent by mail or chat.
+    expect([...url.searchParams.keys()].sort()).toEqual([
+      'client_id',
+      'code_challenge',
+      'code_challenge_method',
+      'redirect_uri',
+      'response_type',
+      'scope',
+      'state',
+    ]);
     expect(Object.fromEntries(url.searchParams)).toMatchObject({
       response_type: 'code',
       client_id: 'handoff',
@@ -91,10 +103,15 @@ describeWithChromium('connector installs through a real OAuth provider', () => {
     expect(Buffer.from(started.body.oauth_state, 'base64url')).toHaveLength(32);
     expect((await installation(installationId)).body.status).toBe('pending_oauth');
 
+    // A fresh browser context, as when the person opens the link from an e-mail or a chat on another device:
+    // no cookie or token of this service; and the callback signs nobody in (it sets no cookie).
     const page = await browser.newPage();
+    expect(await page.context().cookies(stack.baseUrl)).toEqual([]);
     const landed = await consent(page, started.body.authorization_url, 'allow');
     callbackUrl = landed.url;
     expect({ status: landed.status, outcome: landed.outcome }).toEqual({ status: 200, outcome: 'connected' });
+    // (The provider's own session cookie is there after consent: cookies ignore ports, and both are on 127.0.0.1.)
+    expect(landed.setCookie).toBeNull();
     const active = await installation(installationId);
     expect(active.body).toMatchObject({ status: 'active', granted_permissions: ['messages:read', 'files:read'] });
 
@@ -209,6 +226,66 @@ describeWithChromium('connector installs through a real OAuth provider', () => {
     expect((await installation(installationId)).body).toMatchObject({ status: 'active', status_reason: 'reconnected' });
     expect(await stack.database.db('outbox_events').where({ event: 'installation.reconnected' }).first()).toBeDefined();
     await page.close();
+  });
+
+  it('moves to needs_reauth when the person revokes the grant at the provider, and back; no event carries a token', async () => {
+    const held = await accessTokenFor(tokenDeps(), 'org_default', installationId);
+    expect(held.ok).toBe(true);
+    const accessToken = (held as { access_token: string }).access_token;
+    const sealed = await stack.database.db('connector_tokens').where({ installation_id: installationId }).first();
+    const settings = connectorSettings(stack.config);
+    const refreshToken = createSecretBox(settings.secretKeys).open(
+      sealed.refresh_token_sealed,
+      `${installationId}:refresh`,
+    );
+    // The person disconnects the app at the provider: revoking its access token revokes the whole grant there.
+    const revoked = await fetch(provider.endpoints.revocation_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: accessToken,
+        client_id: provider.clientId,
+        client_secret: provider.clientSecret,
+      }),
+    });
+    expect(revoked.status).toBe(200);
+    await stack.database
+      .db('connector_tokens')
+      .where({ installation_id: installationId })
+      .update({ expires_at: new Date(Date.now() + 60_000) });
+    const before = await provider.stats();
+    expect(await accessTokenFor(tokenDeps(), 'org_default', installationId)).toEqual({
+      ok: false,
+      code: 'needs_reauth',
+    });
+    expect((await provider.stats()).refused - before.refused).toBe(1);
+    expect((await installation(installationId)).body).toMatchObject({
+      status: 'needs_reauth',
+      status_reason: 'invalid_grant',
+      health_status: 'disconnected',
+    });
+    const eventsOf = (kind: string) =>
+      stack.database
+        .db('outbox_events')
+        .where({ event: kind })
+        .whereRaw(`data->>'installation_id' = ?`, [installationId]);
+    const failures = await eventsOf('installation.needs_reauth');
+    expect(failures).toHaveLength(2);
+    expect(failures[1].data).toMatchObject({ status: 'needs_reauth', reconnect: { method: 'POST' } });
+
+    const again = await install();
+    expect(again.body.installation_id).toBe(installationId);
+    const page = await browser.newPage();
+    expect((await consent(page, again.body.authorization_url, 'allow')).outcome).toBe('connected');
+    await page.close();
+    expect((await installation(installationId)).body).toMatchObject({ status: 'active', status_reason: 'reconnected' });
+    expect(await eventsOf('installation.reconnected')).toHaveLength(2);
+    const fresh = await accessTokenFor(tokenDeps(), 'org_default', installationId);
+    const everyEvent = JSON.stringify(
+      await stack.database.db('outbox_events').whereRaw(`data->>'installation_id' = ?`, [installationId]),
+    );
+    for (const secret of [accessToken, refreshToken, (fresh as { access_token: string }).access_token])
+      expect(everyEvent).not.toContain(secret);
   });
 
   it('ends with a denied page and authorization_failed when the person cancels at the provider', async () => {
