@@ -6,10 +6,11 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { approvalQuery } from '../../contracts/approval';
+import { outboxDispatcherId } from '../../contracts/dispatch-outbox';
 import { statusQuery } from '../../contracts/route-task';
 import type { Db } from '../../db/connection';
 import type { Sent, Tally } from './load';
-import { sleep } from './stack';
+import { sleep, TASK_QUEUE } from './stack';
 
 export interface Counts {
   acknowledged: number;
@@ -58,7 +59,31 @@ async function agree(db: Db, temporal: Client, sent: Sent, id: string): Promise<
         : `${sent.kind} ${id}: PostgreSQL says ${row?.status ?? 'nothing'}, its workflow ${workflow}`;
     await sleep(500);
   }
-  return last.endsWith(': no workflow') ? `${last}${await pendingStartOf(db, id)}` : last;
+  return last.endsWith(': no workflow')
+    ? `${last}${await pendingStartOf(db, id)}; the sweep's dispatcher ${await dispatcherState(temporal)}`
+    : last;
+}
+
+const PASS_STATES = ['unknown', 'scheduled', 'started', 'cancel requested', 'paused', 'pause requested'];
+
+/**
+ * What the outbox dispatcher (whose pass runs the sweep) is doing: its pass in progress or waiting to be retried,
+ * which attempt, since when, and why the last one failed. A pass lost with a killed worker shows here.
+ */
+export async function dispatcherState(temporal: Client): Promise<string> {
+  try {
+    const description = await temporal.workflow.getHandle(outboxDispatcherId(TASK_QUEUE)).describe();
+    const pass = description.raw.pendingActivities?.[0];
+    if (!pass) return `is ${description.status.name}, between passes`;
+    const at = (time: { seconds?: unknown } | null | undefined) =>
+      time?.seconds ? new Date(Number(time.seconds) * 1000).toISOString() : '-';
+    return (
+      `is ${description.status.name}, its pass ${PASS_STATES[Number(pass.state)] ?? String(pass.state)} at attempt ${pass.attempt ?? 1}` +
+      ` (last started ${at(pass.lastStartedTime)}, next at ${at(pass.scheduledTime)}, last failure: ${pass.lastFailure?.message ?? 'none'})`
+    );
+  } catch (error) {
+    return `could not be described: ${(error as Error).message}`;
+  }
 }
 
 /** For a workflow still missing: whether its start is still pending (the sweep has not made it), and since when. */

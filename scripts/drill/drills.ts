@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { answerTwice, checkAcknowledged, countsLine } from './checks';
+import { answerTwice, checkAcknowledged, countsLine, dispatcherState } from './checks';
 import { ANSWER_SLACK_MS, drive, PATHS, statusLine, type Tally } from './load';
 import { REQUEST_TIMEOUT_MS, sleep, type DrillStack } from './stack';
 
@@ -63,10 +63,12 @@ const killApi: Drill = {
   name: 'api-kill',
   title: 'kill -9 the API mid-load; retry every unanswered request with its Idempotency-Key',
   async run(stack) {
+    let dispatcherAtKill = '';
     const tally = await drive(stack, {
       drill: this.name,
       ...LOAD,
       during: async () => {
+        dispatcherAtKill = await dispatcherState(stack.temporal);
         stack.killApi();
         await sleep(1000);
         await stack.startApi();
@@ -98,6 +100,7 @@ const killApi: Drill = {
           `${sent.key}: sent again, answered ${response.status} with ${body.id ?? body.routing_id ?? 'no id'} instead of the replay of ${sent.id ?? ''}`,
         );
     }
+    outcome.counted.push(`the sweep's dispatcher when the API was killed ${dispatcherAtKill}`);
     outcome.counted.push(
       `${tally.statuses.get(0) ?? 0} attempts without an answer (the API dead or restarting); ${retried.length} requests acknowledged only after a retry with their key; sent again, ${same} replayed the same id`,
     );
