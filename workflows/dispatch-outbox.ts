@@ -18,8 +18,16 @@ export const PASSES_PER_RUN = 500;
 /** The wait before the pass after one that gave up, until a pass has said what the poll interval is. */
 const POLL_INTERVAL_UNKNOWN_MS = 10_000;
 
+/**
+ * A pass heartbeats (activities/webhooks.ts), so one whose worker died is retried after this instead of after its
+ * start-to-close timeout: the pass runs the sweep of the starts a killed API left behind its answers, which must not
+ * wait minutes for a dead worker.
+ */
+export const DISPATCH_PASS_HEARTBEAT_TIMEOUT = '10 seconds';
+
 const { dispatchOutboxBatch } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: DISPATCH_PASS_HEARTBEAT_TIMEOUT,
   // Nothing is marked dispatched before its deliveries started, so a pass that gives up loses nothing.
   retry: DATABASE_ACTIVITY_RETRY,
 });

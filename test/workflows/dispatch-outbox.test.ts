@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Context } from '@temporalio/activity';
+import { MockActivityEnvironment, TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import type { createWebhookActivities, DispatchResult } from '../../activities/webhooks';
+import { createWebhookActivities, type DispatchResult } from '../../activities/webhooks';
+import { loadConfig } from '../../app/config';
+import { workerSettings } from '../../app/deps';
 import { startOutboxDispatch } from '../../app/outbox-dispatch';
 import { createLogger } from '../../lib/logger';
 import { outboxDispatcherId, wakeSignal } from '../../contracts/dispatch-outbox';
 import { DATABASE_ACTIVITY_RETRY } from '../../contracts/failures';
 import { dispatchOutboxWorkflow, PASSES_PER_RUN } from '../../workflows/dispatch-outbox';
+import { createTestDatabase } from '../support/database';
 import { sharedWorkflowBundle } from '../support/stack';
 
 type Activities = Pick<ReturnType<typeof createWebhookActivities>, 'dispatchOutboxBatch'>;
@@ -110,6 +114,47 @@ describe('dispatchOutboxWorkflow', () => {
     }
   }, 180_000);
 
+  it('retries a pass whose worker died (it stopped heartbeating) within seconds, not after its start-to-close timeout', async () => {
+    // Skips time, on a server of its own, as the test above does.
+    const own = await timeSkippingServer();
+    const attempts: number[] = [];
+    let releaseLost = () => {};
+    const activities: Activities = {
+      async dispatchOutboxBatch() {
+        const { attempt } = Context.current().info;
+        attempts.push(attempt);
+        // The first attempt's worker is gone: it never heartbeats nor answers.
+        if (attempt === 1) await new Promise<void>((resolve) => (releaseLost = resolve));
+        return { events: 0, deliveries: 0, more: false, poll_interval_ms: 3_600_000 };
+      },
+    };
+    const taskQueue = `wf-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: own.nativeConnection,
+      taskQueue,
+      workflowBundle: await sharedWorkflowBundle(),
+      activities,
+    });
+    try {
+      await worker.runUntil(async () => {
+        const handle = await own.client.workflow.start(dispatchOutboxWorkflow, {
+          taskQueue,
+          workflowId: `dispatcher-${randomUUID()}`,
+        });
+        await waitUntil(() => attempts.length === 1);
+        // Half a minute: past the heartbeat timeout, well within the two minutes of start-to-close.
+        await own.sleep('30 seconds');
+        await waitUntil(() => attempts.length === 2);
+        expect(attempts).toEqual([1, 2]);
+        releaseLost();
+        await handle.terminate('test done');
+      });
+    } finally {
+      releaseLost();
+      await own.teardown();
+    }
+  }, 120_000);
+
   it(`continues as new after ${PASSES_PER_RUN} passes, so its history stays short`, async () => {
     let passes = 0;
     const activities: Activities = {
@@ -185,5 +230,34 @@ describe('startOutboxDispatch', () => {
       await waitUntil(() => passes >= 1);
       await handle.terminate('test done');
     });
+  });
+});
+
+describe('the dispatcher’s pass (the activity)', () => {
+  it('heartbeats while it waits, so that its worker’s death is noticed within the heartbeat timeout', async () => {
+    const database = await createTestDatabase();
+    const activities = createWebhookActivities({
+      db: database.db,
+      settings: workerSettings(loadConfig({})),
+      logger: createLogger({ level: 'error', silent: true }),
+      temporal: env.client,
+    });
+    const activityEnv = new MockActivityEnvironment();
+    let heartbeats = 0;
+    activityEnv.on('heartbeat', () => (heartbeats += 1));
+    // The pass's sweep waits on the pending starts this transaction holds: a pass that takes a while.
+    const holder = await database.db.transaction();
+    let pass: Promise<DispatchResult> | undefined;
+    try {
+      await holder.raw('lock table workflow_starts in access exclusive mode');
+      pass = activityEnv.run(activities.dispatchOutboxBatch, { task_queue: `wf-${randomUUID()}` });
+      await waitUntil(() => heartbeats > 0);
+      await holder.commit();
+      expect(await pass).toMatchObject({ started: 0 });
+    } finally {
+      if (!holder.isCompleted()) await holder.rollback();
+      await pass?.catch(() => undefined);
+      await database.destroy();
+    }
   });
 });
