@@ -83,9 +83,13 @@ function deliveriesFor(
 async function catchUpStaleStarts(deps: DispatchDeps): Promise<{ started: number; signalled: number }> {
   const { db, logger, temporal } = deps;
   const { dispatchBatchSize } = deps.settings.webhooks;
-  const started = await startStaleStarts({ db, temporal }, dispatchBatchSize);
+  const { started, refused } = await startStaleStarts({ db, temporal }, dispatchBatchSize);
   // Past the grace a start is either lost (its process died after the commit) or still queued behind a burst.
   if (started > 0) logger.warn('started workflows whose start was still pending past its grace', { started });
+  if (refused.length > 0)
+    logger.error('Temporal refused pending workflow starts; they stay pending and are tried again each pass', {
+      refused,
+    });
   const signalled = await deliverStaleSignals({ db, temporal }, dispatchBatchSize);
   if (signalled > 0) logger.warn('delivered workflow signals that a crash or an outage had held back', { signalled });
   return { started, signalled };

@@ -9,6 +9,7 @@ import {
   type PendingStart,
 } from '../../db/workflow-starts';
 import { createBatchQueue } from '../../lib/background';
+import { dependencyFailureOf } from '../../lib/dependency-failure';
 import { AFTER_ANSWER_LINGER_MS, afterAnswer, byDatabase } from './batches';
 
 export type { PendingStart } from '../../db/workflow-starts';
@@ -99,18 +100,41 @@ export async function callOnceStarted<R>(
 /** How long a committed start may wait for its own request before the dispatcher makes it. */
 export const STALE_START_MS = 5000;
 
+/** What a pass of the sweep did: the starts it made, and those Temporal refused as they stand (left pending). */
+export interface SweptStarts {
+  started: number;
+  refused: Array<{ workflow_id: string; reason: string }>;
+}
+
 /**
  * The dispatcher's sweep: starts what a crash between a commit and its start left behind, in one
  * transaction (a crash before its commit leaves the rows for the next sweep, whose starts repeat nothing).
+ * An outage of Temporal fails the pass, to be retried whole; a start refused for itself (an argument or search
+ * attribute the namespace does not take) stays pending for the next pass and does not hold back those after it:
+ * the rows come oldest first, and one such row had failed every pass, holding back every start behind it.
  */
-export async function startStaleStarts(deps: { db: Knex; temporal: Client }, limit: number): Promise<number> {
+export async function startStaleStarts(deps: { db: Knex; temporal: Client }, limit: number): Promise<SweptStarts> {
   return deps.db.transaction(async (trx) => {
     const stale = await claimStaleStarts(trx, STALE_START_MS, limit);
-    for (const start of stale) await startWorkflow(deps.temporal, start);
-    await deletePendingStarts(
-      trx,
-      stale.map((start) => start.workflow_id),
-    );
-    return stale.length;
+    const made: string[] = [];
+    const refused: SweptStarts['refused'] = [];
+    for (const start of stale) {
+      try {
+        await startWorkflow(deps.temporal, start);
+        made.push(start.workflow_id);
+      } catch (error) {
+        if (dependencyFailureOf(error)) throw error;
+        refused.push({ workflow_id: start.workflow_id, reason: errorText(error) });
+      }
+    }
+    await deletePendingStarts(trx, made);
+    return { started: made.length, refused };
   });
+}
+
+/** An error's message with its cause's (a Temporal ServiceError says what the server refused in its cause). */
+function errorText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
+  return cause ? `${message}: ${cause}` : message;
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
-import type { ApprovalState } from '../../contracts/approval';
+import { APPROVAL_WORKFLOW, type ApprovalState } from '../../contracts/approval';
 import { reportConfidenceUpdate, type RouteTaskInput } from '../../contracts/route-task';
-import { findPendingStart } from '../../db/workflow-starts';
+import { findPendingStart, insertPendingStart } from '../../db/workflow-starts';
 import { escalationTimeouts } from '../../app/deps';
 import { platformSettings } from '../../app/platform';
 import { createApproval, type PlatformServiceDeps } from '../../services/approvals/approvals';
@@ -275,6 +275,42 @@ describe('a process killed between the commit and the start', () => {
     const ended = await (await stack.startedWorkflow(approval_id)).result();
     expect(ended).toMatchObject({ status: 'approved', responded_by: CFO });
     expect(await ledgerSteps(approval_id)).toEqual(['requested', 'responded']);
+  });
+
+  it('approval: a start Temporal refuses as it stands stays pending and does not hold back the sweep of the starts behind it', async () => {
+    // A start no retry makes (a search attribute the namespace does not know), committed before the crash's.
+    const refused = `apr_${randomUUID()}`;
+    await insertPendingStart(stack.database.db, {
+      workflow_id: refused,
+      workflow_type: APPROVAL_WORKFLOW,
+      task_queue: stack.taskQueue,
+      args: [],
+      search_attributes: [{ key: { name: 'HandoffNoSuchAttribute', type: 'KEYWORD' }, value: 'x' }],
+    });
+    await age('workflow_starts', refused, 2 * STALE_START_MS);
+    const approval_id = `apr_${randomUUID()}`;
+    await createApproval(
+      { ...platform, temporal: killedBeforeStart() },
+      { approval_id, requested_by: 'sub:test' },
+      {
+        requester_passport_id: PAYER,
+        action_description: 'Pay invoice 45',
+        request_data: { amount: 10 },
+        alternatives: [],
+      },
+    );
+    await age('workflow_starts', approval_id, STALE_START_MS);
+    try {
+      await eventually(
+        () => workflowStatus(approval_id),
+        (status) => status === 'RUNNING',
+        { timeoutMs: 30_000, everyMs: 250 },
+      );
+      expect(await workflowStatus(refused)).toBeUndefined();
+      expect(await findPendingStart(stack.database.db, refused)).toMatchObject({ workflow_id: refused });
+    } finally {
+      await stack.database.db('workflow_starts').where({ workflow_id: refused }).delete();
+    }
   });
 
   it('approval: an answer to a request whose start a crash prevented starts its workflow with the answer', async () => {
