@@ -6,6 +6,7 @@ import {
   log,
   proxyActivities,
   setHandler,
+  type RetryPolicy,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks';
@@ -25,11 +26,18 @@ const POLL_INTERVAL_UNKNOWN_MS = 10_000;
  */
 export const DISPATCH_PASS_HEARTBEAT_TIMEOUT = '10 seconds';
 
+/**
+ * The database retry policy with its backoff capped at 5 s instead of a minute: the pass runs the sweep of starts
+ * left behind, so once an outage ends the next attempt comes within seconds. Giving up after its attempts only
+ * lets the next pass begin.
+ */
+const DISPATCH_PASS_RETRY: RetryPolicy = { ...DATABASE_ACTIVITY_RETRY, maximumInterval: '5 seconds' };
+
 const { dispatchOutboxBatch } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: DISPATCH_PASS_HEARTBEAT_TIMEOUT,
   // Nothing is marked dispatched before its deliveries started, so a pass that gives up loses nothing.
-  retry: DATABASE_ACTIVITY_RETRY,
+  retry: DISPATCH_PASS_RETRY,
 });
 
 /**

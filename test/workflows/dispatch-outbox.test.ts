@@ -76,14 +76,16 @@ describe('dispatchOutboxWorkflow', () => {
     });
   });
 
-  it('gives a pass up after its bounded retries, and goes on with the next pass', async () => {
-    // The one test here that skips time, on a server of its own: on the one the test before it used, time skipping
+  it('retries a failing pass at most 5 s apart, gives it up after its bounded retries, and goes on with the next pass', async () => {
+    // The tests here that skip time do on a server of their own: on the one the test before it used, time skipping
     // was at times left locked, and the retries' hour was waited out in real time (up to 3 minutes instead of 1 s).
     const own = await timeSkippingServer();
     let calls = 0;
+    const scheduledAt: number[] = [];
     const activities: Activities = {
       async dispatchOutboxBatch() {
         calls += 1;
+        scheduledAt.push(Context.current().info.currentAttemptScheduledTimestampMs);
         if (calls <= DATABASE_ACTIVITY_RETRY.maximumAttempts!) throw new Error('the database is away');
         return { events: 0, deliveries: 0, more: false, poll_interval_ms: 3_600_000 };
       },
@@ -101,9 +103,12 @@ describe('dispatchOutboxWorkflow', () => {
           taskQueue,
           workflowId: `dispatcher-${randomUUID()}`,
         });
-        // The retries back off to a minute and give up after about an hour; the next pass follows.
+        // The retries back off to 5 s (the sweep resumes soon after an outage) and give up after some minutes; the
+        // next pass follows.
         await own.sleep('90 minutes');
         await waitUntil(() => calls > DATABASE_ACTIVITY_RETRY.maximumAttempts!);
+        const gaps = scheduledAt.slice(1, DATABASE_ACTIVITY_RETRY.maximumAttempts).map((at, i) => at - scheduledAt[i]!);
+        expect(Math.max(...gaps)).toBeLessThanOrEqual(6_000);
         const history = await handle.fetchHistory();
         expect(history.events!.filter((event) => event.activityTaskFailedEventAttributes)).toHaveLength(1);
         expect((await handle.describe()).status.name).toBe('RUNNING');
@@ -115,7 +120,6 @@ describe('dispatchOutboxWorkflow', () => {
   }, 180_000);
 
   it('retries a pass whose worker died (it stopped heartbeating) within seconds, not after its start-to-close timeout', async () => {
-    // Skips time, on a server of its own, as the test above does.
     const own = await timeSkippingServer();
     const attempts: number[] = [];
     let releaseLost = () => {};
