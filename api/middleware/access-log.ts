@@ -10,6 +10,9 @@ export function accessLog(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const level = res.statusCode >= 500 ? 'error' : 'http';
+      // winston formats a line before its transport drops it for its level: at the default level (info) that
+      // was a timestamp and a JSON line per request for nothing.
+      if (!logger.isLevelEnabled(level)) return;
       logger.log(level, 'request', {
         request_id: requestIdOf(res),
         method: req.method,
