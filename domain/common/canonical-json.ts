@@ -60,65 +60,111 @@ function toJsonMethod(value: unknown): ((key: string) => unknown) | undefined {
   return typeof toJSON === 'function' ? (toJSON as (key: string) => unknown) : undefined;
 }
 
-/** What JSON.stringify serializes in place of a value (SerializeJSONProperty): toJSON(key)'s result, primitives unboxed. */
-function jsonValueOf(value: unknown, key: string, path: Path): unknown {
-  let current = value;
+/** The path of a member: made only where it is needed (an error, or a container to walk into), not per member. */
+const pathTo = (parent: Path, segment: PathSegment | undefined): Path =>
+  segment === undefined ? parent : { parent, segment };
+
+/**
+ * What JSON.stringify serializes in place of a value (SerializeJSONProperty): toJSON(key)'s result, primitives
+ * unboxed. The value is at `segment` under `parent` (the root has no segment).
+ */
+function jsonValueOf(value: unknown, key: string, parent: Path, segment?: PathSegment): unknown {
+  const type = typeof value;
+  // Strings, numbers, booleans and undefined (nearly every value) have no toJSON of their own to call.
+  if (value === null || (type !== 'object' && type !== 'function' && type !== 'bigint')) return value;
+  let current: unknown = value;
   const toJSON = toJsonMethod(current);
   if (toJSON) {
     current = toJSON.call(current, key);
     // JSON.stringify calls toJSON once per position: a result with its own toJSON (a Date) would be written as {}.
     if (toJsonMethod(current))
-      throw new CanonicalJsonError('refuses a toJSON result that has a toJSON of its own', formatPath(path));
+      throw new CanonicalJsonError(
+        'refuses a toJSON result that has a toJSON of its own',
+        formatPath(pathTo(parent, segment)),
+      );
   }
   // Their entries are not own properties, so JSON.stringify would write {}.
   if (current instanceof Map || current instanceof Set)
-    throw new CanonicalJsonError(`cannot represent a ${current instanceof Map ? 'Map' : 'Set'}`, formatPath(path));
+    throw new CanonicalJsonError(
+      `cannot represent a ${current instanceof Map ? 'Map' : 'Set'}`,
+      formatPath(pathTo(parent, segment)),
+    );
   if (current instanceof Number) return Number(current);
   if (current instanceof String) return String(current);
   if (current instanceof Boolean) return current.valueOf();
   return current;
 }
 
-function serializeString(text: string, path: Path): string {
+/** What JSON.stringify would escape in a string, and surrogates: a string with none is written as it is, in quotes. */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON.stringify escapes
+const NEEDS_A_CLOSER_LOOK = /["\\\u0000-\u001f\uD800-\uDFFF]/;
+
+function serializeString(text: string, parent: Path, segment?: PathSegment): string {
+  if (!NEEDS_A_CLOSER_LOOK.test(text)) return `"${text}"`;
   const lone = loneSurrogateIn(text);
   // RFC 8785 3.1: input must be I-JSON, whose strings are well-formed Unicode; a lone surrogate has no UTF-8 form.
-  if (lone) throw new CanonicalJsonError(`refuses a string with a lone surrogate (${lone})`, formatPath(path));
+  if (lone)
+    throw new CanonicalJsonError(
+      `refuses a string with a lone surrogate (${lone})`,
+      formatPath(pathTo(parent, segment)),
+    );
   return JSON.stringify(text);
 }
 
-function serialize(value: unknown, path: Path, open: Set<object>): string {
-  if (value === null || typeof value === 'boolean') return JSON.stringify(value);
-  if (typeof value === 'string') return serializeString(value, path);
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value))
-      throw new CanonicalJsonError('has no representation for NaN or Infinity', formatPath(path));
-    return JSON.stringify(value);
+/** A value as JSON.stringify would read it (see jsonValueOf), at `segment` under `parent`. */
+function serialize(value: unknown, parent: Path, segment: PathSegment | undefined, open: Set<object>): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'string':
+      return serializeString(value, parent, segment);
+    case 'number':
+      if (!Number.isFinite(value))
+        throw new CanonicalJsonError('has no representation for NaN or Infinity', formatPath(pathTo(parent, segment)));
+      // A finite number as JSON.stringify writes it (Number::toString).
+      return String(value);
+    case 'object':
+      break;
+    default:
+      throw new CanonicalJsonError(`cannot represent a ${typeof value}`, formatPath(pathTo(parent, segment)));
   }
-  if (typeof value !== 'object') throw new CanonicalJsonError(`cannot represent a ${typeof value}`, formatPath(path));
+  const path = pathTo(parent, segment);
   if (open.has(value))
     throw new CanonicalJsonError('cannot represent a structure that contains itself', formatPath(path));
   open.add(value);
-  let text: string;
-  if (Array.isArray(value)) {
-    text = `[${value
-      .map((item, index) => {
-        const at = { parent: path, segment: index };
-        const json = jsonValueOf(item, String(index), at);
-        return json === undefined ? 'null' : serialize(json, at, open);
-      })
-      .join(',')}]`;
-  } else {
-    const members: Array<[string, unknown, Path]> = [];
-    for (const [key, item] of Object.entries(value)) {
-      const at = { parent: path, segment: key };
-      const json = jsonValueOf(item, key, at);
-      if (json !== undefined) members.push([key, json, at]);
-    }
-    members.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    text = `{${members.map(([key, item, at]) => `${serializeString(key, at)}:${serialize(item, at, open)}`).join(',')}}`;
-  }
+  const text = Array.isArray(value) ? serializeArray(value, path, open) : serializeObject(value, path, open);
   open.delete(value);
   return text;
+}
+
+function serializeArray(items: unknown[], path: Path, open: Set<object>): string {
+  let text = '[';
+  for (let index = 0; index < items.length; index += 1) {
+    const json = jsonValueOf(items[index], String(index), path, index);
+    if (index > 0) text += ',';
+    text += json === undefined ? 'null' : serialize(json, path, index, open);
+  }
+  return `${text}]`;
+}
+
+/** Members read in their own order (toJSON called, errors found, as before sorting), written sorted by key. */
+function serializeObject(value: object, path: Path, open: Set<object>): string {
+  const keys = Object.keys(value);
+  const values: unknown[] = new Array(keys.length);
+  for (let index = 0; index < keys.length; index += 1)
+    values[index] = jsonValueOf((value as Record<string, unknown>)[keys[index]!], keys[index]!, path, keys[index]);
+  const order = keys.map((_, index) => index);
+  order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+  let text = '{';
+  for (const index of order) {
+    const json = values[index];
+    if (json === undefined) continue;
+    const key = keys[index]!;
+    if (text.length > 1) text += ',';
+    text += `${serializeString(key, path, key)}:${serialize(json, path, key, open)}`;
+  }
+  return `${text}}`;
 }
 
 /**
@@ -136,5 +182,5 @@ function serialize(value: unknown, path: Path, open: Set<object>): string {
 export function canonicalJson(value: unknown): string {
   const json = jsonValueOf(value, '', ROOT);
   if (json === undefined) throw new CanonicalJsonError('cannot represent undefined', '$');
-  return serialize(json, ROOT, new Set());
+  return serialize(json, ROOT, undefined, new Set());
 }
