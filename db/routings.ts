@@ -4,6 +4,7 @@ import type { RouteTaskInput } from '../contracts/route-task';
 import { RoutingState } from '../contracts/aggregates/routing';
 import { rowOf } from '../lib/shape';
 import { stateOfRow, type ProjectedRow } from './projected-rows';
+import { preparedQuery } from './prepared';
 import { pendingStartInsert, type PendingStart } from './workflow-starts';
 
 /** What a projection writes: the workflow's state, and the parts of its input the row keeps beside it. */
@@ -202,6 +203,33 @@ export interface DecisionWrite {
 const DECISION_ANCHOR_PATH = '{provenance,ledger_anchor}';
 const START_ANCHOR_PATH = '{0,decided,state,decision_result,provenance,ledger_anchor}';
 
+/** insertDecidedRouting's statements, by their shape: each built once, and prepared (db/prepared.ts). */
+const decisionStatements = new Map<string, string>();
+
+/** The statement of a decision whose row has these columns (sorted) and that opens an assignment or not. */
+function decisionStatement(columns: readonly string[], opens: boolean, append: string, started: string): string {
+  const shape = `${columns.join(',')}|${String(opens)}|${append}|${started}`;
+  let sql = decisionStatements.get(shape);
+  if (sql) return sql;
+  // The row's values in column order; the decision carries its record's anchor, read from the append beside it.
+  const values = columns.map((column) =>
+    column === 'decision_result'
+      ? `jsonb_set(?::jsonb, '${DECISION_ANCHOR_PATH}', (select anchor from decision_anchor))`
+      : '?',
+  );
+  const insert = `insert into "routings" (${columns.map((column) => `"${column}"`).join(', ')}) values (${values.join(', ')})
+       on conflict ("routing_id") do nothing returning "routing_id", "organization_id"`;
+  sql = `with appended as (select * from ${append}),
+     decision_anchor as (
+       select block_number, jsonb_build_object('transaction_id', transaction_id, 'block_number', block_number) as anchor
+         from appended where transaction_id = ?),
+     projected as (${insert})${opens ? ASSIGN_OPEN : ''},
+     started as (${started})
+     select (select count(*)::int from projected) as applied, (select block_number from decision_anchor) as block_number`;
+  decisionStatements.set(shape, sql);
+  return sql;
+}
+
 /**
  * Writes a routing's first version in one statement, so in one round trip and atomically without a
  * transaction: the records appended first, the row (the decision carrying its record's anchor) with the
@@ -212,40 +240,24 @@ export async function insertDecidedRouting(
   db: Knex,
   write: DecisionWrite,
 ): Promise<{ applied: boolean; block_number: number }> {
-  const row = routingRowOf(write.projection);
-  const insert = db('routings')
-    .insert({
-      ...row,
-      decision_result: db.raw(`jsonb_set(?::jsonb, '${DECISION_ANCHOR_PATH}', (select anchor from decision_anchor))`, [
-        row.decision_result,
-      ]),
-    })
-    .onConflict('routing_id')
-    .ignore()
-    .returning(['routing_id', 'organization_id'])
-    .toSQL();
+  const row: Record<string, unknown> = routingRowOf(write.projection);
+  const columns = Object.keys(row).sort();
   const { open, start } = write;
-  const assign = open ? ASSIGN_OPEN : '';
   const started = pendingStartInsert(
     start,
     'projected',
     `jsonb_set(?::jsonb, '${START_ANCHOR_PATH}', (select anchor from decision_anchor))`,
   );
-  const { rows } = await db.raw<{ rows: { applied: number; block_number: number | null }[] }>(
-    `with appended as (select * from ${write.append.sql}),
-     decision_anchor as (
-       select block_number, jsonb_build_object('transaction_id', transaction_id, 'block_number', block_number) as anchor
-         from appended where transaction_id = ?),
-     projected as (${insert.sql})${assign},
-     started as (${started.sql})
-     select (select count(*)::int from projected) as applied, (select block_number from decision_anchor) as block_number`,
+  const rows = await preparedQuery<{ applied: number; block_number: number | null }>(
+    db,
+    decisionStatement(columns, open !== undefined, write.append.sql, started.sql),
     [
       ...write.append.bindings,
       write.anchor_transaction_id,
-      ...insert.bindings,
+      ...columns.map((column) => row[column]),
       ...(open ? [open.chain_level, open.reviewer_did, open.assigned_at] : []),
       ...started.bindings,
-    ] as Knex.RawBinding[],
+    ],
   );
   const result = rows[0]!;
   if (result.block_number === null)
