@@ -1,5 +1,6 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Knex } from 'knex';
+import { preparedQuery } from './prepared';
 
 /** A condition that is always true and turns off synchronous_commit for the statement's own transaction. */
 const WITHOUT_WAITING_FOR_THE_FLUSH = "set_config('synchronous_commit', 'off', true) is not null";
@@ -52,6 +53,10 @@ export function pendingStartInsert(
   };
 }
 
+const DELETE_MADE_STARTS = `delete from workflow_starts
+   where workflow_id in (select workflow_id from workflow_starts where workflow_id = any(?::text[]) for update skip locked)
+     and ${WITHOUT_WAITING_FOR_THE_FLUSH}`;
+
 /**
  * Once their starts are made, pending starts are only a safety net: the delete skips rows a sweep holds and
  * does not wait for the WAL flush (synchronous_commit off for this transaction only), since a delete a crash
@@ -59,18 +64,9 @@ export function pendingStartInsert(
  */
 export async function deleteMadeStarts(db: Knex, workflowIds: readonly string[]): Promise<void> {
   if (workflowIds.length === 0) return;
-  await db('workflow_starts')
-    .whereIn(
-      ['workflow_id'],
-      unlockedRows(
-        db,
-        'workflow_starts',
-        ['workflow_id'],
-        workflowIds.map((id) => [id]),
-      ),
-    )
-    .whereRaw(WITHOUT_WAITING_FOR_THE_FLUSH)
-    .delete();
+  // One prepared statement whatever the batch's size (an array, not a list of placeholders): a quiet API makes
+  // one of these after every answer.
+  await preparedQuery(db, DELETE_MADE_STARTS, [workflowIds]);
 }
 
 export async function findPendingStart(db: Knex, workflowId: string): Promise<PendingStart | undefined> {
