@@ -4,10 +4,11 @@ import { findDelegation } from '../../db/delegation';
 import { answerTransition, type ApprovalEnding } from '../../domain/approvals/steps';
 import { isQuorum } from '../../domain/approvals/quorum';
 import { paramsSchemaOf, selfAnswerRefusal, type ApprovalMaker } from '../../domain/approvals/requests';
-import { approverRefusal, humanActorOf, type HumanActCaller } from '../../domain/identity/human-acts';
+import { approverRefusal, humanActorOf, type HumanActCaller, type HumanActor } from '../../domain/identity/human-acts';
 import type { ApprovalState, CancelApprovalInput, RespondInput } from '../../contracts/approval';
 import { paramsValidator, type FieldProblem, type PlatformServiceDeps } from './approvals';
-import { claimStep, type AnswerOutcome } from './claim-step';
+import { claimStep, type AnswerOutcome, type StepRefusal } from './claim-step';
+import type { AnswerStep } from './claims';
 import { castVote } from './votes';
 
 export type { AnswerOutcome } from './claim-step';
@@ -42,9 +43,26 @@ async function endByAnswer(
   deps: PlatformServiceDeps,
   read: ApprovalState,
   ending: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>,
+  actor: HumanActor,
 ): Promise<AnswerOutcome> {
   const at = new Date().toISOString();
-  return claimStep(deps, read, ending.input, () => ({ transition: answerTransition(ending, at) }), at);
+  return claimStep(deps, read, ending.input, answerStep(ending, actor, at), at);
+}
+
+/**
+ * A person's answer or cancel as a step on the request it is claimed on, which may be newer than the one read:
+ * an escalation that moved the request to another approver meanwhile refuses the one it no longer names.
+ */
+export function answerStep(
+  ending: Extract<ApprovalEnding, { kind: 'respond' | 'cancel' }>,
+  actor: HumanActor,
+  at: string,
+): AnswerStep<StepRefusal> {
+  return (current) => {
+    const refused = approverRefusal(current, actor, ending.kind === 'respond' ? 'answer' : 'cancel');
+    if (refused) return { refused: { code: 'not_the_approver', detail: refused.detail } };
+    return { transition: answerTransition(ending, at) };
+  };
 }
 
 /**
@@ -132,7 +150,7 @@ export async function respondToApproval(
     actor: acting.actor,
   };
   if (isQuorum(approval)) return castVote(deps, approval, { ...input, actor: acting.actor });
-  return endByAnswer(deps, approval, { kind: 'respond', input });
+  return endByAnswer(deps, approval, { kind: 'respond', input }, acting.actor);
 }
 
 /** A cancel by a signed-in person: of a request addressed to an approver, only by the approver or the requester. */
@@ -155,5 +173,5 @@ export async function cancelApproval(
     principal: caller.id,
     actor: acting.actor,
   };
-  return endByAnswer(deps, approval, { kind: 'cancel', input });
+  return endByAnswer(deps, approval, { kind: 'cancel', input }, acting.actor);
 }
