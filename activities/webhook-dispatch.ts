@@ -8,6 +8,7 @@ import {
   type SubscriptionRow,
 } from '../db/webhooks';
 import { subscriptionMatches, type RetrySchedule, type WebhookEventBody } from '../domain/webhooks/rules';
+import { forEachConcurrently } from '../lib/concurrency';
 import type { Logger } from '../lib/logger';
 import { deliveryIdFor, startDelivery } from '../services/webhooks/deliveries';
 import { startStaleStarts } from '../services/workflow-starts/starts';
@@ -32,18 +33,6 @@ interface DispatchDeps {
   settings: WorkerSettings;
   logger: Logger;
   temporal: Client;
-}
-
-async function forEachConcurrently<T>(
-  items: readonly T[],
-  concurrency: number,
-  run: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    for (let index = next++; index < items.length; index = next++) await run(items[index]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
 }
 
 /** One delivery per event and enabled subscription that wants it. */

@@ -28,3 +28,9 @@ export async function byDatabase<T extends { db: Knex }>(
  * fails, or a process gone, leaves its row to the dispatcher's sweep.
  */
 export const afterAnswer = createBackgroundQueue({ concurrency: 16, retryDelaysMs: [500, 2000, 5000] });
+
+/**
+ * Starts or signals a pass of the dispatcher's sweep makes at once. One at a time, a pass behind a burst (hundreds
+ * of rows, each call slowed by a loaded Temporal) held its transaction for minutes, into the pass's own timeout.
+ */
+export const SWEEP_CONCURRENCY = 16;

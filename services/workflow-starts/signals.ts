@@ -9,7 +9,8 @@ import {
   type PendingSignal,
 } from '../../db/workflow-starts';
 import { createBatchQueue } from '../../lib/background';
-import { AFTER_ANSWER_LINGER_MS, afterAnswer, byDatabase } from './batches';
+import { forEachConcurrently } from '../../lib/concurrency';
+import { AFTER_ANSWER_LINGER_MS, afterAnswer, byDatabase, SWEEP_CONCURRENCY } from './batches';
 import { madeStartsForgotten } from './starts';
 
 export type { PendingSignal } from '../../db/workflow-starts';
@@ -100,7 +101,9 @@ export const STALE_SIGNAL_MS = 30_000;
 export async function deliverStaleSignals(deps: Deps, limit: number): Promise<number> {
   return deps.db.transaction(async (trx) => {
     const stale = await claimStaleSignals(trx, STALE_SIGNAL_MS, limit);
-    for (const signal of stale) await deliverSignal({ db: trx, temporal: deps.temporal }, signal);
+    await forEachConcurrently(stale, SWEEP_CONCURRENCY, (signal) =>
+      deliverSignal({ db: trx, temporal: deps.temporal }, signal),
+    );
     return stale.length;
   });
 }

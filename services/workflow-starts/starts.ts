@@ -9,8 +9,9 @@ import {
   type PendingStart,
 } from '../../db/workflow-starts';
 import { createBatchQueue } from '../../lib/background';
+import { forEachConcurrently } from '../../lib/concurrency';
 import { dependencyFailureOf } from '../../lib/dependency-failure';
-import { AFTER_ANSWER_LINGER_MS, afterAnswer, byDatabase } from './batches';
+import { AFTER_ANSWER_LINGER_MS, afterAnswer, byDatabase, SWEEP_CONCURRENCY } from './batches';
 
 export type { PendingStart } from '../../db/workflow-starts';
 
@@ -118,7 +119,7 @@ export async function startStaleStarts(deps: { db: Knex; temporal: Client }, lim
     const stale = await claimStaleStarts(trx, STALE_START_MS, limit);
     const made: string[] = [];
     const refused: SweptStarts['refused'] = [];
-    for (const start of stale) {
+    await forEachConcurrently(stale, SWEEP_CONCURRENCY, async (start) => {
       try {
         await startWorkflow(deps.temporal, start);
         made.push(start.workflow_id);
@@ -126,7 +127,7 @@ export async function startStaleStarts(deps: { db: Knex; temporal: Client }, lim
         if (dependencyFailureOf(error)) throw error;
         refused.push({ workflow_id: start.workflow_id, reason: errorText(error) });
       }
-    }
+    });
     await deletePendingStarts(trx, made);
     return { started: made.length, refused };
   });
