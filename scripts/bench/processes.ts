@@ -9,6 +9,12 @@ import { freePort } from '../../lib/net';
 
 export { freePort };
 
+/**
+ * A worker's runtime as `npm run start:worker` sets it: V8's old space capped at 384 MiB, so that the garbage of a
+ * burst is collected instead of growing the heap (docs/operations.md).
+ */
+export const WORKER_NODE_OPTIONS = '--max-old-space-size=384';
+
 export interface Service {
   name: string;
   /** The pid of the Node process running the service itself (no npx or tsx wrapper in between). */

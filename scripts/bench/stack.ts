@@ -14,7 +14,7 @@ import { signInPerson } from '../sign-in-person';
 import { provisionTemporal } from '../provision-temporal';
 import { startTemporalDevServer, type DevServer } from '../temporal-dev-server';
 import { createBenchDatabase, serviceBackendPids, type BenchDatabase } from './database';
-import { cpuSeconds, freePort, type ProcessMeter, spawnService, type Service } from './processes';
+import { cpuSeconds, freePort, type ProcessMeter, spawnService, type Service, WORKER_NODE_OPTIONS } from './processes';
 
 export const NAMESPACE = 'default';
 export const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -125,7 +125,11 @@ async function startServices(
   say('Starting the API and the worker as child processes…');
   const api = spawnService('api', 'app/api.ts', env);
   onTearDown(() => api.stop());
-  const worker = spawnService('worker', options.workerEntry ?? 'app/worker.ts', { ...env, ...options.workerEnv });
+  const worker = spawnService('worker', options.workerEntry ?? 'app/worker.ts', {
+    ...env,
+    NODE_OPTIONS: WORKER_NODE_OPTIONS,
+    ...options.workerEnv,
+  });
   onTearDown(() => worker.stop());
   await unlessAServiceDies(
     Promise.all([

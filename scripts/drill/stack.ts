@@ -13,7 +13,7 @@ import { createDb, type Db } from '../../db/connection';
 import { freePort } from '../../lib/net';
 import { seedDevReviewers } from '../dev-seed';
 import { signInPerson } from '../sign-in-person';
-import { spawnService, type Service } from '../bench/processes';
+import { spawnService, type Service, WORKER_NODE_OPTIONS } from '../bench/processes';
 import { provisionTemporal } from '../provision-temporal';
 import { startTemporalDevServer, type DevServer } from '../temporal-dev-server';
 import { createCluster, type Cluster } from './cluster';
@@ -102,6 +102,8 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
     REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
     LEDGER_BLOCK_MAX_AGE_MS: '500',
   };
+  // As `npm run start:worker` runs a worker.
+  const workerEnv = { ...env, NODE_OPTIONS: WORKER_NODE_OPTIONS };
   const connection = await Connection.connect({ address: temporalServer.address });
   const temporal = new Client({ connection, namespace: NAMESPACE });
   const db = createDb({ connectionString: cluster.url, poolMax: 4, applicationName: 'handoff-drill' });
@@ -119,7 +121,7 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
     await waitUntil('The API', () => apiIsReady(baseUrl));
   };
   const startWorker = async () => {
-    worker = spawnService('worker', 'app/worker.ts', env, [], { onStderr: serviceLog('worker') });
+    worker = spawnService('worker', 'app/worker.ts', workerEnv, [], { onStderr: serviceLog('worker') });
     // Pollers of a killed worker linger in describeTaskQueue for a while: wait for this one's first poll instead.
     await waitUntil('The worker', async () =>
       (await workflowPollerIdentities(temporal, TASK_QUEUE)).some((identity) => identity.startsWith(`${worker!.pid}@`)),
@@ -129,9 +131,15 @@ export async function startDrillStack(say: (line: string) => void): Promise<Dril
   const extras: Service[] = [];
   const startExtra = async (kind: 'api' | 'worker'): Promise<ExtraProcess> => {
     const port = await freePort();
-    const service = spawnService(`${kind}-${extras.length + 2}`, `app/${kind}.ts`, { ...env, PORT: String(port) }, [], {
-      onStderr: serviceLog(`${kind}-${extras.length + 2}`),
-    });
+    const service = spawnService(
+      `${kind}-${extras.length + 2}`,
+      `app/${kind}.ts`,
+      { ...(kind === 'worker' ? workerEnv : env), PORT: String(port) },
+      [],
+      {
+        onStderr: serviceLog(`${kind}-${extras.length + 2}`),
+      },
+    );
     extras.push(service);
     const extraUrl = `http://127.0.0.1:${port}`;
     if (kind === 'api') await waitUntil('The extra API', () => apiIsReady(extraUrl));
