@@ -48,12 +48,6 @@ async function tellWorkflow(deps: Deps, signal: PendingSignal): Promise<void> {
   }
 }
 
-/** Tells the workflow, then forgets the signal. */
-export async function deliverSignal(deps: Deps, signal: PendingSignal): Promise<void> {
-  await tellWorkflow(deps, signal);
-  await deleteDeliveredSignals(deps.db, [signal]);
-}
-
 /** Delivered signals whose rows are to go, per process: under load, many deliveries' deletes are one statement. */
 const delivered = createBatchQueue<{ db: Knex; signal: PendingSignal }>({
   maxBatch: 500,
@@ -97,13 +91,13 @@ export async function afterAnswerWorkSettled(timeoutMs: number): Promise<void> {
  */
 export const STALE_SIGNAL_MS = 30_000;
 
-/** The dispatcher's sweep: delivers what a crash or an outage left undelivered, in one transaction. */
+/** The dispatcher's sweep: delivers what a crash or an outage left undelivered, and forgets it in one transaction. */
 export async function deliverStaleSignals(deps: Deps, limit: number): Promise<number> {
   return deps.db.transaction(async (trx) => {
     const stale = await claimStaleSignals(trx, STALE_SIGNAL_MS, limit);
-    await forEachConcurrently(stale, SWEEP_CONCURRENCY, (signal) =>
-      deliverSignal({ db: trx, temporal: deps.temporal }, signal),
-    );
+    // Told through the pool, not the transaction: one connection takes one statement at a time.
+    await forEachConcurrently(stale, SWEEP_CONCURRENCY, (signal) => tellWorkflow(deps, signal));
+    await deleteDeliveredSignals(trx, stale);
     return stale.length;
   });
 }
