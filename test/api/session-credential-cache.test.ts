@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '../../db/connection';
 import { DEFAULT_ORGANIZATION_ID } from '../../domain/common/organizations';
+import { openApprovalFor } from '../support/approvals';
 import { eventually } from '../support/eventually';
 import { call, expectProblem, type CallResult } from '../support/http';
 import { signedInPerson, type SignedInPerson } from '../support/identity';
@@ -21,20 +22,6 @@ afterAll(() => otherInstance?.destroy());
 
 /** Past the window in which this instance's own writes to a table keep it read through (lib/notified-cache.ts). */
 const pastOwnWrites = () => new Promise((resolve) => setTimeout(resolve, 2_500));
-
-async function openApprovalFor(approver: SignedInPerson): Promise<string> {
-  const opened = await call(stack.baseUrl, 'POST', '/v1/approvals', {
-    token: await stack.token(),
-    json: {
-      requester_passport_id: 'did:web:acme.example:agents:payer',
-      approver_passport_id: approver.did,
-      action_description: 'Pay invoice 42',
-      request_data: { amount: 120 },
-    },
-  });
-  expect(opened.status).toBe(201);
-  return opened.body.id as string;
-}
 
 const answer = (person: SignedInPerson, approvalId: string): Promise<CallResult> =>
   call(stack.baseUrl, 'POST', `/v1/approvals/${approvalId}/respond`, {
@@ -58,7 +45,7 @@ async function statementsDuring(act: () => Promise<unknown>): Promise<string[]> 
 describe('a signed-in person answering', () => {
   it('reads neither their key nor their role while those tables are quiet', async () => {
     const person = await signedInPerson(stack);
-    const [first, second] = [await openApprovalFor(person), await openApprovalFor(person)];
+    const [first, second] = [await openApprovalFor(stack, person), await openApprovalFor(stack, person)];
     await pastOwnWrites();
     expect((await answer(person, first)).status).toBe(200);
     let reply: CallResult | undefined;
@@ -71,7 +58,7 @@ describe('a signed-in person answering', () => {
 
   it('is refused at once once this instance revokes the key the session was signed in with', async () => {
     const person = await signedInPerson(stack);
-    const [first, second] = [await openApprovalFor(person), await openApprovalFor(person)];
+    const [first, second] = [await openApprovalFor(stack, person), await openApprovalFor(stack, person)];
     await pastOwnWrites();
     expect((await answer(person, first)).status).toBe(200);
     const revoked = await call(stack.baseUrl, 'POST', `/v1/passports/${person.passport_id}/keys/${person.kid}/revoke`, {
@@ -84,7 +71,7 @@ describe('a signed-in person answering', () => {
 
   it('is refused once another instance’s revocation of the key is heard of', async () => {
     const person = await signedInPerson(stack);
-    const [first, second] = [await openApprovalFor(person), await openApprovalFor(person)];
+    const [first, second] = [await openApprovalFor(stack, person), await openApprovalFor(stack, person)];
     await pastOwnWrites();
     expect((await answer(person, first)).status).toBe(200);
     await otherInstance('passport_keys')

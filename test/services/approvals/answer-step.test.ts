@@ -4,7 +4,7 @@ import type { ApprovalState } from '../../../contracts/approval';
 import { answerStep } from '../../../services/approvals/answers';
 import type { PlatformServiceDeps } from '../../../services/approvals/approvals';
 import { claimStep } from '../../../services/approvals/claim-step';
-import { call } from '../../support/http';
+import { openApprovalFor } from '../../support/approvals';
 import { signedInPerson, type SignedInPerson } from '../../support/identity';
 import { useStack } from '../../support/stack';
 
@@ -34,17 +34,8 @@ const actorOf = (person: SignedInPerson) => ({
 });
 
 async function requestFor(approver: SignedInPerson): Promise<ApprovalState> {
-  const opened = await call(stack.baseUrl, 'POST', '/v1/approvals', {
-    token: await stack.token(),
-    json: {
-      requester_passport_id: 'did:web:acme.example:agents:payer',
-      approver_passport_id: approver.did,
-      action_description: 'Pay invoice 42',
-      request_data: { amount: 120 },
-    },
-  });
-  expect(opened.status).toBe(201);
-  return approvalFromRow((await findApprovalById(stack.database.db, 'org_default', opened.body.id))!);
+  const id = await openApprovalFor(stack, approver);
+  return approvalFromRow((await findApprovalById(stack.database.db, 'org_default', id))!);
 }
 
 /** Ada's approval claimed on the request as she read it. */
