@@ -1,46 +1,18 @@
 /**
- * The six drills. Each drives a bounded load, injects one fault, restores the stack, then counts: every
+ * The six fault drills (the ledger's in ledger-tamper.ts). Each drives a bounded load, injects one fault, restores the stack, then counts: every
  * acknowledged request against PostgreSQL and its workflow, every pending approval answered twice. A drill
  * returns what it counted and the problems it found; any problem fails it.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { answerTwice, checkAcknowledged, countsLine, dispatcherState } from './checks';
-import { ANSWER_SLACK_MS, drive, PATHS, statusLine, type Tally } from './load';
+import { dispatcherState } from './checks';
+import { tamperLedger } from './ledger-tamper';
+import { ANSWER_SLACK_MS, drive, PATHS } from './load';
+import { settle, type Drill, type DrillOutcome } from './outcome';
 import { REQUEST_TIMEOUT_MS, sleep, type DrillStack } from './stack';
-
-export interface DrillOutcome {
-  counted: string[];
-  problems: string[];
-}
-
-export interface Drill {
-  name: string;
-  title: string;
-  run(stack: DrillStack): Promise<DrillOutcome>;
-}
 
 const LOAD = { count: 60, concurrency: 4, routingEvery: 4 };
 const OUTAGE_SECONDS = Number(process.env.HANDOFF_DRILL_OUTAGE_SECONDS ?? 30);
 /** After a restored dependency, the load must be acknowledged again within this (Retry-After included). */
 const RECOVERY_BOUND_MS = 15_000;
-
-/** The counts every drill ends with. */
-async function settle(stack: DrillStack, tally: Tally, outcome: DrillOutcome): Promise<DrillOutcome> {
-  outcome.counted.unshift(
-    `load: ${tally.sent.length} creates (${tally.sent.filter((sent) => sent.kind === 'routing').length} routings); answers ${statusLine(tally)}; slowest ${tally.slowestMs} ms`,
-  );
-  outcome.problems.push(...tally.violations);
-  const counts = await checkAcknowledged(stack, tally);
-  await answerTwice(stack, stack, tally, counts);
-  outcome.counted.push(countsLine(counts));
-  outcome.problems.push(...counts.problems);
-  if (counts.acknowledged !== tally.sent.length)
-    outcome.problems.push(`${tally.sent.length - counts.acknowledged} requests were never acknowledged`);
-  return outcome;
-}
 
 const killWorker: Drill = {
   name: 'worker-kill',
@@ -256,91 +228,5 @@ async function respondUntilAnswered(stack: DrillStack, id: string): Promise<numb
     await sleep(Number(response.headers.get('retry-after') ?? 1) * 1000);
   }
 }
-
-function runScript(script: string, args: string[], env: NodeJS.ProcessEnv): { status: number; output: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { env, encoding: 'utf8' });
-  return { status: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
-}
-
-const tamperLedger: Drill = {
-  name: 'ledger-tamper',
-  title: 'a ledger row changed behind the service’s back; npm run verify names the record',
-  async run(stack) {
-    const tally = await drive(stack, { drill: this.name, count: 8, concurrency: 4 });
-    const outcome = await settle(stack, tally, { counted: [], problems: [] });
-    const ids = tally.sent.flatMap((sent) => (sent.id ? [sent.id] : []));
-    const records = await stack
-      .db('ledger_entries')
-      .whereIn('subject_id', ids)
-      .orderBy('seq')
-      .select<Array<{ transaction_id: string; body: string }>>('transaction_id', 'body');
-    const [changed, untouched] = records;
-    if (!changed || !untouched)
-      return {
-        ...outcome,
-        problems: [...outcome.problems, 'the drill’s approvals left fewer than two ledger records'],
-      };
-    const folder = mkdtempSync(path.join(tmpdir(), 'handoff-drill-ledger-'));
-    try {
-      const headers = { authorization: `Bearer ${stack.token}` };
-      const vkey = ((await (await fetch(`${stack.baseUrl}/v1/ledger/key`)).json()) as { verifier_key: string })
-        .verifier_key;
-      const proof = async (transactionId: string, file: string) => {
-        for (let attempt = 1; ; attempt += 1) {
-          // A kept-alive connection the server closes while the scripts run fails the next fetch: ask again on a new one.
-          const response = await fetch(`${stack.baseUrl}/v1/ledger/records/${transactionId}/proof`, { headers }).catch(
-            (error: unknown) => {
-              if (attempt >= 3) throw error;
-              return undefined;
-            },
-          );
-          if (!response) continue;
-          if (response.status === 200) {
-            writeFileSync(path.join(folder, file), await response.text());
-            return;
-          }
-          await response.arrayBuffer();
-          await sleep(500);
-        }
-      };
-      // Wait until both are sealed, then check the whole log as it stands: it verifies.
-      await proof(changed.transaction_id, 'before.json');
-      await proof(untouched.transaction_id, 'untouched.json');
-      const env = { ...process.env, ...stack.env };
-      const exportFile = path.join(folder, 'ledger.ndjson');
-      const exported = () => runScript('scripts/ledger-export.ts', ['--out', exportFile], env);
-      const verify = (file: string) => runScript('scripts/verify.ts', ['--key', vkey, file], env);
-      exported();
-      const before = verify(exportFile);
-      if (before.status !== 0) outcome.problems.push(`the untouched log does not verify: ${before.output}`);
-
-      // Behind the service's back: a superuser skips the append-only triggers and edits one record's body.
-      await stack.db.transaction(async (trx) => {
-        await trx.raw('set local session_replication_role = replica');
-        await trx('ledger_entries')
-          .where({ transaction_id: changed.transaction_id })
-          .update({ body: changed.body.replace('"drill-', '"edited-drill-') });
-      });
-      exported();
-      const after = verify(exportFile);
-      await proof(changed.transaction_id, 'changed.json');
-      const changedBundle = verify(path.join(folder, 'changed.json'));
-      const untouchedBundle = verify(path.join(folder, 'untouched.json'));
-      outcome.counted.push(
-        `whole log before: exit ${before.status}; after the edit: exit ${after.status}; the edited record's proof: exit ${changedBundle.status}` +
-          `${changedBundle.output.includes(changed.transaction_id) ? ', naming it' : ''}; an untouched record's proof: exit ${untouchedBundle.status}`,
-      );
-      if (after.status !== 1 || !/a record was changed/.test(after.output))
-        outcome.problems.push(`the edited log was not refused: ${after.output}`);
-      if (changedBundle.status !== 1 || !changedBundle.output.includes(`FAIL  record ${changed.transaction_id}`))
-        outcome.problems.push(`verify did not name the edited record: ${changedBundle.output}`);
-      if (untouchedBundle.status !== 0)
-        outcome.problems.push(`an untouched record no longer verifies: ${untouchedBundle.output}`);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
-    return outcome;
-  },
-};
 
 export const DRILLS: Drill[] = [killWorker, killApi, killTemporal, stopPostgres, expiryWithoutWorker, tamperLedger];

@@ -5,7 +5,8 @@
  * HANDOFF_TEST_SUMMARY set (CI), adds one passed or failed test per drill to the counts already there.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { DRILLS as FAULT_DRILLS, type Drill } from './drills';
+import { DRILLS as FAULT_DRILLS } from './drills';
+import type { Drill } from './outcome';
 import { scaleOut } from './scale-out';
 import { startDrillStack, type DrillStack } from './stack';
 

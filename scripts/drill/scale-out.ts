@@ -6,7 +6,7 @@
  * the second API (whose token checks must accept what the first one issued).
  */
 import { answerTwice, checkAcknowledged, countsLine } from './checks';
-import type { Drill } from './drills';
+import type { Drill } from './outcome';
 import { drive, statusLine } from './load';
 import { sleep } from './stack';
 
