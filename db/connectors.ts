@@ -34,12 +34,12 @@ export interface ConnectorFilters {
   capability?: string | undefined;
 }
 
-const connectorRow = rowOf(Connector.omit({ created_at: true, updated_at: true, last_health_check_at: true })).of;
+const connectorRow = rowOf(Connector.omit({ created_at: true, updated_at: true })).of;
 
 /** Adds the connector to the catalog, or replaces what it says (its id, creation and health check stay). */
 export async function upsertConnector(
   db: Knex,
-  connector: Omit<Connector, 'created_at' | 'updated_at' | 'last_health_check_at'>,
+  connector: Omit<Connector, 'created_at' | 'updated_at'>,
 ): Promise<Connector> {
   const row = {
     ...connectorRow(connector),

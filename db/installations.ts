@@ -96,7 +96,6 @@ export async function beginInstallAttempt(trx: Knex.Transaction, attempt: Instal
     version: 1,
     attempt: 1,
     status_reason: null,
-    health_status: 'healthy',
     installed_at: trx.fn.now(),
     updated_at: trx.fn.now(),
   };

@@ -35,14 +35,12 @@ export const Connector = z.object({
   capabilities: z.array(z.string()),
   oauth: ConnectorOAuth.nullable(),
   deployment_modes: z.array(z.enum(DEPLOYMENT_MODES)),
-  health_status: z.string(),
   created_at: z.date(),
   long_description: z.string().nullable(),
   publisher_name: z.string(),
   publisher_verified: z.boolean(),
   oauth_client: ConnectorOAuthClient.nullable(),
   configuration_schema: JsonObject,
-  last_health_check_at: z.date().nullable(),
   updated_at: z.date(),
 });
 export type Connector = z.infer<typeof Connector>;

@@ -23,7 +23,6 @@ export const Installation = z.object({
   deployment_mode: z.enum(DEPLOYMENT_MODES),
   config: z.record(z.string(), z.unknown()),
   granted_permissions: z.array(z.string()),
-  health_status: z.string(),
   installed_by: z.string(),
   installed_at: z.date(),
   last_invocation_at: z.date().nullable(),

@@ -81,7 +81,6 @@ function connector(index: number, tokenUrl: string) {
       client_id: 'bench',
     },
     deployment_modes: ['cloud' as const],
-    health_status: 'healthy',
     configuration_schema: { type: 'object' },
   };
 }

@@ -78,7 +78,6 @@ export async function registerConnector(
         }
       : null,
     deployment_modes: body.deployment_modes,
-    health_status: 'healthy',
     configuration_schema: body.configuration_schema,
   });
   return { ok: true, connector };
