@@ -196,16 +196,26 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   };
 }
 
+/** A stack's start or stop on a loaded machine (the workflow bundle is built by the first): past jest's per-test timeout. */
+const STACK_HOOK_TIMEOUT_MS = 180_000;
+
 /**
  * The file's stack, started before its tests and stopped after them: `const stack = useStack();` at the top
  * level of a test file. The returned object reads through to the started stack.
  */
 export function useStack(env: Record<string, string> = {}): Stack {
+  let starting: Promise<Stack> | undefined;
   let started: Stack | undefined;
   beforeAll(async () => {
-    started = await startStack(env);
-  });
-  afterAll(() => started?.stop());
+    starting = startStack(env);
+    started = await starting;
+  }, STACK_HOOK_TIMEOUT_MS);
+  // A start that outlived beforeAll's timeout is waited for and stopped: left running, its worker, pools and
+  // connections kept the jest process from exiting.
+  afterAll(async () => {
+    const stack = await starting?.catch(() => undefined);
+    await stack?.stop();
+  }, STACK_HOOK_TIMEOUT_MS);
   return new Proxy({} as Stack, {
     get(_target, key) {
       if (!started) throw new Error('the stack starts in beforeAll: read it inside a test or hook');
