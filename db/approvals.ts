@@ -7,6 +7,7 @@ import type { Nullable } from '../lib/nullable';
 import { DEFAULT_ORGANIZATION_ID } from '../domain/common/organizations';
 import { paginate, type Page, type PageRequest } from './pagination';
 import { upsertProjection } from './projections';
+import { preparedQuery } from './prepared';
 import { pendingStartInsert, type PendingStart } from './workflow-starts';
 
 type ApprovalDates = 'created_at' | 'responded_at' | 'expires_at' | 'updated_at';
@@ -24,6 +25,33 @@ function appendedWhen(source: string): string {
 }
 
 /**
+ * The statements below, by their shape: each built once, and prepared (db/prepared.ts), where knex built them at
+ * every call (an opening's 30-odd columns, an answer's claim) and Postgres parsed and planned them.
+ */
+const statements = new Map<string, string>();
+
+function statementOf(shape: string, build: () => string): string {
+  let sql = statements.get(shape);
+  if (sql === undefined) {
+    sql = build();
+    statements.set(shape, sql);
+  }
+  return sql;
+}
+
+/** An opening's statement for a row of these columns (sorted). */
+function openingStatement(columns: readonly string[], started: string): string {
+  return statementOf(`open|${columns.join(',')}|${started}`, () => {
+    const names = columns.map((column) => `"${column}"`).join(', ');
+    return `with inserted as (insert into "approvals" (${names}) values (${columns.map(() => '?').join(', ')})
+       on conflict ("approval_id") do nothing returning "approval_id"),
+     started as (${started}),
+     ${appendedWhen('inserted')}
+     select (select count(*)::int from inserted) as opened, (select count(*)::int from appended) as appended`;
+  });
+}
+
+/**
  * Opens a request in one statement, so in one round trip and atomically without a transaction: its row, and,
  * only when the row is new, its records appended (as ledgerAppendCall in db/ledger.ts gives them: [records, lock]) and
  * its workflow's pending start. An id opened before is left as it is; says whether this call opened it.
@@ -32,21 +60,19 @@ export async function insertOpenedApproval(
   db: Knex,
   opened: { state: ApprovalState; append_bindings: readonly unknown[]; start: PendingStart },
 ): Promise<boolean> {
-  const insert = db('approvals')
-    .insert(approvalRow(opened.state))
-    .onConflict('approval_id')
-    .ignore()
-    .returning('approval_id')
-    .toSQL();
+  const row: Record<string, unknown> = approvalRow(opened.state);
+  // A column left undefined takes its default, as knex's insert writes it.
+  const columns = Object.keys(row)
+    .filter((column) => row[column] !== undefined)
+    .sort();
   const started = pendingStartInsert(opened.start, 'inserted');
   const [records, lock] = opened.append_bindings;
-  const { rows } = await db.raw<{ rows: { opened: number; appended: number }[] }>(
-    `with inserted as (${insert.sql}),
-     started as (${started.sql}),
-     ${appendedWhen('inserted')}
-     select (select count(*)::int from inserted) as opened, (select count(*)::int from appended) as appended`,
-    [...insert.bindings, ...started.bindings, records, lock] as Knex.RawBinding[],
-  );
+  const rows = await preparedQuery<{ opened: number; appended: number }>(db, openingStatement(columns, started.sql), [
+    ...columns.map((column) => row[column]),
+    ...started.bindings,
+    records,
+    lock,
+  ]);
   const result = rows[0]!;
   if (result.opened > 0 && result.appended === 0)
     throw new Error(`the opening record of ${opened.state.approval_id} was neither appended nor found`);
@@ -64,12 +90,13 @@ const approvalRow = rowOf(ApprovalState, { defaults: { organization_id: DEFAULT_
  * The columns a claim writes: an ending's changes (unset answer fields cleared), or, for a step that leaves the
  * request pending (a quorum vote, an escalation, a hold), only what it changes; its record's id, one version up.
  */
-function claimWrite(
-  db: Knex,
-  claim: { changes: ApprovalChanges; provenance_id: string; updated_at: string },
-): Record<string, unknown> {
+function claimWrite(claim: {
+  changes: ApprovalChanges;
+  provenance_id: string;
+  updated_at: string;
+}): Record<string, unknown> {
   const { changes } = claim;
-  const stamp = { provenance_id: claim.provenance_id, version: db.raw('version + 1'), updated_at: claim.updated_at };
+  const stamp = { provenance_id: claim.provenance_id, updated_at: claim.updated_at };
   const pendingSteps = {
     ...(changes.votes !== undefined ? { votes: json(changes.votes), approvals_needed: changes.approvals_needed } : {}),
     ...(changes.expiry_outcome !== undefined ? { expiry_outcome: changes.expiry_outcome } : {}),
@@ -108,8 +135,23 @@ export async function claimApprovalEnding(
 ): Promise<ApprovalRow | undefined> {
   const query = db<ApprovalRow>('approvals').where({ approval_id: approvalId, status: 'pending' });
   if (claim.before_deadline) query.whereRaw(TAKES_ANSWERS);
-  const [row] = await query.update(claimWrite(db, claim)).returning('*');
+  const [row] = await query.update({ ...claimWrite(claim), version: db.raw('version + 1') }).returning('*');
   return row;
+}
+
+/** An answer's claim that writes these columns (one version up besides). */
+function answerClaimStatement(columns: readonly string[]): string {
+  return statementOf(`answer|${columns.join(',')}`, () => {
+    const set = [...columns.map((column) => `"${column}" = ?`), '"version" = version + 1'].join(', ');
+    return `with claimed as (update "approvals" set ${set}
+         where "approval_id" = ? and "status" = 'pending' and "version" = ? and ${TAKES_ANSWERS} returning *),
+     pending_signal as (
+       insert into workflow_signals (workflow_id, signal_name, args)
+       select approval_id, ?, ?::jsonb from claimed where ?::boolean
+       on conflict do nothing),
+     ${appendedWhen('claimed')}
+     select claimed.* from claimed where (select count(*) from appended) > 0`;
+  });
 }
 
 /**
@@ -132,30 +174,20 @@ export async function claimApprovalAnswer(
     signal: { name: string; args: unknown[] } | undefined;
   },
 ): Promise<ApprovalRow | undefined> {
-  const update = db<ApprovalRow>('approvals')
-    .where({ approval_id: approvalId, status: 'pending', version: claim.read_version })
-    .whereRaw(TAKES_ANSWERS)
-    .update(claimWrite(db, claim))
-    .returning('*')
-    .toSQL();
+  const write = claimWrite(claim);
+  // A column left undefined is not written, as knex's update leaves it.
+  const columns = Object.keys(write).filter((column) => write[column] !== undefined);
   const [records, lock] = claim.append_bindings;
-  const { rows } = await db.raw<{ rows: ApprovalRow[] }>(
-    `with claimed as (${update.sql}),
-     pending_signal as (
-       insert into workflow_signals (workflow_id, signal_name, args)
-       select approval_id, ?, ?::jsonb from claimed where ?::boolean
-       on conflict do nothing),
-     ${appendedWhen('claimed')}
-     select claimed.* from claimed where (select count(*) from appended) > 0`,
-    [
-      ...update.bindings,
-      claim.signal?.name ?? '',
-      JSON.stringify(claim.signal?.args ?? []),
-      claim.signal !== undefined,
-      records,
-      lock,
-    ] as Knex.RawBinding[],
-  );
+  const rows = await preparedQuery<ApprovalRow>(db, answerClaimStatement(columns), [
+    ...columns.map((column) => write[column]),
+    approvalId,
+    claim.read_version,
+    claim.signal?.name ?? '',
+    JSON.stringify(claim.signal?.args ?? []),
+    claim.signal !== undefined,
+    records,
+    lock,
+  ]);
   return rows[0];
 }
 
