@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Knex } from 'knex';
 import { findAgentByKeyHash } from '../../../db/agents';
 import { CREDENTIAL_TABLES, findApiTokenByHash, findServiceAccount, findTokenSubject } from '../../../db/credentials';
@@ -10,7 +10,12 @@ import {
 } from '../../../domain/identity/capabilities';
 import { DEFAULT_ORGANIZATION_ID } from '../../../domain/common/organizations';
 import type { NotifiedCache } from '../../../lib/notified-cache';
-import { hasExpired, type VerifiedTokenCache } from '../../../lib/verified-tokens';
+import {
+  hasExpired,
+  protectedHeaderOf,
+  type VerifiedHeader,
+  type VerifiedTokenCache,
+} from '../../../lib/verified-tokens';
 import { SIGNING_ALGORITHM, type KeyRing } from '../issuance/key-ring';
 import { ACCESS_TOKEN_TYPE, AGENT_KEY_PREFIX, PAT_PREFIX, sha256 } from '../issuance/secrets';
 import { authenticateSession, SESSION_TOKEN_TYPE, type SessionCredentialCheck } from '../issuance/session-tokens';
@@ -82,19 +87,15 @@ export async function authenticateBearer(deps: BearerDeps, token: string): Promi
   const reads = new CredentialReads(deps.db, deps.credentials);
   if (token.startsWith(AGENT_KEY_PREFIX)) return agentKeyPrincipal(reads, token);
   if (token.startsWith(PAT_PREFIX)) return personalAccessTokenPrincipal(reads, token);
-  let header: ReturnType<typeof decodeProtectedHeader>;
-  try {
-    header = decodeProtectedHeader(token);
-  } catch {
-    return { ok: false, reason: 'The token is malformed' };
-  }
+  const header = protectedHeaderOf(deps.verified, token);
+  if (!header) return { ok: false, reason: 'The token is malformed' };
   if (header.typ === SESSION_TOKEN_TYPE) return sessionPrincipal(deps, reads, token);
   const verifier =
     typeof header.typ === 'string' && Object.hasOwn(deps.verifiers ?? {}, header.typ)
       ? deps.verifiers?.[header.typ]
       : undefined;
   if (verifier) return verifier(token);
-  return accessTokenPrincipal(deps, reads, token, header.kid);
+  return accessTokenPrincipal(deps, reads, token, header);
 }
 
 /** A registered agent's API key: the agent, while it is active, holding orch:agent only. */
@@ -137,8 +138,9 @@ async function accessTokenPrincipal(
   deps: BearerDeps,
   reads: CredentialReads,
   token: string,
-  kid: string | undefined,
+  header: VerifiedHeader,
 ): Promise<BearerResult> {
+  const { kid } = header;
   const cached = deps.verified?.get(token);
   if (cached && hasExpired(cached)) return { ok: false, reason: 'The token has expired' };
   // Asked even of a cached token, from the key ring's memory: a key withdrawn early (compromised) stops its tokens too.
@@ -156,7 +158,7 @@ async function accessTokenPrincipal(
           requiredClaims: ['exp', 'sub'],
         })
       ).payload;
-    if (!cached) deps.verified?.set(token, payload);
+    if (!cached) deps.verified?.set(token, payload, header);
     return await claimsPrincipal(reads, payload);
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The token has expired' };

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Knex } from 'knex';
 import { sessionCredentialIsActive } from '../../../db/sessions';
 import { SIGNING_ALGORITHM, type KeyRing } from './key-ring';
 import type { Actor, TokenSettings } from '../authentication/actor';
-import { hasExpired, type VerifiedTokenCache } from '../../../lib/verified-tokens';
+import { hasExpired, protectedHeaderOf, type VerifiedTokenCache } from '../../../lib/verified-tokens';
 
 /** A session token: what a WebAuthn or device-key sign-in yields, and the one thing the delegation exchange accepts. */
 export const SESSION_TOKEN_TYPE = 'session+jwt';
@@ -57,12 +57,9 @@ export async function verifySessionToken(
   deps: { keyRing: KeyRing; settings: TokenSettings; verified?: VerifiedTokenCache },
   token: string,
 ): Promise<SessionVerification> {
-  let kid: string | undefined;
-  try {
-    kid = decodeProtectedHeader(token).kid;
-  } catch {
-    return { ok: false, reason: 'The session token is malformed' };
-  }
+  const header = protectedHeaderOf(deps.verified, token);
+  if (!header) return { ok: false, reason: 'The session token is malformed' };
+  const { kid } = header;
   // Asked even of a cached token, from the key ring's memory: a key withdrawn early (compromised) stops its sessions too.
   const key = kid ? await deps.keyRing.verificationKey(kid) : undefined;
   if (!key) return { ok: false, reason: 'The session token was not signed by a key of this deployment' };
@@ -84,7 +81,7 @@ export async function verifySessionToken(
     throw error;
   }
   const verified = sessionOf(payload);
-  if (verified.ok) deps.verified?.set(token, payload);
+  if (verified.ok) deps.verified?.set(token, payload, header);
   return verified;
 }
 
