@@ -29,6 +29,23 @@ export async function byDatabase<T extends { db: Knex }>(
  */
 export const afterAnswer = createBackgroundQueue({ concurrency: 16, retryDelaysMs: [500, 2000, 5000] });
 
+/** How long before the sweep's grace for a row ends the queue leaves it to the sweep: a call and a delete's time. */
+export const HANDOVER_MARGIN_MS = 1000;
+
+/**
+ * Queues the start or signal of a committed row, unless the dispatcher's sweep is about to own it: a task (or a
+ * retry) not begun `HANDOVER_MARGIN_MS` before the row's grace (`graceMs`) ends is dropped and its row left to the
+ * sweep, which claims rows only past their grace. So each is made once, by one of them (under a burst the queue
+ * fell seconds behind, and both made the same starts, when Temporal was the bottleneck); only a call begun just
+ * before its drop time and outlasting the margin is repeated, a no-op at Temporal. A dropped task keeps its row.
+ */
+export function pushUntilSwept(graceMs: number, task: () => Promise<void>): void {
+  const leftToSweepAt = Date.now() + graceMs - HANDOVER_MARGIN_MS;
+  afterAnswer.push(async () => {
+    if (Date.now() < leftToSweepAt) await task();
+  });
+}
+
 /**
  * Starts or signals a pass of the dispatcher's sweep makes at once. One at a time, a pass behind a burst (hundreds
  * of rows, each call slowed by a loaded Temporal) held its transaction for minutes, into the pass's own timeout.

@@ -10,7 +10,7 @@ import {
 } from '../../db/workflow-starts';
 import { createBatchQueue } from '../../lib/background';
 import { forEachConcurrently } from '../../lib/concurrency';
-import { AFTER_ANSWER_LINGER_MS, afterAnswer, byDatabase, SWEEP_CONCURRENCY } from './batches';
+import { AFTER_ANSWER_LINGER_MS, afterAnswer, byDatabase, pushUntilSwept, SWEEP_CONCURRENCY } from './batches';
 import { madeStartsForgotten } from './starts';
 
 export type { PendingSignal } from '../../db/workflow-starts';
@@ -63,11 +63,11 @@ const delivered = createBatchQueue<{ db: Knex; signal: PendingSignal }>({
 
 /**
  * The request path's delivery once its record has committed: the caller is answered without waiting for
- * Temporal. A delivery that keeps failing (Temporal unreachable), or a process gone, leaves the row to the
- * dispatcher's sweep.
+ * Temporal. A delivery that keeps failing (Temporal unreachable), one that waited in the queue until the sweep's
+ * grace nearly ended, or a process gone, leaves the row to the dispatcher's sweep.
  */
 export function deliverAfterCommit(deps: Deps, signal: PendingSignal): void {
-  afterAnswer.push(async () => {
+  pushUntilSwept(STALE_SIGNAL_MS, async () => {
     await tellWorkflow(deps, signal);
     delivered.push({ db: deps.db, signal });
   });

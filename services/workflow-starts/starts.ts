@@ -11,7 +11,7 @@ import {
 import { createBatchQueue } from '../../lib/background';
 import { forEachConcurrently } from '../../lib/concurrency';
 import { dependencyFailureOf } from '../../lib/dependency-failure';
-import { AFTER_ANSWER_LINGER_MS, afterAnswer, byDatabase, SWEEP_CONCURRENCY } from './batches';
+import { AFTER_ANSWER_LINGER_MS, byDatabase, pushUntilSwept, SWEEP_CONCURRENCY } from './batches';
 
 export type { PendingStart } from '../../db/workflow-starts';
 
@@ -60,10 +60,11 @@ export async function startCommitted(deps: { db: Knex; temporal: Client }, start
 
 /**
  * The request path's start: made behind the answer, which the caller has at commit (docs/architecture.md, "Answered
- * at commit"). A start that keeps failing, or a process gone, leaves the row to the dispatcher's sweep.
+ * at commit"). A start that keeps failing, one that waited in the queue until the sweep's grace nearly ended, or a
+ * process gone, leaves the row to the dispatcher's sweep.
  */
 export function startAfterCommit(deps: { db: Knex; temporal: Client }, start: PendingStart): void {
-  afterAnswer.push(() => startCommitted(deps, start));
+  pushUntilSwept(STALE_START_MS, () => startCommitted(deps, start));
 }
 
 /** For a stopping process: waits (at most `timeoutMs`) for the deletes of made starts under way, before its pool closes. */
