@@ -68,20 +68,31 @@ function deliveriesFor(
   });
 }
 
-/** Starts the workflows and delivers the signals a crash or an outage held back; how many of each. */
-async function catchUpStaleStarts(deps: DispatchDeps): Promise<{ started: number; signalled: number }> {
+/**
+ * Starts the workflows and delivers the signals a crash or an outage held back; how many of each, and whether a
+ * batch came full (there may be more).
+ */
+async function catchUpStaleStarts(deps: DispatchDeps): Promise<{ started: number; more: boolean }> {
   const { db, logger, temporal } = deps;
   const { dispatchBatchSize } = deps.settings.webhooks;
-  const { started, refused } = await startStaleStarts({ db, temporal }, dispatchBatchSize);
-  // Past the grace a start is either lost (its process died after the commit) or still queued behind a burst.
+  const starts = await startStaleStarts({ db, temporal }, dispatchBatchSize);
+  const { started } = starts;
+  // Past the grace a start is either lost (its process died after the commit) or left by a queue behind a burst.
   if (started > 0) logger.warn('started workflows whose start was still pending past its grace', { started });
-  if (refused.length > 0)
-    logger.error('Temporal refused pending workflow starts; they stay pending and are tried again each pass', {
-      refused,
+  if (starts.refused.length > 0)
+    logger.error('Temporal refused pending workflow starts; they stay pending and are tried again later', {
+      refused: starts.refused,
     });
-  const signalled = await deliverStaleSignals({ db, temporal }, dispatchBatchSize);
+  const signals = await deliverStaleSignals({ db, temporal }, dispatchBatchSize);
+  const { signalled } = signals;
   if (signalled > 0) logger.warn('delivered workflow signals that a crash or an outage had held back', { signalled });
-  return { started, signalled };
+  if (signals.refused.length > 0)
+    logger.error('Temporal refused pending workflow signals; they stay pending and are tried again later', {
+      refused: signals.refused,
+    });
+  const more =
+    started + starts.refused.length === dispatchBatchSize || signalled + signals.refused.length === dispatchBatchSize;
+  return { started, more };
 }
 
 /**
@@ -94,8 +105,7 @@ async function catchUpStaleStarts(deps: DispatchDeps): Promise<{ started: number
 export async function dispatchOutboxBatch(deps: DispatchDeps, input: { task_queue: string }): Promise<DispatchResult> {
   const { db, logger } = deps;
   const { dispatchBatchSize, dispatchPollMs, retrySchedule } = deps.settings.webhooks;
-  const { started, signalled } = await catchUpStaleStarts(deps);
-  const backlog = started === dispatchBatchSize || signalled === dispatchBatchSize;
+  const { started, more: backlog } = await catchUpStaleStarts(deps);
   return db.transaction(async (trx) => {
     const events = await claimUndispatchedEvents(trx, dispatchBatchSize);
     if (events.length === 0)

@@ -65,18 +65,15 @@ export async function findPendingStart(db: Knex, workflowId: string): Promise<Pe
     .first();
 }
 
-/**
- * Starts committed at least `olderThanMs` ago that nobody is known to have made, oldest first, locked for
- * the caller's transaction (skipping those another worker holds).
- */
+/** Starts committed at least `olderThanMs` ago (or requeued to then) that nobody is known to have made. */
 export async function claimStaleStarts(trx: Knex, olderThanMs: number, limit: number): Promise<PendingStart[]> {
-  return trx<PendingStart>('workflow_starts')
-    .select('workflow_id', 'workflow_type', 'task_queue', 'args', 'search_attributes')
-    .where('created_at', '<', trx.raw(`now() - make_interval(secs => ?)`, [olderThanMs / 1000]))
-    .orderBy('created_at')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked();
+  return inSweepOrder(trx, 'workflow_starts', olderThanMs, limit).select(
+    'workflow_id',
+    'workflow_type',
+    'task_queue',
+    'args',
+    'search_attributes',
+  );
 }
 
 export async function deletePendingStarts(trx: Knex, workflowIds: string[]): Promise<void> {
@@ -114,15 +111,56 @@ export async function deleteDeliveredSignals(
   ]);
 }
 
-/** Signals committed at least `olderThanMs` ago and still undelivered, oldest first, locked for the caller's transaction. */
+/** Signals committed at least `olderThanMs` ago (or requeued to then) and still undelivered. */
 export async function claimStaleSignals(trx: Knex, olderThanMs: number, limit: number): Promise<PendingSignal[]> {
-  return trx<PendingSignal>('workflow_signals')
-    .select('workflow_id', 'signal_name', 'args')
-    .where('created_at', '<', trx.raw(`now() - make_interval(secs => ?)`, [olderThanMs / 1000]))
-    .orderBy('created_at')
+  return inSweepOrder(trx, 'workflow_signals', olderThanMs, limit).select('workflow_id', 'signal_name', 'args');
+}
+
+/** Where a row stands in the sweep's order: when it was committed, or, once refused, when it was requeued to. */
+const SWEEP_ORDER = 'coalesce(requeued_at, created_at)';
+
+/**
+ * Rows whose turn in the sweep came at least `olderThanMs` ago, oldest first, locked for the caller's transaction
+ * (skipping those another worker holds); by the index on the sweep's order.
+ */
+function inSweepOrder(
+  trx: Knex,
+  table: 'workflow_starts' | 'workflow_signals',
+  olderThanMs: number,
+  limit: number,
+): Knex.QueryBuilder {
+  return trx(table)
+    .whereRaw(`${SWEEP_ORDER} < now() - make_interval(secs => ?)`, [olderThanMs / 1000])
+    .orderByRaw(SWEEP_ORDER)
     .limit(limit)
     .forUpdate()
     .skipLocked();
+}
+
+/**
+ * A start or signal Temporal refused as it stands steps aside: it is requeued as far after now as it is old (at
+ * most an hour), so each refusal about doubles its wait and the rows behind it take its place in the next batches.
+ */
+const REQUEUED_AT = "now() + least(now() - created_at, interval '1 hour')";
+
+export async function requeueRefusedStarts(trx: Knex, workflowIds: readonly string[]): Promise<void> {
+  if (workflowIds.length === 0) return;
+  await trx('workflow_starts')
+    .whereIn('workflow_id', workflowIds)
+    .update({ requeued_at: trx.raw(REQUEUED_AT) });
+}
+
+export async function requeueRefusedSignals(
+  trx: Knex,
+  signals: ReadonlyArray<Pick<PendingSignal, 'workflow_id' | 'signal_name'>>,
+): Promise<void> {
+  if (signals.length === 0) return;
+  await trx('workflow_signals')
+    .whereIn(
+      ['workflow_id', 'signal_name'],
+      signals.map((signal) => [signal.workflow_id, signal.signal_name]),
+    )
+    .update({ requeued_at: trx.raw(REQUEUED_AT) });
 }
 
 /** Records a start in the caller's transaction (the record it carries on is written beside it); a second one changes nothing. */

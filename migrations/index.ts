@@ -44,6 +44,7 @@ import * as platformAgentGrantsByDid from './20261201007100_platform_agent_grant
 import * as sessionCredentialNotifications from './20261202030100_session_credential_notifications';
 import * as coverChangeNotifications from './20261202030200_cover_change_notifications';
 import * as dropStoredHealth from './20261203020000_drop_stored_health';
+import * as sweepRequeue from './20261203010000_sweep_requeue';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -92,4 +93,5 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261202030100_session_credential_notifications', migration: sessionCredentialNotifications },
   { name: '20261202030200_cover_change_notifications', migration: coverChangeNotifications },
   { name: '20261203020000_drop_stored_health', migration: dropStoredHealth },
+  { name: '20261203010000_sweep_requeue', migration: sweepRequeue },
 ];

@@ -6,12 +6,13 @@ import {
   deleteDeliveredSignals,
   deleteMadeStarts,
   findPendingStart,
+  requeueRefusedSignals,
   type PendingSignal,
 } from '../../db/workflow-starts';
 import { createBatchQueue } from '../../lib/background';
 import { forEachConcurrently } from '../../lib/concurrency';
 import { AFTER_ANSWER_LINGER_MS, afterAnswer, byDatabase, pushUntilSwept, SWEEP_CONCURRENCY } from './batches';
-import { madeStartsForgotten } from './starts';
+import { madeStartsForgotten, refusalOf, type Refusal } from './starts';
 
 export type { PendingSignal } from '../../db/workflow-starts';
 
@@ -91,13 +92,30 @@ export async function afterAnswerWorkSettled(timeoutMs: number): Promise<void> {
  */
 export const STALE_SIGNAL_MS = 30_000;
 
-/** The dispatcher's sweep: delivers what a crash or an outage left undelivered, and forgets it in one transaction. */
-export async function deliverStaleSignals(deps: Deps, limit: number): Promise<number> {
+/** What a pass of the sweep did: the signals it delivered, and those Temporal refused. */
+export interface SweptSignals {
+  signalled: number;
+  refused: Array<Refusal & { signal_name: string }>;
+}
+
+/**
+ * The dispatcher's sweep: delivers what a crash or an outage left undelivered, and forgets it in one transaction.
+ * As with starts, an outage fails the pass and a signal refused for itself (one whose pending start Temporal
+ * refuses) stays pending, requeued behind the others, without failing the pass.
+ */
+export async function deliverStaleSignals(deps: Deps, limit: number): Promise<SweptSignals> {
   return deps.db.transaction(async (trx) => {
     const stale = await claimStaleSignals(trx, STALE_SIGNAL_MS, limit);
+    const told: PendingSignal[] = [];
+    const refused: SweptSignals['refused'] = [];
     // Told through the pool, not the transaction: one connection takes one statement at a time.
-    await forEachConcurrently(stale, SWEEP_CONCURRENCY, (signal) => tellWorkflow(deps, signal));
-    await deleteDeliveredSignals(trx, stale);
-    return stale.length;
+    await forEachConcurrently(stale, SWEEP_CONCURRENCY, async (signal) => {
+      const refusal = await refusalOf(() => tellWorkflow(deps, signal));
+      if (refusal === undefined) told.push(signal);
+      else refused.push({ workflow_id: signal.workflow_id, signal_name: signal.signal_name, reason: refusal });
+    });
+    await deleteDeliveredSignals(trx, told);
+    await requeueRefusedSignals(trx, refused);
+    return { signalled: told.length, refused };
   });
 }

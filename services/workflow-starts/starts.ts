@@ -6,6 +6,7 @@ import {
   deleteMadeStarts,
   deletePendingStarts,
   findPendingStart,
+  requeueRefusedStarts,
   type PendingStart,
 } from '../../db/workflow-starts';
 import { createBatchQueue } from '../../lib/background';
@@ -102,36 +103,56 @@ export async function callOnceStarted<R>(
 /** How long a committed start may wait for its own request before the dispatcher makes it. */
 export const STALE_START_MS = 5000;
 
-/** What a pass of the sweep did: the starts it made, and those Temporal refused as they stand (left pending). */
+/** A row of the sweep's that Temporal refused as it stands: it stays pending, requeued behind the others. */
+export interface Refusal {
+  workflow_id: string;
+  reason: string;
+}
+
+/** What a pass of the sweep did: the starts it made, and those Temporal refused. */
 export interface SweptStarts {
   started: number;
-  refused: Array<{ workflow_id: string; reason: string }>;
+  refused: Refusal[];
 }
 
 /**
  * The dispatcher's sweep: starts what a crash between a commit and its start left behind, in one
  * transaction (a crash before its commit leaves the rows for the next sweep, whose starts repeat nothing).
  * An outage of Temporal fails the pass, to be retried whole; a start refused for itself (an argument or search
- * attribute the namespace does not take) stays pending for the next pass and does not hold back those after it:
- * the rows come oldest first, and one such row had failed every pass, holding back every start behind it.
+ * attribute the namespace does not take) stays pending, requeued with a growing wait: the rows come oldest first,
+ * and refused rows left where they were would fill every batch and hold back every start behind them.
  */
 export async function startStaleStarts(deps: { db: Knex; temporal: Client }, limit: number): Promise<SweptStarts> {
   return deps.db.transaction(async (trx) => {
     const stale = await claimStaleStarts(trx, STALE_START_MS, limit);
     const made: string[] = [];
-    const refused: SweptStarts['refused'] = [];
+    const refused: Refusal[] = [];
     await forEachConcurrently(stale, SWEEP_CONCURRENCY, async (start) => {
-      try {
-        await startWorkflow(deps.temporal, start);
-        made.push(start.workflow_id);
-      } catch (error) {
-        if (dependencyFailureOf(error)) throw error;
-        refused.push({ workflow_id: start.workflow_id, reason: errorText(error) });
-      }
+      const refusal = await refusalOf(() => startWorkflow(deps.temporal, start));
+      if (refusal === undefined) made.push(start.workflow_id);
+      else refused.push({ workflow_id: start.workflow_id, reason: refusal });
     });
     await deletePendingStarts(trx, made);
+    await requeueRefusedStarts(
+      trx,
+      refused.map((refusal) => refusal.workflow_id),
+    );
     return { started: made.length, refused };
   });
+}
+
+/**
+ * Makes a call of the sweep's: undefined once made, or why Temporal refused it as it stands. An outage of a
+ * dependency (dependencyFailureOf) is thrown, failing the pass, as it is no row's fault.
+ */
+export async function refusalOf(call: () => Promise<void>): Promise<string | undefined> {
+  try {
+    await call();
+    return undefined;
+  } catch (error) {
+    if (dependencyFailureOf(error)) throw error;
+    return errorText(error);
+  }
 }
 
 /** An error's message with its cause's (a Temporal ServiceError says what the server refused in its cause). */
