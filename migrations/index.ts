@@ -43,8 +43,8 @@ import * as capabilityImplicationsByHolder from './20261201006100_capability_imp
 import * as platformAgentGrantsByDid from './20261201007100_platform_agent_grants_by_did';
 import * as sessionCredentialNotifications from './20261202030100_session_credential_notifications';
 import * as coverChangeNotifications from './20261202030200_cover_change_notifications';
-import * as dropStoredHealth from './20261203020000_drop_stored_health';
 import * as sweepRequeue from './20261203010000_sweep_requeue';
+import * as dropStoredHealth from './20261203020000_drop_stored_health';
 
 /** Every migration in order; append new ones, never edit or reorder applied ones. */
 export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -92,6 +92,6 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261201007100_platform_agent_grants_by_did', migration: platformAgentGrantsByDid },
   { name: '20261202030100_session_credential_notifications', migration: sessionCredentialNotifications },
   { name: '20261202030200_cover_change_notifications', migration: coverChangeNotifications },
-  { name: '20261203020000_drop_stored_health', migration: dropStoredHealth },
   { name: '20261203010000_sweep_requeue', migration: sweepRequeue },
+  { name: '20261203020000_drop_stored_health', migration: dropStoredHealth },
 ];
