@@ -1,8 +1,10 @@
 /**
- * `npx tsx scripts/bench/profile-summary.ts <file.cpuprofile> [--per N]`: where a service's CPU went, from a V8
- * CPU profile written under HANDOFF_BENCH_CPU_PROFILE. Prints self time by package (a node_modules package,
- * a project folder, or Node's internals) and the functions with the most self and total time; with
- * `--per N`, every figure is also divided by N operations (milliseconds per operation).
+ * `npx tsx scripts/bench/profile-summary.ts <file.cpuprofile> [--per N] [--samples]`: where a service's CPU went,
+ * from a V8 CPU profile written under HANDOFF_BENCH_CPU_PROFILE. Prints self time by package (a node_modules
+ * package, a project folder, or Node's internals) and the functions with the most self and total time; with
+ * `--per N`, every figure is also divided by N operations (milliseconds per operation). A sample is weighed by
+ * the time since the one before it, which on a loaded machine includes time the process was not running; with
+ * `--samples`, every sample weighs the same, the profile's median interval, so figures follow sample counts.
  */
 import { readFileSync } from 'node:fs';
 
@@ -37,7 +39,13 @@ function frameName(node: ProfileNode): string {
   return `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
 }
 
-function summarize(profile: CpuProfile) {
+function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function summarize(profile: CpuProfile, bySamples: boolean) {
+  const interval = medianOf(profile.timeDeltas);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -46,7 +54,7 @@ function summarize(profile: CpuProfile) {
   const byOwner = new Map<string, number>();
   const add = (map: Map<string, number>, key: string, ms: number) => map.set(key, (map.get(key) ?? 0) + ms);
   profile.samples.forEach((id, index) => {
-    const ms = (profile.timeDeltas[index] ?? 0) / 1000;
+    const ms = (bySamples ? interval : (profile.timeDeltas[index] ?? 0)) / 1000;
     const node = byId.get(id)!;
     add(self, frameName(node), ms);
     add(byOwner, ownerOf(node.callFrame.url, node.callFrame.functionName), ms);
@@ -71,11 +79,16 @@ function print(title: string, map: Map<string, number>, rows: number, per: numbe
 
 function main() {
   const [file, ...rest] = process.argv.slice(2);
-  if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [--per N]');
+  if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [--per N] [--samples]');
   const perAt = rest.indexOf('--per');
   const per = perAt >= 0 ? Number(rest[perAt + 1]) : 0;
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const { self, total, byOwner } = summarize(profile);
+  const bySamples = rest.includes('--samples');
+  const { self, total, byOwner } = summarize(profile, bySamples);
+  const weighing = bySamples
+    ? `${profile.samples.length} samples at the median interval, ${(medianOf(profile.timeDeltas) / 1000).toFixed(2)} ms`
+    : 'samples weighed by their time deltas';
+  process.stdout.write(`${weighing}\n`);
   const busyMs = [...byOwner.entries()].filter(([key]) => !IDLE.has(key)).reduce((sum, [, ms]) => sum + ms, 0);
   process.stdout.write(`busy ${busyMs.toFixed(0)} ms${per > 0 ? ` (${(busyMs / per).toFixed(2)} ms/op)` : ''}\n`);
   print('self time by package', byOwner, 25, per);
