@@ -1,5 +1,5 @@
 import cors from 'cors';
-import express, { type Express, type RequestHandler, type Router } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { authenticateDelegationToken } from '../services/identity/delegations/authenticate';
 import type { DelegationDeps } from '../services/identity/delegations/context';
 import { DELEGATION_TOKEN_TYPE } from '../services/identity/issuance/delegation-tokens';
@@ -16,6 +16,7 @@ import { requestDeadline, temporalCallsWithinDeadline } from './middleware/reque
 import { requestId } from './middleware/request-id';
 import { deprecationHeaders } from './middleware/deprecation';
 import { Problem } from './problem';
+import { PrefixRouter } from './prefix-router';
 import { ApiBuilder } from './route';
 import { FORM_BODY_PATHS, formBody } from './middleware/form-body';
 import { registerRoutes } from './routes';
@@ -78,7 +79,7 @@ function corsPolicy(origins: string[]): RequestHandler {
 }
 
 /** What every request passes before its route: id, trace, metrics, log, deadline, CORS, metering, body reading. */
-function useRequestMiddleware(app: Express, deps: AppDeps, meter: Router): void {
+function useRequestMiddleware(app: Express, deps: AppDeps, meter: PrefixRouter): void {
   const { settings } = deps;
   app.use(requestId());
   if (deps.tracer) app.use(traceRequests(deps.tracer));
@@ -88,7 +89,7 @@ function useRequestMiddleware(app: Express, deps: AppDeps, meter: Router): void 
   app.use(corsPolicy(settings.corsAllowedOrigins));
   app.use(deprecationHeaders(settings.deprecations));
   // Callers are identified and counted before any body is read: a refused body (413, 415, malformed JSON) carries X-RateLimit-* too.
-  app.use(meter);
+  app.use(meter.handle);
   app.use(requireJsonBody());
   app.use(express.json({ limit: settings.bodyLimit, strict: false }));
   app.use('/oauth/token', express.urlencoded({ extended: false, limit: '16kb' }));
@@ -96,7 +97,7 @@ function useRequestMiddleware(app: Express, deps: AppDeps, meter: Router): void 
   app.use(guardBody({ maxDepth: settings.jsonMaxDepth }));
 }
 
-function apiBuilder(deps: AppDeps, meter: Router, delegation: DelegationDeps): ApiBuilder {
+function apiBuilder(deps: AppDeps, meter: PrefixRouter, delegation: DelegationDeps): ApiBuilder {
   const { settings } = deps;
   const verifiers = { [DELEGATION_TOKEN_TYPE]: (token: string) => authenticateDelegationToken(delegation, token) };
   return new ApiBuilder({
@@ -146,14 +147,14 @@ export function buildApp(deps: AppDeps): Express {
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'simple');
 
-  const meter = express.Router();
+  const meter = new PrefixRouter();
   useRequestMiddleware(app, deps, meter);
   const delegation = { db: deps.db, keyRing: deps.keyRing, settings: settings.token, revocations: deps.revocations };
   const api = apiBuilder(deps, meter, delegation);
   registerRoutes(api, deps, delegation);
   if (deps.tracer) app.use(withinRequestTrace());
   app.use(temporalCallsWithinDeadline(deps.temporal));
-  app.use(api.router);
+  app.use(api.router.handle);
   mountDocs(app, api, settings.publicBaseUrl);
   app.use(answerUnmatched(api));
   app.use(problemRenderer(deps.logger));

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { match } from 'path-to-regexp';
 import type { ZodType } from 'zod';
 import type { Principal, Scope } from '../services/identity/scopes';
@@ -17,6 +17,7 @@ import {
   type OperationSpec,
   type RouteAuth,
 } from './openapi-assembly';
+import { PrefixRouter } from './prefix-router';
 import { Problem } from './problem';
 import type { z } from './schemas/zod';
 
@@ -73,7 +74,7 @@ export interface ApiMiddleware {
    * A router mounted before bodies are read, which the builder fills: it identifies the caller and counts the call
    * in its operation's category, so that every answer of a counted operation carries X-RateLimit-*.
    */
-  meter?: Router;
+  meter?: PrefixRouter;
 }
 
 function parse(schema: ZodType | undefined, value: unknown, location: string): unknown {
@@ -94,13 +95,13 @@ const leaveMeter: RequestHandler = (_req, _res, next) => next('router');
  * table the 405 handler consults, all from the same spec and zod schemas.
  */
 export class ApiBuilder {
-  readonly router = Router();
-  readonly meter: Router;
+  readonly router = new PrefixRouter();
+  readonly meter: PrefixRouter;
   readonly registry: OpenAPIRegistry = createApiRegistry();
   private readonly table: Array<{ method: string; matches: (path: string) => boolean }> = [];
 
   constructor(private readonly middleware: ApiMiddleware) {
-    this.meter = middleware.meter ?? Router();
+    this.meter = middleware.meter ?? new PrefixRouter();
   }
 
   route<
@@ -123,7 +124,7 @@ export class ApiBuilder {
     const metering: RequestHandler[] = [];
     if (spec.rateLimit && spec.auth !== 'public') metering.push(this.middleware.authenticate);
     if (spec.rateLimit) metering.push(this.middleware.rateLimit(spec.rateLimit));
-    this.meter[spec.method](expressPath, ...metering, leaveMeter);
+    this.meter.add(spec.method, expressPath, [...metering, leaveMeter]);
 
     const chain: RequestHandler[] = [guardParameters];
     if (spec.auth !== 'public')
@@ -162,7 +163,7 @@ export class ApiBuilder {
       if (reply.body === undefined) res.status(reply.status).send();
       else res.status(reply.status).json(reply.body);
     });
-    this.router[spec.method](expressPath, ...chain);
+    this.router.add(spec.method, expressPath, chain);
     this.registry.registerPath(openApiOperation(spec));
   }
 
