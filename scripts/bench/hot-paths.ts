@@ -28,6 +28,8 @@ import { judgeHotPaths, printHotPaths, type Figures, type Held, type Measured } 
 const SERIAL = { count: Number(process.env.HANDOFF_BENCH_SERIAL ?? 200), concurrency: 1 };
 const PARALLEL = { count: Number(process.env.HANDOFF_BENCH_PARALLEL ?? 1000), concurrency: 32 };
 const HELD = Number(process.env.HANDOFF_BENCH_HELD ?? 10_000);
+if (!Number.isInteger(HELD) || HELD < 0 || HELD === 1)
+  throw new Error(`HANDOFF_BENCH_HELD must be 0 (skip the held phase) or a whole number of at least 2, not ${HELD}`);
 const EXPIRING = 100;
 const WARM_UP = 200;
 const TASK_QUEUE = 'bench-hot-paths';
@@ -174,8 +176,8 @@ async function holdApprovals(bench: Bench, approvalIds: string[]): Promise<Held>
   await sleep(IDLE_READ_AFTER_MS);
   const workerRssIdleMiB = toMiB(procStatusKb(worker.pid, 'VmRSS'));
   say(`  and ${IDLE_READ_AFTER_MS / 1000} s later, with nothing asked of it: ${fixed(workerRssIdleMiB, 0)} MiB`);
-  // Fewer held than a serial run's count: they are all answered serially, and none at concurrency 32.
-  const serialCount = Math.min(SERIAL.count, HELD);
+  // At most half are answered serially, so that a small HELD still leaves some to answer at concurrency 32.
+  const serialCount = Math.min(SERIAL.count, Math.floor(HELD / 2));
   const answerSerial = await run(
     'answer approval (held)',
     { ...SERIAL, count: serialCount },
