@@ -23,6 +23,7 @@ import { fixed, toMiB, writeResults } from './report';
 import { runSuite, say, settle, sleep, startBenchStack, unlessAServiceDies, waitUntil } from './stack';
 import { countRecords } from './hot-paths/records';
 import { APPROVER, floorStart, hotPathRequests } from './hot-paths/requests';
+import { describeStartLag, startLag } from './hot-paths/start-lag';
 import { judgeHotPaths, printHotPaths, type Figures, type Held, type Measured } from './hot-paths/summary';
 
 const SERIAL = { count: Number(process.env.HANDOFF_BENCH_SERIAL ?? 200), concurrency: 1 };
@@ -126,8 +127,8 @@ async function measurePaths(bench: Bench, approvalIds: string[]): Promise<Measur
     const lgFirst = WARM_UP + (key === 'c1' ? 0 : SERIAL.count);
     const figures = {
       floor: await run('plain start (floor)', shape, floorStart(client, TASK_QUEUE)),
-      routing: await run('routing', shape, requests.route),
-      open: await run('open approval', shape, requests.openApproval(4 * 3600, ids)),
+      routing: await withStartLag(bench, 'routing', () => run('routing', shape, requests.route)),
+      open: await withStartLag(bench, 'open', () => run('open approval', shape, requests.openApproval(4 * 3600, ids))),
       answer: await run('answer approval', shape, requests.answerApproval(ids)),
       langGraphInterrupt: await run('LangGraph interrupt', shape, peer.open, lgFirst),
       langGraphResume: await run('LangGraph resume', shape, peer.answer, lgFirst),
@@ -137,7 +138,27 @@ async function measurePaths(bench: Bench, approvalIds: string[]): Promise<Measur
     approvalIds.push(...ids);
     for (const [name, value] of Object.entries(figures)) (measured[name] ??= {} as Measured[string])[key] = value;
   }
+  for (const key of ['c1', 'c32'] as const)
+    for (const name of ['routing', 'open'] as const) {
+      const figures = measured[name]![key];
+      figures.startLag = await startLag(client, WORKFLOW_TYPES[name], figures.answeredAt!);
+      delete figures.answeredAt;
+      say(describeStartLag(`${name} c=${key.slice(1)}`, figures.startLag));
+    }
   return measured;
+}
+
+const WORKFLOW_TYPES = { routing: 'routeTaskWorkflow', open: 'approvalWorkflow' } as const;
+
+/**
+ * A run of a path that starts a workflow behind its answer, with the answers' times kept to read the starts'
+ * lag against once the runs are over (the sweep has made what the queue left by then).
+ */
+async function withStartLag(bench: Bench, name: keyof typeof WORKFLOW_TYPES, measure: () => Promise<Figures>) {
+  const answeredAt = bench.requests.answeredAt[name];
+  answeredAt.clear();
+  const figures = await measure();
+  return { ...figures, answeredAt: new Map(answeredAt) };
 }
 
 /** Opens HELD approvals (and a few expiring ones), reads the worker's memory, then answers them all. */

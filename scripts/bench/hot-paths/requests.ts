@@ -30,12 +30,12 @@ function http(baseUrl: string, token: string) {
     pathName: string,
     body: string,
     expected: number,
-  ): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false; error: string }> => {
+  ): Promise<{ ok: true; body: Record<string, unknown>; location: string | null } | { ok: false; error: string }> => {
     const response = await fetch(`${baseUrl}${pathName}`, { method: 'POST', headers, body });
     const text = await response.text();
     if (response.status !== expected)
       return { ok: false, error: `${pathName}: HTTP ${response.status}: ${text.slice(0, 300)}` };
-    return { ok: true, body: JSON.parse(text) as Record<string, unknown> };
+    return { ok: true, body: JSON.parse(text) as Record<string, unknown>, location: response.headers.get('location') };
   };
 }
 
@@ -58,6 +58,8 @@ export function hotPathRequests(baseUrl: string, operatorToken: string, approver
   // Only a signed-in person answers; the approvals are addressed to this one.
   const postAsApprover: Post = http(baseUrl, approverToken);
   const tally = { routed: 0, answeredOk: 0 };
+  /** When each answer came, by the workflow id it starts, to read the starts' lag (./start-lag.ts) against. */
+  const answeredAt = { routing: new Map<string, number>(), open: new Map<string, number>() };
   const openApproval =
     (expiresInSeconds: number, ids: string[]): Send =>
     async (index) => {
@@ -71,6 +73,7 @@ export function hotPathRequests(baseUrl: string, operatorToken: string, approver
       const reply = await post('/v1/approvals', body, 201);
       if (!reply.ok) return reply;
       ids[index] = reply.body.id as string;
+      answeredAt.open.set(ids[index], Date.now());
       return { ok: true };
     };
   const answerApproval =
@@ -91,9 +94,10 @@ export function hotPathRequests(baseUrl: string, operatorToken: string, approver
     const reply = await post('/v1/orch/routing', body, 200);
     if (!reply.ok) return reply;
     tally.routed += 1;
+    answeredAt.routing.set(reply.location!.split('/').pop()!, Date.now());
     return reply.body.decision === expected
       ? { ok: true }
       : { ok: false, error: `decision ${String(reply.body.decision)}, expected ${expected}` };
   };
-  return { tally, openApproval, answerApproval, route };
+  return { tally, answeredAt, openApproval, answerApproval, route };
 }

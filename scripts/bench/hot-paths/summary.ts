@@ -2,12 +2,16 @@ import { cpus } from 'node:os';
 import type { LoadFigures } from '../load';
 import { fixed } from '../report';
 import { say } from '../stack';
+import type { StartLag } from './start-lag';
 
 /** CPU milliseconds per operation, by process. */
 export type CpuPerOperation = Record<string, number | undefined>;
 export type Figures = Omit<LoadFigures, 'errorSamples'> & {
   errorSamples: string[];
   cpuMsPerOperation: CpuPerOperation;
+  /** Of a path that starts a workflow behind its answer: when the answers came, then how late the starts were. */
+  answeredAt?: Map<string, number>;
+  startLag?: StartLag;
 };
 export type Measured = Record<string, Record<'c1' | 'c32', Figures>>;
 
