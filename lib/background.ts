@@ -26,6 +26,12 @@ async function doneOrTimedOut(done: Promise<void>, timeoutMs: number): Promise<v
 export function createBackgroundQueue(options: {
   concurrency: number;
   retryDelaysMs: readonly number[];
+  /**
+   * Which waiting task runs next: the oldest (the default), or the newest, for work that something else takes over
+   * past an age (an outbox sweep): a queue behind a burst then makes the fresh ones at once and leaves the oldest,
+   * instead of making every one late.
+   */
+  order?: 'oldest-first' | 'newest-first';
 }): BackgroundQueue {
   // Tasks run in the context the queue was made in, not in the request that pushed them: a request's
   // async-local state (its deadline's abort signal, bound to its Temporal calls) ends with its answer.
@@ -37,7 +43,7 @@ export function createBackgroundQueue(options: {
 
   const next = () => {
     while (running < options.concurrency && waiting.length > 0) {
-      const job = waiting.shift()!;
+      const job = options.order === 'newest-first' ? waiting.pop()! : waiting.shift()!;
       running += 1;
       context
         .runInAsyncScope(job.task)

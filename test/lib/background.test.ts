@@ -25,6 +25,21 @@ describe('background queue', () => {
     expect(queue.size).toBe(0);
   });
 
+  it('newest first, when so made: a queue behind runs the task pushed last first', async () => {
+    const queue = createBackgroundQueue({ concurrency: 1, retryDelaysMs: [], order: 'newest-first' });
+    const order: number[] = [];
+    let release!: () => void;
+    queue.push(() => new Promise<void>((resolve) => (release = resolve)));
+    await eventually(
+      async () => release,
+      (set) => set !== undefined,
+    );
+    for (let i = 1; i <= 3; i += 1) queue.push(async () => void order.push(i));
+    release();
+    await queue.settled(1000);
+    expect(order).toEqual([3, 2, 1]);
+  });
+
   it('retries a failing task once per delay, then drops it', async () => {
     const queue = createBackgroundQueue({ concurrency: 2, retryDelaysMs: [1, 1] });
     let attempts = 0;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { insertPendingStart, type PendingStart } from '../../../db/workflow-starts';
-import { afterAnswer } from '../../../services/workflow-starts/batches';
+import { AFTER_ANSWER_CONCURRENCY, afterAnswer } from '../../../services/workflow-starts/batches';
 import { deliverStaleSignals, STALE_SIGNAL_MS } from '../../../services/workflow-starts/signals';
 import {
   madeStartsForgotten,
@@ -72,15 +72,23 @@ async function workflowSignals(workflowId: string): Promise<string[]> {
   );
 }
 
+/** A burst: every lane of the after-answer queue busy (running, not waiting) until `release` is called. */
+async function busyLanes(): Promise<() => void> {
+  let release!: () => void;
+  const busy = new Promise<void>((resolve) => (release = resolve));
+  for (let lane = 0; lane < AFTER_ANSWER_CONCURRENCY; lane += 1) afterAnswer.push(() => busy);
+  // The queue begins them on the event loop's next turn.
+  await new Promise((resolve) => setImmediate(resolve));
+  return release;
+}
+
 describe('a start queued behind a burst', () => {
   it('is left to the sweep once it has waited near the sweep’s grace, and made once, by the sweep', async () => {
     const start = pendingStart();
     await insertPendingStart(database.db, start);
     const starts = jest.spyOn(temporal.workflow, 'start');
-    // A burst: every lane of the queue busy until the start has waited as long as the sweep's grace.
-    let release!: () => void;
-    const busy = new Promise<void>((resolve) => (release = resolve));
-    for (let lane = 0; lane < 16; lane += 1) afterAnswer.push(() => busy);
+    // Every lane busy until the start has waited as long as the sweep's grace.
+    const release = await busyLanes();
     startAfterCommit(deps(), start);
     const now = Date.now.bind(Date);
     jest.spyOn(Date, 'now').mockImplementation(() => now() + STALE_START_MS);
@@ -97,6 +105,24 @@ describe('a start queued behind a burst', () => {
     expect(countedStarts.mock.calls.map(([, options]) => options.workflowId)).toEqual([start.workflow_id]);
     expect(await rowOf('workflow_starts', start.workflow_id)).toBeUndefined();
     await temporal.workflow.getHandle(start.workflow_id).terminate('test done');
+  });
+
+  it('waits behind fresher starts only: the newest is made first', async () => {
+    const older = pendingStart();
+    const newer = pendingStart();
+    await insertPendingStart(database.db, older);
+    await insertPendingStart(database.db, newer);
+    const starts = jest.spyOn(temporal.workflow, 'start');
+    const release = await busyLanes();
+    startAfterCommit(deps(), older);
+    startAfterCommit(deps(), newer);
+    release();
+    await afterAnswer.settled(20_000);
+    await madeStartsForgotten(20_000);
+    expect(starts.mock.calls.map(([, options]) => options.workflowId)).toEqual([newer.workflow_id, older.workflow_id]);
+    expect(await rowOf('workflow_starts', older.workflow_id)).toBeUndefined();
+    expect(await rowOf('workflow_starts', newer.workflow_id)).toBeUndefined();
+    for (const { workflow_id } of [older, newer]) await temporal.workflow.getHandle(workflow_id).terminate('test done');
   });
 
   it('is made by the queue when its turn comes within the grace, and the sweep then finds nothing', async () => {
