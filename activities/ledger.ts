@@ -35,6 +35,17 @@ function dueBlock(state: LedgerState, settings: LedgerSealerSettings): DueBlock 
   return undefined;
 }
 
+/**
+ * How long to wait before looking at the ledger again. An empty open block cannot fall due by age sooner than the
+ * age limit after its first record, so a look every quarter of that finds the record in time to close the block
+ * exactly when due; a block with records is looked at every poll interval (for its size) and when it falls due.
+ */
+function untilNextLook(state: LedgerState, settings: LedgerSealerSettings): number {
+  if (state.open_block_age_ms === null)
+    return Math.max(settings.poll_interval_ms, Math.floor(settings.max_block_age_ms / 4));
+  return Math.min(settings.poll_interval_ms, settings.max_block_age_ms - state.open_block_age_ms);
+}
+
 /** The ledger's signing key, loaded (or made) once per worker; a failed load is tried again next time. */
 function cachedLedgerKey(deps: { db: Knex; settings: WorkerSettings; logger: Logger }): () => Promise<LedgerKey> {
   let key: Promise<LedgerKey> | undefined;
@@ -73,16 +84,19 @@ export function createLedgerActivities(deps: { db: Knex; settings: WorkerSetting
     async awaitDueBlock(settings: LedgerSealerSettings): Promise<DueBlock> {
       const context = Context.current();
       const started = Date.now();
+      let heartbeatAt = 0;
       for (;;) {
         const state = await ledgerState(deps.db);
         const due = dueBlock(state, settings);
         if (due) return due;
-        const age = state.open_block_age_ms;
         const left = settings.idle_return_ms - (Date.now() - started);
         if (left <= 0) return { kind: 'idle' };
-        context.heartbeat();
-        const untilAged = age === null ? settings.poll_interval_ms : settings.max_block_age_ms - age;
-        await context.sleep(Math.max(1, Math.min(settings.poll_interval_ms, untilAged, left)));
+        // The SDK sends one heartbeat per throttle interval (most of the 10 s timeout) however often it is called.
+        if (Date.now() - heartbeatAt >= HEARTBEAT_EVERY_MS) {
+          context.heartbeat();
+          heartbeatAt = Date.now();
+        }
+        await context.sleep(Math.max(1, Math.min(untilNextLook(state, settings), left)));
       }
     },
 
