@@ -34,8 +34,9 @@ export interface RouteGroup {
     Q extends ZodType | undefined = undefined,
     P extends ZodType | undefined = undefined,
     H extends ZodType | undefined = undefined,
+    R = undefined,
   >(
-    spec: InGroup<RouteSpec<B, Q, P, H, Scope | ResourceScope>>,
+    spec: InGroup<RouteSpec<B, Q, P, H, Scope | ResourceScope, R>>,
   ): void;
   list<Q extends ListQuery, P extends ZodType | undefined = undefined, Row = unknown>(
     spec: InGroup<ListRouteSpec<Q, P, Row>>,

@@ -1,5 +1,7 @@
-import type { AnswerOutcome } from '../../services/approvals/answers';
+import type { Knex } from 'knex';
+import { readApprovalAhead, type AnswerOutcome } from '../../services/approvals/answers';
 import { Problem } from '../problem';
+import type { ReadAheadContext } from '../route';
 import { ApprovalSchema, approvalView } from '../schemas/approvals';
 
 /** The answer of a respond or cancel, or the problem it is. */
@@ -11,6 +13,12 @@ export function answeredApproval(outcome: AnswerOutcome) {
     });
   throw new Problem(outcome.code, outcome.detail);
 }
+
+/** The readAhead of a route that answers the request in its path: the request, read while the call is counted. */
+export const approvalReadAhead =
+  (db: Knex) =>
+  ({ params, principal }: ReadAheadContext) =>
+    readApprovalAhead(db, principal.organization_id, params.approval_id ?? '');
 
 /** What answering a request may meet, whichever route answers it (respond, or the escalation queue's respond). */
 export const CLAIM_RESPONSES = {

@@ -24,7 +24,7 @@ import {
   RespondApprovalSchema,
 } from '../schemas/approvals';
 import { DecisionWaitQuerySchema } from '../schemas/decision-wait';
-import { ANSWER_RESPONSES, answeredApproval, CLAIM_RESPONSES } from './approval-answers';
+import { ANSWER_RESPONSES, answeredApproval, approvalReadAhead, CLAIM_RESPONSES } from './approval-answers';
 
 type ApprovalRouteDeps = PlatformServiceDeps & { decisions: DecisionWaits };
 
@@ -165,7 +165,8 @@ function registerRespond(approvals: RouteGroup, deps: ApprovalRouteDeps): void {
     auth: 'platform:write',
     request: { params: ApprovalIdParamsSchema, body: RespondApprovalSchema },
     responses: ANSWER_RESPONSES,
-    handler: async ({ params, body, principal }) => {
+    readAhead: approvalReadAhead(deps.db),
+    handler: async ({ params, body, principal, readAhead }) => {
       const answer = isFullResponse(body)
         ? {
             decision: body.decision,
@@ -177,7 +178,9 @@ function registerRespond(approvals: RouteGroup, deps: ApprovalRouteDeps): void {
         : simpleResponse(body.decision, body.reason);
       return {
         status: 200,
-        body: answeredApproval(await respondToApproval(deps, params.approval_id, principal, answer)),
+        body: answeredApproval(
+          await respondToApproval(deps, params.approval_id, principal, answer, 'respond_approval', await readAhead),
+        ),
       };
     },
   });
@@ -200,8 +203,11 @@ function registerCancel(approvals: RouteGroup, deps: ApprovalRouteDeps): void {
       403: { description: 'person_required, actor_mismatch, not_the_approver or delegation_not_covering' },
       ...CLAIM_RESPONSES,
     },
-    handler: async ({ params, body, principal }) => {
-      const approval = answeredApproval(await cancelApproval(deps, params.approval_id, principal, body));
+    readAhead: approvalReadAhead(deps.db),
+    handler: async ({ params, body, principal, readAhead }) => {
+      const approval = answeredApproval(
+        await cancelApproval(deps, params.approval_id, principal, body, await readAhead),
+      );
       return {
         status: 200,
         body: {

@@ -14,7 +14,7 @@ import {
   EscalationQueueQuerySchema,
   RespondEscalationSchema,
 } from '../schemas/approvals';
-import { ANSWER_RESPONSES, answeredApproval } from './approval-answers';
+import { ANSWER_RESPONSES, answeredApproval, approvalReadAhead } from './approval-answers';
 
 /** The escalation queue: the approval requests waiting for a human, per organization. */
 export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceDeps): void {
@@ -47,7 +47,8 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
     auth: 'platform:write',
     request: { params: ApprovalIdParamsSchema, body: RespondEscalationSchema },
     responses: ANSWER_RESPONSES,
-    handler: async ({ params, body, principal }) => {
+    readAhead: approvalReadAhead(deps.db),
+    handler: async ({ params, body, principal, readAhead }) => {
       const mapped = escalationResponse(body);
       if (!mapped.ok)
         throw new Problem('validation_failed', `${mapped.field} ${mapped.message}`, {
@@ -57,7 +58,7 @@ export function registerEscalationRoutes(api: ApiBuilder, deps: PlatformServiceD
       return {
         status: 200,
         body: answeredApproval(
-          await respondToApproval(deps, params.approval_id, principal, answer, 'respond_escalation'),
+          await respondToApproval(deps, params.approval_id, principal, answer, 'respond_escalation', await readAhead),
         ),
       };
     },

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { approvalFromRow, findApprovalById } from '../../db/approvals';
+import { approvalFromRow, findApprovalById, type ApprovalRow } from '../../db/approvals';
 import { findDelegation } from '../../db/delegation';
 import { answerTransition, type ApprovalEnding } from '../../domain/approvals/steps';
 import { isQuorum } from '../../domain/approvals/quorum';
@@ -81,6 +81,32 @@ async function approvalMaker(db: Knex, organizationId: string, principalId: stri
   };
 }
 
+/** A request as read before its answer was looked at (api/route.ts, readAhead): by id, in the caller's organization. */
+export interface ApprovalReadAhead {
+  approvalId: string;
+  organizationId: string;
+  row: ApprovalRow | undefined;
+}
+
+export async function readApprovalAhead(
+  db: Knex,
+  organizationId: string,
+  approvalId: string,
+): Promise<ApprovalReadAhead> {
+  return { approvalId, organizationId, row: await findApprovalById(db, organizationId, approvalId) };
+}
+
+/** The request to answer: as read ahead when that read is of this id in this organization, else read now. */
+async function approvalToAnswer(
+  db: Knex,
+  organizationId: string,
+  approvalId: string,
+  ahead: ApprovalReadAhead | undefined,
+): Promise<ApprovalRow | undefined> {
+  if (ahead?.approvalId === approvalId && ahead.organizationId === organizationId) return ahead.row;
+  return findApprovalById(db, organizationId, approvalId);
+}
+
 /** An answer as the person gives it: responded_by, when named, must be who they are. */
 export type HumanAnswer = Omit<RespondInput, 'responded_by' | 'principal' | 'actor'> & {
   responded_by?: string | undefined;
@@ -101,10 +127,11 @@ export async function respondToApproval(
   },
   answer: HumanAnswer,
   act: 'respond_approval' | 'respond_escalation' = 'respond_approval',
+  ahead?: ApprovalReadAhead,
 ): Promise<AnswerOutcome> {
   const acting = humanActorOf(caller, act, answer.responded_by);
   if (!acting.ok) return acting;
-  const row = await findApprovalById(deps.db, caller.organization_id, approvalId);
+  const row = await approvalToAnswer(deps.db, caller.organization_id, approvalId, ahead);
   if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
   const approval = approvalFromRow(row);
   const refused = approverRefusal(approval, acting.actor, 'answer');
@@ -159,10 +186,11 @@ export async function cancelApproval(
   approvalId: string,
   caller: HumanActCaller & { id: string; organization_id: string },
   request: { cancelled_by?: string | undefined; reason?: string | undefined },
+  ahead?: ApprovalReadAhead,
 ): Promise<AnswerOutcome> {
   const acting = humanActorOf(caller, 'cancel_approval', request.cancelled_by);
   if (!acting.ok) return acting;
-  const row = await findApprovalById(deps.db, caller.organization_id, approvalId);
+  const row = await approvalToAnswer(deps.db, caller.organization_id, approvalId, ahead);
   if (!row) return { ok: false, code: 'approval_not_found', detail: `No approval request ${approvalId}` };
   const approval = approvalFromRow(row);
   const refused = approverRefusal(approval, acting.actor, 'cancel');
