@@ -21,7 +21,7 @@ import { procStatusKb, ProcessMeter } from './processes';
 import { serviceBackendPids } from './database';
 import { fixed, toMiB, writeResults } from './report';
 import { runSuite, say, settle, sleep, startBenchStack, unlessAServiceDies, waitUntil } from './stack';
-import { countRecords } from './hot-paths/records';
+import { countRecords, noPendingStartsOrSignals } from './hot-paths/records';
 import { APPROVER, floorStart, hotPathRequests } from './hot-paths/requests';
 import { describeStartLag, startLag } from './hot-paths/start-lag';
 import { judgeHotPaths, printHotPaths, type Figures, type Held, type Measured } from './hot-paths/summary';
@@ -70,12 +70,21 @@ async function startHotPaths() {
     loadGenerator: () => [process.pid],
   };
   const pids = [api.pid, worker.pid, ...stack.temporalPids];
-  /** One measured closed-loop run, after the stack has settled, with the CPU each process spent per operation. */
+  /**
+   * One measured closed-loop run, after the stack has settled, with the CPU each process spent per operation: up
+   * to the last answer and on until the stack has settled again, so that the work made behind the answers (the
+   * workflows' starts, signals and tasks, the sweep's share) is counted with the operations that asked for it.
+   */
   const run = async (label: string, shape: Shape, send: Send, firstIndex = 0): Promise<Figures> => {
     await settle(pids, SETTLE);
     const meter = new ProcessMeter({ memory: {}, cpu: cpuGroups });
     const loaded = summarize([
-      await meter.measure(() => unlessAServiceDies(runClosedLoop({ ...shape, send, firstIndex }), [api, worker])),
+      await meter.measure(async () => {
+        const answered = await unlessAServiceDies(runClosedLoop({ ...shape, send, firstIndex }), [api, worker]);
+        await noPendingStartsOrSignals(database.db);
+        await settle(pids, SETTLE);
+        return answered;
+      }),
     ]);
     const cpuMsPerOperation = Object.fromEntries(
       Object.entries(meter.usage().cpuSeconds).map(([name, used]) => [

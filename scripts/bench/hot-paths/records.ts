@@ -1,4 +1,19 @@
 import type { Knex } from 'knex';
+import { waitUntil } from '../stack';
+
+/** Waits until every start and signal a run committed has been made (by the after-answer queue or the sweep). */
+export async function noPendingStartsOrSignals(db: Knex): Promise<void> {
+  await waitUntil(
+    'The pending workflow starts and signals',
+    async () => {
+      const { rows } = await db.raw<{ rows: Array<{ n: string }> }>(
+        'select (select count(*) from workflow_starts) + (select count(*) from workflow_signals) as n',
+      );
+      return Number(rows[0]?.n) === 0;
+    },
+    300_000,
+  );
+}
 
 /** What the run sent, to hold the database's records against. */
 export interface Sent {

@@ -90,7 +90,7 @@ export function printHotPaths(
       `${name.padEnd(22)} ${fixed(figures.c1.p50Ms).padStart(9)} ${fixed(figures.c1.p99Ms).padStart(9)} ${fixed(figures.c32.throughputPerSecond).padStart(9)} ${fixed(figures.c32.p50Ms).padStart(9)} ${fixed(figures.c32.p99Ms).padStart(9)}`,
     );
   }
-  say('CPU ms per operation at c=32, by process:');
+  say('CPU ms per operation at c=32, by process, until the stack had settled after the last answer:');
   for (const [name, figures] of Object.entries(measured)) {
     const byProcess = Object.entries(figures.c32.cpuMsPerOperation)
       .map(([process, ms]) => `${process} ${fixed(ms ?? null, 2)}`)
