@@ -78,11 +78,14 @@ async function startHotPaths() {
   const run = async (label: string, shape: Shape, send: Send, firstIndex = 0): Promise<Figures> => {
     await settle(pids, SETTLE);
     const meter = new ProcessMeter({ memory: {}, cpu: cpuGroups });
+    let settledAfterSeconds = 0;
     const loaded = summarize([
       await meter.measure(async () => {
         const answered = await unlessAServiceDies(runClosedLoop({ ...shape, send, firstIndex }), [api, worker]);
+        const lastAnswerAt = Date.now();
         await noPendingStartsOrSignals(database.db);
         await settle(pids, SETTLE);
+        settledAfterSeconds = (Date.now() - lastAnswerAt) / 1000;
         return answered;
       }),
     ]);
@@ -92,13 +95,13 @@ async function startHotPaths() {
         used === undefined ? undefined : (1000 * used) / shape.count,
       ]),
     );
-    const figures = { ...loaded, cpuMsPerOperation };
+    const figures = { ...loaded, cpuMsPerOperation, settledAfterSeconds };
     const cpu = Object.entries(cpuMsPerOperation)
       .filter(([, ms]) => ms !== undefined && ms >= 0.05)
       .map(([name, ms]) => `${name} ${fixed(ms!, 2)}`)
       .join(', ');
     say(
-      `  ${label.padEnd(34)} c=${String(shape.concurrency).padStart(2)}: p50 ${figures.p50Ms.toFixed(1)} ms, p99 ${figures.p99Ms.toFixed(1)} ms, ${figures.throughputPerSecond.toFixed(1)}/s, ${figures.errors} errors; CPU ms/op: ${cpu}`,
+      `  ${label.padEnd(34)} c=${String(shape.concurrency).padStart(2)}: p50 ${figures.p50Ms.toFixed(1)} ms, p99 ${figures.p99Ms.toFixed(1)} ms, ${figures.throughputPerSecond.toFixed(1)}/s, ${figures.errors} errors; settled ${fixed(settledAfterSeconds, 1)} s after; CPU ms/op: ${cpu}`,
     );
     for (const sample of figures.errorSamples) say(`    error: ${sample}`);
     return figures;

@@ -9,6 +9,8 @@ export type CpuPerOperation = Record<string, number | undefined>;
 export type Figures = Omit<LoadFigures, 'errorSamples'> & {
   errorSamples: string[];
   cpuMsPerOperation: CpuPerOperation;
+  /** From the last answer until the stack had settled (at least one quiet settle window, 0.5 s). */
+  settledAfterSeconds: number;
   /** Of a path that starts a workflow behind its answer: when the answers came, then how late the starts were. */
   answeredAt?: Map<string, number>;
   startLag?: StartLag;
