@@ -11,15 +11,15 @@ import { subscriptionMatches, type RetrySchedule, type WebhookEventBody } from '
 import { forEachConcurrently } from '../lib/concurrency';
 import type { Logger } from '../lib/logger';
 import { deliveryIdFor, startDelivery } from '../services/webhooks/deliveries';
-import { startStaleStarts } from '../services/workflow-starts/starts';
-import { deliverStaleSignals } from '../services/workflow-starts/signals';
+import { STALE_START_MS, startStaleStarts } from '../services/workflow-starts/starts';
+import { deliverStaleSignals, STALE_SIGNAL_MS } from '../services/workflow-starts/signals';
 import type { WorkerSettings } from './settings';
 
 /** Workflow starts in flight at once while a batch fans out. */
 export const DISPATCH_START_CONCURRENCY = 32;
 
 export interface DispatchResult {
-  /** Workflow starts a crash had left committed but unmade (services/workflow-starts). */
+  /** Workflow starts left committed but unmade past their grace (services/workflow-starts). */
   started?: number;
   events: number;
   deliveries: number;
@@ -69,23 +69,54 @@ function deliveriesFor(
 }
 
 /**
- * Starts the workflows and delivers the signals a crash or an outage held back; how many of each, and whether a
- * batch came full (there may be more).
+ * How much longer than its grace and the poll interval a swept row must have waited for its pass to warn. A crash,
+ * an outage or a burst of answers leaves rows to the sweep, which on time takes them within the poll of their grace
+ * (info); a row a minute later means the sweep itself was held back: passes failing through an outage, or a backlog
+ * larger than it keeps up with.
+ */
+export const SWEPT_LATE_AFTER_MS = 60_000;
+
+/** A pass's report of the starts or signals it swept: warns only when the oldest came late (SWEPT_LATE_AFTER_MS). */
+function logSwept(deps: DispatchDeps, message: string, swept: Record<string, number>, oldest: number, graceMs: number) {
+  const late = oldest > graceMs + deps.settings.webhooks.dispatchPollMs + SWEPT_LATE_AFTER_MS;
+  deps.logger.log(late ? 'warn' : 'info', message, {
+    ...swept,
+    oldest_waited_ms: Math.round(oldest),
+    grace_ms: graceMs,
+  });
+}
+
+/**
+ * Starts the workflows and delivers the signals left past their grace (by a crash, an outage or a burst of
+ * answers); how many of each, and whether a batch came full (there may be more).
  */
 async function catchUpStaleStarts(deps: DispatchDeps): Promise<{ started: number; more: boolean }> {
   const { db, logger, temporal } = deps;
   const { dispatchBatchSize } = deps.settings.webhooks;
   const starts = await startStaleStarts({ db, temporal }, dispatchBatchSize);
   const { started } = starts;
-  // Past the grace a start is either lost (its process died after the commit) or left by a queue behind a burst.
-  if (started > 0) logger.warn('started workflows whose start was still pending past its grace', { started });
+  if (started > 0)
+    logSwept(
+      deps,
+      'started workflows whose start was still pending past its grace',
+      { started },
+      starts.oldest_waited_ms,
+      STALE_START_MS,
+    );
   if (starts.refused.length > 0)
     logger.error('Temporal refused pending workflow starts; they stay pending and are tried again later', {
       refused: starts.refused,
     });
   const signals = await deliverStaleSignals({ db, temporal }, dispatchBatchSize);
   const { signalled } = signals;
-  if (signalled > 0) logger.warn('delivered workflow signals that a crash or an outage had held back', { signalled });
+  if (signalled > 0)
+    logSwept(
+      deps,
+      'delivered workflow signals still pending past their grace (left by a crash, an outage or a burst of answers)',
+      { signalled },
+      signals.oldest_waited_ms,
+      STALE_SIGNAL_MS,
+    );
   if (signals.refused.length > 0)
     logger.error('Temporal refused pending workflow signals; they stay pending and are tried again later', {
       refused: signals.refused,

@@ -65,14 +65,20 @@ export async function findPendingStart(db: Knex, workflowId: string): Promise<Pe
     .first();
 }
 
+/** A row the sweep claimed, with how long ago it was committed (by the database's clock). */
+export type Swept<T> = T & { waited_ms: number };
+
+const WAITED_MS = 'extract(epoch from now() - created_at)::float8 * 1000 as waited_ms';
+
 /** Starts committed at least `olderThanMs` ago (or requeued to then) that nobody is known to have made. */
-export async function claimStaleStarts(trx: Knex, olderThanMs: number, limit: number): Promise<PendingStart[]> {
+export async function claimStaleStarts(trx: Knex, olderThanMs: number, limit: number): Promise<Swept<PendingStart>[]> {
   return inSweepOrder(trx, 'workflow_starts', olderThanMs, limit).select(
     'workflow_id',
     'workflow_type',
     'task_queue',
     'args',
     'search_attributes',
+    trx.raw(WAITED_MS),
   );
 }
 
@@ -112,8 +118,17 @@ export async function deleteDeliveredSignals(
 }
 
 /** Signals committed at least `olderThanMs` ago (or requeued to then) and still undelivered. */
-export async function claimStaleSignals(trx: Knex, olderThanMs: number, limit: number): Promise<PendingSignal[]> {
-  return inSweepOrder(trx, 'workflow_signals', olderThanMs, limit).select('workflow_id', 'signal_name', 'args');
+export async function claimStaleSignals(
+  trx: Knex,
+  olderThanMs: number,
+  limit: number,
+): Promise<Swept<PendingSignal>[]> {
+  return inSweepOrder(trx, 'workflow_signals', olderThanMs, limit).select(
+    'workflow_id',
+    'signal_name',
+    'args',
+    trx.raw(WAITED_MS),
+  );
 }
 
 /** Where a row stands in the sweep's order: when it was committed, or, once refused, when it was requeued to. */

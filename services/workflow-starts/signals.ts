@@ -92,14 +92,17 @@ export async function afterAnswerWorkSettled(timeoutMs: number): Promise<void> {
  */
 export const STALE_SIGNAL_MS = 30_000;
 
-/** What a pass of the sweep did: the signals it delivered, and those Temporal refused. */
+/** What a pass of the sweep did: the signals it delivered (the oldest how long after its commit), and those Temporal refused. */
 export interface SweptSignals {
   signalled: number;
+  /** 0 when none was delivered. */
+  oldest_waited_ms: number;
   refused: Array<Refusal & { signal_name: string }>;
 }
 
 /**
- * The dispatcher's sweep: delivers what a crash or an outage left undelivered, and forgets it in one transaction.
+ * The dispatcher's sweep: delivers what a crash, an outage or a burst of answers left undelivered past its grace,
+ * and forgets it in one transaction.
  * As with starts, an outage fails the pass and a signal refused for itself (one whose pending start Temporal
  * refuses) stays pending, requeued behind the others, without failing the pass.
  */
@@ -108,14 +111,17 @@ export async function deliverStaleSignals(deps: Deps, limit: number): Promise<Sw
     const stale = await claimStaleSignals(trx, STALE_SIGNAL_MS, limit);
     const told: PendingSignal[] = [];
     const refused: SweptSignals['refused'] = [];
+    let oldestWaitedMs = 0;
     // Told through the pool, not the transaction: one connection takes one statement at a time.
     await forEachConcurrently(stale, SWEEP_CONCURRENCY, async (signal) => {
       const refusal = await refusalOf(() => tellWorkflow(deps, signal));
-      if (refusal === undefined) told.push(signal);
-      else refused.push({ workflow_id: signal.workflow_id, signal_name: signal.signal_name, reason: refusal });
+      if (refusal === undefined) {
+        told.push(signal);
+        oldestWaitedMs = Math.max(oldestWaitedMs, signal.waited_ms);
+      } else refused.push({ workflow_id: signal.workflow_id, signal_name: signal.signal_name, reason: refusal });
     });
     await deleteDeliveredSignals(trx, told);
     await requeueRefusedSignals(trx, refused);
-    return { signalled: told.length, refused };
+    return { signalled: told.length, oldest_waited_ms: oldestWaitedMs, refused };
   });
 }

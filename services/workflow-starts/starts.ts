@@ -109,9 +109,11 @@ export interface Refusal {
   reason: string;
 }
 
-/** What a pass of the sweep did: the starts it made, and those Temporal refused. */
+/** What a pass of the sweep did: the starts it made (the oldest made how long after its commit), and those Temporal refused. */
 export interface SweptStarts {
   started: number;
+  /** 0 when none was made. */
+  oldest_waited_ms: number;
   refused: Refusal[];
 }
 
@@ -127,17 +129,20 @@ export async function startStaleStarts(deps: { db: Knex; temporal: Client }, lim
     const stale = await claimStaleStarts(trx, STALE_START_MS, limit);
     const made: string[] = [];
     const refused: Refusal[] = [];
+    let oldestWaitedMs = 0;
     await forEachConcurrently(stale, SWEEP_CONCURRENCY, async (start) => {
       const refusal = await refusalOf(() => startWorkflow(deps.temporal, start));
-      if (refusal === undefined) made.push(start.workflow_id);
-      else refused.push({ workflow_id: start.workflow_id, reason: refusal });
+      if (refusal === undefined) {
+        made.push(start.workflow_id);
+        oldestWaitedMs = Math.max(oldestWaitedMs, start.waited_ms);
+      } else refused.push({ workflow_id: start.workflow_id, reason: refusal });
     });
     await deletePendingStarts(trx, made);
     await requeueRefusedStarts(
       trx,
       refused.map((refusal) => refusal.workflow_id),
     );
-    return { started: made.length, refused };
+    return { started: made.length, oldest_waited_ms: oldestWaitedMs, refused };
   });
 }
 
