@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
+import { DISPATCH_PASS_TIMEOUT_MS } from '../contracts/dispatch-outbox';
+import { allowIdleInTransaction } from '../db/connection';
 import {
   claimUndispatchedEvents,
   listEnabledSubscriptionEvents,
@@ -141,6 +143,8 @@ export async function dispatchOutboxBatch(deps: DispatchDeps, input: { task_queu
     const events = await claimUndispatchedEvents(trx, dispatchBatchSize);
     if (events.length === 0)
       return { started, events: 0, deliveries: 0, more: backlog, poll_interval_ms: dispatchPollMs };
+    // Thousands of starts (a noisy organization's events times its subscriptions) outlast the session's bound.
+    await allowIdleInTransaction(trx, DISPATCH_PASS_TIMEOUT_MS);
     const deliveries = deliveriesFor(events, await listEnabledSubscriptionEvents(trx), retrySchedule);
     await forEachConcurrently(deliveries, DISPATCH_START_CONCURRENCY, (delivery) =>
       startDelivery(deps.temporal, input.task_queue, delivery.input, delivery.organization_id),

@@ -103,6 +103,14 @@ export function createDb(options: {
   });
 }
 
+/**
+ * For a transaction that awaits another service between its statements: the server's idle-in-transaction bound
+ * (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS for the session) becomes `ms` for this transaction only.
+ */
+export async function allowIdleInTransaction(trx: Knex.Transaction, ms: number): Promise<void> {
+  await trx.raw(`select set_config('idle_in_transaction_session_timeout', ?, true)`, [`${Math.round(ms)}ms`]);
+}
+
 export async function pingDb(db: Db): Promise<void> {
   await db.raw('select 1');
 }

@@ -10,7 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks';
-import { wakeSignal } from '../contracts/dispatch-outbox';
+import { DISPATCH_PASS_TIMEOUT_MS, wakeSignal } from '../contracts/dispatch-outbox';
 import { DATABASE_ACTIVITY_RETRY } from '../contracts/failures';
 
 /** Passes per run before continuing as new, so that an idle dispatcher's history stays short too. */
@@ -34,7 +34,7 @@ export const DISPATCH_PASS_HEARTBEAT_TIMEOUT = '10 seconds';
 const DISPATCH_PASS_RETRY: RetryPolicy = { ...DATABASE_ACTIVITY_RETRY, maximumInterval: '5 seconds' };
 
 const { dispatchOutboxBatch } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: DISPATCH_PASS_TIMEOUT_MS,
   heartbeatTimeout: DISPATCH_PASS_HEARTBEAT_TIMEOUT,
   // Nothing is marked dispatched before its deliveries started, so a pass that gives up loses nothing.
   retry: DISPATCH_PASS_RETRY,

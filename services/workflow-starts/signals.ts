@@ -1,6 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
+import { DISPATCH_PASS_TIMEOUT_MS } from '../../contracts/dispatch-outbox';
+import { allowIdleInTransaction } from '../../db/connection';
 import {
   claimStaleSignals,
   deleteDeliveredSignals,
@@ -109,6 +111,8 @@ export interface SweptSignals {
 export async function deliverStaleSignals(deps: Deps, limit: number): Promise<SweptSignals> {
   return deps.db.transaction(async (trx) => {
     const stale = await claimStaleSignals(trx, STALE_SIGNAL_MS, limit);
+    // Its calls on Temporal, loaded, may outlast the session's idle-in-transaction bound.
+    if (stale.length > 0) await allowIdleInTransaction(trx, DISPATCH_PASS_TIMEOUT_MS);
     const told: PendingSignal[] = [];
     const refused: SweptSignals['refused'] = [];
     let oldestWaitedMs = 0;

@@ -1,6 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Knex } from 'knex';
+import { DISPATCH_PASS_TIMEOUT_MS } from '../../contracts/dispatch-outbox';
+import { allowIdleInTransaction } from '../../db/connection';
 import {
   claimStaleStarts,
   deleteMadeStarts,
@@ -127,6 +129,8 @@ export interface SweptStarts {
 export async function startStaleStarts(deps: { db: Knex; temporal: Client }, limit: number): Promise<SweptStarts> {
   return deps.db.transaction(async (trx) => {
     const stale = await claimStaleStarts(trx, STALE_START_MS, limit);
+    // Its calls on Temporal, loaded, may outlast the session's idle-in-transaction bound.
+    if (stale.length > 0) await allowIdleInTransaction(trx, DISPATCH_PASS_TIMEOUT_MS);
     const made: string[] = [];
     const refused: Refusal[] = [];
     let oldestWaitedMs = 0;
