@@ -20,8 +20,8 @@ import { httpPeer, inProcessPeer, PEER_APPLICATION_NAME } from './langgraph/peer
 import { procStatusKb, ProcessMeter } from './processes';
 import { serviceBackendPids } from './database';
 import { fixed, toMiB, writeResults } from './report';
-import { runSuite, say, settle, sleep, startBenchStack, unlessAServiceDies, waitUntil } from './stack';
-import { countRecords, noPendingStartsOrSignals } from './hot-paths/records';
+import { runSuite, say, settle, sleep, startBenchStack, unlessAServiceDies } from './stack';
+import { approvalsDrained, countRecords, noPendingStartsOrSignals } from './hot-paths/records';
 import { APPROVER, floorStart, hotPathRequests } from './hot-paths/requests';
 import { describeStartLag, startLag } from './hot-paths/start-lag';
 import { judgeHotPaths, printHotPaths, type Figures, type Held, type Measured } from './hot-paths/summary';
@@ -223,7 +223,7 @@ async function holdApprovals(bench: Bench, approvalIds: string[]): Promise<Held>
     serialCount,
   );
   approvalIds.push(...heldIds, ...expiringIds);
-  const carriedOnWithinSeconds = await approvalsDrained(bench);
+  const carriedOnWithinSeconds = await approvalsDrained(bench.client, bench.database.db, EXPIRING);
   return {
     count: HELD,
     open,
@@ -237,28 +237,6 @@ async function holdApprovals(bench: Bench, approvalIds: string[]): Promise<Held>
     answerParallel,
     carriedOnWithinSeconds,
   };
-}
-
-/** Waits for the expiring approvals to expire and every answered one's workflow to close; the seconds the latter took. */
-async function approvalsDrained({ client, database }: Bench): Promise<number> {
-  await waitUntil(
-    'The expiring approvals',
-    async () =>
-      Number((await database.db('approvals').where({ status: 'expired' }).count({ n: '*' }))[0]!.n) === EXPIRING,
-    300_000,
-  );
-  // An answer is the person's at its claim; its workflow carries it on after. How long the last of them took
-  // to close after the last answer is the backlog the answers left.
-  const drainStartedAt = Date.now();
-  await waitUntil(
-    'The answered approval workflows',
-    async () =>
-      (await client.workflow.count('WorkflowType = "approvalWorkflow" AND ExecutionStatus = "Running"')).count === 0,
-    900_000,
-  );
-  const seconds = (Date.now() - drainStartedAt) / 1000;
-  say(`  every answered approval's workflow closed ${seconds.toFixed(0)} s after the last answer`);
-  return seconds;
 }
 
 async function main(): Promise<void> {

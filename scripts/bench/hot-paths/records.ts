@@ -1,5 +1,6 @@
+import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { waitUntil } from '../stack';
+import { say, waitUntil } from '../stack';
 
 /**
  * Waits until every start and signal a run committed has been made (by the after-answer queue or the sweep). Behind
@@ -67,4 +68,25 @@ export async function countRecords(db: Knex, sent: Sent) {
     counts.pendingStarts === 0 &&
     counts.pendingSignals === 0;
   return { counts, hold };
+}
+
+/** Waits for the expiring approvals to expire and every answered one's workflow to close; the seconds the latter took. */
+export async function approvalsDrained(client: Client, db: Knex, expiring: number): Promise<number> {
+  await waitUntil(
+    'The expiring approvals',
+    async () => Number((await db('approvals').where({ status: 'expired' }).count({ n: '*' }))[0]!.n) === expiring,
+    300_000,
+  );
+  // An answer is the person's at its claim; its workflow carries it on after. How long the last of them took
+  // to close after the last answer is the backlog the answers left.
+  const drainStartedAt = Date.now();
+  await waitUntil(
+    'The answered approval workflows',
+    async () =>
+      (await client.workflow.count('WorkflowType = "approvalWorkflow" AND ExecutionStatus = "Running"')).count === 0,
+    900_000,
+  );
+  const seconds = (Date.now() - drainStartedAt) / 1000;
+  say(`  every answered approval's workflow closed ${seconds.toFixed(0)} s after the last answer`);
+  return seconds;
 }
