@@ -156,6 +156,7 @@ export function buildApp(deps: AppDeps): Express {
   app.use(temporalCallsWithinDeadline(deps.temporal));
   app.use(api.router.handle);
   mountDocs(app, api, settings.publicBaseUrl);
+  api.compile();
   app.use(answerUnmatched(api));
   app.use(problemRenderer(deps.logger));
   return app;

@@ -54,8 +54,14 @@ export class PrefixRouter {
     this.root = undefined;
   }
 
+  /** Builds the prefix tree now, once every route is added, so that the first request does not pay for it. */
+  compile(): void {
+    this.root = this.tree([]);
+  }
+
   private nodeFor(path: string): PrefixNode {
-    this.root ??= this.build([]);
+    // A route added after compile() drops the tree; the next request builds it again.
+    this.root ??= this.tree([]);
     let node = this.root;
     for (const segment of path.toLowerCase().split('/').filter(Boolean)) {
       const child = node.children.get(segment);
@@ -65,7 +71,7 @@ export class PrefixRouter {
     return node;
   }
 
-  private build(prefix: string[]): PrefixNode {
+  private tree(prefix: string[]): PrefixNode {
     const router = Router();
     for (const route of this.declared)
       if (startsWith(prefix, route.literal)) router[route.method](route.path, ...route.handlers);
@@ -74,6 +80,6 @@ export class PrefixRouter {
         .filter((route) => route.literal.length > prefix.length && startsWith(route.literal, prefix))
         .map((route) => route.literal[prefix.length] as string),
     );
-    return { router, children: new Map([...next].map((segment) => [segment, this.build([...prefix, segment])])) };
+    return { router, children: new Map([...next].map((segment) => [segment, this.tree([...prefix, segment])])) };
   }
 }

@@ -199,6 +199,12 @@ export class ApiBuilder {
     this.registry.registerPath(openApiOperation(spec));
   }
 
+  /** Builds the routers' prefix trees once every route is declared, so that the first request does not. */
+  compile(): void {
+    this.router.compile();
+    this.meter.compile();
+  }
+
   /** The methods that exist for a path, for 405 and its Allow header. */
   allowedMethods(path: string): string[] {
     return [...new Set(this.table.filter((entry) => entry.matches(path)).map((entry) => entry.method))];

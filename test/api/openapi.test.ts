@@ -1,5 +1,7 @@
+import type { AddressInfo } from 'node:net';
 import type { RequestHandler } from 'express';
 import { openApiDocument } from '../../api/docs';
+import { PrefixRouter } from '../../api/prefix-router';
 import { ApiBuilder } from '../../api/route';
 import { z } from '../../api/schemas/zod';
 import { buildStackApp } from '../support/app';
@@ -254,5 +256,24 @@ describe('generating the document', () => {
       operation('/two', z.object({}), z.object({ nested: z.array(z.object({ a: z.number() }).openapi('Thing')) })),
     );
     expect(() => openApiDocument(api, 'http://127.0.0.1')).toThrow(/Thing/);
+  });
+});
+
+describe('the app as buildApp assembles it', () => {
+  it('has built its routers’ prefix trees, the documentation’s routes included, before its first request', async () => {
+    const trees = jest.spyOn(PrefixRouter.prototype as unknown as { tree: (prefix: string[]) => unknown }, 'tree');
+    const { app, close } = buildStackApp(stack);
+    const server = app.listen(0);
+    try {
+      expect(trees).toHaveBeenCalled();
+      trees.mockClear();
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      expect((await call(baseUrl, 'GET', '/docs/init.js')).status).toBe(200);
+      expect(trees).not.toHaveBeenCalled();
+    } finally {
+      trees.mockRestore();
+      await new Promise((resolve) => server.close(resolve));
+      await close();
+    }
   });
 });

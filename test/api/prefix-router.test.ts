@@ -99,4 +99,20 @@ describe('PrefixRouter', () => {
     expect(new Set(expected.map((reply) => reply.route)).size).toBeGreaterThanOrEqual(8);
     expect(await answers(prefixed.baseUrl)).toEqual(expected);
   });
+
+  it('builds its tree when compiled, so that the first request does not; a route added after is still answered', async () => {
+    const router = new PrefixRouter();
+    for (const [method, path] of ROUTES) router.add(method, path, [answer(method, path)]);
+    const trees = jest.spyOn(PrefixRouter.prototype as unknown as { tree: (prefix: string[]) => unknown }, 'tree');
+    router.compile();
+    expect(trees).toHaveBeenCalledWith([]);
+    trees.mockClear();
+    const { baseUrl, server } = await serve((app) => app.use(router.handle));
+    servers.push(server);
+    expect((await call(baseUrl, 'GET', '/v1/orch/routing/r1')).headers.get('x-route')).toBe('get /v1/orch/routing/:id');
+    expect(trees).not.toHaveBeenCalled();
+    router.add('get', '/late', [answer('get', '/late')]);
+    expect((await call(baseUrl, 'GET', '/late')).headers.get('x-route')).toBe('get /late');
+    trees.mockRestore();
+  });
 });
