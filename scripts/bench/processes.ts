@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { freePort } from '../../lib/net';
 
@@ -29,12 +30,14 @@ export interface Service {
  * the child's pid is the process whose memory is measured. Its stderr is shown, prefixed with its name.
  */
 /**
- * With HANDOFF_BENCH_CPU_PROFILE=<dir>, each service writes a V8 CPU profile there when it stops
- * (<name>.cpuprofile, readable in Chrome DevTools or by scripts/bench/profile-summary.ts).
+ * With HANDOFF_BENCH_CPU_PROFILE=<dir>, each service writes V8 CPU profiles under <dir>/<name>/ when it
+ * stops, one per thread (Node's default names end in pid.tid.seq; the main thread's is the largest, beside
+ * tsx's loader thread and a worker's workflow threads), readable in Chrome DevTools or by
+ * scripts/bench/profile-summary.ts.
  */
 function profilingFlags(name: string): string[] {
   const dir = process.env.HANDOFF_BENCH_CPU_PROFILE;
-  return dir ? ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${name}.cpuprofile`] : [];
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', path.join(dir, name)] : [];
 }
 
 export function spawnService(
