@@ -6,7 +6,8 @@
  *
  * After a warm-up, each of: plain start of a workflow (the floor), POST /v1/orch/routing, POST /v1/approvals
  * (open), POST /v1/approvals/{id}/respond (answer), LangGraph invoke to its interrupt (open) and resume
- * (answer), in process and over HTTP, at concurrency 1 (200 requests) and 32 (1,000), with the CPU each
+ * (answer), in process and over HTTP, at concurrency 1 (200 requests) and 32 (1,000) and paced (one caller
+ * waiting a quarter second between an answer and its next request, 40 requests), with the CPU each
  * process (API, worker, Temporal, Postgres, the peer's server, this load generator) spent per operation. Then 10,000 approvals held open on one worker
  * with the default workflow cache: the worker's RSS once it has caught up with the opens (and its peak while
  * it caught up), and answers to them at concurrency 32 and 1. A few approvals expire meanwhile. At the end
@@ -28,6 +29,8 @@ import { judgeHotPaths, printHotPaths, type Figures, type Held, type Measured } 
 
 const SERIAL = { count: Number(process.env.HANDOFF_BENCH_SERIAL ?? 200), concurrency: 1 };
 const PARALLEL = { count: Number(process.env.HANDOFF_BENCH_PARALLEL ?? 1000), concurrency: 32 };
+/** One caller with a quarter second between an answer and its next request: what a lone agent feels. */
+const PACED = { count: Number(process.env.HANDOFF_BENCH_PACED ?? 40), concurrency: 1, pauseMs: 250 };
 const HELD = Number(process.env.HANDOFF_BENCH_HELD ?? 10_000);
 if (!Number.isInteger(HELD) || HELD < 0 || HELD === 1)
   throw new Error(`HANDOFF_BENCH_HELD must be 0 (skip the held phase) or a whole number of at least 2, not ${HELD}`);
@@ -42,7 +45,7 @@ const RESULTS_FILE = path.resolve(__dirname, '..', '..', 'bench-results', 'hot-p
 const FLOOR_WORKER = path.join(__dirname, 'floor', 'worker.ts');
 const IDLE_READ_AFTER_MS = 30_000;
 
-type Shape = typeof SERIAL;
+type Shape = { count: number; concurrency: number; pauseMs?: number };
 type Bench = Awaited<ReturnType<typeof startHotPaths>>;
 
 async function startHotPaths() {
@@ -133,10 +136,13 @@ async function measurePaths(bench: Bench, approvalIds: string[]): Promise<Measur
   for (const [key, shape] of [
     ['c1', SERIAL],
     ['c32', PARALLEL],
+    ['paced', PACED],
   ] as const) {
-    say(`Measuring at concurrency ${shape.concurrency}, ${shape.count} of each…`);
+    say(
+      `Measuring at concurrency ${shape.concurrency}, ${shape.count} of each${'pauseMs' in shape ? `, ${shape.pauseMs} ms between an answer and the next request` : ''}…`,
+    );
     const ids: string[] = [];
-    const lgFirst = WARM_UP + (key === 'c1' ? 0 : SERIAL.count);
+    const lgFirst = WARM_UP + { c1: 0, c32: SERIAL.count, paced: SERIAL.count + PARALLEL.count }[key];
     const figures = {
       floor: await run('plain start (floor)', shape, floorStart(client, TASK_QUEUE)),
       routing: await withStartLag(bench, 'routing', () => run('routing', shape, requests.route)),
@@ -150,12 +156,12 @@ async function measurePaths(bench: Bench, approvalIds: string[]): Promise<Measur
     approvalIds.push(...ids);
     for (const [name, value] of Object.entries(figures)) (measured[name] ??= {} as Measured[string])[key] = value;
   }
-  for (const key of ['c1', 'c32'] as const)
+  for (const key of ['c1', 'c32', 'paced'] as const)
     for (const name of ['routing', 'open'] as const) {
       const figures = measured[name]![key];
       figures.startLag = await startLag(client, WORKFLOW_TYPES[name], figures.answeredAt!);
       delete figures.answeredAt;
-      say(describeStartLag(`${name} c=${key.slice(1)}`, figures.startLag));
+      say(describeStartLag(`${name} ${key === 'paced' ? 'paced' : `c=${key.slice(1)}`}`, figures.startLag));
     }
   return measured;
 }

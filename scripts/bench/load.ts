@@ -34,14 +34,16 @@ export function percentile(sorted: number[], p: number): number {
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * `concurrency` callers each send their next request as soon as their last one answered, until `count`
- * were sent. Latency counts every request, the failed ones too, so errors cannot flatter the figures.
+ * `concurrency` callers each send their next request as soon as their last one answered (or `pauseMs` after
+ * it, a caller's think time), until `count` were sent. Latency counts every request, the failed ones too, so
+ * errors cannot flatter the figures.
  */
 export async function runClosedLoop(options: {
   count: number;
   concurrency: number;
   send: Send;
   firstIndex?: number;
+  pauseMs?: number;
 }): Promise<LoadRun> {
   const latenciesMs: number[] = [];
   const errorSamples = new Set<string>();
@@ -58,6 +60,7 @@ export async function runClosedLoop(options: {
         errors += 1;
         if (errorSamples.size < ERROR_SAMPLES) errorSamples.add(outcome.error);
       }
+      if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
     }
   };
   const startedAt = performance.now();

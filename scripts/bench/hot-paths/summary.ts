@@ -15,7 +15,8 @@ export type Figures = Omit<LoadFigures, 'errorSamples'> & {
   answeredAt?: Map<string, number>;
   startLag?: StartLag;
 };
-export type Measured = Record<string, Record<'c1' | 'c32', Figures>>;
+/** By path: back to back at c=1, at c=32, and paced (one caller pausing between requests). */
+export type Measured = Record<string, Record<'c1' | 'c32' | 'paced', Figures>>;
 
 export interface Held {
   count: number;
@@ -58,6 +59,9 @@ export function judgeHotPaths(measured: Measured, held: Held | undefined, record
       ratios.openC32ThroughputOverPeer >= 1 && ratios.openC32P99OverPeer <= 1,
     'answer c=32: rate ≥ and p99 ≤ LangGraph-over-HTTP resume':
       ratios.answerC32ThroughputOverPeer >= 1 && ratios.answerC32P99OverPeer <= 1,
+    'routing paced p50 ≤ 10 ms': m('routing').paced.p50Ms <= 10,
+    'open paced p50 ≤ 10 ms': m('open').paced.p50Ms <= 10,
+    'answer paced p50 ≤ LangGraph-over-HTTP resume paced p50': m('answer').paced.p50Ms <= peerAnswer.paced.p50Ms,
     'API CPU per routing (c=32) ≤ 3 ms': apiCpuPerRouting !== undefined && apiCpuPerRouting <= 3,
     ...(held && heldTargets(held, peerAnswer)),
     'nothing lost or decided twice': recordsHold,
@@ -85,12 +89,16 @@ export function printHotPaths(
 ) {
   say('');
   say(
-    `${'path'.padEnd(22)} ${'c=1 p50'.padStart(9)} ${'c=1 p99'.padStart(9)} ${'c=32 /s'.padStart(9)} ${'c=32 p50'.padStart(9)} ${'c=32 p99'.padStart(9)}`,
+    [
+      'path'.padEnd(22),
+      ...['c=1 p50', 'c=1 p99', 'c=32 /s', 'c=32 p50', 'c=32 p99', 'paced p50', 'paced p99'].map((head) =>
+        head.padStart(9),
+      ),
+    ].join(' '),
   );
-  for (const [name, figures] of Object.entries(measured)) {
-    say(
-      `${name.padEnd(22)} ${fixed(figures.c1.p50Ms).padStart(9)} ${fixed(figures.c1.p99Ms).padStart(9)} ${fixed(figures.c32.throughputPerSecond).padStart(9)} ${fixed(figures.c32.p50Ms).padStart(9)} ${fixed(figures.c32.p99Ms).padStart(9)}`,
-    );
+  for (const [name, { c1, c32, paced }] of Object.entries(measured)) {
+    const cells = [c1.p50Ms, c1.p99Ms, c32.throughputPerSecond, c32.p50Ms, c32.p99Ms, paced.p50Ms, paced.p99Ms];
+    say([name.padEnd(22), ...cells.map((value) => fixed(value).padStart(9))].join(' '));
   }
   say('CPU ms per operation at c=32, by process, until the stack had settled after the last answer:');
   for (const [name, figures] of Object.entries(measured)) {
