@@ -81,6 +81,7 @@ async function main(): Promise<void> {
       port: Number(config.TEMPORAL_ADDRESS.split(':')[1] ?? 7233),
       uiPort: TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
+      yieldToApi: true,
     });
     if (temporalServer.reused)
       say(

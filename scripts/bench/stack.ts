@@ -98,7 +98,13 @@ export interface Infrastructure {
 async function startInfrastructure(): Promise<Infrastructure> {
   const { cli } = await provisionTemporal(say);
   say('Starting an in-memory Temporal dev server…');
-  const temporalServer = await startTemporalDevServer({ cli, port: await freePort(), namespace: NAMESPACE });
+  // As npm start runs it: below the API's priority.
+  const temporalServer = await startTemporalDevServer({
+    cli,
+    port: await freePort(),
+    namespace: NAMESPACE,
+    yieldToApi: true,
+  });
   onTearDown(() => temporalServer.stop());
 
   const database = await createBenchDatabase();

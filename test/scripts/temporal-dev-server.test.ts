@@ -1,10 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, portAnswers } from '../../lib/net';
-import { PID_FILE, startTemporalDevServer, type DevServer } from '../../scripts/temporal-dev-server';
+import {
+  DEV_SERVER_NICENESS,
+  PID_FILE,
+  startTemporalDevServer,
+  type DevServer,
+} from '../../scripts/temporal-dev-server';
 
 const cli = () => process.env.HANDOFF_TEST_TEMPORAL_CLI!;
 const alive = (pid: number) => {
@@ -66,6 +71,21 @@ describe('the Temporal dev server of npm start', () => {
     process.kill(parent, 'SIGKILL');
     await until('the server stopping', () => !alive(server));
     expect(await portAnswers(port)).toBe(false);
+  });
+
+  it('runs below normal priority when it yields to the API, every thread of it, and serves as before', async () => {
+    const port = await freePort();
+    started = await startTemporalDevServer({ cli: cli(), dataDir, port, namespace: 'default', yieldToApi: true });
+    expect(readFileSync(`/proc/${started.pid}/cmdline`, 'utf8')).toContain('start-dev');
+    const threads = readdirSync(`/proc/${started.pid}/task`);
+    expect(threads.length).toBeGreaterThan(1);
+    // After the name in parentheses, nice is the 17th field of /proc/<pid>/task/<tid>/stat.
+    const niceOf = (tid: string) => {
+      const stat = readFileSync(`/proc/${started!.pid}/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    expect(new Set(threads.map(niceOf))).toEqual(new Set([DEV_SERVER_NICENESS]));
+    expect(await portAnswers(port)).toBe(true);
   });
 
   it('takes over a healthy server of its own data folder that an earlier run left behind, and stops it on stop()', async () => {

@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import type { LoadFigures } from '../load';
 import { fixed } from '../report';
+import { DEV_SERVER_NICENESS } from '../../temporal-dev-server';
 import { say } from '../stack';
 import type { StartLag } from './start-lag';
 
@@ -119,6 +120,6 @@ export function printHotPaths(
   say(`counts: ${JSON.stringify(counts)}`);
   for (const [target, met] of Object.entries(judged.targets)) say(`  ${met ? 'met   ' : 'MISSED'} ${target}`);
   say(
-    `${cpus().length} CPUs, Node ${process.version}, ${databaseKind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}; one API and one worker process, the LangGraph peer's server process; Temporal dev server in memory; the machine may be shared with other work: compare the ratios of one run.`,
+    `${cpus().length} CPUs, Node ${process.version}, ${databaseKind === 'postgres' ? 'local Postgres server' : 'embedded Postgres'}; one API and one worker process, the LangGraph peer's server process; Temporal dev server in memory at nice ${DEV_SERVER_NICENESS}, as npm start runs it; the machine may be shared with other work: compare the ratios of one run.`,
   );
 }
