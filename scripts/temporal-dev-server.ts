@@ -5,6 +5,7 @@ import { Connection } from '@temporalio/client';
 import type { SearchAttributeType } from '@temporalio/common';
 import { ALL_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 import { portAnswers } from '../lib/net';
+import { isAlive, STOP_GRACE_MS, stopPid, watchParent } from './child-lifecycle';
 
 const SEARCH_ATTRIBUTE_TYPE_NAMES: Record<SearchAttributeType, string> = {
   KEYWORD: 'Keyword',
@@ -27,21 +28,11 @@ export interface DevServer {
 
 /** The file beside the SQLite file that names the server serving it, so that the next start can find it. */
 export const PID_FILE = 'temporal-dev-server.json';
-const STOP_GRACE_MS = 10_000;
 
 interface PidRecord {
   pid: number;
   port: number;
   db_filename: string;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Where /proc tells (Linux), whether the process is still a dev server of that file; elsewhere the pid file is trusted. */
@@ -76,28 +67,6 @@ async function serves(address: string, timeoutMs: number): Promise<boolean> {
   }
 }
 
-/** SIGTERM, then SIGKILL after the grace; resolves once the process is gone. */
-async function stopPid(pid: number): Promise<void> {
-  const deadline = Date.now() + STOP_GRACE_MS;
-  try {
-    process.kill(pid, 'SIGTERM');
-    // A stopped process (SIGSTOP, a suspended job) acts on SIGTERM only once continued, as a shell's kill does.
-    process.kill(pid, 'SIGCONT');
-  } catch {
-    return;
-  }
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        return;
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 async function waitUntilPortFree(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (await portAnswers(port)) {
@@ -113,32 +82,6 @@ function readPidRecord(file: string): PidRecord | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * A killed parent (kill -9) cannot stop its children, and Node cannot ask Linux for a parent-death signal: a
- * tiny process of its own session watches the parent and stops the server once the parent is gone.
- */
-const WATCHDOG_SOURCE = `
-const [parent, child, grace] = process.argv.slice(1).map(Number);
-const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
-const timer = setInterval(() => {
-  if (!alive(child)) process.exit(0);
-  if (alive(parent)) return;
-  clearInterval(timer);
-  try { process.kill(child, 'SIGTERM'); } catch { process.exit(0); }
-  setTimeout(() => { try { process.kill(child, 'SIGKILL'); } catch {} process.exit(0); }, grace).unref();
-  setInterval(() => { if (!alive(child)) process.exit(0); }, 100);
-}, 250);
-`;
-
-function watchParent(childPid: number): void {
-  const watchdog = spawn(
-    process.execPath,
-    ['-e', WATCHDOG_SOURCE, String(process.pid), String(childPid), String(STOP_GRACE_MS)],
-    { stdio: 'ignore', detached: true },
-  );
-  watchdog.unref();
 }
 
 /**
@@ -202,11 +145,8 @@ async function waitUntilServing(address: string, child: ChildProcess, timeoutMs:
 export const DEV_SERVER_SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'] as const;
 
 /**
- * The niceness of a dev server that yields to the API (`nice`, inherited by every thread it starts). On one
- * machine every request competes for the cores with the workflow work of the requests before it (the server's
- * share is about half); behind an answer at commit that work can wait a few milliseconds. Measured on two cores
- * (hot-paths bench, 300 at c=32): c=1 p50 routing 19.7 -> 12.5 ms, open 13.6 -> 9.8, answer 17.0 -> 9.4; c=32
- * open 163 -> 194/s and answer 105 -> 198/s, the stack settling as soon after as before.
+ * The niceness of a dev server that yields to the API (`nice`, inherited by every thread): on one machine the
+ * workflow work behind an answer at commit can wait while the API answers the next request.
  */
 export const DEV_SERVER_NICENESS = 10;
 
